@@ -1,0 +1,35 @@
+# The Stanford bunny comes from the npm package bunny@1.0.1 (3674 triangles, closed),
+# fetched at configure time, checked by SHA-256, converted to OBJ. Never committed.
+set(ISC_BUNNY_VERSION 1.0.1)
+set(ISC_BUNNY_SHA256 381e02c74b98cf18814d7bec794726ef70b9c67e037273e82054d0043f6ae303)
+set(ISC_DATA_DIR ${CMAKE_BINARY_DIR}/data)
+set(ISC_BUNNY_OBJ ${ISC_DATA_DIR}/bunny.obj)
+set(_tgz ${ISC_DATA_DIR}/bunny-${ISC_BUNNY_VERSION}.tgz)
+file(MAKE_DIRECTORY ${ISC_DATA_DIR})
+if(NOT EXISTS ${ISC_BUNNY_OBJ})
+  if(NOT EXISTS ${_tgz})
+    find_program(NPM_EXECUTABLE npm DOC "npm, to fetch the bunny (apt-get install npm)")
+    if(NOT NPM_EXECUTABLE)
+      message(FATAL_ERROR "npm was not found: it fetches the bunny mesh (npm package bunny@${ISC_BUNNY_VERSION}). "
+                          "Install it with 'apt-get install npm', or run scripts/setup.sh.")
+    endif()
+    execute_process(COMMAND ${NPM_EXECUTABLE} pack bunny@${ISC_BUNNY_VERSION} --silent
+                    WORKING_DIRECTORY ${ISC_DATA_DIR} RESULT_VARIABLE rc OUTPUT_QUIET)
+    if(NOT rc EQUAL 0 OR NOT EXISTS ${_tgz})
+      message(FATAL_ERROR "'npm pack bunny@${ISC_BUNNY_VERSION}' failed (exit ${rc}): is the npm registry reachable?")
+    endif()
+  endif()
+  file(SHA256 ${_tgz} _sum)
+  if(NOT _sum STREQUAL ISC_BUNNY_SHA256)
+    file(REMOVE ${_tgz})
+    message(FATAL_ERROR "bunny-${ISC_BUNNY_VERSION}.tgz has SHA-256 ${_sum}, expected ${ISC_BUNNY_SHA256}; removed it, configure again.")
+  endif()
+  file(ARCHIVE_EXTRACT INPUT ${_tgz} DESTINATION ${ISC_DATA_DIR}/bunny-pkg)
+  find_package(Python3 REQUIRED COMPONENTS Interpreter)
+  execute_process(COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/cmake/bunny_to_obj.py
+                          ${ISC_DATA_DIR}/bunny-pkg/package/index.js ${ISC_BUNNY_OBJ}
+                  RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "converting the bunny to OBJ failed")
+  endif()
+endif()

@@ -1,0 +1,15 @@
+# isc_embed_shaders(target DIR dir): every dir/*.glsl and dir/*.h becomes a byte array in a
+# generated source, looked up by file name through isc::gl::embeddedShader(name).
+function(isc_embed_shaders target)
+  cmake_parse_arguments(ARG "" "DIR" "" ${ARGN})
+  file(GLOB shader_files CONFIGURE_DEPENDS ${ARG_DIR}/*.glsl ${ARG_DIR}/*.h)
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/EmbeddedShaders.cpp)
+  add_custom_command(
+    OUTPUT ${out}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DFILES="${shader_files}"
+            -P ${CMAKE_SOURCE_DIR}/cmake/EmbedShaders.script.cmake
+    DEPENDS ${shader_files} ${CMAKE_SOURCE_DIR}/cmake/EmbedShaders.script.cmake
+    COMMENT "Embedding shaders"
+    VERBATIM)
+  target_sources(${target} PRIVATE ${out})
+endfunction()

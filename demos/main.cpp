@@ -1,0 +1,15 @@
+// The `isc` executable: user-facing tools (info, accuracy) and the demos.
+#include "Commands.h"
+
+#include <CLI/CLI.hpp>
+
+int main(int argc, char** argv) {
+    CLI::App app{"bullet-isc: image-space collision detection for Bullet"};
+    app.require_subcommand(1);
+    int exitCode = 0;
+    isc::tool::addInfoCommand(app, exitCode);
+    isc::tool::addAccuracyCommand(app, exitCode);
+    isc::tool::addDemoCommand(app, exitCode);
+    CLI11_PARSE(app, argc, argv);
+    return exitCode;
+}

@@ -1,0 +1,58 @@
+#pragma once
+/// The CPU side of what detectors see: meshes (shared, immutable) and objects (a mesh, a
+/// pose, optionally deformed local vertices). GL detectors mirror it into a GpuScene.
+#include "isc/core/Types.h"
+#include "isc/mesh/Mesh.h"
+
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace isc {
+
+class Scene {
+public:
+    /// Adds a mesh (shared: many objects may use one). Returns its id.
+    MeshId addMesh(std::shared_ptr<const Mesh> mesh);
+    /// Adds an object using mesh `mesh` at `pose`. Returns its id (ids are dense, never reused).
+    ObjectId addObject(MeshId mesh, const Pose& pose = {});
+    /// Moves an object. A pose that is not finite is kept, and detectors skip the object
+    /// with a warning (they never crash on it).
+    void setPose(ObjectId object, const Pose& pose);
+    /// Deforming objects: new local-space vertex positions, as many as the mesh has.
+    void setVertices(ObjectId object, std::vector<Vec3> localVertices);
+    /// Inactive objects are skipped by detectors (removed bodies keep their id).
+    void setActive(ObjectId object, bool active);
+
+    std::size_t meshCount() const { return meshes_.size(); }
+    std::size_t objectCount() const { return objects_.size(); }
+    const Mesh& mesh(MeshId id) const { return *meshes_[id]; }
+    const std::shared_ptr<const Mesh>& meshPtr(MeshId id) const { return meshes_[id]; }
+    MeshId meshOf(ObjectId object) const { return objects_[object].mesh; }
+    const Mesh& objectMesh(ObjectId object) const { return *meshes_[objects_[object].mesh]; }
+    const Pose& pose(ObjectId object) const { return objects_[object].pose; }
+    bool isActive(ObjectId object) const { return objects_[object].active; }
+    bool isDeformed(ObjectId object) const { return !objects_[object].vertices.empty(); }
+    /// Local-space vertices: the deformed ones if set, else the mesh's.
+    std::span<const Vec3> localVertices(ObjectId object) const;
+    /// Increases each time setVertices is called on the object (GPU mirrors compare it).
+    std::uint64_t vertexVersion(ObjectId object) const { return objects_[object].vertexVersion; }
+    /// Conservative world bounds (the local bounds' corners transformed).
+    Aabb worldBounds(ObjectId object) const;
+    /// Every pair (a < b) of active objects whose world bounds overlap (brute force; tools and tests).
+    std::vector<ObjectPair> overlappingPairs() const;
+
+private:
+    struct Object {
+        MeshId mesh = 0;
+        Pose pose;
+        std::vector<Vec3> vertices;  // empty unless deformed
+        Aabb localBounds;
+        std::uint64_t vertexVersion = 0;
+        bool active = true;
+    };
+    std::vector<std::shared_ptr<const Mesh>> meshes_;
+    std::vector<Object> objects_;
+};
+
+}  // namespace isc
