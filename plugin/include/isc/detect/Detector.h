@@ -83,6 +83,8 @@ public:
 
 /// Names accepted by createDetector().
 std::vector<std::string> detectorNames();
+/// True when the named detector runs on GL (create a context before createDetector()).
+bool detectorUsesGl(std::string_view name);
 /// Creates a detector by name. GL detectors need a current GL context (isc::gl::Context).
 [[nodiscard]] Result<std::unique_ptr<Detector>> createDetector(std::string_view name,
                                                                const DetectorSettings& settings = {});

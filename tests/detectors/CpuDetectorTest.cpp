@@ -1,0 +1,151 @@
+// The "cpu" detector: the exact reference behind the Detector interface.
+#include "isc/detect/CpuDetector.h"
+#include "isc/geometry/Reference.h"
+#include "isc/mesh/Shapes.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+namespace isc {
+namespace {
+
+class CpuDetectorTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
+        const MeshId torus = scene.addMesh(std::make_shared<Mesh>(shapes::torus(0.5f, 0.2f)));
+        scene.addObject(box, Pose{Vec3(0.0f)});                                   // 0
+        scene.addObject(box, Pose{Vec3(0.7f, 0.3f, 0.1f), glm::angleAxis(0.4f, glm::normalize(Vec3(1, 2, 3)))});  // 1: overlaps 0
+        scene.addObject(torus, Pose{Vec3(5.0f, 0.0f, 0.0f)});                    // 2: far away
+        scene.addObject(torus, Pose{Vec3(5.6f, 0.1f, 0.0f), glm::angleAxis(1.5708f, Vec3(1, 0, 0))});  // 3: links 2
+    }
+    std::vector<TrianglePair> bruteForce(ObjectId a, ObjectId b) {
+        geometry::PosedMesh pa(scene.objectMesh(a)), pb(scene.objectMesh(b));
+        pa.update(scene.pose(a));
+        pb.update(scene.pose(b));
+        std::vector<TrianglePair> pairs;
+        geometry::intersectBruteForce(pa, pb, pairs);
+        return pairs;
+    }
+    Scene scene;
+};
+
+TEST_F(CpuDetectorTest, ReportsExactlyTheCollidingPairsWithBruteForceTriangles) {
+    const std::vector<ObjectPair> candidates = {{0, 1}, {0, 2}, {1, 2}, {2, 3}};
+    CpuDetector detector;
+    DetectionOutput out;
+    ASSERT_TRUE(detector.detect(scene, candidates, out));
+    ASSERT_EQ(out.pairs.size(), 2u);
+    EXPECT_EQ(out.pairs[0].pair, (ObjectPair{0, 1}));
+    EXPECT_EQ(out.pairs[1].pair, (ObjectPair{2, 3}));
+    for (const PairResult& r : out.pairs) {
+        EXPECT_EQ(r.triangles, bruteForce(r.pair.a, r.pair.b));
+        EXPECT_EQ(r.segments.size(), r.triangles.size());
+    }
+    EXPECT_TRUE(out.stats.warnings.empty());
+    EXPECT_EQ(out.stats.counter("colliding_pairs"), 2.0);
+}
+
+TEST_F(CpuDetectorTest, SegmentsLieOnBothTriangles) {
+    CpuDetector detector;
+    DetectionOutput out;
+    const ObjectPair pair{0, 1};
+    ASSERT_TRUE(detector.detect(scene, {&pair, 1}, out));
+    ASSERT_EQ(out.pairs.size(), 1u);
+    // Every segment end lies inside both boxes' closed volumes (within float tolerance):
+    // box 0 is |x|,|y|,|z| <= 0.5; for box 1, map back to its local frame.
+    const Pose p1 = scene.pose(1);
+    for (const Segment& s : out.pairs[0].segments)
+        for (const Vec3& p : {s.p0, s.p1}) {
+            EXPECT_LE(glm::max(glm::max(std::abs(p.x), std::abs(p.y)), std::abs(p.z)), 0.5f + 1e-4f);
+            const Vec3 l = glm::inverse(p1.rotation) * (p - p1.position);
+            EXPECT_LE(glm::max(glm::max(std::abs(l.x), std::abs(l.y)), std::abs(l.z)), 0.5f + 1e-4f);
+        }
+}
+
+TEST_F(CpuDetectorTest, SeparatedAndTouchingBoxes) {
+    CpuDetector detector;
+    DetectionOutput out;
+    const ObjectPair pair{0, 1};
+    // A gap of 1 mm: nothing.
+    scene.setPose(1, Pose{Vec3(1.001f, 0.0f, 0.0f)});
+    ASSERT_TRUE(detector.detect(scene, {&pair, 1}, out));
+    EXPECT_TRUE(out.pairs.empty());
+    // Face to face, touching exactly at x = 0.5: touching counts (the two +x / -x faces,
+    // 2 triangles each, all coplanar and overlapping, plus the side faces' edges on the plane).
+    scene.setPose(1, Pose{Vec3(1.0f, 0.0f, 0.0f)});
+    ASSERT_TRUE(detector.detect(scene, {&pair, 1}, out));
+    ASSERT_EQ(out.pairs.size(), 1u);
+    EXPECT_EQ(out.pairs[0].triangles, bruteForce(0, 1));
+    EXPECT_GE(out.pairs[0].triangles.size(), 4u);
+}
+
+TEST_F(CpuDetectorTest, NonFinitePoseIsSkippedWithAWarningAndOthersGoOn) {
+    scene.setPose(1, Pose{Vec3(std::numeric_limits<float>::quiet_NaN(), 0.0f, 0.0f)});
+    const std::vector<ObjectPair> candidates = {{0, 1}, {2, 3}};
+    CpuDetector detector;
+    DetectionOutput out;
+    ASSERT_TRUE(detector.detect(scene, candidates, out));
+    ASSERT_EQ(out.pairs.size(), 1u);
+    EXPECT_EQ(out.pairs[0].pair, (ObjectPair{2, 3}));
+    ASSERT_EQ(out.stats.warnings.size(), 1u);
+    EXPECT_NE(out.stats.warnings[0].find("object 1"), std::string::npos);
+}
+
+TEST_F(CpuDetectorTest, CandidateOutsideTheSceneIsAnError) {
+    const ObjectPair pair{0, 9};
+    CpuDetector detector;
+    DetectionOutput out;
+    const auto r = detector.detect(scene, {&pair, 1}, out);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("(0, 9)"), std::string::npos);
+}
+
+TEST_F(CpuDetectorTest, DeformedVerticesAreUsed) {
+    // Shrink box 1 to a point-sized box far inside nothing: it no longer touches box 0.
+    std::vector<Vec3> v(scene.localVertices(1).begin(), scene.localVertices(1).end());
+    for (Vec3& p : v) p *= 0.01f;
+    scene.setPose(1, Pose{Vec3(0.9f, 0.0f, 0.0f)});
+    CpuDetector detector;
+    DetectionOutput out;
+    const ObjectPair pair{0, 1};
+    ASSERT_TRUE(detector.detect(scene, {&pair, 1}, out));
+    ASSERT_EQ(out.pairs.size(), 1u);  // undeformed: x from 0.4 to 1.4 overlaps box 0
+    scene.setVertices(1, v);
+    ASSERT_TRUE(detector.detect(scene, {&pair, 1}, out));
+    EXPECT_TRUE(out.pairs.empty());   // deformed: x from 0.895 to 0.905
+}
+
+TEST_F(CpuDetectorTest, SelfCollisionOnlyWhenAsked) {
+    // A box whose top four vertices are pushed through its bottom: the faces cross.
+    std::vector<Vec3> v(scene.localVertices(0).begin(), scene.localVertices(0).end());
+    for (Vec3& p : v)
+        if (p.y > 0) p.y = -1.0f;
+    scene.setVertices(0, v);
+    const ObjectPair self{0, 0};
+    DetectionOutput out;
+    CpuDetector plain;
+    ASSERT_TRUE(plain.detect(scene, {&self, 1}, out));
+    EXPECT_TRUE(out.pairs.empty());
+    DetectorSettings settings;
+    settings.selfCollision = true;
+    CpuDetector withSelf(settings);
+    ASSERT_TRUE(withSelf.detect(scene, {&self, 1}, out));
+    ASSERT_EQ(out.pairs.size(), 1u);
+    EXPECT_FALSE(out.pairs[0].triangles.empty());
+}
+
+TEST(DetectorRegistry, UnknownNameListsTheKnownOnes) {
+    auto d = createDetector("nope");
+    ASSERT_FALSE(d);
+    EXPECT_NE(d.error().message.find("cpu"), std::string::npos);
+    auto cpu = createDetector("cpu");
+    ASSERT_TRUE(cpu);
+    EXPECT_EQ((*cpu)->name(), "cpu");
+    EXPECT_FALSE(detectorUsesGl("cpu"));
+}
+
+}  // namespace
+}  // namespace isc
