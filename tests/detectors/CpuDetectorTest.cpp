@@ -119,10 +119,11 @@ TEST_F(CpuDetectorTest, DeformedVerticesAreUsed) {
 }
 
 TEST_F(CpuDetectorTest, SelfCollisionOnlyWhenAsked) {
-    // A box whose top four vertices are pushed through its bottom: the faces cross.
+    // A box with its (+,+,+) corner pushed through the bottom face: the top-face triangle
+    // at that corner shares no vertex with the bottom face and crosses it.
     std::vector<Vec3> v(scene.localVertices(0).begin(), scene.localVertices(0).end());
     for (Vec3& p : v)
-        if (p.y > 0) p.y = -1.0f;
+        if (p.x > 0 && p.y > 0 && p.z > 0) p = Vec3(-0.2f, -1.0f, -0.1f);
     scene.setVertices(0, v);
     const ObjectPair self{0, 0};
     DetectionOutput out;
