@@ -1,0 +1,69 @@
+#pragma once
+/// A GL buffer object (immutable storage through glNamedBufferStorage).
+#include "isc/gl/Gl.h"
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace isc::gl {
+
+/// Move-only RAII buffer: copy deleted, moves noexcept, a moved-from Buffer holds id 0.
+/// Every member needs a current GL context.
+class Buffer {
+public:
+    /// No GL object (id 0). Useful as a member to fill later.
+    Buffer() noexcept = default;
+    /// Creates a buffer name (glCreateBuffers) labelled `label`, no storage yet.
+    explicit Buffer(std::string_view label);
+    Buffer(Buffer&& other) noexcept;
+    Buffer& operator=(Buffer&& other) noexcept;
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+    ~Buffer();
+
+    /// Immutable storage of `bytes` bytes, filled from `data` when not null. Storage is
+    /// immutable in GL, so calling it again deletes the name and creates a new one (same
+    /// label): id() changes. `flags`: glBufferStorage flags (GL_DYNAMIC_STORAGE_BIT allows upload()).
+    void allocate(std::size_t bytes, const void* data = nullptr, GLbitfield flags = GL_DYNAMIC_STORAGE_BIT);
+    /// allocate() unless the current storage already has at least `bytes` bytes and the same
+    /// flags. Returns true when the buffer was (re)created.
+    bool reserve(std::size_t bytes, GLbitfield flags = GL_DYNAMIC_STORAGE_BIT);
+    /// glNamedBufferSubData. Needs GL_DYNAMIC_STORAGE_BIT; offset + bytes <= size() (asserted).
+    void upload(std::size_t offset, std::size_t bytes, const void* data);
+    template <class T>
+    void upload(std::size_t offset, std::span<const T> values) {
+        upload(offset, values.size_bytes(), values.data());
+    }
+    /// glGetNamedBufferSubData: blocks until the GPU wrote it. offset + bytes <= size() (asserted).
+    void read(std::size_t offset, std::size_t bytes, void* out) const;
+    template <class T>
+    void read(std::size_t offset, std::span<T> out) const {
+        read(offset, out.size_bytes(), out.data());
+    }
+    /// Sets every byte range to zero (glClearNamedBufferSubData with R32UI 0; bytes multiple of 4).
+    void clearZero(std::size_t offset, std::size_t bytes);
+    void clearZero() { clearZero(0, size_); }
+    /// glBindBufferBase(target, index, id): GL_SHADER_STORAGE_BUFFER, GL_UNIFORM_BUFFER, ...
+    void bindBase(GLenum target, GLuint index) const;
+    /// glBindBufferRange(target, index, id, offset, bytes).
+    void bindRange(GLenum target, GLuint index, std::size_t offset, std::size_t bytes) const;
+    /// glBindBuffer(target, id): e.g. GL_DRAW_INDIRECT_BUFFER, GL_DISPATCH_INDIRECT_BUFFER.
+    void bind(GLenum target) const;
+
+    /// Bytes of storage (0 before allocate()).
+    std::size_t size() const { return size_; }
+    GLuint id() const { return id_; }
+    const std::string& label() const { return label_; }
+    /// Gives up ownership: returns the id and leaves this Buffer holding 0.
+    GLuint release();
+
+private:
+    GLuint id_ = 0;
+    std::size_t size_ = 0;
+    GLbitfield flags_ = 0;
+    std::string label_;
+};
+
+}  // namespace isc::gl
