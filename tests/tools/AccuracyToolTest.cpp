@@ -1,0 +1,79 @@
+// `isc accuracy --detector cpu` end to end: its verdicts file must agree with brute force
+// on the same poses, and it must report recall 1 and precision 1 (it is its own oracle).
+#include "isc/geometry/PoseSampler.h"
+#include "isc/geometry/Reference.h"
+#include "isc/mesh/Shapes.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace isc {
+namespace {
+
+std::string runTool(const std::string& args, int& status) {
+    const std::string out = (std::filesystem::temp_directory_path() / "isc_tool_out.txt").string();
+    status = std::system((std::string(ISC_TOOL_PATH) + " " + args + " > " + out + " 2>&1").c_str());
+    std::ifstream f(out);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+TEST(AccuracyTool, CpuVerdictsAgreeWithBruteForce) {
+    const std::string verdicts = (std::filesystem::temp_directory_path() / "isc_verdicts.txt").string();
+    int status = 0;
+    const std::string out =
+        runTool("accuracy --detector cpu --mesh torus --poses 60 --seed 7 --verdicts " + verdicts, status);
+    ASSERT_EQ(status, 0) << out;
+    EXPECT_NE(out.find("accuracy: detector=cpu poses=60 "), std::string::npos) << out;
+    EXPECT_NE(out.find("object_recall=1.0000 object_precision=1.0000 tripair_recall=1.0000 "
+                       "false_negatives=0 false_positives=0"),
+              std::string::npos)
+        << out;
+
+    // The same poses, judged here by brute force. The tool's torus is torus(0.4, 0.15).
+    const Mesh torus = shapes::torus(0.4f, 0.15f);
+    const auto poses = geometry::sampleClosePoses(torus, torus, 60, 7);
+    geometry::PosedMesh a(torus), b(torus);
+    std::ifstream f(verdicts);
+    std::string line;
+    std::getline(f, line);  // header comment
+    int colliding = 0;
+    for (std::size_t i = 0; i < poses.size(); ++i) {
+        ASSERT_TRUE(std::getline(f, line)) << "verdicts file ends at pose " << i;
+        std::istringstream in(line);
+        std::size_t index = 0, n = 0;
+        int hit = 0;
+        in >> index >> hit >> n;
+        a.update(poses[i].first);
+        b.update(poses[i].second);
+        std::vector<TrianglePair> pairs;
+        geometry::intersectBruteForce(a, b, pairs);
+        EXPECT_EQ(index, i);
+        EXPECT_EQ(hit, pairs.empty() ? 0 : 1) << "pose " << i;
+        EXPECT_EQ(n, pairs.size()) << "pose " << i;
+        colliding += hit;
+    }
+    // The sampler promises close poses, a fair share of them colliding.
+    EXPECT_GT(colliding, 6);
+    EXPECT_LT(colliding, 54);
+}
+
+TEST(AccuracyTool, BadArgumentsGiveAClearError) {
+    int status = 0;
+    std::string out = runTool("accuracy --detector nope --poses 2", status);
+    EXPECT_NE(status, 0);
+    EXPECT_NE(out.find("unknown detector 'nope'"), std::string::npos) << out;
+    out = runTool("accuracy --detector cpu --mesh /nonexistent/file.obj --poses 2", status);
+    EXPECT_NE(status, 0);
+    EXPECT_NE(out.find("/nonexistent/file.obj"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace isc
