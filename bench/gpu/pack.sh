@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Packs the Release binaries and every non-libc shared library they need into .devrun/,
+# for running on the lent NVIDIA machine (no Debian -dev packages, no network there).
+# Usage: bench/gpu/pack.sh [build-dir]   (default build/release)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:-build/release}
+rm -rf .devrun && mkdir -p .devrun/bin .devrun/lib .devrun/data
+for exe in "$build"/isc "$build"/bench/*/isc_bench_*; do
+  [ -x "$exe" ] && cp "$exe" .devrun/bin/
+done
+cp "$build"/data/bunny.obj .devrun/data/
+for exe in .devrun/bin/*; do
+  ldd "$exe" | awk '/=> \//{print $3}' |
+    grep -v -E '/(libc|libm|libpthread|libdl|librt|ld-linux[^/]*)\.so' |
+    grep -v -E 'lib(EGL|GL|GLX|OpenGL|GLdispatch)\.so' || true
+done | sort -u | while read -r lib; do cp -L "$lib" .devrun/lib/; done
+cp bench/gpu/device_run.sh .devrun/
+du -sh .devrun
