@@ -16,4 +16,13 @@ Mesh torusKnot(float scale = 1.0f, float tubeRadius = 0.15f, int p = 2, int q = 
 /// Each level splits every triangle into four (edge midpoints shared, so closed stays closed).
 Mesh subdivided(const Mesh& mesh, int levels);
 
+/// Offset surface (Dinerstein & Egbert, section 3): every vertex moved by `distance`
+/// (world units) along its outward vertex normal, the area-weighted mean of the normals
+/// of the triangles around it. Positive `distance` swells the mesh (a collision margin:
+/// no contact closer than about `distance` is missed), negative shrinks it. Same
+/// triangles, same vertex count; the mesh must be outward-facing. A vertex used by no
+/// triangle, or whose triangles' normals cancel, stays where it is. A shrink larger than
+/// the local feature size folds the surface: keep |distance| small against the mesh.
+Mesh offset(const Mesh& mesh, float distance);
+
 }  // namespace isc::shapes
