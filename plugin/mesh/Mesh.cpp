@@ -58,6 +58,7 @@ std::string MeshReport::describe() const {
         if (boundaryEdges > 0 && nonManifoldEdges > 0) s << ",";
         if (nonManifoldEdges > 0) s << " " << nonManifoldEdges << " non-manifold edges";
     }
+    if (misorientedEdges > 0) s << "; " << misorientedEdges << " misoriented edges";
     if (degenerateDropped > 0) s << "; " << degenerateDropped << " degenerate triangles dropped";
     return s.str();
 }
@@ -101,17 +102,28 @@ Result<Mesh> Mesh::create(std::string name, std::vector<Vec3> vertices,
                     " degenerate dropped); a mesh needs at least one triangle with non-zero area");
     }
 
-    // Edge use counts, over the kept triangles.
-    std::unordered_map<std::uint64_t, std::uint32_t> edgeUses;
-    edgeUses.reserve(kept.size() * 2);
+    // Edge use counts over the kept triangles, and how many walk each edge from its
+    // lower to its higher index (a consistently wound two-triangle edge has exactly one).
+    struct EdgeUse {
+        std::uint32_t uses = 0;
+        std::uint32_t ascending = 0;
+    };
+    std::unordered_map<std::uint64_t, EdgeUse> edges;
+    edges.reserve(kept.size() * 2);
+    auto addEdge = [&edges](std::uint32_t a, std::uint32_t b) {
+        EdgeUse& e = edges[edgeKey(a, b)];
+        ++e.uses;
+        if (a < b) ++e.ascending;
+    };
     for (const UVec3& tri : kept) {
-        ++edgeUses[edgeKey(tri.x, tri.y)];
-        ++edgeUses[edgeKey(tri.y, tri.z)];
-        ++edgeUses[edgeKey(tri.z, tri.x)];
+        addEdge(tri.x, tri.y);
+        addEdge(tri.y, tri.z);
+        addEdge(tri.z, tri.x);
     }
-    for (const auto& [key, uses] : edgeUses) {
-        if (uses == 1) ++report.boundaryEdges;
-        else if (uses > 2) ++report.nonManifoldEdges;
+    for (const auto& [key, e] : edges) {
+        if (e.uses == 1) ++report.boundaryEdges;
+        else if (e.uses > 2) ++report.nonManifoldEdges;
+        else if (e.ascending != 1) ++report.misorientedEdges;
     }
 
     Mesh mesh;

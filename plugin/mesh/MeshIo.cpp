@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <system_error>
 #include <utility>
 
@@ -21,6 +23,40 @@ std::string trimmed(std::string s) {
     return s;
 }
 
+// tinyobjloader reads a coordinate it cannot parse ("nan", "abc") as 0 without a word,
+// which would silently move a vertex. So the 'v' lines are checked here first: the first
+// three fields must be finite numbers. Returns an empty string when all are.
+std::string checkVertexLines(const std::string& text) {
+    std::size_t vertex = 0;
+    std::size_t lineNumber = 0;
+    std::istringstream lines(text);
+    std::string line;
+    while (std::getline(lines, line)) {
+        ++lineNumber;
+        const std::size_t start = line.find_first_not_of(" \t");
+        const bool isVertex = start != std::string::npos && (line.compare(start, 2, "v ") == 0 ||
+                                                             line.compare(start, 2, "v\t") == 0);
+        if (!isVertex) continue;
+        ++vertex;
+        std::istringstream fields(line.substr(start + 2));
+        for (int axis = 0; axis < 3; ++axis) {
+            std::string field;
+            if (!(fields >> field)) {
+                return "vertex " + std::to_string(vertex) + " (1-based, line " + std::to_string(lineNumber) +
+                       ") has fewer than 3 coordinates";
+            }
+            char* end = nullptr;
+            const double value = std::strtod(field.c_str(), &end);
+            if (end != field.c_str() + field.size() || !std::isfinite(value) ||
+                !std::isfinite(float(value))) {
+                return "vertex " + std::to_string(vertex) + " (1-based, line " + std::to_string(lineNumber) +
+                       ") has coordinate '" + field + "', not a finite number";
+            }
+        }
+    }
+    return {};
+}
+
 }  // namespace
 
 Result<Mesh> loadObj(const std::string& path) {
@@ -35,14 +71,21 @@ Result<Mesh> loadObj(const std::string& path) {
         return fail(where + "not a regular file");
     }
 
+    std::ifstream file(path, std::ios::binary);
+    std::ostringstream contents;
+    contents << file.rdbuf();
+    if (!file) return fail(where + "could not read it (permissions?)");
+    const std::string text = std::move(contents).str();
+    if (std::string bad = checkVertexLines(text); !bad.empty()) {
+        return fail(where + bad + "; fix the file");
+    }
+
     tinyobj::ObjReaderConfig config;
     config.triangulate = true;
     config.vertex_color = false;
-    // Materials are not used; look for .mtl files beside the OBJ (a missing one is only
-    // a warning in tinyobjloader).
-    config.mtl_search_path = std::filesystem::path(path).parent_path().string();
+    // Materials are not used, so no .mtl is read (ParseFromString ignores mtllib).
     tinyobj::ObjReader reader;
-    if (!reader.ParseFromFile(path, config)) {
+    if (!reader.ParseFromString(text, "", config)) {
         const std::string message = trimmed(reader.Error());
         return fail(where + "tinyobjloader could not parse it: " +
                     (message.empty() ? std::string("(no message)") : message));

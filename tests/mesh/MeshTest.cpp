@@ -31,6 +31,8 @@ TEST(Mesh, CubeIsClosedWithVolumeEight) {
     EXPECT_EQ(mesh->report().boundaryEdges, 0u);
     EXPECT_EQ(mesh->report().nonManifoldEdges, 0u);
     EXPECT_EQ(mesh->report().degenerateDropped, 0u);
+    EXPECT_EQ(mesh->report().misorientedEdges, 0u);
+    EXPECT_TRUE(mesh->report().consistentlyOriented());
     EXPECT_EQ(mesh->report().describe(), "closed");
     EXPECT_DOUBLE_EQ(mesh->signedVolume(), 8.0);
     EXPECT_DOUBLE_EQ(mesh->surfaceArea(), 24.0);
@@ -44,7 +46,19 @@ TEST(Mesh, InsideOutCubeHasNegativeVolume) {
     Result<Mesh> mesh = Mesh::create("inside-out", cubeVertices(), tris);
     ASSERT_TRUE(mesh.has_value());
     EXPECT_TRUE(mesh->isClosed());  // orientation is not part of closedness
+    EXPECT_TRUE(mesh->report().consistentlyOriented());  // all flipped is still consistent
     EXPECT_DOUBLE_EQ(mesh->signedVolume(), -8.0);
+}
+
+TEST(Mesh, OneFlippedTriangleGivesThreeMisorientedEdges) {
+    std::vector<UVec3> tris = cubeTriangles();
+    std::swap(tris[4].y, tris[4].z);
+    Result<Mesh> mesh = Mesh::create("flipped", cubeVertices(), tris);
+    ASSERT_TRUE(mesh.has_value());
+    EXPECT_TRUE(mesh->isClosed());
+    EXPECT_FALSE(mesh->report().consistentlyOriented());
+    EXPECT_EQ(mesh->report().misorientedEdges, 3u);
+    EXPECT_EQ(mesh->report().describe(), "closed; 3 misoriented edges");
 }
 
 TEST(Mesh, OpenCubeCountsThreeBoundaryEdgesAndStaysUsable) {

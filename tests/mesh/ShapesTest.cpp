@@ -90,6 +90,7 @@ TEST_P(Shapes, ClosedWeldedOutwardAndRightVolume) {
     EXPECT_EQ(mesh.report().boundaryEdges, 0u);
     EXPECT_EQ(mesh.report().nonManifoldEdges, 0u);
     EXPECT_EQ(mesh.report().degenerateDropped, 0u);
+    EXPECT_EQ(mesh.report().misorientedEdges, 0u);
     EXPECT_EQ(orientationDefects(mesh), 0u);
     EXPECT_EQ(duplicateVertices(mesh, 1e-6f), 0u);
     // Closed + consistently oriented + positive volume = every triangle faces out.

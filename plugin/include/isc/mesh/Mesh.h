@@ -15,9 +15,15 @@ struct MeshReport {
     std::size_t boundaryEdges = 0;      ///< edges used by exactly one triangle
     std::size_t nonManifoldEdges = 0;   ///< edges used by more than two triangles
     std::size_t degenerateDropped = 0;  ///< zero-area or repeated-index triangles removed
+    /// Two-triangle edges that both triangles walk in the same direction: the winding
+    /// flips there (a triangle is inside out). Closedness does not depend on it.
+    std::size_t misorientedEdges = 0;
     /// Closed (watertight, two-manifold edges): what the volume-based detectors need.
     bool closed() const { return boundaryEdges == 0 && nonManifoldEdges == 0; }
-    /// One line for logs, e.g. "open: 12 boundary edges; 3 degenerate triangles dropped".
+    /// Every two-triangle edge is walked once each way (consistent winding).
+    bool consistentlyOriented() const { return misorientedEdges == 0; }
+    /// One line for logs, e.g. "open: 12 boundary edges; 3 degenerate triangles dropped"
+    /// or "closed; 3 misoriented edges".
     std::string describe() const;
 };
 
