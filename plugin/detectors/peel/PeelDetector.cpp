@@ -1,0 +1,491 @@
+#include "isc/detect/PeelDetector.h"
+
+#include "PeelNarrowphase.h"
+
+#include "isc/gl/Bindings.h"
+#include "isc/gl/Buffer.h"
+#include "isc/gl/Framebuffer.h"
+#include "isc/gl/Gl.h"
+#include "isc/gl/GpuScene.h"
+#include "isc/gl/GpuTimer.h"
+#include "isc/gl/Program.h"
+#include "isc/gl/VertexArray.h"
+
+#include "peel_bindings.h"  // shaders/: PeelTile, PeelDraw, PeelSegment, PeelRecord
+
+#include <glm/gtc/matrix_transform.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+namespace isc {
+
+static_assert(sizeof(gl::PeelTile) == 96, "PeelTile must match its std430 layout");
+static_assert(sizeof(gl::PeelRecord) == 16, "PeelRecord must match its std430 layout");
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+// Atlas pixels per raster pass: bounds the per-pixel head buffer (4 bytes each).
+constexpr std::size_t kMaxAtlasPixels = std::size_t(4096) * 4096;
+// Side of the atlas in pixels (every GL 4.5 driver supports 16384).
+constexpr int kMaxAtlasSide = 8192;
+// Rows of the sparse record "texture" in packing mode.
+constexpr std::uint32_t kPackRowWidth = 1024;
+
+struct Tile {
+    gl::PeelTile gpu{};
+    std::uint32_t candidate = 0;  // index into the call's candidates
+    int axis = 0;
+};
+
+}  // namespace
+
+struct PeelDetector::Impl {
+    DetectorSettings settings;
+    bool packing = false;
+    int levels = 0;                  // log2(resolution)
+    std::uint32_t pyramidStride = 0; // mipmap texels per tile (levels 1..L)
+    gl::Program raster, resolve, mip, separate, packCount, packMove;
+    gl::GpuScene scene{"peel scene"};
+    gl::VertexArray vao;
+    gl::Framebuffer framebuffer;
+    gl::Buffer tiles{"peel tiles"}, draws{"peel draws"}, drawIds{"peel draw ids"},
+        indirect{"peel indirect"}, heads{"peel heads"}, nodes{"peel nodes"}, counters{"peel counters"},
+        mask{"peel mask"}, pyramid{"peel pyramid"}, segments{"peel segments"}, records{"peel records"},
+        rowCounts{"peel row counts"}, rowOffsets{"peel row offsets"}, packed{"peel packed"};
+    std::size_t nodeCapacity = 1 << 20;
+    std::size_t recordCapacity = 1 << 14;
+    std::uint32_t drawIdCount = 0;
+    std::vector<gl::GpuTimer> timers;
+    PeelNarrowphase narrowphase;
+
+    Result<void> compile();
+    Result<void> runBatch(std::span<const Tile> batch, std::uint32_t firstTile, const Scene& scene,
+                          std::vector<gl::PeelRecord>& outRecords, DetectorStats& stats, double& gpuMs,
+                          double& readbackMs);
+};
+
+Result<void> PeelDetector::Impl::compile() {
+    const std::string layers = "#define MAX_LAYERS " + std::to_string(settings.maxLayers) + "\n";
+    auto r = gl::Program::create({{GL_VERTEX_SHADER, "peel_raster.vert.glsl"},
+                                  {GL_FRAGMENT_SHADER, "peel_raster.frag.glsl"}},
+                                 {}, "peel raster");
+    if (!r) return fail(r.error().message);
+    raster = std::move(*r);
+    auto s = gl::Program::create({{GL_COMPUTE_SHADER, "peel_resolve.glsl"}}, layers, "peel resolve");
+    if (!s) return fail(s.error().message);
+    resolve = std::move(*s);
+    auto m = gl::Program::create({{GL_COMPUTE_SHADER, "peel_mip.glsl"}}, {}, "peel mip");
+    if (!m) return fail(m.error().message);
+    mip = std::move(*m);
+    auto p = gl::Program::create({{GL_COMPUTE_SHADER, "peel_separate.glsl"}},
+                                 packing ? "#define COMPACT_PACKING 1\n" : "#define COMPACT_ATOMIC 1\n",
+                                 "peel separate");
+    if (!p) return fail(p.error().message);
+    separate = std::move(*p);
+    if (packing) {
+        auto c = gl::Program::create({{GL_COMPUTE_SHADER, "peel_pack_count.glsl"}}, {}, "peel pack count");
+        if (!c) return fail(c.error().message);
+        packCount = std::move(*c);
+        auto v = gl::Program::create({{GL_COMPUTE_SHADER, "peel_pack_move.glsl"}}, {}, "peel pack move");
+        if (!v) return fail(v.error().message);
+        packMove = std::move(*v);
+    }
+    vao = gl::VertexArray("peel vao");
+    framebuffer = gl::Framebuffer("peel atlas (no attachments)");
+    counters.allocate(PEEL_COUNTER_COUNT * sizeof(std::uint32_t));
+    return {};
+}
+
+Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint32_t firstTile,
+                                          const Scene& sceneCpu, std::vector<gl::PeelRecord>& outRecords,
+                                          DetectorStats& stats, double& gpuMs, double& readbackMs) {
+    const auto R = static_cast<std::uint32_t>(settings.resolution);
+    const auto n = static_cast<std::uint32_t>(batch.size());
+    const std::uint32_t tilesX = std::min<std::uint32_t>(
+        n, std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::ceil(std::sqrt(double(n))))));
+    const std::uint32_t tilesY = (n + tilesX - 1) / tilesX;
+    const std::uint32_t W = tilesX * R, H = tilesY * R;
+
+    // Tiles, draws (one per object per tile) and segments (triangle ranges for separation).
+    std::vector<gl::PeelTile> tileData(n);
+    std::vector<gl::PeelDraw> drawData;
+    std::vector<gl::DrawElementsIndirectCommand> commands;
+    std::vector<gl::PeelSegment> segmentData;
+    std::uint32_t items = 0;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        tileData[i] = batch[i].gpu;
+        tileData[i].originX = (i % tilesX) * R;
+        tileData[i].originY = (i / tilesX) * R;
+        const bool self = (tileData[i].flags & PEEL_TILE_SELF) != 0;
+        for (std::uint32_t side = 0; side < (self ? 1u : 2u); ++side) {
+            const ObjectId o = side == 0 ? tileData[i].objectA : tileData[i].objectB;
+            const gl::ObjectRange& range = scene.object(o);
+            commands.push_back({3 * range.triangleCount, 1, 3 * range.firstTriangle,
+                                static_cast<std::int32_t>(range.firstVertex),
+                                static_cast<std::uint32_t>(drawData.size())});
+            drawData.push_back({i, side, o, 0});
+            segmentData.push_back({items, i, side, o});
+            items += range.triangleCount;
+        }
+    }
+    tiles.reserve(tileData.size() * sizeof(gl::PeelTile));
+    tiles.upload<gl::PeelTile>(0, tileData);
+    draws.reserve(drawData.size() * sizeof(gl::PeelDraw));
+    draws.upload<gl::PeelDraw>(0, drawData);
+    indirect.reserve(commands.size() * sizeof(gl::DrawElementsIndirectCommand));
+    indirect.upload<gl::DrawElementsIndirectCommand>(0, commands);
+    segments.reserve(segmentData.size() * sizeof(gl::PeelSegment));
+    segments.upload<gl::PeelSegment>(0, segmentData);
+    if (drawIdCount < drawData.size()) {
+        drawIdCount = std::max<std::uint32_t>(static_cast<std::uint32_t>(drawData.size()), 2 * drawIdCount);
+        std::vector<std::uint32_t> ids(drawIdCount);
+        std::iota(ids.begin(), ids.end(), 0u);
+        drawIds.allocate(ids.size() * sizeof(std::uint32_t), ids.data(), 0);
+        vao.setVertexBuffer(0, drawIds, 0, sizeof(std::uint32_t), 1);
+        vao.setIntegerAttribute(PEEL_ATTRIB_DRAW_ID, 0, 1, GL_UNSIGNED_INT);
+    }
+    vao.setElementBuffer(scene.indexBuffer());
+
+    const std::uint32_t maskWords = (R * R + 31) / 32;
+    heads.reserve(std::size_t(W) * H * sizeof(std::uint32_t));
+    mask.reserve(std::size_t(n) * maskWords * sizeof(std::uint32_t));
+    pyramid.reserve(std::size_t(n) * pyramidStride * 8);
+    nodes.reserve(nodeCapacity * 8);
+    mask.clearZero(0, std::size_t(n) * maskWords * sizeof(std::uint32_t));
+
+    scene.bind();
+    tiles.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_TILES);
+    draws.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_DRAWS);
+    heads.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_HEADS);
+    counters.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_COUNTERS);
+    mask.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_MASK);
+    pyramid.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_PYRAMID);
+    segments.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_SEGMENTS);
+
+    // Object sampling: one raster pass for every tile of the batch, fragments appended to
+    // per-pixel lists. Redone with a larger pool when the pool overflowed.
+    std::uint32_t counterValues[PEEL_COUNTER_COUNT] = {};
+    for (int attempt = 0;; ++attempt) {
+        timers.emplace_back("peel batch");
+        timers.back().begin();
+        heads.clearZero(0, std::size_t(W) * H * sizeof(std::uint32_t));
+        counters.clearZero();
+        nodes.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_NODES);
+        glNamedFramebufferParameteri(framebuffer.id(), GL_FRAMEBUFFER_DEFAULT_WIDTH, static_cast<GLint>(W));
+        glNamedFramebufferParameteri(framebuffer.id(), GL_FRAMEBUFFER_DEFAULT_HEIGHT, static_cast<GLint>(H));
+        framebuffer.bind();
+        glViewport(0, 0, static_cast<GLsizei>(W), static_cast<GLsizei>(H));
+        glDisable(GL_DEPTH_TEST);
+        glDisable(GL_CULL_FACE);
+        glDisable(GL_BLEND);
+        glEnable(GL_DEPTH_CLAMP);  // the view volume fits the objects; clamping only guards round-off
+        glFrontFace(GL_CCW);
+        for (int c = 0; c < 4; ++c) glEnable(GL_CLIP_DISTANCE0 + c);
+        glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+        raster.use();
+        raster.setUniform("uTileSize", R);
+        raster.setUniform("uAtlasSize", glm::vec2(W, H));
+        raster.setUniform("uAtlasWidth", W);
+        raster.setUniform("uNodeCapacity", static_cast<std::uint32_t>(nodeCapacity));
+        vao.bind();
+        indirect.bind(GL_DRAW_INDIRECT_BUFFER);
+        glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, nullptr, static_cast<GLsizei>(commands.size()), 0);
+        for (int c = 0; c < 4; ++c) glDisable(GL_CLIP_DISTANCE0 + c);
+        glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+        glDisable(GL_DEPTH_CLAMP);
+        gl::Framebuffer::bindDefault();
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        timers.back().end();
+        const auto tr = Clock::now();
+        counters.read(0, sizeof(std::uint32_t), &counterValues[PEEL_COUNTER_FRAGMENTS]);
+        readbackMs += msSince(tr);
+        stats.count("raster_passes", 1);
+        if (counterValues[PEEL_COUNTER_FRAGMENTS] <= nodeCapacity) break;
+        nodeCapacity = std::size_t(counterValues[PEEL_COUNTER_FRAGMENTS]) * 5 / 4 + 1024;
+        nodes.reserve(nodeCapacity * 8);
+    }
+    stats.count("fragments", counterValues[PEEL_COUNTER_FRAGMENTS]);
+
+    timers.emplace_back("peel resolve");
+    timers.back().begin();
+    // Collision rays (section 4, per-ray sort and sweep).
+    resolve.use();
+    resolve.setUniform("uTileSize", R);
+    resolve.setUniform("uAtlasWidth", W);
+    resolve.dispatch((R + 7) / 8, (R + 7) / 8, n);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    // Ray merging (section 5): levels 1..L of the bounding-box mipmap.
+    mip.use();
+    mip.setUniform("uTileSize", R);
+    mip.setUniform("uPyramidStride", pyramidStride);
+    std::uint32_t offset = 0, prevOffset = 0;
+    for (int level = 1; level <= levels; ++level) {
+        const std::uint32_t dim = R >> level;
+        mip.setUniform("uLevel", static_cast<std::uint32_t>(level));
+        mip.setUniform("uLevelOffset", offset);
+        mip.setUniform("uPrevOffset", prevOffset);
+        mip.dispatch((dim + 7) / 8, (dim + 7) / 8, n);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        prevOffset = offset;
+        offset += dim * dim;
+    }
+    timers.back().end();
+
+    // Primitive separation (section 6) and compaction (sections 3, 7).
+    separate.setUniform("uTileSize", R);
+    separate.setUniform("uLevels", static_cast<std::uint32_t>(levels));
+    separate.setUniform("uPyramidStride", pyramidStride);
+    separate.setUniform("uSegmentCount", static_cast<std::uint32_t>(segmentData.size()));
+    separate.setUniform("uItemCount", items);
+    std::uint32_t recordCount = 0;
+    if (!packing) {
+        for (;;) {
+            records.reserve(recordCapacity * sizeof(gl::PeelRecord));
+            records.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_RECORDS);
+            counters.clearZero(PEEL_COUNTER_RECORDS * 4, 4);
+            timers.emplace_back("peel separate");
+            timers.back().begin();
+            separate.setUniform("uRecordCapacity", static_cast<std::uint32_t>(recordCapacity));
+            separate.use();
+            separate.dispatch((items + 63) / 64);
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+            timers.back().end();
+            const auto tr = Clock::now();
+            counters.read(0, sizeof(counterValues), counterValues);
+            recordCount = counterValues[PEEL_COUNTER_RECORDS];
+            if (recordCount <= recordCapacity) {
+                const std::size_t old = outRecords.size();
+                outRecords.resize(old + recordCount);
+                if (recordCount > 0)
+                    records.read(0, recordCount * sizeof(gl::PeelRecord), outRecords.data() + old);
+                readbackMs += msSince(tr);
+                break;
+            }
+            readbackMs += msSince(tr);
+            recordCapacity = std::size_t(recordCount) * 5 / 4 + 1024;
+        }
+    } else {
+        records.reserve(std::size_t(items) * sizeof(gl::PeelRecord));
+        records.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_RECORDS);
+        const std::uint32_t rows = (items + kPackRowWidth - 1) / kPackRowWidth;
+        rowCounts.reserve(std::size_t(rows) * 4);
+        rowOffsets.reserve(std::size_t(rows) * 4);
+        rowCounts.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_ROW_COUNTS);
+        timers.emplace_back("peel separate+count");
+        timers.back().begin();
+        separate.use();
+        separate.dispatch((items + 63) / 64);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        packCount.setUniform("uRowWidth", kPackRowWidth);
+        packCount.setUniform("uItemCount", items);
+        packCount.use();
+        packCount.dispatch((rows + 63) / 64);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+        timers.back().end();
+        auto tr = Clock::now();
+        counters.read(0, sizeof(counterValues), counterValues);
+        std::vector<std::uint32_t> counts(rows);
+        rowCounts.read<std::uint32_t>(0, counts);
+        readbackMs += msSince(tr);
+        std::vector<std::uint32_t> offsets(rows);
+        std::exclusive_scan(counts.begin(), counts.end(), offsets.begin(), 0u);
+        recordCount = rows == 0 ? 0 : offsets.back() + counts.back();
+        if (recordCount > 0) {
+            rowOffsets.upload<std::uint32_t>(0, offsets);
+            packed.reserve(std::size_t(recordCount) * sizeof(gl::PeelRecord));
+            rowOffsets.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_ROW_OFFSETS);
+            packed.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_PACKED);
+            timers.emplace_back("peel pack move");
+            timers.back().begin();
+            packMove.setUniform("uRowWidth", kPackRowWidth);
+            packMove.setUniform("uItemCount", items);
+            packMove.use();
+            packMove.dispatch((rows + 63) / 64);
+            glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+            timers.back().end();
+            tr = Clock::now();
+            const std::size_t old = outRecords.size();
+            outRecords.resize(old + recordCount);
+            packed.read(0, std::size_t(recordCount) * sizeof(gl::PeelRecord), outRecords.data() + old);
+            readbackMs += msSince(tr);
+        }
+    }
+    // Tile indices in the records are batch-local: make them call-global.
+    for (std::size_t i = outRecords.size() - recordCount; i < outRecords.size(); ++i)
+        outRecords[i].tileSide += 2 * firstTile;
+
+    stats.count("collision_rays", counterValues[PEEL_COUNTER_COLLISION_RAYS]);
+    stats.count("overflow_rays", counterValues[PEEL_COUNTER_OVERFLOW_RAYS]);
+    const double depth = counterValues[PEEL_COUNTER_MAX_DEPTH];
+    if (depth > stats.counter("max_depth_complexity"))
+        stats.count("max_depth_complexity", depth - stats.counter("max_depth_complexity"));
+    stats.count("triangles_read_back", recordCount);
+    (void)sceneCpu;
+    (void)gpuMs;
+    if (auto e = gl::checkError("after peel batch"); !e) return e;
+    return {};
+}
+
+PeelDetector::PeelDetector(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PeelDetector::~PeelDetector() = default;
+
+bool PeelDetector::needsClosedMeshes() const { return !impl_->settings.openMeshes; }
+
+Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair> candidates,
+                                  DetectionOutput& out) {
+    const auto t0 = Clock::now();
+    out.clear();
+    Impl& im = *impl_;
+    const DetectorSettings& st = im.settings;
+    DetectorStats& stats = out.stats;
+    double cpuMs = 0.0, readbackMs = 0.0, gpuMs = 0.0;
+
+    for (const ObjectPair& p : candidates)
+        if (p.a >= scene.objectCount() || p.b >= scene.objectCount())
+            return fail("PeelDetector::detect(): candidate pair (" + std::to_string(p.a) + ", " +
+                        std::to_string(p.b) + ") names an object the scene does not have");
+
+    // Objects taking part: exact world boxes (float, from the vertices), skip bad ones.
+    const auto tc = Clock::now();
+    std::vector<char> state(scene.objectCount(), 0);  // 0 unused, 1 ok, 2 skipped
+    std::vector<Aabb> bounds(scene.objectCount());
+    for (const ObjectPair& p : candidates) {
+        if (p.a == p.b && !st.selfCollision) continue;
+        for (ObjectId o : {p.a, p.b}) {
+            if (state[o] != 0) continue;
+            state[o] = 1;
+            if (!scene.isActive(o)) {
+                state[o] = 2;
+            } else if (!scene.pose(o).isFinite()) {
+                state[o] = 2;
+                stats.warnings.push_back("object " + std::to_string(o) +
+                                         " has a non-finite pose (NaN or Inf): skipped this step");
+            } else if (!st.openMeshes && !scene.objectMesh(o).isClosed()) {
+                state[o] = 2;
+                stats.warnings.push_back("object " + std::to_string(o) + " has an open mesh (" +
+                                         scene.objectMesh(o).report().describe() +
+                                         "): peel needs closed meshes unless openMeshes is set; skipped");
+            } else {
+                const Pose& pose = scene.pose(o);
+                for (const Vec3& v : scene.localVertices(o)) bounds[o].grow(pose.apply(v));
+            }
+        }
+    }
+
+    // Tiles: one per (candidate pair, axis).
+    std::vector<Tile> tiles;
+    const int axisCount = st.axes == 3 ? 3 : 1;
+    for (std::uint32_t c = 0; c < candidates.size(); ++c) {
+        const ObjectPair p = candidates[c];
+        if (p.a == p.b && !st.selfCollision) continue;
+        if (state[p.a] != 1 || state[p.b] != 1) continue;
+        const Aabb& A = bounds[p.a];
+        const Aabb& B = bounds[p.b];
+        const Vec3 ext = glm::max(A.extent(), B.extent());
+        const float size = std::max(ext.x, std::max(ext.y, ext.z));
+        const float margin = 1e-4f * size + 1e-6f;
+        const Aabb across = p.a == p.b ? A.expanded(margin) : A.expanded(margin).intersection(B.expanded(margin));
+        if (across.isEmpty()) continue;
+        Aabb along = A;
+        along.grow(B);
+        along = along.expanded(margin + 0.01f * size);
+        for (int ai = 0; ai < axisCount; ++ai) {
+            const int axis = axisCount == 1 ? 2 : ai;
+            // View along -axis; screen axes as glm::lookAt makes them (right-handed, so GL's
+            // CCW front faces are the meshes' outward faces).
+            Vec3 dir(0.0f), up(0.0f);
+            dir[axis] = 1.0f;
+            up[(axis + 1) % 3] = 1.0f;
+            Aabb box = across;
+            box.min[axis] = along.min[axis];
+            box.max[axis] = along.max[axis];
+            const Vec3 centre = box.center();
+            const Mat4 view = glm::lookAt(centre + dir, centre, up);
+            Aabb eye;
+            for (int k = 0; k < 8; ++k)
+                eye.grow(Vec3(view * Vec4(k & 1 ? box.max.x : box.min.x, k & 2 ? box.max.y : box.min.y,
+                                          k & 4 ? box.max.z : box.min.z, 1.0f)));
+            const Mat4 proj = glm::ortho(eye.min.x, eye.max.x, eye.min.y, eye.max.y, -eye.max.z, -eye.min.z);
+            Tile t;
+            t.candidate = c;
+            t.axis = axis;
+            t.gpu.viewProj = proj * view;
+            t.gpu.objectA = p.a;
+            t.gpu.objectB = p.b;
+            t.gpu.flags = (p.a == p.b ? PEEL_TILE_SELF : 0u) | (st.openMeshes ? PEEL_TILE_OPEN : 0u) |
+                          (st.conservative ? PEEL_TILE_PROXIMITY : 0u);
+            // Proximity: one pixel (the larger side), or four for open meshes, in depth units.
+            const float pixel = std::max(eye.extent().x, eye.extent().y) / float(st.resolution);
+            t.gpu.depthEpsilon = (st.openMeshes ? 4.0f : 1.0f) * pixel / std::max(eye.extent().z, 1e-20f);
+            tiles.push_back(t);
+        }
+    }
+    cpuMs += msSince(tc);
+    stats.count("tiles", double(tiles.size()));
+
+    std::vector<gl::PeelRecord> records;
+    if (!tiles.empty()) {
+        im.scene.sync(scene);
+        im.timers.clear();
+        const std::size_t perBatch = std::max<std::size_t>(
+            1, std::min(kMaxAtlasPixels / (std::size_t(st.resolution) * st.resolution),
+                        std::size_t(kMaxAtlasSide / st.resolution) * (kMaxAtlasSide / st.resolution)));
+        for (std::size_t first = 0; first < tiles.size(); first += perBatch) {
+            const std::size_t count = std::min(perBatch, tiles.size() - first);
+            if (auto r = im.runBatch(std::span<const Tile>(tiles).subspan(first, count),
+                                     static_cast<std::uint32_t>(first), scene, records, stats, gpuMs, readbackMs);
+                !r)
+                return r;
+        }
+        for (const gl::GpuTimer& t : im.timers) gpuMs += t.elapsedMs();
+        if (auto e = gl::checkError("after peel read-back"); !e) return e;
+    }
+
+    // CPU narrowphase (section 7).
+    const auto tn = Clock::now();
+    std::vector<PeelNarrowphase::TileInfo> infos(tiles.size());
+    for (std::size_t i = 0; i < tiles.size(); ++i)
+        infos[i] = {tiles[i].candidate, tiles[i].axis, tiles[i].gpu.viewProj};
+    im.narrowphase.run(scene, candidates, infos, records, st.wantSegments, out);
+    cpuMs += msSince(tn);
+
+    stats.gpuMs = gpuMs;
+    stats.readbackMs = readbackMs;
+    stats.cpuMs = cpuMs;
+    stats.totalMs = msSince(t0);
+    return {};
+}
+
+Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& settings) {
+    const int r = settings.resolution;
+    if (r < 16 || r > 4096 || !std::has_single_bit(static_cast<unsigned>(r)))
+        return fail("createPeelDetector(): resolution " + std::to_string(r) +
+                    " is not a power of two in [16, 4096]; use e.g. 256 or 512");
+    if (settings.axes != 1 && settings.axes != 3)
+        return fail("createPeelDetector(): axes must be 1 (z) or 3 (x, y, z), got " + std::to_string(settings.axes));
+    if (settings.compaction != "auto" && settings.compaction != "atomic" && settings.compaction != "packing")
+        return fail("createPeelDetector(): compaction \"" + settings.compaction +
+                    "\" is unknown; use \"auto\", \"atomic\" or \"packing\"");
+    if (settings.maxLayers < 2 || settings.maxLayers > 128)
+        return fail("createPeelDetector(): maxLayers " + std::to_string(settings.maxLayers) +
+                    " is outside [2, 128]");
+    if (glad_glCreateBuffers == nullptr)
+        return fail("createPeelDetector(): no current GL context; create one with isc::gl::Context first");
+    auto impl = std::make_unique<PeelDetector::Impl>();
+    impl->settings = settings;
+    impl->packing = settings.compaction == "packing";
+    impl->levels = std::countr_zero(static_cast<unsigned>(r));
+    for (int l = 1; l <= impl->levels; ++l) impl->pyramidStride += (unsigned(r) >> l) * (unsigned(r) >> l);
+    if (auto c = impl->compile(); !c) return fail(c.error().message);
+    return std::unique_ptr<Detector>(new PeelDetector(std::move(impl)));
+}
+
+}  // namespace isc

@@ -1,0 +1,155 @@
+#include "PeelNarrowphase.h"
+
+#include "isc/geometry/TriangleTriangle.h"
+
+#include <algorithm>
+
+namespace isc {
+
+namespace {
+
+struct Box {
+    std::uint32_t triangle;
+    std::uint16_t x0, y0, x1, y1;
+    std::uint8_t side;
+};
+
+bool sharesVertex(const UVec3& a, const UVec3& b) {
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            if (a[i] == b[j]) return true;
+    return false;
+}
+
+}  // namespace
+
+void PeelNarrowphase::run(const Scene& scene, std::span<const ObjectPair> candidates,
+                          std::span<const TileInfo> tiles, std::span<const gl::PeelRecord> records,
+                          bool wantSegments, DetectionOutput& out) {
+    // Records grouped by tile (counting sort), tiles grouped by candidate.
+    std::vector<std::uint32_t> tileStart(tiles.size() + 1, 0);
+    for (const gl::PeelRecord& r : records) ++tileStart[r.tileSide / 2 + 1];
+    for (std::size_t i = 0; i < tiles.size(); ++i) tileStart[i + 1] += tileStart[i];
+    std::vector<Box> boxes(records.size());
+    {
+        std::vector<std::uint32_t> cursor(tileStart.begin(), tileStart.end() - 1);
+        for (const gl::PeelRecord& r : records)
+            boxes[cursor[r.tileSide / 2]++] = {r.triangle,
+                                               std::uint16_t(r.boxLo & 0xFFFF), std::uint16_t(r.boxLo >> 16),
+                                               std::uint16_t(r.boxHi & 0xFFFF), std::uint16_t(r.boxHi >> 16),
+                                               std::uint8_t(r.tileSide & 1)};
+    }
+    std::vector<std::vector<std::uint32_t>> tilesOf(candidates.size());
+    for (std::uint32_t t = 0; t < tiles.size(); ++t)
+        if (tileStart[t + 1] > tileStart[t]) tilesOf[tiles[t].candidate].push_back(t);
+
+    // World vertices (double, exactly as the reference) of every object with records.
+    if (world_.size() < scene.objectCount()) world_.resize(scene.objectCount());
+    std::vector<ObjectId> objects;
+    {
+        std::vector<char> used(scene.objectCount(), 0);
+        for (std::size_t c = 0; c < candidates.size(); ++c)
+            if (!tilesOf[c].empty()) used[candidates[c].a] = used[candidates[c].b] = 1;
+        for (ObjectId o = 0; o < scene.objectCount(); ++o)
+            if (used[o]) objects.push_back(o);
+    }
+#pragma omp parallel for schedule(dynamic, 4)
+    for (std::size_t i = 0; i < objects.size(); ++i) {
+        const ObjectId o = objects[i];
+        const Pose& pose = scene.pose(o);
+        const std::span<const Vec3> local = scene.localVertices(o);
+        world_[o].resize(local.size());
+        for (std::size_t v = 0; v < local.size(); ++v) world_[o][v] = pose.applyDouble(local[v]);
+    }
+
+    std::vector<PairResult> results(candidates.size());
+    std::vector<std::uint64_t> potential(candidates.size(), 0), tests(candidates.size(), 0);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+        if (tilesOf[c].empty()) continue;
+        const ObjectPair pair = candidates[c];
+        const bool self = pair.a == pair.b;
+        const std::span<const UVec3> triA = scene.objectMesh(pair.a).triangles();
+        const std::span<const UVec3> triB = scene.objectMesh(pair.b).triangles();
+        const std::vector<DVec3>& va = world_[pair.a];
+        const std::vector<DVec3>& vb = world_[pair.b];
+        auto depthRange = [&](int side, std::uint32_t t, int axis) {
+            const UVec3 f = side == 0 ? triA[t] : triB[t];
+            const std::vector<DVec3>& v = side == 0 ? va : vb;
+            const double a = v[f.x][axis], b = v[f.y][axis], d = v[f.z][axis];
+            return std::pair<double, double>{std::min(a, std::min(b, d)), std::max(a, std::max(b, d))};
+        };
+        std::vector<TrianglePair> cand;
+        std::vector<Box> sorted;
+        std::vector<std::size_t> active;
+        for (std::uint32_t t : tilesOf[c]) {
+            const int axis = tiles[t].axis;
+            sorted.assign(boxes.begin() + tileStart[t], boxes.begin() + tileStart[t + 1]);
+            std::sort(sorted.begin(), sorted.end(), [](const Box& x, const Box& y) { return x.x0 < y.x0; });
+            active.clear();
+            for (std::size_t i = 0; i < sorted.size(); ++i) {
+                const Box& b = sorted[i];
+                std::size_t keep = 0;
+                for (std::size_t k = 0; k < active.size(); ++k) {
+                    const Box& o = sorted[active[k]];
+                    if (o.x1 < b.x0) continue;  // ends before b starts: leaves the sweep
+                    active[keep++] = active[k];
+                    if (!self && o.side == b.side) continue;
+                    if (o.y0 > b.y1 || b.y0 > o.y1) continue;
+                    // Depth extents only for boxes overlapping in x and y (section 7).
+                    const auto zb = depthRange(b.side, b.triangle, axis);
+                    const auto zo = depthRange(o.side, o.triangle, axis);
+                    if (zb.first > zo.second || zo.first > zb.second) continue;
+                    std::uint32_t ta = b.side == 0 ? b.triangle : o.triangle;
+                    std::uint32_t tb = b.side == 0 ? o.triangle : b.triangle;
+                    if (self) {
+                        ta = std::min(b.triangle, o.triangle);
+                        tb = std::max(b.triangle, o.triangle);
+                        if (ta == tb || sharesVertex(triA[ta], triA[tb])) continue;
+                    }
+                    cand.push_back({ta, tb});
+                }
+                active.resize(keep);
+                active.push_back(i);
+            }
+        }
+        std::sort(cand.begin(), cand.end());
+        cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
+        {
+            std::vector<std::uint32_t> ua, ub;
+            for (const TrianglePair& p : cand) {
+                ua.push_back(p.a);
+                (self ? ua : ub).push_back(p.b);
+            }
+            std::sort(ua.begin(), ua.end());
+            std::sort(ub.begin(), ub.end());
+            potential[c] = std::size_t(std::unique(ua.begin(), ua.end()) - ua.begin()) +
+                           std::size_t(std::unique(ub.begin(), ub.end()) - ub.begin());
+        }
+        tests[c] = cand.size();
+        PairResult& r = results[c];
+        r.pair = pair;
+        for (const TrianglePair& p : cand) {
+            const UVec3 fa = triA[p.a], fb = triB[p.b];
+            const DVec3 P[3] = {va[fa.x], va[fa.y], va[fa.z]};
+            const DVec3 Q[3] = {vb[fb.x], vb[fb.y], vb[fb.z]};
+            DVec3 p0, p1;
+            if (geometry::triangleIntersection(P, Q, p0, p1) == geometry::TriangleContact::None) continue;
+            r.triangles.push_back(p);
+            if (wantSegments) r.segments.push_back({Vec3(p0), Vec3(p1)});
+        }
+    }
+    double potentialSum = 0, testSum = 0, positives = 0;
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+        potentialSum += double(potential[c]);
+        testSum += double(tests[c]);
+        if (results[c].triangles.empty()) continue;
+        positives += double(results[c].triangles.size());
+        out.pairs.push_back(std::move(results[c]));
+    }
+    out.stats.count("potentially_colliding_triangles", potentialSum);
+    out.stats.count("tri_tri_tests", testSum);
+    out.stats.count("positive_tests", positives);
+}
+
+}  // namespace isc

@@ -1,0 +1,86 @@
+// Peel detector (papers/003): storage binding points and std430 structs shared by C++
+// (plugin/detectors/peel) and GLSL (#include "peel_bindings.h"). Valid in both languages.
+#ifndef ISC_SHADERS_PEEL_BINDINGS_H
+#define ISC_SHADERS_PEEL_BINDINGS_H
+
+#ifdef __cplusplus
+namespace isc::gl {
+#endif
+
+// Binding points 0..2 are the GpuScene's (bindings.h); the peel detector uses 4..15.
+#define PEEL_BINDING_TILES 4       // PeelTile tiles[]
+#define PEEL_BINDING_DRAWS 5       // PeelDraw draws[] (indexed by the draw-id attribute)
+#define PEEL_BINDING_HEADS 6       // uint heads[atlas pixels]: 0 = empty, else node index + 1
+#define PEEL_BINDING_NODES 7       // uvec2 nodes[]: (packed fragment, next head)
+#define PEEL_BINDING_COUNTERS 8    // uint counters[PEEL_COUNTER_COUNT]
+#define PEEL_BINDING_MASK 9        // uint mask[]: collision-ray bits, tile-major, R*R/32 words per tile
+#define PEEL_BINDING_PYRAMID 10    // uvec2 pyramid[]: bounding-box mipmap levels 1..log2(R) per tile
+#define PEEL_BINDING_SEGMENTS 11   // PeelSegment segments[]: triangle ranges of (tile, side)
+#define PEEL_BINDING_RECORDS 12    // PeelRecord records[]: compacted (atomic) or sparse (packing)
+#define PEEL_BINDING_ROW_COUNTS 13 // uint rowCounts[] (packing: counting)
+#define PEEL_BINDING_ROW_OFFSETS 14 // uint rowOffsets[] (packing: moving)
+#define PEEL_BINDING_PACKED 15     // PeelRecord packed[] (packing: moved result)
+
+#define PEEL_ATTRIB_DRAW_ID 0      // uint vertex attribute, divisor 1: = baseInstance = draw index
+
+// Slots of counters[].
+#define PEEL_COUNTER_FRAGMENTS 0       // fragments appended by the raster pass (may exceed the pool)
+#define PEEL_COUNTER_COLLISION_RAYS 1  // rays marked colliding
+#define PEEL_COUNTER_RECORDS 2         // triangles appended by primitive separation
+#define PEEL_COUNTER_MAX_DEPTH 3       // longest fragment list (depth complexity)
+#define PEEL_COUNTER_OVERFLOW_RAYS 4   // rays over the layer cap (marked colliding)
+#define PEEL_COUNTER_COUNT 8
+
+// Tile flags.
+#define PEEL_TILE_SELF 1u       // one object against itself (paper's facing rule)
+#define PEEL_TILE_OPEN 2u       // open meshes: depth proximity only (paper 8.2)
+#define PEEL_TILE_PROXIMITY 4u  // conservative: fragments of A and B within depthEpsilon mark the ray
+
+// Fragment encoding: depth quantised to 30 bits, then the side bit (0 = A, 1 = B), then
+// the facing bit (1 = front). Sorting the packed words sorts by depth.
+#define PEEL_DEPTH_SCALE 1073741823.0
+
+// One (candidate pair, axis) tile of the atlas, std430, 96 bytes.
+struct PeelTile {
+    mat4 viewProj;        // world -> tile clip space, orthographic, [-1, 1]^3
+    uint originX;         // atlas pixel of the tile's corner
+    uint originY;
+    uint flags;           // PEEL_TILE_*
+    float depthEpsilon;   // proximity threshold in normalised depth [0, 1]
+    uint objectA;
+    uint objectB;
+    uint pad0;
+    uint pad1;
+};
+
+// One indirect draw: one object into one tile, std430, 16 bytes.
+struct PeelDraw {
+    uint tile;
+    uint side;
+    uint object;
+    uint pad;
+};
+
+// Triangles [firstItem, next segment's firstItem) of `object` in `tile` as `side`, 16 bytes.
+struct PeelSegment {
+    uint firstItem;
+    uint tile;
+    uint side;
+    uint object;
+};
+
+// A potentially colliding triangle: tile * 2 + side, triangle index in its object's mesh,
+// and its clipped screen box in tile pixels (inclusive), x0 | y0 << 16 and x1 | y1 << 16.
+// triangle == 0xFFFFFFFF marks an empty texel of the sparse (packing) layout.
+struct PeelRecord {
+    uint tileSide;
+    uint triangle;
+    uint boxLo;
+    uint boxHi;
+};
+
+#ifdef __cplusplus
+}  // namespace isc::gl
+#endif
+
+#endif

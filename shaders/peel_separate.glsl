@@ -1,0 +1,92 @@
+// Peel primitive separation (papers/003 section 6), compute: one thread per (tile, side,
+// triangle). The triangle's screen box picks the mipmap level whose texels are at least
+// as large; the (up to four) texels under the box corners are unioned and clipped by the
+// box. A triangle whose clipped box is empty is hit by no collision ray and is dropped;
+// the others are written as PeelRecords, appended (COMPACT_ATOMIC, a compute stream
+// compaction) or at their own slot of a sparse array (COMPACT_PACKING, packed afterwards by
+// peel_pack_count / peel_pack_move as in section 3).
+// Defines: COMPACT_ATOMIC or COMPACT_PACKING.
+#include "common_scene.glsl"
+#include "peel_bindings.h"
+
+layout(local_size_x = 64) in;
+
+layout(std430, binding = PEEL_BINDING_TILES) readonly buffer PeelTiles { PeelTile tiles[]; };
+layout(std430, binding = PEEL_BINDING_COUNTERS) buffer PeelCounters { uint counters[]; };
+layout(std430, binding = PEEL_BINDING_PYRAMID) readonly buffer PeelPyramid { uvec2 pyramid[]; };
+layout(std430, binding = PEEL_BINDING_SEGMENTS) readonly buffer PeelSegments { PeelSegment segments[]; };
+layout(std430, binding = PEEL_BINDING_RECORDS) writeonly buffer PeelRecords { PeelRecord records[]; };
+
+uniform uint uTileSize;
+uniform uint uLevels;          // log2(uTileSize)
+uniform uint uPyramidStride;
+uniform uint uSegmentCount;
+uniform uint uItemCount;
+uniform uint uRecordCapacity;  // COMPACT_ATOMIC: records[] length
+
+uvec2 unite(uvec2 a, uvec2 b) {
+    uvec2 lo = min(uvec2(a.x & 0xFFFFu, a.x >> 16), uvec2(b.x & 0xFFFFu, b.x >> 16));
+    uvec2 hi = max(uvec2(a.y & 0xFFFFu, a.y >> 16), uvec2(b.y & 0xFFFFu, b.y >> 16));
+    return uvec2(lo.x | (lo.y << 16), hi.x | (hi.y << 16));
+}
+
+void emptySlot(uint item) {
+#ifdef COMPACT_PACKING
+    records[item] = PeelRecord(0u, 0xFFFFFFFFu, 0u, 0u);
+#endif
+}
+
+void main() {
+    uint item = gl_GlobalInvocationID.x;
+    if (item >= uItemCount) return;
+    // The segment holding this item: the last with firstItem <= item.
+    uint lo = 0u, hi = uSegmentCount - 1u;
+    while (lo < hi) {
+        uint mid = (lo + hi + 1u) / 2u;
+        if (segments[mid].firstItem <= item) lo = mid; else hi = mid - 1u;
+    }
+    PeelSegment s = segments[lo];
+    uint triangle = item - s.firstItem;
+    PeelTile tile = tiles[s.tile];
+
+    vec3 c[3];
+    sceneWorldTriangle(s.object, triangle, c[0], c[1], c[2]);
+    float R = float(uTileSize);
+    vec2 bmin = vec2(1e30), bmax = vec2(-1e30);
+    for (int k = 0; k < 3; ++k) {
+        vec2 q = ((tile.viewProj * vec4(c[k], 1.0)).xy * 0.5 + 0.5) * R;
+        bmin = min(bmin, q);
+        bmax = max(bmax, q);
+    }
+    if (bmax.x < 0.0 || bmax.y < 0.0 || bmin.x >= R || bmin.y >= R) {
+        emptySlot(item);
+        return;
+    }
+    uvec2 b0 = uvec2(clamp(floor(bmin), vec2(0.0), vec2(R - 1.0)));
+    uvec2 b1 = uvec2(clamp(floor(bmax), vec2(0.0), vec2(R - 1.0)));
+    uint size = max(b1.x - b0.x, b1.y - b0.y) + 1u;
+    uint level = 1u;
+    while ((1u << level) < size && level < uLevels) ++level;
+
+    uint offset = 0u;
+    for (uint k = 1u; k < level; ++k) offset += (uTileSize >> k) * (uTileSize >> k);
+    uint dim = uTileSize >> level;
+    uint base = s.tile * uPyramidStride + offset;
+    uvec2 t0 = b0 >> level, t1 = b1 >> level;
+    uvec2 box = unite(unite(pyramid[base + t0.y * dim + t0.x], pyramid[base + t0.y * dim + t1.x]),
+                      unite(pyramid[base + t1.y * dim + t0.x], pyramid[base + t1.y * dim + t1.x]));
+    uvec2 lo2 = max(uvec2(box.x & 0xFFFFu, box.x >> 16), b0);
+    uvec2 hi2 = min(uvec2(box.y & 0xFFFFu, box.y >> 16), b1);
+    if (lo2.x > hi2.x || lo2.y > hi2.y) {
+        emptySlot(item);
+        return;
+    }
+    PeelRecord r = PeelRecord(s.tile * 2u + s.side, triangle, lo2.x | (lo2.y << 16), hi2.x | (hi2.y << 16));
+#ifdef COMPACT_ATOMIC
+    uint slot = atomicAdd(counters[PEEL_COUNTER_RECORDS], 1u);
+    if (slot < uRecordCapacity) records[slot] = r;  // else: redone with a larger buffer
+#else
+    atomicAdd(counters[PEEL_COUNTER_RECORDS], 1u);
+    records[item] = r;
+#endif
+}

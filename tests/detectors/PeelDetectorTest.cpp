@@ -1,0 +1,331 @@
+// The "peel" detector (papers/003) against the exact CPU reference: precision exactly 1,
+// object and triangle-pair recall measured on sampled close poses, both compactions,
+// several pairs in one call, self-collision, open meshes, bad input.
+#include "isc/detect/PeelDetector.h"
+#include "isc/geometry/PoseSampler.h"
+#include "isc/geometry/Reference.h"
+#include "isc/mesh/MeshIo.h"
+#include "isc/mesh/Shapes.h"
+
+#include "GlTest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <memory>
+
+namespace isc {
+namespace {
+
+std::unique_ptr<Detector> makePeel(const DetectorSettings& s) {
+    auto d = createPeelDetector(s);
+    EXPECT_TRUE(d.has_value()) << (d ? "" : d.error().message);
+    return d ? std::move(*d) : nullptr;
+}
+
+DetectorSettings settings(int resolution, int axes, std::string compaction = "atomic") {
+    DetectorSettings s;
+    s.resolution = resolution;
+    s.axes = axes;
+    s.compaction = std::move(compaction);
+    return s;
+}
+
+std::vector<TrianglePair> reference(const Scene& scene, ObjectId a, ObjectId b) {
+    geometry::PosedMesh pa(scene.objectMesh(a)), pb(scene.objectMesh(b));
+    pa.update(scene.pose(a), scene.isDeformed(a) ? scene.localVertices(a) : std::span<const Vec3>{});
+    pb.update(scene.pose(b), scene.isDeformed(b) ? scene.localVertices(b) : std::span<const Vec3>{});
+    std::vector<TrianglePair> pairs;
+    if (a == b)
+        geometry::intersectSelf(pa, pairs);
+    else
+        geometry::intersect(pa, pb, pairs);
+    return pairs;
+}
+
+// Counts over many detect() calls, against the reference.
+struct Tally {
+    std::size_t refObjects = 0, foundObjects = 0, reported = 0, reportedExact = 0, falseObjects = 0;
+    std::size_t refTriangles = 0, foundTriangles = 0;
+    void add(const std::vector<TrianglePair>& ref, const PairResult* found) {
+        if (!ref.empty()) ++refObjects;
+        if (found) {
+            if (ref.empty()) ++falseObjects;
+            else ++foundObjects;
+            for (const TrianglePair& p : found->triangles) {
+                ++reported;
+                reportedExact += std::binary_search(ref.begin(), ref.end(), p) ? 1 : 0;
+            }
+        }
+        refTriangles += ref.size();
+        if (found)
+            for (const TrianglePair& p : ref)
+                foundTriangles += std::binary_search(found->triangles.begin(), found->triangles.end(), p) ? 1 : 0;
+    }
+    double objectRecall() const { return refObjects ? double(foundObjects) / double(refObjects) : 1.0; }
+    double triangleRecall() const { return refTriangles ? double(foundTriangles) / double(refTriangles) : 1.0; }
+};
+
+void checkWellFormed(const PairResult& r) {
+    EXPECT_TRUE(std::is_sorted(r.triangles.begin(), r.triangles.end()));
+    EXPECT_EQ(std::adjacent_find(r.triangles.begin(), r.triangles.end()), r.triangles.end());
+    EXPECT_EQ(r.segments.size(), r.triangles.size());
+}
+
+class PeelDetectorTest : public GlTest {};
+
+TEST_F(PeelDetectorTest, RejectsBadSettingsWithAMessage) {
+    for (auto [res, axes, compaction, layers, word] :
+         {std::tuple{100, 1, "atomic", 32, "power of two"}, std::tuple{256, 2, "atomic", 32, "axes"},
+          std::tuple{256, 1, "magic", 32, "compaction"}, std::tuple{256, 1, "atomic", 1, "maxLayers"}}) {
+        DetectorSettings s = settings(res, axes, compaction);
+        s.maxLayers = layers;
+        auto d = createPeelDetector(s);
+        ASSERT_FALSE(d.has_value());
+        EXPECT_NE(d.error().message.find(word), std::string::npos) << d.error().message;
+    }
+}
+
+TEST_F(PeelDetectorTest, UnknownObjectIsAnError) {
+    Scene scene;
+    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
+    scene.addObject(box);
+    auto peel = makePeel(settings(64, 1));
+    DetectionOutput out;
+    const std::vector<ObjectPair> candidates = {{0, 7}};
+    auto r = peel->detect(scene, candidates, out);
+    ASSERT_FALSE(r.has_value());
+    EXPECT_NE(r.error().message.find("(0, 7)"), std::string::npos);
+}
+
+// Two unit cubes, the second turned and pushed into the first: every intersecting triangle
+// pair is big against a 64-pixel tile, so peel must find exactly the reference's set.
+TEST_F(PeelDetectorTest, TwoCubesGiveExactlyTheReferencePairs) {
+    Scene scene;
+    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
+    scene.addObject(box, Pose{Vec3(0.0f)});
+    scene.addObject(box, Pose{Vec3(0.7f, 0.3f, 0.1f), glm::angleAxis(0.4f, glm::normalize(Vec3(1, 2, 3)))});
+    scene.addObject(box, Pose{Vec3(3.0f, 0.0f, 0.0f)});  // touches nothing
+    const std::vector<ObjectPair> candidates = {{0, 1}, {0, 2}, {1, 2}};
+    const auto ref = reference(scene, 0, 1);
+    ASSERT_FALSE(ref.empty());
+    for (int axes : {1, 3}) {
+        auto peel = makePeel(settings(64, axes));
+        DetectionOutput out;
+        ASSERT_TRUE(peel->detect(scene, candidates, out));
+        ASSERT_EQ(out.pairs.size(), 1u);
+        EXPECT_EQ(out.pairs[0].pair, (ObjectPair{0, 1}));
+        EXPECT_EQ(out.pairs[0].triangles, ref);
+        checkWellFormed(out.pairs[0]);
+        EXPECT_GT(out.stats.counter("collision_rays"), 0.0);
+        EXPECT_EQ(out.stats.counter("positive_tests"), double(ref.size()));
+        EXPECT_GE(out.stats.counter("tri_tri_tests"), out.stats.counter("positive_tests"));
+        EXPECT_EQ(out.stats.counter("tiles"), double(axes * 1));  // (0,2), (1,2): boxes apart
+    }
+}
+
+TEST_F(PeelDetectorTest, SeparatedButOverlappingBoxesGiveNothing) {
+    Scene scene;
+    const MeshId torus = scene.addMesh(std::make_shared<Mesh>(shapes::torus(0.5f, 0.15f)));
+    const MeshId ball = scene.addMesh(std::make_shared<Mesh>(shapes::uvSphere(0.2f)));
+    scene.addObject(torus);
+    scene.addObject(ball);  // in the hole: bounding boxes overlap, surfaces 0.15 apart
+    auto peel = makePeel(settings(128, 3));
+    DetectionOutput out;
+    const std::vector<ObjectPair> candidates = {{0, 1}};
+    ASSERT_TRUE(peel->detect(scene, candidates, out));
+    EXPECT_TRUE(out.pairs.empty());
+    EXPECT_EQ(out.stats.counter("collision_rays"), 0.0);
+}
+
+struct RecallCase {
+    const char* name;
+    const char* a;
+    const char* b;
+    int resolution;
+    int axes;
+    int poses;
+    double minTriangleRecall;
+};
+
+std::shared_ptr<Mesh> namedMesh(const std::string& name) {
+    if (name == "bunny") {
+        auto b = loadBunny(0.1f);
+        EXPECT_TRUE(b.has_value()) << (b ? "" : b.error().message);
+        return std::make_shared<Mesh>(std::move(*b));
+    }
+    if (name == "torus") return std::make_shared<Mesh>(shapes::torus(0.5f, 0.15f, 32, 16));
+    return std::make_shared<Mesh>(shapes::box(Vec3(0.3f, 0.2f, 0.4f)));
+}
+
+class PeelRecallTest : public PeelDetectorTest, public ::testing::WithParamInterface<RecallCase> {};
+
+// Precision must be exactly 1 (only exact-tested pairs are reported); recall is measured and
+// must reach the case's floor. Object recall must be 1 at 3 axes.
+TEST_P(PeelRecallTest, MatchesTheReference) {
+    const RecallCase& c = GetParam();
+    auto ma = namedMesh(c.a), mb = namedMesh(c.b);
+    Scene scene;
+    const MeshId ia = scene.addMesh(ma), ib = scene.addMesh(mb);
+    const ObjectId oa = scene.addObject(ia), ob = scene.addObject(ib);
+    auto peel = makePeel(settings(c.resolution, c.axes));
+    Tally tally;
+    const std::vector<ObjectPair> candidates = {{oa, ob}};
+    for (const auto& [pa, pb] : geometry::sampleClosePoses(*ma, *mb, c.poses, 11)) {
+        scene.setPose(oa, pa);
+        scene.setPose(ob, pb);
+        DetectionOutput out;
+        ASSERT_TRUE(peel->detect(scene, candidates, out));
+        ASSERT_LE(out.pairs.size(), 1u);
+        if (!out.pairs.empty()) checkWellFormed(out.pairs[0]);
+        tally.add(reference(scene, oa, ob), out.pairs.empty() ? nullptr : &out.pairs[0]);
+    }
+    std::printf("[ peel ] %s: %zu colliding poses, object recall %.4f, triangle-pair recall %.4f (%zu / %zu), "
+                "reported %zu\n",
+                c.name, tally.refObjects, tally.objectRecall(), tally.triangleRecall(), tally.foundTriangles,
+                tally.refTriangles, tally.reported);
+    EXPECT_EQ(tally.reportedExact, tally.reported) << "precision must be exactly 1";
+    EXPECT_EQ(tally.falseObjects, 0u);
+    EXPECT_GT(tally.refObjects, 0u) << "the sampled poses should include collisions";
+    if (c.axes == 3) EXPECT_EQ(tally.objectRecall(), 1.0);
+    EXPECT_GE(tally.triangleRecall(), c.minTriangleRecall);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Meshes, PeelRecallTest,
+    ::testing::Values(RecallCase{"torus_torus_128_1axis", "torus", "torus", 128, 1, 8, 0.9},
+                      RecallCase{"torus_torus_256_3axes", "torus", "torus", 256, 3, 8, 0.98},
+                      RecallCase{"box_bunny_256_3axes", "box", "bunny", 256, 3, 6, 0.98},
+                      RecallCase{"bunny_bunny_128_1axis", "bunny", "bunny", 128, 1, 4, 0.8},
+                      RecallCase{"bunny_bunny_256_3axes", "bunny", "bunny", 256, 3, 4, 0.95}),
+    [](const ::testing::TestParamInfo<RecallCase>& info) { return std::string(info.param.name); });
+
+// Several bodies, every overlapping pair in one call (batched tiles), both compactions give
+// the same answer, and each pair's triangles are a subset of the reference's.
+TEST_F(PeelDetectorTest, ManyPairsInOneCallAndBothCompactionsAgree) {
+    auto bunny = namedMesh("bunny");
+    Scene scene;
+    const MeshId ib = scene.addMesh(bunny);
+    for (int i = 0; i < 6; ++i)
+        scene.addObject(ib, Pose{Vec3(0.55f * float(i % 3), 0.45f * float(i / 3), 0.05f * float(i)),
+                                 glm::angleAxis(0.7f * float(i), glm::normalize(Vec3(1, float(i), 2)))});
+    const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+    ASSERT_GE(candidates.size(), 5u);
+    DetectionOutput atomic, packing;
+    auto a = makePeel(settings(128, 3, "atomic"));
+    auto p = makePeel(settings(128, 3, "packing"));
+    ASSERT_TRUE(a->detect(scene, candidates, atomic));
+    ASSERT_TRUE(p->detect(scene, candidates, packing));
+    ASSERT_EQ(atomic.pairs.size(), packing.pairs.size());
+    EXPECT_GE(atomic.pairs.size(), 2u);
+    EXPECT_EQ(atomic.stats.counter("raster_passes"), 1.0);  // all tiles in one pass
+    EXPECT_EQ(atomic.stats.counter("triangles_read_back"), packing.stats.counter("triangles_read_back"));
+    Tally tally;
+    std::map<ObjectPair, const PairResult*> found;
+    for (std::size_t i = 0; i < atomic.pairs.size(); ++i) {
+        EXPECT_EQ(atomic.pairs[i].pair, packing.pairs[i].pair);
+        EXPECT_EQ(atomic.pairs[i].triangles, packing.pairs[i].triangles);
+        found[atomic.pairs[i].pair] = &atomic.pairs[i];
+    }
+    for (const ObjectPair& c : candidates) {
+        auto it = found.find(c);
+        tally.add(reference(scene, c.a, c.b), it == found.end() ? nullptr : it->second);
+    }
+    std::printf("[ peel ] 6 bunnies, %zu candidate pairs: object recall %.4f, triangle-pair recall %.4f\n",
+                candidates.size(), tally.objectRecall(), tally.triangleRecall());
+    EXPECT_EQ(tally.reportedExact, tally.reported);
+    EXPECT_EQ(tally.falseObjects, 0u);
+    EXPECT_EQ(tally.objectRecall(), 1.0);
+    EXPECT_GE(tally.triangleRecall(), 0.9);
+}
+
+// One closed but self-intersecting object (two interpenetrating cubes in one mesh): found
+// only with selfCollision, and then exactly the reference's self pairs.
+TEST_F(PeelDetectorTest, SelfCollisionOfOneObject) {
+    const Mesh cube = shapes::box(Vec3(0.5f));
+    std::vector<Vec3> vertices;
+    std::vector<UVec3> triangles;
+    for (int k = 0; k < 2; ++k) {
+        const Pose pose{Vec3(0.6f * float(k), 0.2f * float(k), 0.1f * float(k)),
+                        glm::angleAxis(0.5f * float(k), glm::normalize(Vec3(1, 1, 0)))};
+        const auto base = static_cast<std::uint32_t>(vertices.size());
+        for (const Vec3& v : cube.vertices()) vertices.push_back(pose.apply(v));
+        for (const UVec3& t : cube.triangles()) triangles.push_back(t + UVec3(base));
+    }
+    auto mesh = Mesh::create("two cubes", vertices, triangles);
+    ASSERT_TRUE(mesh.has_value());
+    ASSERT_TRUE(mesh->isClosed());
+    Scene scene;
+    scene.addObject(scene.addMesh(std::make_shared<Mesh>(std::move(*mesh))));
+    const auto ref = reference(scene, 0, 0);
+    ASSERT_FALSE(ref.empty());
+    const std::vector<ObjectPair> candidates = {{0, 0}};
+    DetectionOutput out;
+    auto off = makePeel(settings(64, 3));
+    ASSERT_TRUE(off->detect(scene, candidates, out));
+    EXPECT_TRUE(out.pairs.empty());
+    DetectorSettings s = settings(64, 3);
+    s.selfCollision = true;
+    auto on = makePeel(s);
+    ASSERT_TRUE(on->detect(scene, candidates, out));
+    ASSERT_EQ(out.pairs.size(), 1u);
+    EXPECT_EQ(out.pairs[0].pair, (ObjectPair{0, 0}));
+    EXPECT_EQ(out.pairs[0].triangles, ref);
+}
+
+// A ground sheet (open) under a box dipping into it: skipped with a warning by default,
+// found exactly with openMeshes (depth-proximity rule, section 8.2).
+TEST_F(PeelDetectorTest, OpenMeshesNeedTheOpenVariant) {
+    std::vector<Vec3> v;
+    std::vector<UVec3> t;
+    const int n = 8;
+    for (int j = 0; j <= n; ++j)
+        for (int i = 0; i <= n; ++i) v.push_back(Vec3(-1.0f + 2.0f * float(i) / n, 0.0f, -1.0f + 2.0f * float(j) / n));
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) {
+            const std::uint32_t a = j * (n + 1) + i;
+            t.push_back(UVec3(a, a + n + 1, a + 1));
+            t.push_back(UVec3(a + 1, a + n + 1, a + n + 2));
+        }
+    auto sheet = Mesh::create("sheet", v, t);
+    ASSERT_TRUE(sheet.has_value());
+    ASSERT_FALSE(sheet->isClosed());
+    Scene scene;
+    scene.addObject(scene.addMesh(std::make_shared<Mesh>(std::move(*sheet))));
+    scene.addObject(scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.3f)))),
+                    Pose{Vec3(0.1f, 0.2f, 0.05f), glm::angleAxis(0.3f, glm::normalize(Vec3(1, 0, 1)))});
+    const auto ref = reference(scene, 0, 1);
+    ASSERT_FALSE(ref.empty());
+    const std::vector<ObjectPair> candidates = {{0, 1}};
+    DetectionOutput out;
+    auto closed = makePeel(settings(128, 3));
+    ASSERT_TRUE(closed->detect(scene, candidates, out));
+    EXPECT_TRUE(out.pairs.empty());
+    ASSERT_EQ(out.stats.warnings.size(), 1u);
+    EXPECT_NE(out.stats.warnings[0].find("open mesh"), std::string::npos);
+    DetectorSettings s = settings(128, 3);
+    s.openMeshes = true;
+    auto open = makePeel(s);
+    ASSERT_TRUE(open->detect(scene, candidates, out));
+    ASSERT_EQ(out.pairs.size(), 1u);
+    EXPECT_EQ(out.pairs[0].triangles, ref);
+}
+
+TEST_F(PeelDetectorTest, NonFinitePoseIsSkippedWithAWarning) {
+    Scene scene;
+    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
+    scene.addObject(box);
+    scene.addObject(box, Pose{Vec3(std::numeric_limits<float>::quiet_NaN(), 0.0f, 0.0f)});
+    auto peel = makePeel(settings(64, 1));
+    DetectionOutput out;
+    const std::vector<ObjectPair> candidates = {{0, 1}};
+    ASSERT_TRUE(peel->detect(scene, candidates, out));
+    EXPECT_TRUE(out.pairs.empty());
+    ASSERT_EQ(out.stats.warnings.size(), 1u);
+    EXPECT_NE(out.stats.warnings[0].find("non-finite"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace isc
