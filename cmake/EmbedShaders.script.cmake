@@ -1,5 +1,5 @@
-# Writes OUT: a table {name, bytes} of every file in FILES (semicolon list).
-string(REPLACE " " ";" FILES "${FILES}")
+# Writes OUT: a table {name, bytes} of every file in FILES (separated by "|").
+string(REPLACE "|" ";" FILES "${FILES}")
 set(body "")
 set(table "")
 set(i 0)

@@ -4,11 +4,14 @@ function(isc_embed_shaders target)
   cmake_parse_arguments(ARG "" "DIR" "" ${ARGN})
   file(GLOB shader_files CONFIGURE_DEPENDS ${ARG_DIR}/*.glsl ${ARG_DIR}/*.h)
   set(out ${CMAKE_CURRENT_BINARY_DIR}/EmbeddedShaders.cpp)
+  # "|" separates the files: a ";" list would be split into several arguments and quotes
+  # would reach the script literally under VERBATIM.
+  list(JOIN shader_files "|" joined)
   add_custom_command(
     OUTPUT ${out}
-    COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DFILES="${shader_files}"
-            -P ${CMAKE_SOURCE_DIR}/cmake/EmbedShaders.script.cmake
-    DEPENDS ${shader_files} ${CMAKE_SOURCE_DIR}/cmake/EmbedShaders.script.cmake
+    COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DFILES=${joined}
+            -P ${PROJECT_SOURCE_DIR}/cmake/EmbedShaders.script.cmake
+    DEPENDS ${shader_files} ${PROJECT_SOURCE_DIR}/cmake/EmbedShaders.script.cmake
     COMMENT "Embedding shaders"
     VERBATIM)
   target_sources(${target} PRIVATE ${out})

@@ -32,14 +32,14 @@ public:
     bool reserve(std::size_t bytes, GLbitfield flags = GL_DYNAMIC_STORAGE_BIT);
     /// glNamedBufferSubData. Needs GL_DYNAMIC_STORAGE_BIT; offset + bytes <= size() (asserted).
     void upload(std::size_t offset, std::size_t bytes, const void* data);
-    template <class T>
-    void upload(std::size_t offset, std::span<const T> values) {
+    template <class T, std::size_t N>
+    void upload(std::size_t offset, std::span<T, N> values) {
         upload(offset, values.size_bytes(), values.data());
     }
     /// glGetNamedBufferSubData: blocks until the GPU wrote it. offset + bytes <= size() (asserted).
     void read(std::size_t offset, std::size_t bytes, void* out) const;
-    template <class T>
-    void read(std::size_t offset, std::span<T> out) const {
+    template <class T, std::size_t N>
+    void read(std::size_t offset, std::span<T, N> out) const {
         read(offset, out.size_bytes(), out.data());
     }
     /// Sets every byte range to zero (glClearNamedBufferSubData with R32UI 0; bytes multiple of 4).

@@ -1,0 +1,90 @@
+#include "isc/gl/Buffer.h"
+
+#include "isc/core/Assert.h"
+
+#include <utility>
+
+namespace isc::gl {
+
+Buffer::Buffer(std::string_view label) : label_(label) {
+    glCreateBuffers(1, &id_);
+    if (!label_.empty()) glObjectLabel(GL_BUFFER, id_, static_cast<GLsizei>(label_.size()), label_.data());
+}
+
+Buffer::Buffer(Buffer&& other) noexcept
+    : id_(std::exchange(other.id_, 0)), size_(std::exchange(other.size_, 0)),
+      flags_(std::exchange(other.flags_, 0)), label_(std::move(other.label_)) {}
+
+Buffer& Buffer::operator=(Buffer&& other) noexcept {
+    if (this != &other) {
+        std::swap(id_, other.id_);
+        std::swap(size_, other.size_);
+        std::swap(flags_, other.flags_);
+        std::swap(label_, other.label_);
+    }
+    return *this;
+}
+
+Buffer::~Buffer() {
+    if (id_ != 0) glDeleteBuffers(1, &id_);
+}
+
+void Buffer::allocate(std::size_t bytes, const void* data, GLbitfield flags) {
+    ISC_ASSERT(bytes > 0, "Buffer::allocate(): zero bytes (GL refuses empty storage)");
+    // Immutable storage cannot be resized: a new name, same label.
+    if (id_ != 0 && size_ != 0) {
+        glDeleteBuffers(1, &id_);
+        id_ = 0;
+    }
+    if (id_ == 0) {
+        glCreateBuffers(1, &id_);
+        if (!label_.empty()) glObjectLabel(GL_BUFFER, id_, static_cast<GLsizei>(label_.size()), label_.data());
+    }
+    glNamedBufferStorage(id_, static_cast<GLsizeiptr>(bytes), data, flags);
+    size_ = bytes;
+    flags_ = flags;
+}
+
+bool Buffer::reserve(std::size_t bytes, GLbitfield flags) {
+    if (id_ != 0 && size_ >= bytes && flags_ == flags && size_ != 0) return false;
+    allocate(bytes == 0 ? 4 : bytes, nullptr, flags);
+    return true;
+}
+
+void Buffer::upload(std::size_t offset, std::size_t bytes, const void* data) {
+    ISC_ASSERT(offset + bytes <= size_, "Buffer::upload(): range past the end of the buffer");
+    ISC_ASSERT((flags_ & GL_DYNAMIC_STORAGE_BIT) != 0, "Buffer::upload(): storage lacks GL_DYNAMIC_STORAGE_BIT");
+    if (bytes == 0) return;
+    glNamedBufferSubData(id_, static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(bytes), data);
+}
+
+void Buffer::read(std::size_t offset, std::size_t bytes, void* out) const {
+    ISC_ASSERT(offset + bytes <= size_, "Buffer::read(): range past the end of the buffer");
+    if (bytes == 0) return;
+    glGetNamedBufferSubData(id_, static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(bytes), out);
+}
+
+void Buffer::clearZero(std::size_t offset, std::size_t bytes) {
+    ISC_ASSERT(offset + bytes <= size_, "Buffer::clearZero(): range past the end of the buffer");
+    ISC_ASSERT(offset % 4 == 0 && bytes % 4 == 0, "Buffer::clearZero(): offset and size must be multiples of 4");
+    if (bytes == 0) return;
+    const GLuint zero = 0;
+    glClearNamedBufferSubData(id_, GL_R32UI, static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(bytes),
+                              GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
+}
+
+void Buffer::bindBase(GLenum target, GLuint index) const { glBindBufferBase(target, index, id_); }
+
+void Buffer::bindRange(GLenum target, GLuint index, std::size_t offset, std::size_t bytes) const {
+    glBindBufferRange(target, index, id_, static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(bytes));
+}
+
+void Buffer::bind(GLenum target) const { glBindBuffer(target, id_); }
+
+GLuint Buffer::release() {
+    size_ = 0;
+    flags_ = 0;
+    return std::exchange(id_, 0);
+}
+
+}  // namespace isc::gl

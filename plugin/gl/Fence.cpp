@@ -1,0 +1,40 @@
+#include "isc/gl/Fence.h"
+
+#include <utility>
+
+namespace isc::gl {
+
+Fence Fence::insert() {
+    Fence f;
+    f.sync_ = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    glFlush();  // so that a wait in another context (or a later poll) can see it signalled
+    return f;
+}
+
+Fence::Fence(Fence&& o) noexcept : sync_(std::exchange(o.sync_, nullptr)) {}
+
+Fence& Fence::operator=(Fence&& o) noexcept {
+    if (this != &o) std::swap(sync_, o.sync_);
+    return *this;
+}
+
+Fence::~Fence() {
+    if (sync_ != nullptr) glDeleteSync(sync_);
+}
+
+bool Fence::signaled() const {
+    if (sync_ == nullptr) return true;
+    GLint value = GL_UNSIGNALED;
+    glGetSynciv(sync_, GL_SYNC_STATUS, 1, nullptr, &value);
+    return value == GL_SIGNALED;
+}
+
+bool Fence::wait(std::uint64_t timeoutNs) const {
+    if (sync_ == nullptr) return true;
+    const GLenum r = glClientWaitSync(sync_, GL_SYNC_FLUSH_COMMANDS_BIT, timeoutNs);
+    return r == GL_ALREADY_SIGNALED || r == GL_CONDITION_SATISFIED;
+}
+
+GLsync Fence::release() { return std::exchange(sync_, nullptr); }
+
+}  // namespace isc::gl

@@ -1,0 +1,164 @@
+#include "isc/gl/GpuScene.h"
+
+#include "isc/core/Assert.h"
+#include "isc/scene/Scene.h"
+
+#include <algorithm>
+
+namespace isc::gl {
+
+namespace {
+// Buffers grow by half again so that adding objects one by one does not re-create them each time.
+std::size_t grown(std::size_t bytes) { return std::max<std::size_t>(256, bytes + bytes / 2); }
+}  // namespace
+
+GpuScene::GpuScene(std::string_view label)
+    : label_(label),
+      vertices_(label_ + ".vertices"),
+      indices_(label_ + ".indices"),
+      objects_(label_ + ".objects"),
+      objectIds_(label_ + ".objectIds"),
+      vao_(label_ + ".vao") {}
+
+const ObjectRange& GpuScene::object(ObjectId id) const {
+    ISC_ASSERT(id < ranges_.size(), "GpuScene::object(): object id out of range (was sync() called?)");
+    return ranges_[id];
+}
+
+void GpuScene::rebuild(const Scene& scene) {
+    // Layout: every mesh's vertices and triangles once, then one vertex range per deformed object.
+    meshes_.resize(scene.meshCount());
+    std::uint32_t v = 0, t = 0;
+    for (MeshId m = 0; m < scene.meshCount(); ++m) {
+        const Mesh& mesh = scene.mesh(m);
+        meshes_[m] = {v, static_cast<std::uint32_t>(mesh.vertexCount()), t,
+                      static_cast<std::uint32_t>(mesh.triangleCount())};
+        v += meshes_[m].vertexCount;
+        t += meshes_[m].triangleCount;
+    }
+    triangleCount_ = t;
+    const std::size_t n = scene.objectCount();
+    ranges_.resize(n);
+    uploadedVersion_.assign(n, UINT64_MAX);
+    totalTriangles_ = 0;
+    for (ObjectId i = 0; i < n; ++i) {
+        const MeshRange& m = meshes_[scene.meshOf(i)];
+        ObjectRange& r = ranges_[i];
+        r.mesh = scene.meshOf(i);
+        r.deformed = scene.isDeformed(i);
+        r.vertexCount = m.vertexCount;
+        r.firstTriangle = m.firstTriangle;
+        r.triangleCount = m.triangleCount;
+        if (r.deformed) {
+            r.firstVertex = v;
+            v += m.vertexCount;
+        } else {
+            r.firstVertex = m.firstVertex;
+        }
+        totalTriangles_ += r.triangleCount;
+    }
+    vertexCount_ = v;
+
+    // Storage: re-created only when too small (immutable storage cannot grow).
+    bool renamed = false;
+    const std::size_t vertexBytes = std::size_t(vertexCount_) * sizeof(Vec4);
+    const std::size_t indexBytes = std::size_t(triangleCount_) * 3 * sizeof(std::uint32_t);
+    if (vertices_.size() < vertexBytes || vertices_.size() == 0) {
+        vertices_.allocate(grown(vertexBytes));
+        renamed = true;
+    }
+    if (indices_.size() < indexBytes || indices_.size() == 0) {
+        indices_.allocate(grown(indexBytes));
+        renamed = true;
+    }
+    if (objects_.size() < n * sizeof(GpuObject) || objects_.size() == 0) objects_.allocate(grown(n * sizeof(GpuObject)));
+    if (objectIds_.size() < n * sizeof(std::uint32_t) || objectIds_.size() == 0) {
+        std::vector<std::uint32_t> ids(grown(n * sizeof(std::uint32_t)) / sizeof(std::uint32_t));
+        for (std::uint32_t i = 0; i < ids.size(); ++i) ids[i] = i;
+        objectIds_.allocate(ids.size() * sizeof(std::uint32_t), ids.data());
+        renamed = true;
+    }
+    if (renamed || syncedMeshes_ == 0) {
+        vao_.setElementBuffer(indices_);
+        vao_.setVertexBuffer(0, objectIds_, 0, sizeof(std::uint32_t), 1);
+        vao_.setIntegerAttribute(ISC_ATTRIB_OBJECT_ID, 0, 1, GL_UNSIGNED_INT);
+    }
+
+    // Upload every mesh (a rebuild happens only when meshes or objects were added or an
+    // object started deforming: rare next to pose updates).
+    std::vector<Vec4> verts;
+    std::vector<std::uint32_t> idx;
+    verts.reserve(vertexCount_);
+    idx.reserve(std::size_t(triangleCount_) * 3);
+    for (MeshId m = 0; m < scene.meshCount(); ++m) {
+        const Mesh& mesh = scene.mesh(m);
+        for (const Vec3& p : mesh.vertices()) verts.emplace_back(p, 1.0f);
+        for (const UVec3& tri : mesh.triangles()) {
+            idx.push_back(tri.x);
+            idx.push_back(tri.y);
+            idx.push_back(tri.z);
+        }
+    }
+    if (!verts.empty()) vertices_.upload(0, verts.size() * sizeof(Vec4), verts.data());
+    if (!idx.empty()) indices_.upload(0, idx.size() * sizeof(std::uint32_t), idx.data());
+    syncedMeshes_ = scene.meshCount();
+}
+
+void GpuScene::sync(const Scene& scene) {
+    bool needRebuild = scene.meshCount() != syncedMeshes_ || scene.objectCount() != ranges_.size() ||
+                       (syncedMeshes_ == 0 && ranges_.empty());
+    for (ObjectId i = 0; !needRebuild && i < ranges_.size(); ++i)
+        if (ranges_[i].deformed != scene.isDeformed(i)) needRebuild = true;
+    if (needRebuild) rebuild(scene);
+
+    const std::size_t n = scene.objectCount();
+    records_.resize(n);
+    std::vector<Vec4> verts;
+    for (ObjectId i = 0; i < n; ++i) {
+        ObjectRange& r = ranges_[i];
+        const Pose& pose = scene.pose(i);
+        r.active = scene.isActive(i) && pose.isFinite();
+        GpuObject& g = records_[i];
+        g.model = r.active ? pose.matrix() : Mat4(1.0f);
+        g.firstVertex = r.firstVertex;
+        g.firstTriangle = r.firstTriangle;
+        g.triangleCount = r.triangleCount;
+        g.meshId = r.mesh | (r.active ? 0u : ISC_OBJECT_INACTIVE);
+        if (r.deformed && uploadedVersion_[i] != scene.vertexVersion(i)) {
+            const auto local = scene.localVertices(i);
+            verts.clear();
+            verts.reserve(local.size());
+            for (const Vec3& p : local) verts.emplace_back(p, 1.0f);
+            vertices_.upload(std::size_t(r.firstVertex) * sizeof(Vec4), verts.size() * sizeof(Vec4), verts.data());
+            uploadedVersion_[i] = scene.vertexVersion(i);
+            ++deformedUploads_;
+        }
+    }
+    if (n > 0) objects_.upload(0, n * sizeof(GpuObject), records_.data());
+}
+
+void GpuScene::bind() const {
+    vertices_.bindBase(GL_SHADER_STORAGE_BUFFER, ISC_BINDING_SCENE_VERTICES);
+    indices_.bindBase(GL_SHADER_STORAGE_BUFFER, ISC_BINDING_SCENE_INDICES);
+    objects_.bindBase(GL_SHADER_STORAGE_BUFFER, ISC_BINDING_SCENE_OBJECTS);
+}
+
+std::vector<DrawElementsIndirectCommand> GpuScene::drawCommands(std::span<const ObjectId> objects) const {
+    std::vector<DrawElementsIndirectCommand> cmds;
+    cmds.reserve(objects.size());
+    for (ObjectId id : objects) {
+        const ObjectRange& r = object(id);
+        cmds.push_back({r.active ? r.triangleCount * 3 : 0u, 1u, r.firstTriangle * 3,
+                        static_cast<std::int32_t>(r.firstVertex), id});
+    }
+    return cmds;
+}
+
+void GpuScene::writeDrawCommands(std::span<const ObjectId> objects, Buffer& indirect) const {
+    const auto cmds = drawCommands(objects);
+    const std::size_t bytes = cmds.size() * sizeof(DrawElementsIndirectCommand);
+    if (indirect.size() < bytes || indirect.size() == 0) indirect.allocate(grown(bytes));
+    if (bytes > 0) indirect.upload(0, bytes, cmds.data());
+}
+
+}  // namespace isc::gl
