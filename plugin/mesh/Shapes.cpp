@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <numbers>
 #include <numeric>
 #include <string>
@@ -17,10 +19,15 @@ namespace {
 
 constexpr float kTwoPi = 2.0f * std::numbers::pi_v<float>;
 
-// The shapes are built valid by construction; a failure here is a bug in this file.
+// The shapes are built valid by construction; a failure here is a bug in this file (or
+// parameters far outside the asserted range), so it stops even where asserts are off.
 Mesh build(std::string name, std::vector<Vec3> vertices, std::vector<UVec3> triangles) {
     Result<Mesh> mesh = Mesh::create(std::move(name), std::move(vertices), std::move(triangles));
-    ISC_ASSERT(mesh.has_value(), "shapes::build(): a generated mesh failed validation");
+    if (!mesh) {
+        std::fprintf(stderr, "shapes::build(): a generated mesh failed validation: %s\n",
+                     mesh.error().message.c_str());
+        std::abort();
+    }
     return std::move(*mesh);
 }
 

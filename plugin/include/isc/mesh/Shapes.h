@@ -22,7 +22,9 @@ Mesh subdivided(const Mesh& mesh, int levels);
 /// no contact closer than about `distance` is missed), negative shrinks it. Same
 /// triangles, same vertex count; the mesh must be outward-facing. A vertex used by no
 /// triangle, or whose triangles' normals cancel, stays where it is. A shrink larger than
-/// the local feature size folds the surface: keep |distance| small against the mesh.
+/// the local feature size folds the surface (and a triangle it flattens is dropped and
+/// counted in the report, so check triangleCount() if ids must match): keep |distance|
+/// small against the mesh; Dinerstein & Egbert suggest about 1% of its size.
 Mesh offset(const Mesh& mesh, float distance);
 
 }  // namespace isc::shapes
