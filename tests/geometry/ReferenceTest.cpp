@@ -1,0 +1,197 @@
+// The BVH reference against brute force: exactly the same triangle pair sets on random
+// close poses (box-box, torus-torus, bunny-bunny), identical poses (coplanar everywhere),
+// self-intersections of meshes that pass through themselves, and segments on both triangles.
+#include "isc/geometry/PoseSampler.h"
+#include "isc/geometry/Reference.h"
+#include "isc/geometry/TriangleTriangle.h"
+#include "isc/mesh/MeshIo.h"
+#include "isc/mesh/Shapes.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+
+using namespace isc;
+using namespace isc::geometry;
+
+namespace {
+
+struct Agreement {
+    int poses = 0;
+    int colliding = 0;
+    std::size_t pairs = 0;
+};
+
+Agreement compareOnSampledPoses(const Mesh& a, const Mesh& b, int count, std::uint64_t seed) {
+    Agreement out;
+    PosedMesh pa(a), pb(b);
+    std::vector<TrianglePair> fast, slow;
+    for (const auto& [poseA, poseB] : sampleClosePoses(a, b, count, seed)) {
+        pa.update(poseA);
+        pb.update(poseB);
+        intersect(pa, pb, fast);
+        intersectBruteForce(pa, pb, slow);
+        EXPECT_EQ(fast, slow) << a.name() << " vs " << b.name() << ", pose " << out.poses;
+        if (fast != slow) break;
+        ++out.poses;
+        out.colliding += !fast.empty();
+        out.pairs += fast.size();
+    }
+    return out;
+}
+
+TEST(Reference, BoxBoxMatchesBruteForce) {
+    const Mesh a = shapes::box(Vec3(0.5f, 0.3f, 0.2f)), b = shapes::box(Vec3(0.4f));
+    const Agreement r = compareOnSampledPoses(a, b, 4000, 11);
+    EXPECT_EQ(r.poses, 4000);
+    EXPECT_GT(r.colliding, 400);
+}
+
+TEST(Reference, TorusTorusMatchesBruteForce) {
+    const Mesh t = shapes::torus(1.0f, 0.35f, 24, 12);
+    const Agreement r = compareOnSampledPoses(t, t, 1000, 12);
+    EXPECT_EQ(r.poses, 1000);
+    EXPECT_GT(r.colliding, 100);
+}
+
+TEST(Reference, BunnyBunnyMatchesBruteForce) {
+    const Result<Mesh> bunny = loadBunny(0.1f);
+    ASSERT_TRUE(bunny.has_value()) << bunny.error().message;
+    const Agreement r = compareOnSampledPoses(*bunny, *bunny, 150, 13);
+    EXPECT_EQ(r.poses, 150);
+    EXPECT_GT(r.colliding, 20);
+    EXPECT_GT(r.pairs, 1000u);
+}
+
+TEST(Reference, IdenticalPosesAreCoplanarEverywhere) {
+    // Every triangle meets itself (coplanar) and its neighbours: the hardest case for
+    // exact tests and for box culling that must keep touching pairs.
+    const Mesh t = shapes::torus(1.0f, 0.35f, 16, 8);
+    PosedMesh a(t), b(t);
+    Pose pose;
+    pose.position = Vec3(0.1f, 0.2f, 0.3f);
+    pose.rotation = glm::normalize(Quat(0.9f, 0.1f, 0.3f, -0.2f));
+    a.update(pose);
+    b.update(pose);
+    std::vector<TrianglePair> fast, slow;
+    intersect(a, b, fast);
+    intersectBruteForce(a, b, slow);
+    EXPECT_EQ(fast, slow);
+    for (std::uint32_t i = 0; i < t.triangleCount(); ++i)
+        EXPECT_TRUE(std::binary_search(fast.begin(), fast.end(), TrianglePair{i, i})) << i;
+}
+
+TEST(Reference, SegmentsLieOnBothTriangles) {
+    const Mesh t = shapes::torus(1.0f, 0.35f, 24, 12);
+    PosedMesh a(t), b(t);
+    std::vector<TrianglePair> pairs;
+    std::vector<Segment> segments;
+    std::size_t checked = 0;
+    for (const auto& [poseA, poseB] : sampleClosePoses(t, t, 40, 5)) {
+        a.update(poseA);
+        b.update(poseB);
+        intersect(a, b, pairs, &segments);
+        ASSERT_EQ(pairs.size(), segments.size());
+        for (std::size_t k = 0; k < pairs.size(); ++k) {
+            DVec3 ta[3], tb[3];
+            a.triangle(pairs[k].a, ta);
+            b.triangle(pairs[k].b, tb);
+            for (const Vec3& s : {segments[k].p0, segments[k].p1}) {
+                // Float segment ends: within float rounding of both triangles' planes.
+                for (const DVec3* t3 : {ta, tb}) {
+                    const DVec3 n = glm::normalize(glm::cross(t3[1] - t3[0], t3[2] - t3[0]));
+                    EXPECT_LT(std::abs(glm::dot(DVec3(s) - t3[0], n)), 1e-5);
+                }
+            }
+            ++checked;
+        }
+    }
+    EXPECT_GT(checked, 100u);
+}
+
+void bruteForceSelf(const PosedMesh& m, std::vector<TrianglePair>& out) {
+    out.clear();
+    const auto tris = m.mesh().triangles();
+    for (std::uint32_t i = 0; i < tris.size(); ++i)
+        for (std::uint32_t j = i + 1; j < tris.size(); ++j) {
+            bool shared = false;
+            for (int x = 0; x < 3; ++x)
+                for (int y = 0; y < 3; ++y) shared |= tris[i][x] == tris[j][y];
+            if (shared) continue;
+            DVec3 p[3], q[3];
+            m.triangle(i, p);
+            m.triangle(j, q);
+            if (trianglesIntersect(p, q)) out.push_back({i, j});
+        }
+}
+
+// A strip of n x 2 quads, x in [0, length], y in [0, width]: vertices then triangles.
+void strip(int n, std::vector<Vec3>& v, std::vector<UVec3>& t, float length, float width) {
+    const auto base = static_cast<std::uint32_t>(v.size());
+    for (int i = 0; i <= n; ++i)
+        for (int j = 0; j <= 2; ++j) v.push_back(Vec3(length * float(i) / float(n), width * float(j) / 2.0f, 0.0f));
+    for (std::uint32_t i = 0; i < std::uint32_t(n); ++i)
+        for (std::uint32_t j = 0; j < 2; ++j) {
+            const std::uint32_t a = base + i * 3 + j, b = a + 3, c = a + 1, d = b + 1;
+            t.push_back(UVec3(a, b, d));
+            t.push_back(UVec3(a, d, c));
+        }
+}
+
+TEST(Reference, SelfIntersectionOfAStripFoldedOntoItself) {
+    // A strip wound 1.3 times round a cylinder (radius 0.5) while drifting 0.4 along the axis per
+    // turn: the second turn lies on the first one's surface, half a strip width along, so the
+    // two layers' chords cross each other all along the overlap.
+    std::vector<Vec3> v;
+    std::vector<UVec3> t;
+    const float length = 1.3f * 2.0f * std::numbers::pi_v<float> * 0.5f;
+    strip(90, v, t, length, 0.8f);
+    for (Vec3& p : v) {
+        const float phi = p.x / 0.5f;
+        const float drift = 0.4f * phi / (2.0f * std::numbers::pi_v<float>);
+        p = Vec3(0.5f * std::cos(phi), p.y + drift, 0.5f * std::sin(phi));
+    }
+    const Result<Mesh> mesh = Mesh::create("wound strip", v, t);
+    ASSERT_TRUE(mesh.has_value()) << mesh.error().message;
+    PosedMesh m(*mesh);
+    std::vector<TrianglePair> fast, slow;
+    std::vector<Segment> segments;
+    intersectSelf(m, fast, &segments);
+    bruteForceSelf(m, slow);
+    EXPECT_EQ(fast, slow);
+    EXPECT_GT(fast.size(), 20u);
+    EXPECT_EQ(segments.size(), fast.size());
+    // Only the two layers meet: triangles whose strip positions differ by about a turn.
+    for (const TrianglePair& p : fast) {
+        const int quads = std::abs(int(p.a / 4) - int(p.b / 4));
+        EXPECT_GT(quads, 50) << p.a << ' ' << p.b;
+    }
+}
+
+TEST(Reference, SelfIntersectionOfTwoCrossingSheets) {
+    // One mesh of two strips: one in z = 0, one stood up in the plane x = 0.55 crossing it.
+    std::vector<Vec3> v;
+    std::vector<UVec3> t;
+    strip(10, v, t, 1.0f, 1.0f);
+    const std::size_t second = v.size();
+    const std::size_t firstTris = t.size();
+    strip(10, v, t, 1.0f, 1.0f);
+    for (std::size_t i = second; i < v.size(); ++i) v[i] = Vec3(0.55f, v[i].y, v[i].x - 0.5f);
+    const Result<Mesh> mesh = Mesh::create("crossed sheets", v, t);
+    ASSERT_TRUE(mesh.has_value()) << mesh.error().message;
+    PosedMesh m(*mesh);
+    std::vector<TrianglePair> fast, slow;
+    intersectSelf(m, fast);
+    bruteForceSelf(m, slow);
+    EXPECT_EQ(fast, slow);
+    // The line x = 0.55, z = 0 crosses quad column 5 of the flat strip (4 triangles, but only the
+    // ones it passes through) and the standing strip's middle quad row; every pair is across sheets.
+    ASSERT_FALSE(fast.empty());
+    for (const TrianglePair& p : fast) {
+        EXPECT_LT(p.a, firstTris);
+        EXPECT_GE(p.b, firstTris);
+    }
+}
+
+}  // namespace
