@@ -12,5 +12,6 @@ add_custom_command(
   COMMENT "Generating GL 4.5 core and EGL 1.5 loaders with glad"
   VERBATIM)
 add_library(isc_glad STATIC ${ISC_GLAD_DIR}/src/gl.c ${ISC_GLAD_DIR}/src/egl.c)
-target_include_directories(isc_glad PUBLIC $<BUILD_INTERFACE:${ISC_GLAD_DIR}/include>)
+target_include_directories(isc_glad PUBLIC $<BUILD_INTERFACE:${ISC_GLAD_DIR}/include>
+                                            $<INSTALL_INTERFACE:include/isc/third_party>)
 target_link_libraries(isc_glad PUBLIC ${CMAKE_DL_LIBS})
