@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <span>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -36,11 +37,19 @@ public:
     void upload(std::size_t offset, std::span<T, N> values) {
         upload(offset, values.size_bytes(), values.data());
     }
+    template <class T>
+    void upload(std::size_t offset, const std::vector<T>& values) {
+        upload(offset, values.size() * sizeof(T), values.data());
+    }
     /// glGetNamedBufferSubData: blocks until the GPU wrote it. offset + bytes <= size() (asserted).
     void read(std::size_t offset, std::size_t bytes, void* out) const;
     template <class T, std::size_t N>
     void read(std::size_t offset, std::span<T, N> out) const {
         read(offset, out.size_bytes(), out.data());
+    }
+    template <class T>
+    void read(std::size_t offset, std::vector<T>& out) const {
+        read(offset, out.size() * sizeof(T), out.data());
     }
     /// Sets every byte range to zero (glClearNamedBufferSubData with R32UI 0; bytes multiple of 4).
     void clearZero(std::size_t offset, std::size_t bytes);
