@@ -20,6 +20,8 @@ namespace isc::gl {
 #define PEEL_BINDING_ROW_COUNTS 13 // uint rowCounts[] (packing: counting)
 #define PEEL_BINDING_ROW_OFFSETS 14 // uint rowOffsets[] (packing: moving)
 #define PEEL_BINDING_PACKED 15     // PeelRecord packed[] (packing: moved result)
+#define PEEL_BINDING_CULLED 16     // uint culled[]: per-draw index lists of triangles inside the tile
+#define PEEL_BINDING_COMMANDS 17   // uint commands[5 * draws]: the indirect draws (count written by the cull)
 
 #define PEEL_ATTRIB_DRAW_ID 0      // uint vertex attribute, divisor 1: = baseInstance = draw index
 
@@ -29,6 +31,7 @@ namespace isc::gl {
 #define PEEL_COUNTER_RECORDS 2         // triangles appended by primitive separation
 #define PEEL_COUNTER_MAX_DEPTH 3       // longest fragment list (depth complexity)
 #define PEEL_COUNTER_OVERFLOW_RAYS 4   // rays over the layer cap (marked colliding)
+#define PEEL_COUNTER_RASTER_TRIANGLES 5  // triangles kept by the per-tile cull
 #define PEEL_COUNTER_COUNT 8
 
 // Tile flags.

@@ -7,7 +7,7 @@
 #include "isc/gl/Framebuffer.h"
 #include "isc/gl/Gl.h"
 #include "isc/gl/GpuScene.h"
-#include "isc/gl/GpuTimer.h"
+#include "isc/gl/Query.h"
 #include "isc/gl/Program.h"
 #include "isc/gl/VertexArray.h"
 
@@ -39,6 +39,25 @@ constexpr int kMaxAtlasSide = 8192;
 // Rows of the sparse record "texture" in packing mode.
 constexpr std::uint32_t kPackRowWidth = 1024;
 
+// DetectorStats::count sets; these add or keep the maximum over a call's batches.
+void addCount(DetectorStats& stats, std::string_view name, double value) {
+    stats.count(name, stats.counter(name) + value);
+}
+void maxCount(DetectorStats& stats, std::string_view name, double value) {
+    stats.count(name, std::max(stats.counter(name), value));
+}
+
+// GPU time of a span through two GL_TIMESTAMP queries (glQueryCounter). Workaround, by name:
+// on Mesa llvmpipe (LLVM 15) a GL_TIME_ELAPSED query around compute dispatches only
+// returned the absolute timestamp (about the machine's uptime), not the span.
+struct SpanTimer {
+    gl::Query begin{"peel span begin", GL_TIMESTAMP};
+    gl::Query end{"peel span end", GL_TIMESTAMP};
+    void start() { glQueryCounter(begin.id(), GL_TIMESTAMP); }
+    void stop() { glQueryCounter(end.id(), GL_TIMESTAMP); }
+    double elapsedMs() const { return double(end.result() - begin.result()) * 1e-6; }
+};
+
 struct Tile {
     gl::PeelTile gpu{};
     std::uint32_t candidate = 0;  // index into the call's candidates
@@ -52,18 +71,19 @@ struct PeelDetector::Impl {
     bool packing = false;
     int levels = 0;                  // log2(resolution)
     std::uint32_t pyramidStride = 0; // mipmap texels per tile (levels 1..L)
-    gl::Program raster, resolve, mip, separate, packCount, packMove;
+    gl::Program cull, raster, resolve, mip, separate, packCount, packMove;
     gl::GpuScene scene{"peel scene"};
     gl::VertexArray vao;
     gl::Framebuffer framebuffer;
     gl::Buffer tiles{"peel tiles"}, draws{"peel draws"}, drawIds{"peel draw ids"},
         indirect{"peel indirect"}, heads{"peel heads"}, nodes{"peel nodes"}, counters{"peel counters"},
         mask{"peel mask"}, pyramid{"peel pyramid"}, segments{"peel segments"}, records{"peel records"},
-        rowCounts{"peel row counts"}, rowOffsets{"peel row offsets"}, packed{"peel packed"};
+        rowCounts{"peel row counts"}, rowOffsets{"peel row offsets"}, packed{"peel packed"},
+        culled{"peel culled indices"};
     std::size_t nodeCapacity = 1 << 20;
     std::size_t recordCapacity = 1 << 14;
     std::uint32_t drawIdCount = 0;
-    std::vector<gl::GpuTimer> timers;
+    std::vector<std::unique_ptr<SpanTimer>> timers;
     PeelNarrowphase narrowphase;
 
     Result<void> compile();
@@ -74,6 +94,9 @@ struct PeelDetector::Impl {
 
 Result<void> PeelDetector::Impl::compile() {
     const std::string layers = "#define MAX_LAYERS " + std::to_string(settings.maxLayers) + "\n";
+    auto k = gl::Program::create({{GL_COMPUTE_SHADER, "peel_cull.glsl"}}, {}, "peel cull");
+    if (!k) return fail(k.error().message);
+    cull = std::move(*k);
     auto r = gl::Program::create({{GL_VERTEX_SHADER, "peel_raster.vert.glsl"},
                                   {GL_FRAGMENT_SHADER, "peel_raster.frag.glsl"}},
                                  {}, "peel raster");
@@ -119,7 +142,7 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
     std::vector<gl::PeelDraw> drawData;
     std::vector<gl::DrawElementsIndirectCommand> commands;
     std::vector<gl::PeelSegment> segmentData;
-    std::uint32_t items = 0;
+    std::uint32_t items = 0, indexRegion = 0;
     for (std::uint32_t i = 0; i < n; ++i) {
         tileData[i] = batch[i].gpu;
         tileData[i].originX = (i % tilesX) * R;
@@ -128,9 +151,9 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         for (std::uint32_t side = 0; side < (self ? 1u : 2u); ++side) {
             const ObjectId o = side == 0 ? tileData[i].objectA : tileData[i].objectB;
             const gl::ObjectRange& range = scene.object(o);
-            commands.push_back({3 * range.triangleCount, 1, 3 * range.firstTriangle,
-                                static_cast<std::int32_t>(range.firstVertex),
-                                static_cast<std::uint32_t>(drawData.size())});
+            // count is written by peel_cull; indices there are absolute (baseVertex 0).
+            commands.push_back({0, 1, indexRegion, 0, static_cast<std::uint32_t>(drawData.size())});
+            indexRegion += 3 * range.triangleCount;
             drawData.push_back({i, side, o, 0});
             segmentData.push_back({items, i, side, o});
             items += range.triangleCount;
@@ -152,7 +175,8 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         vao.setVertexBuffer(0, drawIds, 0, sizeof(std::uint32_t), 1);
         vao.setIntegerAttribute(PEEL_ATTRIB_DRAW_ID, 0, 1, GL_UNSIGNED_INT);
     }
-    vao.setElementBuffer(scene.indexBuffer());
+    culled.reserve(std::size_t(std::max(indexRegion, 3u)) * sizeof(std::uint32_t));
+    vao.setElementBuffer(culled);
 
     const std::uint32_t maskWords = (R * R + 31) / 32;
     heads.reserve(std::size_t(W) * H * sizeof(std::uint32_t));
@@ -173,11 +197,23 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
     // Object sampling: one raster pass for every tile of the batch, fragments appended to
     // per-pixel lists. Redone with a larger pool when the pool overflowed.
     std::uint32_t counterValues[PEEL_COUNTER_COUNT] = {};
+    counters.clearZero();
+    timers.push_back(std::make_unique<SpanTimer>());
+    timers.back()->start();
+    // Cull: per tile, only the triangles inside its window are drawn.
+    culled.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_CULLED);
+    indirect.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_COMMANDS);
+    cull.setUniform("uSegmentCount", static_cast<std::uint32_t>(segmentData.size()));
+    cull.setUniform("uItemCount", items);
+    cull.use();
+    cull.dispatch((items + 63) / 64);
+    glMemoryBarrier(GL_COMMAND_BARRIER_BIT | GL_ELEMENT_ARRAY_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
+    timers.back()->stop();
     for (int attempt = 0;; ++attempt) {
-        timers.emplace_back("peel batch");
-        timers.back().begin();
+        timers.push_back(std::make_unique<SpanTimer>());
+        timers.back()->start();
         heads.clearZero(0, std::size_t(W) * H * sizeof(std::uint32_t));
-        counters.clearZero();
+        counters.clearZero(PEEL_COUNTER_FRAGMENTS * 4, 4);
         nodes.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_NODES);
         glNamedFramebufferParameteri(framebuffer.id(), GL_FRAMEBUFFER_DEFAULT_WIDTH, static_cast<GLint>(W));
         glNamedFramebufferParameteri(framebuffer.id(), GL_FRAMEBUFFER_DEFAULT_HEIGHT, static_cast<GLint>(H));
@@ -203,19 +239,19 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         glDisable(GL_DEPTH_CLAMP);
         gl::Framebuffer::bindDefault();
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-        timers.back().end();
+        timers.back()->stop();
         const auto tr = Clock::now();
         counters.read(0, sizeof(std::uint32_t), &counterValues[PEEL_COUNTER_FRAGMENTS]);
         readbackMs += msSince(tr);
-        stats.count("raster_passes", 1);
+        addCount(stats, "raster_passes", 1);
         if (counterValues[PEEL_COUNTER_FRAGMENTS] <= nodeCapacity) break;
         nodeCapacity = std::size_t(counterValues[PEEL_COUNTER_FRAGMENTS]) * 5 / 4 + 1024;
         nodes.reserve(nodeCapacity * 8);
     }
-    stats.count("fragments", counterValues[PEEL_COUNTER_FRAGMENTS]);
+    addCount(stats, "fragments", counterValues[PEEL_COUNTER_FRAGMENTS]);
 
-    timers.emplace_back("peel resolve");
-    timers.back().begin();
+    timers.push_back(std::make_unique<SpanTimer>());
+    timers.back()->start();
     // Collision rays (section 4, per-ray sort and sweep).
     resolve.use();
     resolve.setUniform("uTileSize", R);
@@ -237,7 +273,7 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         prevOffset = offset;
         offset += dim * dim;
     }
-    timers.back().end();
+    timers.back()->stop();
 
     // Primitive separation (section 6) and compaction (sections 3, 7).
     separate.setUniform("uTileSize", R);
@@ -251,13 +287,13 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
             records.reserve(recordCapacity * sizeof(gl::PeelRecord));
             records.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_RECORDS);
             counters.clearZero(PEEL_COUNTER_RECORDS * 4, 4);
-            timers.emplace_back("peel separate");
-            timers.back().begin();
+            timers.push_back(std::make_unique<SpanTimer>());
+            timers.back()->start();
             separate.setUniform("uRecordCapacity", static_cast<std::uint32_t>(recordCapacity));
             separate.use();
             separate.dispatch((items + 63) / 64);
             glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
-            timers.back().end();
+            timers.back()->stop();
             const auto tr = Clock::now();
             counters.read(0, sizeof(counterValues), counterValues);
             recordCount = counterValues[PEEL_COUNTER_RECORDS];
@@ -279,8 +315,8 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         rowCounts.reserve(std::size_t(rows) * 4);
         rowOffsets.reserve(std::size_t(rows) * 4);
         rowCounts.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_ROW_COUNTS);
-        timers.emplace_back("peel separate+count");
-        timers.back().begin();
+        timers.push_back(std::make_unique<SpanTimer>());
+        timers.back()->start();
         separate.use();
         separate.dispatch((items + 63) / 64);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
@@ -289,7 +325,7 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         packCount.use();
         packCount.dispatch((rows + 63) / 64);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
-        timers.back().end();
+        timers.back()->stop();
         auto tr = Clock::now();
         counters.read(0, sizeof(counterValues), counterValues);
         std::vector<std::uint32_t> counts(rows);
@@ -303,14 +339,14 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
             packed.reserve(std::size_t(recordCount) * sizeof(gl::PeelRecord));
             rowOffsets.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_ROW_OFFSETS);
             packed.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_PACKED);
-            timers.emplace_back("peel pack move");
-            timers.back().begin();
+            timers.push_back(std::make_unique<SpanTimer>());
+            timers.back()->start();
             packMove.setUniform("uRowWidth", kPackRowWidth);
             packMove.setUniform("uItemCount", items);
             packMove.use();
             packMove.dispatch((rows + 63) / 64);
             glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-            timers.back().end();
+            timers.back()->stop();
             tr = Clock::now();
             const std::size_t old = outRecords.size();
             outRecords.resize(old + recordCount);
@@ -322,12 +358,11 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
     for (std::size_t i = outRecords.size() - recordCount; i < outRecords.size(); ++i)
         outRecords[i].tileSide += 2 * firstTile;
 
-    stats.count("collision_rays", counterValues[PEEL_COUNTER_COLLISION_RAYS]);
-    stats.count("overflow_rays", counterValues[PEEL_COUNTER_OVERFLOW_RAYS]);
-    const double depth = counterValues[PEEL_COUNTER_MAX_DEPTH];
-    if (depth > stats.counter("max_depth_complexity"))
-        stats.count("max_depth_complexity", depth - stats.counter("max_depth_complexity"));
-    stats.count("triangles_read_back", recordCount);
+    addCount(stats, "collision_rays", counterValues[PEEL_COUNTER_COLLISION_RAYS]);
+    addCount(stats, "overflow_rays", counterValues[PEEL_COUNTER_OVERFLOW_RAYS]);
+    maxCount(stats, "max_depth_complexity", counterValues[PEEL_COUNTER_MAX_DEPTH]);
+    addCount(stats, "triangles_read_back", recordCount);
+    addCount(stats, "triangles_rasterized", counterValues[PEEL_COUNTER_RASTER_TRIANGLES]);
     (void)sceneCpu;
     (void)gpuMs;
     if (auto e = gl::checkError("after peel batch"); !e) return e;
@@ -445,7 +480,7 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
                 !r)
                 return r;
         }
-        for (const gl::GpuTimer& t : im.timers) gpuMs += t.elapsedMs();
+        for (const auto& t : im.timers) gpuMs += t->elapsedMs();
         if (auto e = gl::checkError("after peel read-back"); !e) return e;
     }
 
