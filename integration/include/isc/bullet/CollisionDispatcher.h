@@ -1,0 +1,111 @@
+#pragma once
+/// A drop-in btCollisionDispatcher: mesh–mesh pairs go to an isc::Detector once per step as
+/// one batch; every other pair goes through Bullet's own algorithms unchanged. An app
+/// changes one line:
+///
+///     btCollisionDispatcher* d = new isc::bullet::CollisionDispatcher(
+///         config, isc::bullet::DispatcherSettings{.detector = "cpu"});
+///
+/// Mesh shapes: btGImpactMeshShape, btBvhTriangleMeshShape (static), btConvexTriangleMeshShape,
+/// and btCompoundShape whose children are all of those. Contacts go into persistent
+/// manifolds (getNewManifold) through btManifoldResult, so Bullet's point reduction, cache
+/// matching (warm starting), friction/restitution combination and gContactAddedCallback all
+/// apply. See docs/integration.md for the design and its choices.
+///
+/// Threads: the batch runs on the thread that calls stepSimulation (never on a worker), so
+/// GL detectors are safe. Not thread-safe otherwise.
+#include "isc/bullet/DispatchStats.h"
+#include "isc/bullet/DispatcherSettings.h"
+#include "isc/detect/Detector.h"
+
+#include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
+#include <BulletCollision/CollisionDispatch/btDefaultCollisionConfiguration.h>
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+class btCollisionObject;
+class btCollisionObjectWrapper;
+class btManifoldResult;
+
+namespace isc::bullet {
+
+class MeshPairAlgorithm;
+class SceneMirror;
+
+/// A btDefaultCollisionConstructionInfo whose algorithm pool elements are large enough for
+/// the dispatcher's own algorithm (the dispatcher also copes with a smaller pool by
+/// allocating from the heap, since Bullet's pool checks sizes only in debug builds).
+btDefaultCollisionConstructionInfo collisionConstructionInfo();
+
+class CollisionDispatcher : public btCollisionDispatcher {
+public:
+    /// Creates the detector named in `settings` with isc::createDetector. When that fails
+    /// (unknown name, no GL context) the error goes to the warning sink once, detectorError()
+    /// returns it, and mesh–mesh pairs get no contacts. Use create() to get the error instead.
+    CollisionDispatcher(btCollisionConfiguration* config, DispatcherSettings settings = {});
+    /// Uses `detector` (owned) instead of the registry; `settings.detector` is ignored.
+    CollisionDispatcher(btCollisionConfiguration* config, std::unique_ptr<Detector> detector,
+                        DispatcherSettings settings = {});
+    ~CollisionDispatcher() override;
+    CollisionDispatcher(const CollisionDispatcher&) = delete;
+    CollisionDispatcher& operator=(const CollisionDispatcher&) = delete;
+
+    /// Like the constructor, but a detector that cannot be created is an Error.
+    [[nodiscard]] static Result<std::unique_ptr<CollisionDispatcher>> create(
+        btCollisionConfiguration* config, DispatcherSettings settings = {});
+
+    /// Walks the overlapping pairs: mesh–mesh pairs are gathered and detected in one batch,
+    /// the others go to the near callback. Runs everything on the calling thread.
+    void dispatchAllCollisionPairs(btOverlappingPairCache* pairCache, const btDispatcherInfo& info,
+                                   btDispatcher* dispatcher) override;
+    /// Falls back to the heap when the pool's elements are too small for `size`.
+    void* allocateCollisionAlgorithm(int size) override;
+
+    /// Collision margin of one mesh body, metres (>= 0). Takes effect on the next step.
+    void setMargin(const btCollisionObject* body, float margin);
+    /// The margin of `body`: its own, or the settings' default.
+    float margin(const btCollisionObject* body) const;
+
+    /// The detector in use; null when it could not be created.
+    Detector* detector() { return detector_.get(); }
+    /// Why the detector could not be created; empty when it was.
+    const std::string& detectorError() const { return detectorError_; }
+    const DispatcherSettings& settings() const { return settings_; }
+    /// What the last dispatchAllCollisionPairs did.
+    const DispatchStats& lastStats() const { return stats_; }
+    /// Every warning said so far, in order (each also went to the warning sink).
+    const std::vector<std::string>& warnings() const { return warnings_; }
+
+    /// True when `shape` is handled as a mesh (see the class comment).
+    static bool isMeshShape(const btCollisionShape* shape);
+
+    /// Used by MeshPairAlgorithm::processCollision: detects one pair now (contactTest,
+    /// contactPairTest, a compound's child pair, a custom near callback).
+    void collideOnePair(MeshPairAlgorithm& algorithm, const btCollisionObjectWrapper* body0,
+                        const btCollisionObjectWrapper* body1, btManifoldResult& result);
+
+private:
+    struct Batch;
+    void init();
+    void warnOnce(const std::string& key, const std::string& message);
+    void gather(Batch& batch, MeshPairAlgorithm& algorithm, btCollisionObject* body0,
+                btCollisionObject* body1);
+    void runBatch(Batch& batch);
+
+    DispatcherSettings settings_;
+    std::unique_ptr<Detector> detector_;
+    std::string detectorError_;
+    std::unique_ptr<SceneMirror> mirror_;
+    std::unique_ptr<btCollisionAlgorithmCreateFunc> meshCreateFunc_;
+    std::unique_ptr<btCollisionAlgorithmCreateFunc> gimpactCreateFunc_;
+    DispatchStats stats_;
+    std::vector<std::string> warnings_;
+    std::vector<std::string> warnedKeys_;
+    std::unique_ptr<Batch> batch_;
+    std::unordered_map<const btCollisionObject*, float> margins_;
+};
+
+}  // namespace isc::bullet

@@ -1,0 +1,103 @@
+#pragma once
+/// A small Bullet rigid-body world of mesh bodies on a ground box, with the measurements
+/// the demos, benchmarks and stability tests share (step and collision time, speed,
+/// energy, penetration). Collision goes either through isc::bullet::CollisionDispatcher
+/// with a named detector, or through stock Bullet GImpact ("bullet-gimpact").
+#include "isc/bullet/DispatchStats.h"
+#include "isc/bullet/DispatcherSettings.h"
+#include "isc/core/Math.h"
+#include "isc/core/Result.h"
+#include "isc/mesh/Mesh.h"
+
+#include <functional>
+#include <memory>
+#include <string_view>
+#include <string>
+#include <vector>
+
+class btDiscreteDynamicsWorld;
+class btRigidBody;
+
+namespace isc::bullet {
+
+class CollisionDispatcher;
+
+/// Name of the stock-Bullet path: btGImpactMeshShape + btGImpactCollisionAlgorithm through
+/// a plain btCollisionDispatcher.
+inline constexpr const char* kBulletGImpact = "bullet-gimpact";
+
+struct WorldSettings {
+    /// A detector name for isc::createDetector, or kBulletGImpact.
+    std::string detector = "cpu";
+    /// Collision margin of mesh bodies, metres: the dispatcher's margin, or the GImpact
+    /// shapes' margin on the stock path (GImpact's own default is 0.1).
+    float margin = 0.04f;
+    Vec3 gravity{0.0f, -9.81f, 0.0f};
+    float friction = 0.6f;
+    float restitution = 0.0f;
+    /// Where dispatcher warnings go (empty: stderr).
+    std::function<void(std::string_view)> onWarning;
+};
+
+/// Timings of one step (wall clock, milliseconds).
+struct StepTimes {
+    double stepMs = 0.0;       ///< the whole stepSimulation call
+    double collisionMs = 0.0;  ///< the dispatcher's dispatchAllCollisionPairs (narrow phase)
+};
+
+class RigidWorld {
+public:
+    /// Errors: a detector that cannot be created (its message).
+    [[nodiscard]] static Result<std::unique_ptr<RigidWorld>> create(const WorldSettings& settings);
+    ~RigidWorld();
+    RigidWorld(const RigidWorld&) = delete;
+    RigidWorld& operator=(const RigidWorld&) = delete;
+
+    /// A static box whose top face is the plane y = top.
+    void addGround(Vec3 halfExtents, float top = 0.0f);
+    /// A dynamic body of `mesh` (kept alive by the world; shapes are shared per mesh) at
+    /// `pose`, `mass` kg. Returns its index. A mesh with no triangle is a programmer error.
+    int addMeshBody(std::shared_ptr<const Mesh> mesh, const Pose& pose, float mass = 1.0f);
+    /// Advances one fixed step of `dt` seconds.
+    StepTimes step(float dt = 1.0f / 60.0f);
+
+    int bodyCount() const { return int(bodies_.size()); }
+    Pose pose(int body) const;
+    btRigidBody* rigidBody(int body) { return bodies_[std::size_t(body)].rigid; }
+    btDiscreteDynamicsWorld& world() { return *world_; }
+    /// The isc dispatcher, or null on the stock GImpact path.
+    CollisionDispatcher* dispatcher() { return iscDispatcher_; }
+    const WorldSettings& settings() const { return settings_; }
+
+    /// Largest linear speed of any body, m/s.
+    double maxSpeed() const;
+    /// Kinetic (linear + rotational) plus potential energy (above y = 0), joules.
+    double energy() const;
+    /// True when a position or velocity is NaN or Inf.
+    bool hasNonFinite() const;
+    /// Lowest world y over every vertex of every body (exact, O(vertices)).
+    double lowestPoint() const;
+    /// Penetration proxy, metres: the larger of (ground top - lowest vertex) and the deepest
+    /// contact point between two mesh bodies, as real surface distance (the stock GImpact
+    /// path's distances are to surfaces swollen by both margins: the margins are added back).
+    double maxPenetration() const;
+    /// Contact points in all manifolds now.
+    int contactCount() const;
+
+private:
+    RigidWorld() = default;
+    struct Body {
+        btRigidBody* rigid = nullptr;
+        std::shared_ptr<const Mesh> mesh;
+    };
+    struct Shared;
+    WorldSettings settings_;
+    std::unique_ptr<Shared> shared_;
+    btDiscreteDynamicsWorld* world_ = nullptr;
+    CollisionDispatcher* iscDispatcher_ = nullptr;
+    std::vector<Body> bodies_;
+    float groundTop_ = 0.0f;
+    bool hasGround_ = false;
+};
+
+}  // namespace isc::bullet

@@ -1,0 +1,474 @@
+#include "isc/bullet/CollisionDispatcher.h"
+
+#include "MeshPairAlgorithm.h"
+#include "SceneMirror.h"
+#include "TriangleContacts.h"
+
+#include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
+#include <BulletCollision/CollisionDispatch/btCollisionObject.h>
+#include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
+#include <BulletCollision/CollisionDispatch/btManifoldResult.h>
+#include <BulletCollision/CollisionShapes/btCompoundShape.h>
+#include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>
+#include <LinearMath/btPoolAllocator.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <sstream>
+#include <unordered_map>
+
+namespace isc::bullet {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+std::uint64_t pairKey(ObjectId a, ObjectId b) { return (std::uint64_t(a) << 32) | b; }
+
+std::vector<std::uint64_t>& scratchPairs() {
+    static thread_local std::vector<std::uint64_t> pairs;
+    return pairs;
+}
+
+std::string describe(const btCollisionObject* body) {
+    std::ostringstream s;
+    s << "body " << static_cast<const void*>(body) << " (" << body->getCollisionShape()->getName() << ")";
+    return s.str();
+}
+
+btVector3 toBt(const Vec3& v) { return btVector3(v.x, v.y, v.z); }
+
+// One side of a mesh pair as the contact emitter sees it.
+struct Side {
+    const MirroredMesh* mesh;
+    btTransform world;  // shape-local to world
+    int childIndex;     // compound child, -1 when not a compound
+};
+
+// Turns one detector result into contact points on `result` (whose manifold is set).
+// `swapped`: the result's object a is `s1` (Bullet's body 1), not `s0`.
+std::size_t emitContacts(btManifoldResult& result, const Side& s0, const Side& s1,
+                         const PairResult& r, bool swapped, float pairMargin, float maxDepth) {
+    std::size_t added = 0;
+    const Mesh& m0 = *s0.mesh->real.mesh;
+    const Mesh& m1 = *s1.mesh->real.mesh;
+    auto ids = [](const Side& s, std::uint32_t t, int& part, int& index) {
+        part = s.childIndex >= 0 ? s.childIndex : s.mesh->real.partOf[t];
+        index = s.mesh->real.indexOf[t];
+    };
+    // The detector reports triangles whose swollen copies intersect: along the rim of a
+    // contact patch. Facing triangles inside a flat patch (a box face on a box face) never
+    // intersect, so each reported pair is widened to the one-rings of both triangles.
+    std::vector<std::uint64_t>& seen = scratchPairs();
+    seen.clear();
+    auto consider = [&](std::uint32_t t0, std::uint32_t t1) { seen.push_back((std::uint64_t(t0) << 32) | t1); };
+    const ShapeMesh& r0 = s0.mesh->real;
+    const ShapeMesh& r1 = s1.mesh->real;
+    for (const TrianglePair& tp : r.triangles) {
+        const std::uint32_t t0 = swapped ? tp.b : tp.a;
+        const std::uint32_t t1 = swapped ? tp.a : tp.b;
+        if (t0 >= m0.triangleCount() || t1 >= m1.triangleCount()) continue;
+        consider(t0, t1);
+        for (std::uint32_t k = r0.ringStart[t0]; k < r0.ringStart[t0 + 1]; ++k) consider(r0.ring[k], t1);
+        for (std::uint32_t k = r1.ringStart[t1]; k < r1.ringStart[t1 + 1]; ++k) consider(t0, r1.ring[k]);
+    }
+    std::sort(seen.begin(), seen.end());
+    seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
+    TriangleContact contacts[16];
+    for (const std::uint64_t key : seen) {
+        const auto t0 = std::uint32_t(key >> 32), t1 = std::uint32_t(key);
+        const UVec3 i0 = m0.triangles()[t0];
+        const UVec3 i1 = m1.triangles()[t1];
+        const btVector3 a[3] = {s0.world * toBt(m0.vertices()[i0.x]), s0.world * toBt(m0.vertices()[i0.y]),
+                                s0.world * toBt(m0.vertices()[i0.z])};
+        const btVector3 b[3] = {s1.world * toBt(m1.vertices()[i1.x]), s1.world * toBt(m1.vertices()[i1.y]),
+                                s1.world * toBt(m1.vertices()[i1.z])};
+        const int n = triangleContacts(a, b, pairMargin, contacts);
+        if (n == 0 || contacts[0].distance < -maxDepth) continue;
+        int part = 0, index = 0;
+        ids(s0, t0, part, index);
+        result.setShapeIdentifiersA(part, index);
+        ids(s1, t1, part, index);
+        result.setShapeIdentifiersB(part, index);
+        for (int k = 0; k < n; ++k)
+            result.addContactPoint(contacts[k].normalOnB, contacts[k].pointOnB, contacts[k].distance);
+        added += std::size_t(n);
+    }
+    // Samples were measured on the swollen meshes: the real distance is larger by the
+    // pair margin (half of each body's margin).
+    for (const ContactSample& cs : r.samples) {
+        btVector3 normal = toBt(cs.normalOnB);
+        btVector3 point = toBt(cs.pointOnB);
+        const btScalar depth = cs.depth + pairMargin;
+        std::uint32_t t0 = cs.triangleA, t1 = cs.triangleB;
+        if (swapped) {  // the sample's B is Bullet's body 0: flip to body 1's side
+            point = point + normal * cs.depth;
+            normal = -normal;
+            std::swap(t0, t1);
+        }
+        int part = -1, index = -1;
+        if (t0 < m0.triangleCount()) ids(s0, t0, part, index);
+        result.setShapeIdentifiersA(part, index);
+        part = index = -1;
+        if (t1 < m1.triangleCount()) ids(s1, t1, part, index);
+        result.setShapeIdentifiersB(part, index);
+        // The point moves from the swollen surface of B onto the real one.
+        result.addContactPoint(normal, point - normal * btScalar(0.5f) * pairMargin, depth);
+        ++added;
+    }
+    return added;
+}
+
+}  // namespace
+
+btDefaultCollisionConstructionInfo collisionConstructionInfo() {
+    btDefaultCollisionConstructionInfo ci;
+    ci.m_customCollisionAlgorithmMaxElementSize =
+        int(std::max(sizeof(MeshPairAlgorithm), sizeof(btGImpactCollisionAlgorithm)));
+    return ci;
+}
+
+struct CollisionDispatcher::Batch {
+    struct Entry {
+        MeshPairAlgorithm* algorithm = nullptr;
+        btCollisionObject* body0 = nullptr;
+        btCollisionObject* body1 = nullptr;
+        const MirroredBody* mirror0 = nullptr;
+        const MirroredBody* mirror1 = nullptr;
+        float pairMargin = 0.0f;
+        std::vector<std::uint32_t> results;  // indices into output.pairs
+    };
+    struct Candidate {
+        std::uint32_t entry = 0;
+        const MirroredPart* part0 = nullptr;  // of body 0
+        const MirroredPart* part1 = nullptr;  // of body 1
+        bool swapped = false;                 // candidates[i].a is part1's object
+    };
+    std::vector<Entry> entries;
+    std::vector<ObjectPair> candidates;
+    std::vector<Candidate> info;
+    std::unordered_map<std::uint64_t, std::uint32_t> index;
+    DetectionOutput output;
+
+    void clear() {
+        entries.clear();
+        candidates.clear();
+        info.clear();
+        index.clear();
+    }
+};
+
+CollisionDispatcher::CollisionDispatcher(btCollisionConfiguration* config, DispatcherSettings settings)
+    : btCollisionDispatcher(config), settings_(std::move(settings)) {
+    DetectorSettings ds = settings_.detectorSettings;
+    ds.wantSegments = ds.validate;
+    Result<std::unique_ptr<Detector>> d = createDetector(settings_.detector, ds);
+    if (d) {
+        detector_ = std::move(*d);
+    } else {
+        detectorError_ = "CollisionDispatcher: detector '" + settings_.detector +
+                         "' could not be created, mesh-mesh pairs get no contacts: " + d.error().message;
+    }
+    init();
+}
+
+CollisionDispatcher::CollisionDispatcher(btCollisionConfiguration* config, std::unique_ptr<Detector> detector,
+                                         DispatcherSettings settings)
+    : btCollisionDispatcher(config), settings_(std::move(settings)), detector_(std::move(detector)) {
+    if (detector_) settings_.detector = std::string(detector_->name());
+    else detectorError_ = "CollisionDispatcher: no detector given, mesh-mesh pairs get no contacts";
+    init();
+}
+
+CollisionDispatcher::~CollisionDispatcher() = default;
+
+Result<std::unique_ptr<CollisionDispatcher>> CollisionDispatcher::create(btCollisionConfiguration* config,
+                                                                        DispatcherSettings settings) {
+    DetectorSettings ds = settings.detectorSettings;
+    ds.wantSegments = ds.validate;
+    Result<std::unique_ptr<Detector>> d = createDetector(settings.detector, ds);
+    if (!d) return fail("CollisionDispatcher::create(): " + d.error().message);
+    return std::make_unique<CollisionDispatcher>(config, std::move(*d), std::move(settings));
+}
+
+void CollisionDispatcher::init() {
+    batch_ = std::make_unique<Batch>();
+    mirror_ = std::make_unique<SceneMirror>(
+        detector_ && detector_->needsClosedMeshes(),
+        [this](const std::string& key, const std::string& message) { warnOnce(key, message); });
+    if (!detectorError_.empty()) warnOnce("detector", detectorError_);
+
+    meshCreateFunc_ = std::make_unique<MeshPairAlgorithm::CreateFunc>();
+    const int meshTypes[] = {GIMPACT_SHAPE_PROXYTYPE, TRIANGLE_MESH_SHAPE_PROXYTYPE,
+                             CONVEX_TRIANGLEMESH_SHAPE_PROXYTYPE};
+    for (int a : meshTypes) {
+        for (int b : meshTypes) {
+            registerCollisionCreateFunc(a, b, meshCreateFunc_.get());
+            registerClosestPointsCreateFunc(a, b, meshCreateFunc_.get());
+        }
+    }
+    // A GImpact mesh against a plane: Bullet's default pairs two concave shapes with the
+    // empty algorithm, so GImpact's own algorithm handles it. Against convex shapes the
+    // default convex-concave algorithm stays (its manifolds persist; GImpact's do not).
+    gimpactCreateFunc_ = std::make_unique<btGImpactCollisionAlgorithm::CreateFunc>();
+    registerCollisionCreateFunc(GIMPACT_SHAPE_PROXYTYPE, STATIC_PLANE_PROXYTYPE, gimpactCreateFunc_.get());
+    registerCollisionCreateFunc(STATIC_PLANE_PROXYTYPE, GIMPACT_SHAPE_PROXYTYPE, gimpactCreateFunc_.get());
+    registerClosestPointsCreateFunc(GIMPACT_SHAPE_PROXYTYPE, STATIC_PLANE_PROXYTYPE, gimpactCreateFunc_.get());
+    registerClosestPointsCreateFunc(STATIC_PLANE_PROXYTYPE, GIMPACT_SHAPE_PROXYTYPE, gimpactCreateFunc_.get());
+}
+
+void CollisionDispatcher::warnOnce(const std::string& key, const std::string& message) {
+    if (std::find(warnedKeys_.begin(), warnedKeys_.end(), key) != warnedKeys_.end()) return;
+    warnedKeys_.push_back(key);
+    warnings_.push_back(message);
+    if (settings_.onWarning) settings_.onWarning(message);
+    else std::fprintf(stderr, "isc warning: %s\n", message.c_str());
+}
+
+void* CollisionDispatcher::allocateCollisionAlgorithm(int size) {
+    btPoolAllocator* pool = m_collisionAlgorithmPoolAllocator;
+    if (pool->getFreeCount() > 0 && size <= pool->getElementSize()) return pool->allocate(size);
+    // Too big for the pool (Bullet checks this only in debug builds) or the pool is full.
+    return btAlignedAlloc(std::size_t(size), 16);
+}
+
+void CollisionDispatcher::setMargin(const btCollisionObject* body, float margin) {
+    margins_[body] = std::max(0.0f, margin);
+}
+
+float CollisionDispatcher::margin(const btCollisionObject* body) const {
+    auto it = margins_.find(body);
+    return it == margins_.end() ? settings_.margin : it->second;
+}
+
+bool CollisionDispatcher::isMeshShape(const btCollisionShape* shape) {
+    switch (shape->getShapeType()) {
+        case GIMPACT_SHAPE_PROXYTYPE:
+        case TRIANGLE_MESH_SHAPE_PROXYTYPE:
+        case CONVEX_TRIANGLEMESH_SHAPE_PROXYTYPE:
+            return true;
+        case COMPOUND_SHAPE_PROXYTYPE: {
+            const auto* c = static_cast<const btCompoundShape*>(shape);
+            if (c->getNumChildShapes() == 0) return false;
+            for (int i = 0; i < c->getNumChildShapes(); ++i) {
+                const int t = c->getChildShape(i)->getShapeType();
+                if (t != GIMPACT_SHAPE_PROXYTYPE && t != TRIANGLE_MESH_SHAPE_PROXYTYPE &&
+                    t != CONVEX_TRIANGLEMESH_SHAPE_PROXYTYPE)
+                    return false;
+            }
+            return true;
+        }
+        default:
+            return false;
+    }
+}
+
+namespace {
+
+struct PairWalk : public btOverlapCallback {
+    std::function<bool(btBroadphasePair&)> visit;
+    bool processOverlap(btBroadphasePair& pair) override { return visit(pair); }
+};
+
+}  // namespace
+
+void CollisionDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* pairCache,
+                                                    const btDispatcherInfo& info, btDispatcher* dispatcher) {
+    const auto t0 = Clock::now();
+    stats_ = {};
+    // A custom near callback (collision filtering) sees every pair as in Bullet; mesh pairs
+    // then take the one-pair path of MeshPairAlgorithm.
+    if (getNearCallback() != &btCollisionDispatcher::defaultNearCallback) {
+        btCollisionDispatcher::dispatchAllCollisionPairs(pairCache, info, dispatcher);
+        stats_.bulletMs = stats_.totalMs = msSince(t0);
+        return;
+    }
+
+    Batch& batch = *batch_;
+    batch.clear();
+    double bulletMs = 0.0;
+    PairWalk walk;
+    walk.visit = [&](btBroadphasePair& pair) {
+        auto* body0 = static_cast<btCollisionObject*>(pair.m_pProxy0->m_clientObject);
+        auto* body1 = static_cast<btCollisionObject*>(pair.m_pProxy1->m_clientObject);
+        if (!needsCollision(body0, body1)) return false;
+        if (isMeshShape(body0->getCollisionShape()) && isMeshShape(body1->getCollisionShape())) {
+            if (!pair.m_algorithm) {
+                btCollisionAlgorithmConstructionInfo ci(this, 0);
+                const btCollisionObjectWrapper w0(nullptr, body0->getCollisionShape(), body0,
+                                                  body0->getWorldTransform(), -1, -1);
+                const btCollisionObjectWrapper w1(nullptr, body1->getCollisionShape(), body1,
+                                                  body1->getWorldTransform(), -1, -1);
+                pair.m_algorithm = new (allocateCollisionAlgorithm(sizeof(MeshPairAlgorithm)))
+                    MeshPairAlgorithm(ci, &w0, &w1);
+            }
+            if (auto* algorithm = dynamic_cast<MeshPairAlgorithm*>(pair.m_algorithm)) {
+                gather(batch, *algorithm, body0, body1);
+                return false;
+            }
+        }
+        const auto tb = Clock::now();
+        (*getNearCallback())(pair, *this, info);
+        bulletMs += msSince(tb);
+        return false;
+    };
+    pairCache->processAllOverlappingPairs(&walk, dispatcher, info);
+    stats_.bulletMs = bulletMs;
+    stats_.mirrorMs = msSince(t0) - bulletMs;
+    runBatch(batch);
+    stats_.totalMs = msSince(t0);
+}
+
+void CollisionDispatcher::gather(Batch& batch, MeshPairAlgorithm& algorithm, btCollisionObject* body0,
+                                 btCollisionObject* body1) {
+    btPersistentManifold* manifold = algorithm.manifold(body0, body1);
+    for (const btCollisionObject* b : {body0, body1}) {
+        if (!isFinite(b->getWorldTransform())) {
+            warnOnce("nan:" + describe(b),
+                     describe(b) + " has a non-finite world transform (NaN or Inf): it gets no "
+                                   "mesh contacts until its transform is finite");
+            clearManifold(manifold);
+            return;
+        }
+    }
+    const float margin0 = margin(body0), margin1 = margin(body1);
+    const MirroredBody& m0 = mirror_->body(*body0, margin0);
+    const MirroredBody& m1 = mirror_->body(*body1, margin1);
+    if (!m0.usable || !m1.usable || !detector_) {
+        clearManifold(manifold);
+        return;
+    }
+    Batch::Entry e;
+    e.algorithm = &algorithm;
+    e.body0 = body0;
+    e.body1 = body1;
+    e.mirror0 = &m0;
+    e.mirror1 = &m1;
+    e.pairMargin = 0.5f * (margin0 + margin1);
+    if (manifold->getContactBreakingThreshold() < e.pairMargin)
+        manifold->setContactBreakingThreshold(e.pairMargin);
+    const auto entry = std::uint32_t(batch.entries.size());
+    batch.entries.push_back(std::move(e));
+    for (const MirroredPart& p0 : m0.parts) {
+        for (const MirroredPart& p1 : m1.parts) {
+            // Skip child pairs whose swollen bounds are apart (compounds).
+            if (m0.parts.size() * m1.parts.size() > 1 &&
+                !mirror_->scene().worldBounds(p0.object).overlaps(mirror_->scene().worldBounds(p1.object)))
+                continue;
+            Batch::Candidate c;
+            c.entry = entry;
+            c.part0 = &p0;
+            c.part1 = &p1;
+            c.swapped = p1.object < p0.object;
+            const ObjectPair op = c.swapped ? ObjectPair{p1.object, p0.object} : ObjectPair{p0.object, p1.object};
+            batch.index[pairKey(op.a, op.b)] = std::uint32_t(batch.candidates.size());
+            batch.candidates.push_back(op);
+            batch.info.push_back(c);
+        }
+    }
+}
+
+void CollisionDispatcher::runBatch(Batch& batch) {
+    stats_.meshPairs = batch.entries.size();
+    if (batch.entries.empty()) return;
+    auto t0 = Clock::now();
+    batch.output.clear();
+    if (!batch.candidates.empty()) {
+        Result<void> r = detector_->detect(mirror_->scene(), batch.candidates, batch.output);
+        if (!r) warnOnce("detect:" + r.error().message, "detector '" + settings_.detector +
+                                                            "' failed this step: " + r.error().message);
+        for (const std::string& w : batch.output.stats.warnings) warnOnce("detector-warning:" + w, w);
+    }
+    stats_.detectMs = msSince(t0);
+    t0 = Clock::now();
+
+    for (std::uint32_t i = 0; i < batch.output.pairs.size(); ++i) {
+        const PairResult& r = batch.output.pairs[i];
+        auto it = batch.index.find(pairKey(r.pair.a, r.pair.b));
+        if (it == batch.index.end()) continue;
+        batch.entries[batch.info[it->second].entry].results.push_back(i);
+        stats_.trianglePairs += r.triangles.size();
+    }
+    for (Batch::Entry& e : batch.entries) {
+        btPersistentManifold* manifold = e.algorithm->manifold(e.body0, e.body1);
+        if (e.results.empty()) {
+            clearManifold(manifold);
+            continue;
+        }
+        ++stats_.collidingPairs;
+        const btCollisionObjectWrapper w0(nullptr, e.body0->getCollisionShape(), e.body0,
+                                          e.body0->getWorldTransform(), -1, -1);
+        const btCollisionObjectWrapper w1(nullptr, e.body1->getCollisionShape(), e.body1,
+                                          e.body1->getWorldTransform(), -1, -1);
+        btManifoldResult result(&w0, &w1);
+        result.setPersistentManifold(manifold);
+        std::size_t added = 0;
+        for (std::uint32_t ri : e.results) {
+            const PairResult& r = batch.output.pairs[ri];
+            const Batch::Candidate& c = batch.info[batch.index[pairKey(r.pair.a, r.pair.b)]];
+            const Side s0{c.part0->mesh, e.body0->getWorldTransform() * c.part0->local, c.part0->childIndex};
+            const Side s1{c.part1->mesh, e.body1->getWorldTransform() * c.part1->local, c.part1->childIndex};
+            added += emitContacts(result, s0, s1, r, c.swapped, e.pairMargin, settings_.maxTriangleDepth);
+        }
+        stats_.contactsAdded += added;
+        if (added == 0) clearManifold(manifold);
+        else result.refreshContactPoints();
+    }
+    stats_.contactsMs = msSince(t0);
+}
+
+void CollisionDispatcher::collideOnePair(MeshPairAlgorithm&, const btCollisionObjectWrapper* body0,
+                                         const btCollisionObjectWrapper* body1, btManifoldResult& result) {
+    btPersistentManifold* manifold = result.getPersistentManifold();
+    if (!detector_) return;
+    const btCollisionObject* objects[2] = {body0->getCollisionObject(), body1->getCollisionObject()};
+    for (const btCollisionObjectWrapper* w : {body0, body1}) {
+        if (!isFinite(w->getWorldTransform())) {
+            warnOnce("nan:" + describe(w->getCollisionObject()),
+                     describe(w->getCollisionObject()) + " has a non-finite world transform (NaN or "
+                                                         "Inf): it gets no mesh contacts until its transform is finite");
+            if (manifold) clearManifold(manifold);
+            return;
+        }
+    }
+    const float margin0 = margin(objects[0]), margin1 = margin(objects[1]);
+    const MirroredMesh* m0 = mirror_->mesh(*body0->getCollisionShape(), margin0);
+    const MirroredMesh* m1 = mirror_->mesh(*body1->getCollisionShape(), margin1);
+    if (!m0 || !m1) {
+        if (manifold) clearManifold(manifold);
+        return;
+    }
+    const float pairMargin = 0.5f * (margin0 + margin1);
+    if (manifold && manifold->getContactBreakingThreshold() < pairMargin)
+        manifold->setContactBreakingThreshold(pairMargin);
+
+    // A scene of just this pair: the batch's scene may not have these shapes posed this way
+    // (compound children, queries between steps).
+    Scene one;
+    one.addObject(one.addMesh(mirror_->scene().meshPtr(m0->detectMesh)), toPose(body0->getWorldTransform()));
+    one.addObject(one.addMesh(mirror_->scene().meshPtr(m1->detectMesh)), toPose(body1->getWorldTransform()));
+    const ObjectPair pair{0, 1};
+    DetectionOutput out;
+    Result<void> r = detector_->detect(one, std::span<const ObjectPair>(&pair, 1), out);
+    if (!r) {
+        warnOnce("detect:" + r.error().message,
+                 "detector '" + settings_.detector + "' failed on one pair: " + r.error().message);
+        return;
+    }
+    for (const std::string& w : out.stats.warnings) warnOnce("detector-warning:" + w, w);
+    // A compound's child wrapper carries the child index in m_index.
+    const Side s0{m0, body0->getWorldTransform(), body0->m_parent ? body0->m_index : -1};
+    const Side s1{m1, body1->getWorldTransform(), body1->m_parent ? body1->m_index : -1};
+    std::size_t added = 0;
+    for (const PairResult& pr : out.pairs) added += emitContacts(result, s0, s1, pr, false, pairMargin, settings_.maxTriangleDepth);
+    if (!manifold) return;
+    if (added == 0) clearManifold(manifold);
+    else result.refreshContactPoints();
+}
+
+}  // namespace isc::bullet

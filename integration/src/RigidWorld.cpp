@@ -1,0 +1,225 @@
+#include "isc/bullet/RigidWorld.h"
+
+#include "isc/bullet/CollisionDispatcher.h"
+#include "isc/core/Assert.h"
+
+#include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>
+#include <BulletCollision/Gimpact/btGImpactShape.h>
+#include <btBulletDynamicsCommon.h>
+
+#include <chrono>
+#include <cmath>
+#include <map>
+
+namespace isc::bullet {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The stock dispatcher, timed like ours (only its narrow phase).
+class TimedDispatcher : public btCollisionDispatcher {
+public:
+    using btCollisionDispatcher::btCollisionDispatcher;
+    void dispatchAllCollisionPairs(btOverlappingPairCache* cache, const btDispatcherInfo& info,
+                                   btDispatcher* dispatcher) override {
+        const auto t0 = Clock::now();
+        btCollisionDispatcher::dispatchAllCollisionPairs(cache, info, dispatcher);
+        lastMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    }
+    double lastMs = 0.0;
+};
+
+}  // namespace
+
+struct RigidWorld::Shared {
+    std::unique_ptr<btDefaultCollisionConfiguration> config;
+    std::unique_ptr<btCollisionDispatcher> dispatcher;
+    TimedDispatcher* stock = nullptr;
+    std::unique_ptr<btBroadphaseInterface> broadphase;
+    std::unique_ptr<btSequentialImpulseConstraintSolver> solver;
+    std::unique_ptr<btDiscreteDynamicsWorld> world;
+    struct MeshShape {
+        std::unique_ptr<btTriangleIndexVertexArray> array;
+        std::unique_ptr<btGImpactMeshShape> shape;
+        btVector3 inertiaPerKg;
+    };
+    std::map<const Mesh*, MeshShape> shapes;
+    std::unique_ptr<btBoxShape> groundShape;
+    std::vector<std::unique_ptr<btMotionState>> motion;
+    std::vector<std::unique_ptr<btRigidBody>> rigid;
+};
+
+Result<std::unique_ptr<RigidWorld>> RigidWorld::create(const WorldSettings& settings) {
+    std::unique_ptr<RigidWorld> w(new RigidWorld());
+    w->settings_ = settings;
+    w->shared_ = std::make_unique<Shared>();
+    Shared& s = *w->shared_;
+    s.config = std::make_unique<btDefaultCollisionConfiguration>(collisionConstructionInfo());
+    if (settings.detector == kBulletGImpact) {
+        auto d = std::make_unique<TimedDispatcher>(s.config.get());
+        s.stock = d.get();
+        btGImpactCollisionAlgorithm::registerAlgorithm(d.get());
+        s.dispatcher = std::move(d);
+    } else {
+        DispatcherSettings ds;
+        ds.detector = settings.detector;
+        ds.margin = settings.margin;
+        ds.onWarning = settings.onWarning;
+        Result<std::unique_ptr<CollisionDispatcher>> d = CollisionDispatcher::create(s.config.get(), ds);
+        if (!d) return fail("RigidWorld::create(): " + d.error().message);
+        w->iscDispatcher_ = d->get();
+        s.dispatcher = std::move(*d);
+    }
+    s.broadphase = std::make_unique<btDbvtBroadphase>();
+    s.solver = std::make_unique<btSequentialImpulseConstraintSolver>();
+    s.world = std::make_unique<btDiscreteDynamicsWorld>(s.dispatcher.get(), s.broadphase.get(),
+                                                        s.solver.get(), s.config.get());
+    s.world->setGravity(btVector3(settings.gravity.x, settings.gravity.y, settings.gravity.z));
+    w->world_ = s.world.get();
+    return w;
+}
+
+RigidWorld::~RigidWorld() {
+    if (!shared_) return;
+    for (auto& r : shared_->rigid) shared_->world->removeRigidBody(r.get());
+    shared_->world.reset();  // before the dispatcher, the shapes and the bodies
+}
+
+void RigidWorld::addGround(Vec3 halfExtents, float top) {
+    Shared& s = *shared_;
+    s.groundShape = std::make_unique<btBoxShape>(btVector3(halfExtents.x, halfExtents.y, halfExtents.z));
+    btTransform t = btTransform::getIdentity();
+    t.setOrigin(btVector3(0, top - halfExtents.y, 0));
+    s.motion.push_back(std::make_unique<btDefaultMotionState>(t));
+    btRigidBody::btRigidBodyConstructionInfo ci(0.0f, s.motion.back().get(), s.groundShape.get());
+    ci.m_friction = settings_.friction;
+    ci.m_restitution = settings_.restitution;
+    s.rigid.push_back(std::make_unique<btRigidBody>(ci));
+    s.world->addRigidBody(s.rigid.back().get());
+    groundTop_ = top;
+    hasGround_ = true;
+}
+
+int RigidWorld::addMeshBody(std::shared_ptr<const Mesh> mesh, const Pose& pose, float mass) {
+    ISC_ASSERT(mesh && mesh->triangleCount() > 0, "RigidWorld::addMeshBody(): mesh must have triangles");
+    Shared& s = *shared_;
+    auto it = s.shapes.find(mesh.get());
+    if (it == s.shapes.end()) {
+        Shared::MeshShape ms;
+        // Bullet reads the isc::Mesh arrays in place (Vec3 and UVec3 are packed 3 x 32 bit).
+        ms.array = std::make_unique<btTriangleIndexVertexArray>(
+            int(mesh->triangleCount()),
+            const_cast<int*>(reinterpret_cast<const int*>(mesh->triangles().data())), int(sizeof(UVec3)),
+            int(mesh->vertexCount()),
+            const_cast<btScalar*>(reinterpret_cast<const btScalar*>(mesh->vertices().data())),
+            int(sizeof(Vec3)));
+        ms.shape = std::make_unique<btGImpactMeshShape>(ms.array.get());
+        ms.shape->setMargin(settings_.margin);
+        ms.shape->updateBound();
+        ms.shape->calculateLocalInertia(1.0f, ms.inertiaPerKg);
+        it = s.shapes.emplace(mesh.get(), std::move(ms)).first;
+    }
+    btTransform t;
+    t.setOrigin(btVector3(pose.position.x, pose.position.y, pose.position.z));
+    t.setRotation(btQuaternion(pose.rotation.x, pose.rotation.y, pose.rotation.z, pose.rotation.w));
+    s.motion.push_back(std::make_unique<btDefaultMotionState>(t));
+    btRigidBody::btRigidBodyConstructionInfo ci(mass, s.motion.back().get(), it->second.shape.get(),
+                                                it->second.inertiaPerKg * mass);
+    ci.m_friction = settings_.friction;
+    ci.m_restitution = settings_.restitution;
+    s.rigid.push_back(std::make_unique<btRigidBody>(ci));
+    s.world->addRigidBody(s.rigid.back().get());
+    bodies_.push_back({s.rigid.back().get(), std::move(mesh)});
+    return int(bodies_.size()) - 1;
+}
+
+StepTimes RigidWorld::step(float dt) {
+    const auto t0 = Clock::now();
+    shared_->world->stepSimulation(dt, 1, dt);
+    StepTimes times;
+    times.stepMs = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    times.collisionMs = iscDispatcher_ ? iscDispatcher_->lastStats().totalMs : shared_->stock->lastMs;
+    return times;
+}
+
+Pose RigidWorld::pose(int body) const {
+    const btTransform& t = bodies_[std::size_t(body)].rigid->getWorldTransform();
+    const btQuaternion q = t.getRotation();
+    Pose p;
+    p.position = Vec3(float(t.getOrigin().x()), float(t.getOrigin().y()), float(t.getOrigin().z()));
+    p.rotation = Quat(float(q.w()), float(q.x()), float(q.y()), float(q.z()));
+    return p;
+}
+
+double RigidWorld::maxSpeed() const {
+    double m = 0.0;
+    for (const Body& b : bodies_) m = std::max(m, double(b.rigid->getLinearVelocity().length()));
+    return m;
+}
+
+double RigidWorld::energy() const {
+    double e = 0.0;
+    const double g = -double(settings_.gravity.y);
+    for (const Body& b : bodies_) {
+        const btRigidBody& r = *b.rigid;
+        if (r.getInvMass() == 0) continue;
+        const double m = 1.0 / double(r.getInvMass());
+        const btVector3 v = r.getLinearVelocity();
+        const btVector3 wLocal = r.getWorldTransform().getBasis().transpose() * r.getAngularVelocity();
+        const btVector3 inv = r.getInvInertiaDiagLocal();
+        double rot = 0.0;
+        for (int i = 0; i < 3; ++i)
+            if (inv[i] > 0) rot += double(wLocal[i] * wLocal[i]) / double(inv[i]);
+        e += 0.5 * m * double(v.length2()) + 0.5 * rot + m * g * double(r.getWorldTransform().getOrigin().y());
+    }
+    return e;
+}
+
+bool RigidWorld::hasNonFinite() const {
+    for (const Body& b : bodies_) {
+        const btVector3 p = b.rigid->getWorldTransform().getOrigin(), v = b.rigid->getLinearVelocity(),
+                        w = b.rigid->getAngularVelocity();
+        for (int i = 0; i < 3; ++i)
+            if (!std::isfinite(p[i]) || !std::isfinite(v[i]) || !std::isfinite(w[i])) return true;
+    }
+    return false;
+}
+
+double RigidWorld::lowestPoint() const {
+    double low = INFINITY;
+    for (const Body& b : bodies_) {
+        const btTransform& t = b.rigid->getWorldTransform();
+        const btVector3 row = t.getBasis().getRow(1);
+        const double oy = t.getOrigin().y();
+        for (const Vec3& v : b.mesh->vertices())
+            low = std::min(low, oy + double(row.x() * v.x + row.y() * v.y + row.z() * v.z));
+    }
+    return low;
+}
+
+double RigidWorld::maxPenetration() const {
+    double pen = hasGround_ ? std::max(0.0, double(groundTop_) - lowestPoint()) : 0.0;
+    const bool stock = iscDispatcher_ == nullptr;
+    btDispatcher* d = shared_->world->getDispatcher();
+    for (int i = 0; i < d->getNumManifolds(); ++i) {
+        const btPersistentManifold* m = d->getManifoldByIndexInternal(i);
+        const auto* a = static_cast<const btCollisionObject*>(m->getBody0());
+        const auto* b = static_cast<const btCollisionObject*>(m->getBody1());
+        if (a->isStaticObject() || b->isStaticObject()) continue;  // the ground: exact above
+        const double inflation =
+            stock ? double(a->getCollisionShape()->getMargin() + b->getCollisionShape()->getMargin()) : 0.0;
+        for (int k = 0; k < m->getNumContacts(); ++k)
+            pen = std::max(pen, -(double(m->getContactPoint(k).getDistance()) + inflation));
+    }
+    return pen;
+}
+
+int RigidWorld::contactCount() const {
+    int n = 0;
+    btDispatcher* d = shared_->world->getDispatcher();
+    for (int i = 0; i < d->getNumManifolds(); ++i) n += d->getManifoldByIndexInternal(i)->getNumContacts();
+    return n;
+}
+
+}  // namespace isc::bullet

@@ -1,0 +1,75 @@
+#pragma once
+// Mirrors the mesh bodies of a Bullet world into an isc::Scene: one scene object per mesh
+// (a compound body has one per child). The scene holds each mesh swollen by half the
+// body's margin (shapes::offset); contacts are clipped on the real triangles, kept here.
+#include "ShapeMesh.h"
+
+#include "isc/scene/Scene.h"
+
+#include <LinearMath/btTransform.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+class btCollisionObject;
+class btCollisionShape;
+
+namespace isc::bullet {
+
+/// One mesh shape at one margin: the real surface and its offset in the scene.
+struct MirroredMesh {
+    ShapeMesh real;
+    MeshId detectMesh = 0;  ///< the offset mesh, in the mirror's scene
+};
+
+/// A scene object: one mesh of one body.
+struct MirroredPart {
+    ObjectId object = 0;
+    int childIndex = -1;            ///< index in the body's compound, -1 when not a compound
+    btTransform local;              ///< child transform in the body (identity when not a compound)
+    const MirroredMesh* mesh = nullptr;
+};
+
+/// A mesh body. `usable` is false when one of its meshes could not be read.
+struct MirroredBody {
+    const btCollisionShape* shape = nullptr;
+    float margin = 0.0f;
+    bool usable = false;
+    std::vector<MirroredPart> parts;
+};
+
+class SceneMirror {
+public:
+    using Warn = std::function<void(const std::string& key, const std::string& message)>;
+
+    /// `needsClosed`: the detector needs closed meshes (open ones are refused with a warning).
+    SceneMirror(bool needsClosed, Warn warn) : needsClosed_(needsClosed), warn_(std::move(warn)) {}
+
+    /// The body's mirror, made (or remade, when its shape or margin changed) on demand.
+    /// Its objects are posed from `body`'s world transform.
+    const MirroredBody& body(const btCollisionObject& body, float margin);
+    /// A mesh shape at a margin (cached); null when it cannot be used (warned once).
+    const MirroredMesh* mesh(const btCollisionShape& shape, float margin);
+
+    Scene& scene() { return scene_; }
+    const Scene& scene() const { return scene_; }
+
+private:
+    bool needsClosed_;
+    Warn warn_;
+    Scene scene_;
+    std::map<std::pair<const btCollisionShape*, float>, std::unique_ptr<MirroredMesh>> meshes_;
+    std::map<std::pair<const btCollisionShape*, float>, bool> refused_;
+    std::unordered_map<const btCollisionObject*, MirroredBody> bodies_;
+};
+
+/// isc::Pose of a Bullet transform.
+Pose toPose(const btTransform& t);
+/// True when every entry of the transform is finite.
+bool isFinite(const btTransform& t);
+
+}  // namespace isc::bullet

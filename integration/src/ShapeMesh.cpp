@@ -1,0 +1,140 @@
+#include "ShapeMesh.h"
+
+#include <BulletCollision/CollisionShapes/btConvexTriangleMeshShape.h>
+#include <BulletCollision/CollisionShapes/btStridingMeshInterface.h>
+#include <BulletCollision/CollisionShapes/btTriangleMeshShape.h>
+#include <BulletCollision/Gimpact/btGImpactShape.h>
+
+#include <algorithm>
+#include <string>
+
+namespace isc::bullet {
+
+namespace {
+
+struct RawTriangle {
+    UVec3 v;
+    std::int32_t part;
+    std::int32_t index;
+};
+
+Result<void> readInterface(const btStridingMeshInterface& mi, const btVector3& scale,
+                           std::vector<Vec3>& vertices, std::vector<RawTriangle>& triangles) {
+    for (int part = 0; part < mi.getNumSubParts(); ++part) {
+        const unsigned char* vbase = nullptr;
+        const unsigned char* ibase = nullptr;
+        int numVerts = 0, vstride = 0, istride = 0, numFaces = 0;
+        PHY_ScalarType vtype = PHY_FLOAT, itype = PHY_INTEGER;
+        mi.getLockedReadOnlyVertexIndexBase(&vbase, numVerts, vtype, vstride, &ibase, istride,
+                                            numFaces, itype, part);
+        const auto first = std::uint32_t(vertices.size());
+        Result<void> status;
+        for (int i = 0; i < numVerts; ++i) {
+            const unsigned char* p = vbase + std::size_t(i) * std::size_t(vstride);
+            Vec3 v;
+            if (vtype == PHY_DOUBLE) {
+                const auto* d = reinterpret_cast<const double*>(p);
+                v = Vec3(float(d[0]), float(d[1]), float(d[2]));
+            } else {
+                const auto* f = reinterpret_cast<const float*>(p);
+                v = Vec3(f[0], f[1], f[2]);
+            }
+            vertices.push_back(v * Vec3(float(scale.x()), float(scale.y()), float(scale.z())));
+        }
+        for (int f = 0; f < numFaces && status; ++f) {
+            const unsigned char* p = ibase + std::size_t(f) * std::size_t(istride);
+            UVec3 t;
+            if (itype == PHY_SHORT) {
+                const auto* s = reinterpret_cast<const unsigned short*>(p);
+                t = UVec3(s[0], s[1], s[2]);
+            } else if (itype == PHY_UCHAR) {
+                t = UVec3(p[0], p[1], p[2]);
+            } else if (itype == PHY_INTEGER) {
+                const auto* s = reinterpret_cast<const unsigned int*>(p);
+                t = UVec3(s[0], s[1], s[2]);
+            } else {
+                status = fail("subpart " + std::to_string(part) +
+                              " has an index type Bullet calls " + std::to_string(int(itype)) +
+                              ": only 8, 16 and 32-bit integer indices are read");
+                break;
+            }
+            triangles.push_back({t + UVec3(first), part, f});
+        }
+        mi.unLockReadOnlyVertexBase(part);
+        if (!status) return status;
+    }
+    return {};
+}
+
+}  // namespace
+
+Result<ShapeMesh> readShapeMesh(const btCollisionShape& shape) {
+    std::vector<Vec3> vertices;
+    std::vector<RawTriangle> raw;
+    Result<void> status;
+    const int type = shape.getShapeType();
+    if (type == GIMPACT_SHAPE_PROXYTYPE) {
+        const auto& g = static_cast<const btGImpactShapeInterface&>(shape);
+        if (g.getGImpactShapeType() != CONST_GIMPACT_TRIMESH_SHAPE)
+            return fail("a btGImpact shape that is not a btGImpactMeshShape (compound or single part) is not read");
+        const auto& m = static_cast<const btGImpactMeshShape&>(shape);
+        const btVector3 scale = m.getMeshPartCount() > 0 ? m.getMeshPart(0)->getLocalScaling()
+                                                         : btVector3(1, 1, 1);
+        status = readInterface(*m.getMeshInterface(), scale, vertices, raw);
+    } else if (type == TRIANGLE_MESH_SHAPE_PROXYTYPE) {
+        const auto& m = static_cast<const btTriangleMeshShape&>(shape);
+        status = readInterface(*m.getMeshInterface(), m.getMeshInterface()->getScaling(), vertices, raw);
+    } else if (type == CONVEX_TRIANGLEMESH_SHAPE_PROXYTYPE) {
+        const auto& m = static_cast<const btConvexTriangleMeshShape&>(shape);
+        status = readInterface(*m.getMeshInterface(), m.getMeshInterface()->getScaling(), vertices, raw);
+    } else {
+        return fail(std::string("shape type ") + shape.getName() + " is not a triangle mesh");
+    }
+    if (!status) return std::unexpected(status.error());
+
+    std::vector<UVec3> tris;
+    tris.reserve(raw.size());
+    for (const RawTriangle& t : raw) {
+        if (t.v.x >= vertices.size() || t.v.y >= vertices.size() || t.v.z >= vertices.size())
+            return fail("a triangle indexes a vertex past the end of its subpart's vertex array");
+        tris.push_back(t.v);
+    }
+    Result<Mesh> mesh = Mesh::create(shape.getName(), std::move(vertices), std::move(tris));
+    if (!mesh) return std::unexpected(mesh.error());
+
+    // Mesh::create keeps the order and drops degenerate triangles: walk both lists.
+    ShapeMesh out;
+    const auto kept = mesh->triangles();
+    out.partOf.reserve(kept.size());
+    out.indexOf.reserve(kept.size());
+    std::size_t k = 0;
+    for (const RawTriangle& t : raw) {
+        if (k < kept.size() && kept[k] == t.v) {
+            out.partOf.push_back(t.part);
+            out.indexOf.push_back(t.index);
+            ++k;
+        }
+    }
+    if (k != kept.size()) return fail("internal: could not match the mesh's triangles to Bullet's");
+    // One-ring of each triangle, for the contact clipping's neighbourhood search.
+    const auto meshTris = mesh->triangles();
+    std::vector<std::vector<std::uint32_t>> byVertex(mesh->vertexCount());
+    for (std::uint32_t t = 0; t < meshTris.size(); ++t)
+        for (int c = 0; c < 3; ++c) byVertex[meshTris[t][c]].push_back(t);
+    out.ringStart.push_back(0);
+    std::vector<std::uint32_t> local;
+    for (std::uint32_t t = 0; t < meshTris.size(); ++t) {
+        local.clear();
+        for (int c = 0; c < 3; ++c)
+            for (std::uint32_t u : byVertex[meshTris[t][c]])
+                if (u != t) local.push_back(u);
+        std::sort(local.begin(), local.end());
+        local.erase(std::unique(local.begin(), local.end()), local.end());
+        out.ring.insert(out.ring.end(), local.begin(), local.end());
+        out.ringStart.push_back(std::uint32_t(out.ring.size()));
+    }
+    out.mesh = std::make_shared<const Mesh>(std::move(*mesh));
+    return out;
+}
+
+}  // namespace isc::bullet

@@ -1,0 +1,210 @@
+// The dispatcher alone: contacts of two box meshes against Bullet's own box-box result,
+// the margin, persistence of cached impulses, contactPairTest.
+#include "TestWorld.h"
+
+#include "isc/bullet/RigidWorld.h"
+
+#include <btBulletDynamicsCommon.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace isc;
+
+namespace {
+
+std::unique_ptr<btCollisionDispatcher> iscDispatcher(btCollisionConfiguration* config, float margin = 0.04f) {
+    bullet::DispatcherSettings s;
+    s.detector = "cpu";
+    s.margin = margin;
+    auto d = bullet::CollisionDispatcher::create(config, s);
+    EXPECT_TRUE(d.has_value()) << (d ? "" : d.error().message);
+    return std::move(*d);
+}
+
+// Normal (oriented from body1 toward body0) and distance of each contact point.
+struct Found {
+    int count = 0;
+    btVector3 normalOnB{0, 0, 0};
+    btScalar minDistance = BT_LARGE_FLOAT, maxDistance = -BT_LARGE_FLOAT;
+    const btCollisionObject* body0 = nullptr;
+};
+
+Found contacts(btPersistentManifold* m) {
+    Found f;
+    if (!m) return f;
+    f.count = m->getNumContacts();
+    f.body0 = static_cast<const btCollisionObject*>(m->getBody0());
+    for (int i = 0; i < f.count; ++i) {
+        const btManifoldPoint& p = m->getContactPoint(i);
+        f.normalOnB += p.m_normalWorldOnB;
+        f.minDistance = std::min(f.minDistance, p.getDistance());
+        f.maxDistance = std::max(f.maxDistance, p.getDistance());
+    }
+    if (f.count) f.normalOnB /= btScalar(f.count);
+    return f;
+}
+
+// Box meshes of half extent 0.5: A above B, A's bottom at 0.5 - overlap.
+struct BoxPair {
+    std::shared_ptr<const Mesh> box = std::make_shared<const Mesh>(shapes::box(Vec3(0.5f)));
+};
+
+}  // namespace
+
+// A box mesh resting on a box mesh, 1 cm into it: four contacts whose normal and depth
+// match Bullet's own box-box algorithm on the same two boxes.
+TEST(Dispatcher, BoxMeshOnBoxMeshMatchesBulletBoxBox) {
+    const float overlap = 0.01f;
+    // Bullet's reference: two btBoxShapes through the stock dispatcher.
+    btDefaultCollisionConfiguration stockConfig;
+    test::CollisionWorld stock(std::make_unique<btCollisionDispatcher>(&stockConfig));
+    btBoxShape boxShape(btVector3(0.5f, 0.5f, 0.5f));
+    btCollisionObject* refA = stock.add(&boxShape, test::at(0.0f, 1.0f - overlap, 0.0f));
+    stock.add(&boxShape, test::at(0.0f, 0.0f, 0.0f));
+    stock.world->performDiscreteCollisionDetection();
+    const Found ref = contacts(stock.manifold());
+    ASSERT_EQ(ref.count, 4);
+    // Orient to "from B toward A" with A the upper box, whatever Bullet's body order.
+    const btVector3 refNormal = ref.body0 == refA ? ref.normalOnB : -ref.normalOnB;
+    EXPECT_NEAR(refNormal.y(), 1.0f, 1e-4f);
+    EXPECT_NEAR(ref.minDistance, -overlap, 1e-4f);
+
+    BoxPair pair;
+    test::MeshShape a = test::makeGImpact(pair.box), b = test::makeGImpact(pair.box);
+    btDefaultCollisionConfiguration config(bullet::collisionConstructionInfo());
+    test::CollisionWorld ours(iscDispatcher(&config));
+    btCollisionObject* oursA = ours.add(a.shape.get(), test::at(0.0f, 1.0f - overlap, 0.0f));
+    ours.add(b.shape.get(), test::at(0.0f, 0.0f, 0.0f));
+    ours.world->performDiscreteCollisionDetection();
+    const Found got = contacts(ours.manifold());
+    ASSERT_EQ(got.count, 4);
+    const btVector3 gotNormal = got.body0 == oursA ? got.normalOnB : -got.normalOnB;
+    EXPECT_GT(gotNormal.dot(refNormal), 0.999f);
+    EXPECT_NEAR(got.minDistance, ref.minDistance, 1e-3f);
+    EXPECT_NEAR(got.maxDistance, ref.maxDistance, 1e-3f);
+    // The four points span the face (Bullet keeps the largest area): corners 1 m apart.
+    btVector3 lo(1e9, 1e9, 1e9), hi(-1e9, -1e9, -1e9);
+    for (int i = 0; i < got.count; ++i) {
+        lo.setMin(ours.manifold()->getContactPoint(i).m_positionWorldOnB);
+        hi.setMax(ours.manifold()->getContactPoint(i).m_positionWorldOnB);
+    }
+    EXPECT_NEAR(hi.x() - lo.x(), 1.0f, 1e-3f);
+    EXPECT_NEAR(hi.z() - lo.z(), 1.0f, 1e-3f);
+    // Triangle ids land in the index fields (a box has 12 triangles).
+    const btManifoldPoint& p = ours.manifold()->getContactPoint(0);
+    EXPECT_GE(p.m_index0, 0);
+    EXPECT_LT(p.m_index0, 12);
+    EXPECT_GE(p.m_index1, 0);
+    EXPECT_LT(p.m_index1, 12);
+}
+
+// Within the margin (2 cm apart, margin 4 cm): speculative contacts at the real distance.
+// Farther than the margin (10 cm): none.
+TEST(Dispatcher, MarginGivesContactsBeforeTouchingAndNoneBeyond) {
+    BoxPair pair;
+    test::MeshShape a = test::makeGImpact(pair.box), b = test::makeGImpact(pair.box);
+    for (const float gap : {0.02f, 0.1f}) {
+        btDefaultCollisionConfiguration config(bullet::collisionConstructionInfo());
+        test::CollisionWorld ours(iscDispatcher(&config, 0.04f));
+        ours.add(a.shape.get(), test::at(0.0f, 1.0f + gap, 0.0f));
+        ours.add(b.shape.get(), test::at(0.0f, 0.0f, 0.0f));
+        ours.world->performDiscreteCollisionDetection();
+        const Found got = contacts(ours.manifold());
+        if (gap < 0.04f) {
+            ASSERT_EQ(got.count, 4) << "gap " << gap;
+            EXPECT_NEAR(got.minDistance, gap, 1e-3f);
+            EXPECT_NEAR(got.maxDistance, gap, 1e-3f);
+        } else {
+            EXPECT_EQ(got.count, 0) << "gap " << gap;
+        }
+    }
+}
+
+// A dynamic box mesh resting on a static box mesh: the same manifold, its points living on
+// (lifetime grows) with their accumulated impulses carried into the next step.
+TEST(Dispatcher, ManifoldsKeepCachedImpulsesAcrossSteps) {
+    auto world = bullet::RigidWorld::create({});
+    ASSERT_TRUE(world.has_value()) << world.error().message;
+    BoxPair pair;
+    test::MeshShape ground = test::makeGImpact(std::make_shared<const Mesh>(shapes::box(Vec3(3.0f, 0.5f, 3.0f))));
+    btRigidBody::btRigidBodyConstructionInfo gci(0.0f, nullptr, ground.shape.get());
+    btRigidBody groundBody(gci);
+    groundBody.setWorldTransform(test::at(0.0f, -0.5f, 0.0f));
+    (*world)->world().addRigidBody(&groundBody);
+    Pose start;
+    start.position = Vec3(0.0f, 0.52f, 0.0f);
+    (*world)->addMeshBody(pair.box, start, 1.0f);
+    for (int i = 0; i < 60; ++i) (*world)->step();
+
+    btDispatcher* d = (*world)->world().getDispatcher();
+    ASSERT_EQ(d->getNumManifolds(), 1);
+    btPersistentManifold* m = d->getManifoldByIndexInternal(0);
+    ASSERT_EQ(m->getNumContacts(), 4);
+    float impulse = 0.0f;
+    int life = 1 << 30;
+    for (int i = 0; i < 4; ++i) {
+        impulse += m->getContactPoint(i).m_appliedImpulse;
+        life = std::min(life, m->getContactPoint(i).m_lifeTime);
+    }
+    // Resting: the impulses carry the weight, m g dt = 9.81 / 60.
+    EXPECT_NEAR(impulse, 9.81f / 60.0f, 0.02f);
+    EXPECT_GT(life, 10);
+    (*world)->step();
+    ASSERT_EQ(d->getNumManifolds(), 1);
+    EXPECT_EQ(d->getManifoldByIndexInternal(0), m);
+    for (int i = 0; i < m->getNumContacts(); ++i) EXPECT_GT(m->getContactPoint(i).m_lifeTime, life);
+    EXPECT_NEAR((*world)->pose(0).position.y, 0.5f, 0.01f);
+    (*world)->world().removeRigidBody(&groundBody);
+}
+
+// contactPairTest runs the detector on that one pair, through the closest-points create-func.
+TEST(Dispatcher, ContactPairTestWorks) {
+    BoxPair pair;
+    test::MeshShape a = test::makeGImpact(pair.box), b = test::makeGImpact(pair.box);
+    btDefaultCollisionConfiguration config(bullet::collisionConstructionInfo());
+    test::CollisionWorld ours(iscDispatcher(&config));
+    btCollisionObject* oa = ours.add(a.shape.get(), test::at(0.0f, 0.99f, 0.0f));
+    btCollisionObject* ob = ours.add(b.shape.get(), test::at(0.0f, 0.0f, 0.0f));
+
+    struct Callback : btCollisionWorld::ContactResultCallback {
+        const btCollisionObject* a = nullptr;
+        int count = 0;
+        btScalar minDistance = BT_LARGE_FLOAT;
+        float normalTowardA = 0.0f;
+        btScalar addSingleResult(btManifoldPoint& p, const btCollisionObjectWrapper* w0, int, int,
+                                 const btCollisionObjectWrapper*, int, int) override {
+            ++count;
+            minDistance = std::min(minDistance, p.getDistance());
+            normalTowardA = (w0->getCollisionObject() == a ? 1.0f : -1.0f) * p.m_normalWorldOnB.y();
+            return 0;
+        }
+    } cb;
+    cb.a = oa;
+    ours.world->contactPairTest(oa, ob, cb);
+    EXPECT_GT(cb.count, 0);
+    EXPECT_NEAR(cb.minDistance, -0.01f, 1e-3f);
+    EXPECT_NEAR(cb.normalTowardA, 1.0f, 1e-4f);
+
+    // Apart by more than the margin: nothing.
+    oa->setWorldTransform(test::at(0.0f, 1.2f, 0.0f));
+    Callback far;
+    far.a = oa;
+    ours.world->contactPairTest(oa, ob, far);
+    EXPECT_EQ(far.count, 0);
+}
+
+// Against a primitive (the ground box), Bullet's own convex-concave path gives contacts.
+TEST(Dispatcher, MeshOnPrimitiveGoesThroughBullet) {
+    BoxPair pair;
+    test::MeshShape a = test::makeGImpact(pair.box);
+    btBoxShape ground(btVector3(5.0f, 0.5f, 5.0f));
+    btDefaultCollisionConfiguration config(bullet::collisionConstructionInfo());
+    test::CollisionWorld ours(iscDispatcher(&config));
+    ours.add(a.shape.get(), test::at(0.0f, 0.99f, 0.0f));
+    ours.add(&ground, test::at(0.0f, 0.0f, 0.0f));
+    ours.world->performDiscreteCollisionDetection();
+    const Found got = contacts(ours.manifold());
+    EXPECT_GT(got.count, 0);
+    EXPECT_EQ(static_cast<bullet::CollisionDispatcher*>(ours.dispatcher.get())->lastStats().meshPairs, 0u);
+}
