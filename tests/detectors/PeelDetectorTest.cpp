@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <memory>
@@ -336,6 +337,55 @@ TEST_F(PeelDetectorTest, NonFinitePoseIsSkippedWithAWarning) {
     EXPECT_TRUE(out.pairs.empty());
     ASSERT_EQ(out.stats.warnings.size(), 1u);
     EXPECT_NE(out.stats.warnings[0].find("non-finite"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace isc
+
+namespace isc {
+namespace {
+
+// Accuracy sweep for docs/detectors/peel.md (slow on llvmpipe; run by hand with
+// --gtest_also_run_disabled_tests --gtest_filter='*AccuracyTable*'). Prints one row per
+// (mesh pair, resolution, axes, conservative). ISC_PEEL_POSES overrides the pose count.
+TEST_F(PeelDetectorTest, DISABLED_AccuracyTable) {
+    const char* env = std::getenv("ISC_PEEL_POSES");
+    const int poses = env ? std::atoi(env) : 20;
+    std::printf("| pair | res | axes | conservative | colliding poses | object recall | triangle-pair recall | "
+                "precision | tri-tri tests / positive |\n|---|---|---|---|---|---|---|---|---|\n");
+    for (auto [a, b] : {std::pair{"bunny", "bunny"}, std::pair{"torus", "torus"}, std::pair{"box", "bunny"}}) {
+        auto ma = namedMesh(a), mb = namedMesh(b);
+        Scene scene;
+        const ObjectId oa = scene.addObject(scene.addMesh(ma)), ob = scene.addObject(scene.addMesh(mb));
+        const auto sampled = geometry::sampleClosePoses(*ma, *mb, poses, 3);
+        for (int res : {128, 256, 512})
+            for (int axes : {1, 3})
+                for (bool conservative : {false, true}) {
+                    DetectorSettings s = settings(res, axes);
+                    s.conservative = conservative;
+                    auto peel = makePeel(s);
+                    Tally tally;
+                    double tests = 0, positives = 0;
+                    const std::vector<ObjectPair> candidates = {{oa, ob}};
+                    for (auto [pa, pb] : sampled) {
+                        pb.position = pa.position + 0.6f * (pb.position - pa.position);
+                        scene.setPose(oa, pa);
+                        scene.setPose(ob, pb);
+                        DetectionOutput out;
+                        ASSERT_TRUE(peel->detect(scene, candidates, out));
+                        tests += out.stats.counter("tri_tri_tests");
+                        positives += out.stats.counter("positive_tests");
+                        tally.add(reference(scene, oa, ob), out.pairs.empty() ? nullptr : &out.pairs[0]);
+                    }
+                    const double precision = tally.reported ? double(tally.reportedExact) / double(tally.reported) : 1.0;
+                    std::printf("| %s-%s | %d | %d | %s | %zu | %.4f | %.4f (%zu/%zu) | %.4f | %.0f / %.0f |\n", a, b, res,
+                                axes, conservative ? "on" : "off", tally.refObjects, tally.objectRecall(),
+                                tally.triangleRecall(), tally.foundTriangles, tally.refTriangles, precision, tests,
+                                positives);
+                    std::fflush(stdout);
+                    EXPECT_EQ(tally.reportedExact, tally.reported);
+                }
+    }
 }
 
 }  // namespace
