@@ -4,9 +4,12 @@
 /// boxes bottom-up from new vertex positions (world space, double) in O(n), so a rigid or
 /// deforming mesh never rebuilds. Boxes are stored in float, padded outward by one float
 /// ulp around the double vertices, so they are conservative: a triangle pair that touches is never
-/// culled. No GL, no Bullet.
+/// culled. A rigid mesh need not refit at all: forEachOverlap() with a RelativePose traverses
+/// two trees in their own (local) frames, testing oriented boxes by separating axes. No GL,
+/// no Bullet.
 #include "isc/core/Math.h"
 
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -52,6 +55,22 @@ public:
     /// triangles, one from each tree, whose boxes overlap (touching included).
     template <class F>
     static void forEachOverlap(const Bvh& a, const Bvh& b, F&& f);
+    /// Where tree b's frame sits in tree a's frame: a point p of b's frame is
+    /// `rotation * p + translation` in a's. `margin` (length units, >= 0) widens every box
+    /// test: boxes nearer than `margin` count as overlapping. It must cover whatever the
+    /// caller's rotation and translation leave out (rounding, a quaternion that is not quite
+    /// unit) for the culling to stay conservative.
+    struct RelativePose {
+        double rotation[3][3];     ///< row-major, orthonormal (to rounding)
+        double absRotation[3][3];  ///< |rotation|, element-wise
+        double translation[3];
+        double margin;
+    };
+    /// Same as forEachOverlap(a, b, f), but `b`'s boxes are in the frame that `bInA` places
+    /// in `a`'s: box pairs are tested as oriented boxes (15 separating axes, each widened by
+    /// `bInA.margin`). Lets rigid meshes keep their trees in local frames (no refit).
+    template <class F>
+    static void forEachOverlap(const Bvh& a, const Bvh& b, const RelativePose& bInA, F&& f);
     /// Calls `f(i, j)` once for every unordered pair of distinct triangles of this tree
     /// whose boxes overlap (touching included); which of the two comes first is unspecified.
     template <class F>
@@ -61,6 +80,10 @@ public:
         return a.min[0] <= b.max[0] && b.min[0] <= a.max[0] && a.min[1] <= b.max[1] &&
                b.min[1] <= a.max[1] && a.min[2] <= b.max[2] && b.min[2] <= a.max[2];
     }
+
+    /// True unless a separating axis shows `a` (in a's frame) and `b` (in b's frame, placed
+    /// by `bInA`) more than `bInA.margin` apart. Computed in double.
+    static bool overlaps(const Box& a, const Box& b, const RelativePose& bInA);
 
 private:
     static float area(const Box& b) {
@@ -113,6 +136,83 @@ void Bvh::forEachOverlap(const Bvh& a, const Bvh& b, F&& f) {
             const std::uint32_t c = y.first;
             if (overlaps(x.box, nb[c].box)) stack.push_back({it.a, c});
             if (overlaps(x.box, nb[c + 1].box)) stack.push_back({it.a, c + 1});
+        }
+    }
+}
+
+inline bool Bvh::overlaps(const Box& a, const Box& b, const RelativePose& p) {
+    // Ericson, Real-Time Collision Detection 4.4.1 (Gottschalk's OBB test), in double, with
+    // every comparison widened by the margin. Each axis L has |L| <= 1, so a gap > margin
+    // along L is a gap > margin in space; near-parallel edge axes (L ~ 0) can never separate
+    // since margin > 0 is never below |T.L| - ra - rb ~ 0.
+    double ca[3], ea[3], cb[3], eb[3];
+    for (int k = 0; k < 3; ++k) {
+        ca[k] = 0.5 * (double(a.min[k]) + double(a.max[k]));
+        ea[k] = 0.5 * (double(a.max[k]) - double(a.min[k]));
+        cb[k] = 0.5 * (double(b.min[k]) + double(b.max[k]));
+        eb[k] = 0.5 * (double(b.max[k]) - double(b.min[k]));
+    }
+    const auto& R = p.rotation;
+    const auto& Q = p.absRotation;
+    const double m = p.margin;
+    double T[3];
+    for (int i = 0; i < 3; ++i) {
+        T[i] = R[i][0] * cb[0] + R[i][1] * cb[1] + R[i][2] * cb[2] + p.translation[i] - ca[i];
+        if (std::fabs(T[i]) > ea[i] + Q[i][0] * eb[0] + Q[i][1] * eb[1] + Q[i][2] * eb[2] + m) return false;
+    }
+    for (int j = 0; j < 3; ++j) {
+        const double d = T[0] * R[0][j] + T[1] * R[1][j] + T[2] * R[2][j];
+        if (std::fabs(d) > Q[0][j] * ea[0] + Q[1][j] * ea[1] + Q[2][j] * ea[2] + eb[j] + m) return false;
+    }
+    for (int i = 0; i < 3; ++i) {
+        const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+        for (int j = 0; j < 3; ++j) {
+            const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            const double ra = ea[i1] * Q[i2][j] + ea[i2] * Q[i1][j];
+            const double rb = eb[j1] * Q[i][j2] + eb[j2] * Q[i][j1];
+            if (std::fabs(T[i2] * R[i1][j] - T[i1] * R[i2][j]) > ra + rb + m) return false;
+        }
+    }
+    return true;
+}
+
+template <class F>
+void Bvh::forEachOverlap(const Bvh& a, const Bvh& b, const RelativePose& bInA, F&& f) {
+    if (a.empty() || b.empty()) return;
+    struct Item {
+        std::uint32_t a, b;
+    };
+    std::vector<Item> stack;
+    stack.reserve(static_cast<std::size_t>(a.depth_ + b.depth_) * 2 + 4);
+    const Node* na = a.nodes_.data();
+    const Node* nb = b.nodes_.data();
+    const Box* ba = a.slotBox_.data();
+    const Box* bb = b.slotBox_.data();
+    if (!overlaps(na[0].box, nb[0].box, bInA)) return;
+    stack.push_back({0, 0});
+    while (!stack.empty()) {
+        const Item it = stack.back();
+        stack.pop_back();
+        const Node& x = na[it.a];
+        const Node& y = nb[it.b];
+        if (x.isLeaf() && y.isLeaf()) {
+            for (std::uint32_t i = x.first; i < x.first + x.count; ++i) {
+                if (y.count > 1 && !overlaps(ba[i], y.box, bInA)) continue;
+                for (std::uint32_t j = y.first; j < y.first + y.count; ++j) {
+                    if (overlaps(ba[i], bb[j], bInA)) f(a.slotTriangle_[i], b.slotTriangle_[j]);
+                }
+            }
+            continue;
+        }
+        // Areas do not change under a rigid map: descend the bigger node, as in world space.
+        if (y.isLeaf() || (!x.isLeaf() && area(x.box) >= area(y.box))) {
+            const std::uint32_t c = x.first;
+            if (overlaps(na[c].box, y.box, bInA)) stack.push_back({c, it.b});
+            if (overlaps(na[c + 1].box, y.box, bInA)) stack.push_back({c + 1, it.b});
+        } else {
+            const std::uint32_t c = y.first;
+            if (overlaps(x.box, nb[c].box, bInA)) stack.push_back({it.a, c});
+            if (overlaps(x.box, nb[c + 1].box, bInA)) stack.push_back({it.a, c + 1});
         }
     }
 }

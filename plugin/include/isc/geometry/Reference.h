@@ -5,31 +5,67 @@
 #include "isc/geometry/Bvh.h"
 #include "isc/mesh/Mesh.h"
 
+#include <atomic>
+#include <memory>
+#include <mutex>
 #include <span>
 #include <vector>
 
 namespace isc::geometry {
 
-/// One mesh posed in world space: vertices transformed in double, and a BVH over its
-/// triangles whose topology is built once (in the constructor) and refitted per update().
+/// One mesh posed in world space. Two BVHs share one topology, built once in the
+/// constructor: one over the mesh's own (local) vertices, never refitted, and one in world
+/// space. A rigid pose (update() without `localVertices`) is O(1): intersect() then
+/// traverses the local trees with the relative pose and transforms only the vertices of
+/// triangles that reach an exact test; the world vertices and the world BVH are computed
+/// on first use (worldVertices(), bvh(), intersectSelf(), a deformed partner). A deformed
+/// pose transforms every vertex and refits the world BVH at once, O(n).
+///
+/// World vertices are always `pose.applyDouble(local)`, whichever path computes them, so
+/// every answer is the same bit for bit. Const members may be called from several threads
+/// at once (the lazy world state is guarded); update() may not run concurrently with them.
 class PosedMesh {
 public:
     /// Builds the BVH topology over `mesh` (kept by reference: it must outlive this).
     explicit PosedMesh(const Mesh& mesh);
-    /// Poses the mesh: transforms `localVertices` (or the mesh's own when empty; the
-    /// count must match) to world space and refits the BVH. O(vertices + triangles).
+    /// Poses the mesh. Without `localVertices` (rigid): stores the pose, O(1). With them
+    /// (deformed; the count must match the mesh's): transforms them to world space in
+    /// double and refits the world BVH, O(vertices + triangles).
     void update(const Pose& pose, std::span<const Vec3> localVertices = {});
 
     const Mesh& mesh() const { return *mesh_; }
-    std::span<const DVec3> worldVertices() const { return world_; }
-    const Bvh& bvh() const { return bvh_; }
+    /// Last pose given to update().
+    const Pose& pose() const { return pose_; }
+    /// True when the last update() was rigid (the mesh's own vertices, posed).
+    bool isRigid() const { return rigid_; }
+    /// World-space vertices (double). For a rigid pose computed on the first call after
+    /// update() (O(n)), then cached.
+    std::span<const DVec3> worldVertices() const;
+    /// BVH with world-space boxes. For a rigid pose refitted on the first call after
+    /// update() (O(n)), then cached.
+    const Bvh& bvh() const;
+    /// BVH with boxes in the mesh's local frame (exact float boxes of the mesh's vertices).
+    const Bvh& localBvh() const { return localBvh_; }
+    /// Largest distance of a mesh vertex from the local origin.
+    double localRadius() const { return localRadius_; }
     /// World corners of triangle t.
     void triangle(std::uint32_t t, DVec3 out[3]) const;
 
 private:
+    void materializeWorld() const;  // needs lazy_->mutex held
+    struct LazyState {
+        std::mutex mutex;
+        std::atomic<bool> worldReady{false};
+        std::atomic<bool> bvhReady{false};
+    };
     const Mesh* mesh_;
-    std::vector<DVec3> world_;
-    Bvh bvh_;
+    Bvh localBvh_;
+    double localRadius_ = 0.0;
+    Pose pose_;
+    bool rigid_ = true;
+    mutable std::vector<DVec3> world_;
+    mutable Bvh bvh_;
+    std::unique_ptr<LazyState> lazy_ = std::make_unique<LazyState>();
 };
 
 /// All intersecting triangle pairs of `a` and `b`, sorted by (a, b), unique; with the
