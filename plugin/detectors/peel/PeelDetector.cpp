@@ -2,6 +2,7 @@
 
 #include "PeelNarrowphase.h"
 
+#include "isc/core/Assert.h"
 #include "isc/gl/Bindings.h"
 #include "isc/gl/Buffer.h"
 #include "isc/gl/Framebuffer.h"
@@ -182,8 +183,6 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
     heads.reserve(std::size_t(W) * H * sizeof(std::uint32_t));
     mask.reserve(std::size_t(n) * maskWords * sizeof(std::uint32_t));
     pyramid.reserve(std::size_t(n) * pyramidStride * 8);
-    nodes.reserve(nodeCapacity * 8);
-    mask.clearZero(0, std::size_t(n) * maskWords * sizeof(std::uint32_t));
 
     scene.bind();
     tiles.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_TILES);
@@ -194,27 +193,40 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
     pyramid.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_PYRAMID);
     segments.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_SEGMENTS);
 
-    // Object sampling: one raster pass for every tile of the batch, fragments appended to
-    // per-pixel lists. Redone with a larger pool when the pool overflowed.
+    // Passes of one batch. The counters are read once, after separation (one CPU-GPU sync
+    // per batch on the atomic path); a fragment pool or record buffer that was too small
+    // is grown and the batch redone (the next calls keep the larger buffers).
     std::uint32_t counterValues[PEEL_COUNTER_COUNT] = {};
-    counters.clearZero();
-    timers.push_back(std::make_unique<SpanTimer>());
-    timers.back()->start();
-    // Cull: per tile, only the triangles inside its window are drawn.
-    culled.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_CULLED);
-    indirect.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_COMMANDS);
-    cull.setUniform("uSegmentCount", static_cast<std::uint32_t>(segmentData.size()));
-    cull.setUniform("uItemCount", items);
-    cull.use();
-    cull.dispatch((items + 63) / 64);
-    glMemoryBarrier(GL_COMMAND_BARRIER_BIT | GL_ELEMENT_ARRAY_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
-    timers.back()->stop();
-    for (int attempt = 0;; ++attempt) {
+    std::uint32_t recordCount = 0;
+    separate.setUniform("uTileSize", R);
+    separate.setUniform("uLevels", static_cast<std::uint32_t>(levels));
+    separate.setUniform("uPyramidStride", pyramidStride);
+    separate.setUniform("uSegmentCount", static_cast<std::uint32_t>(segmentData.size()));
+    separate.setUniform("uItemCount", items);
+    for (;;) {
+        nodes.reserve(nodeCapacity * 8);
+        nodes.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_NODES);
+        if (!packing) records.reserve(recordCapacity * sizeof(gl::PeelRecord));
+        else records.reserve(std::size_t(items) * sizeof(gl::PeelRecord));
+        records.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_RECORDS);
+        indirect.upload<gl::DrawElementsIndirectCommand>(0, commands);  // counts back to 0
+        mask.clearZero(0, std::size_t(n) * maskWords * sizeof(std::uint32_t));
+        heads.clearZero(0, std::size_t(W) * H * sizeof(std::uint32_t));
+        counters.clearZero();
+
         timers.push_back(std::make_unique<SpanTimer>());
         timers.back()->start();
-        heads.clearZero(0, std::size_t(W) * H * sizeof(std::uint32_t));
-        counters.clearZero(PEEL_COUNTER_FRAGMENTS * 4, 4);
-        nodes.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_NODES);
+        // Cull: per tile, only the triangles inside its window are drawn.
+        culled.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_CULLED);
+        indirect.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_COMMANDS);
+        cull.setUniform("uSegmentCount", static_cast<std::uint32_t>(segmentData.size()));
+        cull.setUniform("uItemCount", items);
+        cull.use();
+        cull.dispatch((items + 63) / 64);
+        glMemoryBarrier(GL_COMMAND_BARRIER_BIT | GL_ELEMENT_ARRAY_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
+
+        // Object sampling (section 4): one raster pass for every tile of the batch,
+        // fragments appended to per-pixel lists.
         glNamedFramebufferParameteri(framebuffer.id(), GL_FRAMEBUFFER_DEFAULT_WIDTH, static_cast<GLint>(W));
         glNamedFramebufferParameteri(framebuffer.id(), GL_FRAMEBUFFER_DEFAULT_HEIGHT, static_cast<GLint>(H));
         framebuffer.bind();
@@ -239,87 +251,67 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         glDisable(GL_DEPTH_CLAMP);
         gl::Framebuffer::bindDefault();
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-        timers.back()->stop();
-        const auto tr = Clock::now();
-        counters.read(0, sizeof(std::uint32_t), &counterValues[PEEL_COUNTER_FRAGMENTS]);
-        readbackMs += msSince(tr);
         addCount(stats, "raster_passes", 1);
-        if (counterValues[PEEL_COUNTER_FRAGMENTS] <= nodeCapacity) break;
-        nodeCapacity = std::size_t(counterValues[PEEL_COUNTER_FRAGMENTS]) * 5 / 4 + 1024;
-        nodes.reserve(nodeCapacity * 8);
+
+        // Collision rays (section 4, per-ray sort and sweep).
+        resolve.use();
+        resolve.setUniform("uTileSize", R);
+        resolve.setUniform("uAtlasWidth", W);
+        resolve.dispatch((R + 7) / 8, (R + 7) / 8, n);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        // Ray merging (section 5): levels 1..L of the bounding-box mipmap.
+        mip.use();
+        mip.setUniform("uTileSize", R);
+        mip.setUniform("uPyramidStride", pyramidStride);
+        std::uint32_t offset = 0, prevOffset = 0;
+        for (int level = 1; level <= levels; ++level) {
+            const std::uint32_t dim = R >> level;
+            mip.setUniform("uLevel", static_cast<std::uint32_t>(level));
+            mip.setUniform("uLevelOffset", offset);
+            mip.setUniform("uPrevOffset", prevOffset);
+            mip.dispatch((dim + 7) / 8, (dim + 7) / 8, n);
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+            prevOffset = offset;
+            offset += dim * dim;
+        }
+        // Primitive separation (section 6), appended or into the sparse array.
+        separate.setUniform("uRecordCapacity", static_cast<std::uint32_t>(recordCapacity));
+        separate.use();
+        separate.dispatch((items + 63) / 64);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+        timers.back()->stop();
+
+        const auto tr = Clock::now();
+        counters.read(0, sizeof(counterValues), counterValues);
+        readbackMs += msSince(tr);
+        if (counterValues[PEEL_COUNTER_FRAGMENTS] > nodeCapacity) {
+            nodeCapacity = std::size_t(counterValues[PEEL_COUNTER_FRAGMENTS]) * 5 / 4 + 1024;
+            continue;
+        }
+        recordCount = counterValues[PEEL_COUNTER_RECORDS];
+        if (!packing && recordCount > recordCapacity) {
+            recordCapacity = std::size_t(recordCount) * 5 / 4 + 1024;
+            continue;
+        }
+        break;
     }
     addCount(stats, "fragments", counterValues[PEEL_COUNTER_FRAGMENTS]);
 
-    timers.push_back(std::make_unique<SpanTimer>());
-    timers.back()->start();
-    // Collision rays (section 4, per-ray sort and sweep).
-    resolve.use();
-    resolve.setUniform("uTileSize", R);
-    resolve.setUniform("uAtlasWidth", W);
-    resolve.dispatch((R + 7) / 8, (R + 7) / 8, n);
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-    // Ray merging (section 5): levels 1..L of the bounding-box mipmap.
-    mip.use();
-    mip.setUniform("uTileSize", R);
-    mip.setUniform("uPyramidStride", pyramidStride);
-    std::uint32_t offset = 0, prevOffset = 0;
-    for (int level = 1; level <= levels; ++level) {
-        const std::uint32_t dim = R >> level;
-        mip.setUniform("uLevel", static_cast<std::uint32_t>(level));
-        mip.setUniform("uLevelOffset", offset);
-        mip.setUniform("uPrevOffset", prevOffset);
-        mip.dispatch((dim + 7) / 8, (dim + 7) / 8, n);
-        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-        prevOffset = offset;
-        offset += dim * dim;
-    }
-    timers.back()->stop();
-
-    // Primitive separation (section 6) and compaction (sections 3, 7).
-    separate.setUniform("uTileSize", R);
-    separate.setUniform("uLevels", static_cast<std::uint32_t>(levels));
-    separate.setUniform("uPyramidStride", pyramidStride);
-    separate.setUniform("uSegmentCount", static_cast<std::uint32_t>(segmentData.size()));
-    separate.setUniform("uItemCount", items);
-    std::uint32_t recordCount = 0;
+    // Compaction (sections 3, 7).
     if (!packing) {
-        for (;;) {
-            records.reserve(recordCapacity * sizeof(gl::PeelRecord));
-            records.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_RECORDS);
-            counters.clearZero(PEEL_COUNTER_RECORDS * 4, 4);
-            timers.push_back(std::make_unique<SpanTimer>());
-            timers.back()->start();
-            separate.setUniform("uRecordCapacity", static_cast<std::uint32_t>(recordCapacity));
-            separate.use();
-            separate.dispatch((items + 63) / 64);
-            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
-            timers.back()->stop();
-            const auto tr = Clock::now();
-            counters.read(0, sizeof(counterValues), counterValues);
-            recordCount = counterValues[PEEL_COUNTER_RECORDS];
-            if (recordCount <= recordCapacity) {
-                const std::size_t old = outRecords.size();
-                outRecords.resize(old + recordCount);
-                if (recordCount > 0)
-                    records.read(0, recordCount * sizeof(gl::PeelRecord), outRecords.data() + old);
-                readbackMs += msSince(tr);
-                break;
-            }
-            readbackMs += msSince(tr);
-            recordCapacity = std::size_t(recordCount) * 5 / 4 + 1024;
-        }
+        const auto tr = Clock::now();
+        const std::size_t old = outRecords.size();
+        outRecords.resize(old + recordCount);
+        if (recordCount > 0) records.read(0, recordCount * sizeof(gl::PeelRecord), outRecords.data() + old);
+        readbackMs += msSince(tr);
     } else {
-        records.reserve(std::size_t(items) * sizeof(gl::PeelRecord));
-        records.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_RECORDS);
         const std::uint32_t rows = (items + kPackRowWidth - 1) / kPackRowWidth;
         rowCounts.reserve(std::size_t(rows) * 4);
         rowOffsets.reserve(std::size_t(rows) * 4);
         rowCounts.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_ROW_COUNTS);
+        records.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_RECORDS);
         timers.push_back(std::make_unique<SpanTimer>());
         timers.back()->start();
-        separate.use();
-        separate.dispatch((items + 63) / 64);
-        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         packCount.setUniform("uRowWidth", kPackRowWidth);
         packCount.setUniform("uItemCount", items);
         packCount.use();
@@ -327,13 +319,13 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
         timers.back()->stop();
         auto tr = Clock::now();
-        counters.read(0, sizeof(counterValues), counterValues);
         std::vector<std::uint32_t> counts(rows);
         rowCounts.read<std::uint32_t>(0, counts);
         readbackMs += msSince(tr);
         std::vector<std::uint32_t> offsets(rows);
         std::exclusive_scan(counts.begin(), counts.end(), offsets.begin(), 0u);
-        recordCount = rows == 0 ? 0 : offsets.back() + counts.back();
+        const std::uint32_t packedCount = rows == 0 ? 0 : offsets.back() + counts.back();
+        ISC_ASSERT(packedCount == recordCount, "PeelDetector::runBatch(): packing lost records");
         if (recordCount > 0) {
             rowOffsets.upload<std::uint32_t>(0, offsets);
             packed.reserve(std::size_t(recordCount) * sizeof(gl::PeelRecord));
