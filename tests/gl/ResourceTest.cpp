@@ -31,9 +31,14 @@ TEST_F(GlTest, BufferUploadReadAndReallocation) {
     b.read(0, std::span(back));
     EXPECT_EQ(back[2], 5.0f);
     EXPECT_EQ(back[3], 4.0f);
-    // Immutable storage: a new allocation is a new name with the same label.
+    // Immutable storage: a new allocation deletes the old name and creates one with the
+    // same label. (NVIDIA hands the freed name straight back, Mesa does not: compare storage,
+    // not names.)
     b.allocate(64);
-    EXPECT_FALSE(glIsBuffer(first));
+    if (b.id() != first) EXPECT_FALSE(glIsBuffer(first));
+    GLint64 storageSize = 0;
+    glGetNamedBufferParameteri64v(b.id(), GL_BUFFER_SIZE, &storageSize);
+    EXPECT_EQ(storageSize, 64);
     EXPECT_EQ(b.size(), 64u);
     char label[64] = {};
     GLsizei len = 0;
@@ -161,8 +166,13 @@ TEST_F(GlTest, FullScreenTriangleIntoTextureFramebuffer) {
         const std::uint8_t* p = &pixels[(std::size_t(y) * w + x) * 4];
         return std::array<int, 4>{p[0], p[1], p[2], p[3]};
     };
-    EXPECT_EQ(px(3, 5), (std::array<int, 4>{255, 128, 0, 255}));
-    EXPECT_EQ(px(w / 2 - 1, h - 1), (std::array<int, 4>{255, 128, 0, 255}));
+    // 0.5 to UNORM8 is 127 on NVIDIA and 128 on Mesa (both within GL's rounding rule).
+    for (const auto& p : {px(3, 5), px(w / 2 - 1, h - 1)}) {
+        EXPECT_EQ(p[0], 255);
+        EXPECT_NEAR(p[1], 128, 1);
+        EXPECT_EQ(p[2], 0);
+        EXPECT_EQ(p[3], 255);
+    }
     EXPECT_EQ(px(w / 2, 0), (std::array<int, 4>{0, 0, 255, 255}));
     EXPECT_EQ(px(w - 1, h - 1), (std::array<int, 4>{0, 0, 255, 255}));
     // Every fragment of the left half passed: exactly w/2 * h samples.
