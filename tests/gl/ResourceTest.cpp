@@ -35,7 +35,9 @@ TEST_F(GlTest, BufferUploadReadAndReallocation) {
     // same label. (NVIDIA hands the freed name straight back, Mesa does not: compare storage,
     // not names.)
     b.allocate(64);
-    if (b.id() != first) EXPECT_FALSE(glIsBuffer(first));
+    if (b.id() != first) {
+        EXPECT_FALSE(glIsBuffer(first));
+    }
     GLint64 storageSize = 0;
     glGetNamedBufferParameteri64v(b.id(), GL_BUFFER_SIZE, &storageSize);
     EXPECT_EQ(storageSize, 64);
