@@ -10,8 +10,8 @@ namespace isc::gl {
 // Binding points 0..2 are the GpuScene's (bindings.h); the peel detector uses 4..15.
 #define PEEL_BINDING_TILES 4       // PeelTile tiles[]
 #define PEEL_BINDING_DRAWS 5       // PeelDraw draws[] (indexed by the draw-id attribute)
-#define PEEL_BINDING_HEADS 6       // uint heads[atlas pixels]: 0 = empty, else node index + 1
-#define PEEL_BINDING_NODES 7       // uvec2 nodes[]: (packed fragment, next head)
+#define PEEL_BINDING_HEADS 6       // uint counts[atlas pixels]: fragments that reached the pixel
+#define PEEL_BINDING_NODES 7       // uint slots[atlas pixels * MAX_LAYERS]: packed fragments, pixel-major
 #define PEEL_BINDING_COUNTERS 8    // uint counters[PEEL_COUNTER_COUNT]
 #define PEEL_BINDING_MASK 9        // uint mask[]: collision-ray bits, tile-major, R*R/32 words per tile
 #define PEEL_BINDING_PYRAMID 10    // uvec2 pyramid[]: bounding-box mipmap levels 1..log2(R) per tile
@@ -26,7 +26,7 @@ namespace isc::gl {
 #define PEEL_ATTRIB_DRAW_ID 0      // uint vertex attribute, divisor 1: = baseInstance = draw index
 
 // Slots of counters[].
-#define PEEL_COUNTER_FRAGMENTS 0       // fragments appended by the raster pass (may exceed the pool)
+#define PEEL_COUNTER_FRAGMENTS 0       // fragments of all rays (summed by the resolve pass)
 #define PEEL_COUNTER_COLLISION_RAYS 1  // rays marked colliding
 #define PEEL_COUNTER_RECORDS 2         // triangles appended by primitive separation
 #define PEEL_COUNTER_MAX_DEPTH 3       // longest fragment list (depth complexity)

@@ -13,73 +13,86 @@
 layout(local_size_x = 8, local_size_y = 8) in;
 
 layout(std430, binding = PEEL_BINDING_TILES) readonly buffer PeelTiles { PeelTile tiles[]; };
-layout(std430, binding = PEEL_BINDING_HEADS) readonly buffer PeelHeads { uint heads[]; };
-layout(std430, binding = PEEL_BINDING_NODES) readonly buffer PeelNodes { uvec2 nodes[]; };
+layout(std430, binding = PEEL_BINDING_HEADS) readonly buffer PeelCounts { uint counts[]; };
+layout(std430, binding = PEEL_BINDING_NODES) readonly buffer PeelSlots { uint slots[]; };
 layout(std430, binding = PEEL_BINDING_COUNTERS) buffer PeelCounters { uint counters[]; };
 layout(std430, binding = PEEL_BINDING_MASK) buffer PeelMask { uint mask[]; };
 
 uniform uint uTileSize;
 uniform uint uAtlasWidth;
 
+shared uint sFragments, sRays, sOverflow, sMaxDepth;
+
+// One ray; returns true when it is a collision ray. Adds to the workgroup's counters.
+bool testRay(uint t, uvec2 p) {
+    uint R = uTileSize;
+    PeelTile tile = tiles[t];
+    uint pixel = (tile.originY + p.y) * uAtlasWidth + tile.originX + p.x;
+    uint total = counts[pixel];
+    if (total == 0u) return false;
+    atomicAdd(sFragments, total);
+    atomicMax(sMaxDepth, total);
+    if (total > uint(MAX_LAYERS)) {  // the paper's conservative cap
+        atomicAdd(sOverflow, 1u);
+        return true;
+    }
+    uint n = total;
+    uint frags[MAX_LAYERS];
+    for (uint i = 0u; i < n; ++i) frags[i] = slots[pixel * uint(MAX_LAYERS) + i];
+    for (uint i = 1u; i < n; ++i) {  // insertion sort: lists are short
+        uint v = frags[i];
+        uint j = i;
+        while (j > 0u && frags[j - 1u] > v) {
+            frags[j] = frags[j - 1u];
+            --j;
+        }
+        frags[j] = v;
+    }
+    bool self = (tile.flags & PEEL_TILE_SELF) != 0u;
+    bool open = (tile.flags & PEEL_TILE_OPEN) != 0u;
+    bool proximity = open || (tile.flags & PEEL_TILE_PROXIMITY) != 0u;
+    uint epsilon = uint(tile.depthEpsilon * PEEL_DEPTH_SCALE);
+    int winding[2] = int[2](0, 0);
+    for (uint i = 0u; i < n; ++i) {
+        uint e = frags[i];
+        uint side = (e >> 1) & 1u;
+        if (proximity && i > 0u) {
+            uint prev = frags[i - 1u];
+            bool otherSide = ((prev >> 1) & 1u) != side;
+            if ((otherSide || (self && open)) && (e >> 2) - (prev >> 2) <= epsilon) return true;
+        }
+        if (open) continue;
+        winding[side] += (e & 1u) != 0u ? 1 : -1;
+        if (self) {
+            if (winding[0] > 1 || winding[0] < 0) return true;
+        } else if (winding[0] > 0 && winding[1] > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 void main() {
+    if (gl_LocalInvocationIndex == 0u) {
+        sFragments = 0u;
+        sRays = 0u;
+        sOverflow = 0u;
+        sMaxDepth = 0u;
+    }
+    barrier();
     uint R = uTileSize;
     uvec2 p = gl_GlobalInvocationID.xy;
-    if (p.x >= R || p.y >= R) return;
     uint t = gl_WorkGroupID.z;
-    PeelTile tile = tiles[t];
-    uint node = heads[(tile.originY + p.y) * uAtlasWidth + tile.originX + p.x];
-    if (node == 0u) return;
-
-    uint frags[MAX_LAYERS];
-    uint n = 0u;
-    uint total = 0u;
-    while (node != 0u) {
-        uvec2 e = nodes[node - 1u];
-        if (n < uint(MAX_LAYERS)) frags[n++] = e.x;
-        ++total;
-        node = e.y;
-    }
-    atomicMax(counters[PEEL_COUNTER_MAX_DEPTH], total);
-
-    bool hit = false;
-    if (total > uint(MAX_LAYERS)) {
-        hit = true;
-        atomicAdd(counters[PEEL_COUNTER_OVERFLOW_RAYS], 1u);
-    } else {
-        for (uint i = 1u; i < n; ++i) {  // insertion sort: lists are short
-            uint v = frags[i];
-            uint j = i;
-            while (j > 0u && frags[j - 1u] > v) {
-                frags[j] = frags[j - 1u];
-                --j;
-            }
-            frags[j] = v;
-        }
-        bool self = (tile.flags & PEEL_TILE_SELF) != 0u;
-        bool open = (tile.flags & PEEL_TILE_OPEN) != 0u;
-        bool proximity = open || (tile.flags & PEEL_TILE_PROXIMITY) != 0u;
-        uint epsilon = uint(tile.depthEpsilon * PEEL_DEPTH_SCALE);
-        int winding[2] = int[2](0, 0);
-        for (uint i = 0u; i < n && !hit; ++i) {
-            uint e = frags[i];
-            uint side = (e >> 1) & 1u;
-            if (proximity && i > 0u) {
-                uint prev = frags[i - 1u];
-                bool otherSide = ((prev >> 1) & 1u) != side;
-                if ((otherSide || (self && open)) && (e >> 2) - (prev >> 2) <= epsilon) hit = true;
-            }
-            if (open) continue;
-            winding[side] += (e & 1u) != 0u ? 1 : -1;
-            if (self) {
-                if (winding[0] > 1 || winding[0] < 0) hit = true;
-            } else if (winding[0] > 0 && winding[1] > 0) {
-                hit = true;
-            }
-        }
-    }
-    if (hit) {
-        atomicAdd(counters[PEEL_COUNTER_COLLISION_RAYS], 1u);
+    if (p.x < R && p.y < R && testRay(t, p)) {
+        atomicAdd(sRays, 1u);
         uint bit = p.y * R + p.x;
         atomicOr(mask[t * ((R * R + 31u) / 32u) + (bit >> 5)], 1u << (bit & 31u));
+    }
+    barrier();
+    if (gl_LocalInvocationIndex == 0u) {  // one global atomic per workgroup and counter
+        if (sFragments != 0u) atomicAdd(counters[PEEL_COUNTER_FRAGMENTS], sFragments);
+        if (sRays != 0u) atomicAdd(counters[PEEL_COUNTER_COLLISION_RAYS], sRays);
+        if (sOverflow != 0u) atomicAdd(counters[PEEL_COUNTER_OVERFLOW_RAYS], sOverflow);
+        if (sMaxDepth != 0u) atomicMax(counters[PEEL_COUNTER_MAX_DEPTH], sMaxDepth);
     }
 }

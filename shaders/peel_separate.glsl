@@ -30,15 +30,11 @@ uvec2 unite(uvec2 a, uvec2 b) {
     return uvec2(lo.x | (lo.y << 16), hi.x | (hi.y << 16));
 }
 
-void emptySlot(uint item) {
-#ifdef COMPACT_PACKING
-    records[item] = PeelRecord(0u, 0xFFFFFFFFu, 0u, 0u);
-#endif
-}
+shared uint sCount, sBase;
 
-void main() {
-    uint item = gl_GlobalInvocationID.x;
-    if (item >= uItemCount) return;
+// The separation of one item: false when the triangle is hit by no collision ray.
+bool separateItem(uint item, out PeelRecord r) {
+    r = PeelRecord(0u, 0xFFFFFFFFu, 0u, 0u);
     // The segment holding this item: the last with firstItem <= item.
     uint lo = 0u, hi = uSegmentCount - 1u;
     while (lo < hi) {
@@ -58,10 +54,7 @@ void main() {
         bmin = min(bmin, q);
         bmax = max(bmax, q);
     }
-    if (bmax.x < 0.0 || bmax.y < 0.0 || bmin.x >= R || bmin.y >= R) {
-        emptySlot(item);
-        return;
-    }
+    if (bmax.x < 0.0 || bmax.y < 0.0 || bmin.x >= R || bmin.y >= R) return false;
     uvec2 b0 = uvec2(clamp(floor(bmin), vec2(0.0), vec2(R - 1.0)));
     uvec2 b1 = uvec2(clamp(floor(bmax), vec2(0.0), vec2(R - 1.0)));
     uint size = max(b1.x - b0.x, b1.y - b0.y) + 1u;
@@ -77,16 +70,28 @@ void main() {
                       unite(pyramid[base + t1.y * dim + t0.x], pyramid[base + t1.y * dim + t1.x]));
     uvec2 lo2 = max(uvec2(box.x & 0xFFFFu, box.x >> 16), b0);
     uvec2 hi2 = min(uvec2(box.y & 0xFFFFu, box.y >> 16), b1);
-    if (lo2.x > hi2.x || lo2.y > hi2.y) {
-        emptySlot(item);
-        return;
-    }
-    PeelRecord r = PeelRecord(s.tile * 2u + s.side, triangle, lo2.x | (lo2.y << 16), hi2.x | (hi2.y << 16));
+    if (lo2.x > hi2.x || lo2.y > hi2.y) return false;
+    r = PeelRecord(s.tile * 2u + s.side, triangle, lo2.x | (lo2.y << 16), hi2.x | (hi2.y << 16));
+    return true;
+}
+
+void main() {
+    uint item = gl_GlobalInvocationID.x;
+    PeelRecord r;
+    bool keep = item < uItemCount && separateItem(item, r);
 #ifdef COMPACT_ATOMIC
-    uint slot = atomicAdd(counters[PEEL_COUNTER_RECORDS], 1u);
-    if (slot < uRecordCapacity) records[slot] = r;  // else: redone with a larger buffer
+    // Stream compaction: one global atomic per workgroup, slots handed out in shared memory.
+    if (gl_LocalInvocationIndex == 0u) sCount = 0u;
+    barrier();
+    uint local = 0u;
+    if (keep) local = atomicAdd(sCount, 1u);
+    barrier();
+    if (gl_LocalInvocationIndex == 0u) sBase = sCount == 0u ? 0u : atomicAdd(counters[PEEL_COUNTER_RECORDS], sCount);
+    barrier();
+    if (keep && sBase + local < uRecordCapacity) records[sBase + local] = r;  // else: redone, larger
 #else
-    atomicAdd(counters[PEEL_COUNTER_RECORDS], 1u);
-    records[item] = r;
+    if (item >= uItemCount) return;
+    if (keep) atomicAdd(counters[PEEL_COUNTER_RECORDS], 1u);
+    records[item] = r;  // empty slots carry triangle 0xFFFFFFFF
 #endif
 }

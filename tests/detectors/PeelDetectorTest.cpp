@@ -226,13 +226,14 @@ TEST_F(PeelDetectorTest, ManyPairsInOneCallAndBothCompactionsAgree) {
     auto a = makePeel(settings(128, 3, "atomic"));
     auto p = makePeel(settings(128, 3, "packing"));
     ASSERT_TRUE(a->detect(scene, candidates, atomic));
-    // The first call may redo the raster pass once to grow the fragment pool; the second
-    // runs every tile in one raster pass.
+    // The first call may redo a batch once to grow the record buffer; the second runs one
+    // raster pass per tile size (sizes 16..128: at most 4), far fewer than tiles.
     ASSERT_TRUE(a->detect(scene, candidates, atomic));
     ASSERT_TRUE(p->detect(scene, candidates, packing));
     ASSERT_EQ(atomic.pairs.size(), packing.pairs.size());
     EXPECT_GE(atomic.pairs.size(), 2u);
-    EXPECT_EQ(atomic.stats.counter("raster_passes"), 1.0);
+    EXPECT_LE(atomic.stats.counter("raster_passes"), 4.0);
+    EXPECT_GE(atomic.stats.counter("tiles"), 15.0);
     EXPECT_EQ(atomic.stats.counter("triangles_read_back"), packing.stats.counter("triangles_read_back"));
     Tally tally;
     std::map<ObjectPair, const PairResult*> found;

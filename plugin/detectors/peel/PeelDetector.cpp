@@ -33,8 +33,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-// Atlas pixels per raster pass: bounds the per-pixel head buffer (4 bytes each).
-constexpr std::size_t kMaxAtlasPixels = std::size_t(4096) * 4096;
+// Atlas pixels per raster pass: bounds the per-pixel slots (maxLayers x 4 bytes each).
+constexpr std::size_t kMaxAtlasPixels = std::size_t(2048) * 2048;
 // Side of the atlas in pixels (every GL 4.5 driver supports 16384).
 constexpr int kMaxAtlasSide = 8192;
 // Rows of the sparse record "texture" in packing mode.
@@ -63,6 +63,7 @@ struct Tile {
     gl::PeelTile gpu{};
     std::uint32_t candidate = 0;  // index into the call's candidates
     int axis = 0;
+    std::uint32_t size = 0;       // tile side in pixels (power of two)
 };
 
 }  // namespace
@@ -70,18 +71,15 @@ struct Tile {
 struct PeelDetector::Impl {
     DetectorSettings settings;
     bool packing = false;
-    int levels = 0;                  // log2(resolution)
-    std::uint32_t pyramidStride = 0; // mipmap texels per tile (levels 1..L)
     gl::Program cull, raster, resolve, mip, separate, packCount, packMove;
     gl::GpuScene scene{"peel scene"};
     gl::VertexArray vao;
     gl::Framebuffer framebuffer;
     gl::Buffer tiles{"peel tiles"}, draws{"peel draws"}, drawIds{"peel draw ids"},
-        indirect{"peel indirect"}, heads{"peel heads"}, nodes{"peel nodes"}, counters{"peel counters"},
+        indirect{"peel indirect"}, heads{"peel pixel counts"}, nodes{"peel pixel slots"}, counters{"peel counters"},
         mask{"peel mask"}, pyramid{"peel pyramid"}, segments{"peel segments"}, records{"peel records"},
         rowCounts{"peel row counts"}, rowOffsets{"peel row offsets"}, packed{"peel packed"},
         culled{"peel culled indices"};
-    std::size_t nodeCapacity = 1 << 20;
     std::size_t recordCapacity = 1 << 14;
     std::uint32_t drawIdCount = 0;
     std::vector<std::unique_ptr<SpanTimer>> timers;
@@ -100,7 +98,7 @@ Result<void> PeelDetector::Impl::compile() {
     cull = std::move(*k);
     auto r = gl::Program::create({{GL_VERTEX_SHADER, "peel_raster.vert.glsl"},
                                   {GL_FRAGMENT_SHADER, "peel_raster.frag.glsl"}},
-                                 {}, "peel raster");
+                                 layers, "peel raster");
     if (!r) return fail(r.error().message);
     raster = std::move(*r);
     auto s = gl::Program::create({{GL_COMPUTE_SHADER, "peel_resolve.glsl"}}, layers, "peel resolve");
@@ -131,7 +129,10 @@ Result<void> PeelDetector::Impl::compile() {
 Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint32_t firstTile,
                                           const Scene& sceneCpu, std::vector<gl::PeelRecord>& outRecords,
                                           DetectorStats& stats, double& gpuMs, double& readbackMs) {
-    const auto R = static_cast<std::uint32_t>(settings.resolution);
+    const std::uint32_t R = batch[0].size;  // every tile of a batch has the same size
+    const int levels = std::countr_zero(R);
+    std::uint32_t pyramidStride = 0;       // mipmap texels per tile (levels 1..L)
+    for (int l = 1; l <= levels; ++l) pyramidStride += (R >> l) * (R >> l);
     const auto n = static_cast<std::uint32_t>(batch.size());
     const std::uint32_t tilesX = std::min<std::uint32_t>(
         n, std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::ceil(std::sqrt(double(n))))));
@@ -194,8 +195,8 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
     segments.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_SEGMENTS);
 
     // Passes of one batch. The counters are read once, after separation (one CPU-GPU sync
-    // per batch on the atomic path); a fragment pool or record buffer that was too small
-    // is grown and the batch redone (the next calls keep the larger buffers).
+    // per batch on the atomic path); a record buffer that was too small is grown and the
+    // batch redone (the next calls keep the larger buffer).
     std::uint32_t counterValues[PEEL_COUNTER_COUNT] = {};
     std::uint32_t recordCount = 0;
     separate.setUniform("uTileSize", R);
@@ -204,7 +205,7 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
     separate.setUniform("uSegmentCount", static_cast<std::uint32_t>(segmentData.size()));
     separate.setUniform("uItemCount", items);
     for (;;) {
-        nodes.reserve(nodeCapacity * 8);
+        nodes.reserve(std::size_t(W) * H * std::size_t(settings.maxLayers) * sizeof(std::uint32_t));
         nodes.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_NODES);
         if (!packing) records.reserve(recordCapacity * sizeof(gl::PeelRecord));
         else records.reserve(std::size_t(items) * sizeof(gl::PeelRecord));
@@ -242,7 +243,6 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         raster.setUniform("uTileSize", R);
         raster.setUniform("uAtlasSize", glm::vec2(W, H));
         raster.setUniform("uAtlasWidth", W);
-        raster.setUniform("uNodeCapacity", static_cast<std::uint32_t>(nodeCapacity));
         vao.bind();
         indirect.bind(GL_DRAW_INDIRECT_BUFFER);
         glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, nullptr, static_cast<GLsizei>(commands.size()), 0);
@@ -284,10 +284,6 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         const auto tr = Clock::now();
         counters.read(0, sizeof(counterValues), counterValues);
         readbackMs += msSince(tr);
-        if (counterValues[PEEL_COUNTER_FRAGMENTS] > nodeCapacity) {
-            nodeCapacity = std::size_t(counterValues[PEEL_COUNTER_FRAGMENTS]) * 5 / 4 + 1024;
-            continue;
-        }
         recordCount = counterValues[PEEL_COUNTER_RECORDS];
         if (!packing && recordCount > recordCapacity) {
             recordCapacity = std::size_t(recordCount) * 5 / 4 + 1024;
@@ -418,6 +414,8 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
         const Aabb& B = bounds[p.b];
         const Vec3 ext = glm::max(A.extent(), B.extent());
         const float size = std::max(ext.x, std::max(ext.y, ext.z));
+        auto longest = [](const Aabb& b) { return std::max(b.extent().x, std::max(b.extent().y, b.extent().z)); };
+        const float objectSize = std::max(std::min(longest(A), longest(B)), 1e-20f);
         const float margin = 1e-4f * size + 1e-6f;
         const Aabb across = p.a == p.b ? A.expanded(margin) : A.expanded(margin).intersection(B.expanded(margin));
         if (across.isEmpty()) continue;
@@ -449,8 +447,14 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
             t.gpu.objectB = p.b;
             t.gpu.flags = (p.a == p.b ? PEEL_TILE_SELF : 0u) | (st.openMeshes ? PEEL_TILE_OPEN : 0u) |
                           (st.conservative ? PEEL_TILE_PROXIMITY : 0u);
+            // Tile side: settings.resolution pixels across the smaller object, so a small
+            // window (shallow contact) gets a small tile with the same pixel size.
+            const float window = std::max(eye.extent().x, eye.extent().y);
+            const float wanted = std::ceil(float(st.resolution) * window / objectSize);
+            t.size = std::clamp<std::uint32_t>(std::bit_ceil(static_cast<std::uint32_t>(std::min(wanted, 1e6f))),
+                                               std::min(16, st.resolution), static_cast<std::uint32_t>(st.resolution));
             // Proximity: one pixel (the larger side), or four for open meshes, in depth units.
-            const float pixel = std::max(eye.extent().x, eye.extent().y) / float(st.resolution);
+            const float pixel = window / float(t.size);
             t.gpu.depthEpsilon = (st.openMeshes ? 4.0f : 1.0f) * pixel / std::max(eye.extent().z, 1e-20f);
             tiles.push_back(t);
         }
@@ -462,11 +466,14 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
     if (!tiles.empty()) {
         im.scene.sync(scene);
         im.timers.clear();
-        const std::size_t perBatch = std::max<std::size_t>(
-            1, std::min(kMaxAtlasPixels / (std::size_t(st.resolution) * st.resolution),
-                        std::size_t(kMaxAtlasSide / st.resolution) * (kMaxAtlasSide / st.resolution)));
-        for (std::size_t first = 0; first < tiles.size(); first += perBatch) {
-            const std::size_t count = std::min(perBatch, tiles.size() - first);
+        // Batches of equal-size tiles (largest first).
+        std::stable_sort(tiles.begin(), tiles.end(), [](const Tile& x, const Tile& y) { return x.size > y.size; });
+        for (std::size_t first = 0, count = 0; first < tiles.size(); first += count) {
+            const std::size_t side = tiles[first].size;
+            const std::size_t perBatch = std::max<std::size_t>(
+                1, std::min(kMaxAtlasPixels / (side * side), (kMaxAtlasSide / side) * (kMaxAtlasSide / side)));
+            count = 0;
+            while (first + count < tiles.size() && count < perBatch && tiles[first + count].size == side) ++count;
             if (auto r = im.runBatch(std::span<const Tile>(tiles).subspan(first, count),
                                      static_cast<std::uint32_t>(first), scene, records, stats, gpuMs, readbackMs);
                 !r)
@@ -509,8 +516,6 @@ Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& set
     auto impl = std::make_unique<PeelDetector::Impl>();
     impl->settings = settings;
     impl->packing = settings.compaction == "packing";
-    impl->levels = std::countr_zero(static_cast<unsigned>(r));
-    for (int l = 1; l <= impl->levels; ++l) impl->pyramidStride += (unsigned(r) >> l) * (unsigned(r) >> l);
     if (auto c = impl->compile(); !c) return fail(c.error().message);
     return std::unique_ptr<Detector>(new PeelDetector(std::move(impl)));
 }
