@@ -1,6 +1,7 @@
 // The exact reference (BVH + exact triangle tests) against brute force and FCL 0.7 on
 // bunny-bunny: all intersecting triangle pairs, over one fixed set of sampled close poses.
 // Per-pose wall times are collected inside the loop; `median_ms` is their median.
+// Per pose: update both meshes (ours: rigid update(), O(1); FCL: set transforms) + all pairs.
 #include "isc/geometry/PoseSampler.h"
 #include "isc/geometry/Reference.h"
 #include "isc/mesh/MeshIo.h"
@@ -111,6 +112,43 @@ void BM_Reference(benchmark::State& state) {
     });
 }
 
+// The same with both meshes posed as deformed (update(pose, vertices): every vertex to
+// world space and a refit, O(n)), the path a deforming mesh takes.
+void BM_ReferenceDeformed(benchmark::State& state) {
+    const Setup& s = Setup::get();
+    PosedMesh a(s.bunny), b(s.bunny);
+    std::vector<TrianglePair> pairs;
+    run(state, [&](const Pose& pa, const Pose& pb) {
+        a.update(pa, s.bunny.vertices());
+        b.update(pb, s.bunny.vertices());
+        intersect(a, b, pairs);
+        return pairs.size();
+    });
+}
+
+// PosedMesh::update alone, per call: rigid (arg 0), deformed (arg 1), and rigid followed
+// by worldVertices() (arg 2, materialising the world vertices on demand).
+void BM_Update(benchmark::State& state) {
+    const Setup& s = Setup::get();
+    PosedMesh m(s.bunny);
+    const int mode = static_cast<int>(state.range(0));
+    std::size_t k = 0, calls = 0;
+    double sink = 0.0;
+    for (auto _ : state) {
+        const Pose& p = (k++ & 1) ? s.poses[k % s.poses.size()].second : s.poses[k % s.poses.size()].first;
+        if (mode == 1) {
+            m.update(p, s.bunny.vertices());
+        } else {
+            m.update(p);
+            if (mode == 2) sink += m.worldVertices()[0].x;
+        }
+        ++calls;
+        benchmark::DoNotOptimize(m);
+    }
+    benchmark::DoNotOptimize(sink);
+    state.SetItemsProcessed(static_cast<std::int64_t>(calls));
+}
+
 void BM_BruteForce(benchmark::State& state) {
     const Setup& s = Setup::get();
     PosedMesh a(s.bunny), b(s.bunny);
@@ -165,6 +203,8 @@ void BM_FclAgreement(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(BM_Reference)->Unit(benchmark::kMillisecond)->Iterations(5);
+BENCHMARK(BM_ReferenceDeformed)->Unit(benchmark::kMillisecond)->Iterations(5);
+BENCHMARK(BM_Update)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Fcl)->Unit(benchmark::kMillisecond)->Iterations(5);
 BENCHMARK(BM_BruteForce)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_FclAgreement)->Unit(benchmark::kMillisecond)->Iterations(1);

@@ -147,6 +147,150 @@ TEST(Bvh, SelfTraversalFindsEveryOverlappingBoxPairOnce) {
     EXPECT_EQ(got, expected);
 }
 
+// B's frame in A's from two poses, exactly as a rigid traversal wants it (no margin).
+Bvh::RelativePose relative(const Pose& pa, const Pose& pb, double margin) {
+    const glm::dmat3 ra = glm::mat3_cast(glm::dquat(pa.rotation)), rb = glm::mat3_cast(glm::dquat(pb.rotation));
+    const glm::dmat3 r = glm::transpose(ra) * rb;
+    const DVec3 t = glm::transpose(ra) * (DVec3(pb.position) - DVec3(pa.position));
+    Bvh::RelativePose p{};
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) {
+            p.rotation[i][j] = r[j][i];  // glm is column-major
+            p.absRotation[i][j] = std::abs(r[j][i]);
+        }
+        p.translation[i] = t[i];
+    }
+    p.margin = margin;
+    return p;
+}
+
+Bvh::Box cube(float h) { return {{-h, -h, -h}, {h, h, h}}; }
+
+TEST(Bvh, OrientedBoxTestHandWorked) {
+    // B, a cube of half-size 1 turned 45 degrees about z, reaches sqrt(2) along x; A, the
+    // same cube unturned, reaches 1. Centres 1 + sqrt(2) + gap apart along x.
+    Pose pa, pb;
+    pb.rotation = glm::angleAxis(glm::radians(45.0f), Vec3(0, 0, 1));
+    for (double gap : {-0.01, 0.01}) {
+        pb.position = Vec3(float(1.0 + std::sqrt(2.0) + gap), 0.0f, 0.0f);
+        EXPECT_EQ(Bvh::overlaps(cube(1), cube(1), relative(pa, pb, 0.0)), gap < 0) << gap;
+        // The margin widens the test: a gap of 0.01 is an overlap with margin 0.02.
+        EXPECT_TRUE(Bvh::overlaps(cube(1), cube(1), relative(pa, pb, 0.02))) << gap;
+    }
+    // Centres at (d, d, 0): along B's face axis (1, 1, 0) / sqrt(2) they are d sqrt(2) apart,
+    // A reaches sqrt(2) (its corner) and B 1 (its face), so d > 1 + 1 / sqrt(2) = 1.707
+    // separates there, while A's own axes need d > 1 + sqrt(2).
+    pb.position = Vec3(1.75f, 1.75f, 0.0f);
+    EXPECT_FALSE(Bvh::overlaps(cube(1), cube(1), relative(pa, pb, 0.0)));
+    pb.position = Vec3(1.65f, 1.65f, 0.0f);
+    EXPECT_TRUE(Bvh::overlaps(cube(1), cube(1), relative(pa, pb, 0.0)));
+}
+
+TEST(Bvh, OrientedBoxTestNeverSeparatesBoxesThatShareAPoint) {
+    // Random box pairs in random poses: whenever the test says "separated", no sampled point
+    // of A lies in B. The edge-edge axes must have cut some pairs the face axes kept.
+    std::mt19937_64 rng(21);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    int separated = 0, overlapping = 0, edgeOnly = 0;
+    for (int trial = 0; trial < 4000; ++trial) {
+        Bvh::Box a{}, b{};
+        for (int k = 0; k < 3; ++k) {
+            a.min[k] = u(rng) * 0.5f - 0.6f;
+            a.max[k] = a.min[k] + 0.1f + std::abs(u(rng));
+            b.min[k] = u(rng) * 0.5f - 0.6f;
+            b.max[k] = b.min[k] + 0.1f + std::abs(u(rng));
+        }
+        Pose pa, pb;
+        pa.rotation = glm::normalize(Quat(u(rng), u(rng), u(rng), u(rng)));
+        pb.rotation = glm::normalize(Quat(u(rng), u(rng), u(rng), u(rng)));
+        pa.position = Vec3(u(rng), u(rng), u(rng));
+        pb.position = Vec3(u(rng), u(rng), u(rng));
+        const Bvh::RelativePose rel = relative(pa, pb, 0.0);
+        const bool hit = Bvh::overlaps(a, b, rel);
+        (hit ? overlapping : separated)++;
+        // Faces only (A's and B's), by hand: looser, so it must keep every pair the full
+        // test keeps.
+        const Bvh::RelativePose& faces = rel;
+        bool faceHit = true;
+        {
+            double ca[3], ea[3], cb[3], eb[3], T[3];
+            for (int k = 0; k < 3; ++k) {
+                ca[k] = 0.5 * (double(a.min[k]) + a.max[k]);
+                ea[k] = 0.5 * (double(a.max[k]) - a.min[k]);
+                cb[k] = 0.5 * (double(b.min[k]) + b.max[k]);
+                eb[k] = 0.5 * (double(b.max[k]) - b.min[k]);
+            }
+            for (int i = 0; i < 3; ++i) {
+                T[i] = faces.translation[i] - ca[i];
+                for (int j = 0; j < 3; ++j) T[i] += faces.rotation[i][j] * cb[j];
+            }
+            for (int i = 0; i < 3; ++i) {
+                double rb = 0.0;
+                for (int j = 0; j < 3; ++j) rb += faces.absRotation[i][j] * eb[j];
+                faceHit &= std::abs(T[i]) <= ea[i] + rb;
+            }
+            for (int j = 0; j < 3; ++j) {
+                double d = 0.0, ra = 0.0;
+                for (int i = 0; i < 3; ++i) {
+                    d += T[i] * faces.rotation[i][j];
+                    ra += faces.absRotation[i][j] * ea[i];
+                }
+                faceHit &= std::abs(d) <= ra + eb[j];
+            }
+        }
+        if (hit) {
+            EXPECT_TRUE(faceHit) << trial;
+            continue;
+        }
+        edgeOnly += faceHit;
+        // Points of A (corners and random interior points) posed into B's frame.
+        const glm::dmat3 ra = glm::mat3_cast(glm::dquat(pa.rotation)), rb = glm::mat3_cast(glm::dquat(pb.rotation));
+        for (int s = 0; s < 200; ++s) {
+            DVec3 p;
+            for (int k = 0; k < 3; ++k) {
+                const double f = s < 8 ? double((s >> k) & 1) : 0.5 + 0.5 * double(u(rng));
+                p[k] = a.min[k] + f * (double(a.max[k]) - a.min[k]);
+            }
+            const DVec3 inB = glm::transpose(rb) * (ra * p + DVec3(pa.position) - DVec3(pb.position));
+            bool inside = true;
+            for (int k = 0; k < 3; ++k) inside &= inB[k] >= b.min[k] && inB[k] <= b.max[k];
+            ASSERT_FALSE(inside) << "trial " << trial << ": separated boxes share a point";
+        }
+    }
+    EXPECT_GT(separated, 500);
+    EXPECT_GT(overlapping, 300);
+    EXPECT_GT(edgeOnly, 0) << "no pair needed an edge-edge axis";
+}
+
+TEST(Bvh, LocalFramePairTraversalFindsEveryOrientedBoxPair) {
+    // Two trees in their own frames, never refitted: the traversal reports exactly the
+    // triangle pairs whose local boxes pass the oriented box test, each once.
+    const Soup a = randomSoup(5, 300, 1.0f), b = randomSoup(6, 200, 1.0f);
+    Bvh ba, bb;
+    ba.build(a.local, a.tris);
+    bb.build(b.local, b.tris);
+    for (int trial = 0; trial < 20; ++trial) {
+        Pose pa, pb;
+        pa.rotation = glm::normalize(Quat(0.7f, 0.2f * float(trial), -0.3f, 0.1f));
+        pb.position = Vec3(float(trial % 5) * 0.3f, 0.1f * float(trial), 0.0f);
+        pb.rotation = glm::normalize(Quat(1.0f, 0.1f * float(trial), 0.2f, -0.1f));
+        const Bvh::RelativePose rel = relative(pa, pb, 1e-6);
+        std::set<std::pair<std::uint32_t, std::uint32_t>> expected, got;
+        const auto sa = ba.slotBoxes(), sb = bb.slotBoxes();
+        for (std::uint32_t i = 0; i < sa.size(); ++i)
+            for (std::uint32_t j = 0; j < sb.size(); ++j)
+                if (Bvh::overlaps(sa[i], sb[j], rel)) expected.insert({ba.slotTriangles()[i], bb.slotTriangles()[j]});
+        std::size_t calls = 0;
+        Bvh::forEachOverlap(ba, bb, rel, [&](std::uint32_t i, std::uint32_t j) {
+            ++calls;
+            got.insert({i, j});
+        });
+        EXPECT_EQ(calls, got.size()) << "each pair once";
+        EXPECT_EQ(got, expected);
+        EXPECT_FALSE(expected.empty());
+    }
+}
+
 TEST(Bvh, EmptyAndSingleTriangle) {
     Bvh empty;
     empty.build({}, {});

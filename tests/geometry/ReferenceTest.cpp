@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <thread>
 
 using namespace isc;
 using namespace isc::geometry;
@@ -108,6 +109,131 @@ TEST(Reference, SegmentsLieOnBothTriangles) {
         }
     }
     EXPECT_GT(checked, 100u);
+}
+
+TEST(Reference, RigidAndDeformedPathsGiveTheSameBits) {
+    // The same pose through update(pose) (local trees, lazy vertices) and through
+    // update(pose, vertices) (world vertices and refit at once): identical world vertices,
+    // and identical pair sets for all four mixes, equal to brute force.
+    const Mesh t = shapes::torus(1.0f, 0.35f, 24, 12);
+    PosedMesh rigidA(t), rigidB(t), deformedA(t), deformedB(t);
+    std::vector<TrianglePair> rr, rd, dr, dd, slow;
+    int colliding = 0;
+    for (const auto& [poseA, poseB] : sampleClosePoses(t, t, 60, 31)) {
+        rigidA.update(poseA);
+        rigidB.update(poseB);
+        deformedA.update(poseA, t.vertices());
+        deformedB.update(poseB, t.vertices());
+        EXPECT_TRUE(rigidA.isRigid());
+        EXPECT_FALSE(deformedA.isRigid());
+        intersect(rigidA, rigidB, rr);
+        intersect(rigidA, deformedB, rd);
+        intersect(deformedA, rigidB, dr);
+        intersect(deformedA, deformedB, dd);
+        intersectBruteForce(deformedA, deformedB, slow);
+        EXPECT_EQ(rr, slow);
+        EXPECT_EQ(rd, slow);
+        EXPECT_EQ(dr, slow);
+        EXPECT_EQ(dd, slow);
+        colliding += !slow.empty();
+        // triangle() before and after the world vertices are materialised, and bvh().
+        DVec3 before[3], after[3];
+        rigidA.triangle(7, before);
+        const auto wr = rigidA.worldVertices(), wd = deformedA.worldVertices();
+        ASSERT_EQ(wr.size(), wd.size());
+        EXPECT_TRUE(std::equal(wr.begin(), wr.end(), wd.begin())) << "bitwise";
+        rigidA.triangle(7, after);
+        for (int k = 0; k < 3; ++k) EXPECT_EQ(before[k], after[k]);
+        const Aabb root = rigidA.bvh().bounds();
+        for (const DVec3& v : wr)
+            for (int k = 0; k < 3; ++k) EXPECT_TRUE(double(root.min[k]) <= v[k] && v[k] <= double(root.max[k]));
+    }
+    EXPECT_GT(colliding, 10);
+}
+
+TEST(Reference, TouchingEverywhereFarFromTheOrigin) {
+    // A small torus against itself in the same pose, 1000 units out: every triangle touches
+    // itself and its neighbours, and the world vertices carry rounding of 1000 * 2^-53
+    // that the local-frame culling has to allow for.
+    const Mesh t = shapes::torus(0.01f, 0.0035f, 16, 8);
+    PosedMesh a(t), b(t);
+    Pose pose;
+    pose.position = Vec3(1000.5f, -2000.25f, 500.125f);
+    pose.rotation = glm::normalize(Quat(0.3f, -0.5f, 0.7f, 0.2f));
+    a.update(pose);
+    b.update(pose);
+    std::vector<TrianglePair> fast, slow;
+    intersect(a, b, fast);
+    intersectBruteForce(a, b, slow);
+    EXPECT_EQ(fast, slow);
+    for (std::uint32_t i = 0; i < t.triangleCount(); ++i)
+        EXPECT_TRUE(std::binary_search(fast.begin(), fast.end(), TrianglePair{i, i})) << i;
+    // And sampled close poses out there.
+    int n = 0;
+    for (auto [poseA, poseB] : sampleClosePoses(t, t, 200, 32)) {
+        poseA.position += pose.position;
+        poseB.position += pose.position;
+        a.update(poseA);
+        b.update(poseB);
+        intersect(a, b, fast);
+        intersectBruteForce(a, b, slow);
+        EXPECT_EQ(fast, slow) << "pose " << n;
+        ++n;
+    }
+}
+
+TEST(Reference, QuaternionsThatAreNotUnit) {
+    // Pose::rotation should be unit; one that is not still gets the brute-force answer:
+    // slightly off (the margin grows with |q|^2 - 1), and zero (world-space fallback).
+    const Mesh t = shapes::torus(1.0f, 0.35f, 24, 12);
+    PosedMesh a(t), b(t);
+    std::vector<TrianglePair> fast, slow;
+    int colliding = 0;
+    for (float scale : {1.001f, 0.98f, 0.0f}) {
+        for (auto [poseA, poseB] : sampleClosePoses(t, t, 40, 33)) {
+            poseB.rotation = poseB.rotation * scale;
+            a.update(poseA);
+            b.update(poseB);
+            intersect(a, b, fast);
+            intersectBruteForce(a, b, slow);
+            EXPECT_EQ(fast, slow) << "scale " << scale;
+            colliding += !fast.empty();
+        }
+    }
+    EXPECT_GT(colliding, 20);
+}
+
+TEST(Reference, ConstCallsFromSeveralThreads) {
+    // The detector intersects one mesh in several pairs at once: the lazy state (per-thread
+    // vertex caches, world vertices and BVH materialised under a lock) must not race.
+    const Mesh t = shapes::torus(1.0f, 0.35f, 24, 12);
+    const auto poses = sampleClosePoses(t, t, 30, 34);
+    PosedMesh a(t), b(t), c(t);
+    std::vector<TrianglePair> expectAB, expectAC, expectSelf;
+    for (const auto& [poseA, poseB] : poses) {
+        a.update(poseA);
+        b.update(poseB);
+        c.update(poseB, t.vertices());
+        intersectBruteForce(a, b, expectAB);
+        expectAC = expectAB;
+        intersectSelf(a, expectSelf);
+        a.update(poseA);  // forget the world vertices again
+        std::vector<std::vector<TrianglePair>> got(8);
+        std::vector<std::thread> threads;
+        for (int k = 0; k < 8; ++k)
+            threads.emplace_back([&, k] {
+                if (k % 4 == 0) intersect(a, b, got[k]);
+                if (k % 4 == 1) intersect(a, c, got[k]);
+                if (k % 4 == 2) intersectSelf(a, got[k]);
+                if (k % 4 == 3) intersect(b, a, got[k]);
+            });
+        for (std::thread& th : threads) th.join();
+        std::vector<TrianglePair> expectBA;
+        for (const TrianglePair& p : expectAB) expectBA.push_back({p.b, p.a});
+        std::sort(expectBA.begin(), expectBA.end());
+        const std::vector<TrianglePair>* expected[4] = {&expectAB, &expectAC, &expectSelf, &expectBA};
+        for (int k = 0; k < 8; ++k) EXPECT_EQ(got[k], *expected[k % 4]) << "thread " << k;
+    }
 }
 
 void bruteForceSelf(const PosedMesh& m, std::vector<TrianglePair>& out) {
