@@ -238,6 +238,7 @@ TEST(Bvh, OrientedBoxTestNeverSeparatesBoxesThatShareAPoint) {
                 faceHit &= std::abs(d) <= ra + eb[j];
             }
         }
+        EXPECT_EQ(Bvh::overlapsFaceAxes(a, b, rel), faceHit) << trial;
         if (hit) {
             EXPECT_TRUE(faceHit) << trial;
             continue;
@@ -264,7 +265,7 @@ TEST(Bvh, OrientedBoxTestNeverSeparatesBoxesThatShareAPoint) {
 
 TEST(Bvh, LocalFramePairTraversalFindsEveryOrientedBoxPair) {
     // Two trees in their own frames, never refitted: the traversal reports exactly the
-    // triangle pairs whose local boxes pass the oriented box test, each once.
+    // triangle pairs whose local boxes pass the (face-axis) oriented box test, each once.
     const Soup a = randomSoup(5, 300, 1.0f), b = randomSoup(6, 200, 1.0f);
     Bvh ba, bb;
     ba.build(a.local, a.tris);
@@ -279,7 +280,7 @@ TEST(Bvh, LocalFramePairTraversalFindsEveryOrientedBoxPair) {
         const auto sa = ba.slotBoxes(), sb = bb.slotBoxes();
         for (std::uint32_t i = 0; i < sa.size(); ++i)
             for (std::uint32_t j = 0; j < sb.size(); ++j)
-                if (Bvh::overlaps(sa[i], sb[j], rel)) expected.insert({ba.slotTriangles()[i], bb.slotTriangles()[j]});
+                if (Bvh::overlapsFaceAxes(sa[i], sb[j], rel)) expected.insert({ba.slotTriangles()[i], bb.slotTriangles()[j]});
         std::size_t calls = 0;
         Bvh::forEachOverlap(ba, bb, rel, [&](std::uint32_t i, std::uint32_t j) {
             ++calls;

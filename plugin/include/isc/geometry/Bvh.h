@@ -67,8 +67,8 @@ public:
         double margin;
     };
     /// Same as forEachOverlap(a, b, f), but `b`'s boxes are in the frame that `bInA` places
-    /// in `a`'s: box pairs are tested as oriented boxes (15 separating axes, each widened by
-    /// `bInA.margin`). Lets rigid meshes keep their trees in local frames (no refit).
+    /// in `a`'s: box pairs are tested as oriented boxes (overlapsFaceAxes(), each axis widened
+    /// by `bInA.margin`). Lets rigid meshes keep their trees in local frames (no refit).
     template <class F>
     static void forEachOverlap(const Bvh& a, const Bvh& b, const RelativePose& bInA, F&& f);
     /// Calls `f(i, j)` once for every unordered pair of distinct triangles of this tree
@@ -82,10 +82,20 @@ public:
     }
 
     /// True unless a separating axis shows `a` (in a's frame) and `b` (in b's frame, placed
-    /// by `bInA`) more than `bInA.margin` apart. Computed in double.
-    static bool overlaps(const Box& a, const Box& b, const RelativePose& bInA);
+    /// by `bInA`) more than `bInA.margin` apart: the exact oriented-box test (all 15 axes).
+    /// Computed in double.
+    static bool overlaps(const Box& a, const Box& b, const RelativePose& bInA) {
+        return overlapsOriented<15>(a, b, bInA);
+    }
+    /// The same with the 6 face axes only (no edge-edge axes): looser, never separates boxes
+    /// that overlaps() keeps, and cheaper. The local-frame traversal uses this one.
+    static bool overlapsFaceAxes(const Box& a, const Box& b, const RelativePose& bInA) {
+        return overlapsOriented<6>(a, b, bInA);
+    }
 
 private:
+    template <int kAxes>
+    static bool overlapsOriented(const Box& a, const Box& b, const RelativePose& bInA);
     static float area(const Box& b) {
         const float dx = b.max[0] - b.min[0], dy = b.max[1] - b.min[1], dz = b.max[2] - b.min[2];
         return dx * dy + dy * dz + dz * dx;
@@ -140,7 +150,9 @@ void Bvh::forEachOverlap(const Bvh& a, const Bvh& b, F&& f) {
     }
 }
 
-inline bool Bvh::overlaps(const Box& a, const Box& b, const RelativePose& p) {
+template <int kAxes>
+inline bool Bvh::overlapsOriented(const Box& a, const Box& b, const RelativePose& p) {
+    static_assert(kAxes == 6 || kAxes == 15);
     // Ericson, Real-Time Collision Detection 4.4.1 (Gottschalk's OBB test), in double, with
     // every comparison widened by the margin. Each axis L has |L| <= 1, so a gap > margin
     // along L is a gap > margin in space; near-parallel edge axes (L ~ 0) can never separate
@@ -164,13 +176,15 @@ inline bool Bvh::overlaps(const Box& a, const Box& b, const RelativePose& p) {
         const double d = T[0] * R[0][j] + T[1] * R[1][j] + T[2] * R[2][j];
         if (std::fabs(d) > Q[0][j] * ea[0] + Q[1][j] * ea[1] + Q[2][j] * ea[2] + eb[j] + m) return false;
     }
-    for (int i = 0; i < 3; ++i) {
-        const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
-        for (int j = 0; j < 3; ++j) {
-            const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
-            const double ra = ea[i1] * Q[i2][j] + ea[i2] * Q[i1][j];
-            const double rb = eb[j1] * Q[i][j2] + eb[j2] * Q[i][j1];
-            if (std::fabs(T[i2] * R[i1][j] - T[i1] * R[i2][j]) > ra + rb + m) return false;
+    if constexpr (kAxes == 15) {
+        for (int i = 0; i < 3; ++i) {
+            const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+            for (int j = 0; j < 3; ++j) {
+                const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+                const double ra = ea[i1] * Q[i2][j] + ea[i2] * Q[i1][j];
+                const double rb = eb[j1] * Q[i][j2] + eb[j2] * Q[i][j1];
+                if (std::fabs(T[i2] * R[i1][j] - T[i1] * R[i2][j]) > ra + rb + m) return false;
+            }
         }
     }
     return true;
@@ -188,7 +202,9 @@ void Bvh::forEachOverlap(const Bvh& a, const Bvh& b, const RelativePose& bInA, F
     const Node* nb = b.nodes_.data();
     const Box* ba = a.slotBox_.data();
     const Box* bb = b.slotBox_.data();
-    if (!overlaps(na[0].box, nb[0].box, bInA)) return;
+    // Face axes only: on bunny-bunny the 9 edge axes cost more than the node pairs
+    // they cut (mean time per pose about 25 % higher with all 15).
+    if (!overlapsFaceAxes(na[0].box, nb[0].box, bInA)) return;
     stack.push_back({0, 0});
     while (!stack.empty()) {
         const Item it = stack.back();
@@ -197,9 +213,9 @@ void Bvh::forEachOverlap(const Bvh& a, const Bvh& b, const RelativePose& bInA, F
         const Node& y = nb[it.b];
         if (x.isLeaf() && y.isLeaf()) {
             for (std::uint32_t i = x.first; i < x.first + x.count; ++i) {
-                if (y.count > 1 && !overlaps(ba[i], y.box, bInA)) continue;
+                if (y.count > 1 && !overlapsFaceAxes(ba[i], y.box, bInA)) continue;
                 for (std::uint32_t j = y.first; j < y.first + y.count; ++j) {
-                    if (overlaps(ba[i], bb[j], bInA)) f(a.slotTriangle_[i], b.slotTriangle_[j]);
+                    if (overlapsFaceAxes(ba[i], bb[j], bInA)) f(a.slotTriangle_[i], b.slotTriangle_[j]);
                 }
             }
             continue;
@@ -207,12 +223,12 @@ void Bvh::forEachOverlap(const Bvh& a, const Bvh& b, const RelativePose& bInA, F
         // Areas do not change under a rigid map: descend the bigger node, as in world space.
         if (y.isLeaf() || (!x.isLeaf() && area(x.box) >= area(y.box))) {
             const std::uint32_t c = x.first;
-            if (overlaps(na[c].box, y.box, bInA)) stack.push_back({c, it.b});
-            if (overlaps(na[c + 1].box, y.box, bInA)) stack.push_back({c + 1, it.b});
+            if (overlapsFaceAxes(na[c].box, y.box, bInA)) stack.push_back({c, it.b});
+            if (overlapsFaceAxes(na[c + 1].box, y.box, bInA)) stack.push_back({c + 1, it.b});
         } else {
             const std::uint32_t c = y.first;
-            if (overlaps(x.box, nb[c].box, bInA)) stack.push_back({it.a, c});
-            if (overlaps(x.box, nb[c + 1].box, bInA)) stack.push_back({it.a, c + 1});
+            if (overlapsFaceAxes(x.box, nb[c].box, bInA)) stack.push_back({it.a, c});
+            if (overlapsFaceAxes(x.box, nb[c + 1].box, bInA)) stack.push_back({it.a, c + 1});
         }
     }
 }
