@@ -18,12 +18,13 @@ namespace isc::geometry {
 /// space. A rigid pose (update() without `localVertices`) is O(1): intersect() then
 /// traverses the local trees with the relative pose and transforms only the vertices of
 /// triangles that reach an exact test; the world vertices and the world BVH are computed
-/// on first use (worldVertices(), bvh(), intersectSelf(), a deformed partner). A deformed
+/// on first use (worldVertices(), bvh(), intersectSelf(), intersectBruteForce()). A deformed
 /// pose transforms every vertex and refits the world BVH at once, O(n).
 ///
 /// World vertices are always `pose.applyDouble(local)`, whichever path computes them, so
 /// every answer is the same bit for bit. Const members may be called from several threads
 /// at once (the lazy world state is guarded); update() may not run concurrently with them.
+/// Move-only.
 class PosedMesh {
 public:
     /// Builds the BVH topology over `mesh` (kept by reference: it must outlive this).
