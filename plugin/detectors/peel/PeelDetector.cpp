@@ -59,6 +59,19 @@ struct SpanTimer {
     double elapsedMs() const { return double(end.result() - begin.result()) * 1e-6; }
 };
 
+// Timestamps between the stages of one batch attempt: cull, raster, resolve + mipmap,
+// separation (stage k spans marks k..k+1).
+constexpr int kStages = 4;
+constexpr const char* kStageCounters[kStages] = {"gpu_cull_ms", "gpu_raster_ms", "gpu_resolve_mip_ms",
+                                                 "gpu_separate_ms"};
+struct StageTimer {
+    gl::Query marks[kStages + 1] = {{"peel stage", GL_TIMESTAMP}, {"peel stage", GL_TIMESTAMP},
+                                    {"peel stage", GL_TIMESTAMP}, {"peel stage", GL_TIMESTAMP},
+                                    {"peel stage", GL_TIMESTAMP}};
+    void mark(int k) { glQueryCounter(marks[k].id(), GL_TIMESTAMP); }
+    double stageMs(int k) const { return double(marks[k + 1].result() - marks[k].result()) * 1e-6; }
+};
+
 struct Tile {
     gl::PeelTile gpu{};
     std::uint32_t candidate = 0;  // index into the call's candidates
@@ -83,6 +96,12 @@ struct PeelDetector::Impl {
     std::size_t recordCapacity = 1 << 14;
     std::uint32_t drawIdCount = 0;
     std::vector<std::unique_ptr<SpanTimer>> timers;
+    std::vector<std::unique_ptr<StageTimer>> stageTimers;  // pooled across calls
+    std::size_t stageTimersUsed = 0;
+    StageTimer& nextStageTimer() {
+        if (stageTimersUsed == stageTimers.size()) stageTimers.push_back(std::make_unique<StageTimer>());
+        return *stageTimers[stageTimersUsed++];
+    }
     PeelNarrowphase narrowphase;
 
     Result<void> compile();
@@ -215,8 +234,8 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         heads.clearZero(0, std::size_t(W) * H * sizeof(std::uint32_t));
         counters.clearZero();
 
-        timers.push_back(std::make_unique<SpanTimer>());
-        timers.back()->start();
+        StageTimer& stages = nextStageTimer();
+        stages.mark(0);
         // Cull: per tile, only the triangles inside its window are drawn.
         culled.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_CULLED);
         indirect.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_COMMANDS);
@@ -225,6 +244,7 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         cull.use();
         cull.dispatch((items + 63) / 64);
         glMemoryBarrier(GL_COMMAND_BARRIER_BIT | GL_ELEMENT_ARRAY_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
+        stages.mark(1);
 
         // Object sampling (section 4): one raster pass for every tile of the batch,
         // fragments appended to per-pixel lists.
@@ -252,6 +272,7 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         gl::Framebuffer::bindDefault();
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         addCount(stats, "raster_passes", 1);
+        stages.mark(2);
 
         // Collision rays (section 4, per-ray sort and sweep).
         resolve.use();
@@ -274,12 +295,13 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
             prevOffset = offset;
             offset += dim * dim;
         }
+        stages.mark(3);
         // Primitive separation (section 6), appended or into the sparse array.
         separate.setUniform("uRecordCapacity", static_cast<std::uint32_t>(recordCapacity));
         separate.use();
         separate.dispatch((items + 63) / 64);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
-        timers.back()->stop();
+        stages.mark(4);
 
         const auto tr = Clock::now();
         counters.read(0, sizeof(counterValues), counterValues);
@@ -396,10 +418,17 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
                 stats.warnings.push_back("object " + std::to_string(o) + " has an open mesh (" +
                                          scene.objectMesh(o).report().describe() +
                                          "): peel needs closed meshes unless openMeshes is set; skipped");
-            } else {
-                const Pose& pose = scene.pose(o);
-                for (const Vec3& v : scene.localVertices(o)) bounds[o].grow(pose.apply(v));
             }
+        }
+    }
+    {
+        std::vector<ObjectId> live;
+        for (ObjectId o = 0; o < scene.objectCount(); ++o)
+            if (state[o] == 1) live.push_back(o);
+#pragma omp parallel for schedule(dynamic, 4)
+        for (std::size_t i = 0; i < live.size(); ++i) {
+            const Pose& pose = scene.pose(live[i]);
+            for (const Vec3& v : scene.localVertices(live[i])) bounds[live[i]].grow(pose.apply(v));
         }
     }
 
@@ -460,12 +489,17 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
         }
     }
     cpuMs += msSince(tc);
+    stats.count("cpu_setup_ms", msSince(tc));
     stats.count("tiles", double(tiles.size()));
 
     std::vector<gl::PeelRecord> records;
     if (!tiles.empty()) {
+        const auto tu = Clock::now();
         im.scene.sync(scene);
+        cpuMs += msSince(tu);
+        stats.count("cpu_upload_ms", msSince(tu));
         im.timers.clear();
+        im.stageTimersUsed = 0;
         // Batches of equal-size tiles (largest first).
         std::stable_sort(tiles.begin(), tiles.end(), [](const Tile& x, const Tile& y) { return x.size > y.size; });
         for (std::size_t first = 0, count = 0; first < tiles.size(); first += count) {
@@ -480,6 +514,13 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
                 return r;
         }
         for (const auto& t : im.timers) gpuMs += t->elapsedMs();
+        double stageMs[kStages] = {};
+        for (std::size_t i = 0; i < im.stageTimersUsed; ++i)
+            for (int k = 0; k < kStages; ++k) stageMs[k] += im.stageTimers[i]->stageMs(k);
+        for (int k = 0; k < kStages; ++k) {
+            gpuMs += stageMs[k];
+            stats.count(kStageCounters[k], stageMs[k]);
+        }
         if (auto e = gl::checkError("after peel read-back"); !e) return e;
     }
 
@@ -490,6 +531,7 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
         infos[i] = {tiles[i].candidate, tiles[i].axis, tiles[i].gpu.viewProj};
     im.narrowphase.run(scene, candidates, infos, records, st.wantSegments, out);
     cpuMs += msSince(tn);
+    stats.count("cpu_narrowphase_ms", msSince(tn));
 
     stats.gpuMs = gpuMs;
     stats.readbackMs = readbackMs;
