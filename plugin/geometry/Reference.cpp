@@ -257,17 +257,31 @@ void intersect(const PosedMesh& a, const PosedMesh& b, std::vector<TrianglePair>
 
 void intersectSelf(const PosedMesh& m, std::vector<TrianglePair>& pairs, std::vector<Segment>* segments) {
     pairs.clear();
-    const DVec3* v = m.worldVertices().data();
     const UVec3* t = m.mesh().triangles().data();
-    m.bvh().forEachSelfOverlap([&](std::uint32_t i, std::uint32_t j) {
+    auto test = [&](const auto& vertex, std::uint32_t i, std::uint32_t j) {
         const UVec3 a = t[i], b = t[j];
         for (int x = 0; x < 3; ++x)
             for (int y = 0; y < 3; ++y)
                 if (a[x] == b[y]) return;  // neighbours touch by construction
-        const DVec3 p[3] = {v[a.x], v[a.y], v[a.z]};
-        const DVec3 q[3] = {v[b.x], v[b.y], v[b.z]};
+        const DVec3 p[3] = {vertex(a.x), vertex(a.y), vertex(a.z)};
+        const DVec3 q[3] = {vertex(b.x), vertex(b.y), vertex(b.z)};
         if (trianglesIntersect(p, q)) pairs.push_back(i < j ? TrianglePair{i, j} : TrianglePair{j, i});
-    });
+    };
+    Frame f;
+    if (m.isRigid() && rigidFrame(m.pose(), m.localRadius(), f)) {
+        // The local tree with the margin of the mesh against itself: two computed triangles
+        // that touch have local boxes within 2 delta (see relativePose()).
+        thread_local VertexCache cache;
+        cache.begin(m.mesh().vertexCount());
+        const VertexSource source{nullptr, m.mesh().vertices().data(), m.pose(), &cache};
+        m.localBvh().forEachSelfOverlap(relativePose(f, f).margin,
+                                        [&](std::uint32_t i, std::uint32_t j) { test(source, i, j); });
+    } else {
+        const DVec3* v = m.worldVertices().data();
+        m.bvh().forEachSelfOverlap([&](std::uint32_t i, std::uint32_t j) {
+            test([v](std::uint32_t k) { return v[k]; }, i, j);
+        });
+    }
     std::sort(pairs.begin(), pairs.end());
     if (segments) segmentsOf(m, m, pairs, *segments);
 }

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <random>
 #include <thread>
 
 using namespace isc;
@@ -216,7 +217,9 @@ TEST(Reference, ConstCallsFromSeveralThreads) {
         c.update(poseB, t.vertices());
         intersectBruteForce(a, b, expectAB);
         expectAC = expectAB;
-        intersectSelf(a, expectSelf);
+        c.update(poseA, t.vertices());  // world path, for an independent self answer
+        intersectSelf(c, expectSelf);
+        c.update(poseB, t.vertices());
         a.update(poseA);  // forget the world vertices again
         std::vector<std::vector<TrianglePair>> got(8);
         std::vector<std::thread> threads;
@@ -293,6 +296,76 @@ TEST(Reference, SelfIntersectionOfAStripFoldedOntoItself) {
         const int quads = std::abs(int(p.a / 4) - int(p.b / 4));
         EXPECT_GT(quads, 50) << p.a << ' ' << p.b;
     }
+}
+
+TEST(Reference, SelfIntersectionOfTwoCoincidentCopies) {
+    // One mesh holding a small torus twice (separate vertex indices): every triangle touches
+    // its twin (coplanar) and the twin's neighbours. Posed rigidly (local tree, margin) and
+    // as deformed (world tree) at the origin and 1000 units out: both equal brute force.
+    const Mesh torus = shapes::torus(0.01f, 0.0035f, 16, 8);
+    std::vector<Vec3> v(torus.vertices().begin(), torus.vertices().end());
+    std::vector<UVec3> t(torus.triangles().begin(), torus.triangles().end());
+    const auto n = static_cast<std::uint32_t>(v.size());
+    const auto tris = static_cast<std::uint32_t>(t.size());
+    for (std::uint32_t k = 0; k < n; ++k) v.push_back(v[k]);
+    for (std::uint32_t k = 0; k < tris; ++k) t.push_back(t[k] + UVec3(n));
+    const Result<Mesh> mesh = Mesh::create("two coincident tori", v, t);
+    ASSERT_TRUE(mesh.has_value()) << mesh.error().message;
+    PosedMesh rigid(*mesh), deformed(*mesh);
+    std::vector<TrianglePair> fromRigid, fromDeformed, slow;
+    Pose pose;
+    pose.rotation = glm::normalize(Quat(0.3f, -0.5f, 0.7f, 0.2f));
+    for (const Vec3& at : {Vec3(0.0f), Vec3(1000.5f, -2000.25f, 500.125f)}) {
+        pose.position = at;
+        rigid.update(pose);
+        deformed.update(pose, mesh->vertices());
+        intersectSelf(rigid, fromRigid);
+        intersectSelf(deformed, fromDeformed);
+        bruteForceSelf(rigid, slow);
+        EXPECT_EQ(fromRigid, slow) << at.x;
+        EXPECT_EQ(fromDeformed, slow) << at.x;
+        for (std::uint32_t i = 0; i < tris; ++i)
+            EXPECT_TRUE(std::binary_search(slow.begin(), slow.end(), TrianglePair{i, i + tris})) << i;
+    }
+}
+
+TEST(Reference, LocalGapsThatWorldRoundingCloses) {
+    // A floor triangle in z = 0 and 200 small upright triangles whose lowest corner sits
+    // 1e-30 above it: apart in local coordinates (so are their local boxes), but posed
+    // 1000 units out the gap is far below double rounding, and the world corners land on,
+    // above or below the floor's plane. Whatever the rounding gives, intersectSelf (local
+    // tree) and intersect (two such meshes, same pose) must match brute force on it.
+    std::vector<Vec3> v = {{-1.0f, -1.0f, 0.0f}, {1.0f, -1.0f, 0.0f}, {0.0f, 1.0f, 0.0f}};
+    std::vector<UVec3> t = {{0, 1, 2}};
+    std::mt19937_64 rng(41);
+    std::uniform_real_distribution<float> u(-0.4f, 0.4f);
+    for (std::uint32_t k = 0; k < 200; ++k) {
+        const float x = u(rng), y = u(rng);
+        v.push_back({x, y, 1e-30f});
+        v.push_back({x - 0.01f, y, 0.05f});
+        v.push_back({x + 0.01f, y + 0.003f, 0.05f});
+        t.push_back(UVec3(3 + 3 * k, 4 + 3 * k, 5 + 3 * k));
+    }
+    const Result<Mesh> mesh = Mesh::create("floor and tents", v, t);
+    ASSERT_TRUE(mesh.has_value()) << mesh.error().message;
+    PosedMesh m(*mesh), other(*mesh);
+    std::vector<TrianglePair> fast, slow;
+    std::size_t touching = 0;
+    for (int p = 0; p < 10; ++p) {
+        Pose pose;
+        pose.position = Vec3(1000.5f, -2000.25f + float(p), 500.125f);
+        pose.rotation = glm::normalize(Quat(0.3f + 0.1f * float(p), -0.5f, 0.7f, 0.2f));
+        m.update(pose);
+        intersectSelf(m, fast);
+        bruteForceSelf(m, slow);
+        EXPECT_EQ(fast, slow) << "pose " << p;
+        touching += slow.size();
+        other.update(pose);
+        intersect(m, other, fast);
+        intersectBruteForce(m, other, slow);
+        EXPECT_EQ(fast, slow) << "pose " << p;
+    }
+    EXPECT_GT(touching, 0u) << "rounding never closed a gap: the test tests nothing";
 }
 
 TEST(Reference, SelfIntersectionOfTwoCrossingSheets) {

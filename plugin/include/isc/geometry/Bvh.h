@@ -74,7 +74,24 @@ public:
     /// Calls `f(i, j)` once for every unordered pair of distinct triangles of this tree
     /// whose boxes overlap (touching included); which of the two comes first is unspecified.
     template <class F>
-    void forEachSelfOverlap(F&& f) const;
+    void forEachSelfOverlap(F&& f) const {
+        forEachSelfOverlapWith([](const Box& a, const Box& b) { return overlaps(a, b); }, f);
+    }
+    /// The same, with boxes nearer than `margin` (length units, >= 0; compared in double)
+    /// counted as overlapping: for a rigid mesh's local tree, where the margin covers the
+    /// rounding of the world transform.
+    template <class F>
+    void forEachSelfOverlap(double margin, F&& f) const {
+        forEachSelfOverlapWith([margin](const Box& a, const Box& b) { return overlapsWithin(a, b, margin); }, f);
+    }
+
+    static bool overlapsWithin(const Box& a, const Box& b, double margin) {
+        for (int k = 0; k < 3; ++k) {
+            if (double(a.min[k]) > double(b.max[k]) + margin || double(b.min[k]) > double(a.max[k]) + margin)
+                return false;
+        }
+        return true;
+    }
 
     static bool overlaps(const Box& a, const Box& b) {
         return a.min[0] <= b.max[0] && b.min[0] <= a.max[0] && a.min[1] <= b.max[1] &&
@@ -94,6 +111,8 @@ public:
     }
 
 private:
+    template <class Test, class F>
+    void forEachSelfOverlapWith(Test&& test, F&& f) const;
     template <int kAxes>
     static bool overlapsOriented(const Box& a, const Box& b, const RelativePose& bInA);
     static float area(const Box& b) {
@@ -233,8 +252,8 @@ void Bvh::forEachOverlap(const Bvh& a, const Bvh& b, const RelativePose& bInA, F
     }
 }
 
-template <class F>
-void Bvh::forEachSelfOverlap(F&& f) const {
+template <class Test, class F>
+void Bvh::forEachSelfOverlapWith(Test&& test, F&& f) const {
     if (empty()) return;
     struct Item {
         std::uint32_t a, b;
@@ -253,31 +272,31 @@ void Bvh::forEachSelfOverlap(F&& f) const {
             if (x.isLeaf()) {
                 for (std::uint32_t i = x.first; i < x.first + x.count; ++i)
                     for (std::uint32_t j = i + 1; j < x.first + x.count; ++j)
-                        if (overlaps(sb[i], sb[j])) f(slotTriangle_[i], slotTriangle_[j]);
+                        if (test(sb[i], sb[j])) f(slotTriangle_[i], slotTriangle_[j]);
             } else {
                 const std::uint32_t c = x.first;
                 stack.push_back({c, c});
                 stack.push_back({c + 1, c + 1});
-                if (overlaps(n[c].box, n[c + 1].box)) stack.push_back({c, c + 1});
+                if (test(n[c].box, n[c + 1].box)) stack.push_back({c, c + 1});
             }
             continue;
         }
         if (x.isLeaf() && y.isLeaf()) {
             for (std::uint32_t i = x.first; i < x.first + x.count; ++i) {
-                if (!overlaps(sb[i], y.box)) continue;
+                if (!test(sb[i], y.box)) continue;
                 for (std::uint32_t j = y.first; j < y.first + y.count; ++j)
-                    if (overlaps(sb[i], sb[j])) f(slotTriangle_[i], slotTriangle_[j]);
+                    if (test(sb[i], sb[j])) f(slotTriangle_[i], slotTriangle_[j]);
             }
             continue;
         }
         if (y.isLeaf() || (!x.isLeaf() && area(x.box) >= area(y.box))) {
             const std::uint32_t c = x.first;
-            if (overlaps(n[c].box, y.box)) stack.push_back({c, it.b});
-            if (overlaps(n[c + 1].box, y.box)) stack.push_back({c + 1, it.b});
+            if (test(n[c].box, y.box)) stack.push_back({c, it.b});
+            if (test(n[c + 1].box, y.box)) stack.push_back({c + 1, it.b});
         } else {
             const std::uint32_t c = y.first;
-            if (overlaps(x.box, n[c].box)) stack.push_back({it.a, c});
-            if (overlaps(x.box, n[c + 1].box)) stack.push_back({it.a, c + 1});
+            if (test(x.box, n[c].box)) stack.push_back({it.a, c});
+            if (test(x.box, n[c + 1].box)) stack.push_back({it.a, c + 1});
         }
     }
 }
