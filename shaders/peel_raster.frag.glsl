@@ -11,8 +11,11 @@ layout(std430, binding = PEEL_BINDING_NODES) writeonly buffer PeelSlots { uint s
 uniform uint uAtlasWidth;
 
 flat in uint vSide;
+flat in uvec4 vTileRect;
 
 void main() {
+    uvec2 q = uvec2(gl_FragCoord.xy);
+    if (q.x < vTileRect.x || q.y < vTileRect.y || q.x >= vTileRect.z || q.y >= vTileRect.w) return;
     uint pixel = uint(gl_FragCoord.y) * uAtlasWidth + uint(gl_FragCoord.x);
     uint index = atomicAdd(counts[pixel], 1u);
     if (index >= uint(MAX_LAYERS)) return;

@@ -198,7 +198,9 @@ TEST_P(PeelRecallTest, MatchesTheReference) {
     EXPECT_EQ(tally.reportedExact, tally.reported) << "precision must be exactly 1";
     EXPECT_EQ(tally.falseObjects, 0u);
     EXPECT_GT(tally.refObjects, 0u) << "the sampled poses should include collisions";
-    if (c.axes == 3) EXPECT_EQ(tally.objectRecall(), 1.0);
+    if (c.axes == 3) {
+        EXPECT_EQ(tally.objectRecall(), 1.0);
+    }
     EXPECT_GE(tally.triangleRecall(), c.minTriangleRecall);
 }
 
@@ -209,7 +211,7 @@ INSTANTIATE_TEST_SUITE_P(
                       RecallCase{"box_bunny_256_3axes", "box", "bunny", 256, 3, 6, 0.98},
                       RecallCase{"bunny_bunny_128_1axis", "bunny", "bunny", 128, 1, 5, 0.8},
                       RecallCase{"bunny_bunny_256_3axes", "bunny", "bunny", 256, 3, 5, 0.95}),
-    [](const ::testing::TestParamInfo<RecallCase>& info) { return std::string(info.param.name); });
+    [](const ::testing::TestParamInfo<RecallCase>& p) { return std::string(p.param.name); });
 
 // Several bodies, every overlapping pair in one call (batched tiles), both compactions give
 // the same answer, and each pair's triangles are a subset of the reference's.

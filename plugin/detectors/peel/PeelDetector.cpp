@@ -257,7 +257,6 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         glDisable(GL_BLEND);
         glEnable(GL_DEPTH_CLAMP);  // the view volume fits the objects; clamping only guards round-off
         glFrontFace(GL_CCW);
-        for (int c = 0; c < 4; ++c) glEnable(GL_CLIP_DISTANCE0 + c);
         glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
         raster.use();
         raster.setUniform("uTileSize", R);
@@ -266,7 +265,6 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         vao.bind();
         indirect.bind(GL_DRAW_INDIRECT_BUFFER);
         glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, nullptr, static_cast<GLsizei>(commands.size()), 0);
-        for (int c = 0; c < 4; ++c) glDisable(GL_CLIP_DISTANCE0 + c);
         glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
         glDisable(GL_DEPTH_CLAMP);
         gl::Framebuffer::bindDefault();

@@ -73,33 +73,41 @@ void PeelNarrowphase::run(const Scene& scene, std::span<const ObjectPair> candid
         const std::span<const UVec3> triB = scene.objectMesh(pair.b).triangles();
         const std::vector<DVec3>& va = world_[pair.a];
         const std::vector<DVec3>& vb = world_[pair.b];
-        auto depthRange = [&](int side, std::uint32_t t, int axis) {
+        // World box of a triangle (double, exact bounds of its corners).
+        auto worldBox = [&](int side, std::uint32_t t, DVec3& lo, DVec3& hi) {
             const UVec3 f = side == 0 ? triA[t] : triB[t];
             const std::vector<DVec3>& v = side == 0 ? va : vb;
-            const double a = v[f.x][axis], b = v[f.y][axis], d = v[f.z][axis];
-            return std::pair<double, double>{std::min(a, std::min(b, d)), std::max(a, std::max(b, d))};
+            lo = glm::min(v[f.x], glm::min(v[f.y], v[f.z]));
+            hi = glm::max(v[f.x], glm::max(v[f.y], v[f.z]));
         };
         std::vector<TrianglePair> cand;
         std::vector<Box> sorted;
-        std::vector<std::size_t> active;
+        std::vector<DVec3> lo, hi;
+        std::vector<std::uint32_t> active[2];
         for (std::uint32_t t : tilesOf[c]) {
-            const int axis = tiles[t].axis;
             sorted.assign(boxes.begin() + tileStart[t], boxes.begin() + tileStart[t + 1]);
             std::sort(sorted.begin(), sorted.end(), [](const Box& x, const Box& y) { return x.x0 < y.x0; });
-            active.clear();
-            for (std::size_t i = 0; i < sorted.size(); ++i) {
+            lo.resize(sorted.size());
+            hi.resize(sorted.size());
+            for (std::size_t i = 0; i < sorted.size(); ++i) worldBox(sorted[i].side, sorted[i].triangle, lo[i], hi[i]);
+            active[0].clear();
+            active[1].clear();
+            for (std::uint32_t i = 0; i < sorted.size(); ++i) {
                 const Box& b = sorted[i];
+                // Sweep in screen x against the other object's open boxes (self: the same list).
+                std::vector<std::uint32_t>& others = active[self ? 0 : 1 - b.side];
                 std::size_t keep = 0;
-                for (std::size_t k = 0; k < active.size(); ++k) {
-                    const Box& o = sorted[active[k]];
+                for (std::size_t k = 0; k < others.size(); ++k) {
+                    const std::uint32_t j = others[k];
+                    const Box& o = sorted[j];
                     if (o.x1 < b.x0) continue;  // ends before b starts: leaves the sweep
-                    active[keep++] = active[k];
-                    if (!self && o.side == b.side) continue;
+                    others[keep++] = j;
                     if (o.y0 > b.y1 || b.y0 > o.y1) continue;
-                    // Depth extents only for boxes overlapping in x and y (section 7).
-                    const auto zb = depthRange(b.side, b.triangle, axis);
-                    const auto zo = depthRange(o.side, o.triangle, axis);
-                    if (zb.first > zo.second || zo.first > zb.second) continue;
+                    // Only boxes overlapping in screen x and y get the depth test (section 7),
+                    // here on the triangles' exact world boxes (all three axes).
+                    if (lo[i].x > hi[j].x || lo[j].x > hi[i].x || lo[i].y > hi[j].y || lo[j].y > hi[i].y ||
+                        lo[i].z > hi[j].z || lo[j].z > hi[i].z)
+                        continue;
                     std::uint32_t ta = b.side == 0 ? b.triangle : o.triangle;
                     std::uint32_t tb = b.side == 0 ? o.triangle : b.triangle;
                     if (self) {
@@ -109,8 +117,8 @@ void PeelNarrowphase::run(const Scene& scene, std::span<const ObjectPair> candid
                     }
                     cand.push_back({ta, tb});
                 }
-                active.resize(keep);
-                active.push_back(i);
+                others.resize(keep);
+                active[self ? 0 : b.side].push_back(i);
             }
         }
         std::sort(cand.begin(), cand.end());

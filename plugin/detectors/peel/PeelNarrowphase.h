@@ -1,7 +1,7 @@
 #pragma once
 // The peel detector's CPU narrowphase (papers/003 section 7): per candidate pair, sweep and
 // prune over the screen boxes read back for each of its tiles (x, then y, then the
-// triangles' depth extents along the tile's axis), the union over axes, then the exact
+// triangles' exact world boxes), the union over axes, then the exact
 // triangle-triangle test of the reference (isc/geometry/TriangleTriangle.h) in double on
 // vertices transformed exactly as the reference does (Pose::applyDouble). Parallel over
 // pairs (OpenMP). Private to plugin/detectors/peel.
