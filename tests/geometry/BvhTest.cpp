@@ -292,6 +292,34 @@ TEST(Bvh, LocalFramePairTraversalFindsEveryOrientedBoxPair) {
     }
 }
 
+TEST(Bvh, SelfTraversalWithAMarginFindsEveryNearPairOnce) {
+    // Local boxes, no refit: pairs nearer than the margin count; a margin of 0 is the plain
+    // self traversal on the build boxes.
+    const Soup s = randomSoup(7, 400, 1.0f);
+    Bvh bvh;
+    bvh.build(s.local, s.tris, 2);
+    for (double margin : {0.0, 0.003, 0.05}) {
+        std::set<std::pair<std::uint32_t, std::uint32_t>> expected, got;
+        const auto boxes = bvh.slotBoxes();
+        const auto slots = bvh.slotTriangles();
+        for (std::uint32_t i = 0; i < boxes.size(); ++i)
+            for (std::uint32_t j = i + 1; j < boxes.size(); ++j)
+                if (Bvh::overlapsWithin(boxes[i], boxes[j], margin))
+                    expected.insert({std::min(slots[i], slots[j]), std::max(slots[i], slots[j])});
+        std::size_t calls = 0;
+        bvh.forEachSelfOverlap(margin, [&](std::uint32_t i, std::uint32_t j) {
+            ++calls;
+            got.insert({std::min(i, j), std::max(i, j)});
+        });
+        EXPECT_EQ(calls, got.size()) << margin;
+        EXPECT_EQ(got, expected) << margin;
+    }
+    // By hand: unit boxes 0.01 apart along x.
+    const Bvh::Box a{{0, 0, 0}, {1, 1, 1}}, b{{1.01f, 0, 0}, {2, 1, 1}};
+    EXPECT_FALSE(Bvh::overlapsWithin(a, b, 0.005));
+    EXPECT_TRUE(Bvh::overlapsWithin(a, b, 0.011));
+}
+
 TEST(Bvh, EmptyAndSingleTriangle) {
     Bvh empty;
     empty.build({}, {});

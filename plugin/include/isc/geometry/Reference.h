@@ -17,8 +17,9 @@ namespace isc::geometry {
 /// constructor: one over the mesh's own (local) vertices, never refitted, and one in world
 /// space. A rigid pose (update() without `localVertices`) is O(1): intersect() then
 /// traverses the local trees with the relative pose and transforms only the vertices of
-/// triangles that reach an exact test; the world vertices and the world BVH are computed
-/// on first use (worldVertices(), bvh(), intersectSelf(), intersectBruteForce()). A deformed
+/// triangles that reach an exact test (intersectSelf() likewise, on its local tree); the
+/// world vertices and the world BVH are computed on first use (worldVertices(), bvh(),
+/// intersectBruteForce()). A deformed
 /// pose transforms every vertex and refits the world BVH at once, O(n).
 ///
 /// World vertices are always `pose.applyDouble(local)`, whichever path computes them, so
