@@ -37,7 +37,7 @@ void main() {
     vec2 b = (m * vec4(sceneVertices[v1].xyz, 1.0)).xy;
     vec2 c = (m * vec4(sceneVertices[v2].xyz, 1.0)).xy;
     vec2 bmin = min(a, min(b, c)), bmax = max(a, max(b, c));
-    const float margin = 1e-4;  // the clip distances cut exactly; this only guards round-off
+    const float margin = 1e-4;  // the fragment stage cuts exactly at the tile; this guards round-off
     if (bmax.x < -1.0 - margin || bmax.y < -1.0 - margin || bmin.x > 1.0 + margin || bmin.y > 1.0 + margin) return;
     uint slot = atomicAdd(commands[5u * lo], 3u);
     uint first = commands[5u * lo + 2u];  // firstIndex: this draw's region

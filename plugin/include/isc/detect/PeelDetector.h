@@ -12,10 +12,10 @@
 ///   intersection of the two objects' world boxes across the rays (only there can both be
 ///   inside) and their union along the rays (every ray starts outside both). Instead of one
 ///   geometry pass per depth layer (§4.1) or two (§4.2 front-and-back peeling), ONE raster
-///   pass for all tiles of a batch appends every fragment (depth, object side, facing) to a
-///   per-pixel list (SSBO atomics); a compute pass sorts each list (at most
-///   settings.maxLayers entries; a longer list marks its ray colliding: the paper's
-///   conservative layer cap) and sweeps it. With object ids the ray test is "some depth
+///   pass for all tiles of a batch (tiles of one size) stores every fragment (depth, object
+///   side, facing) in its pixel's next slot (settings.maxLayers slots, per-pixel atomic
+///   counter); a compute pass sorts each pixel's slots and sweeps them (a pixel with more
+///   fragments than slots marks its ray colliding: the paper's conservative layer cap). With object ids the ray test is "some depth
 ///   interval lies inside both objects" (winding number per object); for self-collision of
 ///   one object it is the paper's rule (two consecutive front or back faces, or a back face
 ///   first: winding > 1 or < 0).
