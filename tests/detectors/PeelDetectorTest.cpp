@@ -328,6 +328,34 @@ TEST_F(PeelDetectorTest, OpenMeshesNeedTheOpenVariant) {
     EXPECT_EQ(out.pairs[0].triangles, ref);
 }
 
+// A deforming object (Scene::setVertices): the GPU sees the new vertices (GpuScene's own
+// range) and the CPU tests them; moving them again is seen on the next call.
+TEST_F(PeelDetectorTest, DeformedVerticesAreUsed) {
+    Scene scene;
+    const MeshId torus = scene.addMesh(std::make_shared<Mesh>(shapes::torus(0.5f, 0.15f, 32, 16)));
+    scene.addObject(torus);
+    scene.addObject(torus, Pose{Vec3(2.0f, 0.0f, 0.0f)});  // far away as posed
+    auto peel = makePeel(settings(128, 3));
+    const std::vector<ObjectPair> candidates = {{0, 1}};
+    DetectionOutput out;
+    ASSERT_TRUE(peel->detect(scene, candidates, out));
+    EXPECT_TRUE(out.pairs.empty());
+    // Deform object 1 so that it links object 0 (shifted back and turned up, in its local frame).
+    const Pose link{Vec3(-1.8f, 0.0f, 0.0f), glm::angleAxis(1.5708f, Vec3(1, 0, 0))};
+    std::vector<Vec3> moved;
+    for (const Vec3& v : scene.objectMesh(1).vertices()) moved.push_back(link.apply(v));
+    scene.setVertices(1, moved);
+    const auto ref = reference(scene, 0, 1);
+    ASSERT_FALSE(ref.empty());
+    ASSERT_TRUE(peel->detect(scene, candidates, out));
+    ASSERT_EQ(out.pairs.size(), 1u);
+    EXPECT_EQ(out.pairs[0].triangles, ref);
+    // And back apart.
+    scene.setVertices(1, std::vector<Vec3>(scene.objectMesh(1).vertices().begin(), scene.objectMesh(1).vertices().end()));
+    ASSERT_TRUE(peel->detect(scene, candidates, out));
+    EXPECT_TRUE(out.pairs.empty());
+}
+
 TEST_F(PeelDetectorTest, NonFinitePoseIsSkippedWithAWarning) {
     Scene scene;
     const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
