@@ -2,7 +2,7 @@
 
 #include "MeshPairAlgorithm.h"
 #include "SceneMirror.h"
-#include "TriangleContacts.h"
+#include "PatchContacts.h"
 
 #include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
 #include <BulletCollision/CollisionDispatch/btCollisionObject.h>
@@ -30,11 +30,6 @@ double msSince(Clock::time_point t0) {
 
 std::uint64_t pairKey(ObjectId a, ObjectId b) { return (std::uint64_t(a) << 32) | b; }
 
-std::vector<std::uint64_t>& scratchPairs() {
-    static thread_local std::vector<std::uint64_t> pairs;
-    return pairs;
-}
-
 std::string describe(const btCollisionObject* body) {
     std::ostringstream s;
     s << "body " << static_cast<const void*>(body) << " (" << body->getCollisionShape()->getName() << ")";
@@ -43,64 +38,17 @@ std::string describe(const btCollisionObject* body) {
 
 btVector3 toBt(const Vec3& v) { return btVector3(v.x, v.y, v.z); }
 
-// One side of a mesh pair as the contact emitter sees it.
-struct Side {
-    const MirroredMesh* mesh;
-    btTransform world;  // shape-local to world
-    int childIndex;     // compound child, -1 when not a compound
-};
-
-// Turns one detector result into contact points on `result` (whose manifold is set).
-// `swapped`: the result's object a is `s1` (Bullet's body 1), not `s0`.
-std::size_t emitContacts(btManifoldResult& result, const Side& s0, const Side& s1,
-                         const PairResult& r, bool swapped, float pairMargin, float maxDepth) {
-    std::size_t added = 0;
-    const Mesh& m0 = *s0.mesh->real.mesh;
-    const Mesh& m1 = *s1.mesh->real.mesh;
-    auto ids = [](const Side& s, std::uint32_t t, int& part, int& index) {
-        part = s.childIndex >= 0 ? s.childIndex : s.mesh->real.partOf[t];
-        index = s.mesh->real.indexOf[t];
+// Contact samples (from detectors that make them) go in directly. Samples were measured on
+// the swollen meshes: the real distance is larger by the pair margin.
+std::size_t emitSamples(btManifoldResult& result, const PosedMesh& s0, const PosedMesh& s1, const PairResult& r,
+                        bool swapped, float pairMargin) {
+    const Mesh& m0 = *s0.mesh->mesh;
+    const Mesh& m1 = *s1.mesh->mesh;
+    auto ids = [](const PosedMesh& s, std::uint32_t t, int& part, int& index) {
+        part = s.childIndex >= 0 ? s.childIndex : s.mesh->partOf[t];
+        index = s.mesh->indexOf[t];
     };
-    // The detector reports triangles whose swollen copies intersect: along the rim of a
-    // contact patch. Facing triangles inside a flat patch (a box face on a box face) never
-    // intersect, so each reported pair is widened to the one-rings of both triangles.
-    std::vector<std::uint64_t>& seen = scratchPairs();
-    seen.clear();
-    auto consider = [&](std::uint32_t t0, std::uint32_t t1) { seen.push_back((std::uint64_t(t0) << 32) | t1); };
-    const ShapeMesh& r0 = s0.mesh->real;
-    const ShapeMesh& r1 = s1.mesh->real;
-    for (const TrianglePair& tp : r.triangles) {
-        const std::uint32_t t0 = swapped ? tp.b : tp.a;
-        const std::uint32_t t1 = swapped ? tp.a : tp.b;
-        if (t0 >= m0.triangleCount() || t1 >= m1.triangleCount()) continue;
-        consider(t0, t1);
-        for (std::uint32_t k = r0.ringStart[t0]; k < r0.ringStart[t0 + 1]; ++k) consider(r0.ring[k], t1);
-        for (std::uint32_t k = r1.ringStart[t1]; k < r1.ringStart[t1 + 1]; ++k) consider(t0, r1.ring[k]);
-    }
-    std::sort(seen.begin(), seen.end());
-    seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
-    TriangleContact contacts[16];
-    for (const std::uint64_t key : seen) {
-        const auto t0 = std::uint32_t(key >> 32), t1 = std::uint32_t(key);
-        const UVec3 i0 = m0.triangles()[t0];
-        const UVec3 i1 = m1.triangles()[t1];
-        const btVector3 a[3] = {s0.world * toBt(m0.vertices()[i0.x]), s0.world * toBt(m0.vertices()[i0.y]),
-                                s0.world * toBt(m0.vertices()[i0.z])};
-        const btVector3 b[3] = {s1.world * toBt(m1.vertices()[i1.x]), s1.world * toBt(m1.vertices()[i1.y]),
-                                s1.world * toBt(m1.vertices()[i1.z])};
-        const int n = triangleContacts(a, b, pairMargin, contacts);
-        if (n == 0 || contacts[0].distance < -maxDepth) continue;
-        int part = 0, index = 0;
-        ids(s0, t0, part, index);
-        result.setShapeIdentifiersA(part, index);
-        ids(s1, t1, part, index);
-        result.setShapeIdentifiersB(part, index);
-        for (int k = 0; k < n; ++k)
-            result.addContactPoint(contacts[k].normalOnB, contacts[k].pointOnB, contacts[k].distance);
-        added += std::size_t(n);
-    }
-    // Samples were measured on the swollen meshes: the real distance is larger by the
-    // pair margin (half of each body's margin).
+    std::size_t added = 0;
     for (const ContactSample& cs : r.samples) {
         btVector3 normal = toBt(cs.normalOnB);
         btVector3 point = toBt(cs.pointOnB);
@@ -122,6 +70,32 @@ std::size_t emitContacts(btManifoldResult& result, const Side& s0, const Side& s
         ++added;
     }
     return added;
+}
+
+// A marker in m_index1 of the manifold's cached points: the points that no new contact
+// replaced this step still carry it and are removed (the patch is evaluated whole).
+constexpr int kStale = -0x7ffffff0;
+
+void markStale(btPersistentManifold* manifold) {
+    for (int i = 0; i < manifold->getNumContacts(); ++i) manifold->getContactPoint(i).m_index1 = kStale;
+}
+
+void dropStale(btPersistentManifold* manifold) {
+    for (int i = manifold->getNumContacts() - 1; i >= 0; --i)
+        if (manifold->getContactPoint(i).m_index1 == kStale) manifold->removeContactPoint(i);
+}
+
+// Puts the reduced patch contacts into the manifold of `result`: each replaces the cached
+// point nearest to it (Bullet's cache matching keeps its accumulated impulses, so warm
+// starting works).
+std::size_t emitPatch(btManifoldResult& result, PatchContacts& patch) {
+    const std::span<const MeshContact> chosen = patch.reduce();
+    for (const MeshContact& c : chosen) {
+        result.setShapeIdentifiersA(c.partA, c.indexA);
+        result.setShapeIdentifiersB(c.partB, c.indexB);
+        result.addContactPoint(c.normalOnB, c.pointOnB, c.distance);
+    }
+    return chosen.size();
 }
 
 }  // namespace
@@ -154,6 +128,7 @@ struct CollisionDispatcher::Batch {
     std::vector<Candidate> info;
     std::unordered_map<std::uint64_t, std::uint32_t> index;
     DetectionOutput output;
+    PatchContacts patch;
 
     void clear() {
         entries.clear();
@@ -199,7 +174,7 @@ Result<std::unique_ptr<CollisionDispatcher>> CollisionDispatcher::create(btColli
 void CollisionDispatcher::init() {
     batch_ = std::make_unique<Batch>();
     mirror_ = std::make_unique<SceneMirror>(
-        detector_ && detector_->needsClosedMeshes(),
+        detector_ && detector_->needsClosedMeshes(), 0.5f * settings_.maxTriangleDepth,
         [this](const std::string& key, const std::string& message) { warnOnce(key, message); });
     if (!detectorError_.empty()) warnOnce("detector", detectorError_);
 
@@ -211,6 +186,11 @@ void CollisionDispatcher::init() {
             registerCollisionCreateFunc(a, b, meshCreateFunc_.get());
             registerClosestPointsCreateFunc(a, b, meshCreateFunc_.get());
         }
+        // A mesh against a box: the box is read as a 12-triangle mesh (see docs/integration.md).
+        registerCollisionCreateFunc(a, BOX_SHAPE_PROXYTYPE, meshCreateFunc_.get());
+        registerCollisionCreateFunc(BOX_SHAPE_PROXYTYPE, a, meshCreateFunc_.get());
+        registerClosestPointsCreateFunc(a, BOX_SHAPE_PROXYTYPE, meshCreateFunc_.get());
+        registerClosestPointsCreateFunc(BOX_SHAPE_PROXYTYPE, a, meshCreateFunc_.get());
     }
     // A GImpact mesh against a plane: Bullet's default pairs two concave shapes with the
     // empty algorithm, so GImpact's own algorithm handles it. Against convex shapes the
@@ -268,6 +248,12 @@ bool CollisionDispatcher::isMeshShape(const btCollisionShape* shape) {
     }
 }
 
+bool CollisionDispatcher::isMeshPair(const btCollisionShape* a, const btCollisionShape* b) {
+    const bool meshA = isMeshShape(a), meshB = isMeshShape(b);
+    return (meshA && (meshB || b->getShapeType() == BOX_SHAPE_PROXYTYPE)) ||
+           (meshB && a->getShapeType() == BOX_SHAPE_PROXYTYPE);
+}
+
 namespace {
 
 struct PairWalk : public btOverlapCallback {
@@ -297,7 +283,7 @@ void CollisionDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* pair
         auto* body0 = static_cast<btCollisionObject*>(pair.m_pProxy0->m_clientObject);
         auto* body1 = static_cast<btCollisionObject*>(pair.m_pProxy1->m_clientObject);
         if (!needsCollision(body0, body1)) return false;
-        if (isMeshShape(body0->getCollisionShape()) && isMeshShape(body1->getCollisionShape())) {
+        if (isMeshPair(body0->getCollisionShape(), body1->getCollisionShape())) {
             if (!pair.m_algorithm) {
                 btCollisionAlgorithmConstructionInfo ci(this, 0);
                 const btCollisionObjectWrapper w0(nullptr, body0->getCollisionShape(), body0,
@@ -408,13 +394,21 @@ void CollisionDispatcher::runBatch(Batch& batch) {
         btManifoldResult result(&w0, &w1);
         result.setPersistentManifold(manifold);
         std::size_t added = 0;
+        batch.patch.begin(e.pairMargin, settings_.maxTriangleDepth);
+        markStale(manifold);
         for (std::uint32_t ri : e.results) {
             const PairResult& r = batch.output.pairs[ri];
             const Batch::Candidate& c = batch.info[batch.index[pairKey(r.pair.a, r.pair.b)]];
-            const Side s0{c.part0->mesh, e.body0->getWorldTransform() * c.part0->local, c.part0->childIndex};
-            const Side s1{c.part1->mesh, e.body1->getWorldTransform() * c.part1->local, c.part1->childIndex};
-            added += emitContacts(result, s0, s1, r, c.swapped, e.pairMargin, settings_.maxTriangleDepth);
+            const PosedMesh s0{&c.part0->mesh->real, &c.part0->mesh->grid,
+                               e.body0->getWorldTransform() * c.part0->local, c.part0->childIndex};
+            const PosedMesh s1{&c.part1->mesh->real, &c.part1->mesh->grid,
+                               e.body1->getWorldTransform() * c.part1->local, c.part1->childIndex};
+            added += emitSamples(result, s0, s1, r, c.swapped, e.pairMargin);
+            batch.patch.add(s0, s1, r.triangles, c.swapped);
         }
+        stats_.candidates += batch.patch.candidates().size();
+        added += emitPatch(result, batch.patch);
+        dropStale(manifold);
         stats_.contactsAdded += added;
         if (added == 0) clearManifold(manifold);
         else result.refreshContactPoints();
@@ -462,11 +456,19 @@ void CollisionDispatcher::collideOnePair(MeshPairAlgorithm&, const btCollisionOb
     }
     for (const std::string& w : out.stats.warnings) warnOnce("detector-warning:" + w, w);
     // A compound's child wrapper carries the child index in m_index.
-    const Side s0{m0, body0->getWorldTransform(), body0->m_parent ? body0->m_index : -1};
-    const Side s1{m1, body1->getWorldTransform(), body1->m_parent ? body1->m_index : -1};
+    const PosedMesh s0{&m0->real, &m0->grid, body0->getWorldTransform(), body0->m_parent ? body0->m_index : -1};
+    const PosedMesh s1{&m1->real, &m1->grid, body1->getWorldTransform(), body1->m_parent ? body1->m_index : -1};
+    if (manifold) markStale(manifold);
     std::size_t added = 0;
-    for (const PairResult& pr : out.pairs) added += emitContacts(result, s0, s1, pr, false, pairMargin, settings_.maxTriangleDepth);
+    PatchContacts patch;
+    patch.begin(pairMargin, settings_.maxTriangleDepth);
+    for (const PairResult& pr : out.pairs) {
+        added += emitSamples(result, s0, s1, pr, false, pairMargin);
+        patch.add(s0, s1, pr.triangles, false);
+    }
+    added += emitPatch(result, patch);
     if (!manifold) return;
+    dropStale(manifold);
     if (added == 0) clearManifold(manifold);
     else result.refreshContactPoints();
 }

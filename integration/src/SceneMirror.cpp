@@ -5,6 +5,7 @@
 #include <BulletCollision/CollisionDispatch/btCollisionObject.h>
 #include <BulletCollision/CollisionShapes/btCompoundShape.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -50,6 +51,7 @@ const MirroredMesh* SceneMirror::mesh(const btCollisionShape& shape, float margi
     }
     auto m = std::make_unique<MirroredMesh>();
     m->real = std::move(*real);
+    m->grid = TriangleGrid(*m->real.mesh, std::max(margin, gridReach_));
     // Half the margin on each body: two bodies touch (in the detector's eyes) at the mean
     // of their margins.
     std::shared_ptr<const Mesh> detectMesh = m->real.mesh;

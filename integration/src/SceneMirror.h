@@ -3,6 +3,7 @@
 // (a compound body has one per child). The scene holds each mesh swollen by half the
 // body's margin (shapes::offset); contacts are clipped on the real triangles, kept here.
 #include "ShapeMesh.h"
+#include "TriangleGrid.h"
 
 #include "isc/scene/Scene.h"
 
@@ -23,6 +24,7 @@ namespace isc::bullet {
 /// One mesh shape at one margin: the real surface and its offset in the scene.
 struct MirroredMesh {
     ShapeMesh real;
+    TriangleGrid grid;      ///< over the real triangles, reach: the margin (or the grid reach)
     MeshId detectMesh = 0;  ///< the offset mesh, in the mirror's scene
 };
 
@@ -47,7 +49,10 @@ public:
     using Warn = std::function<void(const std::string& key, const std::string& message)>;
 
     /// `needsClosed`: the detector needs closed meshes (open ones are refused with a warning).
-    SceneMirror(bool needsClosed, Warn warn) : needsClosed_(needsClosed), warn_(std::move(warn)) {}
+    /// `gridReach`: the least reach of each mesh's triangle grid, metres (the margin is used
+    /// when larger).
+    SceneMirror(bool needsClosed, float gridReach, Warn warn)
+        : needsClosed_(needsClosed), gridReach_(gridReach), warn_(std::move(warn)) {}
 
     /// The body's mirror, made (or remade, when its shape or margin changed) on demand.
     /// Its objects are posed from `body`'s world transform.
@@ -60,6 +65,7 @@ public:
 
 private:
     bool needsClosed_;
+    float gridReach_;
     Warn warn_;
     Scene scene_;
     std::map<std::pair<const btCollisionShape*, float>, std::unique_ptr<MirroredMesh>> meshes_;

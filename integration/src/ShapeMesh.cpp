@@ -1,11 +1,15 @@
 #include "ShapeMesh.h"
 
+#include "isc/mesh/Shapes.h"
+
+#include <BulletCollision/CollisionShapes/btBoxShape.h>
 #include <BulletCollision/CollisionShapes/btConvexTriangleMeshShape.h>
 #include <BulletCollision/CollisionShapes/btStridingMeshInterface.h>
 #include <BulletCollision/CollisionShapes/btTriangleMeshShape.h>
 #include <BulletCollision/Gimpact/btGImpactShape.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 namespace isc::bullet {
@@ -66,9 +70,52 @@ Result<void> readInterface(const btStridingMeshInterface& mi, const btVector3& s
     return {};
 }
 
+// Normals and vertex adjacency of out.mesh, for the vertex-face contacts.
+void addContactData(ShapeMesh& out) {
+    const Mesh& m = *out.mesh;
+    const auto verts = m.vertices();
+    const auto tris = m.triangles();
+    out.faceNormals.resize(tris.size());
+    out.vertexNormals.assign(verts.size(), Vec3(0.0f));
+    out.triangleOf.assign(verts.size(), 0u);
+    std::vector<std::vector<std::uint32_t>> around(verts.size());
+    for (std::uint32_t t = 0; t < tris.size(); ++t) {
+        const UVec3 i = tris[t];
+        const Vec3 c = glm::cross(verts[i.y] - verts[i.x], verts[i.z] - verts[i.x]);  // 2 x area
+        const float len = glm::length(c);
+        out.faceNormals[t] = len > 0.0f ? c / len : Vec3(0.0f);
+        for (int k = 0; k < 3; ++k) {
+            out.vertexNormals[i[k]] += c;
+            out.triangleOf[i[k]] = t;
+            around[i[k]].push_back(i[(k + 1) % 3]);
+            around[i[k]].push_back(i[(k + 2) % 3]);
+        }
+    }
+    for (Vec3& n : out.vertexNormals) {
+        const float len = glm::length(n);
+        n = len > 0.0f ? n / len : Vec3(0.0f);
+    }
+    out.adjacentStart.assign(1, 0u);
+    for (std::vector<std::uint32_t>& a : around) {
+        std::sort(a.begin(), a.end());
+        a.erase(std::unique(a.begin(), a.end()), a.end());
+        out.adjacent.insert(out.adjacent.end(), a.begin(), a.end());
+        out.adjacentStart.push_back(std::uint32_t(out.adjacent.size()));
+    }
+}
+
 }  // namespace
 
 Result<ShapeMesh> readShapeMesh(const btCollisionShape& shape) {
+    if (shape.getShapeType() == BOX_SHAPE_PROXYTYPE) {
+        const btVector3 h = static_cast<const btBoxShape&>(shape).getHalfExtentsWithMargin();
+        ShapeMesh out;
+        out.mesh = std::make_shared<const Mesh>(shapes::box(Vec3(float(h.x()), float(h.y()), float(h.z()))));
+        out.partOf.assign(out.mesh->triangleCount(), 0);
+        for (std::size_t t = 0; t < out.mesh->triangleCount(); ++t) out.indexOf.push_back(std::int32_t(t));
+        addContactData(out);
+        return out;
+    }
     std::vector<Vec3> vertices;
     std::vector<RawTriangle> raw;
     Result<void> status;
@@ -116,24 +163,8 @@ Result<ShapeMesh> readShapeMesh(const btCollisionShape& shape) {
         }
     }
     if (k != kept.size()) return fail("internal: could not match the mesh's triangles to Bullet's");
-    // One-ring of each triangle, for the contact clipping's neighbourhood search.
-    const auto meshTris = mesh->triangles();
-    std::vector<std::vector<std::uint32_t>> byVertex(mesh->vertexCount());
-    for (std::uint32_t t = 0; t < meshTris.size(); ++t)
-        for (int c = 0; c < 3; ++c) byVertex[meshTris[t][c]].push_back(t);
-    out.ringStart.push_back(0);
-    std::vector<std::uint32_t> local;
-    for (std::uint32_t t = 0; t < meshTris.size(); ++t) {
-        local.clear();
-        for (int c = 0; c < 3; ++c)
-            for (std::uint32_t u : byVertex[meshTris[t][c]])
-                if (u != t) local.push_back(u);
-        std::sort(local.begin(), local.end());
-        local.erase(std::unique(local.begin(), local.end()), local.end());
-        out.ring.insert(out.ring.end(), local.begin(), local.end());
-        out.ringStart.push_back(std::uint32_t(out.ring.size()));
-    }
     out.mesh = std::make_shared<const Mesh>(std::move(*mesh));
+    addContactData(out);
     return out;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// Reads a Bullet triangle-mesh shape into an isc::Mesh (all subparts in one mesh, scaling
-// applied), remembering each triangle's (subpart, index) for the manifold's id fields.
+// Reads a Bullet triangle-mesh shape (or a box) into an isc::Mesh (all subparts in one mesh,
+// scaling applied), remembering each triangle's (subpart, index) for the manifold's id
+// fields, with what the vertex-face contacts need: normals and vertex adjacency.
 #include "isc/core/Result.h"
 #include "isc/mesh/Mesh.h"
 
@@ -17,13 +18,18 @@ struct ShapeMesh {
     std::shared_ptr<const Mesh> mesh;     ///< the real surface, shape-local, scaled
     std::vector<std::int32_t> partOf;     ///< subpart of each mesh triangle
     std::vector<std::int32_t> indexOf;    ///< triangle index within its subpart
-    /// Triangles sharing a vertex with triangle t (t excluded):
-    /// ring[ringStart[t] .. ringStart[t + 1]).
-    std::vector<std::uint32_t> ringStart, ring;
+    /// Unit outward normal of each triangle (shape-local).
+    std::vector<Vec3> faceNormals;
+    /// Unit outward normal of each vertex: area-weighted mean of its triangles' normals.
+    std::vector<Vec3> vertexNormals;
+    /// Vertices sharing an edge with vertex v: adjacent[adjacentStart[v] .. adjacentStart[v + 1]).
+    std::vector<std::uint32_t> adjacentStart, adjacent;
+    /// One triangle using each vertex (for the manifold's id fields).
+    std::vector<std::uint32_t> triangleOf;
 };
 
-/// Reads btGImpactMeshShape, btBvhTriangleMeshShape (any btTriangleMeshShape) or
-/// btConvexTriangleMeshShape. Errors: another shape type, a mesh with no usable triangle,
+/// Reads btGImpactMeshShape, btBvhTriangleMeshShape (any btTriangleMeshShape),
+/// btConvexTriangleMeshShape, or a btBoxShape (12 triangles, half extents with margin). Errors: another shape type, a mesh with no usable triangle,
 /// a NaN vertex (Mesh::create's message).
 [[nodiscard]] Result<ShapeMesh> readShapeMesh(const btCollisionShape& shape);
 

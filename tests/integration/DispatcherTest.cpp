@@ -194,17 +194,29 @@ TEST(Dispatcher, ContactPairTestWorks) {
     EXPECT_EQ(far.count, 0);
 }
 
-// Against a primitive (the ground box), Bullet's own convex-concave path gives contacts.
-TEST(Dispatcher, MeshOnPrimitiveGoesThroughBullet) {
+// A mesh on a btBoxShape (the ground) goes to the detector, the box read as 12 triangles:
+// the mesh box 1 cm into the ground box gets its four bottom corners at depth 1 cm with the
+// ground's normal, as Bullet's box-box gives.
+TEST(Dispatcher, MeshOnBoxShapeGoesToTheDetector) {
     BoxPair pair;
     test::MeshShape a = test::makeGImpact(pair.box);
     btBoxShape ground(btVector3(5.0f, 0.5f, 5.0f));
     btDefaultCollisionConfiguration config(bullet::collisionConstructionInfo());
     test::CollisionWorld ours(iscDispatcher(&config));
-    ours.add(a.shape.get(), test::at(0.0f, 0.99f, 0.0f));
+    btCollisionObject* oa = ours.add(a.shape.get(), test::at(0.3f, 0.99f, 0.2f));
     ours.add(&ground, test::at(0.0f, 0.0f, 0.0f));
     ours.world->performDiscreteCollisionDetection();
+    EXPECT_EQ(static_cast<bullet::CollisionDispatcher*>(ours.dispatcher.get())->lastStats().meshPairs, 1u);
     const Found got = contacts(ours.manifold());
-    EXPECT_GT(got.count, 0);
-    EXPECT_EQ(static_cast<bullet::CollisionDispatcher*>(ours.dispatcher.get())->lastStats().meshPairs, 0u);
+    ASSERT_EQ(got.count, 4);
+    const btVector3 normal = got.body0 == oa ? got.normalOnB : -got.normalOnB;
+    EXPECT_NEAR(normal.y(), 1.0f, 1e-4f);
+    EXPECT_NEAR(got.minDistance, -0.01f, 1e-4f);
+    EXPECT_NEAR(got.maxDistance, -0.01f, 1e-4f);
+    for (int i = 0; i < got.count; ++i) {
+        const btVector3 p = ours.manifold()->getContactPoint(i).m_positionWorldOnB;
+        // The corners of the mesh box: x = 0.3 +- 0.5, z = 0.2 +- 0.5 (on B, the lower body).
+        EXPECT_NEAR(std::abs(p.x() - 0.3f), 0.5f, 1e-3f);
+        EXPECT_NEAR(std::abs(p.z() - 0.2f), 0.5f, 1e-3f);
+    }
 }

@@ -81,6 +81,9 @@ public:
 
     /// True when `shape` is handled as a mesh (see the class comment).
     static bool isMeshShape(const btCollisionShape* shape);
+    /// True when the pair goes to the detector: two meshes, or a mesh and a btBoxShape (read
+    /// as a 12-triangle mesh).
+    static bool isMeshPair(const btCollisionShape* a, const btCollisionShape* b);
 
     /// Used by MeshPairAlgorithm::processCollision: detects one pair now (contactTest,
     /// contactPairTest, a compound's child pair, a custom near callback).
