@@ -22,6 +22,10 @@ namespace isc::gl {
 #define PEEL_BINDING_PACKED 15     // PeelRecord packed[] (packing: moved result)
 #define PEEL_BINDING_CULLED 16     // uint culled[]: per-draw index lists of triangles inside the tile
 #define PEEL_BINDING_COMMANDS 17   // uint commands[5 * draws]: the indirect draws (count written by the cull)
+#define PEEL_BINDING_PAIRS 18      // uvec4 pairTable[]: scene sampling, open-addressing hash of the candidate
+                                   // pairs: (a, b, candidate index, 0) with a <= b; a == 0xFFFFFFFF is empty
+#define PEEL_BINDING_HITS 19       // uint hits[]: scene sampling, per candidate pair "has a collision ray",
+                                   // then per tile of the call "a ray overflowed the layer cap"
 
 #define PEEL_ATTRIB_DRAW_ID 0      // uint vertex attribute, divisor 1: = baseInstance = draw index
 
@@ -38,19 +42,27 @@ namespace isc::gl {
 #define PEEL_TILE_SELF 1u       // one object against itself (paper's facing rule)
 #define PEEL_TILE_OPEN 2u       // open meshes: depth proximity only (paper 8.2)
 #define PEEL_TILE_PROXIMITY 4u  // conservative: fragments of A and B within depthEpsilon mark the ray
+#define PEEL_TILE_SCENE 8u      // scene sampling: every object of the view, object ids in the fragments
+
+// Scene sampling (the paper's set-up: all candidate objects of a view at once) stores a
+// fragment as uvec2(depth << 1 | facing, object id); the pair tiles store one uint
+// (depth << 2 | side << 1 | facing). Either way the first word sorts by depth, and at
+// equal depth a back face (leaving) sorts before a front face (entering), so touching
+// surfaces are not "inside both".
 
 // Fragment encoding: depth quantised to 30 bits, then the side bit (0 = A, 1 = B), then
 // the facing bit (1 = front). Sorting the packed words sorts by depth.
 #define PEEL_DEPTH_SCALE 1073741823.0
 
-// One (candidate pair, axis) tile of the atlas, std430, 96 bytes.
+// One tile of the atlas, std430, 96 bytes: a (candidate pair, axis) tile, or with
+// PEEL_TILE_SCENE a square window of one view (one axis over a cluster of candidate objects).
 struct PeelTile {
     mat4 viewProj;        // world -> tile clip space, orthographic, [-1, 1]^3
     uint originX;         // atlas pixel of the tile's corner
     uint originY;
     uint flags;           // PEEL_TILE_*
     float depthEpsilon;   // proximity threshold in normalised depth [0, 1]
-    uint objectA;
+    uint objectA;         // pair tiles only
     uint objectB;
     uint pad0;
     uint pad1;
@@ -72,7 +84,8 @@ struct PeelSegment {
     uint object;
 };
 
-// A potentially colliding triangle: tile * 2 + side, triangle index in its object's mesh,
+// A potentially colliding triangle: tile * 2 + side (pair tiles) or the segment index
+// (scene sampling: the segment names tile and object), triangle index in its object's mesh,
 // and its clipped screen box in tile pixels (inclusive), x0 | y0 << 16 and x1 | y1 << 16.
 // triangle == 0xFFFFFFFF marks an empty texel of the sparse (packing) layout.
 struct PeelRecord {

@@ -1,7 +1,8 @@
 // Peel object sampling, vertex stage: pulls the vertex from the GpuScene, projects it into
 // its tile (orthographic, the tile's view volume) and places the tile in the atlas. The
 // fragment stage drops fragments outside the tile's pixel rectangle (cheaper on the H200
-// than four clip distances, and exact per pixel).
+// than four clip distances, and exact per pixel). vTag: the side (pair tiles) or the object
+// id (PEEL_SCENE).
 #include "common_scene.glsl"
 #include "peel_bindings.h"
 
@@ -13,7 +14,7 @@ layout(std430, binding = PEEL_BINDING_DRAWS) readonly buffer PeelDraws { PeelDra
 uniform uint uTileSize;
 uniform vec2 uAtlasSize;
 
-flat out uint vSide;
+flat out uint vTag;
 flat out uvec4 vTileRect;  // atlas pixels: x0, y0, x1, y1 (exclusive)
 
 void main() {
@@ -24,5 +25,9 @@ void main() {
     vec2 atlas = (vec2(t.originX, t.originY) + (clip.xy * 0.5 + 0.5) * float(uTileSize)) / uAtlasSize;
     gl_Position = vec4(atlas * 2.0 - 1.0, clip.z, 1.0);
     vTileRect = uvec4(t.originX, t.originY, t.originX + uTileSize, t.originY + uTileSize);
-    vSide = d.side;
+#ifdef PEEL_SCENE
+    vTag = d.object;
+#else
+    vTag = d.side;
+#endif
 }

@@ -7,14 +7,30 @@
 //   within depthEpsilon;
 // - proximity (conservative mode): consecutive fragments of A and B within depthEpsilon;
 // - more than MAX_LAYERS fragments: colliding (the paper's conservative layer cap).
-// Defines: MAX_LAYERS.
+// With PEEL_SCENE (scene sampling: every object of a view in one tile, object ids in the
+// fragments) the sweep keeps a winding number per object met on the ray; entering an object
+// while another is inside makes the ray colliding for that object pair when it is a
+// candidate pair (hash table lookup), and flags the pair in hits[] (the CPU narrowphase
+// only pairs triangles of flagged pairs). Self: an object's winding > 1 or < 0. Proximity
+// and open meshes: consecutive fragments of a candidate pair within depthEpsilon. A ray over
+// the cap flags its tile (hits[uTileFlagBase + tile]): every candidate pair in that tile is
+// then tested.
+// Defines: MAX_LAYERS, optionally PEEL_SCENE.
 #include "peel_bindings.h"
 
 layout(local_size_x = 8, local_size_y = 8) in;
 
 layout(std430, binding = PEEL_BINDING_TILES) readonly buffer PeelTiles { PeelTile tiles[]; };
 layout(std430, binding = PEEL_BINDING_HEADS) readonly buffer PeelCounts { uint counts[]; };
+#ifdef PEEL_SCENE
+layout(std430, binding = PEEL_BINDING_NODES) readonly buffer PeelSlots { uvec2 slots[]; };
+layout(std430, binding = PEEL_BINDING_PAIRS) readonly buffer PeelPairs { uvec4 pairTable[]; };
+layout(std430, binding = PEEL_BINDING_HITS) buffer PeelHits { uint hits[]; };
+uniform uint uPairMask;      // pairTable length - 1 (a power of two minus one)
+uniform uint uTileFlagBase;  // hits[] index of this batch's first tile flag
+#else
 layout(std430, binding = PEEL_BINDING_NODES) readonly buffer PeelSlots { uint slots[]; };
+#endif
 layout(std430, binding = PEEL_BINDING_COUNTERS) buffer PeelCounters { uint counters[]; };
 layout(std430, binding = PEEL_BINDING_MASK) buffer PeelMask { uint mask[]; };
 
@@ -23,6 +39,86 @@ uniform uint uAtlasWidth;
 
 shared uint sFragments, sRays, sOverflow, sMaxDepth;
 
+#ifdef PEEL_SCENE
+// Candidate index of object pair (a, b), or 0xFFFFFFFF when it is not a candidate pair.
+uint candidateOf(uint a, uint b) {
+    uint lo = min(a, b), hi = max(a, b);
+    uint h = (lo * 0x9E3779B1u) ^ (hi * 0x85EBCA77u);
+    h ^= h >> 15;
+    for (uint probe = 0u; probe <= uPairMask; ++probe) {
+        uvec4 e = pairTable[(h + probe) & uPairMask];
+        if (e.x == 0xFFFFFFFFu) return 0xFFFFFFFFu;
+        if (e.x == lo && e.y == hi) return e.z;
+    }
+    return 0xFFFFFFFFu;
+}
+
+// Flags candidate pair (a, b) when it is one; true when it is.
+bool hitPair(uint a, uint b) {
+    uint c = candidateOf(a, b);
+    if (c == 0xFFFFFFFFu) return false;
+    hits[c] = 1u;
+    return true;
+}
+
+bool testRay(uint t, uvec2 p) {
+    uint R = uTileSize;
+    PeelTile tile = tiles[t];
+    uint pixel = (tile.originY + p.y) * uAtlasWidth + tile.originX + p.x;
+    uint total = counts[pixel];
+    if (total == 0u) return false;
+    atomicAdd(sFragments, total);
+    atomicMax(sMaxDepth, total);
+    if (total > uint(MAX_LAYERS)) {  // the paper's conservative cap: every pair of the tile is tested
+        atomicAdd(sOverflow, 1u);
+        hits[uTileFlagBase + t] = 1u;
+        return true;
+    }
+    uint n = total;
+    uvec2 frags[MAX_LAYERS];
+    for (uint i = 0u; i < n; ++i) frags[i] = slots[pixel * uint(MAX_LAYERS) + i];
+    for (uint i = 1u; i < n; ++i) {  // insertion sort by depth: lists are short
+        uvec2 v = frags[i];
+        uint j = i;
+        while (j > 0u && frags[j - 1u].x > v.x) {
+            frags[j] = frags[j - 1u];
+            --j;
+        }
+        frags[j] = v;
+    }
+    bool open = (tile.flags & PEEL_TILE_OPEN) != 0u;
+    bool proximity = open || (tile.flags & PEEL_TILE_PROXIMITY) != 0u;
+    uint epsilon = uint(tile.depthEpsilon * PEEL_DEPTH_SCALE);
+    uint objects[MAX_LAYERS];  // objects met on the ray and their winding numbers
+    int winding[MAX_LAYERS];
+    uint met = 0u;
+    bool colliding = false;
+    for (uint i = 0u; i < n; ++i) {
+        uvec2 e = frags[i];
+        uint o = e.y;
+        if (proximity && i > 0u) {
+            uvec2 prev = frags[i - 1u];
+            if ((prev.y != o || open) && (e.x >> 1) - (prev.x >> 1) <= epsilon && hitPair(prev.y, o))
+                colliding = true;
+        }
+        if (open) continue;
+        uint k = 0u;
+        while (k < met && objects[k] != o) ++k;
+        if (k == met) {
+            objects[met] = o;
+            winding[met] = 0;
+            ++met;
+        }
+        winding[k] += (e.x & 1u) != 0u ? 1 : -1;
+        if ((e.x & 1u) != 0u && winding[k] > 0) {  // entering o: pairs with every object inside
+            for (uint j = 0u; j < met; ++j)
+                if (j != k && winding[j] > 0 && hitPair(objects[j], o)) colliding = true;
+        }
+        if ((winding[k] > 1 || winding[k] < 0) && hitPair(o, o)) colliding = true;
+    }
+    return colliding;
+}
+#else
 // One ray; returns true when it is a collision ray. Adds to the workgroup's counters.
 bool testRay(uint t, uvec2 p) {
     uint R = uTileSize;
@@ -71,6 +167,7 @@ bool testRay(uint t, uvec2 p) {
     }
     return false;
 }
+#endif
 
 void main() {
     if (gl_LocalInvocationIndex == 0u) {

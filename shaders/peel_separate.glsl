@@ -5,7 +5,9 @@
 // the others are written as PeelRecords, appended (COMPACT_ATOMIC, a compute stream
 // compaction) or at their own slot of a sparse array (COMPACT_PACKING, packed afterwards by
 // peel_pack_count / peel_pack_move as in section 3).
-// Defines: COMPACT_ATOMIC or COMPACT_PACKING.
+// A record names its owner: tile * 2 + side for pair tiles, the segment (tile, object)
+// with PEEL_SCENE.
+// Defines: COMPACT_ATOMIC or COMPACT_PACKING, optionally PEEL_SCENE.
 #include "common_scene.glsl"
 #include "peel_bindings.h"
 
@@ -71,7 +73,12 @@ bool separateItem(uint item, out PeelRecord r) {
     uvec2 lo2 = max(uvec2(box.x & 0xFFFFu, box.x >> 16), b0);
     uvec2 hi2 = min(uvec2(box.y & 0xFFFFu, box.y >> 16), b1);
     if (lo2.x > hi2.x || lo2.y > hi2.y) return false;
-    r = PeelRecord(s.tile * 2u + s.side, triangle, lo2.x | (lo2.y << 16), hi2.x | (hi2.y << 16));
+#ifdef PEEL_SCENE
+    uint owner = lo;
+#else
+    uint owner = s.tile * 2u + s.side;
+#endif
+    r = PeelRecord(owner, triangle, lo2.x | (lo2.y << 16), hi2.x | (hi2.y << 16));
     return true;
 }
 

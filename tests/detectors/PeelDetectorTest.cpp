@@ -26,11 +26,12 @@ std::unique_ptr<Detector> makePeel(const DetectorSettings& s) {
     return d ? std::move(*d) : nullptr;
 }
 
-DetectorSettings settings(int resolution, int axes, std::string compaction = "atomic") {
+DetectorSettings settings(int resolution, int axes, std::string compaction = "atomic", std::string sampling = "auto") {
     DetectorSettings s;
     s.resolution = resolution;
     s.axes = axes;
     s.compaction = std::move(compaction);
+    s.sampling = std::move(sampling);
     return s;
 }
 
@@ -80,9 +81,11 @@ class PeelDetectorTest : public GlTest {};
 TEST_F(PeelDetectorTest, RejectsBadSettingsWithAMessage) {
     for (auto [res, axes, compaction, layers, word] :
          {std::tuple{100, 1, "atomic", 32, "power of two"}, std::tuple{256, 2, "atomic", 32, "axes"},
-          std::tuple{256, 1, "magic", 32, "compaction"}, std::tuple{256, 1, "atomic", 1, "maxLayers"}}) {
+          std::tuple{256, 1, "magic", 32, "compaction"}, std::tuple{256, 1, "atomic", 1, "maxLayers"},
+          std::tuple{256, 1, "atomic", 32, "sampling"}}) {
         DetectorSettings s = settings(res, axes, compaction);
         s.maxLayers = layers;
+        if (std::string_view(word) == "sampling") s.sampling = "everything";
         auto d = createPeelDetector(s);
         ASSERT_FALSE(d.has_value());
         EXPECT_NE(d.error().message.find(word), std::string::npos) << d.error().message;
@@ -155,6 +158,7 @@ struct RecallCase {
     int axes;
     int poses;
     double minTriangleRecall;
+    const char* sampling = "auto";
 };
 
 std::shared_ptr<Mesh> namedMesh(const std::string& name) {
@@ -177,7 +181,7 @@ TEST_P(PeelRecallTest, MatchesTheReference) {
     Scene scene;
     const MeshId ia = scene.addMesh(ma), ib = scene.addMesh(mb);
     const ObjectId oa = scene.addObject(ia), ob = scene.addObject(ib);
-    auto peel = makePeel(settings(c.resolution, c.axes));
+    auto peel = makePeel(settings(c.resolution, c.axes, "atomic", c.sampling));
     Tally tally;
     const std::vector<ObjectPair> candidates = {{oa, ob}};
     for (auto [pa, pb] : geometry::sampleClosePoses(*ma, *mb, c.poses, 11)) {
@@ -210,12 +214,15 @@ INSTANTIATE_TEST_SUITE_P(
                       RecallCase{"torus_torus_256_3axes", "torus", "torus", 256, 3, 8, 0.98},
                       RecallCase{"box_bunny_256_3axes", "box", "bunny", 256, 3, 6, 0.98},
                       RecallCase{"bunny_bunny_128_1axis", "bunny", "bunny", 128, 1, 5, 0.8},
-                      RecallCase{"bunny_bunny_256_3axes", "bunny", "bunny", 256, 3, 5, 0.95}),
+                      RecallCase{"bunny_bunny_256_3axes", "bunny", "bunny", 256, 3, 5, 0.95},
+                      RecallCase{"pairs_bunny_bunny_128_1axis", "bunny", "bunny", 128, 1, 5, 0.8, "pairs"},
+                      RecallCase{"pairs_box_bunny_128_3axes", "box", "bunny", 128, 3, 4, 0.98, "pairs"}),
     [](const ::testing::TestParamInfo<RecallCase>& p) { return std::string(p.param.name); });
 
-// Several bodies, every overlapping pair in one call (batched tiles), both compactions give
-// the same answer, and each pair's triangles are a subset of the reference's.
-TEST_F(PeelDetectorTest, ManyPairsInOneCallAndBothCompactionsAgree) {
+// Several bodies, every overlapping pair in one call: scene sampling (one view per axis, one
+// raster pass) and pair tiles (batched tiles) with both compactions give the same answer,
+// and each pair's triangles are a subset of the reference's.
+TEST_F(PeelDetectorTest, ManyPairsInOneCallAndAllModesAgree) {
     auto bunny = namedMesh("bunny");
     Scene scene;
     const MeshId ib = scene.addMesh(bunny);
@@ -224,36 +231,54 @@ TEST_F(PeelDetectorTest, ManyPairsInOneCallAndBothCompactionsAgree) {
                                  glm::angleAxis(0.7f * float(i), glm::normalize(Vec3(1, float(i), 2)))});
     const std::vector<ObjectPair> candidates = scene.overlappingPairs();
     ASSERT_GE(candidates.size(), 5u);
-    DetectionOutput atomic, packing;
-    auto a = makePeel(settings(128, 3, "atomic"));
-    auto p = makePeel(settings(128, 3, "packing"));
+    DetectionOutput atomic, packing, sceneAtomic, scenePacking;
+    auto a = makePeel(settings(128, 3, "atomic", "pairs"));
+    auto p = makePeel(settings(128, 3, "packing", "pairs"));
+    auto sa = makePeel(settings(128, 3, "atomic", "scene"));
+    auto sp = makePeel(settings(128, 3, "packing", "scene"));
     ASSERT_TRUE(a->detect(scene, candidates, atomic));
     // The first call may redo a batch once to grow the record buffer; the second runs one
     // raster pass per tile size (sizes 16..128: at most 4), far fewer than tiles.
     ASSERT_TRUE(a->detect(scene, candidates, atomic));
     ASSERT_TRUE(p->detect(scene, candidates, packing));
+    ASSERT_TRUE(sa->detect(scene, candidates, sceneAtomic));
+    ASSERT_TRUE(sa->detect(scene, candidates, sceneAtomic));
+    ASSERT_TRUE(sp->detect(scene, candidates, scenePacking));
     ASSERT_EQ(atomic.pairs.size(), packing.pairs.size());
     EXPECT_GE(atomic.pairs.size(), 2u);
     EXPECT_LE(atomic.stats.counter("raster_passes"), 4.0);
     EXPECT_GE(atomic.stats.counter("tiles"), 15.0);
     EXPECT_EQ(atomic.stats.counter("triangles_read_back"), packing.stats.counter("triangles_read_back"));
-    Tally tally;
-    std::map<ObjectPair, const PairResult*> found;
-    for (std::size_t i = 0; i < atomic.pairs.size(); ++i) {
-        EXPECT_EQ(atomic.pairs[i].pair, packing.pairs[i].pair);
-        EXPECT_EQ(atomic.pairs[i].triangles, packing.pairs[i].triangles);
-        found[atomic.pairs[i].pair] = &atomic.pairs[i];
+    // Scene sampling: one cluster, one view per axis, one raster pass per tile size (the three
+    // views' sides round to at most two powers of two); every triangle
+    // drawn at most once per axis (the pair tiles draw it once per pair and axis).
+    EXPECT_EQ(sceneAtomic.stats.counter("views"), 3.0);
+    EXPECT_LE(sceneAtomic.stats.counter("raster_passes"), 2.0);
+    EXPECT_LE(sceneAtomic.stats.counter("triangles_rasterized"), 3.0 * 6 * double(bunny->triangleCount()));
+    EXPECT_LT(sceneAtomic.stats.counter("triangles_rasterized"), atomic.stats.counter("triangles_rasterized"));
+    EXPECT_EQ(sceneAtomic.stats.counter("triangles_read_back"), scenePacking.stats.counter("triangles_read_back"));
+    for (const DetectionOutput* o : {&atomic, &sceneAtomic}) {
+        Tally tally;
+        std::map<ObjectPair, const PairResult*> found;
+        for (const PairResult& r : o->pairs) found[r.pair] = &r;
+        for (const ObjectPair& c : candidates) {
+            auto it = found.find(c);
+            tally.add(reference(scene, c.a, c.b), it == found.end() ? nullptr : it->second);
+        }
+        std::printf("[ peel ] 6 bunnies, %zu candidate pairs, %s: object recall %.4f, triangle-pair recall %.4f\n",
+                    candidates.size(), o == &atomic ? "pairs" : "scene", tally.objectRecall(), tally.triangleRecall());
+        EXPECT_EQ(tally.reportedExact, tally.reported);
+        EXPECT_EQ(tally.falseObjects, 0u);
+        EXPECT_EQ(tally.objectRecall(), 1.0);
+        EXPECT_GE(tally.triangleRecall(), 0.9);
     }
-    for (const ObjectPair& c : candidates) {
-        auto it = found.find(c);
-        tally.add(reference(scene, c.a, c.b), it == found.end() ? nullptr : it->second);
+    for (const auto& [x, y] : {std::pair{&atomic, &packing}, std::pair{&sceneAtomic, &scenePacking}}) {
+        ASSERT_EQ(x->pairs.size(), y->pairs.size());
+        for (std::size_t i = 0; i < x->pairs.size(); ++i) {
+            EXPECT_EQ(x->pairs[i].pair, y->pairs[i].pair);
+            EXPECT_EQ(x->pairs[i].triangles, y->pairs[i].triangles);
+        }
     }
-    std::printf("[ peel ] 6 bunnies, %zu candidate pairs: object recall %.4f, triangle-pair recall %.4f\n",
-                candidates.size(), tally.objectRecall(), tally.triangleRecall());
-    EXPECT_EQ(tally.reportedExact, tally.reported);
-    EXPECT_EQ(tally.falseObjects, 0u);
-    EXPECT_EQ(tally.objectRecall(), 1.0);
-    EXPECT_GE(tally.triangleRecall(), 0.9);
 }
 
 // One closed but self-intersecting object (two interpenetrating cubes in one mesh): found

@@ -20,6 +20,7 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <string>
 
@@ -74,9 +75,35 @@ struct StageTimer {
 
 struct Tile {
     gl::PeelTile gpu{};
-    std::uint32_t candidate = 0;  // index into the call's candidates
+    std::uint32_t candidate = 0;  // pair tiles: index into the call's candidates
     int axis = 0;
     std::uint32_t size = 0;       // tile side in pixels (power of two)
+    std::vector<ObjectId> objects;  // drawn into the tile: (a, b), (a) for self, or a view's objects (sorted)
+};
+
+// One (tile, object) range of the triangles a batch culls, draws and separates; scene
+// sampling names record owners by it.
+struct SegmentRef {
+    std::uint32_t tile;  // call-global tile index
+    ObjectId object;
+};
+
+// Largest tile side of scene sampling (a larger view is cut into a grid of such tiles) and
+// the largest view side before its pixels are made coarser.
+constexpr std::uint32_t kMaxSceneTile = 2048;
+constexpr float kMaxViewSide = 16384.0f;
+
+float compMax(const Vec3& v) { return std::max(v.x, std::max(v.y, v.z)); }
+
+// Union-find over object ids (clusters of candidate pairs).
+struct Clusters {
+    std::vector<ObjectId> parent;
+    explicit Clusters(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), ObjectId(0)); }
+    ObjectId find(ObjectId x) {
+        while (parent[x] != x) x = parent[x] = parent[parent[x]];
+        return x;
+    }
+    void unite(ObjectId a, ObjectId b) { parent[find(a)] = find(b); }
 };
 
 }  // namespace
@@ -84,6 +111,7 @@ struct Tile {
 struct PeelDetector::Impl {
     DetectorSettings settings;
     bool packing = false;
+    bool sceneSampling = true;  // settings.sampling "auto"/"scene"; false: "pairs"
     gl::Program cull, raster, resolve, mip, separate, packCount, packMove;
     gl::GpuScene scene{"peel scene"};
     gl::VertexArray vao;
@@ -92,7 +120,8 @@ struct PeelDetector::Impl {
         indirect{"peel indirect"}, heads{"peel pixel counts"}, nodes{"peel pixel slots"}, counters{"peel counters"},
         mask{"peel mask"}, pyramid{"peel pyramid"}, segments{"peel segments"}, records{"peel records"},
         rowCounts{"peel row counts"}, rowOffsets{"peel row offsets"}, packed{"peel packed"},
-        culled{"peel culled indices"};
+        culled{"peel culled indices"}, pairTable{"peel candidate pair hash"}, hits{"peel pair hits"};
+    std::uint32_t pairMask = 0;  // pairTable entries - 1
     std::size_t recordCapacity = 1 << 14;
     std::uint32_t drawIdCount = 0;
     std::vector<std::unique_ptr<SpanTimer>> timers;
@@ -105,13 +134,18 @@ struct PeelDetector::Impl {
     PeelNarrowphase narrowphase;
 
     Result<void> compile();
-    Result<void> runBatch(std::span<const Tile> batch, std::uint32_t firstTile, const Scene& scene,
-                          std::vector<gl::PeelRecord>& outRecords, DetectorStats& stats, double& gpuMs,
-                          double& readbackMs);
+    Result<void> runBatch(std::span<const Tile> batch, std::uint32_t firstTile, std::uint32_t tileFlagBase,
+                          std::vector<SegmentRef>& outSegments, std::vector<gl::PeelRecord>& outRecords,
+                          DetectorStats& stats, double& readbackMs);
+    // Scene sampling: views (one per axis and cluster of candidate pairs) cut into tiles.
+    void makeSceneTiles(std::span<const ObjectPair> candidates, std::span<const char> state,
+                        std::span<const Aabb> bounds, std::vector<Tile>& out, DetectorStats& stats) const;
+    void uploadPairTable(std::span<const ObjectPair> candidates, std::span<const char> state);
 };
 
 Result<void> PeelDetector::Impl::compile() {
-    const std::string layers = "#define MAX_LAYERS " + std::to_string(settings.maxLayers) + "\n";
+    const std::string layers = "#define MAX_LAYERS " + std::to_string(settings.maxLayers) + "\n" +
+                               (sceneSampling ? "#define PEEL_SCENE 1\n" : "");
     auto k = gl::Program::create({{GL_COMPUTE_SHADER, "peel_cull.glsl"}}, {}, "peel cull");
     if (!k) return fail(k.error().message);
     cull = std::move(*k);
@@ -127,7 +161,8 @@ Result<void> PeelDetector::Impl::compile() {
     if (!m) return fail(m.error().message);
     mip = std::move(*m);
     auto p = gl::Program::create({{GL_COMPUTE_SHADER, "peel_separate.glsl"}},
-                                 packing ? "#define COMPACT_PACKING 1\n" : "#define COMPACT_ATOMIC 1\n",
+                                 std::string(packing ? "#define COMPACT_PACKING 1\n" : "#define COMPACT_ATOMIC 1\n") +
+                                     (sceneSampling ? "#define PEEL_SCENE 1\n" : ""),
                                  "peel separate");
     if (!p) return fail(p.error().message);
     separate = std::move(*p);
@@ -146,8 +181,9 @@ Result<void> PeelDetector::Impl::compile() {
 }
 
 Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint32_t firstTile,
-                                          const Scene& sceneCpu, std::vector<gl::PeelRecord>& outRecords,
-                                          DetectorStats& stats, double& gpuMs, double& readbackMs) {
+                                          std::uint32_t tileFlagBase, std::vector<SegmentRef>& outSegments,
+                                          std::vector<gl::PeelRecord>& outRecords, DetectorStats& stats,
+                                          double& readbackMs) {
     const std::uint32_t R = batch[0].size;  // every tile of a batch has the same size
     const int levels = std::countr_zero(R);
     std::uint32_t pyramidStride = 0;       // mipmap texels per tile (levels 1..L)
@@ -158,6 +194,7 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
     const std::uint32_t tilesY = (n + tilesX - 1) / tilesX;
     const std::uint32_t W = tilesX * R, H = tilesY * R;
 
+    const auto firstSegment = static_cast<std::uint32_t>(outSegments.size());
     // Tiles, draws (one per object per tile) and segments (triangle ranges for separation).
     std::vector<gl::PeelTile> tileData(n);
     std::vector<gl::PeelDraw> drawData;
@@ -168,10 +205,10 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         tileData[i] = batch[i].gpu;
         tileData[i].originX = (i % tilesX) * R;
         tileData[i].originY = (i / tilesX) * R;
-        const bool self = (tileData[i].flags & PEEL_TILE_SELF) != 0;
-        for (std::uint32_t side = 0; side < (self ? 1u : 2u); ++side) {
-            const ObjectId o = side == 0 ? tileData[i].objectA : tileData[i].objectB;
+        for (std::uint32_t side = 0; side < batch[i].objects.size(); ++side) {
+            const ObjectId o = batch[i].objects[side];
             const gl::ObjectRange& range = scene.object(o);
+            outSegments.push_back({firstTile + i, o});
             // count is written by peel_cull; indices there are absolute (baseVertex 0).
             commands.push_back({0, 1, indexRegion, 0, static_cast<std::uint32_t>(drawData.size())});
             indexRegion += 3 * range.triangleCount;
@@ -224,7 +261,8 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
     separate.setUniform("uSegmentCount", static_cast<std::uint32_t>(segmentData.size()));
     separate.setUniform("uItemCount", items);
     for (;;) {
-        nodes.reserve(std::size_t(W) * H * std::size_t(settings.maxLayers) * sizeof(std::uint32_t));
+        nodes.reserve(std::size_t(W) * H * std::size_t(settings.maxLayers) *
+                      (sceneSampling ? 2 * sizeof(std::uint32_t) : sizeof(std::uint32_t)));
         nodes.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_NODES);
         if (!packing) records.reserve(recordCapacity * sizeof(gl::PeelRecord));
         else records.reserve(std::size_t(items) * sizeof(gl::PeelRecord));
@@ -274,6 +312,12 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
 
         // Collision rays (section 4, per-ray sort and sweep).
         resolve.use();
+        if (sceneSampling) {
+            pairTable.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_PAIRS);
+            hits.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_HITS);
+            resolve.setUniform("uPairMask", pairMask);
+            resolve.setUniform("uTileFlagBase", tileFlagBase);
+        }
         resolve.setUniform("uTileSize", R);
         resolve.setUniform("uAtlasWidth", W);
         resolve.dispatch((R + 7) / 8, (R + 7) / 8, n);
@@ -362,19 +406,143 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
             readbackMs += msSince(tr);
         }
     }
-    // Tile indices in the records are batch-local: make them call-global.
-    for (std::size_t i = outRecords.size() - recordCount; i < outRecords.size(); ++i)
-        outRecords[i].tileSide += 2 * firstTile;
+    // Owners in the records are batch-local: make them call-global.
+    const std::uint32_t shift = sceneSampling ? firstSegment : 2 * firstTile;
+    for (std::size_t i = outRecords.size() - recordCount; i < outRecords.size(); ++i) outRecords[i].tileSide += shift;
 
     addCount(stats, "collision_rays", counterValues[PEEL_COUNTER_COLLISION_RAYS]);
     addCount(stats, "overflow_rays", counterValues[PEEL_COUNTER_OVERFLOW_RAYS]);
     maxCount(stats, "max_depth_complexity", counterValues[PEEL_COUNTER_MAX_DEPTH]);
     addCount(stats, "triangles_read_back", recordCount);
     addCount(stats, "triangles_rasterized", counterValues[PEEL_COUNTER_RASTER_TRIANGLES]);
-    (void)sceneCpu;
-    (void)gpuMs;
     if (auto e = gl::checkError("after peel batch"); !e) return e;
     return {};
+}
+
+void PeelDetector::Impl::uploadPairTable(std::span<const ObjectPair> candidates, std::span<const char> state) {
+    // Open addressing, linear probing, at most half full; the hash matches peel_resolve.glsl.
+    const std::size_t size = std::bit_ceil(std::max<std::size_t>(16, 2 * candidates.size()));
+    std::vector<glm::uvec4> table(size, glm::uvec4(0xFFFFFFFFu, 0u, 0u, 0u));
+    for (std::uint32_t c = 0; c < candidates.size(); ++c) {
+        const ObjectPair p = candidates[c];
+        if (state[p.a] != 1 || state[p.b] != 1 || (p.a == p.b && !settings.selfCollision)) continue;
+        const std::uint32_t lo = std::min(p.a, p.b), hi = std::max(p.a, p.b);
+        std::uint32_t h = (lo * 0x9E3779B1u) ^ (hi * 0x85EBCA77u);
+        h ^= h >> 15;
+        for (std::uint32_t probe = 0;; ++probe) {
+            glm::uvec4& e = table[(h + probe) & (size - 1)];
+            if (e.x == 0xFFFFFFFFu) {
+                e = glm::uvec4(lo, hi, c, 0u);
+                break;
+            }
+            if (e.x == lo && e.y == hi) break;  // a repeated candidate: the first index wins
+        }
+    }
+    pairMask = static_cast<std::uint32_t>(size - 1);
+    pairTable.reserve(size * sizeof(glm::uvec4));
+    pairTable.upload<glm::uvec4>(0, table);
+}
+
+void PeelDetector::Impl::makeSceneTiles(std::span<const ObjectPair> candidates, std::span<const char> state,
+                                        std::span<const Aabb> bounds, std::vector<Tile>& out,
+                                        DetectorStats& stats) const {
+    const DetectorSettings& st = settings;
+    // Clusters: connected components of the candidate pairs whose boxes meet (the others
+    // cannot collide). One view per cluster and axis over the union of its objects' boxes:
+    // a pile is one view, far-apart groups get their own (pixels would be wasted between them).
+    Clusters clusters(bounds.size());
+    std::vector<char> member(bounds.size(), 0);
+    for (const ObjectPair& p : candidates) {
+        if (p.a == p.b && !st.selfCollision) continue;
+        if (state[p.a] != 1 || state[p.b] != 1) continue;
+        const Aabb& A = bounds[p.a];
+        const Aabb& B = bounds[p.b];
+        const float margin = 1e-4f * std::max(compMax(A.extent()), compMax(B.extent())) + 1e-6f;
+        if (p.a != p.b && A.expanded(margin).intersection(B.expanded(margin)).isEmpty()) continue;
+        member[p.a] = member[p.b] = 1;
+        clusters.unite(p.a, p.b);
+    }
+    std::vector<std::vector<ObjectId>> groups;
+    {
+        std::vector<std::int64_t> groupOf(bounds.size(), -1);
+        for (ObjectId o = 0; o < bounds.size(); ++o) {
+            if (!member[o]) continue;
+            const ObjectId r = clusters.find(o);
+            if (groupOf[r] < 0) {
+                groupOf[r] = std::int64_t(groups.size());
+                groups.emplace_back();
+            }
+            groups[std::size_t(groupOf[r])].push_back(o);  // ascending object ids
+        }
+    }
+    const int axisCount = st.axes == 3 ? 3 : 1;
+    double coarsened = 0;
+    for (const std::vector<ObjectId>& group : groups) {
+        Aabb box;
+        float objectSize = std::numeric_limits<float>::max();
+        for (ObjectId o : group) {
+            box.grow(bounds[o]);
+            objectSize = std::min(objectSize, std::max(compMax(bounds[o].extent()), 1e-20f));
+        }
+        const float size = compMax(box.extent());
+        box = box.expanded(1e-4f * size + 1e-6f);
+        for (int ai = 0; ai < axisCount; ++ai) {
+            const int axis = axisCount == 1 ? 2 : ai;
+            Vec3 dir(0.0f), up(0.0f);
+            dir[axis] = 1.0f;
+            up[(axis + 1) % 3] = 1.0f;
+            const Vec3 centre = box.center();
+            const Mat4 view = glm::lookAt(centre + dir, centre, up);
+            auto eyeBox = [&](const Aabb& b) {
+                Aabb e;
+                for (int k = 0; k < 8; ++k)
+                    e.grow(Vec3(view * Vec4(k & 1 ? b.max.x : b.min.x, k & 2 ? b.max.y : b.min.y,
+                                            k & 4 ? b.max.z : b.min.z, 1.0f)));
+                return e;
+            };
+            const Aabb eye = eyeBox(box);
+            // Pixel size: settings.resolution pixels across the smallest object of the view.
+            float pixel = objectSize / float(st.resolution);
+            const float longest = std::max(eye.extent().x, eye.extent().y);
+            if (longest / pixel > kMaxViewSide) {
+                pixel = longest / kMaxViewSide;
+                coarsened += 1;
+            }
+            const auto wide = static_cast<std::uint32_t>(std::ceil(eye.extent().x / pixel));
+            const auto high = static_cast<std::uint32_t>(std::ceil(eye.extent().y / pixel));
+            const std::uint32_t side = std::clamp<std::uint32_t>(std::bit_ceil(std::max({wide, high, 1u})), 16u,
+                                                                 kMaxSceneTile);
+            const std::uint32_t gx = (wide + side - 1) / side, gy = (high + side - 1) / side;
+            const float span = float(side) * pixel;
+            // Depth range: the view box (every ray starts and ends outside all objects).
+            const float zNear = -eye.max.z - 0.01f * size, zFar = -eye.min.z + 0.01f * size;
+            std::vector<Aabb> objectEye(group.size());
+            for (std::size_t i = 0; i < group.size(); ++i) objectEye[i] = eyeBox(bounds[group[i]]);
+            for (std::uint32_t j = 0; j < std::max(gy, 1u); ++j)
+                for (std::uint32_t i = 0; i < std::max(gx, 1u); ++i) {
+                    const float x0 = eye.min.x + float(i) * span, y0 = eye.min.y + float(j) * span;
+                    Tile t;
+                    t.axis = axis;
+                    t.size = side;
+                    for (std::size_t k = 0; k < group.size(); ++k) {
+                        const Aabb& e = objectEye[k];
+                        if (e.max.x < x0 || e.min.x > x0 + span || e.max.y < y0 || e.min.y > y0 + span) continue;
+                        t.objects.push_back(group[k]);
+                    }
+                    if (t.objects.size() < 2 && !st.selfCollision) continue;
+                    if (t.objects.empty()) continue;
+                    const Mat4 proj = glm::ortho(x0, x0 + span, y0, y0 + span, zNear, zFar);
+                    t.gpu.viewProj = proj * view;
+                    t.gpu.objectA = t.gpu.objectB = 0xFFFFFFFFu;
+                    t.gpu.flags = PEEL_TILE_SCENE | (st.openMeshes ? PEEL_TILE_OPEN : 0u) |
+                                  (st.conservative ? PEEL_TILE_PROXIMITY : 0u);
+                    t.gpu.depthEpsilon = (st.openMeshes ? 4.0f : 1.0f) * pixel / std::max(zFar - zNear, 1e-20f);
+                    out.push_back(std::move(t));
+                }
+        }
+    }
+    stats.count("views", double(groups.size() * std::size_t(axisCount)));
+    stats.count("coarsened_views", coarsened);
 }
 
 PeelDetector::PeelDetector(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -430,10 +598,12 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
         }
     }
 
-    // Tiles: one per (candidate pair, axis).
+    // Tiles: scene sampling (views per axis and cluster, cut into tiles) or one per
+    // (candidate pair, axis).
     std::vector<Tile> tiles;
     const int axisCount = st.axes == 3 ? 3 : 1;
-    for (std::uint32_t c = 0; c < candidates.size(); ++c) {
+    if (im.sceneSampling) im.makeSceneTiles(candidates, state, bounds, tiles, stats);
+    for (std::uint32_t c = 0; c < (im.sceneSampling ? 0u : candidates.size()); ++c) {
         const ObjectPair p = candidates[c];
         if (p.a == p.b && !st.selfCollision) continue;
         if (state[p.a] != 1 || state[p.b] != 1) continue;
@@ -472,6 +642,7 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
             t.gpu.viewProj = proj * view;
             t.gpu.objectA = p.a;
             t.gpu.objectB = p.b;
+            t.objects = p.a == p.b ? std::vector<ObjectId>{p.a} : std::vector<ObjectId>{p.a, p.b};
             t.gpu.flags = (p.a == p.b ? PEEL_TILE_SELF : 0u) | (st.openMeshes ? PEEL_TILE_OPEN : 0u) |
                           (st.conservative ? PEEL_TILE_PROXIMITY : 0u);
             // Tile side: settings.resolution pixels across the smaller object, so a small
@@ -491,25 +662,41 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
     stats.count("tiles", double(tiles.size()));
 
     std::vector<gl::PeelRecord> records;
+    std::vector<SegmentRef> segments;
+    std::vector<std::uint32_t> hitFlags;  // scene sampling: per candidate, then per tile
     if (!tiles.empty()) {
         const auto tu = Clock::now();
         im.scene.sync(scene);
+        if (im.sceneSampling) {
+            im.uploadPairTable(candidates, state);
+            im.hits.reserve((candidates.size() + tiles.size()) * sizeof(std::uint32_t));
+            im.hits.clearZero(0, (candidates.size() + tiles.size()) * sizeof(std::uint32_t));
+        }
         cpuMs += msSince(tu);
         stats.count("cpu_upload_ms", msSince(tu));
         im.timers.clear();
         im.stageTimersUsed = 0;
         // Batches of equal-size tiles (largest first).
         std::stable_sort(tiles.begin(), tiles.end(), [](const Tile& x, const Tile& y) { return x.size > y.size; });
+        const std::size_t atlasPixels = kMaxAtlasPixels;
         for (std::size_t first = 0, count = 0; first < tiles.size(); first += count) {
             const std::size_t side = tiles[first].size;
             const std::size_t perBatch = std::max<std::size_t>(
-                1, std::min(kMaxAtlasPixels / (side * side), (kMaxAtlasSide / side) * (kMaxAtlasSide / side)));
+                1, std::min(atlasPixels / (side * side), (kMaxAtlasSide / side) * (kMaxAtlasSide / side)));
             count = 0;
             while (first + count < tiles.size() && count < perBatch && tiles[first + count].size == side) ++count;
             if (auto r = im.runBatch(std::span<const Tile>(tiles).subspan(first, count),
-                                     static_cast<std::uint32_t>(first), scene, records, stats, gpuMs, readbackMs);
+                                     static_cast<std::uint32_t>(first),
+                                     static_cast<std::uint32_t>(candidates.size() + first), segments, records, stats,
+                                     readbackMs);
                 !r)
                 return r;
+        }
+        if (im.sceneSampling) {
+            const auto tr = Clock::now();
+            hitFlags.resize(candidates.size() + tiles.size());
+            im.hits.read<std::uint32_t>(0, hitFlags);
+            readbackMs += msSince(tr);
         }
         for (const auto& t : im.timers) gpuMs += t->elapsedMs();
         double stageMs[kStages] = {};
@@ -522,12 +709,48 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
         if (auto e = gl::checkError("after peel read-back"); !e) return e;
     }
 
-    // CPU narrowphase (section 7).
+    // CPU narrowphase (section 7): which record lists are swept against which.
     const auto tn = Clock::now();
-    std::vector<PeelNarrowphase::TileInfo> infos(tiles.size());
-    for (std::size_t i = 0; i < tiles.size(); ++i)
-        infos[i] = {tiles[i].candidate, tiles[i].axis, tiles[i].gpu.viewProj};
-    im.narrowphase.run(scene, candidates, infos, records, st.wantSegments, out);
+    std::vector<PeelNarrowphase::Work> work;
+    std::uint32_t ownerCount = 0;
+    if (!im.sceneSampling) {
+        ownerCount = static_cast<std::uint32_t>(2 * tiles.size());
+        for (std::uint32_t t = 0; t < tiles.size(); ++t)
+            work.push_back({tiles[t].candidate, 2 * t, tiles[t].objects.size() == 1 ? 2 * t : 2 * t + 1});
+    } else if (!tiles.empty()) {
+        // Per tile, its segments are contiguous and sorted by object: find (tile, object).
+        ownerCount = static_cast<std::uint32_t>(segments.size());
+        std::vector<std::uint32_t> tileFirst(tiles.size() + 1, 0);
+        for (const SegmentRef& sg : segments) ++tileFirst[sg.tile + 1];
+        for (std::size_t t = 0; t < tiles.size(); ++t) tileFirst[t + 1] += tileFirst[t];
+        auto segmentOf = [&](std::uint32_t t, ObjectId o) -> std::int64_t {
+            const auto b = segments.begin() + tileFirst[t], e = segments.begin() + tileFirst[t + 1];
+            const auto it = std::lower_bound(b, e, o, [](const SegmentRef& x, ObjectId v) { return x.object < v; });
+            return it != e && it->object == o ? std::int64_t(it - segments.begin()) : -1;
+        };
+        // Tiles of each object (ascending), to meet the pair's common tiles.
+        std::vector<std::vector<std::uint32_t>> tilesOfObject(scene.objectCount());
+        for (const SegmentRef& sg : segments) tilesOfObject[sg.object].push_back(sg.tile);
+        double hitPairs = 0;
+        for (std::uint32_t c = 0; c < candidates.size(); ++c) {
+            const ObjectPair p = candidates[c];
+            hitPairs += hitFlags[c] ? 1 : 0;
+            const auto& ta = tilesOfObject[p.a];
+            const auto& tb = tilesOfObject[p.b];
+            for (std::size_t i = 0, j = 0; i < ta.size() && j < tb.size();) {
+                if (ta[i] < tb[j]) { ++i; continue; }
+                if (tb[j] < ta[i]) { ++j; continue; }
+                const std::uint32_t t = ta[i];
+                ++i, ++j;
+                // Only pairs with a collision ray, or any pair of a tile whose rays overflowed the cap.
+                if (!hitFlags[c] && !hitFlags[candidates.size() + t]) continue;
+                const std::int64_t sa = segmentOf(t, p.a), sb = segmentOf(t, p.b);
+                if (sa >= 0 && sb >= 0) work.push_back({c, std::uint32_t(sa), std::uint32_t(sb)});
+            }
+        }
+        stats.count("pairs_with_collision_rays", hitPairs);
+    }
+    im.narrowphase.run(scene, candidates, ownerCount, records, work, st.wantSegments, out);
     cpuMs += msSince(tn);
     stats.count("cpu_narrowphase_ms", msSince(tn));
 
@@ -548,6 +771,9 @@ Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& set
     if (settings.compaction != "auto" && settings.compaction != "atomic" && settings.compaction != "packing")
         return fail("createPeelDetector(): compaction \"" + settings.compaction +
                     "\" is unknown; use \"auto\", \"atomic\" or \"packing\"");
+    if (settings.sampling != "auto" && settings.sampling != "scene" && settings.sampling != "pairs")
+        return fail("createPeelDetector(): sampling \"" + settings.sampling +
+                    "\" is unknown; use \"auto\", \"scene\" or \"pairs\"");
     if (settings.maxLayers < 2 || settings.maxLayers > 128)
         return fail("createPeelDetector(): maxLayers " + std::to_string(settings.maxLayers) +
                     " is outside [2, 128]");
@@ -556,6 +782,7 @@ Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& set
     auto impl = std::make_unique<PeelDetector::Impl>();
     impl->settings = settings;
     impl->packing = settings.compaction == "packing";
+    impl->sceneSampling = settings.sampling != "pairs";
     if (auto c = impl->compile(); !c) return fail(c.error().message);
     return std::unique_ptr<Detector>(new PeelDetector(std::move(impl)));
 }

@@ -1,5 +1,6 @@
 #include "PeelNarrowphase.h"
 
+#include "isc/core/Assert.h"
 #include "isc/geometry/TriangleTriangle.h"
 
 #include <algorithm>
@@ -23,25 +24,29 @@ bool sharesVertex(const UVec3& a, const UVec3& b) {
 
 }  // namespace
 
-void PeelNarrowphase::run(const Scene& scene, std::span<const ObjectPair> candidates,
-                          std::span<const TileInfo> tiles, std::span<const gl::PeelRecord> records,
-                          bool wantSegments, DetectionOutput& out) {
-    // Records grouped by tile (counting sort), tiles grouped by candidate.
-    std::vector<std::uint32_t> tileStart(tiles.size() + 1, 0);
-    for (const gl::PeelRecord& r : records) ++tileStart[r.tileSide / 2 + 1];
-    for (std::size_t i = 0; i < tiles.size(); ++i) tileStart[i + 1] += tileStart[i];
+void PeelNarrowphase::run(const Scene& scene, std::span<const ObjectPair> candidates, std::uint32_t ownerCount,
+                          std::span<const gl::PeelRecord> records, std::span<const Work> work, bool wantSegments,
+                          DetectionOutput& out) {
+    // Records grouped by owner (counting sort), work grouped by candidate.
+    std::vector<std::uint32_t> ownerStart(std::size_t(ownerCount) + 1, 0);
+    for (const gl::PeelRecord& r : records) {
+        ISC_ASSERT(r.tileSide < ownerCount, "PeelNarrowphase::run(): record owner out of range");
+        ++ownerStart[r.tileSide + 1];
+    }
+    for (std::size_t i = 0; i < ownerCount; ++i) ownerStart[i + 1] += ownerStart[i];
     std::vector<Box> boxes(records.size());
     {
-        std::vector<std::uint32_t> cursor(tileStart.begin(), tileStart.end() - 1);
+        std::vector<std::uint32_t> cursor(ownerStart.begin(), ownerStart.end() - 1);
         for (const gl::PeelRecord& r : records)
-            boxes[cursor[r.tileSide / 2]++] = {r.triangle,
-                                               std::uint16_t(r.boxLo & 0xFFFF), std::uint16_t(r.boxLo >> 16),
-                                               std::uint16_t(r.boxHi & 0xFFFF), std::uint16_t(r.boxHi >> 16),
-                                               std::uint8_t(r.tileSide & 1)};
+            boxes[cursor[r.tileSide]++] = {r.triangle,
+                                           std::uint16_t(r.boxLo & 0xFFFF), std::uint16_t(r.boxLo >> 16),
+                                           std::uint16_t(r.boxHi & 0xFFFF), std::uint16_t(r.boxHi >> 16), 0};
     }
-    std::vector<std::vector<std::uint32_t>> tilesOf(candidates.size());
-    for (std::uint32_t t = 0; t < tiles.size(); ++t)
-        if (tileStart[t + 1] > tileStart[t]) tilesOf[tiles[t].candidate].push_back(t);
+    auto hasRecords = [&](std::uint32_t o) { return ownerStart[o + 1] > ownerStart[o]; };
+    std::vector<std::vector<Work>> workOf(candidates.size());
+    for (const Work& w : work)
+        if (hasRecords(w.ownerA) && hasRecords(w.ownerB)) workOf[w.candidate].push_back(w);
+    const auto& tilesOf = workOf;
 
     // World vertices (double, exactly as the reference) of every object with records.
     if (world_.size() < scene.objectCount()) world_.resize(scene.objectCount());
@@ -84,8 +89,13 @@ void PeelNarrowphase::run(const Scene& scene, std::span<const ObjectPair> candid
         std::vector<Box> sorted;
         std::vector<DVec3> lo, hi;
         std::vector<std::uint32_t> active[2];
-        for (std::uint32_t t : tilesOf[c]) {
-            sorted.assign(boxes.begin() + tileStart[t], boxes.begin() + tileStart[t + 1]);
+        for (const Work& w : workOf[c]) {
+            sorted.assign(boxes.begin() + ownerStart[w.ownerA], boxes.begin() + ownerStart[w.ownerA + 1]);
+            if (w.ownerB != w.ownerA) {
+                const std::size_t first = sorted.size();
+                sorted.insert(sorted.end(), boxes.begin() + ownerStart[w.ownerB], boxes.begin() + ownerStart[w.ownerB + 1]);
+                for (std::size_t i = first; i < sorted.size(); ++i) sorted[i].side = 1;
+            }
             std::sort(sorted.begin(), sorted.end(), [](const Box& x, const Box& y) { return x.x0 < y.x0; });
             lo.resize(sorted.size());
             hi.resize(sorted.size());
