@@ -57,6 +57,11 @@ struct DetectorSettings {
     bool openMeshes = false;      ///< use the open-mesh variant where a detector has one
     bool selfCollision = false;   ///< also report pairs (o, o) of deforming objects
     int maxLayers = 32;           ///< depth-peeling layer cap
+    /// How the peel detector samples objects: "auto" (= "scene"), "scene" (every candidate
+    /// object once per axis and cluster of candidate pairs, object ids in the fragments),
+    /// "pairs" (one tile per candidate pair and axis; finer pixels where the two boxes meet,
+    /// every triangle drawn once per pair it is in). docs/detectors/peel.md compares them.
+    std::string sampling = "auto";
     bool wantSegments = true;     ///< fill PairResult::segments
     bool validate = false;        ///< re-run the CPU reference inside (expensive invariant checks)
 };
