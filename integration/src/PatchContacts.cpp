@@ -103,6 +103,10 @@ void PatchContacts::walk(const PosedMesh& from, const PosedMesh& onto, bool from
             if (std::abs(plane) >= best) continue;  // the closest point cannot be nearer
             bool inside = false;
             const Vec3 c = closestOnTriangle(p, ontoVerts[i.x], ontoVerts[i.y], ontoVerts[i.z], inside);
+            // Behind the face's plane but beside the face: the vertex may be outside `onto`
+            // (past a convex edge, next to a face that does not face it); no depth can be
+            // read from this face.
+            if (plane < 0.0f && !inside) continue;
             const float d = glm::length(p - c);
             if (d < best) {
                 best = d;

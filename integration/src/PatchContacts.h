@@ -8,7 +8,9 @@
 // the margin of the other body (or up to maxDepth inside it), and each gives one
 // vertex-face contact: the nearest facing triangle of the other mesh (a triangle grid in
 // that mesh's frame finds it), the triangle's normal when the vertex projects inside it,
-// else the direction from the nearest edge point (a vertex against a convex edge). Both
+// else the direction from the nearest edge point (a vertex against a convex edge). A
+// vertex behind a face's plane counts as inside (penetrating) only when it projects into
+// that face: beside the face it may well be outside the body. Both
 // directions are walked (A's vertices against B's faces, B's against A's), so an edge
 // resting across an edge still gets the vertices around the crossing. "Facing" means the
 // vertex's normal points against the face's (dot < 0): a box's side faces never read its

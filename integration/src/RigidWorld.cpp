@@ -95,6 +95,7 @@ void RigidWorld::addGround(Vec3 halfExtents, float top) {
     btRigidBody::btRigidBodyConstructionInfo ci(0.0f, s.motion.back().get(), s.groundShape.get());
     ci.m_friction = settings_.friction;
     ci.m_restitution = settings_.restitution;
+    ci.m_rollingFriction = settings_.rollingFriction;
     s.rigid.push_back(std::make_unique<btRigidBody>(ci));
     s.world->addRigidBody(s.rigid.back().get());
     groundTop_ = top;
@@ -128,6 +129,7 @@ int RigidWorld::addMeshBody(std::shared_ptr<const Mesh> mesh, const Pose& pose, 
                                                 it->second.inertiaPerKg * mass);
     ci.m_friction = settings_.friction;
     ci.m_restitution = settings_.restitution;
+    ci.m_rollingFriction = settings_.rollingFriction;
     s.rigid.push_back(std::make_unique<btRigidBody>(ci));
     s.world->addRigidBody(s.rigid.back().get());
     bodies_.push_back({s.rigid.back().get(), std::move(mesh)});

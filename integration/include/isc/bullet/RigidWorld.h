@@ -35,6 +35,10 @@ struct WorldSettings {
     Vec3 gravity{0.0f, -9.81f, 0.0f};
     float friction = 0.6f;
     float restitution = 0.0f;
+    /// Rolling friction of every body (Bullet's btCollisionObject::setRollingFriction, a
+    /// length: the lever of the resisting torque per unit of normal force, combined per
+    /// contact as r0 f1 + f0 r1). 0 is Bullet's default.
+    float rollingFriction = 0.0f;
     /// Where dispatcher warnings go (empty: stderr).
     std::function<void(std::string_view)> onWarning;
 };
