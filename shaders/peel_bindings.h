@@ -77,6 +77,8 @@ struct PeelDraw {
 };
 
 // Triangles [firstItem, next segment's firstItem) of `object` in `tile` as `side`, 16 bytes.
+// side | PEEL_SEGMENT_WHOLE: the object lies inside the tile (not culled, drawn as a whole).
+#define PEEL_SEGMENT_WHOLE 0x80000000u
 struct PeelSegment {
     uint firstItem;
     uint tile;

@@ -26,6 +26,7 @@ void main() {
         if (segments[mid].firstItem <= item) lo = mid; else hi = mid - 1u;
     }
     PeelSegment s = segments[lo];  // segment index == draw index
+    if ((s.side & PEEL_SEGMENT_WHOLE) != 0u) return;  // drawn whole, from the mesh's index buffer
     uint triangle = item - s.firstItem;
     GpuObject o = sceneObjects[s.object];
     uint base = 3u * (o.firstTriangle + triangle);

@@ -76,7 +76,7 @@ bool separateItem(uint item, out PeelRecord r) {
 #ifdef PEEL_SCENE
     uint owner = lo;
 #else
-    uint owner = s.tile * 2u + s.side;
+    uint owner = s.tile * 2u + (s.side & ~PEEL_SEGMENT_WHOLE);
 #endif
     r = PeelRecord(owner, triangle, lo2.x | (lo2.y << 16), hi2.x | (hi2.y << 16));
     return true;

@@ -6,7 +6,9 @@
 // neighbours interpenetrate about as deeply as in a settling pile; and a scaling scene,
 // 16 such bunnies subdivided 0..3 times (59K to 3.8M triangles).
 //
-// Counters: gpu_ms (GL_TIME_ELAPSED), readback_ms, cpu_ms, and per call the peel counters
+// Detectors: peel with scene sampling (default; 3 axes atomic / packing, 1 axis), peel with
+// pair tiles (sampling "pairs", 3 and 1 axes), cpu.
+// Counters: gpu_ms (GL timestamp queries), readback_ms, cpu_ms, and per call the peel counters
 // (tiles, raster_passes, collision_rays, triangles_read_back, potentially_colliding_triangles,
 // tri_tri_tests, positive_tests, max_depth_complexity) and triangle_pairs found.
 // Run: isc_bench_peel [--benchmark_filter=...]; env ISC_PEEL_RESOLUTION (default 512).
@@ -64,8 +66,9 @@ Scene densePile(int bodies, int subdivisions) {
     return scene;
 }
 
-std::unique_ptr<Detector> makeDetector(bool peel, int axes, const char* compaction) {
+std::unique_ptr<Detector> makeDetector(bool peel, int axes, const char* compaction, const char* sampling) {
     DetectorSettings s;
+    s.sampling = sampling;
     const char* res = std::getenv("ISC_PEEL_RESOLUTION");
     s.resolution = res ? std::atoi(res) : 512;
     s.axes = axes;
@@ -79,10 +82,11 @@ std::unique_ptr<Detector> makeDetector(bool peel, int axes, const char* compacti
     return std::move(*d);
 }
 
-void run(benchmark::State& state, bool peel, int bodies, int subdivisions, int axes, const char* compaction) {
+void run(benchmark::State& state, bool peel, int bodies, int subdivisions, int axes, const char* compaction,
+         const char* sampling = "scene") {
     const Scene scene = densePile(bodies, subdivisions);
     const std::vector<ObjectPair> candidates = scene.overlappingPairs();
-    auto detector = makeDetector(peel, axes, compaction);
+    auto detector = makeDetector(peel, axes, compaction, sampling);
     if (peel && glGetError() != GL_NO_ERROR) state.SkipWithError("GL error before the loop");
     DetectionOutput out;
     std::map<std::string, double> sums;
@@ -117,9 +121,14 @@ void registerAll() {
     };
     for (int bodies : {100, 300}) {
         const std::string b = std::to_string(bodies);
-        add("pile/" + b + "/peel_3axes_atomic", [=](benchmark::State& s) { run(s, true, bodies, 0, 3, "atomic"); });
-        add("pile/" + b + "/peel_3axes_packing", [=](benchmark::State& s) { run(s, true, bodies, 0, 3, "packing"); });
-        add("pile/" + b + "/peel_1axis_atomic", [=](benchmark::State& s) { run(s, true, bodies, 0, 1, "atomic"); });
+        add("pile/" + b + "/peel_scene_3axes_atomic", [=](benchmark::State& s) { run(s, true, bodies, 0, 3, "atomic"); });
+        add("pile/" + b + "/peel_scene_3axes_packing",
+            [=](benchmark::State& s) { run(s, true, bodies, 0, 3, "packing"); });
+        add("pile/" + b + "/peel_scene_1axis_atomic", [=](benchmark::State& s) { run(s, true, bodies, 0, 1, "atomic"); });
+        add("pile/" + b + "/peel_pairs_3axes_atomic",
+            [=](benchmark::State& s) { run(s, true, bodies, 0, 3, "atomic", "pairs"); });
+        add("pile/" + b + "/peel_pairs_1axis_atomic",
+            [=](benchmark::State& s) { run(s, true, bodies, 0, 1, "atomic", "pairs"); });
         add("pile/" + b + "/cpu", [=](benchmark::State& s) { run(s, false, bodies, 0, 3, "auto"); });
     }
     for (int level = 0; level <= 3; ++level) {

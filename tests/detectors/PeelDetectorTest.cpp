@@ -281,6 +281,43 @@ TEST_F(PeelDetectorTest, ManyPairsInOneCallAndAllModesAgree) {
     }
 }
 
+// Scene sampling of a long chain of overlapping cubes: the view is cut into a row of tiles,
+// objects crossing tile borders go through the cull (the others are drawn whole), and
+// every overlapping neighbour pair is found exactly, with none of the far pairs.
+TEST_F(PeelDetectorTest, SceneViewCutIntoTilesFindsEveryPair) {
+    Scene scene;
+    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
+    const int n = 10;
+    for (int i = 0; i < n; ++i)
+        scene.addObject(box, Pose{Vec3(0.8f * float(i), 0.05f * float(i % 2), 0.0f),
+                                  glm::angleAxis(0.3f * float(i), glm::normalize(Vec3(1, 2, 3)))});
+    std::vector<ObjectPair> candidates;
+    for (ObjectId a = 0; a < n; ++a)
+        for (ObjectId b = a + 1; b < n; ++b) candidates.push_back({a, b});  // far pairs too: they must stay empty
+    for (int axes : {1, 3}) {
+        auto peel = makePeel(settings(32, axes, "atomic", "scene"));
+        DetectionOutput out;
+        ASSERT_TRUE(peel->detect(scene, candidates, out));
+        EXPECT_EQ(out.stats.counter("views"), double(axes));
+        EXPECT_GE(out.stats.counter("tiles"), double(axes + 2)) << "a row of tiles across the chain";
+        std::map<ObjectPair, const PairResult*> found;
+        for (const PairResult& r : out.pairs) found[r.pair] = &r;
+        std::size_t colliding = 0;
+        for (const ObjectPair& c : candidates) {
+            const auto ref = reference(scene, c.a, c.b);
+            colliding += ref.empty() ? 0 : 1;
+            auto it = found.find(c);
+            if (ref.empty()) {
+                EXPECT_EQ(it, found.end()) << c.a << "-" << c.b;
+            } else {
+                ASSERT_NE(it, found.end()) << c.a << "-" << c.b;
+                EXPECT_EQ(it->second->triangles, ref) << c.a << "-" << c.b;
+            }
+        }
+        EXPECT_EQ(colliding, std::size_t(n - 1));
+    }
+}
+
 // One closed but self-intersecting object (two interpenetrating cubes in one mesh): found
 // only with selfCollision, and then exactly the reference's self pairs.
 TEST_F(PeelDetectorTest, SelfCollisionOfOneObject) {

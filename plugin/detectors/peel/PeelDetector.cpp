@@ -79,6 +79,7 @@ struct Tile {
     int axis = 0;
     std::uint32_t size = 0;       // tile side in pixels (power of two)
     std::vector<ObjectId> objects;  // drawn into the tile: (a, b), (a) for self, or a view's objects (sorted)
+    std::vector<char> whole;        // per object: entirely inside the tile window (drawn uncull'd, mesh order)
 };
 
 // One (tile, object) range of the triangles a batch culls, draws and separates; scene
@@ -114,10 +115,10 @@ struct PeelDetector::Impl {
     bool sceneSampling = true;  // settings.sampling "auto"/"scene"; false: "pairs"
     gl::Program cull, raster, resolve, mip, separate, packCount, packMove;
     gl::GpuScene scene{"peel scene"};
-    gl::VertexArray vao;
+    gl::VertexArray vao, vaoWhole;  // element buffer: the culled lists / the GpuScene's index buffer
     gl::Framebuffer framebuffer;
     gl::Buffer tiles{"peel tiles"}, draws{"peel draws"}, drawIds{"peel draw ids"},
-        indirect{"peel indirect"}, heads{"peel pixel counts"}, nodes{"peel pixel slots"}, counters{"peel counters"},
+        indirect{"peel indirect"}, wholeIndirect{"peel indirect (whole objects)"}, heads{"peel pixel counts"}, nodes{"peel pixel slots"}, counters{"peel counters"},
         mask{"peel mask"}, pyramid{"peel pyramid"}, segments{"peel segments"}, records{"peel records"},
         rowCounts{"peel row counts"}, rowOffsets{"peel row offsets"}, packed{"peel packed"},
         culled{"peel culled indices"}, pairTable{"peel candidate pair hash"}, hits{"peel pair hits"};
@@ -175,6 +176,7 @@ Result<void> PeelDetector::Impl::compile() {
         packMove = std::move(*v);
     }
     vao = gl::VertexArray("peel vao");
+    vaoWhole = gl::VertexArray("peel vao (whole objects)");
     framebuffer = gl::Framebuffer("peel atlas (no attachments)");
     counters.allocate(PEEL_COUNTER_COUNT * sizeof(std::uint32_t));
     return {};
@@ -198,9 +200,9 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
     // Tiles, draws (one per object per tile) and segments (triangle ranges for separation).
     std::vector<gl::PeelTile> tileData(n);
     std::vector<gl::PeelDraw> drawData;
-    std::vector<gl::DrawElementsIndirectCommand> commands;
+    std::vector<gl::DrawElementsIndirectCommand> commands, wholeCommands;
     std::vector<gl::PeelSegment> segmentData;
-    std::uint32_t items = 0, indexRegion = 0;
+    std::uint32_t items = 0, indexRegion = 0, wholeTriangles = 0;
     for (std::uint32_t i = 0; i < n; ++i) {
         tileData[i] = batch[i].gpu;
         tileData[i].originX = (i % tilesX) * R;
@@ -209,11 +211,22 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
             const ObjectId o = batch[i].objects[side];
             const gl::ObjectRange& range = scene.object(o);
             outSegments.push_back({firstTile + i, o});
-            // count is written by peel_cull; indices there are absolute (baseVertex 0).
-            commands.push_back({0, 1, indexRegion, 0, static_cast<std::uint32_t>(drawData.size())});
-            indexRegion += 3 * range.triangleCount;
+            const auto draw = static_cast<std::uint32_t>(drawData.size());
+            const bool whole = !batch[i].whole.empty() && batch[i].whole[side] != 0;
+            if (whole) {
+                // Inside the tile: no cull, the mesh's own index order (post-transform vertex
+                // reuse; the culled lists are in atomic-append order).
+                commands.push_back({0, 1, indexRegion, 0, draw});  // stays empty
+                wholeCommands.push_back({3 * range.triangleCount, 1, 3 * range.firstTriangle,
+                                         static_cast<std::int32_t>(range.firstVertex), draw});
+                wholeTriangles += range.triangleCount;
+            } else {
+                // count is written by peel_cull; indices there are absolute (baseVertex 0).
+                commands.push_back({0, 1, indexRegion, 0, draw});
+                indexRegion += 3 * range.triangleCount;
+            }
             drawData.push_back({i, side, o, 0});
-            segmentData.push_back({items, i, side, o});
+            segmentData.push_back({items, i, side | (whole ? PEEL_SEGMENT_WHOLE : 0u), o});
             items += range.triangleCount;
         }
     }
@@ -230,8 +243,15 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         std::vector<std::uint32_t> ids(drawIdCount);
         std::iota(ids.begin(), ids.end(), 0u);
         drawIds.allocate(ids.size() * sizeof(std::uint32_t), ids.data(), 0);
-        vao.setVertexBuffer(0, drawIds, 0, sizeof(std::uint32_t), 1);
-        vao.setIntegerAttribute(PEEL_ATTRIB_DRAW_ID, 0, 1, GL_UNSIGNED_INT);
+        for (gl::VertexArray* v : {&vao, &vaoWhole}) {
+            v->setVertexBuffer(0, drawIds, 0, sizeof(std::uint32_t), 1);
+            v->setIntegerAttribute(PEEL_ATTRIB_DRAW_ID, 0, 1, GL_UNSIGNED_INT);
+        }
+    }
+    if (!wholeCommands.empty()) {
+        wholeIndirect.reserve(wholeCommands.size() * sizeof(gl::DrawElementsIndirectCommand));
+        wholeIndirect.upload<gl::DrawElementsIndirectCommand>(0, wholeCommands);
+        vaoWhole.setElementBuffer(scene.indexBuffer());  // re-set: sync() may have re-created it
     }
     culled.reserve(std::size_t(std::max(indexRegion, 3u)) * sizeof(std::uint32_t));
     vao.setElementBuffer(culled);
@@ -303,6 +323,12 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         vao.bind();
         indirect.bind(GL_DRAW_INDIRECT_BUFFER);
         glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, nullptr, static_cast<GLsizei>(commands.size()), 0);
+        if (!wholeCommands.empty()) {
+            vaoWhole.bind();
+            wholeIndirect.bind(GL_DRAW_INDIRECT_BUFFER);
+            glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, nullptr,
+                                        static_cast<GLsizei>(wholeCommands.size()), 0);
+        }
         glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
         glDisable(GL_DEPTH_CLAMP);
         gl::Framebuffer::bindDefault();
@@ -384,7 +410,7 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         readbackMs += msSince(tr);
         std::vector<std::uint32_t> offsets(rows);
         std::exclusive_scan(counts.begin(), counts.end(), offsets.begin(), 0u);
-        const std::uint32_t packedCount = rows == 0 ? 0 : offsets.back() + counts.back();
+        [[maybe_unused]] const std::uint32_t packedCount = rows == 0 ? 0 : offsets.back() + counts.back();
         ISC_ASSERT(packedCount == recordCount, "PeelDetector::runBatch(): packing lost records");
         if (recordCount > 0) {
             rowOffsets.upload<std::uint32_t>(0, offsets);
@@ -414,7 +440,7 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
     addCount(stats, "overflow_rays", counterValues[PEEL_COUNTER_OVERFLOW_RAYS]);
     maxCount(stats, "max_depth_complexity", counterValues[PEEL_COUNTER_MAX_DEPTH]);
     addCount(stats, "triangles_read_back", recordCount);
-    addCount(stats, "triangles_rasterized", counterValues[PEEL_COUNTER_RASTER_TRIANGLES]);
+    addCount(stats, "triangles_rasterized", counterValues[PEEL_COUNTER_RASTER_TRIANGLES] + wholeTriangles);
     if (auto e = gl::checkError("after peel batch"); !e) return e;
     return {};
 }
@@ -510,8 +536,10 @@ void PeelDetector::Impl::makeSceneTiles(std::span<const ObjectPair> candidates, 
             }
             const auto wide = static_cast<std::uint32_t>(std::ceil(eye.extent().x / pixel));
             const auto high = static_cast<std::uint32_t>(std::ceil(eye.extent().y / pixel));
-            const std::uint32_t side = std::clamp<std::uint32_t>(std::bit_ceil(std::max({wide, high, 1u})), 16u,
-                                                                 kMaxSceneTile);
+            // Square tiles as large as the view's shorter side (an elongated view becomes a
+            // row of tiles, not one mostly empty square), at most kMaxSceneTile.
+            const std::uint32_t side = std::clamp<std::uint32_t>(std::bit_ceil(std::max({std::min(wide, high), 1u})),
+                                                                 16u, kMaxSceneTile);
             const std::uint32_t gx = (wide + side - 1) / side, gy = (high + side - 1) / side;
             const float span = float(side) * pixel;
             // Depth range: the view box (every ray starts and ends outside all objects).
@@ -528,6 +556,9 @@ void PeelDetector::Impl::makeSceneTiles(std::span<const ObjectPair> candidates, 
                         const Aabb& e = objectEye[k];
                         if (e.max.x < x0 || e.min.x > x0 + span || e.max.y < y0 || e.min.y > y0 + span) continue;
                         t.objects.push_back(group[k]);
+                        // A pixel of margin: the cull's round-off guard is not needed inside.
+                        t.whole.push_back(e.min.x >= x0 + pixel && e.max.x <= x0 + span - pixel && e.min.y >= y0 + pixel &&
+                                          e.max.y <= y0 + span - pixel);
                     }
                     if (t.objects.size() < 2 && !st.selfCollision) continue;
                     if (t.objects.empty()) continue;

@@ -4,6 +4,7 @@
 #include "isc/geometry/TriangleTriangle.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace isc {
 
@@ -50,6 +51,7 @@ void PeelNarrowphase::run(const Scene& scene, std::span<const ObjectPair> candid
 
     // World vertices (double, exactly as the reference) of every object with records.
     if (world_.size() < scene.objectCount()) world_.resize(scene.objectCount());
+    if (bounds_.size() < scene.objectCount()) bounds_.resize(scene.objectCount());
     std::vector<ObjectId> objects;
     {
         std::vector<char> used(scene.objectCount(), 0);
@@ -64,7 +66,13 @@ void PeelNarrowphase::run(const Scene& scene, std::span<const ObjectPair> candid
         const Pose& pose = scene.pose(o);
         const std::span<const Vec3> local = scene.localVertices(o);
         world_[o].resize(local.size());
-        for (std::size_t v = 0; v < local.size(); ++v) world_[o][v] = pose.applyDouble(local[v]);
+        DVec3 lo(std::numeric_limits<double>::max()), hi(-std::numeric_limits<double>::max());
+        for (std::size_t v = 0; v < local.size(); ++v) {
+            world_[o][v] = pose.applyDouble(local[v]);
+            lo = glm::min(lo, world_[o][v]);
+            hi = glm::max(hi, world_[o][v]);
+        }
+        bounds_[o] = {lo, hi};
     }
 
     std::vector<PairResult> results(candidates.size());
@@ -90,11 +98,25 @@ void PeelNarrowphase::run(const Scene& scene, std::span<const ObjectPair> candid
         std::vector<DVec3> lo, hi;
         std::vector<std::uint32_t> active[2];
         for (const Work& w : workOf[c]) {
-            sorted.assign(boxes.begin() + ownerStart[w.ownerA], boxes.begin() + ownerStart[w.ownerA + 1]);
-            if (w.ownerB != w.ownerA) {
-                const std::size_t first = sorted.size();
-                sorted.insert(sorted.end(), boxes.begin() + ownerStart[w.ownerB], boxes.begin() + ownerStart[w.ownerB + 1]);
-                for (std::size_t i = first; i < sorted.size(); ++i) sorted[i].side = 1;
+            // A triangle of one object outside the other object's exact world box cannot
+            // touch it: such records (many, when a tile holds whole objects) are dropped
+            // before the sweep.
+            sorted.clear();
+            for (int side = 0; side < (self ? 1 : 2); ++side) {
+                const std::uint32_t owner = side == 0 ? w.ownerA : w.ownerB;
+                const auto& [olo, ohi] = bounds_[side == 0 ? pair.b : pair.a];
+                for (std::uint32_t k = ownerStart[owner]; k < ownerStart[owner + 1]; ++k) {
+                    Box b = boxes[k];
+                    b.side = std::uint8_t(side);
+                    if (!self) {
+                        DVec3 tlo, thi;
+                        worldBox(side, b.triangle, tlo, thi);
+                        if (tlo.x > ohi.x || tlo.y > ohi.y || tlo.z > ohi.z || olo.x > thi.x || olo.y > thi.y ||
+                            olo.z > thi.z)
+                            continue;
+                    }
+                    sorted.push_back(b);
+                }
             }
             std::sort(sorted.begin(), sorted.end(), [](const Box& x, const Box& y) { return x.x0 < y.x0; });
             lo.resize(sorted.size());

@@ -34,6 +34,7 @@ public:
 
 private:
     std::vector<std::vector<DVec3>> world_;  // per object, reused across calls
+    std::vector<std::pair<DVec3, DVec3>> bounds_;  // per object: exact world box of world_
 };
 
 }  // namespace isc
