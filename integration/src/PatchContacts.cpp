@@ -106,7 +106,12 @@ void PatchContacts::walk(const PosedMesh& from, const PosedMesh& onto, bool from
             // Behind the face's plane but beside the face: the vertex may be outside `onto`
             // (past a convex edge, next to a face that does not face it); no depth can be
             // read from this face.
-            if (plane < 0.0f && !inside) continue;
+            // (Within 0.1 mm counts as inside: a box corner over the other box's corner.)
+            if (plane < 0.0f && !inside) {
+                const Vec3 q = p - n * plane;  // the projection onto the face's plane
+                if (glm::dot(q - c, q - c) > 1e-8f) continue;
+                inside = true;
+            }
             const float d = glm::length(p - c);
             if (d < best) {
                 best = d;

@@ -23,10 +23,10 @@ struct DispatcherSettings {
     /// margins; each mesh is detected swollen by half its margin (an offset surface).
     /// Per body: CollisionDispatcher::setMargin.
     float margin = 0.04f;
-    /// Deepest penetration one triangle pair may report, metres. Face-normal clipping of two
-    /// facing triangles on opposite sides of a body (a box's left face against the other
-    /// box's right face) reads depths of the body's size; those are dropped. Deeper real
-    /// penetrations still get contacts from the triangles nearer the surface.
+    /// Deepest vertex-face contact, metres: a vertex further behind a face is not read as
+    /// touching it (it is more likely near another part of the body). Half of it is also
+    /// the least reach of each mesh's triangle grid. Deeper real penetrations still get
+    /// contacts from the vertices nearer the surface.
     float maxTriangleDepth = 0.1f;
     /// Where warnings go (each said once per body or once per kind). Empty: stderr.
     std::function<void(std::string_view)> onWarning;
