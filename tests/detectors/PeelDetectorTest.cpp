@@ -440,21 +440,24 @@ namespace {
 
 // Accuracy sweep for docs/detectors/peel.md (slow on llvmpipe; run by hand with
 // --gtest_also_run_disabled_tests --gtest_filter='*AccuracyTable*'). Prints one row per
-// (mesh pair, resolution, axes, conservative). ISC_PEEL_POSES overrides the pose count.
+// (mesh pair, resolution, axes), conservative mode on. ISC_PEEL_POSES overrides the pose
+// count, ISC_PEEL_SAMPLING the sampling ("auto" by default).
 TEST_F(PeelDetectorTest, DISABLED_AccuracyTable) {
     const char* env = std::getenv("ISC_PEEL_POSES");
     const int poses = env ? std::atoi(env) : 20;
-    std::printf("| pair | res | axes | conservative | colliding poses | object recall | triangle-pair recall | "
+    const char* samplingEnv = std::getenv("ISC_PEEL_SAMPLING");
+    const std::string sampling = samplingEnv ? samplingEnv : "auto";
+    std::printf("| pair | res | axes | sampling | colliding poses | object recall | triangle-pair recall | "
                 "precision | tri-tri tests / positive |\n|---|---|---|---|---|---|---|---|---|\n");
     for (auto [a, b] : {std::pair{"bunny", "bunny"}, std::pair{"torus", "torus"}, std::pair{"box", "bunny"}}) {
         auto ma = namedMesh(a), mb = namedMesh(b);
         Scene scene;
         const ObjectId oa = scene.addObject(scene.addMesh(ma)), ob = scene.addObject(scene.addMesh(mb));
         const auto sampled = geometry::sampleClosePoses(*ma, *mb, poses, 3);
-        for (int res : {128, 256, 512})
+        for (int res : {128, 256, 512, 1024})
             for (int axes : {1, 3})
-                for (bool conservative : {false, true}) {
-                    DetectorSettings s = settings(res, axes);
+                for (bool conservative : {true}) {
+                    DetectorSettings s = settings(res, axes, "atomic", sampling);
                     s.conservative = conservative;
                     auto peel = makePeel(s);
                     Tally tally;
@@ -472,7 +475,7 @@ TEST_F(PeelDetectorTest, DISABLED_AccuracyTable) {
                     }
                     const double precision = tally.reported ? double(tally.reportedExact) / double(tally.reported) : 1.0;
                     std::printf("| %s-%s | %d | %d | %s | %zu | %.4f | %.4f (%zu/%zu) | %.4f | %.0f / %.0f |\n", a, b, res,
-                                axes, conservative ? "on" : "off", tally.refObjects, tally.objectRecall(),
+                                axes, sampling.c_str(), tally.refObjects, tally.objectRecall(),
                                 tally.triangleRecall(), tally.foundTriangles, tally.refTriangles, precision, tests,
                                 positives);
                     std::fflush(stdout);

@@ -8,16 +8,23 @@
 /// pair is exact (precision 1).
 ///
 /// Paper sections and where this implementation departs (docs/detectors/peel.md has the why):
-/// - §4, §4.1 object sampling: one tile per (candidate pair, axis), view volume = the
-///   intersection of the two objects' world boxes across the rays (only there can both be
-///   inside) and their union along the rays (every ray starts outside both). Instead of one
-///   geometry pass per depth layer (§4.1) or two (§4.2 front-and-back peeling), ONE raster
-///   pass for all tiles of a batch (tiles of one size) stores every fragment (depth, object
-///   side, facing) in its pixel's next slot (settings.maxLayers slots, per-pixel atomic
-///   counter); a compute pass sorts each pixel's slots and sweeps them (a pixel with more
-///   fragments than slots marks its ray colliding: the paper's conservative layer cap). With object ids the ray test is "some depth
-///   interval lies inside both objects" (winding number per object); for self-collision of
-///   one object it is the paper's rule (two consecutive front or back faces, or a back face
+/// - §4, §4.1 object sampling, settings.sampling "scene" (default, the paper's set-up): one
+///   orthographic view per axis and cluster of candidate pairs (connected components of the
+///   pairs whose boxes meet) over the union of the cluster's boxes, pixels of
+///   (smallest object / resolution), cut into square tiles of at most 2048 pixels; every
+///   triangle rasterized once per axis (objects inside a tile drawn whole, the others culled
+///   per tile), fragments (depth, facing, object id). Per ray, a winding number per object:
+///   entering an object while another is inside flags that object pair when it is a
+///   candidate pair (hash table on the GPU). "pairs": one tile per (candidate pair, axis),
+///   view volume = the intersection of the two boxes across the rays, their union along
+///   them (finer pixels where the pair meets; each triangle drawn once per pair it is in).
+///   Instead of one geometry pass per depth layer (§4.1) or two (§4.2 front-and-back
+///   peeling), ONE raster pass per batch of equal-size tiles stores every fragment in its
+///   pixel's next slot (settings.maxLayers slots, per-pixel atomic counter); a compute pass
+///   sorts each pixel's slots and sweeps them (a pixel with more fragments than slots marks
+///   its ray colliding: the paper's conservative layer cap; with scene sampling every
+///   candidate pair of that tile is then tested). For self-collision of one object the
+///   ray test is the paper's rule (two consecutive front or back faces, or a back face
 ///   first: winding > 1 or < 0).
 /// - §5 ray merging: the bounding-box mipmap, built in compute shaders. Level 1 is built
 ///   from the collision-ray mask dilated by one pixel (conservative: an intersection curve
@@ -26,8 +33,9 @@
 ///   texels' bundles are unioned and clipped by the triangle's box; compute shader.
 /// - §3, §7 compaction: "atomic" (compute append) or "packing" (the paper's count / shift /
 ///   move per row, as compute passes); settings.compaction picks, "auto" = atomic.
-/// - §7 CPU narrowphase: sweep and prune over screen boxes in x, y, then the triangles'
-///   depth extents, exact test, parallel over pairs (OpenMP).
+/// - §7 CPU narrowphase: per flagged pair and tile, records outside the other object's world
+///   box dropped, sweep and prune over screen boxes in x, y, then the triangles' world
+///   boxes, exact test, parallel over pairs (OpenMP).
 /// - §8.2 open meshes (settings.openMeshes): consecutive fragments of the two objects in
 ///   close depth proximity mark a collision ray.
 /// - Beyond the paper: object ids (never pairs triangles of unrelated objects), 1 or 3
@@ -49,7 +57,8 @@ public:
     bool usesGl() const override { return true; }
     bool reportsTrianglePairs() const override { return true; }
     bool needsClosedMeshes() const override;
-    /// Counters per call (paper Table 1): tiles, raster_passes, fragments, collision_rays,
+    /// Counters per call (paper Table 1): views and pairs_with_collision_rays (scene
+    /// sampling), tiles, raster_passes, fragments, triangles_rasterized, collision_rays,
     /// overflow_rays, max_depth_complexity, triangles_read_back,
     /// potentially_colliding_triangles, tri_tri_tests, positive_tests.
     [[nodiscard]] Result<void> detect(const Scene& scene, std::span<const ObjectPair> candidates,
@@ -64,7 +73,8 @@ private:
 };
 
 /// Creates the peel detector: checks the settings (resolution a power of two in [16, 4096],
-/// axes 1 or 3, compaction "auto", "atomic" or "packing", maxLayers in [2, 128]) and
+/// axes 1 or 3, compaction "auto", "atomic" or "packing", sampling "auto", "scene" or "pairs",
+/// maxLayers in [2, 128]) and
 /// compiles its shaders. Needs a current GL 4.5 context; errors carry the driver's log.
 [[nodiscard]] Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& settings);
 
