@@ -45,9 +45,11 @@ int main() {
             int points = 0;
             for (int m = 0; m < dispatcher.getNumManifolds(); ++m)
                 points += dispatcher.getManifoldByIndexInternal(m)->getNumContacts();
-            std::printf("step %d y=%.4f pairs=%d manifolds=%d points=%d\n", i,
+            const auto& st = dispatcher.lastStats();
+            std::printf("step %d y=%.4f pairs=%d manifolds=%d points=%d mesh_pairs=%zu colliding=%zu tri=%zu cand=%zu added=%zu\n", i,
                         box.getWorldTransform().getOrigin().y(),
-                        world.getPairCache()->getNumOverlappingPairs(), dispatcher.getNumManifolds(), points);
+                        world.getPairCache()->getNumOverlappingPairs(), dispatcher.getNumManifolds(), points,
+                        st.meshPairs, st.collidingPairs, st.trianglePairs, st.candidates, st.contactsAdded);
         }
     }
     const float y = box.getWorldTransform().getOrigin().y();
