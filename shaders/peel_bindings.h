@@ -26,6 +26,10 @@ namespace isc::gl {
                                    // pairs: (a, b, candidate index, 0) with a <= b; a == 0xFFFFFFFF is empty
 #define PEEL_BINDING_HITS 19       // uint hits[]: scene sampling, per candidate pair "has a collision ray",
                                    // then per tile of the call "a ray overflowed the layer cap"
+#define PEEL_BINDING_PEEL_STATE 20 // uvec4 peelState[atlas pixels]: sampling "peeling", per ray between
+                                   // passes: (lo, ~hi, peeled front | back << 8 | PEEL_RAY_*, windings)
+#define PEEL_BINDING_PEEL_LAYER 21 // uvec2 peelLayer[atlas pixels]: sampling "peeling", the pass's
+                                   // (~nearest key, farthest key + 1) beyond the peeled layers (0: none)
 
 #define PEEL_ATTRIB_DRAW_ID 0      // uint vertex attribute, divisor 1: = baseInstance = draw index
 
@@ -43,6 +47,13 @@ namespace isc::gl {
 #define PEEL_TILE_OPEN 2u       // open meshes: depth proximity only (paper 8.2)
 #define PEEL_TILE_PROXIMITY 4u  // conservative: fragments of A and B within depthEpsilon mark the ray
 #define PEEL_TILE_SCENE 8u      // scene sampling: every object of the view, object ids in the fragments
+
+// Sampling "peeling" (the paper's multi-pass depth peeling, section 4.1, front and back at
+// once, section 4.2): peelState[].z bits above the two 8-bit layer counts.
+#define PEEL_RAY_COLLIDING 0x10000u  // the ray is a collision ray: later passes skip it
+// Largest depth key a peeled fragment may carry (keys are compared as ~key and key + 1,
+// both of which must stay non-zero and not wrap).
+#define PEEL_MAX_PEEL_KEY 0xFFFFFFFBu
 
 // Scene sampling (the paper's set-up: all candidate objects of a view at once) stores a
 // fragment as uvec2(depth << 1 | facing, object id); the pair tiles store one uint

@@ -92,6 +92,14 @@ TEST_F(PeelDetectorTest, RejectsBadSettingsWithAMessage) {
     }
 }
 
+TEST_F(PeelDetectorTest, DepthPeelingRejectsOpenMeshes) {
+    DetectorSettings s = settings(64, 1, "atomic", "peeling");
+    s.openMeshes = true;
+    auto d = createPeelDetector(s);
+    ASSERT_FALSE(d.has_value());
+    EXPECT_NE(d.error().message.find("closed meshes"), std::string::npos) << d.error().message;
+}
+
 TEST_F(PeelDetectorTest, UnknownObjectIsAnError) {
     Scene scene;
     const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
@@ -216,7 +224,10 @@ INSTANTIATE_TEST_SUITE_P(
                       RecallCase{"bunny_bunny_128_1axis", "bunny", "bunny", 128, 1, 5, 0.8},
                       RecallCase{"bunny_bunny_256_3axes", "bunny", "bunny", 256, 3, 5, 0.95},
                       RecallCase{"pairs_bunny_bunny_128_1axis", "bunny", "bunny", 128, 1, 5, 0.8, "pairs"},
-                      RecallCase{"pairs_box_bunny_128_3axes", "box", "bunny", 128, 3, 4, 0.98, "pairs"}),
+                      RecallCase{"pairs_box_bunny_128_3axes", "box", "bunny", 128, 3, 4, 0.98, "pairs"},
+                      RecallCase{"peeling_bunny_bunny_128_1axis", "bunny", "bunny", 128, 1, 5, 0.8, "peeling"},
+                      RecallCase{"peeling_torus_torus_64_3axes", "torus", "torus", 64, 3, 6, 0.98, "peeling"},
+                      RecallCase{"peeling_box_bunny_64_3axes", "box", "bunny", 64, 3, 4, 0.98, "peeling"}),
     [](const ::testing::TestParamInfo<RecallCase>& p) { return std::string(p.param.name); });
 
 // Several bodies, every overlapping pair in one call: scene sampling (one view per axis, one
@@ -277,6 +288,58 @@ TEST_F(PeelDetectorTest, ManyPairsInOneCallAndAllModesAgree) {
         for (std::size_t i = 0; i < x->pairs.size(); ++i) {
             EXPECT_EQ(x->pairs[i].pair, y->pairs[i].pair);
             EXPECT_EQ(x->pairs[i].triangles, y->pairs[i].triangles);
+        }
+    }
+}
+
+// The paper's multi-pass depth peeling (sampling "peeling", front and back at once) samples
+// the same pair tiles as the fragment slots ("pairs"), so it must find the same collision
+// rays and the same triangle pairs; it needs 1 + ceil(depth complexity / 2) raster passes
+// per batch. With a layer cap below the depth complexity the rays over the cap are marked
+// colliding (the paper's conservative rule), so nothing is lost.
+TEST_F(PeelDetectorTest, DepthPeelingMatchesTheFragmentSlots) {
+    auto bunny = namedMesh("bunny");
+    Scene scene;
+    const MeshId ib = scene.addMesh(bunny);
+    for (int i = 0; i < 4; ++i)
+        scene.addObject(ib, Pose{Vec3(0.55f * float(i % 2), 0.45f * float(i / 2), 0.05f * float(i)),
+                                 glm::angleAxis(0.7f * float(i), glm::normalize(Vec3(1, float(i), 2)))});
+    const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+    ASSERT_GE(candidates.size(), 3u);
+    DetectionOutput slots, peeled, capped;
+    auto a = makePeel(settings(64, 1, "atomic", "pairs"));
+    auto b = makePeel(settings(64, 1, "atomic", "peeling"));
+    DetectorSettings c = settings(64, 1, "atomic", "peeling");
+    c.maxLayers = 2;
+    auto cap = makePeel(c);
+    ASSERT_TRUE(a->detect(scene, candidates, slots));
+    ASSERT_TRUE(b->detect(scene, candidates, peeled));
+    ASSERT_TRUE(b->detect(scene, candidates, peeled));  // second call: record buffer already grown
+    ASSERT_TRUE(cap->detect(scene, candidates, capped));
+    ASSERT_GT(slots.stats.counter("collision_rays"), 0.0);
+    EXPECT_EQ(peeled.stats.counter("collision_rays"), slots.stats.counter("collision_rays"));
+    EXPECT_EQ(peeled.stats.counter("max_depth_complexity"), slots.stats.counter("max_depth_complexity"));
+    EXPECT_EQ(peeled.stats.counter("fragments"), slots.stats.counter("fragments"));
+    EXPECT_EQ(peeled.stats.counter("triangles_read_back"), slots.stats.counter("triangles_read_back"));
+    const double depth = peeled.stats.counter("max_depth_complexity");
+    ASSERT_GT(depth, 2.0);
+    // Batches of equal-size tiles: one counting pass each, then ceil(depth / 2) peeling
+    // passes for the batch holding the deepest ray.
+    const double counting = peeled.stats.counter("raster_passes") - peeled.stats.counter("peeling_passes");
+    EXPECT_GE(counting, 1.0);
+    EXPECT_GE(peeled.stats.counter("peeling_passes"), std::ceil(depth / 2.0));
+    EXPECT_LE(peeled.stats.counter("peeling_passes"), counting * std::ceil(depth / 2.0));
+    // Cap 2: one pass per batch after the counting pass, rays deeper than 2 marked colliding.
+    EXPECT_GT(capped.stats.counter("overflow_rays"), 0.0);
+    EXPECT_EQ(capped.stats.counter("peeling_passes"),
+              capped.stats.counter("raster_passes") - capped.stats.counter("peeling_passes"));
+    EXPECT_GE(capped.stats.counter("collision_rays"), peeled.stats.counter("collision_rays"));
+    for (const DetectionOutput* o : {&peeled, &capped}) {
+        ASSERT_EQ(o->pairs.size(), slots.pairs.size());
+        for (std::size_t i = 0; i < slots.pairs.size(); ++i) {
+            EXPECT_EQ(o->pairs[i].pair, slots.pairs[i].pair);
+            EXPECT_EQ(o->pairs[i].triangles, slots.pairs[i].triangles);
+            EXPECT_EQ(o->pairs[i].triangles, reference(scene, o->pairs[i].pair.a, o->pairs[i].pair.b));
         }
     }
 }

@@ -112,8 +112,10 @@ struct Clusters {
 struct PeelDetector::Impl {
     DetectorSettings settings;
     bool packing = false;
-    bool sceneSampling = true;  // settings.sampling "auto"/"scene"; false: "pairs"
+    bool sceneSampling = true;  // settings.sampling "auto"/"scene"; false: "pairs" or "peeling"
+    bool peeling = false;       // settings.sampling "peeling": pair tiles, multi-pass depth peeling
     gl::Program cull, raster, resolve, mip, separate, packCount, packMove;
+    gl::Program rasterCount, rasterPeel, depthMax, peelLayer;  // sampling "peeling"
     gl::GpuScene scene{"peel scene"};
     gl::VertexArray vao, vaoWhole;  // element buffer: the culled lists / the GpuScene's index buffer
     gl::Framebuffer framebuffer;
@@ -121,7 +123,8 @@ struct PeelDetector::Impl {
         indirect{"peel indirect"}, wholeIndirect{"peel indirect (whole objects)"}, heads{"peel pixel counts"}, nodes{"peel pixel slots"}, counters{"peel counters"},
         mask{"peel mask"}, pyramid{"peel pyramid"}, segments{"peel segments"}, records{"peel records"},
         rowCounts{"peel row counts"}, rowOffsets{"peel row offsets"}, packed{"peel packed"},
-        culled{"peel culled indices"}, pairTable{"peel candidate pair hash"}, hits{"peel pair hits"};
+        culled{"peel culled indices"}, pairTable{"peel candidate pair hash"}, hits{"peel pair hits"},
+        peelState{"peel peeling state"}, peelLayers{"peel peeled layer"};
     std::uint32_t pairMask = 0;  // pairTable entries - 1
     std::size_t recordCapacity = 1 << 14;
     std::uint32_t drawIdCount = 0;
@@ -150,11 +153,30 @@ Result<void> PeelDetector::Impl::compile() {
     auto k = gl::Program::create({{GL_COMPUTE_SHADER, "peel_cull.glsl"}}, {}, "peel cull");
     if (!k) return fail(k.error().message);
     cull = std::move(*k);
-    auto r = gl::Program::create({{GL_VERTEX_SHADER, "peel_raster.vert.glsl"},
-                                  {GL_FRAGMENT_SHADER, "peel_raster.frag.glsl"}},
-                                 layers, "peel raster");
-    if (!r) return fail(r.error().message);
-    raster = std::move(*r);
+    if (!peeling) {
+        auto r = gl::Program::create({{GL_VERTEX_SHADER, "peel_raster.vert.glsl"},
+                                      {GL_FRAGMENT_SHADER, "peel_raster.frag.glsl"}},
+                                     layers, "peel raster");
+        if (!r) return fail(r.error().message);
+        raster = std::move(*r);
+    } else {
+        auto rc = gl::Program::create({{GL_VERTEX_SHADER, "peel_raster.vert.glsl"},
+                                       {GL_FRAGMENT_SHADER, "peel_raster.frag.glsl"}},
+                                      layers + "#define PEEL_COUNT 1\n", "peel raster (counting pass)");
+        if (!rc) return fail(rc.error().message);
+        rasterCount = std::move(*rc);
+        auto rp = gl::Program::create({{GL_VERTEX_SHADER, "peel_raster.vert.glsl"},
+                                       {GL_FRAGMENT_SHADER, "peel_raster.frag.glsl"}},
+                                      layers + "#define PEEL_PEEL 1\n", "peel raster (peeling pass)");
+        if (!rp) return fail(rp.error().message);
+        rasterPeel = std::move(*rp);
+        auto dm = gl::Program::create({{GL_COMPUTE_SHADER, "peel_depth_max.glsl"}}, layers, "peel depth max");
+        if (!dm) return fail(dm.error().message);
+        depthMax = std::move(*dm);
+        auto pl = gl::Program::create({{GL_COMPUTE_SHADER, "peel_layer.glsl"}}, layers, "peel layer");
+        if (!pl) return fail(pl.error().message);
+        peelLayer = std::move(*pl);
+    }
     auto s = gl::Program::create({{GL_COMPUTE_SHADER, "peel_resolve.glsl"}}, layers, "peel resolve");
     if (!s) return fail(s.error().message);
     resolve = std::move(*s);
@@ -281,9 +303,11 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
     separate.setUniform("uSegmentCount", static_cast<std::uint32_t>(segmentData.size()));
     separate.setUniform("uItemCount", items);
     for (;;) {
-        nodes.reserve(std::size_t(W) * H * std::size_t(settings.maxLayers) *
-                      (sceneSampling ? 2 * sizeof(std::uint32_t) : sizeof(std::uint32_t)));
-        nodes.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_NODES);
+        if (!peeling) {
+            nodes.reserve(std::size_t(W) * H * std::size_t(settings.maxLayers) *
+                          (sceneSampling ? 2 * sizeof(std::uint32_t) : sizeof(std::uint32_t)));
+            nodes.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_NODES);
+        }
         if (!packing) records.reserve(recordCapacity * sizeof(gl::PeelRecord));
         else records.reserve(std::size_t(items) * sizeof(gl::PeelRecord));
         records.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_RECORDS);
@@ -305,7 +329,19 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         stages.mark(1);
 
         // Object sampling (section 4): one raster pass for every tile of the batch,
-        // fragments appended to per-pixel lists.
+        // fragments appended to per-pixel lists (sampling "peeling": the counting pass and
+        // the peeling passes, each one raster pass of the whole batch).
+        auto drawBatch = [&] {
+            vao.bind();
+            indirect.bind(GL_DRAW_INDIRECT_BUFFER);
+            glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, nullptr, static_cast<GLsizei>(commands.size()), 0);
+            if (!wholeCommands.empty()) {
+                vaoWhole.bind();
+                wholeIndirect.bind(GL_DRAW_INDIRECT_BUFFER);
+                glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, nullptr,
+                                            static_cast<GLsizei>(wholeCommands.size()), 0);
+            }
+        };
         glNamedFramebufferParameteri(framebuffer.id(), GL_FRAMEBUFFER_DEFAULT_WIDTH, static_cast<GLint>(W));
         glNamedFramebufferParameteri(framebuffer.id(), GL_FRAMEBUFFER_DEFAULT_HEIGHT, static_cast<GLint>(H));
         framebuffer.bind();
@@ -316,38 +352,78 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         glEnable(GL_DEPTH_CLAMP);  // the view volume fits the objects; clamping only guards round-off
         glFrontFace(GL_CCW);
         glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
-        raster.use();
-        raster.setUniform("uTileSize", R);
-        raster.setUniform("uAtlasSize", glm::vec2(W, H));
-        raster.setUniform("uAtlasWidth", W);
-        vao.bind();
-        indirect.bind(GL_DRAW_INDIRECT_BUFFER);
-        glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, nullptr, static_cast<GLsizei>(commands.size()), 0);
-        if (!wholeCommands.empty()) {
-            vaoWhole.bind();
-            wholeIndirect.bind(GL_DRAW_INDIRECT_BUFFER);
-            glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, nullptr,
-                                        static_cast<GLsizei>(wholeCommands.size()), 0);
+        for (gl::Program* program : {&raster, &rasterCount, &rasterPeel}) {
+            if (program->id() == 0) continue;
+            program->setUniform("uTileSize", R);
+            program->setUniform("uAtlasSize", glm::vec2(W, H));
+            program->setUniform("uAtlasWidth", W);
+        }
+        if (!peeling) {
+            raster.use();
+            drawBatch();
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+            addCount(stats, "raster_passes", 1);
+        } else {
+            // Section 4.1: counting pass, depth complexity by a GPU max-reduction, read by
+            // the CPU (it sets the number of passes), then ceil(layers / 2) passes peeling
+            // from the front and from the back at once (section 4.2), each followed by the
+            // per-ray facing test. Layers beyond maxLayers are not peeled: their rays are
+            // marked colliding (the paper's conservative cap).
+            rasterCount.use();
+            drawBatch();
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+            addCount(stats, "raster_passes", 1);
+            depthMax.use();
+            depthMax.setUniform("uTileSize", R);
+            depthMax.setUniform("uAtlasWidth", W);
+            depthMax.dispatch((R + 7) / 8, (R + 7) / 8, n);
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+            std::uint32_t depth = 0;
+            const auto tr = Clock::now();
+            counters.read(PEEL_COUNTER_MAX_DEPTH * sizeof(std::uint32_t), sizeof(depth), &depth);
+            readbackMs += msSince(tr);
+            const std::uint32_t layersToPeel = std::min<std::uint32_t>(depth, static_cast<std::uint32_t>(settings.maxLayers));
+            const std::uint32_t passes = (layersToPeel + 1) / 2;
+            peelState.reserve(std::size_t(W) * H * 4 * sizeof(std::uint32_t));
+            peelLayers.reserve(std::size_t(W) * H * 2 * sizeof(std::uint32_t));
+            peelState.clearZero(0, std::size_t(W) * H * 4 * sizeof(std::uint32_t));
+            peelState.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_PEEL_STATE);
+            peelLayers.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_PEEL_LAYER);
+            peelLayer.setUniform("uTileSize", R);
+            peelLayer.setUniform("uAtlasWidth", W);
+            for (std::uint32_t pass = 0; pass < passes; ++pass) {
+                peelLayers.clearZero(0, std::size_t(W) * H * 2 * sizeof(std::uint32_t));
+                framebuffer.bind();
+                rasterPeel.use();
+                drawBatch();
+                glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+                addCount(stats, "raster_passes", 1);
+                peelLayer.use();
+                peelLayer.setUniform("uLastPass", pass + 1 == passes ? 1u : 0u);
+                peelLayer.dispatch((R + 7) / 8, (R + 7) / 8, n);
+                glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+            }
+            addCount(stats, "peeling_passes", passes);
         }
         glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
         glDisable(GL_DEPTH_CLAMP);
         gl::Framebuffer::bindDefault();
-        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-        addCount(stats, "raster_passes", 1);
         stages.mark(2);
 
-        // Collision rays (section 4, per-ray sort and sweep).
-        resolve.use();
-        if (sceneSampling) {
-            pairTable.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_PAIRS);
-            hits.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_HITS);
-            resolve.setUniform("uPairMask", pairMask);
-            resolve.setUniform("uTileFlagBase", tileFlagBase);
+        // Collision rays (section 4, per-ray sort and sweep; "peeling" marked them per pass).
+        if (!peeling) {
+            resolve.use();
+            if (sceneSampling) {
+                pairTable.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_PAIRS);
+                hits.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_HITS);
+                resolve.setUniform("uPairMask", pairMask);
+                resolve.setUniform("uTileFlagBase", tileFlagBase);
+            }
+            resolve.setUniform("uTileSize", R);
+            resolve.setUniform("uAtlasWidth", W);
+            resolve.dispatch((R + 7) / 8, (R + 7) / 8, n);
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         }
-        resolve.setUniform("uTileSize", R);
-        resolve.setUniform("uAtlasWidth", W);
-        resolve.dispatch((R + 7) / 8, (R + 7) / 8, n);
-        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         // Ray merging (section 5): levels 1..L of the bounding-box mipmap.
         mip.use();
         mip.setUniform("uTileSize", R);
@@ -802,9 +878,13 @@ Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& set
     if (settings.compaction != "auto" && settings.compaction != "atomic" && settings.compaction != "packing")
         return fail("createPeelDetector(): compaction \"" + settings.compaction +
                     "\" is unknown; use \"auto\", \"atomic\" or \"packing\"");
-    if (settings.sampling != "auto" && settings.sampling != "scene" && settings.sampling != "pairs")
+    if (settings.sampling != "auto" && settings.sampling != "scene" && settings.sampling != "pairs" &&
+        settings.sampling != "peeling")
         return fail("createPeelDetector(): sampling \"" + settings.sampling +
-                    "\" is unknown; use \"auto\", \"scene\" or \"pairs\"");
+                    "\" is unknown; use \"auto\", \"scene\", \"pairs\" or \"peeling\"");
+    if (settings.sampling == "peeling" && settings.openMeshes)
+        return fail("createPeelDetector(): sampling \"peeling\" needs closed meshes (its facing test is the "
+                    "paper's section 4.1 rule); use sampling \"pairs\" or \"scene\" with openMeshes");
     if (settings.maxLayers < 2 || settings.maxLayers > 128)
         return fail("createPeelDetector(): maxLayers " + std::to_string(settings.maxLayers) +
                     " is outside [2, 128]");
@@ -813,7 +893,8 @@ Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& set
     auto impl = std::make_unique<PeelDetector::Impl>();
     impl->settings = settings;
     impl->packing = settings.compaction == "packing";
-    impl->sceneSampling = settings.sampling != "pairs";
+    impl->sceneSampling = settings.sampling != "pairs" && settings.sampling != "peeling";
+    impl->peeling = settings.sampling == "peeling";
     if (auto c = impl->compile(); !c) return fail(c.error().message);
     return std::unique_ptr<Detector>(new PeelDetector(std::move(impl)));
 }

@@ -60,7 +60,10 @@ struct DetectorSettings {
     /// How the peel detector samples objects: "auto" (= "scene"), "scene" (every candidate
     /// object once per axis and cluster of candidate pairs, object ids in the fragments),
     /// "pairs" (one tile per candidate pair and axis; finer pixels where the two boxes meet,
-    /// every triangle drawn once per pair it is in). docs/detectors/peel.md compares them.
+    /// every triangle drawn once per pair it is in), "peeling" (pair tiles sampled by the
+    /// paper's multi-pass depth peeling, section 4.1, front and back at once, section 4.2:
+    /// a counting pass, then one raster pass per two layers; closed meshes only).
+    /// docs/detectors/peel.md compares them.
     std::string sampling = "auto";
     bool wantSegments = true;     ///< fill PairResult::segments
     bool validate = false;        ///< re-run the CPU reference inside (expensive invariant checks)
