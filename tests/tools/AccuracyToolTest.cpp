@@ -65,6 +65,50 @@ TEST(AccuracyTool, CpuVerdictsAgreeWithBruteForce) {
     EXPECT_LT(colliding, 54);
 }
 
+TEST(AccuracyTool, PosesFileGivesHandWorkedVerdicts) {
+    // Box (half extents 0.4 0.3 0.25) against itself: pose 0 identical (every face coincides:
+    // colliding), pose 1 B moved 1 m along x (0.2 m gap: not), pose 2 B moved 0.7 m along x
+    // (0.1 m overlap: colliding), pose 3 a line the tool must reject (bad quaternion count).
+    const auto dir = std::filesystem::temp_directory_path();
+    const std::string poses = (dir / "isc_poses.txt").string();
+    const std::string verdicts = (dir / "isc_poses_verdicts.txt").string();
+    {
+        std::ofstream f(poses);
+        f << "# tx ty tz qw qx qy qz (A) then (B)\n"
+          << "0 0 0 1 0 0 0   0 0 0 1 0 0 0\n"
+          << "0 0 0 1 0 0 0   1 0 0 1 0 0 0\n"
+          << "\n"
+          << "0 0 0 1 0 0 0   0.7 0 0 1 0 0 0\n";
+    }
+    int status = 0;
+    std::string out = runTool("accuracy --detector cpu --mesh box --poses-file " + poses +
+                                  " --verdicts " + verdicts + " --quiet",
+                              status);
+    ASSERT_EQ(status, 0) << out;
+    EXPECT_NE(out.find("poses=3 colliding=2 "), std::string::npos) << out;
+    std::ifstream v(verdicts);
+    std::string line, all;
+    std::getline(v, line);  // header
+    std::vector<int> hits;
+    while (std::getline(v, line)) {
+        std::istringstream in(line);
+        int index = 0, hit = 0, n = 0;
+        in >> index >> hit >> n;
+        hits.push_back(hit);
+        if (hit) EXPECT_GT(n, 0) << line;
+        else EXPECT_EQ(n, 0) << line;
+    }
+    EXPECT_EQ(hits, (std::vector<int>{1, 0, 1}));
+
+    {
+        std::ofstream f(poses, std::ios::app);
+        f << "0 0 0 1 0 0   0 0 0 1 0 0 0\n";
+    }
+    out = runTool("accuracy --detector cpu --mesh box --poses-file " + poses, status);
+    EXPECT_NE(status, 0);
+    EXPECT_NE(out.find("isc_poses.txt:6:"), std::string::npos) << out;  // names file and line
+}
+
 TEST(AccuracyTool, BadArgumentsGiveAClearError) {
     int status = 0;
     std::string out = runTool("accuracy --detector nope --poses 2", status);
