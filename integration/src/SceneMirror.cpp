@@ -56,9 +56,9 @@ const MirroredMesh* SceneMirror::mesh(const btCollisionShape& shape, float margi
     // of their margins.
     std::shared_ptr<const Mesh> detectMesh = m->real.mesh;
     if (margin > 0.0f) {
-        Mesh swollen = shapes::offset(*m->real.mesh, 0.5f * margin);
-        if (swollen.triangleCount() == m->real.mesh->triangleCount())
-            detectMesh = std::make_shared<const Mesh>(std::move(swollen));
+        Mesh offset = swollen(*m->real.mesh, 0.5f * margin);
+        if (offset.triangleCount() == m->real.mesh->triangleCount())
+            detectMesh = std::make_shared<const Mesh>(std::move(offset));
         else
             warn_("offset:" + who.str(), who.str() + ": its offset surface lost triangles; detecting "
                                                      "on the real surface (contacts only on penetration)");

@@ -1,5 +1,6 @@
 #include "ShapeMesh.h"
 
+#include "isc/core/Assert.h"
 #include "isc/mesh/Shapes.h"
 
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
@@ -10,6 +11,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <unordered_map>
 #include <string>
 
 namespace isc::bullet {
@@ -70,6 +73,36 @@ Result<void> readInterface(const btStridingMeshInterface& mi, const btVector3& s
     return {};
 }
 
+struct PositionHash {
+    std::size_t operator()(const Vec3& v) const {
+        std::uint32_t b[3];
+        std::memcpy(b, &v, sizeof b);
+        return std::size_t(b[0]) * 73856093u ^ std::size_t(b[1]) * 19349663u ^ std::size_t(b[2]) * 83492791u;
+    }
+};
+
+// Merges vertices at exactly the same position (-0 and +0 alike) and renumbers the
+// triangles; vertices no triangle uses are dropped.
+void weld(std::vector<Vec3>& vertices, std::vector<RawTriangle>& triangles) {
+    std::unordered_map<Vec3, std::uint32_t, PositionHash> first;
+    first.reserve(vertices.size());
+    std::vector<Vec3> welded;
+    std::vector<std::uint32_t> remap(vertices.size(), ~0u);
+    for (RawTriangle& t : triangles) {
+        for (int k = 0; k < 3; ++k) {
+            std::uint32_t& r = remap[t.v[k]];
+            if (r == ~0u) {
+                const Vec3 p = vertices[t.v[k]] + Vec3(0.0f);  // -0 + 0 = +0
+                auto [it, added] = first.emplace(p, std::uint32_t(welded.size()));
+                if (added) welded.push_back(p);
+                r = it->second;
+            }
+            t.v[k] = r;
+        }
+    }
+    vertices = std::move(welded);
+}
+
 // Normals and vertex adjacency of out.mesh, for the vertex-face contacts.
 void addContactData(ShapeMesh& out) {
     const Mesh& m = *out.mesh;
@@ -106,6 +139,43 @@ void addContactData(ShapeMesh& out) {
 
 }  // namespace
 
+Mesh swollen(const Mesh& mesh, float distance) {
+    const auto verts = mesh.vertices();
+    const auto tris = mesh.triangles();
+    std::vector<glm::dvec3> normal(verts.size(), glm::dvec3(0.0));
+    std::vector<glm::dvec3> faces(tris.size());
+    for (std::size_t t = 0; t < tris.size(); ++t) {
+        const UVec3 i = tris[t];
+        const glm::dvec3 p[3] = {glm::dvec3(verts[i.x]), glm::dvec3(verts[i.y]), glm::dvec3(verts[i.z])};
+        const glm::dvec3 c = glm::cross(p[1] - p[0], p[2] - p[0]);
+        const double len = glm::length(c);
+        faces[t] = len > 0.0 ? c / len : glm::dvec3(0.0);
+        for (int k = 0; k < 3; ++k) {
+            const glm::dvec3 e1 = p[(k + 1) % 3] - p[k], e2 = p[(k + 2) % 3] - p[k];
+            const double l1 = glm::length(e1), l2 = glm::length(e2);
+            if (l1 > 0.0 && l2 > 0.0)
+                normal[i[k]] += faces[t] * std::acos(std::clamp(glm::dot(e1, e2) / (l1 * l2), -1.0, 1.0));
+        }
+    }
+    std::vector<double> least(verts.size(), 1.0);
+    for (glm::dvec3& n : normal) {
+        const double len = glm::length(n);
+        n = len > 0.0 ? n / len : glm::dvec3(0.0);
+    }
+    for (std::size_t t = 0; t < tris.size(); ++t)
+        for (int k = 0; k < 3; ++k) {
+            const std::uint32_t v = tris[t][k];
+            least[v] = std::min(least[v], glm::dot(normal[v], faces[t]));
+        }
+    std::vector<Vec3> moved(verts.begin(), verts.end());
+    for (std::size_t v = 0; v < moved.size(); ++v)
+        moved[v] += Vec3(normal[v] * (double(distance) / std::max(least[v], 1.0 / 3.0)));
+    std::vector<UVec3> kept(tris.begin(), tris.end());
+    Result<Mesh> m = Mesh::create(mesh.name() + "/swollen", std::move(moved), std::move(kept));
+    ISC_ASSERT(m.has_value(), "swollen(): a valid mesh moved by a finite distance stays valid");
+    return std::move(*m);
+}
+
 Result<ShapeMesh> readShapeMesh(const btCollisionShape& shape) {
     if (shape.getShapeType() == BOX_SHAPE_PROXYTYPE) {
         const btVector3 h = static_cast<const btBoxShape&>(shape).getHalfExtentsWithMargin();
@@ -139,13 +209,18 @@ Result<ShapeMesh> readShapeMesh(const btCollisionShape& shape) {
     }
     if (!status) return std::unexpected(status.error());
 
-    std::vector<UVec3> tris;
-    tris.reserve(raw.size());
     for (const RawTriangle& t : raw) {
         if (t.v.x >= vertices.size() || t.v.y >= vertices.size() || t.v.z >= vertices.size())
             return fail("a triangle indexes a vertex past the end of its subpart's vertex array");
-        tris.push_back(t.v);
     }
+    // Bullet apps often give each triangle its own three vertices (btTriangleMesh without
+    // removeDuplicateVertices): weld equal positions, so the mesh has its real vertex
+    // normals, adjacency and closedness (an unwelded box reads as 12 loose triangles: its
+    // offset copy falls apart and the contact walk cannot leave a triangle).
+    weld(vertices, raw);
+    std::vector<UVec3> tris;
+    tris.reserve(raw.size());
+    for (const RawTriangle& t : raw) tris.push_back(t.v);
     Result<Mesh> mesh = Mesh::create(shape.getName(), std::move(vertices), std::move(tris));
     if (!mesh) return std::unexpected(mesh.error());
 

@@ -28,6 +28,16 @@ struct ShapeMesh {
     std::vector<std::uint32_t> triangleOf;
 };
 
+/// The mesh swollen by `distance` (metres, >= 0) for detection: every face plane moves out
+/// by at least `distance`. Each vertex moves along its angle-weighted normal (Baerentzen's
+/// pseudo-normal: a box corner's is the diagonal) by distance / cos, where cos is the least
+/// cosine between that normal and the normals of its triangles, so a box's faces move by
+/// the whole distance (isc::shapes::offset moves a box corner by `distance` along the
+/// diagonal: its faces by only distance / sqrt(3)). The stretch is capped at 3x (a sharp
+/// spike moves at most 3 x distance). Same vertices and triangles, same order; an open
+/// mesh (a 2-triangle ground) moves along its one side's normals.
+Mesh swollen(const Mesh& mesh, float distance);
+
 /// Reads btGImpactMeshShape, btBvhTriangleMeshShape (any btTriangleMeshShape),
 /// btConvexTriangleMeshShape, or a btBoxShape (12 triangles, half extents with margin). Errors: another shape type, a mesh with no usable triangle,
 /// a NaN vertex (Mesh::create's message).

@@ -99,24 +99,31 @@ TEST(Dispatcher, BoxMeshOnBoxMeshMatchesBulletBoxBox) {
     EXPECT_LT(p.m_index1, 12);
 }
 
-// Within the margin (2 cm apart, margin 4 cm): speculative contacts at the real distance.
-// Farther than the margin (10 cm): none.
+// Within the margin (2 and 3.5 cm apart, margin 4 cm): speculative contacts at the real
+// distance (a box's swollen copy must move its faces by the whole half margin, not only
+// its corners: shapes::offset's corner normals moved them by 1.15 cm of the 2). Also with
+// the upper box shifted sideways (its side faces then do not lie in the lower box's side
+// planes). Farther than the margin (10 cm): none.
 TEST(Dispatcher, MarginGivesContactsBeforeTouchingAndNoneBeyond) {
     BoxPair pair;
     test::MeshShape a = test::makeGImpact(pair.box), b = test::makeGImpact(pair.box);
-    for (const float gap : {0.02f, 0.1f}) {
+    struct Case {
+        float gap, shiftX, shiftZ;
+    };
+    for (const Case k : {Case{0.02f, 0.0f, 0.0f}, Case{0.02f, 0.2f, 0.0f}, Case{0.035f, 0.2f, 0.0f},
+                         Case{0.1f, 0.0f, 0.0f}, Case{0.1f, 0.2f, 0.0f}}) {
         btDefaultCollisionConfiguration config(bullet::collisionConstructionInfo());
         test::CollisionWorld ours(iscDispatcher(&config, 0.04f));
-        ours.add(a.shape.get(), test::at(0.0f, 1.0f + gap, 0.0f));
+        ours.add(a.shape.get(), test::at(k.shiftX, 1.0f + k.gap, k.shiftZ));
         ours.add(b.shape.get(), test::at(0.0f, 0.0f, 0.0f));
         ours.world->performDiscreteCollisionDetection();
         const Found got = contacts(ours.manifold());
-        if (gap < 0.04f) {
-            ASSERT_EQ(got.count, 4) << "gap " << gap;
-            EXPECT_NEAR(got.minDistance, gap, 1e-3f);
-            EXPECT_NEAR(got.maxDistance, gap, 1e-3f);
+        if (k.gap < 0.04f) {
+            ASSERT_EQ(got.count, 4) << "gap " << k.gap << " shift " << k.shiftX;
+            EXPECT_NEAR(got.minDistance, k.gap, 1e-3f);
+            EXPECT_NEAR(got.maxDistance, k.gap, 1e-3f);
         } else {
-            EXPECT_EQ(got.count, 0) << "gap " << gap;
+            EXPECT_EQ(got.count, 0) << "gap " << k.gap << " shift " << k.shiftX;
         }
     }
 }
@@ -220,3 +227,103 @@ TEST(Dispatcher, MeshOnBoxShapeGoesToTheDetector) {
         EXPECT_NEAR(std::abs(p.z() - 0.2f), 0.5f, 1e-3f);
     }
 }
+
+namespace {
+
+// What a Bullet app writes: a btTriangleMesh filled triangle by triangle (each triangle its
+// own three vertices, nothing welded), a box of half extent `h` centred at the origin.
+void addBoxTriangles(btTriangleMesh& tris, btVector3 h) {
+    const btVector3 v[8] = {{-h.x(), -h.y(), -h.z()}, {h.x(), -h.y(), -h.z()}, {h.x(), h.y(), -h.z()},
+                            {-h.x(), h.y(), -h.z()},  {-h.x(), -h.y(), h.z()}, {h.x(), -h.y(), h.z()},
+                            {h.x(), h.y(), h.z()},    {-h.x(), h.y(), h.z()}};
+    const int f[12][3] = {{0, 2, 1}, {0, 3, 2}, {4, 5, 6}, {4, 6, 7}, {0, 1, 5}, {0, 5, 4},
+                          {3, 7, 6}, {3, 6, 2}, {0, 4, 7}, {0, 7, 3}, {1, 2, 6}, {1, 6, 5}};
+    for (const auto& t : f) tris.addTriangle(v[t[0]], v[t[1]], v[t[2]]);
+}
+
+enum class Ground { GImpactBox, BvhTwoTriangles, BvhBigBox };
+
+struct GroundCase {
+    const char* name;
+    Ground ground;
+};
+
+class SmallBoxOnStaticMesh : public ::testing::TestWithParam<GroundCase> {};
+
+}  // namespace
+
+// A 0.5 m box mesh (unwelded btTriangleMesh, GImpact) dropped from 0.25 m onto a static
+// mesh ground whose top is y = 0: a GImpact box of 2 m, a btBvhTriangleMeshShape of two
+// 40 m triangles, or a 40 m BVH box. It must come to rest with its real bottom face on the
+// ground (centre at 0.25 m within 5 mm: contacts carry real distances) on four contacts
+// (its four bottom corners), not fall through.
+TEST_P(SmallBoxOnStaticMesh, ComesToRestOnFourContacts) {
+    btDefaultCollisionConfiguration config;  // default pool: the dispatcher copes
+    bullet::CollisionDispatcher dispatcher(&config, {.detector = "cpu"});
+    ASSERT_TRUE(dispatcher.detectorError().empty()) << dispatcher.detectorError();
+    btDbvtBroadphase broadphase;
+    btSequentialImpulseConstraintSolver solver;
+    btDiscreteDynamicsWorld world(&dispatcher, &broadphase, &solver, &config);
+    world.setGravity({0, -9.81f, 0});
+
+    btTriangleMesh groundTris, boxTris;
+    std::unique_ptr<btCollisionShape> groundShape;
+    btTransform groundPose = btTransform::getIdentity();
+    switch (GetParam().ground) {
+        case Ground::GImpactBox: {
+            addBoxTriangles(groundTris, btVector3(1, 1, 1));
+            auto* g = new btGImpactMeshShape(&groundTris);
+            g->updateBound();
+            groundShape.reset(g);
+            groundPose.setOrigin({0, -1, 0});
+            break;
+        }
+        case Ground::BvhTwoTriangles:
+            groundTris.addTriangle({-20, 0, -20}, {-20, 0, 20}, {20, 0, 20});
+            groundTris.addTriangle({-20, 0, -20}, {20, 0, 20}, {20, 0, -20});
+            groundShape = std::make_unique<btBvhTriangleMeshShape>(&groundTris, true);
+            break;
+        case Ground::BvhBigBox:
+            addBoxTriangles(groundTris, btVector3(20, 0.5f, 20));
+            groundShape = std::make_unique<btBvhTriangleMeshShape>(&groundTris, true);
+            groundPose.setOrigin({0, -0.5f, 0});
+            break;
+    }
+    addBoxTriangles(boxTris, btVector3(0.25f, 0.25f, 0.25f));
+    btGImpactMeshShape boxShape(&boxTris);
+    boxShape.updateBound();
+    btDefaultMotionState groundMotion(groundPose);
+    btRigidBody ground(0.0f, &groundMotion, groundShape.get());
+    btVector3 inertia;
+    boxShape.calculateLocalInertia(1.0f, inertia);
+    btDefaultMotionState boxMotion(btTransform(btQuaternion::getIdentity(), {0.3f, 0.5f, -0.2f}));
+    btRigidBody box(1.0f, &boxMotion, &boxShape, inertia);
+    world.addRigidBody(&ground);
+    world.addRigidBody(&box);
+    for (int i = 0; i < 120; ++i) world.stepSimulation(1.0f / 60.0f, 0);
+
+    EXPECT_NEAR(box.getWorldTransform().getOrigin().y(), 0.25f, 0.005f);
+    EXPECT_LT(box.getLinearVelocity().length(), 0.01f);
+    ASSERT_EQ(dispatcher.getNumManifolds(), 1);
+    const btPersistentManifold* m = dispatcher.getManifoldByIndexInternal(0);
+    ASSERT_EQ(m->getNumContacts(), 4);
+    const bool boxIsBody0 = m->getBody0() == &box;
+    for (int i = 0; i < 4; ++i) {
+        const btManifoldPoint& p = m->getContactPoint(i);
+        EXPECT_NEAR((boxIsBody0 ? 1.0f : -1.0f) * p.m_normalWorldOnB.y(), 1.0f, 1e-3f);
+        EXPECT_NEAR(p.getDistance(), 0.0f, 0.005f);
+        // The box's bottom corners: 0.25 m from its centre in x and z.
+        const btVector3 q = boxIsBody0 ? p.m_positionWorldOnA : p.m_positionWorldOnB;
+        EXPECT_NEAR(std::abs(q.x() - box.getWorldTransform().getOrigin().x()), 0.25f, 0.01f);
+        EXPECT_NEAR(std::abs(q.z() - box.getWorldTransform().getOrigin().z()), 0.25f, 0.01f);
+    }
+    EXPECT_TRUE(dispatcher.warnings().empty());
+    world.removeRigidBody(&box);
+    world.removeRigidBody(&ground);
+}
+
+INSTANTIATE_TEST_SUITE_P(Grounds, SmallBoxOnStaticMesh,
+                         ::testing::Values(GroundCase{"GImpactBox", Ground::GImpactBox},
+                                           GroundCase{"BvhTwoTriangles", Ground::BvhTwoTriangles},
+                                           GroundCase{"BvhBigBox", Ground::BvhBigBox}),
+                         [](const auto& info) { return std::string(info.param.name); });
