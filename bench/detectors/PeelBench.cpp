@@ -67,8 +67,10 @@ Scene densePile(int bodies, int subdivisions) {
     return scene;
 }
 
-std::unique_ptr<Detector> makeDetector(bool peel, int axes, const char* compaction, const char* sampling) {
+std::unique_ptr<Detector> makeDetector(bool peel, int axes, const char* compaction, const char* sampling,
+                                       bool conservativeRaster) {
     DetectorSettings s;
+    s.conservativeRaster = conservativeRaster;
     s.sampling = sampling;
     const char* res = std::getenv("ISC_PEEL_RESOLUTION");
     s.resolution = res ? std::atoi(res) : 512;
@@ -84,10 +86,10 @@ std::unique_ptr<Detector> makeDetector(bool peel, int axes, const char* compacti
 }
 
 void run(benchmark::State& state, bool peel, int bodies, int subdivisions, int axes, const char* compaction,
-         const char* sampling = "scene") {
+         const char* sampling = "scene", bool conservativeRaster = false) {
     const Scene scene = densePile(bodies, subdivisions);
     const std::vector<ObjectPair> candidates = scene.overlappingPairs();
-    auto detector = makeDetector(peel, axes, compaction, sampling);
+    auto detector = makeDetector(peel, axes, compaction, sampling, conservativeRaster);
     if (peel && glGetError() != GL_NO_ERROR) state.SkipWithError("GL error before the loop");
     DetectionOutput out;
     // One call before the timed loop: the first call sizes the detector's buffers (record
@@ -132,6 +134,8 @@ void registerAll() {
         add("pile/" + b + "/peel_scene_3axes_packing",
             [=](benchmark::State& s) { run(s, true, bodies, 0, 3, "packing"); });
         add("pile/" + b + "/peel_scene_1axis_atomic", [=](benchmark::State& s) { run(s, true, bodies, 0, 1, "atomic"); });
+        add("pile/" + b + "/peel_scene_1axis_atomic_nvconservative",
+            [=](benchmark::State& s) { run(s, true, bodies, 0, 1, "atomic", "scene", true); });
         add("pile/" + b + "/peel_pairs_3axes_atomic",
             [=](benchmark::State& s) { run(s, true, bodies, 0, 3, "atomic", "pairs"); });
         add("pile/" + b + "/peel_pairs_1axis_atomic",

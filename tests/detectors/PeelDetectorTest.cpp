@@ -144,6 +144,26 @@ TEST_F(PeelDetectorTest, TwoCubesGiveExactlyTheReferencePairs) {
     }
 }
 
+// conservativeRaster uses GL_NV_conservative_raster where the driver has it (NVIDIA), and
+// says so (counter 0 and a warning) where it does not (llvmpipe); answers stay exact.
+TEST_F(PeelDetectorTest, ConservativeRasterIsUsedOrReported) {
+    Scene scene;
+    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
+    scene.addObject(box, Pose{Vec3(0.0f)});
+    scene.addObject(box, Pose{Vec3(0.7f, 0.3f, 0.1f), glm::angleAxis(0.4f, glm::normalize(Vec3(1, 2, 3)))});
+    const std::vector<ObjectPair> candidates = {{0, 1}};
+    DetectorSettings s = settings(64, 3);
+    s.conservativeRaster = true;
+    auto peel = makePeel(s);
+    DetectionOutput out;
+    ASSERT_TRUE(peel->detect(scene, candidates, out));
+    const bool used = out.stats.counter("conservative_raster") == 1.0;
+    EXPECT_EQ(used, out.stats.warnings.empty());
+    ASSERT_EQ(out.pairs.size(), 1u);
+    for (const TrianglePair& p : out.pairs[0].triangles)
+        EXPECT_TRUE(std::ranges::binary_search(reference(scene, 0, 1), p));
+}
+
 TEST_F(PeelDetectorTest, SeparatedButOverlappingBoxesGiveNothing) {
     Scene scene;
     const MeshId torus = scene.addMesh(std::make_shared<Mesh>(shapes::torus(0.5f, 0.15f)));
@@ -510,21 +530,38 @@ TEST_F(PeelDetectorTest, DISABLED_AccuracyTable) {
     const int poses = env ? std::atoi(env) : 20;
     const char* samplingEnv = std::getenv("ISC_PEEL_SAMPLING");
     const std::string sampling = samplingEnv ? samplingEnv : "auto";
-    std::printf("| pair | res | axes | sampling | colliding poses | object recall | triangle-pair recall | "
-                "precision | tri-tri tests / positive |\n|---|---|---|---|---|---|---|---|---|\n");
+    // ISC_PEEL_RESOLUTIONS: e.g. "64,128" (default 128,256,512,1024); ISC_PEEL_CONSERVATIVE_RASTER=1
+    // rasterizes with GL_NV_conservative_raster where the driver has it.
+    std::vector<int> resolutions = {128, 256, 512, 1024};
+    if (const char* r = std::getenv("ISC_PEEL_RESOLUTIONS")) {
+        resolutions.clear();
+        for (const char* q = r; *q != 0;) {
+            char* endPtr = nullptr;
+            const long v = std::strtol(q, &endPtr, 10);
+            if (endPtr == q) break;
+            resolutions.push_back(int(v));
+            q = *endPtr == ',' ? endPtr + 1 : endPtr;
+        }
+    }
+    const char* craster = std::getenv("ISC_PEEL_CONSERVATIVE_RASTER");
+    const bool conservativeRaster = craster != nullptr && std::string_view(craster) == "1";
+    std::printf("| pair | res | axes | sampling | conservative raster | colliding poses | object recall | "
+                "triangle-pair recall | precision | tri-tri tests / positive | collision rays |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (auto [a, b] : {std::pair{"bunny", "bunny"}, std::pair{"torus", "torus"}, std::pair{"box", "bunny"}}) {
         auto ma = namedMesh(a), mb = namedMesh(b);
         Scene scene;
         const ObjectId oa = scene.addObject(scene.addMesh(ma)), ob = scene.addObject(scene.addMesh(mb));
         const auto sampled = geometry::sampleClosePoses(*ma, *mb, poses, 3);
-        for (int res : {128, 256, 512, 1024})
+        for (int res : resolutions)
             for (int axes : {1, 3})
                 for (bool conservative : {true}) {
                     DetectorSettings s = settings(res, axes, "atomic", sampling);
                     s.conservative = conservative;
+                    s.conservativeRaster = conservativeRaster;
                     auto peel = makePeel(s);
                     Tally tally;
-                    double tests = 0, positives = 0;
+                    double tests = 0, positives = 0, rays = 0, used = 0;
                     const std::vector<ObjectPair> candidates = {{oa, ob}};
                     for (auto [pa, pb] : sampled) {
                         pb.position = pa.position + 0.6f * (pb.position - pa.position);
@@ -534,13 +571,15 @@ TEST_F(PeelDetectorTest, DISABLED_AccuracyTable) {
                         ASSERT_TRUE(peel->detect(scene, candidates, out));
                         tests += out.stats.counter("tri_tri_tests");
                         positives += out.stats.counter("positive_tests");
+                        rays += out.stats.counter("collision_rays");
+                        used = std::max(used, out.stats.counter("conservative_raster"));
                         tally.add(reference(scene, oa, ob), out.pairs.empty() ? nullptr : &out.pairs[0]);
                     }
                     const double precision = tally.reported ? double(tally.reportedExact) / double(tally.reported) : 1.0;
-                    std::printf("| %s-%s | %d | %d | %s | %zu | %.4f | %.4f (%zu/%zu) | %.4f | %.0f / %.0f |\n", a, b, res,
-                                axes, sampling.c_str(), tally.refObjects, tally.objectRecall(),
-                                tally.triangleRecall(), tally.foundTriangles, tally.refTriangles, precision, tests,
-                                positives);
+                    std::printf("| %s-%s | %d | %d | %s | %s | %zu | %.4f | %.4f (%zu/%zu) | %.4f | %.0f / %.0f | %.0f |\n",
+                                a, b, res, axes, sampling.c_str(), used > 0 ? "on" : "off", tally.refObjects,
+                                tally.objectRecall(), tally.triangleRecall(), tally.foundTriangles, tally.refTriangles,
+                                precision, tests, positives, rays);
                     std::fflush(stdout);
                     EXPECT_EQ(tally.reportedExact, tally.reported);
                 }

@@ -38,6 +38,19 @@ double msSince(Clock::time_point t) { return std::chrono::duration<double, std::
 constexpr std::size_t kMaxAtlasPixels = std::size_t(2048) * 2048;
 // Side of the atlas in pixels (every GL 4.5 driver supports 16384).
 constexpr int kMaxAtlasSide = 8192;
+// GL_NV_conservative_raster's enable (GL_CONSERVATIVE_RASTERIZATION_NV).
+constexpr GLenum kConservativeRasterizationNv = 0x9346;
+
+bool hasGlExtension(std::string_view name) {
+    GLint count = 0;
+    glGetIntegerv(GL_NUM_EXTENSIONS, &count);
+    for (GLint i = 0; i < count; ++i) {
+        const auto* e = reinterpret_cast<const char*>(glGetStringi(GL_EXTENSIONS, static_cast<GLuint>(i)));
+        if (e != nullptr && name == e) return true;
+    }
+    return false;
+}
+
 // Rows of the sparse record "texture" in packing mode.
 constexpr std::uint32_t kPackRowWidth = 1024;
 
@@ -114,6 +127,7 @@ struct PeelDetector::Impl {
     bool packing = false;
     bool sceneSampling = true;  // settings.sampling "auto"/"scene"; false: "pairs" or "peeling"
     bool peeling = false;       // settings.sampling "peeling": pair tiles, multi-pass depth peeling
+    bool conservativeRaster = false;  // settings.conservativeRaster and the driver has GL_NV_conservative_raster
     gl::Program cull, raster, resolve, mip, separate, packCount, packMove;
     gl::Program rasterCount, rasterPeel, depthMax, peelLayer;  // sampling "peeling"
     gl::GpuScene scene{"peel scene"};
@@ -352,6 +366,7 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         glEnable(GL_DEPTH_CLAMP);  // the view volume fits the objects; clamping only guards round-off
         glFrontFace(GL_CCW);
         glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+        if (conservativeRaster) glEnable(kConservativeRasterizationNv);
         for (gl::Program* program : {&raster, &rasterCount, &rasterPeel}) {
             if (program->id() == 0) continue;
             program->setUniform("uTileSize", R);
@@ -406,6 +421,7 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
             addCount(stats, "peeling_passes", passes);
         }
         glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+        if (conservativeRaster) glDisable(kConservativeRasterizationNv);
         glDisable(GL_DEPTH_CLAMP);
         gl::Framebuffer::bindDefault();
         stages.mark(2);
@@ -767,6 +783,9 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
     cpuMs += msSince(tc);
     stats.count("cpu_setup_ms", msSince(tc));
     stats.count("tiles", double(tiles.size()));
+    stats.count("conservative_raster", im.conservativeRaster ? 1.0 : 0.0);
+    if (st.conservativeRaster && !im.conservativeRaster)
+        stats.warnings.push_back("conservativeRaster: the driver has no GL_NV_conservative_raster; rasterized normally");
 
     std::vector<gl::PeelRecord> records;
     std::vector<SegmentRef> segments;
@@ -895,6 +914,7 @@ Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& set
     impl->packing = settings.compaction == "packing";
     impl->sceneSampling = settings.sampling != "pairs" && settings.sampling != "peeling";
     impl->peeling = settings.sampling == "peeling";
+    impl->conservativeRaster = settings.conservativeRaster && hasGlExtension("GL_NV_conservative_raster");
     if (auto c = impl->compile(); !c) return fail(c.error().message);
     return std::unique_ptr<Detector>(new PeelDetector(std::move(impl)));
 }

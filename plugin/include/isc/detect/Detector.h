@@ -65,6 +65,10 @@ struct DetectorSettings {
     /// a counting pass, then one raster pass per two layers; closed meshes only).
     /// docs/detectors/peel.md compares them.
     std::string sampling = "auto";
+    /// Peel: rasterize with GL_NV_conservative_raster where the driver has it (every pixel a
+    /// triangle touches gets a fragment); ignored, with the counter conservative_raster = 0,
+    /// where it does not. Off by default: docs/detectors/peel.md has the measured effect.
+    bool conservativeRaster = false;
     bool wantSegments = true;     ///< fill PairResult::segments
     bool validate = false;        ///< re-run the CPU reference inside (expensive invariant checks)
 };
