@@ -18,8 +18,17 @@
 ///   candidate pair (hash table on the GPU). "pairs": one tile per (candidate pair, axis),
 ///   view volume = the intersection of the two boxes across the rays, their union along
 ///   them (finer pixels where the pair meets; each triangle drawn once per pair it is in).
-///   Instead of one geometry pass per depth layer (§4.1) or two (§4.2 front-and-back
-///   peeling), ONE raster pass per batch of equal-size tiles stores every fragment in its
+///   "peeling": the paper's own form on pair tiles (§4.1, §4.2): a counting pass (fragments
+///   per pixel), the depth complexity by a GPU max-reduction (read by the CPU), then
+///   ceil(min(depth, maxLayers) / 2) geometry passes, each peeling the nearest and the
+///   farthest remaining fragment of every ray at once (dual depth peeling with MIN/MAX as
+///   storage-buffer atomics on (depth, side, facing) keys); after each pass a compute step
+///   compares each peeled fragment's facing with the one the ray expects (a winding number
+///   per object and direction) and marks the collision-ray mask; rays with more fragments
+///   than maxLayers are marked colliding (the paper's conservative rule). Same tiles and
+///   same collision rays as "pairs" (tested), at 1 + ceil(depth / 2) raster passes per batch.
+///   Otherwise (scene, pairs), instead of one geometry pass per depth layer (§4.1) or two
+///   (§4.2), ONE raster pass per batch of equal-size tiles stores every fragment in its
 ///   pixel's next slot (settings.maxLayers slots, per-pixel atomic counter); a compute pass
 ///   sorts each pixel's slots and sweeps them (a pixel with more fragments than slots marks
 ///   its ray colliding: the paper's conservative layer cap; with scene sampling every
@@ -34,10 +43,14 @@
 /// - §3, §7 compaction: "atomic" (compute append) or "packing" (the paper's count / shift /
 ///   move per row, as compute passes); settings.compaction picks, "auto" = atomic.
 /// - §7 CPU narrowphase: per flagged pair and tile, records outside the other object's world
-///   box dropped, sweep and prune over screen boxes in x, y, then the triangles' world
-///   boxes, exact test, parallel over pairs (OpenMP).
+///   box dropped; the pairs whose screen boxes overlap in x and y (the paper's sweep) and
+///   whose triangles' world boxes overlap, found through a uniform grid over the world boxes
+///   (the same pairs as a screen sweep followed by the world test, far fewer visits in a
+///   dense pile); exact tests parallel over chunks of triangle pairs (OpenMP).
 /// - §8.2 open meshes (settings.openMeshes): consecutive fragments of the two objects in
 ///   close depth proximity mark a collision ray.
+/// - settings.conservativeRaster: GL_NV_conservative_raster in the raster passes where the
+///   driver has it (measured in docs/detectors/peel.md; off by default).
 /// - Beyond the paper: object ids (never pairs triangles of unrelated objects), 1 or 3
 ///   axes (candidates unioned), conservative mode = mask dilation plus depth proximity
 ///   (fragments of A and B within one pixel in depth mark the ray), self-collision.
@@ -58,9 +71,12 @@ public:
     bool reportsTrianglePairs() const override { return true; }
     bool needsClosedMeshes() const override;
     /// Counters per call (paper Table 1): views and pairs_with_collision_rays (scene
-    /// sampling), tiles, raster_passes, fragments, triangles_rasterized, collision_rays,
+    /// sampling), peeling_passes ("peeling"), conservative_raster (1 when used), tiles,
+    /// raster_passes, fragments, triangles_rasterized, collision_rays,
     /// overflow_rays, max_depth_complexity, triangles_read_back,
-    /// potentially_colliding_triangles, tri_tri_tests, positive_tests.
+    /// potentially_colliding_triangles, tri_tri_tests, positive_tests; narrowphase phases
+    /// np_group_ms, np_world_ms, np_sweep_ms, np_exact_ms, np_merge_ms, np_swept_records,
+    /// np_sweep_visits.
     [[nodiscard]] Result<void> detect(const Scene& scene, std::span<const ObjectPair> candidates,
                                       DetectionOutput& out) override;
 
@@ -73,8 +89,8 @@ private:
 };
 
 /// Creates the peel detector: checks the settings (resolution a power of two in [16, 4096],
-/// axes 1 or 3, compaction "auto", "atomic" or "packing", sampling "auto", "scene" or "pairs",
-/// maxLayers in [2, 128]) and
+/// axes 1 or 3, compaction "auto", "atomic" or "packing", sampling "auto", "scene", "pairs" or
+/// "peeling" (not with openMeshes), maxLayers in [2, 128]) and
 /// compiles its shaders. Needs a current GL 4.5 context; errors carry the driver's log.
 [[nodiscard]] Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& settings);
 
