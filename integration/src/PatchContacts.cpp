@@ -45,6 +45,27 @@ void PatchContacts::begin(float margin, float maxDepth) {
 void PatchContacts::add(const PosedMesh& a, const PosedMesh& b, std::span<const TrianglePair> pairs, bool swapped) {
     const auto trisA = a.mesh->mesh->triangles();
     const auto trisB = b.mesh->mesh->triangles();
+    // The entry of this mesh pair: mean normal and centroid of the crossing triangles.
+    {
+        btVector3 n(0, 0, 0), c(0, 0, 0);
+        int count = 0;
+        const auto vertsA = a.mesh->mesh->vertices();
+        const auto vertsB = b.mesh->mesh->vertices();
+        for (const TrianglePair& tp : pairs) {
+            const std::uint32_t ta = swapped ? tp.b : tp.a, tb = swapped ? tp.a : tp.b;
+            if (ta >= trisA.size() || tb >= trisB.size()) continue;
+            n += b.world.getBasis() * toBt(b.mesh->faceNormals[tb]) - a.world.getBasis() * toBt(a.mesh->faceNormals[ta]);
+            const UVec3 ia = trisA[ta], ib = trisB[tb];
+            c += a.world * toBt((vertsA[ia.x] + vertsA[ia.y] + vertsA[ia.z]) / 3.0f);
+            c += b.world * toBt((vertsB[ib.x] + vertsB[ib.y] + vertsB[ib.z]) / 3.0f);
+            ++count;
+        }
+        rimValid_ = count > 0 && n.length2() > btScalar(1e-6) * btScalar(count * count);
+        if (rimValid_) {
+            rimNormal_ = n.normalized();
+            rimPoint_ = c / btScalar(2 * count);
+        }
+    }
     // A's vertices against B's faces: seeded by the vertices of A's reported triangles.
     seeds_.clear();
     for (const TrianglePair& tp : pairs) {
@@ -133,8 +154,17 @@ void PatchContacts::walk(const PosedMesh& from, const PosedMesh& onto, bool from
         if (distance > margin_ || distance < -maxDepth_) continue;
 
         // World: the point on `onto`'s surface, its normal, and the vertex itself.
-        const btVector3 normalW = ontoBasis * toBt(normal);
-        const btVector3 onOnto = onto.world * toBt(p - normal * distance);
+        btVector3 normalW = ontoBasis * toBt(normal);
+        btVector3 onOnto = onto.world * toBt(p - normal * distance);
+        if (distance < -margin_ && rimValid_) {
+            // Deep: the way out of the entry (see the file comment), in `onto`'s sense.
+            const btVector3 out = fromIsA ? rimNormal_ : -rimNormal_;
+            const btVector3 vertex = from.world * toBt(fromVerts[v]);
+            const btScalar behind = (vertex - rimPoint_).dot(out);
+            distance = std::max(float(std::min(btScalar(distance), behind)), -maxDepth_);
+            normalW = out;
+            onOnto = vertex - out * distance;
+        }
         MeshContact c;
         c.distance = distance;
         const std::int32_t fromPart = from.childIndex >= 0 ? from.childIndex : f.partOf[f.triangleOf[v]];
@@ -180,10 +210,11 @@ std::span<const MeshContact> PatchContacts::reduce() {
     // deepest, falling to 0 at the margin, squared. The support polygon is then spanned by
     // the points that are in contact, not by the rim of the patch.
     const btScalar dmin = candidates_[i0].distance;
-    const btScalar span = std::max(btScalar(margin_) - dmin, btScalar(1e-6));
+    const btScalar zero = btScalar(margin_);
+    const btScalar span = std::max(zero - dmin, btScalar(1e-6));
     weights_.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
-        const btScalar w = std::clamp((btScalar(margin_) - candidates_[i].distance) / span, btScalar(0), btScalar(1));
+        const btScalar w = std::clamp((zero - candidates_[i].distance) / span, btScalar(0), btScalar(1));
         weights_[i] = w * w;
     }
     const btVector3 q0 = flat(i0);

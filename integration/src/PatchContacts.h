@@ -16,6 +16,14 @@
 // vertex's normal points against the face's (dot < 0): a box's side faces never read its
 // corners as contacts with a whole face's depth.
 //
+// A vertex deeper than the margin is not trusted with its nearest face's normal: a thin
+// part (an ear) sunk through a body reads faces on opposite sides of that body from its
+// two sides, the pushes cancel and the part stays in. The detector's triangle pairs are
+// where the surfaces cross, the ring around the sunk part (the entry): their face normals
+// (B's, minus A's) average to the way out, and their centroid lies on the entry. A deep
+// vertex gets that normal and, as depth, how far it lies behind the entry plane (at least
+// its nearest-face depth), so every deep contact of the pair pushes the same way.
+//
 // All candidates of a body pair are then reduced to four (Bullet's rule, done once on the
 // whole set instead of point by point): the deepest, the farthest from it, and the two
 // that span the largest area on either side of that line, in the plane across the mean
@@ -65,6 +73,11 @@ public:
 
 private:
     void walk(const PosedMesh& from, const PosedMesh& onto, bool fromIsA);
+
+    // The entry of the patch (see the file comment): a point on it and its normal, from B
+    // toward A, in world space; valid when rimValid_.
+    btVector3 rimPoint_, rimNormal_;
+    bool rimValid_ = false;
 
     float margin_ = 0.0f, maxDepth_ = 0.0f;
     std::vector<MeshContact> candidates_;
