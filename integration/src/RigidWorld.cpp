@@ -76,6 +76,11 @@ Result<std::unique_ptr<RigidWorld>> RigidWorld::create(const WorldSettings& sett
     s.world = std::make_unique<btDiscreteDynamicsWorld>(s.dispatcher.get(), s.broadphase.get(),
                                                         s.solver.get(), s.config.get());
     s.world->setGravity(btVector3(settings.gravity.x, settings.gravity.y, settings.gravity.z));
+    btContactSolverInfo& solverInfo = s.world->getSolverInfo();
+    solverInfo.m_numIterations = std::max(1, settings.solverIterations);
+    solverInfo.m_splitImpulse = true;
+    solverInfo.m_splitImpulsePenetrationThreshold = -std::max(0.0f, settings.splitImpulseThreshold);
+    gDeactivationTime = settings.deactivationTime;
     w->world_ = s.world.get();
     return w;
 }
@@ -96,6 +101,7 @@ void RigidWorld::addGround(Vec3 halfExtents, float top) {
     ci.m_friction = settings_.friction;
     ci.m_restitution = settings_.restitution;
     ci.m_rollingFriction = settings_.rollingFriction;
+    ci.m_spinningFriction = settings_.spinningFriction;
     s.rigid.push_back(std::make_unique<btRigidBody>(ci));
     s.world->addRigidBody(s.rigid.back().get());
     groundTop_ = top;
@@ -130,6 +136,11 @@ int RigidWorld::addMeshBody(std::shared_ptr<const Mesh> mesh, const Pose& pose, 
     ci.m_friction = settings_.friction;
     ci.m_restitution = settings_.restitution;
     ci.m_rollingFriction = settings_.rollingFriction;
+    ci.m_spinningFriction = settings_.spinningFriction;
+    ci.m_linearDamping = settings_.linearDamping;
+    ci.m_angularDamping = settings_.angularDamping;
+    ci.m_linearSleepingThreshold = settings_.sleepLinear;
+    ci.m_angularSleepingThreshold = settings_.sleepAngular;
     s.rigid.push_back(std::make_unique<btRigidBody>(ci));
     s.world->addRigidBody(s.rigid.back().get());
     bodies_.push_back({s.rigid.back().get(), std::move(mesh)});

@@ -37,8 +37,28 @@ struct WorldSettings {
     float restitution = 0.0f;
     /// Rolling friction of every body (Bullet's btCollisionObject::setRollingFriction, a
     /// length: the lever of the resisting torque per unit of normal force, combined per
-    /// contact as r0 f1 + f0 r1). 0 is Bullet's default.
-    float rollingFriction = 0.0f;
+    /// contact as r0 f1 + f0 r1). Bullet's default is 0; 0.03 here: without any rolling
+    /// resistance a rigid bunny rocking on its rounded back loses no energy (rolling
+    /// contact does no work) and the pile rocks for seconds (see docs/integration.md).
+    float rollingFriction = 0.03f;
+    /// Spinning (torsional) friction of every body, a length like rollingFriction. 0: Bullet's default.
+    float spinningFriction = 0.0f;
+    /// Velocity damping of every dynamic body (btRigidBody::setDamping: the fraction of
+    /// velocity lost per second). 0: Bullet's default.
+    float linearDamping = 0.0f, angularDamping = 0.0f;
+    /// Sleeping (btRigidBody::setSleepingThresholds, m/s and rad/s): a body below both for
+    /// `deactivationTime` seconds may sleep, and an island sleeps when all its bodies may.
+    float sleepLinear = 0.8f, sleepAngular = 1.0f;
+    /// Seconds below the sleeping thresholds before a body may sleep. Bullet keeps this in
+    /// the global gDeactivationTime (2 s by default): RigidWorld::create sets that global
+    /// (for every world of the process). 1 s here (see docs/integration.md).
+    float deactivationTime = 1.0f;
+    /// Solver iterations per step (btContactSolverInfo::m_numIterations). 10: Bullet's default.
+    int solverIterations = 10;
+    /// Penetration deeper than this (metres, >= 0) is removed by split impulse (a separate
+    /// position correction that adds no velocity); shallower by Baumgarte velocity (ERP),
+    /// which does. Bullet's default is 0.04 (m_splitImpulsePenetrationThreshold = -0.04).
+    float splitImpulseThreshold = 0.04f;
     /// Where dispatcher warnings go (empty: stderr).
     std::function<void(std::string_view)> onWarning;
 };
