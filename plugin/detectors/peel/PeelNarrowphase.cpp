@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <limits>
 
 namespace isc {
@@ -248,15 +249,27 @@ void PeelNarrowphase::run(const Scene& scene, std::span<const ObjectPair> candid
     if (cand_.size() < candidates.size()) cand_.resize(candidates.size());
     std::vector<std::uint64_t> potential(candidates.size(), 0);
     double swept = 0, visits = 0;
+    // Pairs with work, largest first (records to sweep): the few big pairs of a pile start
+    // early instead of ending the parallel loop alone.
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> order;
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+        cand_[c].clear();
+        if (tilesOf[c].empty()) continue;
+        std::uint64_t size = 0;
+        for (const Work& w : tilesOf[c])
+            size += std::uint64_t(ownerStart[w.ownerA + 1] - ownerStart[w.ownerA]) +
+                    (ownerStart[w.ownerB + 1] - ownerStart[w.ownerB]);
+        order.push_back({size, static_cast<std::uint32_t>(c)});
+    }
+    std::sort(order.begin(), order.end(), std::greater<>());
 #pragma omp parallel reduction(+ : swept, visits)
     {
         Scratch& sc = scratch();
         sc.swept = sc.visits = 0;
 #pragma omp for schedule(dynamic, 1) nowait
-        for (std::size_t c = 0; c < candidates.size(); ++c) {
+        for (std::size_t n = 0; n < order.size(); ++n) {
+            const std::size_t c = order[n].second;
             std::vector<TrianglePair>& cand = cand_[c];
-            cand.clear();
-            if (tilesOf[c].empty()) continue;
             sweepPair(scene, candidates[c], tilesOf[c], ownerStart, boxes, &sc, cand);
             std::sort(cand.begin(), cand.end());
             cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
