@@ -8,6 +8,8 @@
 #include <functional>
 #include <limits>
 
+#include <omp.h>
+
 namespace isc {
 
 namespace {
@@ -165,16 +167,39 @@ void PeelNarrowphase::run(const Scene& scene, std::span<const ObjectPair> candid
                           DetectionOutput& out) {
     // Records grouped by owner (counting sort), work grouped by candidate.
     const auto tg = Clock::now();
+    // Parallel counting sort: per-thread histograms over contiguous chunks, so each owner's
+    // records keep the read-back order (as a serial sort would).
     std::vector<std::uint32_t> ownerStart(std::size_t(ownerCount) + 1, 0);
-    for (const gl::PeelRecord& r : records) {
-        ISC_ASSERT(r.tileSide < ownerCount, "PeelNarrowphase::run(): record owner out of range");
-        ++ownerStart[r.tileSide + 1];
-    }
-    for (std::size_t i = 0; i < ownerCount; ++i) ownerStart[i + 1] += ownerStart[i];
     boxes_.resize(records.size());
+    const int chunks = std::max(1, std::min(omp_get_max_threads(), int(records.size() / 4096) + 1));
+    counts_.assign(std::size_t(chunks) * ownerCount, 0);
+    const std::size_t per = (records.size() + std::size_t(chunks) - 1) / std::size_t(chunks);
+#pragma omp parallel for schedule(static, 1)
+    for (int t = 0; t < chunks; ++t) {
+        std::uint32_t* h = counts_.data() + std::size_t(t) * ownerCount;
+        for (std::size_t i = std::size_t(t) * per; i < std::min(records.size(), std::size_t(t + 1) * per); ++i) {
+            ISC_ASSERT(records[i].tileSide < ownerCount, "PeelNarrowphase::run(): record owner out of range");
+            ++h[records[i].tileSide];
+        }
+    }
     {
-        std::vector<std::uint32_t> cursor(ownerStart.begin(), ownerStart.end() - 1);
-        for (const gl::PeelRecord& r : records)
+        std::uint32_t sum = 0;
+        for (std::uint32_t o = 0; o < ownerCount; ++o) {
+            ownerStart[o] = sum;
+            for (int t = 0; t < chunks; ++t) {
+                std::uint32_t& c = counts_[std::size_t(t) * ownerCount + o];
+                const std::uint32_t n = c;
+                c = sum;  // now the chunk's cursor for this owner
+                sum += n;
+            }
+        }
+        ownerStart[ownerCount] = sum;
+    }
+#pragma omp parallel for schedule(static, 1)
+    for (int t = 0; t < chunks; ++t) {
+        std::uint32_t* cursor = counts_.data() + std::size_t(t) * ownerCount;
+        for (std::size_t i = std::size_t(t) * per; i < std::min(records.size(), std::size_t(t + 1) * per); ++i) {
+            const gl::PeelRecord& r = records[i];
             boxes_[cursor[r.tileSide]++] = {r.triangle,
                                             0,
                                             std::uint16_t(r.boxLo & 0xFFFF),
@@ -182,6 +207,7 @@ void PeelNarrowphase::run(const Scene& scene, std::span<const ObjectPair> candid
                                             std::uint16_t(r.boxHi & 0xFFFF),
                                             std::uint16_t(r.boxHi >> 16),
                                             0};
+        }
     }
     const std::span<const Box> boxes = boxes_;
     auto hasRecords = [&](std::uint32_t o) { return ownerStart[o + 1] > ownerStart[o]; };
@@ -300,9 +326,9 @@ void PeelNarrowphase::run(const Scene& scene, std::span<const ObjectPair> candid
     const auto te = Clock::now();
     hit_.assign(total, 0);
     if (wantSegments) segments_.resize(total);
-    const auto chunks = static_cast<std::int64_t>((total + kTestChunk - 1) / kTestChunk);
+    const auto testChunks = static_cast<std::int64_t>((total + kTestChunk - 1) / kTestChunk);
 #pragma omp parallel for schedule(dynamic, 1)
-    for (std::int64_t k = 0; k < chunks; ++k) {
+    for (std::int64_t k = 0; k < testChunks; ++k) {
         // Candidate of the chunk's first test, then walk forward.
         std::size_t i = std::size_t(k) * kTestChunk;
         const std::size_t e = std::min(total, i + kTestChunk);

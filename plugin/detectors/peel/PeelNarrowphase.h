@@ -52,6 +52,7 @@ private:
     std::vector<std::vector<DVec3>> world_;  // per object, reused across calls
     std::vector<std::pair<DVec3, DVec3>> bounds_;  // per object: exact world box of world_
     std::vector<Box> boxes_;                       // records grouped by owner
+    std::vector<std::uint32_t> counts_;            // per chunk and owner: record counts, then cursors
     std::vector<DVec3> recordLo_, recordHi_;       // per record (boxes_ order): its triangle's world box
     std::vector<std::vector<TrianglePair>> cand_;  // per candidate: triangle pairs to test
     std::vector<std::uint8_t> hit_;                // per test: intersecting
