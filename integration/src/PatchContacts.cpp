@@ -152,6 +152,9 @@ void PatchContacts::walk(const PosedMesh& from, const PosedMesh& onto, bool from
             normal = diff / best;  // against an edge or a corner of `onto`
         }
         if (distance > margin_ || distance < -maxDepth_) continue;
+        // Deep under a face but outside `onto` (a concave pocket: under an ear, between the
+        // ears): no contact, and the walk does not go on through it.
+        if (distance < -margin_ && o.mesh->isClosed() && !onto.grid->inside(*o.mesh, p)) continue;
 
         // World: the point on `onto`'s surface, its normal, and the vertex itself.
         btVector3 normalW = ontoBasis * toBt(normal);

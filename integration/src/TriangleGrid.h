@@ -29,9 +29,17 @@ public:
         return {items_.data() + start_[c], items_.data() + start_[c + 1]};
     }
 
+    /// True when `p` (mesh-local) is inside `mesh` (the mesh the grid was built over, which
+    /// must be closed): the parity of the crossings of a ray from `p` along +x, walked
+    /// through the grid's row of cells (a triangle listed in several cells of the row counts
+    /// once, in the first; the ray starts a hair off `p`, see the
+    /// source). Outside the grid: false.
+    bool inside(const Mesh& mesh, const Vec3& p) const;
+
 private:
     Vec3 origin_{0.0f};
     float inverseCell_ = 0.0f;
+    float reach_ = 0.0f;
     glm::ivec3 dims_{0};
     std::vector<std::uint32_t> start_{0u, 0u};
     std::vector<std::uint32_t> items_;
