@@ -99,8 +99,10 @@ int g_glfwUsers = 0;
 // it. Contexts on one display (Mesa and NVIDIA hand out the same handle for one device)
 // therefore share a count, and the last one terminates the display.
 std::map<EGLDisplay, int>& displayUsers() {
-    static std::map<EGLDisplay, int> users;
-    return users;
+    // Never destroyed: a Context that lives in a static (a benchmark's or a test's) is
+    // destroyed during static destruction, possibly after a function-local static map.
+    static auto* users = new std::map<EGLDisplay, int>;
+    return *users;
 }
 
 void releaseDisplay(EGLDisplay display) {
