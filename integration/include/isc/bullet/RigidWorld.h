@@ -57,8 +57,10 @@ struct WorldSettings {
     int solverIterations = 10;
     /// Penetration deeper than this (metres, >= 0) is removed by split impulse (a separate
     /// position correction that adds no velocity); shallower by Baumgarte velocity (ERP),
-    /// which does. Bullet's default is 0.04 (m_splitImpulsePenetrationThreshold = -0.04).
-    float splitImpulseThreshold = 0.04f;
+    /// which does. Bullet's default is 0.04 (m_splitImpulsePenetrationThreshold = -0.04);
+    /// 0 here: every correction is split, so pushing bodies apart never adds kinetic
+    /// energy (with 0.04, 2 of 6 seeds of the 30-bunny pile still moved at 5 s).
+    float splitImpulseThreshold = 0.0f;
     /// Where dispatcher warnings go (empty: stderr).
     std::function<void(std::string_view)> onWarning;
 };
