@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <ostream>
 
 using namespace isc;
 
@@ -246,6 +247,7 @@ enum class Ground { GImpactBox, BvhTwoTriangles, BvhBigBox };
 struct GroundCase {
     const char* name;
     Ground ground;
+    friend void PrintTo(const GroundCase& c, std::ostream* os) { *os << c.name; }
 };
 
 class SmallBoxOnStaticMesh : public ::testing::TestWithParam<GroundCase> {};
