@@ -30,12 +30,32 @@ struct PileOptions {
     std::string out = "bunny-pile.png";
     std::uint32_t seed = 1;
     int width = 1280, height = 720;
+    // Detector settings (image-space detectors such as peel; docs/integration.md).
+    int resolution = 0;  // 0: the detector's default
+    int axes = 0;        // 0: the detector's default
+    std::string sampling;
+    bool conservativeRaster = false;
+    bool detectorStats = false;
 };
 
 bool hasDisplay() {
     const char* x = std::getenv("DISPLAY");
     const char* w = std::getenv("WAYLAND_DISPLAY");
     return (x && *x) || (w && *w);
+}
+
+// The dispatcher's split of the last step and the detector's own counters of its batch.
+void printDetectorStats(const bullet::CollisionDispatcher& d) {
+    const bullet::DispatchStats& ds = d.lastStats();
+    const DetectorStats& st = d.lastDetectorStats();
+    std::printf("  dispatch %.2f ms (mirror %.2f, detect %.2f, contacts %.2f, bullet %.2f), mesh pairs %zu, "
+                "colliding %zu, triangle pairs %zu\n",
+                ds.totalMs, ds.mirrorMs, ds.detectMs, ds.contactsMs, ds.bulletMs, ds.meshPairs, ds.collidingPairs,
+                ds.trianglePairs);
+    std::printf("  detector total %.2f ms, gpu %.2f, readback %.2f, cpu %.2f:", st.totalMs, st.gpuMs, st.readbackMs,
+                st.cpuMs);
+    for (const auto& [name, value] : st.counters) std::printf(" %s=%.6g", name.c_str(), value);
+    std::printf("\n");
 }
 
 int runBunnyPile(const PileOptions& o) {
@@ -66,6 +86,10 @@ int runBunnyPile(const PileOptions& o) {
     }
     bullet::WorldSettings ws;
     ws.detector = o.detector;
+    if (o.resolution > 0) ws.detectorSettings.resolution = o.resolution;
+    if (o.axes > 0) ws.detectorSettings.axes = o.axes;
+    if (!o.sampling.empty()) ws.detectorSettings.sampling = o.sampling;
+    ws.detectorSettings.conservativeRaster = o.conservativeRaster;
     auto created = bullet::RigidWorld::create(ws);
     if (!created) {
         std::fprintf(stderr, "bunny-pile: %s\n", created.error().message.c_str());
@@ -109,6 +133,10 @@ int runBunnyPile(const PileOptions& o) {
     std::printf("bunny-pile: %d bunnies (%zu triangles each, 0.97 m tall), %d steps of 1/60 s, detector %s, %s\n",
                 o.bodies, pile->bunny->triangleCount(), o.steps, o.detector.c_str(),
                 context->info().renderer.c_str());
+    if (detectorUsesGl(o.detector))
+        std::printf("detector settings: resolution %d, axes %d, sampling %s, conservative raster %s\n",
+                    ws.detectorSettings.resolution, ws.detectorSettings.axes, ws.detectorSettings.sampling.c_str(),
+                    ws.detectorSettings.conservativeRaster ? "on" : "off");
     double sumStep = 0.0, sumCollision = 0.0, maxPenetration = 0.0;
     const int every = std::max(1, o.steps / 10);
     for (int s = 1; s <= o.steps; ++s) {
@@ -120,9 +148,11 @@ int runBunnyPile(const PileOptions& o) {
             std::fprintf(stderr, "bunny-pile: a body's state became NaN at step %d\n", s);
             return 1;
         }
-        if (s % every == 0 || s == o.steps)
+        if (s % every == 0 || s == o.steps) {
             std::printf("step %4d/%d  %7.2f ms/step  collision %7.2f ms  max speed %.3f m/s  contacts %d\n", s,
                         o.steps, sumStep / s, sumCollision / s, world.maxSpeed(), world.contactCount());
+            if (o.detectorStats && world.dispatcher()) printDetectorStats(*world.dispatcher());
+        }
         if (context->window() && s % 2 == 0) {
             if (context->shouldClose()) break;
             if (!draw()) return 1;
@@ -159,6 +189,16 @@ void addDemoCommand(CLI::App& app, int& exitCode) {
     pile->add_flag("--headless", options.headless, "no window even when a display exists");
     pile->add_option("--out", options.out, "PNG of the final frame (empty: none)")->capture_default_str();
     pile->add_option("--seed", options.seed, "seed of the bunnies' turns and jitter")->capture_default_str();
+    pile->add_option("--resolution", options.resolution,
+                     "image-space detectors: pixels across the smallest object, a power of two (0: default)")
+        ->capture_default_str();
+    pile->add_option("--axes", options.axes, "image-space detectors: 1 (z) or 3 (x, y, z) (0: default)")
+        ->capture_default_str();
+    pile->add_option("--sampling", options.sampling, "peel: auto, scene, pairs or peeling (empty: default)");
+    pile->add_flag("--conservative-raster", options.conservativeRaster,
+                   "peel: GL_NV_conservative_raster where the driver has it");
+    pile->add_flag("--detector-stats", options.detectorStats,
+                   "print the dispatcher's split and the detector's counters with each progress line");
     pile->callback([&exitCode] { exitCode = runBunnyPile(options); });
 }
 

@@ -202,6 +202,8 @@ void CollisionDispatcher::init() {
     registerClosestPointsCreateFunc(STATIC_PLANE_PROXYTYPE, GIMPACT_SHAPE_PROXYTYPE, gimpactCreateFunc_.get());
 }
 
+const DetectorStats& CollisionDispatcher::lastDetectorStats() const { return batch_->output.stats; }
+
 void CollisionDispatcher::warnOnce(const std::string& key, const std::string& message) {
     if (std::find(warnedKeys_.begin(), warnedKeys_.end(), key) != warnedKeys_.end()) return;
     warnedKeys_.push_back(key);
@@ -361,9 +363,9 @@ void CollisionDispatcher::gather(Batch& batch, MeshPairAlgorithm& algorithm, btC
 
 void CollisionDispatcher::runBatch(Batch& batch) {
     stats_.meshPairs = batch.entries.size();
+    batch.output.clear();
     if (batch.entries.empty()) return;
     auto t0 = Clock::now();
-    batch.output.clear();
     if (!batch.candidates.empty()) {
         Result<void> r = detector_->detect(mirror_->scene(), batch.candidates, batch.output);
         if (!r) warnOnce("detect:" + r.error().message, "detector '" + settings_.detector +

@@ -64,6 +64,7 @@ Result<std::unique_ptr<RigidWorld>> RigidWorld::create(const WorldSettings& sett
     } else {
         DispatcherSettings ds;
         ds.detector = settings.detector;
+        ds.detectorSettings = settings.detectorSettings;
         ds.margin = settings.margin;
         ds.onWarning = settings.onWarning;
         Result<std::unique_ptr<CollisionDispatcher>> d = CollisionDispatcher::create(s.config.get(), ds);

@@ -76,6 +76,9 @@ public:
     const DispatcherSettings& settings() const { return settings_; }
     /// What the last dispatchAllCollisionPairs did.
     const DispatchStats& lastStats() const { return stats_; }
+    /// The detector's own timings and counters of the last batch (DetectionOutput::stats;
+    /// e.g. gpuMs, "fragments", "tiles" for peel). Empty when the last step sent no batch.
+    const DetectorStats& lastDetectorStats() const;
     /// Every warning said so far, in order (each also went to the warning sink).
     const std::vector<std::string>& warnings() const { return warnings_; }
 

@@ -29,6 +29,9 @@ inline constexpr const char* kBulletGImpact = "bullet-gimpact";
 struct WorldSettings {
     /// A detector name for isc::createDetector, or kBulletGImpact.
     std::string detector = "cpu";
+    /// Options given to the detector (DispatcherSettings::detectorSettings); ignored on the
+    /// stock GImpact path. For "peel" in a pile: docs/integration.md says which to use.
+    DetectorSettings detectorSettings{};
     /// Collision margin of mesh bodies, metres: the dispatcher's margin, or the GImpact
     /// shapes' margin on the stock path (GImpact's own default is 0.1).
     float margin = 0.04f;
