@@ -1,23 +1,54 @@
-// Bunny pile: mean step and collision (narrow-phase dispatch) time per step, isc "cpu"
-// against stock Bullet GImpact, same scene, same run. Each benchmark drops the pile and
-// times `kSteps` steps from the start (falling, landing and piling up: the hard part).
-// Counters: step_ms, collision_ms, contacts; the "ratio" benchmarks divide GImpact's
-// mean step time by cpu's (above 1: cpu is faster).
+// Bunny pile: mean step and collision (narrow-phase dispatch) time per step, isc "cpu" and
+// "peel" (the GL depth-peeling detector) against stock Bullet GImpact, same scene, same run.
+// Each benchmark drops the pile and times the first ISC_BENCH_PILE_STEPS steps (default
+// 180, 120 at 300 bodies: falling, landing and piling up, the hard part).
+// Counters: step_ms, collision_ms (the dispatcher's whole dispatchAllCollisionPairs),
+// detect_ms (the detector's detect() call) and contacts_ms (patch contacts) per step,
+// contacts, final_penetration; for peel also the detector's own per-step means gpu_ms
+// (GL timestamp queries), readback_ms, narrowphase_ms, fragments, tiles, raster_passes,
+// tri_tri_tests, tri_pairs. The "ratio" benchmarks divide GImpact's mean step time by cpu's
+// and peel's (above 1: ours is faster).
+//
+// Peel settings (environment): ISC_BENCH_PILE_PEEL_RESOLUTION (default 128),
+// ISC_BENCH_PILE_PEEL_AXES (1), ISC_BENCH_PILE_PEEL_SAMPLING ("scene"); docs/integration.md
+// says why. Peel needs a headless GL context, made in main(); without one its benchmarks
+// are skipped with the reason.
 #include "BunnyPile.h"
 
+#include "isc/bullet/CollisionDispatcher.h"
 #include "isc/bullet/RigidWorld.h"
+#include "isc/gl/Context.h"
 
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace {
 
+std::optional<isc::gl::Context> g_context;
+std::string g_contextError;
+
+int envInt(const char* name, int fallback) {
+    const char* s = std::getenv(name);
+    return s && *s ? std::atoi(s) : fallback;
+}
+
 int stepsFor(int bodies) {
     if (const char* s = std::getenv("ISC_BENCH_PILE_STEPS")) return std::max(1, std::atoi(s));
     return bodies >= 300 ? 120 : 180;
+}
+
+isc::DetectorSettings peelSettings() {
+    isc::DetectorSettings s;
+    s.resolution = envInt("ISC_BENCH_PILE_PEEL_RESOLUTION", 128);
+    s.axes = envInt("ISC_BENCH_PILE_PEEL_AXES", 1);
+    const char* sampling = std::getenv("ISC_BENCH_PILE_PEEL_SAMPLING");
+    s.sampling = sampling && *sampling ? sampling : "scene";
+    return s;
 }
 
 struct Measured {
@@ -28,17 +59,26 @@ std::map<std::pair<std::string, int>, Measured> gMeasured;
 void runPile(benchmark::State& state, const std::string& detector) {
     const int bodies = int(state.range(0));
     const int steps = stepsFor(bodies);
+    const bool gl = isc::detectorUsesGl(detector);
+    if (gl && !g_context) {
+        state.SkipWithError(("no GL context: " + g_contextError).c_str());
+        return;
+    }
     auto pile = isc::scenes::makeBunnyPile(bodies, 1);
     if (!pile) {
         state.SkipWithError(pile.error().message.c_str());
         return;
     }
     double stepMs = 0.0, collisionMs = 0.0, contacts = 0.0, penetration = 0.0;
+    double detectMs = 0.0, contactsMs = 0.0;
+    // The detector's own counters, summed over steps (GL detectors).
+    std::map<std::string, double> counters;
     int runs = 0;
     for (auto _ : state) {
         state.PauseTiming();
         isc::bullet::WorldSettings ws;
         ws.detector = detector;
+        if (detector == "peel") ws.detectorSettings = peelSettings();
         auto world = isc::bullet::RigidWorld::create(ws);
         if (!world) {
             state.SkipWithError(world.error().message.c_str());
@@ -51,6 +91,19 @@ void runPile(benchmark::State& state, const std::string& detector) {
             const isc::bullet::StepTimes t = (*world)->step();
             stepMs += t.stepMs;
             collisionMs += t.collisionMs;
+            if (const isc::bullet::CollisionDispatcher* d = (*world)->dispatcher()) {
+                detectMs += d->lastStats().detectMs;
+                contactsMs += d->lastStats().contactsMs;
+                if (gl) {
+                    const isc::DetectorStats& st = d->lastDetectorStats();
+                    counters["gpu_ms"] += st.gpuMs;
+                    counters["readback_ms"] += st.readbackMs;
+                    counters["narrowphase_ms"] += st.counter("cpu_narrowphase_ms");
+                    for (const char* c : {"fragments", "tiles", "raster_passes", "tri_tri_tests"})
+                        counters[c] += st.counter(c);
+                    counters["tri_pairs"] += double(d->lastStats().trianglePairs);
+                }
+            }
         }
         state.PauseTiming();
         contacts += (*world)->contactCount();
@@ -64,11 +117,17 @@ void runPile(benchmark::State& state, const std::string& detector) {
     state.counters["collision_ms"] = collisionMs / n;
     state.counters["contacts"] = contacts / runs;
     state.counters["final_penetration"] = penetration;
+    if (detector != isc::bullet::kBulletGImpact) {
+        state.counters["detect_ms"] = detectMs / n;
+        state.counters["contacts_ms"] = contactsMs / n;
+    }
+    for (const auto& [name, sum] : counters) state.counters[name] = sum / n;
     gMeasured[{detector, bodies}] = {stepMs / n, collisionMs / n};
 }
 
 void BM_PileCpu(benchmark::State& state) { runPile(state, "cpu"); }
 void BM_PileGImpact(benchmark::State& state) { runPile(state, isc::bullet::kBulletGImpact); }
+void BM_PilePeel(benchmark::State& state) { runPile(state, "peel"); }
 
 // Reads the two measurements above (run first, same process): GImpact / cpu.
 void BM_PileRatio(benchmark::State& state) {
@@ -82,12 +141,36 @@ void BM_PileRatio(benchmark::State& state) {
     }
     state.counters["gimpact_over_cpu_step"] = gim->second.stepMs / cpu->second.stepMs;
     state.counters["gimpact_over_cpu_collision"] = gim->second.collisionMs / cpu->second.collisionMs;
+    auto peel = gMeasured.find({"peel", bodies});
+    if (peel != gMeasured.end()) {
+        state.counters["gimpact_over_peel_step"] = gim->second.stepMs / peel->second.stepMs;
+        state.counters["gimpact_over_peel_collision"] = gim->second.collisionMs / peel->second.collisionMs;
+    }
 }
 
 }  // namespace
 
 BENCHMARK(BM_PileCpu)->Arg(10)->Arg(30)->Arg(100)->Arg(300)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PileGImpact)->Arg(10)->Arg(30)->Arg(100)->Arg(300)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PilePeel)->Arg(10)->Arg(30)->Arg(100)->Arg(300)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PileRatio)->Arg(10)->Arg(30)->Arg(100)->Arg(300)->Iterations(1);
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+    // peel needs a current GL context on this thread; the cpu and GImpact rows run without.
+    if (auto ctx = isc::gl::Context::createHeadless()) {
+        g_context.emplace(std::move(*ctx));
+        std::fprintf(stderr, "GL: %s\n", g_context->info().renderer.c_str());
+    } else {
+        g_contextError = ctx.error().message;
+        std::fprintf(stderr, "isc_bench_pile: no GL context (peel rows skipped): %s\n", g_contextError.c_str());
+    }
+    const isc::DetectorSettings peel = peelSettings();
+    std::fprintf(stderr, "peel: resolution %d, axes %d, sampling %s\n", peel.resolution, peel.axes,
+                 peel.sampling.c_str());
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    g_context.reset();  // before static destruction (see bench/detectors/PeelBench.cpp)
+    return 0;
+}
