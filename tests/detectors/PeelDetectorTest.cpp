@@ -134,7 +134,11 @@ TEST_F(PeelDetectorTest, TwoCubesGiveExactlyTheReferencePairs) {
         EXPECT_GT(out.stats.counter("collision_rays"), 0.0);
         EXPECT_EQ(out.stats.counter("positive_tests"), double(ref.size()));
         EXPECT_GE(out.stats.counter("tri_tri_tests"), out.stats.counter("positive_tests"));
-        EXPECT_EQ(out.stats.counter("tiles"), double(axes * 1));  // (0,2), (1,2): boxes apart
+        // (0,2), (1,2): boxes apart, so one view per axis over the (0,1) intersection box;
+        // a thin intersection slab may take a few tiles, at most four along its long side.
+        EXPECT_EQ(out.stats.counter("views"), double(axes));
+        EXPECT_GE(out.stats.counter("tiles"), double(axes));
+        EXPECT_LE(out.stats.counter("tiles"), double(axes * 4));
         EXPECT_EQ(out.stats.counter("raster_passes"), 1.0);
         // GPU time comes from timer queries over part of the call: positive, within the wall time.
         EXPECT_GT(out.stats.gpuMs, 0.0);

@@ -593,9 +593,30 @@ void PeelDetector::Impl::makeSceneTiles(std::span<const ObjectPair> candidates, 
             groups[std::size_t(groupOf[r])].push_back(o);  // ascending object ids
         }
     }
+    // Across the rays a view only needs the union of its pairs' box intersections (nothing
+    // else can collide): a large ground under a pile would otherwise widen every view and
+    // coarsen its pixels. Along the rays it keeps the union of the objects' boxes, so every
+    // ray still starts and ends outside all of them.
+    std::vector<Aabb> lateral(groups.size());
+    {
+        std::vector<std::int64_t> groupOfRoot(bounds.size(), -1);
+        for (std::size_t g = 0; g < groups.size(); ++g) groupOfRoot[clusters.find(groups[g][0])] = std::int64_t(g);
+        for (const ObjectPair& p : candidates) {
+            if (p.a == p.b && !st.selfCollision) continue;
+            if (state[p.a] != 1 || state[p.b] != 1 || !member[p.a] || !member[p.b]) continue;
+            const std::int64_t g = groupOfRoot[clusters.find(p.a)];
+            if (g < 0) continue;
+            const Aabb& A = bounds[p.a];
+            const Aabb& B = bounds[p.b];
+            const float margin = 1e-4f * std::max(compMax(A.extent()), compMax(B.extent())) + 1e-6f;
+            const Aabb meet = p.a == p.b ? A : A.expanded(margin).intersection(B.expanded(margin));
+            if (!meet.isEmpty()) lateral[std::size_t(g)].grow(meet);
+        }
+    }
     const int axisCount = st.axes == 3 ? 3 : 1;
     double coarsened = 0;
-    for (const std::vector<ObjectId>& group : groups) {
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        const std::vector<ObjectId>& group = groups[g];
         Aabb box;
         float objectSize = std::numeric_limits<float>::max();
         for (ObjectId o : group) {
@@ -604,6 +625,7 @@ void PeelDetector::Impl::makeSceneTiles(std::span<const ObjectPair> candidates, 
         }
         const float size = compMax(box.extent());
         box = box.expanded(1e-4f * size + 1e-6f);
+        const Aabb across = lateral[g].expanded(1e-4f * size + 1e-6f);
         for (int ai = 0; ai < axisCount; ++ai) {
             const int axis = axisCount == 1 ? 2 : ai;
             Vec3 dir(0.0f), up(0.0f);
@@ -618,7 +640,11 @@ void PeelDetector::Impl::makeSceneTiles(std::span<const ObjectPair> candidates, 
                                             k & 4 ? b.max.z : b.min.z, 1.0f)));
                 return e;
             };
-            const Aabb eye = eyeBox(box);
+            // x, y (across the rays) from the pairs' intersections; z (along) from all objects.
+            const Aabb all = eyeBox(box);
+            Aabb eye = eyeBox(across.isEmpty() ? box : across);
+            eye.min.z = all.min.z;
+            eye.max.z = all.max.z;
             // Pixel size: settings.resolution pixels across the smallest object of the view.
             float pixel = objectSize / float(st.resolution);
             const float longest = std::max(eye.extent().x, eye.extent().y);
@@ -630,8 +656,10 @@ void PeelDetector::Impl::makeSceneTiles(std::span<const ObjectPair> candidates, 
             const auto high = static_cast<std::uint32_t>(std::ceil(eye.extent().y / pixel));
             // Square tiles as large as the view's shorter side (an elongated view becomes a
             // row of tiles, not one mostly empty square), at most kMaxSceneTile.
-            const std::uint32_t side = std::clamp<std::uint32_t>(std::bit_ceil(std::max({std::min(wide, high), 1u})),
-                                                                 16u, kMaxSceneTile);
+            // (At most about four tiles along the long side: a thin slab of intersection
+            // boxes gets wider tiles, not many small ones that each draw the objects.)
+            const std::uint32_t shortSide = std::max({std::min(wide, high), (std::max(wide, high) + 3u) / 4u, 1u});
+            const std::uint32_t side = std::clamp<std::uint32_t>(std::bit_ceil(shortSide), 16u, kMaxSceneTile);
             const std::uint32_t gx = (wide + side - 1) / side, gy = (high + side - 1) / side;
             const float span = float(side) * pixel;
             // Depth range: the view box (every ray starts and ends outside all objects).
