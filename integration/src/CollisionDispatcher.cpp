@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <omp.h>
 #include <sstream>
 #include <unordered_map>
 
@@ -88,8 +89,7 @@ void dropStale(btPersistentManifold* manifold) {
 // Puts the reduced patch contacts into the manifold of `result`: each replaces the cached
 // point nearest to it (Bullet's cache matching keeps its accumulated impulses, so warm
 // starting works).
-std::size_t emitPatch(btManifoldResult& result, PatchContacts& patch) {
-    const std::span<const MeshContact> chosen = patch.reduce();
+std::size_t emitPatch(btManifoldResult& result, std::span<const MeshContact> chosen) {
     for (const MeshContact& c : chosen) {
         result.setShapeIdentifiersA(c.partA, c.indexA);
         result.setShapeIdentifiersB(c.partB, c.indexB);
@@ -117,6 +117,12 @@ struct CollisionDispatcher::Batch {
         float pairMargin = 0.0f;
         std::vector<std::uint32_t> results;  // indices into output.pairs
     };
+    // The reduced patch of one entry, made in parallel before anything goes to Bullet.
+    struct Patch {
+        std::size_t candidates = 0;
+        std::uint32_t count = 0;
+        MeshContact chosen[4];
+    };
     struct Candidate {
         std::uint32_t entry = 0;
         const MirroredPart* part0 = nullptr;  // of body 0
@@ -128,7 +134,9 @@ struct CollisionDispatcher::Batch {
     std::vector<Candidate> info;
     std::unordered_map<std::uint64_t, std::uint32_t> index;
     DetectionOutput output;
-    PatchContacts patch;
+    std::vector<std::uint32_t> candidateOf;  // per output pair: index into info
+    std::vector<Patch> patches;              // per entry
+    std::vector<PatchContacts> scratch;      // per OpenMP thread
 
     void clear() {
         entries.clear();
@@ -375,14 +383,53 @@ void CollisionDispatcher::runBatch(Batch& batch) {
     stats_.detectMs = msSince(t0);
     t0 = Clock::now();
 
+    batch.candidateOf.assign(batch.output.pairs.size(), 0);
     for (std::uint32_t i = 0; i < batch.output.pairs.size(); ++i) {
         const PairResult& r = batch.output.pairs[i];
         auto it = batch.index.find(pairKey(r.pair.a, r.pair.b));
         if (it == batch.index.end()) continue;
+        batch.candidateOf[i] = it->second;
         batch.entries[batch.info[it->second].entry].results.push_back(i);
         stats_.trianglePairs += r.triangles.size();
     }
-    for (Batch::Entry& e : batch.entries) {
+    // The two meshes of output pair `ri` of entry `e`, posed this step; returns its candidate.
+    auto posed = [&](const Batch::Entry& e, std::uint32_t ri, PosedMesh& s0,
+                     PosedMesh& s1) -> const Batch::Candidate& {
+        const Batch::Candidate& c = batch.info[batch.candidateOf[ri]];
+        s0 = {&c.part0->mesh->real, &c.part0->mesh->grid, e.body0->getWorldTransform() * c.part0->local,
+              c.part0->childIndex};
+        s1 = {&c.part1->mesh->real, &c.part1->mesh->grid, e.body1->getWorldTransform() * c.part1->local,
+              c.part1->childIndex};
+        return c;
+    };
+
+    // The patch walks and their reduction, in parallel over body pairs: they only read the
+    // meshes, grids, poses and detector output, each thread with its own PatchContacts.
+    const int entryCount = int(batch.entries.size());
+    batch.patches.assign(batch.entries.size(), Batch::Patch{});
+    if (batch.scratch.size() < std::size_t(omp_get_max_threads())) batch.scratch.resize(omp_get_max_threads());
+#pragma omp parallel for schedule(dynamic) if (entryCount > 1)
+    for (int i = 0; i < entryCount; ++i) {
+        const Batch::Entry& e = batch.entries[std::size_t(i)];
+        if (e.results.empty()) continue;
+        PatchContacts& patch = batch.scratch[std::size_t(omp_get_thread_num())];
+        patch.begin(e.pairMargin, settings_.maxTriangleDepth);
+        for (std::uint32_t ri : e.results) {
+            PosedMesh s0, s1;
+            const Batch::Candidate& c = posed(e, ri, s0, s1);
+            patch.add(s0, s1, batch.output.pairs[ri].triangles, c.swapped);
+        }
+        Batch::Patch& out = batch.patches[std::size_t(i)];
+        out.candidates = patch.candidates().size();
+        const std::span<const MeshContact> chosen = patch.reduce();
+        out.count = std::uint32_t(chosen.size());
+        std::copy(chosen.begin(), chosen.end(), out.chosen);
+    }
+
+    // Into Bullet, on this thread in pair order (addContactPoint, the contact-added callback
+    // and refreshContactPoints are not thread-safe): each pair's samples, then its patch.
+    for (std::size_t i = 0; i < batch.entries.size(); ++i) {
+        const Batch::Entry& e = batch.entries[i];
         btPersistentManifold* manifold = e.algorithm->manifold(e.body0, e.body1);
         if (e.results.empty()) {
             clearManifold(manifold);
@@ -396,20 +443,17 @@ void CollisionDispatcher::runBatch(Batch& batch) {
         btManifoldResult result(&w0, &w1);
         result.setPersistentManifold(manifold);
         std::size_t added = 0;
-        batch.patch.begin(e.pairMargin, settings_.maxTriangleDepth);
         markStale(manifold);
         for (std::uint32_t ri : e.results) {
             const PairResult& r = batch.output.pairs[ri];
-            const Batch::Candidate& c = batch.info[batch.index[pairKey(r.pair.a, r.pair.b)]];
-            const PosedMesh s0{&c.part0->mesh->real, &c.part0->mesh->grid,
-                               e.body0->getWorldTransform() * c.part0->local, c.part0->childIndex};
-            const PosedMesh s1{&c.part1->mesh->real, &c.part1->mesh->grid,
-                               e.body1->getWorldTransform() * c.part1->local, c.part1->childIndex};
+            if (r.samples.empty()) continue;
+            PosedMesh s0, s1;
+            const Batch::Candidate& c = posed(e, ri, s0, s1);
             added += emitSamples(result, s0, s1, r, c.swapped, e.pairMargin);
-            batch.patch.add(s0, s1, r.triangles, c.swapped);
         }
-        stats_.candidates += batch.patch.candidates().size();
-        added += emitPatch(result, batch.patch);
+        const Batch::Patch& p = batch.patches[i];
+        stats_.candidates += p.candidates;
+        added += emitPatch(result, std::span<const MeshContact>(p.chosen, p.count));
         dropStale(manifold);
         stats_.contactsAdded += added;
         if (added == 0) clearManifold(manifold);
@@ -468,7 +512,7 @@ void CollisionDispatcher::collideOnePair(MeshPairAlgorithm&, const btCollisionOb
         added += emitSamples(result, s0, s1, pr, false, pairMargin);
         patch.add(s0, s1, pr.triangles, false);
     }
-    added += emitPatch(result, patch);
+    added += emitPatch(result, patch.reduce());
     if (!manifold) return;
     dropStale(manifold);
     if (added == 0) clearManifold(manifold);
