@@ -92,6 +92,18 @@ RigidWorld::~RigidWorld() {
     shared_->world.reset();  // before the dispatcher, the shapes and the bodies
 }
 
+namespace {
+
+// Every body of the world, ground included, gets the same surface material.
+void applyMaterial(btRigidBody::btRigidBodyConstructionInfo& ci, const WorldSettings& settings) {
+    ci.m_friction = settings.friction;
+    ci.m_restitution = settings.restitution;
+    ci.m_rollingFriction = settings.rollingFriction;
+    ci.m_spinningFriction = settings.spinningFriction;
+}
+
+}  // namespace
+
 void RigidWorld::addGround(Vec3 halfExtents, float top) {
     Shared& s = *shared_;
     s.groundShape = std::make_unique<btBoxShape>(btVector3(halfExtents.x, halfExtents.y, halfExtents.z));
@@ -99,10 +111,7 @@ void RigidWorld::addGround(Vec3 halfExtents, float top) {
     t.setOrigin(btVector3(0, top - halfExtents.y, 0));
     s.motion.push_back(std::make_unique<btDefaultMotionState>(t));
     btRigidBody::btRigidBodyConstructionInfo ci(0.0f, s.motion.back().get(), s.groundShape.get());
-    ci.m_friction = settings_.friction;
-    ci.m_restitution = settings_.restitution;
-    ci.m_rollingFriction = settings_.rollingFriction;
-    ci.m_spinningFriction = settings_.spinningFriction;
+    applyMaterial(ci, settings_);
     s.rigid.push_back(std::make_unique<btRigidBody>(ci));
     s.world->addRigidBody(s.rigid.back().get());
     groundTop_ = top;
@@ -134,10 +143,7 @@ int RigidWorld::addMeshBody(std::shared_ptr<const Mesh> mesh, const Pose& pose, 
     s.motion.push_back(std::make_unique<btDefaultMotionState>(t));
     btRigidBody::btRigidBodyConstructionInfo ci(mass, s.motion.back().get(), it->second.shape.get(),
                                                 it->second.inertiaPerKg * mass);
-    ci.m_friction = settings_.friction;
-    ci.m_restitution = settings_.restitution;
-    ci.m_rollingFriction = settings_.rollingFriction;
-    ci.m_spinningFriction = settings_.spinningFriction;
+    applyMaterial(ci, settings_);
     ci.m_linearDamping = settings_.linearDamping;
     ci.m_angularDamping = settings_.angularDamping;
     ci.m_linearSleepingThreshold = settings_.sleepLinear;
