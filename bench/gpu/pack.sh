@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build/release}
 rm -rf .devrun && mkdir -p .devrun/bin .devrun/lib .devrun/data
-for exe in "$build"/demos/isc "$build"/bench/*/isc_bench_*; do
+for exe in "$build"/bin/isc "$build"/bench/*/isc_bench_*; do
   [ -x "$exe" ] && cp "$exe" .devrun/bin/
 done
 cp "$build"/data/bunny.obj .devrun/data/
