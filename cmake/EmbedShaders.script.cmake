@@ -1,10 +1,11 @@
-# Writes OUT: a table {name, bytes} of every file in FILES (separated by "|").
+# Writes OUT: a table {name, bytes} of every file in FILES (separated by "|"), each named by its
+# path relative to ROOT ("peel/resolve.glsl").
 string(REPLACE "|" ";" FILES "${FILES}")
 set(body "")
 set(table "")
 set(i 0)
 foreach(f IN LISTS FILES)
-  get_filename_component(name ${f} NAME)
+  file(RELATIVE_PATH name ${ROOT} ${f})
   file(READ ${f} hex HEX)
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," hex "${hex}")
   string(APPEND body "static const char kShader${i}[] = {${hex}0x00};\n")

@@ -8,7 +8,7 @@ install(TARGETS isc_all isc_bullet isc_detect isc_gl isc_glad isc_geometry isc_s
 install(DIRECTORY plugin/include/isc integration/include/isc DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${ISC_GLAD_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/isc/third_party)
 # GLSL/C++ shared binding points (isc/gl/Bindings.h includes it).
-install(FILES shaders/bindings.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/isc/shaders)
+install(FILES shaders/common/bindings.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/isc/shaders/common)
 install(EXPORT iscTargets NAMESPACE isc:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/isc)
 configure_package_config_file(cmake/iscConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/iscConfig.cmake
                               INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/isc)

@@ -1,9 +1,11 @@
 // isc accuracy: a detector against the exact CPU reference, pose by pose.
 #include "Commands.h"
+#include "DetectorArgs.h"
 #include "MeshArg.h"
 
-#include "isc/detect/CpuDetector.h"
+#include "isc/detectors/CpuDetector.h"
 #include "isc/detect/Detector.h"
+#include "isc/detect/Registry.h"
 #include "isc/geometry/PoseSampler.h"
 #include "isc/gl/Context.h"
 
@@ -26,7 +28,7 @@ struct AccuracyOptions {
     int poses = 200;
     std::string posesFile;
     std::uint64_t seed = 1;
-    DetectorSettings settings;
+    std::vector<std::string> sets;  // --set name=value
     std::string verdicts;
     bool quiet = false;
 };
@@ -87,7 +89,12 @@ int runAccuracy(const AccuracyOptions& o) {
         }
         context.emplace(std::move(*ctx));
     }
-    auto detector = createDetector(o.detector, o.settings);
+    auto options = parseSets(o.sets);
+    if (!options) {
+        std::fprintf(stderr, "accuracy: %s\n", options.error().message.c_str());
+        return 2;
+    }
+    auto detector = createDetector(o.detector, {.options = *options});
     if (!detector) {
         std::fprintf(stderr, "error: %s\n", detector.error().message.c_str());
         return 2;
@@ -186,12 +193,7 @@ void addAccuracyCommand(CLI::App& app, int& exitCode) {
                     "Poses, one per line: tx ty tz qw qx qy qz of A, then of B")
         ->check(CLI::ExistingFile);
     cmd->add_option("--seed", o->seed, "Seed of the random poses");
-    cmd->add_option("--resolution", o->settings.resolution, "Image resolution (pixels per side)")
-        ->check(CLI::Range(16, 8192));
-    cmd->add_option("--axes", o->settings.axes, "Projection axes: 1 or 3")->check(CLI::IsMember({1, 3}));
-    cmd->add_option("--compaction", o->settings.compaction, "auto, atomic or packing");
-    cmd->add_flag("!--no-conservative", o->settings.conservative,
-                  "Plain rasterization instead of conservative (or its fallback)");
+    addSetOption(cmd, o->sets);
     cmd->add_option("--verdicts", o->verdicts,
                     "Write one line per pose: index colliding(0|1) n_intersecting_triangle_pairs");
     cmd->add_flag("--quiet", o->quiet, "Only the final lines");

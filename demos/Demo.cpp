@@ -1,11 +1,13 @@
 // isc demo bunny-pile: bunnies dropped on a ground through the isc dispatcher (or stock
 // Bullet GImpact), timed, measured, and the final frame written to a PNG.
 #include "Commands.h"
+#include "DetectorArgs.h"
 
 #include "BunnyPile.h"
 #include "isc/bullet/CollisionDispatcher.h"
 #include "isc/bullet/RigidWorld.h"
 #include "isc/detect/Detector.h"
+#include "isc/detect/Registry.h"
 #include "isc/gl/Context.h"
 #include "isc/scene/Scene.h"
 #include "render/SceneRenderer.h"
@@ -30,11 +32,7 @@ struct PileOptions {
     std::string out = "bunny-pile.png";
     std::uint32_t seed = 1;
     int width = 1280, height = 720;
-    // Detector settings (image-space detectors such as peel; docs/integration.md).
-    int resolution = 0;  // 0: the detector's default
-    int axes = 0;        // 0: the detector's default
-    std::string sampling;
-    bool conservativeRaster = false;
+    std::vector<std::string> sets;  // the detector's own settings, --set name=value
     bool detectorStats = false;
 };
 
@@ -86,10 +84,12 @@ int runBunnyPile(const PileOptions& o) {
     }
     bullet::WorldSettings ws;
     ws.detector = o.detector;
-    if (o.resolution > 0) ws.detectorSettings.resolution = o.resolution;
-    if (o.axes > 0) ws.detectorSettings.axes = o.axes;
-    if (!o.sampling.empty()) ws.detectorSettings.sampling = o.sampling;
-    ws.detectorSettings.conservativeRaster = o.conservativeRaster;
+    auto options = parseSets(o.sets);
+    if (!options) {
+        std::fprintf(stderr, "bunny-pile: %s\n", options.error().message.c_str());
+        return 2;
+    }
+    ws.detectorSettings.options = *options;
     auto created = bullet::RigidWorld::create(ws);
     if (!created) {
         std::fprintf(stderr, "bunny-pile: %s\n", created.error().message.c_str());
@@ -133,10 +133,8 @@ int runBunnyPile(const PileOptions& o) {
     std::printf("bunny-pile: %d bunnies (%zu triangles each, 0.97 m tall), %d steps of 1/60 s, detector %s, %s\n",
                 o.bodies, pile->bunny->triangleCount(), o.steps, o.detector.c_str(),
                 context->info().renderer.c_str());
-    if (detectorUsesGl(o.detector))
-        std::printf("detector settings: resolution %d, axes %d, sampling %s, conservative raster %s\n",
-                    ws.detectorSettings.resolution, ws.detectorSettings.axes, ws.detectorSettings.sampling.c_str(),
-                    ws.detectorSettings.conservativeRaster ? "on" : "off");
+    if (findDetector(o.detector) != nullptr)
+        std::printf("detector settings: %s\n", describeOptions(ws.detectorSettings.options).c_str());
     double sumStep = 0.0, sumCollision = 0.0, maxPenetration = 0.0;
     const int every = std::max(1, o.steps / 10);
     for (int s = 1; s <= o.steps; ++s) {
@@ -189,14 +187,7 @@ void addDemoCommand(CLI::App& app, int& exitCode) {
     pile->add_flag("--headless", options.headless, "no window even when a display exists");
     pile->add_option("--out", options.out, "PNG of the final frame (empty: none)")->capture_default_str();
     pile->add_option("--seed", options.seed, "seed of the bunnies' turns and jitter")->capture_default_str();
-    pile->add_option("--resolution", options.resolution,
-                     "image-space detectors: pixels across the smallest object, a power of two (0: default)")
-        ->capture_default_str();
-    pile->add_option("--axes", options.axes, "image-space detectors: 1 (z) or 3 (x, y, z) (0: default)")
-        ->capture_default_str();
-    pile->add_option("--sampling", options.sampling, "peel: auto, scene, pairs or peeling (empty: default)");
-    pile->add_flag("--conservative-raster", options.conservativeRaster,
-                   "peel: GL_NV_conservative_raster where the driver has it");
+    addSetOption(pile, options.sets);
     pile->add_flag("--detector-stats", options.detectorStats,
                    "print the dispatcher's split and the detector's counters with each progress line");
     pile->callback([&exitCode] { exitCode = runBunnyPile(options); });

@@ -2,6 +2,7 @@
 #include "Commands.h"
 
 #include "isc/detect/Detector.h"
+#include "isc/detect/Registry.h"
 #include "isc/gl/Context.h"
 
 #include <CLI/CLI.hpp>
@@ -10,18 +11,6 @@
 
 namespace isc::tool {
 namespace {
-
-/// Extensions a detector uses when present (each has a portable fallback).
-constexpr const char* kUsedExtensions[][2] = {
-    {"GL_NV_conservative_raster", "conservative rasterization (thin triangles never missed)"},
-    {"GL_NV_conservative_raster_dilate", "wider conservative dilation"},
-    {"GL_ARB_fragment_shader_interlock", "ordered per-pixel critical sections"},
-    {"GL_NV_fragment_shader_interlock", "ordered per-pixel critical sections (NV)"},
-    {"GL_ARB_shader_viewport_layer_array", "gl_Layer from the vertex shader (no geometry shader)"},
-    {"GL_ARB_post_depth_coverage", "post-depth coverage"},
-    {"GL_ARB_shader_atomic_counter_ops", "atomic counter arithmetic"},
-    {"GL_KHR_debug", "debug output and object labels"},
-};
 
 int runInfo() {
     auto context = gl::Context::createHeadless();
@@ -36,12 +25,19 @@ int runInfo() {
     std::printf("renderer:  %s\n", info.renderer.c_str());
     std::printf("version:   %s\n", info.version.c_str());
     std::printf("glsl:      %s\n", info.glslVersion.c_str());
-    std::printf("extensions used when present:\n");
-    for (const auto& [ext, why] : kUsedExtensions)
-        std::printf("  [%s] %-38s %s\n", info.has(ext) ? "yes" : " no", ext, why);
-    std::printf("detectors:");
-    for (const std::string& name : detectorNames()) std::printf(" %s", name.c_str());
-    std::printf("\n");
+    std::printf("detectors (settings: --set name=value; docs/detectors/<name>.md):\n");
+    for (const DetectorInfo& d : registeredDetectors()) {
+        std::printf("  %-8s %s\n", d.name.c_str(), d.summary.c_str());
+        std::printf("           %s, %s meshes, reports %s%s\n", d.usesGl ? "GL 4.5" : "CPU only",
+                    d.needsClosedMeshes ? "closed" : "any",
+                    d.reportsTrianglePairs ? "triangle pairs" : "",
+                    d.reportsContactSamples ? (d.reportsTrianglePairs ? " and contact samples" : "contact samples") : "");
+        for (const SettingDoc& s : d.settings)
+            std::printf("           %s=%s (%s): %s\n", s.name.c_str(), s.defaultValue.c_str(), s.type.c_str(),
+                        s.doc.c_str());
+        for (const auto& [ext, why] : d.extensions)
+            std::printf("           [%s] %s: %s\n", info.has(ext) ? "yes" : " no", ext.c_str(), why.c_str());
+    }
     return 0;
 }
 

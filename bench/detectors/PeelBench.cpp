@@ -13,8 +13,8 @@
 // (tiles, raster_passes, collision_rays, triangles_read_back, potentially_colliding_triangles,
 // tri_tri_tests, positive_tests, max_depth_complexity) and triangle_pairs found.
 // Run: isc_bench_peel [--benchmark_filter=...]; env ISC_PEEL_RESOLUTION (default 512).
-#include "isc/detect/CpuDetector.h"
-#include "isc/detect/PeelDetector.h"
+#include "isc/detectors/CpuDetector.h"
+#include "isc/detectors/PeelDetector.h"
 #include "isc/gl/Context.h"
 #include "isc/gl/Gl.h"
 #include "isc/mesh/MeshIo.h"
@@ -69,15 +69,15 @@ Scene densePile(int bodies, int subdivisions) {
 
 std::unique_ptr<Detector> makeDetector(bool peel, int axes, const char* compaction, const char* sampling,
                                        bool conservativeRaster) {
-    DetectorSettings s;
+    PeelSettings s;
     s.conservativeRaster = conservativeRaster;
     s.sampling = sampling;
     const char* res = std::getenv("ISC_PEEL_RESOLUTION");
     s.resolution = res ? std::atoi(res) : 512;
     s.axes = axes;
     s.compaction = compaction;
-    if (!peel) return std::make_unique<CpuDetector>(s);
-    auto d = createPeelDetector(s);
+    if (!peel) return std::make_unique<CpuDetector>();
+    auto d = createPeelDetector({}, s);
     if (!d) {
         std::fprintf(stderr, "isc_bench_peel: %s\n", d.error().message.c_str());
         std::exit(1);

@@ -17,6 +17,8 @@
 
 #include "isc/bullet/CollisionDispatcher.h"
 #include "isc/bullet/RigidWorld.h"
+#include "isc/detect/Registry.h"
+#include "isc/detectors/PeelDetector.h"
 #include "isc/gl/Context.h"
 
 #include <benchmark/benchmark.h>
@@ -42,8 +44,8 @@ int stepsFor(int bodies) {
     return bodies >= 300 ? 120 : 180;
 }
 
-isc::DetectorSettings peelSettings() {
-    isc::DetectorSettings s;
+isc::PeelSettings peelSettings() {
+    isc::PeelSettings s;
     s.resolution = envInt("ISC_BENCH_PILE_PEEL_RESOLUTION", 128);
     s.axes = envInt("ISC_BENCH_PILE_PEEL_AXES", 1);
     const char* sampling = std::getenv("ISC_BENCH_PILE_PEEL_SAMPLING");
@@ -78,7 +80,7 @@ void runPile(benchmark::State& state, const std::string& detector) {
         state.PauseTiming();
         isc::bullet::WorldSettings ws;
         ws.detector = detector;
-        if (detector == "peel") ws.detectorSettings = peelSettings();
+        if (detector == "peel") ws.detectorSettings.options = isc::toOptions(peelSettings());
         auto world = isc::bullet::RigidWorld::create(ws);
         if (!world) {
             state.SkipWithError(world.error().message.c_str());
@@ -164,7 +166,7 @@ int main(int argc, char** argv) {
         g_contextError = ctx.error().message;
         std::fprintf(stderr, "isc_bench_pile: no GL context (peel rows skipped): %s\n", g_contextError.c_str());
     }
-    const isc::DetectorSettings peel = peelSettings();
+    const isc::PeelSettings peel = peelSettings();
     std::fprintf(stderr, "peel: resolution %d, axes %d, sampling %s\n", peel.resolution, peel.axes,
                  peel.sampling.c_str());
     benchmark::Initialize(&argc, argv);

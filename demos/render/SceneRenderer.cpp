@@ -26,12 +26,12 @@ Result<SceneRenderer> SceneRenderer::create(int width, int height) {
     SceneRenderer r;
     r.width_ = width;
     r.height_ = height;
-    auto mesh = gl::Program::create({{GL_VERTEX_SHADER, "render_scene.vert.glsl"},
-                                     {GL_FRAGMENT_SHADER, "render_scene.frag.glsl"}},
+    auto mesh = gl::Program::create({{GL_VERTEX_SHADER, "render/scene.vert.glsl"},
+                                     {GL_FRAGMENT_SHADER, "render/scene.frag.glsl"}},
                                     {}, "render scene");
     if (!mesh) return fail("SceneRenderer::create(): " + mesh.error().message);
-    auto grid = gl::Program::create({{GL_VERTEX_SHADER, "render_grid.vert.glsl"},
-                                     {GL_FRAGMENT_SHADER, "render_grid.frag.glsl"}},
+    auto grid = gl::Program::create({{GL_VERTEX_SHADER, "render/grid.vert.glsl"},
+                                     {GL_FRAGMENT_SHADER, "render/grid.frag.glsl"}},
                                     {}, "render grid");
     if (!grid) return fail("SceneRenderer::create(): " + grid.error().message);
     r.meshProgram_ = std::move(*mesh);

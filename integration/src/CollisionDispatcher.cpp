@@ -1,5 +1,7 @@
 #include "isc/bullet/CollisionDispatcher.h"
 
+#include "isc/detect/Registry.h"
+
 #include "MeshPairAlgorithm.h"
 #include "SceneMirror.h"
 #include "PatchContacts.h"

@@ -1,22 +1,36 @@
-// The detector registry: names to factories. GL detectors need a current context.
-#include "isc/detect/CpuDetector.h"
-#include "isc/detect/Detector.h"
-#include "isc/detect/PeelDetector.h"
+// The registry's look-ups. The list itself is generated from plugin/detectors/CMakeLists.txt.
+#include "isc/detect/Registry.h"
 
-#include <string>
 
 namespace isc {
 
-std::vector<std::string> detectorNames() { return {"cpu", "peel"}; }
+const DetectorInfo* findDetector(std::string_view name) {
+    for (const DetectorInfo& d : registeredDetectors())
+        if (d.name == name) return &d;
+    return nullptr;
+}
 
-bool detectorUsesGl(std::string_view name) { return name != "cpu"; }
+std::vector<std::string> detectorNames() {
+    std::vector<std::string> names;
+    for (const DetectorInfo& d : registeredDetectors()) names.push_back(d.name);
+    return names;
+}
+
+bool detectorUsesGl(std::string_view name) {
+    const DetectorInfo* d = findDetector(name);
+    return d != nullptr && d->usesGl;
+}
 
 Result<std::unique_ptr<Detector>> createDetector(std::string_view name, const DetectorSettings& settings) {
-    if (name == "cpu") return std::unique_ptr<Detector>(std::make_unique<CpuDetector>(settings));
-    if (name == "peel") return createPeelDetector(settings);
-    std::string known;
-    for (const std::string& n : detectorNames()) known += (known.empty() ? "" : ", ") + n;
-    return fail("unknown detector '" + std::string(name) + "': known detectors are " + known);
+    const DetectorInfo* info = findDetector(name);
+    if (info == nullptr) {
+        std::string known;
+        for (const std::string& n : detectorNames()) known += (known.empty() ? "" : ", ") + n;
+        return fail("unknown detector '" + std::string(name) + "': known detectors are " + known);
+    }
+    auto detector = info->create(settings);
+    if (!detector || !settings.validate) return detector;
+    return wrapValidating(std::move(*detector), settings);
 }
 
 }  // namespace isc

@@ -23,7 +23,7 @@ Mesh tetra() {
 }
 
 // Every world-space triangle corner of `objects`, in order (object, triangle, corner), from the GPU.
-constexpr const char* kCornersComp = R"(#include "common_scene.glsl"
+constexpr const char* kCornersComp = R"(#include "common/scene.glsl"
 layout(local_size_x = 64) in;
 layout(std430, binding = ISC_BINDING_FIRST_FREE) writeonly buffer Out { vec4 corners[]; };
 uniform uint object;

@@ -12,18 +12,18 @@
 using namespace isc;
 
 TEST(Shaders, EmbeddedTableHoldsTheSharedFiles) {
-    auto bindings = gl::embeddedShader("bindings.h");
+    auto bindings = gl::embeddedShader("common/bindings.h");
     ASSERT_TRUE(bindings.has_value());
     EXPECT_NE(bindings->find("struct GpuObject"), std::string_view::npos);
-    EXPECT_TRUE(gl::embeddedShader("common_scene.glsl").has_value());
+    EXPECT_TRUE(gl::embeddedShader("common/scene.glsl").has_value());
     EXPECT_FALSE(gl::embeddedShader("no_such_file.glsl").has_value());
     const auto names = gl::embeddedShaderNames();
-    EXPECT_NE(std::find(names.begin(), names.end(), "render_scene.vert.glsl"), names.end());
+    EXPECT_NE(std::find(names.begin(), names.end(), "render/scene.vert.glsl"), names.end());
 }
 
 TEST(Shaders, IncludesAreExpandedOnce) {
-    // common_scene.glsl includes bindings.h: its text must appear in place of the line, once.
-    auto src = gl::loadShaderSource("common_scene.glsl");
+    // common/scene.glsl includes common/bindings.h: its text must appear in place of the line, once.
+    auto src = gl::loadShaderSource("common/scene.glsl");
     ASSERT_TRUE(src.has_value()) << src.error().message;
     EXPECT_EQ(src->find("\n#include"), std::string::npos);
     const auto first = src->find("struct GpuObject");
@@ -31,7 +31,7 @@ TEST(Shaders, IncludesAreExpandedOnce) {
     EXPECT_EQ(src->find("struct GpuObject", first + 1), std::string::npos);
     EXPECT_LT(first, src->find("sceneWorldCorner"));
     // Line count kept: an include line becomes the included text, others stay.
-    isc::test::writeTestShader("test_twice.glsl", "#include \"bindings.h\"\n#include \"bindings.h\"\nvoid f() {}\n");
+    isc::test::writeTestShader("test_twice.glsl", "#include \"common/bindings.h\"\n#include \"common/bindings.h\"\nvoid f() {}\n");
     auto twice = gl::loadShaderSource("test_twice.glsl");
     ASSERT_TRUE(twice.has_value()) << twice.error().message;
     const auto a = twice->find("struct GpuObject");
@@ -55,13 +55,13 @@ TEST(Shaders, MissingIncludeAndCycleAreErrors) {
 TEST(Shaders, OverrideDirectoryWinsOverEmbedded) {
     const std::string dir = isc::test::testShaderDir();
     ASSERT_STREQ(std::getenv("ISC_SHADER_DIR"), dir.c_str());
-    isc::test::writeTestShader("bindings.h", "// overridden bindings\n");
-    auto src = gl::loadShaderSource("bindings.h");
-    std::filesystem::remove(std::filesystem::path(dir) / "bindings.h");
+    isc::test::writeTestShader("common/bindings.h", "// overridden bindings\n");
+    auto src = gl::loadShaderSource("common/bindings.h");
+    std::filesystem::remove(std::filesystem::path(dir) / "common/bindings.h");
     ASSERT_TRUE(src.has_value());
     EXPECT_EQ(*src, "// overridden bindings\n");
     // Gone from the folder: back to the embedded text.
-    auto back = gl::loadShaderSource("bindings.h");
+    auto back = gl::loadShaderSource("common/bindings.h");
     ASSERT_TRUE(back.has_value());
     EXPECT_NE(back->find("struct GpuObject"), std::string::npos);
 }
@@ -91,7 +91,7 @@ TEST_F(GlTest, LinkErrorCarriesDriverLog) {
 }
 
 TEST_F(GlTest, ComputeShaderFillsStorageBuffer) {
-    isc::test::writeTestShader("test_fill.comp.glsl", R"(#include "bindings.h"
+    isc::test::writeTestShader("test_fill.comp.glsl", R"(#include "common/bindings.h"
 layout(local_size_x = 64) in;
 layout(std430, binding = ISC_BINDING_FIRST_FREE) writeonly buffer Out { uint values[]; };
 uniform uint count;

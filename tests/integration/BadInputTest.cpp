@@ -2,6 +2,7 @@
 #include "TestWorld.h"
 
 #include "isc/detect/Detector.h"
+#include "isc/detect/Registry.h"
 
 #include <gtest/gtest.h>
 

@@ -328,4 +328,4 @@ INSTANTIATE_TEST_SUITE_P(Grounds, SmallBoxOnStaticMesh,
                          ::testing::Values(GroundCase{"GImpactBox", Ground::GImpactBox},
                                            GroundCase{"BvhTwoTriangles", Ground::BvhTwoTriangles},
                                            GroundCase{"BvhBigBox", Ground::BvhBigBox}),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& param) { return std::string(param.param.name); });

@@ -51,8 +51,8 @@ Dropped drop(const PileCase& c) {
     if (!pile) return {};
     bullet::WorldSettings ws;
     ws.detector = c.detector;
-    ws.detectorSettings.resolution = c.resolution;
-    ws.detectorSettings.axes = c.axes;
+    if (std::string_view(c.detector) == "peel")
+        ws.detectorSettings.options = {{"resolution", std::to_string(c.resolution)}, {"axes", std::to_string(c.axes)}};
     auto created = bullet::RigidWorld::create(ws);
     EXPECT_TRUE(created.has_value()) << created.error().message;
     if (!created) return {};
@@ -102,4 +102,4 @@ TEST_P(PilePeelTest, TenBunniesPileAndSettle) {
 
 INSTANTIATE_TEST_SUITE_P(Detectors, PilePeelTest,
                          ::testing::Values(PileCase{"cpu", "cpu", 512, 3}, PileCase{"peel_64_1axis", "peel", 64, 1}),
-                         [](const ::testing::TestParamInfo<PileCase>& info) { return std::string(info.param.name); });
+                         [](const ::testing::TestParamInfo<PileCase>& param) { return std::string(param.param.name); });

@@ -78,7 +78,9 @@ const std::string& testShaderDir() {
 }
 
 void writeTestShader(std::string_view name, std::string_view text) {
-    std::ofstream out(std::filesystem::path(testShaderDir()) / std::string(name), std::ios::binary | std::ios::trunc);
+    const std::filesystem::path path = std::filesystem::path(testShaderDir()) / std::string(name);
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
 }
 

@@ -1,5 +1,6 @@
-#include "isc/detect/CpuDetector.h"
+#include "isc/detectors/CpuDetector.h"
 
+#include "isc/detect/Registry.h"
 #include "isc/geometry/Reference.h"
 
 #include <algorithm>
@@ -88,5 +89,23 @@ Result<void> CpuDetector::detect(const Scene& scene, std::span<const ObjectPair>
     out.stats.count("triangle_pairs", double(triPairs));
     return {};
 }
+
+namespace detectors {
+
+DetectorInfo cpuInfo() {
+    DetectorInfo d;
+    d.name = "cpu";
+    d.summary = "exact CPU reference: BVH + exact triangle-triangle tests (the oracle)";
+    d.reportsTrianglePairs = true;
+    d.settings = describeSettings<CpuSettings>();
+    d.create = [](const DetectorSettings& common) -> Result<std::unique_ptr<Detector>> {
+        CpuSettings settings;
+        if (auto r = applyOptions(settings, common.options, "cpu"); !r) return fail(r.error().message);
+        return std::unique_ptr<Detector>(std::make_unique<CpuDetector>(common));
+    };
+    return d;
+}
+
+}  // namespace detectors
 
 }  // namespace isc

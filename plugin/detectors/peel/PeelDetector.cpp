@@ -1,4 +1,6 @@
-#include "isc/detect/PeelDetector.h"
+#include "isc/detectors/PeelDetector.h"
+
+#include "isc/detect/Registry.h"
 
 #include "PeelNarrowphase.h"
 
@@ -12,7 +14,7 @@
 #include "isc/gl/Program.h"
 #include "isc/gl/VertexArray.h"
 
-#include "peel_bindings.h"  // shaders/: PeelTile, PeelDraw, PeelSegment, PeelRecord
+#include "peel/bindings.h"  // shaders/: PeelTile, PeelDraw, PeelSegment, PeelRecord
 
 #include <glm/gtc/matrix_transform.hpp>
 
@@ -123,7 +125,8 @@ struct Clusters {
 }  // namespace
 
 struct PeelDetector::Impl {
-    DetectorSettings settings;
+    DetectorSettings common;  // selfCollision, wantSegments
+    PeelSettings settings;
     bool packing = false;
     bool sceneSampling = true;  // settings.sampling "auto"/"scene"; false: "pairs" or "peeling"
     bool peeling = false;       // settings.sampling "peeling": pair tiles, multi-pass depth peeling
@@ -164,50 +167,50 @@ struct PeelDetector::Impl {
 Result<void> PeelDetector::Impl::compile() {
     const std::string layers = "#define MAX_LAYERS " + std::to_string(settings.maxLayers) + "\n" +
                                (sceneSampling ? "#define PEEL_SCENE 1\n" : "");
-    auto k = gl::Program::create({{GL_COMPUTE_SHADER, "peel_cull.glsl"}}, {}, "peel cull");
+    auto k = gl::Program::create({{GL_COMPUTE_SHADER, "peel/cull.glsl"}}, {}, "peel cull");
     if (!k) return fail(k.error().message);
     cull = std::move(*k);
     if (!peeling) {
-        auto r = gl::Program::create({{GL_VERTEX_SHADER, "peel_raster.vert.glsl"},
-                                      {GL_FRAGMENT_SHADER, "peel_raster.frag.glsl"}},
+        auto r = gl::Program::create({{GL_VERTEX_SHADER, "peel/raster.vert.glsl"},
+                                      {GL_FRAGMENT_SHADER, "peel/raster.frag.glsl"}},
                                      layers, "peel raster");
         if (!r) return fail(r.error().message);
         raster = std::move(*r);
     } else {
-        auto rc = gl::Program::create({{GL_VERTEX_SHADER, "peel_raster.vert.glsl"},
-                                       {GL_FRAGMENT_SHADER, "peel_raster.frag.glsl"}},
+        auto rc = gl::Program::create({{GL_VERTEX_SHADER, "peel/raster.vert.glsl"},
+                                       {GL_FRAGMENT_SHADER, "peel/raster.frag.glsl"}},
                                       layers + "#define PEEL_COUNT 1\n", "peel raster (counting pass)");
         if (!rc) return fail(rc.error().message);
         rasterCount = std::move(*rc);
-        auto rp = gl::Program::create({{GL_VERTEX_SHADER, "peel_raster.vert.glsl"},
-                                       {GL_FRAGMENT_SHADER, "peel_raster.frag.glsl"}},
+        auto rp = gl::Program::create({{GL_VERTEX_SHADER, "peel/raster.vert.glsl"},
+                                       {GL_FRAGMENT_SHADER, "peel/raster.frag.glsl"}},
                                       layers + "#define PEEL_PEEL 1\n", "peel raster (peeling pass)");
         if (!rp) return fail(rp.error().message);
         rasterPeel = std::move(*rp);
-        auto dm = gl::Program::create({{GL_COMPUTE_SHADER, "peel_depth_max.glsl"}}, layers, "peel depth max");
+        auto dm = gl::Program::create({{GL_COMPUTE_SHADER, "peel/depth_max.glsl"}}, layers, "peel depth max");
         if (!dm) return fail(dm.error().message);
         depthMax = std::move(*dm);
-        auto pl = gl::Program::create({{GL_COMPUTE_SHADER, "peel_layer.glsl"}}, layers, "peel layer");
+        auto pl = gl::Program::create({{GL_COMPUTE_SHADER, "peel/layer.glsl"}}, layers, "peel layer");
         if (!pl) return fail(pl.error().message);
         peelLayer = std::move(*pl);
     }
-    auto s = gl::Program::create({{GL_COMPUTE_SHADER, "peel_resolve.glsl"}}, layers, "peel resolve");
+    auto s = gl::Program::create({{GL_COMPUTE_SHADER, "peel/resolve.glsl"}}, layers, "peel resolve");
     if (!s) return fail(s.error().message);
     resolve = std::move(*s);
-    auto m = gl::Program::create({{GL_COMPUTE_SHADER, "peel_mip.glsl"}}, {}, "peel mip");
+    auto m = gl::Program::create({{GL_COMPUTE_SHADER, "peel/mip.glsl"}}, {}, "peel mip");
     if (!m) return fail(m.error().message);
     mip = std::move(*m);
-    auto p = gl::Program::create({{GL_COMPUTE_SHADER, "peel_separate.glsl"}},
+    auto p = gl::Program::create({{GL_COMPUTE_SHADER, "peel/separate.glsl"}},
                                  std::string(packing ? "#define COMPACT_PACKING 1\n" : "#define COMPACT_ATOMIC 1\n") +
                                      (sceneSampling ? "#define PEEL_SCENE 1\n" : ""),
                                  "peel separate");
     if (!p) return fail(p.error().message);
     separate = std::move(*p);
     if (packing) {
-        auto c = gl::Program::create({{GL_COMPUTE_SHADER, "peel_pack_count.glsl"}}, {}, "peel pack count");
+        auto c = gl::Program::create({{GL_COMPUTE_SHADER, "peel/pack_count.glsl"}}, {}, "peel pack count");
         if (!c) return fail(c.error().message);
         packCount = std::move(*c);
-        auto v = gl::Program::create({{GL_COMPUTE_SHADER, "peel_pack_move.glsl"}}, {}, "peel pack move");
+        auto v = gl::Program::create({{GL_COMPUTE_SHADER, "peel/pack_move.glsl"}}, {}, "peel pack move");
         if (!v) return fail(v.error().message);
         packMove = std::move(*v);
     }
@@ -543,7 +546,7 @@ void PeelDetector::Impl::uploadPairTable(std::span<const ObjectPair> candidates,
     std::vector<glm::uvec4> table(size, glm::uvec4(0xFFFFFFFFu, 0u, 0u, 0u));
     for (std::uint32_t c = 0; c < candidates.size(); ++c) {
         const ObjectPair p = candidates[c];
-        if (state[p.a] != 1 || state[p.b] != 1 || (p.a == p.b && !settings.selfCollision)) continue;
+        if (state[p.a] != 1 || state[p.b] != 1 || (p.a == p.b && !common.selfCollision)) continue;
         const std::uint32_t lo = std::min(p.a, p.b), hi = std::max(p.a, p.b);
         std::uint32_t h = (lo * 0x9E3779B1u) ^ (hi * 0x85EBCA77u);
         h ^= h >> 15;
@@ -564,14 +567,14 @@ void PeelDetector::Impl::uploadPairTable(std::span<const ObjectPair> candidates,
 void PeelDetector::Impl::makeSceneTiles(std::span<const ObjectPair> candidates, std::span<const char> state,
                                         std::span<const Aabb> bounds, std::vector<Tile>& out,
                                         DetectorStats& stats) const {
-    const DetectorSettings& st = settings;
+    const PeelSettings& st = settings;
     // Clusters: connected components of the candidate pairs whose boxes meet (the others
     // cannot collide). One view per cluster and axis over the union of its objects' boxes:
     // a pile is one view, far-apart groups get their own (pixels would be wasted between them).
     Clusters clusters(bounds.size());
     std::vector<char> member(bounds.size(), 0);
     for (const ObjectPair& p : candidates) {
-        if (p.a == p.b && !st.selfCollision) continue;
+        if (p.a == p.b && !common.selfCollision) continue;
         if (state[p.a] != 1 || state[p.b] != 1) continue;
         const Aabb& A = bounds[p.a];
         const Aabb& B = bounds[p.b];
@@ -602,7 +605,7 @@ void PeelDetector::Impl::makeSceneTiles(std::span<const ObjectPair> candidates, 
         std::vector<std::int64_t> groupOfRoot(bounds.size(), -1);
         for (std::size_t g = 0; g < groups.size(); ++g) groupOfRoot[clusters.find(groups[g][0])] = std::int64_t(g);
         for (const ObjectPair& p : candidates) {
-            if (p.a == p.b && !st.selfCollision) continue;
+            if (p.a == p.b && !common.selfCollision) continue;
             if (state[p.a] != 1 || state[p.b] != 1 || !member[p.a] || !member[p.b]) continue;
             const std::int64_t g = groupOfRoot[clusters.find(p.a)];
             if (g < 0) continue;
@@ -680,13 +683,13 @@ void PeelDetector::Impl::makeSceneTiles(std::span<const ObjectPair> candidates, 
                         t.whole.push_back(e.min.x >= x0 + pixel && e.max.x <= x0 + span - pixel && e.min.y >= y0 + pixel &&
                                           e.max.y <= y0 + span - pixel);
                     }
-                    if (t.objects.size() < 2 && !st.selfCollision) continue;
+                    if (t.objects.size() < 2 && !common.selfCollision) continue;
                     if (t.objects.empty()) continue;
                     const Mat4 proj = glm::ortho(x0, x0 + span, y0, y0 + span, zNear, zFar);
                     t.gpu.viewProj = proj * view;
                     t.gpu.objectA = t.gpu.objectB = 0xFFFFFFFFu;
                     t.gpu.flags = PEEL_TILE_SCENE | (st.openMeshes ? PEEL_TILE_OPEN : 0u) |
-                                  (st.conservative ? PEEL_TILE_PROXIMITY : 0u);
+                                  (st.depthProximity ? PEEL_TILE_PROXIMITY : 0u);
                     t.gpu.depthEpsilon = (st.openMeshes ? 4.0f : 1.0f) * pixel / std::max(zFar - zNear, 1e-20f);
                     out.push_back(std::move(t));
                 }
@@ -706,7 +709,7 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
     const auto t0 = Clock::now();
     out.clear();
     Impl& im = *impl_;
-    const DetectorSettings& st = im.settings;
+    const PeelSettings& st = im.settings;
     DetectorStats& stats = out.stats;
     double cpuMs = 0.0, readbackMs = 0.0, gpuMs = 0.0;
 
@@ -720,7 +723,7 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
     std::vector<char> state(scene.objectCount(), 0);  // 0 unused, 1 ok, 2 skipped
     std::vector<Aabb> bounds(scene.objectCount());
     for (const ObjectPair& p : candidates) {
-        if (p.a == p.b && !st.selfCollision) continue;
+        if (p.a == p.b && !im.common.selfCollision) continue;
         for (ObjectId o : {p.a, p.b}) {
             if (state[o] != 0) continue;
             state[o] = 1;
@@ -731,13 +734,17 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
                 stats.warnings.push_back("object " + std::to_string(o) +
                                          " has a non-finite pose (NaN or Inf): skipped this step");
             } else if (!st.openMeshes && !scene.objectMesh(o).isClosed()) {
-                state[o] = 2;
+                state[o] = 3;
                 stats.warnings.push_back("object " + std::to_string(o) + " has an open mesh (" +
                                          scene.objectMesh(o).report().describe() +
-                                         "): peel needs closed meshes unless openMeshes is set; skipped");
+                                         "): peel needs closed meshes unless openMeshes is set; its pairs are "
+                                         "returned unserved (the dispatcher sends them to the exact path)");
             }
         }
     }
+    for (const ObjectPair& p : candidates)
+        if ((p.a != p.b || im.common.selfCollision) && (state[p.a] == 3 || state[p.b] == 3)) out.unserved.push_back(p);
+    stats.count("unserved_pairs", double(out.unserved.size()));
     {
         std::vector<ObjectId> live;
         for (ObjectId o = 0; o < scene.objectCount(); ++o)
@@ -756,7 +763,7 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
     if (im.sceneSampling) im.makeSceneTiles(candidates, state, bounds, tiles, stats);
     for (std::uint32_t c = 0; c < (im.sceneSampling ? 0u : candidates.size()); ++c) {
         const ObjectPair p = candidates[c];
-        if (p.a == p.b && !st.selfCollision) continue;
+        if (p.a == p.b && !im.common.selfCollision) continue;
         if (state[p.a] != 1 || state[p.b] != 1) continue;
         const Aabb& A = bounds[p.a];
         const Aabb& B = bounds[p.b];
@@ -795,7 +802,7 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
             t.gpu.objectB = p.b;
             t.objects = p.a == p.b ? std::vector<ObjectId>{p.a} : std::vector<ObjectId>{p.a, p.b};
             t.gpu.flags = (p.a == p.b ? PEEL_TILE_SELF : 0u) | (st.openMeshes ? PEEL_TILE_OPEN : 0u) |
-                          (st.conservative ? PEEL_TILE_PROXIMITY : 0u);
+                          (st.depthProximity ? PEEL_TILE_PROXIMITY : 0u);
             // Tile side: settings.resolution pixels across the smaller object, so a small
             // window (shallow contact) gets a small tile with the same pixel size.
             const float window = std::max(eye.extent().x, eye.extent().y);
@@ -904,7 +911,7 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
         }
         stats.count("pairs_with_collision_rays", hitPairs);
     }
-    im.narrowphase.run(scene, candidates, ownerCount, records, work, st.wantSegments, out);
+    im.narrowphase.run(scene, candidates, ownerCount, records, work, im.common.wantSegments, out);
     cpuMs += msSince(tn);
     stats.count("cpu_narrowphase_ms", msSince(tn));
 
@@ -915,7 +922,7 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
     return {};
 }
 
-Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& settings) {
+Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& common, const PeelSettings& settings) {
     const int r = settings.resolution;
     if (r < 16 || r > 4096 || !std::has_single_bit(static_cast<unsigned>(r)))
         return fail("createPeelDetector(): resolution " + std::to_string(r) +
@@ -938,6 +945,7 @@ Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& set
     if (glad_glCreateBuffers == nullptr)
         return fail("createPeelDetector(): no current GL context; create one with isc::gl::Context first");
     auto impl = std::make_unique<PeelDetector::Impl>();
+    impl->common = common;
     impl->settings = settings;
     impl->packing = settings.compaction == "packing";
     impl->sceneSampling = settings.sampling != "pairs" && settings.sampling != "peeling";
@@ -946,5 +954,26 @@ Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& set
     if (auto c = impl->compile(); !c) return fail(c.error().message);
     return std::unique_ptr<Detector>(new PeelDetector(std::move(impl)));
 }
+
+namespace detectors {
+
+DetectorInfo peelInfo() {
+    DetectorInfo d;
+    d.name = "peel";
+    d.summary = "depth peeling: collision rays, ray-bundle mipmap, exact CPU narrowphase (Georgii, Krueger & Westermann)";
+    d.usesGl = true;
+    d.needsClosedMeshes = !PeelSettings{}.openMeshes;
+    d.reportsTrianglePairs = true;
+    d.settings = describeSettings<PeelSettings>();
+    d.extensions = {{"GL_NV_conservative_raster", "conservativeRaster=true: every pixel a triangle touches is sampled"}};
+    d.create = [](const DetectorSettings& common) -> Result<std::unique_ptr<Detector>> {
+        PeelSettings settings;
+        if (auto r = applyOptions(settings, common.options, "peel"); !r) return fail(r.error().message);
+        return createPeelDetector(common, settings);
+    };
+    return d;
+}
+
+}  // namespace detectors
 
 }  // namespace isc

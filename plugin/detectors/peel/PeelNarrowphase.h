@@ -9,7 +9,7 @@
 #include "isc/detect/Detector.h"
 
 #include "isc/gl/Bindings.h"  // GLSL type aliases for the shared structs
-#include "peel_bindings.h"
+#include "peel/bindings.h"
 
 #include <span>
 #include <vector>

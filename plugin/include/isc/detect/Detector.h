@@ -4,6 +4,7 @@
 /// diagnostics. The exact CPU reference is the first detector ("cpu").
 #include "isc/core/Result.h"
 #include "isc/core/Types.h"
+#include "isc/detect/Settings.h"
 #include "isc/scene/Scene.h"
 
 #include <memory>
@@ -44,33 +45,31 @@ struct DetectorStats {
 /// Everything one detect() call returns.
 struct DetectionOutput {
     std::vector<PairResult> pairs;
+    /// Candidate pairs this call did not examine (an open mesh given to a detector that
+    /// needs closed ones, more objects than an id encoding holds, a buffer limit): the
+    /// caller sends them to an exact detector; none is ever dropped silently. The
+    /// dispatcher does this and counts them (DispatchStats::fallbackPairs). Pairs with a
+    /// non-finite pose are not listed here (no detector can serve them): they are warnings.
+    std::vector<ObjectPair> unserved;
     DetectorStats stats;
     void clear() { *this = {}; }
 };
 
-/// Options shared by the detectors; each uses those that apply to it.
+/// Settings every detector shares. A detector's own settings (resolution, axes, ...) are
+/// its settings struct (e.g. isc::PeelSettings), passed here as `options` by name: the one
+/// form the command line (`--set name=value`), the dispatcher and the benches all use.
+/// Each detector's page (docs/detectors/<name>.md) and `isc info` list its options.
 struct DetectorSettings {
-    int resolution = 512;         ///< image-space resolution (pixels per side)
-    int axes = 3;                 ///< projection axes sampled (1: z only, 3: x, y, z)
-    bool conservative = true;     ///< conservative rasterization (or its portable fallback)
-    std::string compaction = "auto";  ///< "auto", "atomic" (compute append) or "packing" (paper)
-    bool openMeshes = false;      ///< use the open-mesh variant where a detector has one
-    bool selfCollision = false;   ///< also report pairs (o, o) of deforming objects
-    int maxLayers = 32;           ///< depth-peeling layer cap
-    /// How the peel detector samples objects: "auto" (= "scene"), "scene" (every candidate
-    /// object once per axis and cluster of candidate pairs, object ids in the fragments),
-    /// "pairs" (one tile per candidate pair and axis; finer pixels where the two boxes meet,
-    /// every triangle drawn once per pair it is in), "peeling" (pair tiles sampled by the
-    /// paper's multi-pass depth peeling, section 4.1, front and back at once, section 4.2:
-    /// a counting pass, then one raster pass per two layers; closed meshes only).
-    /// docs/detectors/peel.md compares them.
-    std::string sampling = "auto";
-    /// Peel: rasterize with GL_NV_conservative_raster where the driver has it (every pixel a
-    /// triangle touches gets a fragment); ignored, with the counter conservative_raster = 0,
-    /// where it does not. Off by default: docs/detectors/peel.md has the measured effect.
-    bool conservativeRaster = false;
-    bool wantSegments = true;     ///< fill PairResult::segments
-    bool validate = false;        ///< re-run the CPU reference inside (expensive invariant checks)
+    /// Fill PairResult::segments (the dispatcher turns this off: contacts come from the triangles).
+    bool wantSegments = true;
+    /// Also detect pairs (o, o): an object against itself, for deforming meshes.
+    bool selfCollision = false;
+    /// Expensive invariant check: every call also runs the exact `cpu` detector on the same
+    /// input and counts the triangle pairs the detector missed or invented (counters
+    /// validate_missed_pairs, validate_extra_pairs; a warning when either is not 0).
+    bool validate = false;
+    /// The detector's own settings by name; unknown names are an error from createDetector().
+    OptionList options;
 };
 
 class Detector {
@@ -92,13 +91,5 @@ public:
                                               std::span<const ObjectPair> candidates,
                                               DetectionOutput& out) = 0;
 };
-
-/// Names accepted by createDetector().
-std::vector<std::string> detectorNames();
-/// True when the named detector runs on GL (create a context before createDetector()).
-bool detectorUsesGl(std::string_view name);
-/// Creates a detector by name. GL detectors need a current GL context (isc::gl::Context).
-[[nodiscard]] Result<std::unique_ptr<Detector>> createDetector(std::string_view name,
-                                                               const DetectorSettings& settings = {});
 
 }  // namespace isc

@@ -12,6 +12,6 @@ using vec4 = glm::vec4;
 using uvec4 = glm::uvec4;
 }  // namespace isc::gl
 
-#include "bindings.h"  // shaders/bindings.h (isc_gl adds shaders/ to the include path)
+#include "common/bindings.h"  // shaders/bindings.h (isc_gl adds shaders/ to the include path)
 
 static_assert(sizeof(isc::gl::GpuObject) == 80, "GpuObject must match its std430 layout");

@@ -12,7 +12,7 @@
 namespace isc::gl {
 
 /// One stage of a program: `type` GL_VERTEX_SHADER, GL_FRAGMENT_SHADER, GL_COMPUTE_SHADER, ...
-/// and the shader file name (e.g. "render_scene.vert.glsl") looked up by loadShaderSource.
+/// and the shader file name (e.g. "render/scene.vert.glsl") looked up by loadShaderSource.
 struct ShaderStage {
     GLenum type;
     std::string file;

@@ -11,7 +11,7 @@
 
 namespace isc::gl {
 
-/// The embedded text of `fileName` (e.g. "common_scene.glsl"), as built; no includes expanded,
+/// The embedded text of `fileName` (e.g. "common/scene.glsl"), as built; no includes expanded,
 /// no override applied. nullopt when no such file was embedded.
 std::optional<std::string_view> embeddedShader(std::string_view fileName);
 

@@ -16,7 +16,7 @@
 // the cap flags its tile (hits[uTileFlagBase + tile]): every candidate pair in that tile is
 // then tested.
 // Defines: MAX_LAYERS, optionally PEEL_SCENE.
-#include "peel_bindings.h"
+#include "peel/bindings.h"
 
 layout(local_size_x = 8, local_size_y = 8) in;
 

@@ -1,5 +1,5 @@
 // SceneRenderer: flat Lambert shading (face normal from screen-space derivatives), per-object colour.
-#include "bindings.h"
+#include "common/bindings.h"
 
 layout(std430, binding = ISC_BINDING_FIRST_FREE) readonly buffer RenderColors {
     vec4 objectColors[];

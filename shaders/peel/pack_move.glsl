@@ -2,7 +2,7 @@
 // gathers the row's non-empty texels in order (the paper's shift to one end of the row)
 // and writes them at the row's offset in the packed array (the paper's move into the
 // reduced texture), so the packed order is the sparse order.
-#include "peel_bindings.h"
+#include "peel/bindings.h"
 
 layout(local_size_x = 64) in;
 

@@ -2,7 +2,7 @@
 // texture of rows of uRowWidth texels; one thread per row counts its non-empty texels
 // (the paper's log-step reduce-add along rows). The CPU reads the counts (the paper's
 // single-column texture), makes the row offsets and the packed size.
-#include "peel_bindings.h"
+#include "peel/bindings.h"
 
 layout(local_size_x = 64) in;
 

@@ -56,12 +56,48 @@
 ///   (fragments of A and B within one pixel in depth mark the ray), self-collision.
 #include "isc/detect/Detector.h"
 
+#include <array>
 #include <memory>
+#include <string>
 
 namespace isc {
 
+/// The peel detector's own settings (DetectorSettings::options by these names;
+/// docs/detectors/peel.md has what each costs and gains).
+struct PeelSettings {
+    int resolution = 512;  ///< pixels across the smaller object of a pair, power of two in [16, 4096]
+    int axes = 3;          ///< projection axes sampled: 1 (z) or 3 (x, y, z), candidates unioned
+    /// "auto" (= "scene"), "scene", "pairs" or "peeling" (see the class comment).
+    std::string sampling = "auto";
+    /// Record compaction: "auto" (= "atomic"), "atomic" (compute append) or "packing" (the
+    /// paper's count / shift / move per row, section 7).
+    std::string compaction = "auto";
+    int maxLayers = 32;  ///< fragments kept per pixel (slots, or peeled layers), in [2, 128]
+    /// Open meshes: consecutive fragments of two objects in close depth mark a ray (§8.2).
+    bool openMeshes = false;
+    /// Fragments of the two objects within one pixel of each other in depth also mark the
+    /// ray (catches touching surfaces the winding test alone misses).
+    bool depthProximity = true;
+    /// GL_NV_conservative_raster in the raster passes where the driver has it (every pixel a
+    /// triangle touches gets a fragment); ignored, with the counter conservative_raster = 0,
+    /// where it does not.
+    bool conservativeRaster = false;
+
+    static constexpr std::array<SettingField<PeelSettings>, 8> fields{{
+        {"resolution", &PeelSettings::resolution, "pixels across the smaller object of a pair (power of two, 16..4096)"},
+        {"axes", &PeelSettings::axes, "projection axes: 1 (z) or 3 (x, y, z)"},
+        {"sampling", &PeelSettings::sampling, "auto, scene, pairs or peeling (the paper's multi-pass form)"},
+        {"compaction", &PeelSettings::compaction, "auto, atomic or packing (the paper's row packing)"},
+        {"maxLayers", &PeelSettings::maxLayers, "fragments kept per pixel, 2..128 (more: the ray counts as colliding)"},
+        {"openMeshes", &PeelSettings::openMeshes, "open-mesh rule (paper section 8.2): close fragments mark a ray"},
+        {"depthProximity", &PeelSettings::depthProximity, "fragments of two objects within one pixel in depth mark a ray"},
+        {"conservativeRaster", &PeelSettings::conservativeRaster, "GL_NV_conservative_raster where the driver has it"},
+    }};
+};
+
 /// The peel detector. Needs a current GL 4.5 context at creation and at every detect()
-/// (the same context). Needs closed meshes unless settings.openMeshes.
+/// (the same context). Needs closed meshes unless settings.openMeshes: pairs with an open
+/// mesh come back in DetectionOutput::unserved.
 class PeelDetector final : public Detector {
 public:
     ~PeelDetector() override;
@@ -83,15 +119,16 @@ public:
     struct Impl;
 
 private:
-    friend Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings&);
+    friend Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings&, const PeelSettings&);
     explicit PeelDetector(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;
 };
 
 /// Creates the peel detector: checks the settings (resolution a power of two in [16, 4096],
 /// axes 1 or 3, compaction "auto", "atomic" or "packing", sampling "auto", "scene", "pairs" or
-/// "peeling" (not with openMeshes), maxLayers in [2, 128]) and
-/// compiles its shaders. Needs a current GL 4.5 context; errors carry the driver's log.
-[[nodiscard]] Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& settings);
+/// "peeling" (not with openMeshes), maxLayers in [2, 128]) and compiles its shaders. Needs a
+/// current GL 4.5 context; errors carry the driver's log.
+[[nodiscard]] Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& common,
+                                                                   const PeelSettings& settings = {});
 
 }  // namespace isc

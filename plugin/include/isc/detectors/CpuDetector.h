@@ -5,10 +5,16 @@
 /// object pairs (OpenMP). It is the oracle the GPU detectors are measured against.
 #include "isc/detect/Detector.h"
 
+#include <array>
 #include <memory>
 #include <vector>
 
 namespace isc {
+
+/// The cpu detector has no settings of its own (DetectorSettings covers it).
+struct CpuSettings {
+    static constexpr std::array<SettingField<CpuSettings>, 0> fields{};
+};
 
 namespace geometry {
 class PosedMesh;

@@ -8,8 +8,8 @@
 // A record names its owner: tile * 2 + side for pair tiles, the segment (tile, object)
 // with PEEL_SCENE.
 // Defines: COMPACT_ATOMIC or COMPACT_PACKING, optionally PEEL_SCENE.
-#include "common_scene.glsl"
-#include "peel_bindings.h"
+#include "common/scene.glsl"
+#include "peel/bindings.h"
 
 layout(local_size_x = 64) in;
 

@@ -5,7 +5,7 @@
 // reads to know how many peeling passes to run. Also sums the fragments and counts the rays
 // over the layer cap (MAX_LAYERS: marked colliding by the first peeling step).
 // Defines: MAX_LAYERS.
-#include "peel_bindings.h"
+#include "peel/bindings.h"
 
 layout(local_size_x = 8, local_size_y = 8) in;
 

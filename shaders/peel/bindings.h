@@ -1,5 +1,5 @@
 // Peel detector (papers/003): storage binding points and std430 structs shared by C++
-// (plugin/detectors/peel) and GLSL (#include "peel_bindings.h"). Valid in both languages.
+// (plugin/detectors/peel) and GLSL (#include "peel/bindings.h"). Valid in both languages.
 #ifndef ISC_SHADERS_PEEL_BINDINGS_H
 #define ISC_SHADERS_PEEL_BINDINGS_H
 

@@ -3,8 +3,8 @@
 // tile's rays; the others are appended to their draw's index list (absolute vertex
 // indices) and counted into the draw's indirect command, so the single raster pass only
 // rasterises triangles that matter (the raster units are the scarce resource on the H200).
-#include "common_scene.glsl"
-#include "peel_bindings.h"
+#include "common/scene.glsl"
+#include "peel/bindings.h"
 
 layout(local_size_x = 64) in;
 

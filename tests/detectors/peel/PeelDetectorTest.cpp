@@ -1,7 +1,7 @@
 // The "peel" detector (papers/003) against the exact CPU reference: precision exactly 1,
 // object and triangle-pair recall measured on sampled close poses, both compactions,
 // several pairs in one call, self-collision, open meshes, bad input.
-#include "isc/detect/PeelDetector.h"
+#include "isc/detectors/PeelDetector.h"
 #include "isc/geometry/PoseSampler.h"
 #include "isc/geometry/Reference.h"
 #include "isc/mesh/MeshIo.h"
@@ -20,14 +20,14 @@
 namespace isc {
 namespace {
 
-std::unique_ptr<Detector> makePeel(const DetectorSettings& s) {
-    auto d = createPeelDetector(s);
+std::unique_ptr<Detector> makePeel(const PeelSettings& s) {
+    auto d = createPeelDetector({}, s);
     EXPECT_TRUE(d.has_value()) << (d ? "" : d.error().message);
     return d ? std::move(*d) : nullptr;
 }
 
-DetectorSettings settings(int resolution, int axes, std::string compaction = "atomic", std::string sampling = "auto") {
-    DetectorSettings s;
+PeelSettings settings(int resolution, int axes, std::string compaction = "atomic", std::string sampling = "auto") {
+    PeelSettings s;
     s.resolution = resolution;
     s.axes = axes;
     s.compaction = std::move(compaction);
@@ -83,19 +83,19 @@ TEST_F(PeelDetectorTest, RejectsBadSettingsWithAMessage) {
          {std::tuple{100, 1, "atomic", 32, "power of two"}, std::tuple{256, 2, "atomic", 32, "axes"},
           std::tuple{256, 1, "magic", 32, "compaction"}, std::tuple{256, 1, "atomic", 1, "maxLayers"},
           std::tuple{256, 1, "atomic", 32, "sampling"}}) {
-        DetectorSettings s = settings(res, axes, compaction);
+        PeelSettings s = settings(res, axes, compaction);
         s.maxLayers = layers;
         if (std::string_view(word) == "sampling") s.sampling = "everything";
-        auto d = createPeelDetector(s);
+        auto d = createPeelDetector({}, s);
         ASSERT_FALSE(d.has_value());
         EXPECT_NE(d.error().message.find(word), std::string::npos) << d.error().message;
     }
 }
 
 TEST_F(PeelDetectorTest, DepthPeelingRejectsOpenMeshes) {
-    DetectorSettings s = settings(64, 1, "atomic", "peeling");
+    PeelSettings s = settings(64, 1, "atomic", "peeling");
     s.openMeshes = true;
-    auto d = createPeelDetector(s);
+    auto d = createPeelDetector({}, s);
     ASSERT_FALSE(d.has_value());
     EXPECT_NE(d.error().message.find("closed meshes"), std::string::npos) << d.error().message;
 }
@@ -156,7 +156,7 @@ TEST_F(PeelDetectorTest, ConservativeRasterIsUsedOrReported) {
     scene.addObject(box, Pose{Vec3(0.0f)});
     scene.addObject(box, Pose{Vec3(0.7f, 0.3f, 0.1f), glm::angleAxis(0.4f, glm::normalize(Vec3(1, 2, 3)))});
     const std::vector<ObjectPair> candidates = {{0, 1}};
-    DetectorSettings s = settings(64, 3);
+    PeelSettings s = settings(64, 3);
     s.conservativeRaster = true;
     auto peel = makePeel(s);
     DetectionOutput out;
@@ -333,7 +333,7 @@ TEST_F(PeelDetectorTest, DepthPeelingMatchesTheFragmentSlots) {
     DetectionOutput slots, peeled, capped;
     auto a = makePeel(settings(64, 1, "atomic", "pairs"));
     auto b = makePeel(settings(64, 1, "atomic", "peeling"));
-    DetectorSettings c = settings(64, 1, "atomic", "peeling");
+    PeelSettings c = settings(64, 1, "atomic", "peeling");
     c.maxLayers = 2;
     auto cap = makePeel(c);
     ASSERT_TRUE(a->detect(scene, candidates, slots));
@@ -430,17 +430,17 @@ TEST_F(PeelDetectorTest, SelfCollisionOfOneObject) {
     auto off = makePeel(settings(64, 3));
     ASSERT_TRUE(off->detect(scene, candidates, out));
     EXPECT_TRUE(out.pairs.empty());
-    DetectorSettings s = settings(64, 3);
-    s.selfCollision = true;
-    auto on = makePeel(s);
+    auto created = createPeelDetector({.selfCollision = true}, settings(64, 3));
+    ASSERT_TRUE(created) << created.error().message;
+    auto on = std::move(*created);
     ASSERT_TRUE(on->detect(scene, candidates, out));
     ASSERT_EQ(out.pairs.size(), 1u);
     EXPECT_EQ(out.pairs[0].pair, (ObjectPair{0, 0}));
     EXPECT_EQ(out.pairs[0].triangles, ref);
 }
 
-// A ground sheet (open) under a box dipping into it: skipped with a warning by default,
-// found exactly with openMeshes (depth-proximity rule, section 8.2).
+// A ground sheet (open) under a box dipping into it: returned unserved (for the caller's exact
+// path) with a warning by default, found exactly with openMeshes (depth-proximity rule, §8.2).
 TEST_F(PeelDetectorTest, OpenMeshesNeedTheOpenVariant) {
     std::vector<Vec3> v;
     std::vector<UVec3> t;
@@ -467,9 +467,11 @@ TEST_F(PeelDetectorTest, OpenMeshesNeedTheOpenVariant) {
     auto closed = makePeel(settings(128, 3));
     ASSERT_TRUE(closed->detect(scene, candidates, out));
     EXPECT_TRUE(out.pairs.empty());
+    ASSERT_EQ(out.unserved.size(), 1u);
+    EXPECT_EQ(out.unserved[0], (ObjectPair{0, 1}));
     ASSERT_EQ(out.stats.warnings.size(), 1u);
     EXPECT_NE(out.stats.warnings[0].find("open mesh"), std::string::npos);
-    DetectorSettings s = settings(128, 3);
+    PeelSettings s = settings(128, 3);
     s.openMeshes = true;
     auto open = makePeel(s);
     ASSERT_TRUE(open->detect(scene, candidates, out));
@@ -560,8 +562,8 @@ TEST_F(PeelDetectorTest, DISABLED_AccuracyTable) {
         for (int res : resolutions)
             for (int axes : {1, 3})
                 for (bool conservative : {true}) {
-                    DetectorSettings s = settings(res, axes, "atomic", sampling);
-                    s.conservative = conservative;
+                    PeelSettings s = settings(res, axes, "atomic", sampling);
+                    s.depthProximity = conservative;
                     s.conservativeRaster = conservativeRaster;
                     auto peel = makePeel(s);
                     Tally tally;

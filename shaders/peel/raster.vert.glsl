@@ -3,8 +3,8 @@
 // fragment stage drops fragments outside the tile's pixel rectangle (cheaper on the H200
 // than four clip distances, and exact per pixel). vTag: the side (pair tiles) or the object
 // id (PEEL_SCENE).
-#include "common_scene.glsl"
-#include "peel_bindings.h"
+#include "common/scene.glsl"
+#include "peel/bindings.h"
 
 layout(location = PEEL_ATTRIB_DRAW_ID) in uint aDrawId;
 

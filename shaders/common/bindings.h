@@ -1,5 +1,5 @@
 // Binding points and std430 structs shared by C++ (through "isc/gl/Bindings.h") and GLSL
-// (#include "bindings.h"). Keep it valid in both languages: #define, struct, no C++ types.
+// (#include "common/bindings.h"). Keep it valid in both languages: #define, struct, no C++ types.
 #ifndef ISC_SHADERS_BINDINGS_H
 #define ISC_SHADERS_BINDINGS_H
 

@@ -1,10 +1,10 @@
 // GpuScene storage buffers and fetch helpers, for compute, vertex and fragment shaders.
-// Usage: #include "common_scene.glsl" (it includes bindings.h). Define ISC_SCENE_WRITABLE
+// Usage: #include "common/scene.glsl" (it includes bindings.h). Define ISC_SCENE_WRITABLE
 // before including to drop the readonly qualifiers.
 #ifndef ISC_COMMON_SCENE_GLSL
 #define ISC_COMMON_SCENE_GLSL
 
-#include "bindings.h"
+#include "common/bindings.h"
 
 #ifdef ISC_SCENE_WRITABLE
 #define ISC_SCENE_ACCESS

@@ -1,5 +1,5 @@
 // The "cpu" detector: the exact reference behind the Detector interface.
-#include "isc/detect/CpuDetector.h"
+#include "isc/detectors/CpuDetector.h"
 #include "isc/geometry/Reference.h"
 #include "isc/mesh/Shapes.h"
 
@@ -136,16 +136,6 @@ TEST_F(CpuDetectorTest, SelfCollisionOnlyWhenAsked) {
     ASSERT_TRUE(withSelf.detect(scene, {&self, 1}, out));
     ASSERT_EQ(out.pairs.size(), 1u);
     EXPECT_FALSE(out.pairs[0].triangles.empty());
-}
-
-TEST(DetectorRegistry, UnknownNameListsTheKnownOnes) {
-    auto d = createDetector("nope");
-    ASSERT_FALSE(d);
-    EXPECT_NE(d.error().message.find("cpu"), std::string::npos);
-    auto cpu = createDetector("cpu");
-    ASSERT_TRUE(cpu);
-    EXPECT_EQ((*cpu)->name(), "cpu");
-    EXPECT_FALSE(detectorUsesGl("cpu"));
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // SceneRenderer: objects drawn by glMultiDrawElementsIndirect from GpuScene::writeDrawCommands.
 // Positions are pulled from the scene SSBOs by gl_VertexID (= index + baseVertex); the object id
 // arrives as an instanced attribute whose value is baseInstance (= object id).
-#include "common_scene.glsl"
+#include "common/scene.glsl"
 
 layout(location = ISC_ATTRIB_OBJECT_ID) in uint objectId;
 

@@ -4,7 +4,7 @@
 // pixel of a collision ray stays found); higher levels union 2x2 boxes of the level below.
 // Boxes are inclusive tile-pixel ranges packed x0 | y0 << 16, x1 | y1 << 16; the empty
 // box is (0xFFFFFFFF, 0) so that it never changes a union.
-#include "peel_bindings.h"
+#include "peel/bindings.h"
 
 layout(local_size_x = 8, local_size_y = 8) in;
 

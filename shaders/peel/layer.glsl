@@ -14,7 +14,7 @@
 // the two that meet in the middle. A collision ray is marked in the mask, counted once and
 // skipped by the later passes.
 // Defines: MAX_LAYERS.
-#include "peel_bindings.h"
+#include "peel/bindings.h"
 
 layout(local_size_x = 8, local_size_y = 8) in;
 

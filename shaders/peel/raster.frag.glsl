@@ -13,7 +13,7 @@
 //   storage buffer because the key carries the side and facing bits and the framebuffer has
 //   no attachments. Rays already marked colliding are skipped (the paper discards them).
 // Defines: MAX_LAYERS, optionally PEEL_SCENE, PEEL_COUNT or PEEL_PEEL.
-#include "peel_bindings.h"
+#include "peel/bindings.h"
 
 flat in uint vTag;
 flat in uvec4 vTileRect;
