@@ -9,6 +9,8 @@ namespace isc::tool {
 
 void addInfoCommand(CLI::App& app, int& exitCode);      // isc info
 void addAccuracyCommand(CLI::App& app, int& exitCode);  // isc accuracy
-void addDemoCommand(CLI::App& app, int& exitCode);      // isc demo bunny-pile ...
+
+/// Demos: each is one file demos/<Name>Demo.cpp adding one subcommand of `isc demo`.
+void addBunnyPileDemo(CLI::App& demo, int& exitCode);  // isc demo bunny-pile
 
 }  // namespace isc::tool

@@ -9,7 +9,9 @@ int main(int argc, char** argv) {
     int exitCode = 0;
     isc::tool::addInfoCommand(app, exitCode);
     isc::tool::addAccuracyCommand(app, exitCode);
-    isc::tool::addDemoCommand(app, exitCode);
+    CLI::App* demo = app.add_subcommand("demo", "Demos (a window where a display exists, --headless for PNGs)");
+    demo->require_subcommand(1);
+    isc::tool::addBunnyPileDemo(*demo, exitCode);
     CLI11_PARSE(app, argc, argv);
     return exitCode;
 }

@@ -174,11 +174,9 @@ int runBunnyPile(const PileOptions& o) {
 
 }  // namespace
 
-void addDemoCommand(CLI::App& app, int& exitCode) {
-    CLI::App* demo = app.add_subcommand("demo", "Demos");
-    demo->require_subcommand(1);
+void addBunnyPileDemo(CLI::App& demo, int& exitCode) {
     static PileOptions options;
-    CLI::App* pile = demo->add_subcommand("bunny-pile", "Drop bunnies on a ground and let them settle");
+    CLI::App* pile = demo.add_subcommand("bunny-pile", "Drop bunnies on a ground and let them settle");
     pile->add_option("--bodies", options.bodies, "number of bunnies")->capture_default_str();
     pile->add_option("--steps", options.steps, "steps of 1/60 s")->capture_default_str();
     pile->add_option("--detector", options.detector,
