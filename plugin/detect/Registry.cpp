@@ -1,6 +1,8 @@
 // The registry's look-ups. The list itself is generated from plugin/detectors/CMakeLists.txt.
 #include "isc/detect/Registry.h"
 
+#include "isc/detect/AutoDetector.h"
+
 
 namespace isc {
 
@@ -22,9 +24,14 @@ bool detectorUsesGl(std::string_view name) {
 }
 
 Result<std::unique_ptr<Detector>> createDetector(std::string_view name, const DetectorSettings& settings) {
+    if (name == kAutoDetectorName) {  // not a registry folder: it picks one (isc/detect/AutoDetector.h)
+        auto detector = createAutoDetector(settings);
+        if (!detector || !settings.validate) return detector;
+        return wrapValidating(std::move(*detector), settings);
+    }
     const DetectorInfo* info = findDetector(name);
     if (info == nullptr) {
-        std::string known;
+        std::string known = kAutoDetectorName;
         for (const std::string& n : detectorNames()) known += (known.empty() ? "" : ", ") + n;
         return fail("unknown detector '" + std::string(name) + "': known detectors are " + known);
     }

@@ -19,6 +19,7 @@ public:
     bool usesGl() const override { return inner_->usesGl(); }
     bool reportsTrianglePairs() const override { return inner_->reportsTrianglePairs(); }
     bool needsClosedMeshes() const override { return inner_->needsClosedMeshes(); }
+    std::vector<DetectorDebugView> debugViews() const override { return inner_->debugViews(); }
 
     Result<void> detect(const Scene& scene, std::span<const ObjectPair> candidates, DetectionOutput& out) override {
         if (auto r = inner_->detect(scene, candidates, out); !r) return r;

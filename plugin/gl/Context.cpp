@@ -388,6 +388,10 @@ Result<void> Context::makeCurrent() {
 }
 
 const ContextInfo& Context::info() const { return impl_->info; }
+
+const ContextInfo* Context::currentInfo() {
+    return g_glLoadedFor != nullptr ? &static_cast<const Impl*>(g_glLoadedFor)->info : nullptr;
+}
 GLFWwindow* Context::window() const { return impl_ ? impl_->window : nullptr; }
 
 void Context::swapBuffers() {

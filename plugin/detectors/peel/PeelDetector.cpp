@@ -153,6 +153,10 @@ struct PeelDetector::Impl {
         return *stageTimers[stageTimersUsed++];
     }
     PeelNarrowphase narrowphase;
+    // The atlas of the call's last batch, for debugViews() (0 tiles: none this call).
+    struct LastAtlas {
+        std::uint32_t width = 0, height = 0, tileSize = 0, tiles = 0, tilesPerRow = 0;
+    } lastAtlas;
 
     Result<void> compile();
     Result<void> runBatch(std::span<const Tile> batch, std::uint32_t firstTile, std::uint32_t tileFlagBase,
@@ -477,6 +481,7 @@ Result<void> PeelDetector::Impl::runBatch(std::span<const Tile> batch, std::uint
         break;
     }
     addCount(stats, "fragments", counterValues[PEEL_COUNTER_FRAGMENTS]);
+    lastAtlas = {W, H, R, n, tilesX};
 
     // Compaction (sections 3, 7).
     if (!packing) {
@@ -704,11 +709,29 @@ PeelDetector::~PeelDetector() = default;
 
 bool PeelDetector::needsClosedMeshes() const { return !impl_->settings.openMeshes; }
 
+std::vector<DetectorDebugView> PeelDetector::debugViews() const {
+    const Impl::LastAtlas& a = impl_->lastAtlas;
+    if (a.tiles == 0) return {};
+    const int w = static_cast<int>(a.width), h = static_cast<int>(a.height);
+    std::vector<DetectorDebugView> views;
+    if (!impl_->peeling)  // "peeling" reuses the counts buffer per pass
+        views.push_back({"fragments per pixel",
+                         "depth complexity of each ray of the last batch's atlas (section 4): fragments of every "
+                         "object drawn into the tile",
+                         impl_->heads.id(), 0, DetectorDebugView::Format::Counts, w, h});
+    views.push_back({"collision rays",
+                     "rays that enter one object while inside another (section 4), before ray merging (section 5)",
+                     impl_->mask.id(), 0, DetectorDebugView::Format::TileBits, w, h, static_cast<int>(a.tileSize),
+                     static_cast<int>(a.tiles), static_cast<int>(a.tilesPerRow)});
+    return views;
+}
+
 Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair> candidates,
                                   DetectionOutput& out) {
     const auto t0 = Clock::now();
     out.clear();
     Impl& im = *impl_;
+    im.lastAtlas = {};
     const PeelSettings& st = im.settings;
     DetectorStats& stats = out.stats;
     double cpuMs = 0.0, readbackMs = 0.0, gpuMs = 0.0;

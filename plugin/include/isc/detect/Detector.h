@@ -7,6 +7,7 @@
 #include "isc/detect/Settings.h"
 #include "isc/scene/Scene.h"
 
+#include <cstddef>
 #include <memory>
 #include <span>
 #include <string>
@@ -72,6 +73,26 @@ struct DetectorSettings {
     OptionList options;
 };
 
+/// One image-space buffer of a detector's last detect() call, for viewers (the demos'
+/// overlay, docs/demos.md): what makes an image-space method visible. The buffer belongs to
+/// the detector, lives in its GL context and is valid until its next detect() call.
+struct DetectorDebugView {
+    enum class Format {
+        Counts,    ///< one uint32 per pixel, rows of `width` pixels from the bottom (fragments, layers)
+        TileBits,  ///< one bit per pixel in square tiles of `tileSize`: tile t holds pixels
+                   ///< (x, y) of its square at bit y * tileSize + x of its words (tileSize^2 / 32
+                   ///< words per tile, tile-major); tiles laid out `tilesPerRow` across
+        Float32,   ///< one float per pixel, rows of `width` pixels from the bottom (depths, heights)
+    };
+    std::string name;         ///< short, e.g. "fragments per pixel"
+    std::string description;  ///< one line: what a bright pixel means
+    unsigned int buffer = 0;  ///< GL buffer name (GL_SHADER_STORAGE_BUFFER) in the detector's context
+    std::size_t offset = 0;   ///< bytes from the buffer's start
+    Format format = Format::Counts;
+    int width = 0, height = 0;  ///< pixels of the whole image
+    int tileSize = 0, tiles = 0, tilesPerRow = 0;  ///< TileBits only
+};
+
 class Detector {
 public:
     virtual ~Detector() = default;
@@ -90,6 +111,10 @@ public:
     [[nodiscard]] virtual Result<void> detect(const Scene& scene,
                                               std::span<const ObjectPair> candidates,
                                               DetectionOutput& out) = 0;
+    /// The image-space buffers of the last detect() call (depth layers, fragment counts,
+    /// collision-ray bits, height maps), for viewers; none by default. Cheap: no GL call,
+    /// no copy. A wrapper (auto, validate) returns its inner detector's.
+    virtual std::vector<DetectorDebugView> debugViews() const { return {}; }
 };
 
 }  // namespace isc

@@ -41,7 +41,8 @@ const DetectorInfo* findDetector(std::string_view name);
 std::vector<std::string> detectorNames();
 /// True when the named detector runs on GL (create a context before createDetector()).
 bool detectorUsesGl(std::string_view name);
-/// Creates a detector by name: an unknown name is an Error listing the known ones; options
+/// Creates a detector by name ("auto" too: isc/detect/AutoDetector.h, the fastest exact
+/// one for the current GL and scene): an unknown name is an Error listing the known ones; options
 /// the detector does not have, or values it does not accept, are Errors naming them. With
 /// settings.validate the detector is wrapped so that every call is checked against `cpu`.
 [[nodiscard]] Result<std::unique_ptr<Detector>> createDetector(std::string_view name,

@@ -115,6 +115,9 @@ public:
     /// np_sweep_visits.
     [[nodiscard]] Result<void> detect(const Scene& scene, std::span<const ObjectPair> candidates,
                                       DetectionOutput& out) override;
+    /// The last batch's atlas: "fragments per pixel" (counts; not with sampling "peeling")
+    /// and "collision rays" (tile bits).
+    std::vector<DetectorDebugView> debugViews() const override;
 
     struct Impl;
 

@@ -62,6 +62,11 @@ public:
     Context& operator=(const Context&) = delete;
     ~Context();
 
+    /// The driver strings of the context the GL entry points are loaded for (the last one
+    /// created or made current), or null when there is none (none made, or it was destroyed).
+    /// For code that may use GL when a context is there (the auto detector).
+    static const ContextInfo* currentInfo();
+
     /// Makes this context current on the calling thread (and reloads GL entry points).
     [[nodiscard]] Result<void> makeCurrent();
     /// Driver strings, version and extensions (queried at creation).

@@ -1,0 +1,275 @@
+// The auto detector: the rule and the measured warm-up of isc/detect/AutoDetector.h.
+#include "isc/detect/AutoDetector.h"
+
+#include "isc/detect/Registry.h"
+#include "isc/gl/Context.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <set>
+
+namespace isc {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+std::string joined(const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+std::vector<std::string> splitNames(std::string_view list) {
+    std::vector<std::string> out;
+    std::size_t pos = 0;
+    while (pos <= list.size()) {
+        std::size_t end = list.find(',', pos);
+        if (end == std::string_view::npos) end = list.size();
+        std::string_view item = list.substr(pos, end - pos);
+        while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+        while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+        if (!item.empty()) out.emplace_back(item);
+        pos = end + 1;
+    }
+    return out;
+}
+
+std::string formatMs(double ms) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, ms < 10.0 ? "%.3g ms" : "%.1f ms", ms);
+    return buf;
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+bool isSoftwareRenderer(std::string_view renderer) {
+    static constexpr std::array<std::string_view, 5> names{"llvmpipe", "softpipe", "swrast", "SwiftShader",
+                                                           "Software Rasterizer"};
+    return std::any_of(names.begin(), names.end(),
+                       [&](std::string_view n) { return renderer.find(n) != std::string_view::npos; });
+}
+
+struct AutoDetector::Impl {
+    struct Candidate {
+        std::string name;
+        bool usesGl = false;
+        std::unique_ptr<Detector> detector;
+        std::vector<double> timedMs;  // wall time of the timed warm-up calls
+        bool warm = false;            // its first call with pairs has run (not timed)
+    };
+    std::vector<Candidate> candidates;  // registry order; [0] runs during the warm-up
+    int warmupCalls = 3;
+    bool decided = false;
+    std::size_t chosen = 0;
+    std::string reason;
+    std::string notes;   // ", peel left out (...)": candidates dropped, appended to the reason
+    std::size_t rotation = 0;
+    std::string glNote;  // "llvmpipe (...): software GL" / "NVIDIA H100...: hardware GL" / "no current GL context"
+    DetectionOutput scratch;
+
+    void decide() {
+        std::size_t best = 0;
+        double bestMs = 0.0;
+        std::string medians;
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+            const double m = median(candidates[i].timedMs);
+            medians += (medians.empty() ? "" : ", ") + candidates[i].name + " " + formatMs(m);
+            if (i == 0 || m < bestMs) best = i, bestMs = m;
+        }
+        chosen = best;
+        decided = true;
+        reason = glNote + notes + ", fastest by median wall time over " + std::to_string(warmupCalls) +
+                 " calls with pairs (" + medians + ")";
+        // Free the others (GL buffers, caches).
+        for (std::size_t i = 0; i < candidates.size(); ++i)
+            if (i != chosen) candidates[i].detector.reset();
+    }
+
+    void drop(std::size_t i, const std::string& why) {
+        notes += ", " + candidates[i].name + " left out (" + why + ")";
+        candidates.erase(candidates.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+};
+
+AutoDetector::AutoDetector(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+AutoDetector::~AutoDetector() = default;
+
+bool AutoDetector::usesGl() const {
+    if (impl_->decided) return impl_->candidates[impl_->chosen].usesGl;
+    return std::any_of(impl_->candidates.begin(), impl_->candidates.end(), [](const auto& c) { return c.usesGl; });
+}
+
+bool AutoDetector::needsClosedMeshes() const {
+    return impl_->candidates[impl_->decided ? impl_->chosen : 0].detector->needsClosedMeshes();
+}
+
+std::vector<DetectorDebugView> AutoDetector::debugViews() const {
+    return impl_->candidates[impl_->decided ? impl_->chosen : 0].detector->debugViews();
+}
+
+bool AutoDetector::decided() const { return impl_->decided; }
+
+std::string_view AutoDetector::current() const { return impl_->candidates[impl_->decided ? impl_->chosen : 0].name; }
+
+const std::string& AutoDetector::reason() const { return impl_->reason; }
+
+std::string AutoDetector::describe() const {
+    if (impl_->decided) return "auto -> " + std::string(current()) + " (" + impl_->reason + ")";
+    std::vector<std::string> names;
+    for (const auto& c : impl_->candidates) names.push_back(c.name);
+    return "auto -> measuring " + joined(names) + " (" + impl_->reason + ")";
+}
+
+std::vector<AutoDetector::Timing> AutoDetector::timings() const {
+    std::vector<Timing> out;
+    for (const auto& c : impl_->candidates)
+        if (!c.timedMs.empty()) out.push_back({c.name, median(c.timedMs), static_cast<int>(c.timedMs.size())});
+    return out;
+}
+
+Result<void> AutoDetector::detect(const Scene& scene, std::span<const ObjectPair> candidates, DetectionOutput& out) {
+    Impl& m = *impl_;
+    if (m.decided) return m.candidates[m.chosen].detector->detect(scene, candidates, out);
+    if (candidates.empty()) return m.candidates[0].detector->detect(scene, candidates, out);
+
+    // Warm-up: every candidate on this input; the first one's output is returned. Start
+    // with a different candidate each call so that none always runs on cold caches.
+    const auto t0 = Clock::now();
+    const std::size_t n = m.candidates.size();
+    const std::size_t rotation = m.rotation++;
+    std::vector<std::size_t> unservedBy;
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t i = (k + rotation) % n;
+        Impl::Candidate& c = m.candidates[i];
+        DetectionOutput& target = i == 0 ? out : m.scratch;
+        const auto tc = Clock::now();
+        if (auto r = c.detector->detect(scene, candidates, target); !r)
+            return fail("auto: " + c.name + ": " + r.error().message);
+        const double ms = msSince(tc);
+        if (!target.unserved.empty() && i != 0) unservedBy.push_back(i);
+        if (c.warm) c.timedMs.push_back(ms);
+        c.warm = true;
+    }
+    // A candidate that cannot serve every pair is not comparable (and the caller would run
+    // cpu for the rest): it drops out. Highest index first, so the indices stay valid.
+    std::sort(unservedBy.rbegin(), unservedBy.rend());
+    for (std::size_t i : unservedBy) m.drop(i, "left pairs unserved in the warm-up");
+    out.stats.count("auto_warmup", 1.0);
+    out.stats.totalMs = msSince(t0);  // the whole call, warm-up included
+    if (m.candidates.size() == 1) {
+        m.decided = true;
+        m.chosen = 0;
+        m.reason = m.glNote + m.notes + ", " + m.candidates[0].name + " is the only exact detector left";
+    } else if (std::all_of(m.candidates.begin(), m.candidates.end(),
+                           [&](const auto& c) { return static_cast<int>(c.timedMs.size()) >= m.warmupCalls; })) {
+        m.decide();
+    }
+    return {};
+}
+
+Result<std::unique_ptr<Detector>> createAutoDetector(const DetectorSettings& settings) {
+    auto impl = std::make_unique<AutoDetector::Impl>();
+    // Exact registered detectors, in registry order.
+    std::vector<const DetectorInfo*> exact;
+    for (const DetectorInfo& d : registeredDetectors())
+        if (d.reportsTrianglePairs) exact.push_back(&d);
+
+    // Own options, and the rest sorted to the candidates that declare them.
+    std::vector<std::string> named;
+    OptionList forwarded;
+    for (const auto& [key, value] : settings.options) {
+        if (key == "candidates") {
+            named = splitNames(value);
+            if (named.empty()) return fail("auto: option candidates=" + value + " names no detector");
+        } else if (key == "warmupCalls") {
+            int calls = 0;
+            if (!detail::parseValue(value, calls) || calls < 1)
+                return fail("auto: option warmupCalls=" + value + " is not an int >= 1 (timed calls per candidate)");
+            impl->warmupCalls = calls;
+        } else {
+            forwarded.emplace_back(key, value);
+        }
+    }
+    std::vector<const DetectorInfo*> pool;
+    if (named.empty()) {
+        pool = exact;
+    } else {
+        for (const std::string& name : named) {
+            const auto it = std::find_if(exact.begin(), exact.end(), [&](const auto* d) { return d->name == name; });
+            if (it == exact.end()) {
+                std::vector<std::string> names;
+                for (const auto* d : exact) names.push_back(d->name);
+                return fail("auto: candidates=" + name + " is not an exact registered detector; they are " +
+                            joined(names));
+            }
+            if (std::find(pool.begin(), pool.end(), *it) == pool.end()) pool.push_back(*it);
+        }
+        std::stable_sort(pool.begin(), pool.end(), [&](const auto* a, const auto* b) {  // registry order
+            return std::find(exact.begin(), exact.end(), a) < std::find(exact.begin(), exact.end(), b);
+        });
+    }
+    for (const auto& [key, value] : forwarded) {
+        bool any = false;
+        std::set<std::string> known{"candidates", "warmupCalls"};
+        for (const auto* d : exact)
+            for (const SettingDoc& s : d->settings) {
+                known.insert(s.name);
+                any = any || (s.name == key && std::find(pool.begin(), pool.end(), d) != pool.end());
+            }
+        if (!any)
+            return fail("auto: unknown option '" + key + "': no candidate has it; the options are " +
+                        joined(std::vector<std::string>(known.begin(), known.end())));
+    }
+
+    // The rule: GL detectors need a current context, and a hardware one unless named.
+    const gl::ContextInfo* gl = gl::Context::currentInfo();
+    const bool software = gl != nullptr && isSoftwareRenderer(gl->renderer);
+    impl->glNote = gl == nullptr ? std::string("no current GL context")
+                                 : gl->renderer + (software ? ": software GL" : ": hardware GL");
+    std::vector<std::string> leftOut;
+    for (const DetectorInfo* d : pool) {
+        if (d->usesGl && (gl == nullptr || (software && named.empty()))) {
+            leftOut.push_back(d->name);
+            continue;
+        }
+        DetectorSettings own = settings;
+        own.validate = false;  // createDetector wraps the whole
+        own.options.clear();
+        for (const auto& [key, value] : forwarded)
+            for (const SettingDoc& s : d->settings)
+                if (s.name == key) own.options.emplace_back(key, value);
+        auto made = d->create(own);
+        if (!made) return fail("auto: " + d->name + ": " + made.error().message);
+        impl->candidates.push_back({d->name, d->usesGl, std::move(*made), {}, false});
+    }
+    if (impl->candidates.empty())
+        return fail("auto: no exact detector is left for " + impl->glNote + " (left out: " + joined(leftOut) +
+                    "); make a GL 4.5 context current first, or name other candidates");
+    if (!leftOut.empty())
+        impl->notes = ", " + joined(leftOut) +
+                      (gl == nullptr ? " left out (need GL)" : " left out (GL detectors would run on the CPU cores)");
+    if (impl->candidates.size() == 1) {
+        impl->decided = true;
+        impl->reason =
+            impl->glNote + impl->notes + ", " + impl->candidates[0].name + " is the only exact detector left";
+    } else {
+        impl->reason = impl->glNote + impl->notes + ", the fastest of " +
+                       std::to_string(impl->candidates.size()) + " by median wall time over the first " +
+                       std::to_string(impl->warmupCalls) + " calls with pairs";
+    }
+    return std::unique_ptr<Detector>(new AutoDetector(std::move(impl)));
+}
+
+}  // namespace isc
