@@ -1,9 +1,12 @@
 // isc accuracy: a detector against the exact CPU reference, pose by pose.
 #include "Commands.h"
 #include "DetectorArgs.h"
+#include "DetectorChoice.h"
 #include "MeshArg.h"
+#include "Progress.h"
 
 #include "isc/detectors/CpuDetector.h"
+#include "isc/detect/AutoDetector.h"
 #include "isc/detect/Detector.h"
 #include "isc/detect/Registry.h"
 #include "isc/geometry/PoseSampler.h"
@@ -23,7 +26,7 @@ namespace isc::tool {
 namespace {
 
 struct AccuracyOptions {
-    std::string detector;
+    std::string detector = "auto";
     std::vector<std::string> meshes;
     int poses = 200;
     std::string posesFile;
@@ -47,6 +50,10 @@ const PairResult* findPair(const DetectionOutput& out) {
 }
 
 int runAccuracy(const AccuracyOptions& o) {
+    if (auto ok = checkDetectorName(o.detector, false); !ok) {
+        std::fprintf(stderr, "error: %s\n", ok.error().message.c_str());
+        return 2;
+    }
     std::vector<std::string> meshArgs = o.meshes;
     if (meshArgs.empty()) meshArgs.push_back("bunny");
     if (meshArgs.size() == 1) meshArgs.push_back(meshArgs[0]);
@@ -78,9 +85,12 @@ int runAccuracy(const AccuracyOptions& o) {
         poses = geometry::sampleClosePoses(scene.mesh(0), scene.mesh(1), o.poses, o.seed);
     }
 
-    // GL detectors need a current context before they are created.
+    // GL detectors need a current context before they are created; auto uses one where
+    // there is one (and picks cpu where there is none).
     std::optional<gl::Context> context;
-    if (detectorUsesGl(o.detector)) {
+    if (o.detector == kAutoDetectorName) {
+        if (auto ctx = gl::Context::createHeadless()) context.emplace(std::move(*ctx));
+    } else if (detectorUsesGl(o.detector)) {
         auto ctx = gl::Context::createHeadless();
         if (!ctx) {
             std::fprintf(stderr, "error: detector '%s' needs OpenGL 4.5: %s\n", o.detector.c_str(),
@@ -100,6 +110,9 @@ int runAccuracy(const AccuracyOptions& o) {
         return 2;
     }
     CpuDetector reference;
+    const auto* automatic = dynamic_cast<const AutoDetector*>(detector->get());
+    if (automatic != nullptr) std::printf("detector: %s\n", automatic->describe().c_str());
+    bool autoReported = automatic == nullptr || automatic->decided();
 
     std::ofstream verdicts;
     if (!o.verdicts.empty()) {
@@ -121,6 +134,7 @@ int runAccuracy(const AccuracyOptions& o) {
     if (!o.quiet)
         std::printf("%8s %9s %6s %6s %6s %10s %10s\n", "poses", "colliding", "TP", "FP", "FN",
                     "tri_recall", "det_ms");
+    Progress progress("poses", n);
     for (std::size_t i = 0; i < n; ++i) {
         scene.setPose(0, poses[i].first);
         scene.setPose(1, poses[i].second);
@@ -157,12 +171,21 @@ int runAccuracy(const AccuracyOptions& o) {
             foundTri += common.size();
         }
         if (verdicts) verdicts << i << ' ' << (found ? 1 : 0) << ' ' << (g ? g->triangles.size() : 0) << '\n';
-        if (!o.quiet && ((i + 1) % every == 0 || i + 1 == n))
+        if (!autoReported && automatic->decided()) {
+            progress.finish();
+            std::printf("detector: %s\n", automatic->describe().c_str());
+            autoReported = true;
+        }
+        if (!o.quiet && ((i + 1) % every == 0 || i + 1 == n)) {
+            progress.finish();
             std::printf("%8zu %9zu %6zu %6zu %6zu %10s %10.3f\n", i + 1, colliding, tp, fp, fn,
                         (*detector)->reportsTrianglePairs() ? ratio(foundTri, truthTri).c_str() : "n/a",
                         detMs / double(i + 1));
+        }
         std::fflush(stdout);
+        progress.update(i + 1);
     }
+    progress.finish();
     const bool tri = (*detector)->reportsTrianglePairs();
     std::printf("reference_ms_per_pose=%.3f detector_ms_per_pose=%.3f detector_gpu_ms_per_pose=%.3f "
                 "tripair_precision=%s\n",
@@ -170,7 +193,8 @@ int runAccuracy(const AccuracyOptions& o) {
                 tri ? ratio(foundTri, reportedTri).c_str() : "n/a");
     std::printf("accuracy: detector=%s poses=%zu colliding=%zu object_recall=%s object_precision=%s "
                 "tripair_recall=%s false_negatives=%zu false_positives=%zu\n",
-                o.detector.c_str(), n, colliding, ratio(tp, tp + fn).c_str(), ratio(tp, tp + fp).c_str(),
+                automatic ? std::string(automatic->current()).c_str() : o.detector.c_str(), n, colliding,
+                ratio(tp, tp + fn).c_str(), ratio(tp, tp + fp).c_str(),
                 tri ? ratio(foundTri, truthTri).c_str() : "n/a", fn, fp);
     return 0;
 }
@@ -180,9 +204,9 @@ int runAccuracy(const AccuracyOptions& o) {
 void addAccuracyCommand(CLI::App& app, int& exitCode) {
     auto o = std::make_shared<AccuracyOptions>();
     CLI::App* cmd = app.add_subcommand("accuracy", "Measure a detector against the exact CPU reference");
-    std::string detectors;
-    for (const std::string& d : detectorNames()) detectors += (detectors.empty() ? "" : ", ") + d;
-    cmd->add_option("--detector", o->detector, "Detector to measure (" + detectors + ")")->required();
+    cmd->add_option("--detector", o->detector,
+                    "Detector to measure: " + detectorChoiceList(false) + " (auto: the fastest exact one here)")
+        ->capture_default_str();
     cmd->add_option("--mesh", o->meshes,
                     "Mesh A, then mesh B (default bunny; B defaults to A): an OBJ path or one of " +
                         builtinMeshNames())

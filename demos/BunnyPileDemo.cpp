@@ -1,194 +1,103 @@
 // isc demo bunny-pile: bunnies dropped on a ground through the isc dispatcher (or stock
-// Bullet GImpact), timed, measured, and the final frame written to a PNG.
+// Bullet GImpact), timed and measured; a window, or --headless with the final frame as PNG.
+// The runner (demos/viewer/) does the window, the detector and the pictures: this file is the
+// scene and its summary line.
 #include "Commands.h"
-#include "DetectorArgs.h"
+#include "MeshArg.h"
 
 #include "BunnyPile.h"
-#include "isc/bullet/CollisionDispatcher.h"
 #include "isc/bullet/RigidWorld.h"
-#include "isc/detect/Detector.h"
-#include "isc/detect/Registry.h"
-#include "isc/gl/Context.h"
-#include "isc/scene/Scene.h"
-#include "render/SceneRenderer.h"
+#include "viewer/Demo.h"
 
 #include <CLI/CLI.hpp>
-#include <GLFW/glfw3.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <optional>
 #include <string>
 
 namespace isc::tool {
 namespace {
 
 struct PileOptions {
-    int bodies = 30;
-    int steps = 300;
-    std::string detector = "cpu";
-    bool headless = false;
-    std::string out = "bunny-pile.png";
-    std::uint32_t seed = 1;
-    int width = 1280, height = 720;
-    std::vector<std::string> sets;  // the detector's own settings, --set name=value
-    bool detectorStats = false;
+    std::string mesh = "bunny";  // the body mesh: a built-in name or an OBJ path
+    // (peel-speed adds --deform here: the deforming pile, Demo::beforeStep moving the vertices.)
 };
 
-bool hasDisplay() {
-    const char* x = std::getenv("DISPLAY");
-    const char* w = std::getenv("WAYLAND_DISPLAY");
-    return (x && *x) || (w && *w);
-}
+class BunnyPileDemo final : public Demo {
+public:
+    explicit BunnyPileDemo(PileOptions o) : options_(std::move(o)) {}
 
-// The dispatcher's split of the last step and the detector's own counters of its batch.
-void printDetectorStats(const bullet::CollisionDispatcher& d) {
-    const bullet::DispatchStats& ds = d.lastStats();
-    const DetectorStats& st = d.lastDetectorStats();
-    std::printf("  dispatch %.2f ms (mirror %.2f, detect %.2f, contacts %.2f, bullet %.2f), mesh pairs %zu, "
-                "colliding %zu, triangle pairs %zu\n",
-                ds.totalMs, ds.mirrorMs, ds.detectMs, ds.contactsMs, ds.bulletMs, ds.meshPairs, ds.collidingPairs,
-                ds.trianglePairs);
-    std::printf("  detector total %.2f ms, gpu %.2f, readback %.2f, cpu %.2f:", st.totalMs, st.gpuMs, st.readbackMs,
-                st.cpuMs);
-    for (const auto& [name, value] : st.counters) std::printf(" %s=%.6g", name.c_str(), value);
-    std::printf("\n");
-}
-
-int runBunnyPile(const PileOptions& o) {
-    if (o.bodies < 1 || o.steps < 1) {
-        std::fprintf(stderr, "bunny-pile: --bodies and --steps must be at least 1\n");
-        return 2;
-    }
-    // The GL context comes first: GL detectors need it current when they are created.
-    std::optional<gl::Context> context;
-    if (!o.headless && hasDisplay()) {
-        auto w = gl::Context::createWindow(o.width, o.height, "isc bunny pile");
-        if (w) context.emplace(std::move(*w));
-        else std::fprintf(stderr, "bunny-pile: no window (%s); going headless\n", w.error().message.c_str());
-    }
-    if (!context) {
-        auto h = gl::Context::createHeadless();
-        if (!h) {
-            std::fprintf(stderr, "bunny-pile: no OpenGL context: %s\n", h.error().message.c_str());
-            return 1;
+    Result<std::unique_ptr<bullet::RigidWorld>> build(const DemoSetup& setup) override {
+        auto pile = scenes::makeBunnyPile(setup.bodies, setup.seed);
+        if (!pile) return fail(pile.error().message);
+        if (options_.mesh != "bunny") {
+            if (!mesh_) {  // loaded once: build() runs again on every reset and detector switch
+                auto mesh = loadMeshArg(options_.mesh);
+                if (!mesh) return fail("--mesh: " + mesh.error().message);
+                mesh_ = std::make_shared<Mesh>(std::move(*mesh));
+            }
+            pile->bunny = mesh_;
         }
-        context.emplace(std::move(*h));
+        auto created = bullet::RigidWorld::create(setup.world);
+        if (!created) return fail(created.error().message);
+        bullet::RigidWorld& world = **created;
+        world.addGround(pile->groundHalfExtents);
+        for (const Pose& p : pile->poses) world.addMeshBody(pile->bunny, p, 1.0f);
+        // The render scene: object i is body i.
+        scene_ = Scene();
+        const MeshId mesh = scene_.addMesh(pile->bunny);
+        for (const Pose& p : pile->poses) scene_.addObject(mesh, p);
+        pile_ = std::move(*pile);
+        return created;
     }
 
-    auto pile = scenes::makeBunnyPile(o.bodies, o.seed);
-    if (!pile) {
-        std::fprintf(stderr, "bunny-pile: %s\n", pile.error().message.c_str());
-        return 1;
-    }
-    bullet::WorldSettings ws;
-    ws.detector = o.detector;
-    auto options = parseSets(o.sets);
-    if (!options) {
-        std::fprintf(stderr, "bunny-pile: %s\n", options.error().message.c_str());
-        return 2;
-    }
-    ws.detectorSettings.options = *options;
-    auto created = bullet::RigidWorld::create(ws);
-    if (!created) {
-        std::fprintf(stderr, "bunny-pile: %s\n", created.error().message.c_str());
-        return 2;
-    }
-    bullet::RigidWorld& world = **created;
-    world.addGround(pile->groundHalfExtents);
-    for (const Pose& p : pile->poses) world.addMeshBody(pile->bunny, p, 1.0f);
+    Scene& scene() override { return scene_; }
 
-    // The render scene mirrors the bodies' poses.
-    Scene scene;
-    const MeshId bunnyMesh = scene.addMesh(pile->bunny);
-    for (const Pose& p : pile->poses) scene.addObject(bunnyMesh, p);
-    auto renderer = render::SceneRenderer::create(o.width, o.height);
-    if (!renderer) {
-        std::fprintf(stderr, "bunny-pile: renderer: %s\n", renderer.error().message.c_str());
-        return 1;
+    render::Camera camera() const override {
+        float extent = 0.0f;
+        for (const Pose& p : pile_.poses) extent = std::max({extent, std::abs(p.position.x), std::abs(p.position.z)});
+        render::Camera c;
+        c.target = Vec3(0.0f, 0.6f, 0.0f);
+        c.eye = Vec3(extent * 1.6f + 3.0f, extent * 1.1f + 2.5f, extent * 2.2f + 4.0f);
+        return c;
     }
-    float extent = 0.0f, top = 0.0f;
-    for (const Pose& p : pile->poses) {
-        extent = std::max({extent, std::abs(p.position.x), std::abs(p.position.z)});
-        top = std::max(top, p.position.y);
-    }
-    renderer->camera().target = Vec3(0.0f, 0.6f, 0.0f);
-    renderer->camera().eye = Vec3(extent * 1.6f + 3.0f, extent * 1.1f + 2.5f, extent * 2.2f + 4.0f);
-    auto draw = [&]() -> bool {
-        for (int b = 0; b < world.bodyCount(); ++b) scene.setPose(ObjectId(b), world.pose(b));
-        if (auto r = renderer->render(scene); !r) {
-            std::fprintf(stderr, "bunny-pile: render: %s\n", r.error().message.c_str());
-            return false;
-        }
-        if (context->window()) {
-            const auto [fw, fh] = context->framebufferSize();
-            renderer->present(fw, fh);
-            context->swapBuffers();
-            glfwPollEvents();
-        }
-        return true;
-    };
 
-    std::printf("bunny-pile: %d bunnies (%zu triangles each, 0.97 m tall), %d steps of 1/60 s, detector %s, %s\n",
-                o.bodies, pile->bunny->triangleCount(), o.steps, o.detector.c_str(),
-                context->info().renderer.c_str());
-    if (findDetector(o.detector) != nullptr)
-        std::printf("detector settings: %s\n", describeOptions(ws.detectorSettings.options).c_str());
-    double sumStep = 0.0, sumCollision = 0.0, maxPenetration = 0.0;
-    const int every = std::max(1, o.steps / 10);
-    for (int s = 1; s <= o.steps; ++s) {
-        const bullet::StepTimes t = world.step(1.0f / 60.0f);
-        sumStep += t.stepMs;
-        sumCollision += t.collisionMs;
-        maxPenetration = std::max(maxPenetration, world.maxPenetration());
-        if (world.hasNonFinite()) {
-            std::fprintf(stderr, "bunny-pile: a body's state became NaN at step %d\n", s);
-            return 1;
-        }
-        if (s % every == 0 || s == o.steps) {
-            std::printf("step %4d/%d  %7.2f ms/step  collision %7.2f ms  max speed %.3f m/s  contacts %d\n", s,
-                        o.steps, sumStep / s, sumCollision / s, world.maxSpeed(), world.contactCount());
-            if (o.detectorStats && world.dispatcher()) printDetectorStats(*world.dispatcher());
-        }
-        if (context->window() && s % 2 == 0) {
-            if (context->shouldClose()) break;
-            if (!draw()) return 1;
-        }
-        std::fflush(stdout);
+    std::string describe() const override {
+        const Aabb& box = pile_.bunny->localBounds();
+        char text[160];
+        std::snprintf(text, sizeof text, "%zu %s (%zu triangles each, %.2f m tall)", pile_.poses.size(),
+                      options_.mesh == "bunny" ? "bunnies" : options_.mesh.c_str(), pile_.bunny->triangleCount(),
+                      double(box.max.y - box.min.y));
+        return text;
     }
-    if (!draw()) return 1;
-    if (!o.out.empty()) {
-        if (auto r = renderer->writePng(o.out); !r) {
-            std::fprintf(stderr, "bunny-pile: %s\n", r.error().message.c_str());
-            return 1;
-        }
-        std::printf("wrote %s\n", o.out.c_str());
+
+    void printSummary(const DemoRun& run, bullet::RigidWorld& world) const override {
+        std::printf("summary: detector=%s%s bodies=%d steps=%d mean_step_ms=%.3f mean_collision_ms=%.3f "
+                    "max_penetration=%.4f settled_max_speed=%.4f contacts=%d\n",
+                    run.detector.c_str(), run.automatic ? " auto=yes" : "", run.bodies, run.steps, run.meanStepMs,
+                    run.meanCollisionMs, run.maxPenetration, world.maxSpeed(), world.contactCount());
     }
-    std::printf("summary: detector=%s bodies=%d steps=%d mean_step_ms=%.3f mean_collision_ms=%.3f "
-                "max_penetration=%.4f settled_max_speed=%.4f contacts=%d\n",
-                o.detector.c_str(), o.bodies, o.steps, sumStep / o.steps, sumCollision / o.steps, maxPenetration,
-                world.maxSpeed(), world.contactCount());
-    return 0;
-}
+
+private:
+    PileOptions options_;
+    std::shared_ptr<const Mesh> mesh_;  // --mesh, when not the bunny
+    scenes::BunnyPile pile_;
+    Scene scene_;
+};
 
 }  // namespace
 
 void addBunnyPileDemo(CLI::App& demo, int& exitCode) {
-    static PileOptions options;
-    CLI::App* pile = demo.add_subcommand("bunny-pile", "Drop bunnies on a ground and let them settle");
-    pile->add_option("--bodies", options.bodies, "number of bunnies")->capture_default_str();
-    pile->add_option("--steps", options.steps, "steps of 1/60 s")->capture_default_str();
-    pile->add_option("--detector", options.detector,
-                     "a detector (cpu, ...) or bullet-gimpact for stock Bullet GImpact")
+    auto options = std::make_shared<PileOptions>();
+    CLI::App* pile = addDemoCommand(demo,
+                                    {"bunny-pile", "Drop bunnies on a ground and let them settle", 30, 300,
+                                     [options] { return std::make_unique<BunnyPileDemo>(*options); }},
+                                    exitCode);
+    pile->add_option("--mesh", options->mesh,
+                     "the bodies' mesh: bunny (default), " + builtinMeshNames() +
+                         " or an OBJ file (about 1 m across: the pile's spacing is 1.3 m)")
         ->capture_default_str();
-    pile->add_flag("--headless", options.headless, "no window even when a display exists");
-    pile->add_option("--out", options.out, "PNG of the final frame (empty: none)")->capture_default_str();
-    pile->add_option("--seed", options.seed, "seed of the bunnies' turns and jitter")->capture_default_str();
-    addSetOption(pile, options.sets);
-    pile->add_flag("--detector-stats", options.detectorStats,
-                   "print the dispatcher's split and the detector's counters with each progress line");
-    pile->callback([&exitCode] { exitCode = runBunnyPile(options); });
 }
 
 }  // namespace isc::tool

@@ -1,6 +1,7 @@
 // isc info: the GL context we get, the extensions we use, the detectors available.
 #include "Commands.h"
 
+#include "isc/detect/AutoDetector.h"
 #include "isc/detect/Detector.h"
 #include "isc/detect/Registry.h"
 #include "isc/gl/Context.h"
@@ -26,6 +27,13 @@ int runInfo() {
     std::printf("version:   %s\n", info.version.c_str());
     std::printf("glsl:      %s\n", info.glslVersion.c_str());
     std::printf("detectors (settings: --set name=value; docs/detectors/<name>.md):\n");
+    // auto first: the default of every command (docs/demos.md).
+    if (auto a = createDetector(kAutoDetectorName)) {
+        const auto* automatic = dynamic_cast<const AutoDetector*>(a->get());
+        std::printf("  %-8s the fastest exact detector for this GL and scene (the default)\n", kAutoDetectorName);
+        if (automatic != nullptr) std::printf("           here: %s\n", automatic->describe().c_str());
+        std::printf("           candidates=a,b (default: every exact one), warmupCalls=3 (int): timed calls each\n");
+    }
     for (const DetectorInfo& d : registeredDetectors()) {
         std::printf("  %-8s %s\n", d.name.c_str(), d.summary.c_str());
         std::printf("           %s, %s meshes, reports %s%s\n", d.usesGl ? "GL 4.5" : "CPU only",

@@ -1,9 +1,11 @@
 #include "render/SceneRenderer.h"
 
+#include "render/Image.h"
+
+#include "isc/core/Assert.h"
 #include "isc/scene/Scene.h"
 
 #include <glm/gtc/matrix_transform.hpp>
-#include <stb_image_write.h>
 
 #include <cstring>
 
@@ -34,17 +36,18 @@ Result<SceneRenderer> SceneRenderer::create(int width, int height) {
                                      {GL_FRAGMENT_SHADER, "render/grid.frag.glsl"}},
                                     {}, "render grid");
     if (!grid) return fail("SceneRenderer::create(): " + grid.error().message);
+    auto lines = gl::Program::create({{GL_VERTEX_SHADER, "render/lines.vert.glsl"},
+                                      {GL_FRAGMENT_SHADER, "render/lines.frag.glsl"}},
+                                     {}, "render lines");
+    if (!lines) return fail("SceneRenderer::create(): " + lines.error().message);
     r.meshProgram_ = std::move(*mesh);
     r.gridProgram_ = std::move(*grid);
+    r.lineProgram_ = std::move(*lines);
     r.scene_ = gl::GpuScene("render scene");
-    r.color_ = gl::Texture::create2D("render color", GL_RGBA8, width, height);
-    r.depth_ = gl::Renderbuffer("render depth", GL_DEPTH_COMPONENT32F, width, height);
-    r.fbo_ = gl::Framebuffer("render fbo");
-    r.fbo_.attachTexture(GL_COLOR_ATTACHMENT0, r.color_);
-    r.fbo_.attachRenderbuffer(GL_DEPTH_ATTACHMENT, r.depth_);
-    if (auto ok = r.fbo_.checkComplete(); !ok) return fail("SceneRenderer::create(): " + ok.error().message);
+    if (auto ok = r.makeTargets(); !ok) return fail("SceneRenderer::create(): " + ok.error().message);
     r.indirect_ = gl::Buffer("render indirect");
     r.colors_ = gl::Buffer("render colors");
+    r.lines_ = gl::Buffer("render lines");
     r.emptyVao_ = gl::VertexArray("render empty vao");
     return r;
 }
@@ -60,6 +63,50 @@ void SceneRenderer::setObjectColor(ObjectId id, Vec3 rgb) {
     colorSet_[id] = true;
 }
 
+Result<void> SceneRenderer::makeTargets() {
+    color_ = gl::Texture::create2D("render color", GL_RGBA8, width_, height_);
+    depth_ = gl::Renderbuffer("render depth", GL_DEPTH_COMPONENT32F, width_, height_);
+    fbo_ = gl::Framebuffer("render fbo");
+    fbo_.attachTexture(GL_COLOR_ATTACHMENT0, color_);
+    fbo_.attachRenderbuffer(GL_DEPTH_ATTACHMENT, depth_);
+    return fbo_.checkComplete();
+}
+
+void SceneRenderer::resize(int width, int height) {
+    if (width <= 0 || height <= 0 || (width == width_ && height == height_)) return;
+    width_ = width;
+    height_ = height;
+    [[maybe_unused]] auto ok = makeTargets();  // RGBA8 + depth32f colour targets are always complete
+    ISC_ASSERT(ok.has_value(), "SceneRenderer::resize(): framebuffer incomplete");
+}
+
+Mat4 SceneRenderer::viewProjection() const {
+    const float aspect = float(width_) / float(height_);
+    return glm::perspective(glm::radians(camera_.fovYDegrees), aspect, camera_.nearPlane, camera_.farPlane) *
+           glm::lookAt(camera_.eye, camera_.target, camera_.up);
+}
+
+Result<void> SceneRenderer::drawLines(const std::vector<LineVertex>& vertices, bool onTop) {
+    if (vertices.size() < 2) return {};
+    lines_.reserve(vertices.size() * sizeof(LineVertex));
+    lines_.upload(0, vertices.size() * sizeof(LineVertex), vertices.data());
+    lines_.bindBase(GL_SHADER_STORAGE_BUFFER, ISC_BINDING_FIRST_FREE);
+    fbo_.bind();
+    glViewport(0, 0, width_, height_);
+    if (onTop) glDisable(GL_DEPTH_TEST);
+    else glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LEQUAL);
+    lineProgram_.setUniform("viewProjection", viewProjection());
+    lineProgram_.use();
+    emptyVao_.bind();
+    glDrawArrays(GL_LINES, 0, GLsizei(vertices.size() / 2 * 2));
+    glBindVertexArray(0);
+    glDisable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    gl::Framebuffer::bindDefault();
+    return gl::checkError("SceneRenderer::drawLines()");
+}
+
 Result<void> SceneRenderer::render(const Scene& scene) {
     scene_.sync(scene);
     const std::size_t n = scene.objectCount();
@@ -68,10 +115,7 @@ Result<void> SceneRenderer::render(const Scene& scene) {
         colorSet_.push_back(false);
     }
 
-    const float aspect = float(width_) / float(height_);
-    const Mat4 viewProjection =
-        glm::perspective(glm::radians(camera_.fovYDegrees), aspect, camera_.nearPlane, camera_.farPlane) *
-        glm::lookAt(camera_.eye, camera_.target, camera_.up);
+    const Mat4 viewProjection = this->viewProjection();
 
     fbo_.bind();
     glViewport(0, 0, width_, height_);
@@ -137,14 +181,11 @@ std::vector<std::uint8_t> SceneRenderer::readPixels() const {
 }
 
 Result<void> SceneRenderer::writePng(const std::string& path) const {
-    const auto pixels = readPixels();
-    if (stbi_write_png(path.c_str(), width_, height_, 4, pixels.data(), width_ * 4) == 0)
-        return fail("SceneRenderer::writePng(): cannot write '" + path + "' (does the folder exist and is it writable?)");
-    return {};
+    return render::writePng(path, width_, height_, readPixels());
 }
 
-void SceneRenderer::present(int windowWidth, int windowHeight) const {
-    glBlitNamedFramebuffer(fbo_.id(), 0, 0, 0, width_, height_, 0, 0, windowWidth, windowHeight, GL_COLOR_BUFFER_BIT,
+void SceneRenderer::present(int x, int y, int width, int height) const {
+    glBlitNamedFramebuffer(fbo_.id(), 0, 0, 0, width_, height_, x, y, x + width, y + height, GL_COLOR_BUFFER_BIT,
                            GL_LINEAR);
 }
 

@@ -41,6 +41,12 @@ struct RenderOptions {
     float groundSize = 40.0f;                  ///< side of the ground square
 };
 
+/// One end of a line segment for SceneRenderer::drawLines: world position and RGBA colour.
+struct LineVertex {
+    Vec4 position;  ///< world, w = 1
+    Vec4 color;     ///< RGBA, 0..1
+};
+
 /// Renders into its own colour + depth framebuffer of width x height pixels.
 /// Every member needs a current GL context (the one it was created in).
 class SceneRenderer {
@@ -55,13 +61,24 @@ public:
 
     /// Syncs the GPU mirror with `scene` and draws it (inactive objects skipped).
     [[nodiscard]] Result<void> render(const Scene& scene);
+    /// Draws segments (pairs of vertices) over the last frame with its camera: depth-tested
+    /// against it, or on top of everything when `onTop` (contacts inside a pile).
+    [[nodiscard]] Result<void> drawLines(const std::vector<LineVertex>& vertices, bool onTop);
+    /// New framebuffer size (a window was resized); the next render() draws at that size.
+    /// Does nothing when the size is unchanged. Non-positive sizes are ignored.
+    void resize(int width, int height);
+    /// World-to-clip matrix of the camera at the current size.
+    Mat4 viewProjection() const;
     /// Reads the last frame back: RGBA8, rows top to bottom, width*height*4 bytes.
     std::vector<std::uint8_t> readPixels() const;
     /// Writes the last frame as PNG (stb_image_write). Error names the path.
     [[nodiscard]] Result<void> writePng(const std::string& path) const;
     /// Blits the last frame to the default framebuffer (a window context), scaled to
     /// `windowWidth` x `windowHeight`. The caller swaps buffers.
-    void present(int windowWidth, int windowHeight) const;
+    void present(int windowWidth, int windowHeight) const { present(0, 0, windowWidth, windowHeight); }
+    /// Blits the last frame into the rectangle (x, y, width, height) of the default
+    /// framebuffer (pixels from its lower left corner).
+    void present(int x, int y, int width, int height) const;
 
     int width() const { return width_; }
     int height() const { return height_; }
@@ -70,15 +87,16 @@ public:
 
 private:
     SceneRenderer() = default;
+    [[nodiscard]] Result<void> makeTargets();
     int width_ = 0, height_ = 0;
     Camera camera_;
     RenderOptions options_;
     gl::GpuScene scene_;
-    gl::Program meshProgram_, gridProgram_;
+    gl::Program meshProgram_, gridProgram_, lineProgram_;
     gl::Texture color_;
     gl::Renderbuffer depth_;
     gl::Framebuffer fbo_;
-    gl::Buffer indirect_, colors_;
+    gl::Buffer indirect_, colors_, lines_;
     gl::VertexArray emptyVao_;
     std::vector<Vec4> objectColors_;
     std::vector<bool> colorSet_;
