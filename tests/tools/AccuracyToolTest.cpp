@@ -4,6 +4,8 @@
 #include "isc/geometry/Reference.h"
 #include "isc/mesh/Shapes.h"
 
+#include "ToolRun.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -16,17 +18,11 @@
 namespace isc {
 namespace {
 
-std::string runTool(const std::string& args, int& status) {
-    const std::string out = (std::filesystem::temp_directory_path() / "isc_tool_out.txt").string();
-    status = std::system((std::string(ISC_TOOL_PATH) + " " + args + " > " + out + " 2>&1").c_str());
-    std::ifstream f(out);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
+using test::runTool;
+using test::tempPath;
 
 TEST(AccuracyTool, CpuVerdictsAgreeWithBruteForce) {
-    const std::string verdicts = (std::filesystem::temp_directory_path() / "isc_verdicts.txt").string();
+    const std::string verdicts = tempPath("isc_verdicts", ".txt");
     int status = 0;
     const std::string out =
         runTool("accuracy --detector cpu --mesh torus --poses 60 --seed 7 --verdicts " + verdicts, status);
@@ -69,9 +65,8 @@ TEST(AccuracyTool, PosesFileGivesHandWorkedVerdicts) {
     // Box (half extents 0.4 0.3 0.25) against itself: pose 0 identical (every face coincides:
     // colliding), pose 1 B moved 1 m along x (0.2 m gap: not), pose 2 B moved 0.7 m along x
     // (0.1 m overlap: colliding), pose 3 a line the tool must reject (bad quaternion count).
-    const auto dir = std::filesystem::temp_directory_path();
-    const std::string poses = (dir / "isc_poses.txt").string();
-    const std::string verdicts = (dir / "isc_poses_verdicts.txt").string();
+    const std::string poses = tempPath("isc_poses", ".txt");
+    const std::string verdicts = tempPath("isc_poses_verdicts", ".txt");
     {
         std::ofstream f(poses);
         f << "# tx ty tz qw qx qy qz (A) then (B)\n"
@@ -106,7 +101,7 @@ TEST(AccuracyTool, PosesFileGivesHandWorkedVerdicts) {
     }
     out = runTool("accuracy --detector cpu --mesh box --poses-file " + poses, status);
     EXPECT_NE(status, 0);
-    EXPECT_NE(out.find("isc_poses.txt:6:"), std::string::npos) << out;  // names file and line
+    EXPECT_NE(out.find(poses + ":6:"), std::string::npos) << out;  // names file and line
 }
 
 TEST(AccuracyTool, BadArgumentsGiveAClearError) {
