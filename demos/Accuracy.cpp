@@ -191,11 +191,15 @@ int runAccuracy(const AccuracyOptions& o) {
                 "tripair_precision=%s\n",
                 n ? refMs / double(n) : 0.0, n ? detMs / double(n) : 0.0, n ? gpuMs / double(n) : 0.0,
                 tri ? ratio(foundTri, reportedTri).c_str() : "n/a");
+    // One line with everything a plot needs (bench/plots.sh reads meshes= and options=).
+    std::string optionText;
+    for (const auto& [k, v] : *options) optionText += (optionText.empty() ? "" : ",") + k + "=" + v;
     std::printf("accuracy: detector=%s poses=%zu colliding=%zu object_recall=%s object_precision=%s "
-                "tripair_recall=%s false_negatives=%zu false_positives=%zu\n",
+                "tripair_recall=%s false_negatives=%zu false_positives=%zu meshes=%s,%s options=%s\n",
                 automatic ? std::string(automatic->current()).c_str() : o.detector.c_str(), n, colliding,
                 ratio(tp, tp + fn).c_str(), ratio(tp, tp + fp).c_str(),
-                tri ? ratio(foundTri, truthTri).c_str() : "n/a", fn, fp);
+                tri ? ratio(foundTri, truthTri).c_str() : "n/a", fn, fp, meshArgs[0].c_str(), meshArgs[1].c_str(),
+                optionText.empty() ? "defaults" : optionText.c_str());
     return 0;
 }
 

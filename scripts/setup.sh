@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # Installs what bullet-isc needs on Debian 12, from Debian's packages only. Idempotent:
 # does nothing when everything is there. Needs root (or sudo) for apt-get.
+# --extras also installs the tools for plots (gnuplot-nox: bench/plots.sh) and videos
+# (ffmpeg: docs/demos.md).
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config python3 python3-glad
   libbullet-dev libglfw3-dev libglm-dev libtinyobjloader-dev libcli11-dev libstb-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev libfcl-dev
   libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri
+  libimgui-dev   # the demo window's panel (Dear ImGui 1.86, with its GLFW/OpenGL 3 backends)
+  xvfb xauth     # the demo window test runs under xvfb-run
 )
+if [ "${1:-}" = "--extras" ]; then
+  packages+=(gnuplot-nox ffmpeg)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
