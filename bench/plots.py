@@ -161,8 +161,9 @@ def plot_accuracy(results, data):
         tag = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{detector}-{meshes}-{axes}-{machine}")
         name = f"{data}/accuracy-{tag}.dat"
         write(name, sorted(rows))
-        plots.append(f"'{name}' using 1:2 with linespoints lw 2 pt 7 title '{detector} {meshes} {axes} axis ({machine})'")
-    return COMMON + f"""set title "Triangle-pair recall against resolution (isc accuracy, sampled close poses)"
+        unit = "axis" if axes == "1" else "axes"
+        plots.append(f"'{name}' using 1:2 with linespoints lw 2 pt 7 title '{detector} {meshes}, {axes} {unit} ({machine})'")
+    return COMMON + f"""set title "Triangle-pair recall against resolution (isc accuracy, 100 sampled close poses per point)"
 set logscale x 2
 set xlabel "resolution (pixels across the smaller object)"
 set ylabel "triangle-pair recall (found / exact)"

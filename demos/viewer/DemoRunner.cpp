@@ -61,9 +61,10 @@ int runHeadless(DemoSession& session, render::SceneRenderer& renderer, const Dem
             std::fprintf(stderr, "isc demo: %s\n", ok.error().message.c_str());
             return 1;
         }
-        progress.finish();  // a line printed below would land after the bar
+        const bool line = s % every == 0 || s == o.steps;
+        if (line || session.autoChoicePending()) progress.finish();  // printed lines go above the bar
         session.reportAutoChoice(stdout);
-        if (s % every == 0 || s == o.steps) printStepLine(session, o.steps, o.detectorStats);
+        if (line) printStepLine(session, o.steps, o.detectorStats);
         if (!o.frames.empty() && s % o.frameEvery == 0) {
             if (auto ok = writeFrame(session, renderer, o.frames, ++frame, o.contacts); !ok) {
                 std::fprintf(stderr, "isc demo: %s\n", ok.error().message.c_str());

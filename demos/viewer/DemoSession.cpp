@@ -175,10 +175,15 @@ void DemoSession::reportDetector(std::FILE* out) {
     autoReported_ = a == nullptr || a->decided();
 }
 
-void DemoSession::reportAutoChoice(std::FILE* out) {
-    if (autoReported_) return;
+bool DemoSession::autoChoicePending() const {
+    if (autoReported_) return false;
     const AutoDetector* a = findAuto(*world_);
-    if (a == nullptr || !a->decided()) return;
+    return a != nullptr && a->decided();
+}
+
+void DemoSession::reportAutoChoice(std::FILE* out) {
+    if (!autoChoicePending()) return;
+    const AutoDetector* a = findAuto(*world_);
     std::fprintf(out, "detector: %s\n", a->describe().c_str());
     std::fflush(out);
     autoReported_ = true;

@@ -58,6 +58,8 @@ public:
     void reportDetector(std::FILE* out);
     /// Prints "detector: auto -> ..." once, when auto has decided after reportDetector().
     void reportAutoChoice(std::FILE* out);
+    /// True when reportAutoChoice() would print now.
+    bool autoChoicePending() const;
     /// The detector's image-space buffers of the last step (none for bullet-gimpact).
     std::vector<DetectorDebugView> debugViews();
 

@@ -97,7 +97,7 @@ TEST(DemoTool, LiveSwitchesCarryTheBodiesState) {
     EXPECT_NE(switched.find("summary: detector=cpu auto=yes bodies=3 steps=30 "), std::string::npos) << switched;
 }
 
-TEST(BadInput, NoDisplayAsksForHeadless) {
+TEST(ToolBadInput, NoDisplayAsksForHeadless) {
     int code = 0;
     const std::string out = runTool("demo bunny-pile --steps 1", code, "env -u DISPLAY -u WAYLAND_DISPLAY");
     EXPECT_EQ(code, 2) << out;
@@ -110,7 +110,7 @@ TEST(BadInput, NoDisplayAsksForHeadless) {
     EXPECT_NE(bad.find("--headless"), std::string::npos) << bad;
 }
 
-TEST(BadInput, UnknownDetectorListsTheNames) {
+TEST(ToolBadInput, UnknownDetectorListsTheNames) {
     int code = 0;
     for (const std::string& cmd : {std::string("demo bunny-pile --headless --steps 1"), std::string("accuracy --poses 2")}) {
         const std::string out = runTool(cmd + " --detector nope", code);
@@ -133,7 +133,7 @@ TEST(BadInput, UnknownDetectorListsTheNames) {
     EXPECT_NE(out.find("resolution"), std::string::npos) << "lists the options: " << out;
 }
 
-TEST(BadInput, MissingMeshNamesThePathAndWhy) {
+TEST(ToolBadInput, MissingMeshNamesThePathAndWhy) {
     const std::string path = "/nonexistent/folder/body.obj";
     int code = 0;
     for (const std::string& cmd : {"demo bunny-pile --headless --steps 1 --mesh " + path,
