@@ -274,6 +274,13 @@ int runWindow(DemoSession& session, gl::Context& context, render::SceneRenderer&
             ImGui::Text("mesh pairs %zu, colliding %zu, triangle pairs %zu", d->lastStats().meshPairs,
                         d->lastStats().collidingPairs, d->lastStats().trianglePairs);
 
+        if (session.demo().panel()) {
+            auto ok = session.reset(bodies);
+            message = ok ? "rebuilt" : ok.error().message;
+        }
+        if (!message.empty()) ImGui::TextWrapped("%s", message.c_str());
+        sectionTitle("camera: left drag orbits, right drag pans, wheel zooms");
+        if (ImGui::Button("Reset camera")) orbit = Orbit::from(startCamera);
         sectionTitle("show");
         ImGui::Checkbox("contacts (points, normals)", &drawContacts);
         ImGui::SameLine();
@@ -287,32 +294,26 @@ int runWindow(DemoSession& session, gl::Context& context, render::SceneRenderer&
                 ImGui::RadioButton(views[std::size_t(i)].name.c_str(), &viewIndex, i);
             }
         }
-        sectionTitle("camera");
-        ImGui::TextDisabled("left drag: orbit, right drag: pan, wheel: zoom");
-        if (ImGui::Button("Reset camera")) orbit = Orbit::from(startCamera);
-        if (session.demo().panel()) {
-            auto ok = session.reset(bodies);
-            message = ok ? "rebuilt" : ok.error().message;
-        }
-        if (!message.empty()) ImGui::TextWrapped("%s", message.c_str());
         ImGui::End();
 
         if (showOverlay && overlayReady) {
+            // The detector's buffer of its last call, in its own window at the scene's lower
+            // right corner (movable). Rows from the bottom: v flipped.
             const DetectorDebugView& v = views[std::size_t(viewIndex)];
-            const float side = std::min(io.DisplaySize.x - panelWidth, io.DisplaySize.y) * 0.36f;
+            const float side = std::min(io.DisplaySize.x - panelWidth, io.DisplaySize.y) * 0.38f;
             const float aspect = float(overlay->width()) / float(std::max(overlay->height(), 1));
             const ImVec2 imageSize = aspect >= 1.0f ? ImVec2(side, side / aspect) : ImVec2(side * aspect, side);
-            ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - 10.0f, 10.0f), ImGuiCond_Always, ImVec2(1.0f, 0.0f));
+            ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - 8.0f, io.DisplaySize.y - 8.0f), ImGuiCond_FirstUseEver,
+                                    ImVec2(1.0f, 1.0f));
             ImGui::SetNextWindowBgAlpha(0.85f);
-            ImGui::Begin("image-space", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove);
-            ImGui::Text("%s: %s (%dx%d, max %g)", session.runningDetector().c_str(), v.name.c_str(), v.width, v.height,
-                        overlayMax);
-            ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + std::max(imageSize.x, 200.0f));
-            ImGui::TextDisabled("%s", v.description.c_str());
-            ImGui::PopTextWrapPos();
-            // Rows from the bottom: flip v.
+            ImGui::Begin("image-space buffer", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
+            ImGui::Text("%s: %s", session.runningDetector().c_str(), v.name.c_str());
+            ImGui::TextDisabled("%dx%d px, largest %g", v.width, v.height, overlayMax);
             ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<std::uintptr_t>(overlay->texture().id())),
                          imageSize, ImVec2(0, 1), ImVec2(1, 0));
+            ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + imageSize.x);
+            ImGui::TextDisabled("%s", v.description.c_str());
+            ImGui::PopTextWrapPos();
             ImGui::End();
         }
 
