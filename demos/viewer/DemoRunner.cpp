@@ -157,8 +157,10 @@ int runDemo(const DemoCommand& command, DemoOptions o, const std::vector<Schedul
     }
     renderer->camera() = demo->camera();
 
-    std::printf("%s: %s, %s%d steps of 1/60 s, %s\n", command.name.c_str(), demo->describe().c_str(),
-                context->window() && !o.stepsGiven ? "until the window closes, " : "", o.steps,
+    const std::string length = context->window() && !o.stepsGiven
+                                   ? std::string("steps of 1/60 s until the window closes")
+                                   : std::to_string(o.steps) + " steps of 1/60 s";
+    std::printf("%s: %s, %s, %s\n", command.name.c_str(), demo->describe().c_str(), length.c_str(),
                 context->info().renderer.c_str());
     session.reportDetector(stdout);
 
@@ -210,9 +212,10 @@ Result<void> writeFrame(DemoSession& session, render::SceneRenderer& renderer, c
 void printStepLine(DemoSession& session, int total, bool detectorStats) {
     const DemoRun r = session.run();
     bullet::RigidWorld& w = session.world();
-    std::printf("step %4d/%d  %7.2f ms/step  collision %7.2f ms  max speed %.3f m/s  contacts %d  [%s]\n", r.steps,
-                total, r.meanStepMs, r.meanCollisionMs, w.maxSpeed(), w.contactCount(),
-                session.runningDetector().c_str());
+    char of[16] = "";  // "/300", or nothing when the run has no set length (a window)
+    if (total > 0) std::snprintf(of, sizeof of, "/%d", total);
+    std::printf("step %4d%s  %7.2f ms/step  collision %7.2f ms  max speed %.3f m/s  contacts %d  [%s]\n", r.steps, of,
+                r.meanStepMs, r.meanCollisionMs, w.maxSpeed(), w.contactCount(), session.runningDetector().c_str());
     if (detectorStats && w.dispatcher()) {
         const bullet::CollisionDispatcher& d = *w.dispatcher();
         const bullet::DispatchStats& ds = d.lastStats();

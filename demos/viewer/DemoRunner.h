@@ -57,7 +57,8 @@ int runWindow(DemoSession& session, gl::Context& context, render::SceneRenderer&
 [[nodiscard]] Result<void> drawScene(DemoSession& session, render::SceneRenderer& renderer, bool contacts,
                                      bool contactsOnTop = true);
 
-/// The periodic progress line on stdout ("step   30/300  ... contacts 12") and, with
+/// The periodic progress line on stdout ("step   30/300  ... contacts 12"; `total` 0: no
+/// "/300", a window that runs until closed) and, with
 /// --detector-stats, the dispatcher's split and the detector's counters.
 void printStepLine(DemoSession& session, int total, bool detectorStats);
 

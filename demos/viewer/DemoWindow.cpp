@@ -160,7 +160,7 @@ int runWindow(DemoSession& session, gl::Context& context, render::SceneRenderer&
     int stepsPerFrame = 1, bodies = session.bodies(), viewIndex = 0;
     std::string message;  // the last error or switch, shown in the panel
     std::size_t nextSwitch = 0;
-    const int every = std::max(1, o.steps / 10);
+    const int every = o.stepsGiven ? std::max(1, o.steps / 10) : 60;  // until closed: once a simulated second
     int frame = 0;
 
     while (!context.shouldClose()) {
@@ -180,7 +180,7 @@ int runWindow(DemoSession& session, gl::Context& context, render::SceneRenderer&
                 return 1;
             }
             session.reportAutoChoice(stdout);
-            if (session.steps() % every == 0) printStepLine(session, o.steps, o.detectorStats);
+            if (session.steps() % every == 0) printStepLine(session, o.stepsGiven ? o.steps : 0, o.detectorStats);
             if (!o.frames.empty() && session.steps() % o.frameEvery == 0) {
                 if (auto ok = writeFrame(session, renderer, o.frames, ++frame, drawContacts); !ok) {
                     std::fprintf(stderr, "isc demo %s: %s\n", title.c_str(), ok.error().message.c_str());
@@ -337,7 +337,7 @@ int runWindow(DemoSession& session, gl::Context& context, render::SceneRenderer&
         }
         if (last) break;
     }
-    if (session.steps() % every != 0) printStepLine(session, o.steps, o.detectorStats);
+    if (session.steps() % every != 0) printStepLine(session, o.stepsGiven ? o.steps : 0, o.detectorStats);
     return 0;
 }
 
