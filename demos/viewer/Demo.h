@@ -60,6 +60,13 @@ public:
         (void)world;
         (void)step;
     }
+    /// After each step: a demo's own tallies for its summary (e.g. the dispatcher's
+    /// lastStats() summed over the steps). step 1 is the first step of a (re)started run.
+    /// Default: nothing.
+    virtual void afterStep(bullet::RigidWorld& world, int step) {
+        (void)world;
+        (void)step;
+    }
     /// Where the camera starts (after build()).
     virtual render::Camera camera() const = 0;
     /// One line on the scene for the log, e.g. "30 bunnies (4968 triangles each, 0.97 m tall)".

@@ -81,6 +81,7 @@ Result<void> DemoSession::step() {
     demo_.beforeStep(*world_, steps_);
     const bullet::StepTimes t = world_->step(1.0f / 60.0f);
     if (world_->hasNonFinite()) return fail("a body's state became NaN at step " + std::to_string(steps_));
+    demo_.afterStep(*world_, steps_);
     sumStepMs_ += t.stepMs;
     sumCollisionMs_ += t.collisionMs;
     maxPenetration_ = std::max(maxPenetration_, world_->maxPenetration());
