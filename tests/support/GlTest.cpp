@@ -64,7 +64,9 @@ gl::Context* glContext(std::string* error) {
 int glDebugErrorCount() { return g_debugErrors; }
 
 const std::string& testShaderDir() {
-    static const std::string dir = [] {
+    // Never destroyed: the atexit handler below runs after the destructors of statics made
+    // before it was registered, and this one is made while it is registered.
+    static const std::string& dir = *new std::string([] {
         auto base = std::filesystem::temp_directory_path() / ("isc-test-shaders-" + std::to_string(::getpid()));
         std::filesystem::create_directories(base);
         ::setenv("ISC_SHADER_DIR", base.c_str(), 1);
@@ -73,7 +75,7 @@ const std::string& testShaderDir() {
             std::filesystem::remove_all(testShaderDir(), ec);
         });
         return base.string();
-    }();
+    }());
     return dir;
 }
 
