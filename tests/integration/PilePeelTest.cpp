@@ -6,10 +6,10 @@
 // bunny-terrain pair by its exact path, and the bunnies must rest on the terrain as with cpu.
 //
 // Size, chosen to run on llvmpipe in CI: 10 bunnies (two layers: bunnies land on bunnies),
-// 300 steps (5 s, the settle time of the issue), peel at 64 pixels across a bunny and 1 axis
-// (~15 cm / 64 = 1.5 mm pixels; docs/integration.md: on the 30-bunny pile this setting finds
-// 3914 of the reference's 3918 triangle pairs and every colliding body pair, at 1/50 of the
-// default's time on llvmpipe). The narrowphase is exact, so every reported pair is real;
+// 300 steps (5 s, the settle time of the issue), peel at 64 pixels across the smallest object
+// and 1 axis (docs/integration.md: at step 40 of the 30-bunny pile this setting finds 3916 of
+// the reference's 3918 triangle pairs and all 31 colliding body pairs,
+// bench/results/dev-2026-11-23-pile-physics.txt). The narrowphase is exact, so every reported pair is real;
 // what a lower resolution can cost is recall, which the checks would show (bodies sinking
 // into each other or the ground). Penetration and resting are measured from the poses alone
 // (RigidWorld's PenetrationProbe, the exact reference), body by body: a detector that misses
