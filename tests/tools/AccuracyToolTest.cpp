@@ -16,11 +16,18 @@
 #include <sstream>
 #include <string>
 
+#include <unistd.h>
+
 namespace isc {
 namespace {
 
+// ctest runs each test in its own process, several at once: every file name carries the pid.
+std::string tempPath(const std::string& name) {
+    return (std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "_" + name)).string();
+}
+
 std::string runTool(const std::string& args, int& status) {
-    const std::string out = (std::filesystem::temp_directory_path() / "isc_tool_out.txt").string();
+    const std::string out = tempPath("isc_tool_out.txt");
     status = std::system((std::string(ISC_TOOL_PATH) + " " + args + " > " + out + " 2>&1").c_str());
     std::ifstream f(out);
     std::stringstream ss;
@@ -42,7 +49,7 @@ struct Judged {
 // Runs the tool on `poses` torus poses (seed 7) with `detector` and `sets`, then judges every
 // verdict against brute force and the tool's figures against those judgements.
 Judged judge(const std::string& detector, const std::string& sets, int poseCount) {
-    const std::string verdicts = (std::filesystem::temp_directory_path() / ("isc_verdicts_" + detector + ".txt")).string();
+    const std::string verdicts = tempPath("isc_verdicts_" + detector + ".txt");
     int status = 0;
     const std::string out = runTool("accuracy --detector " + detector + " --mesh torus --poses " +
                                         std::to_string(poseCount) + " --seed 7 --quiet " + sets + " --verdicts " + verdicts,
@@ -119,9 +126,8 @@ TEST(AccuracyTool, PosesFileGivesHandWorkedVerdicts) {
     // Box (half extents 0.4 0.3 0.25) against itself: pose 0 identical (every face coincides:
     // colliding), pose 1 B moved 1 m along x (0.2 m gap: not), pose 2 B moved 0.7 m along x
     // (0.1 m overlap: colliding), pose 3 a line the tool must reject (bad quaternion count).
-    const auto dir = std::filesystem::temp_directory_path();
-    const std::string poses = (dir / "isc_poses.txt").string();
-    const std::string verdicts = (dir / "isc_poses_verdicts.txt").string();
+    const std::string poses = tempPath("isc_poses.txt");
+    const std::string verdicts = tempPath("isc_poses_verdicts.txt");
     {
         std::ofstream f(poses);
         f << "# tx ty tz qw qx qy qz (A) then (B)\n"
