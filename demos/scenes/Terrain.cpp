@@ -75,7 +75,7 @@ Result<Terrain> makeTerrain(const TerrainSettings& st) {
     }
     t.heights.resize(std::size_t(side) * side);
     std::vector<Vec3> v;
-    v.reserve(std::size_t(side) * side + 4 * std::size_t(n) + 1);
+    v.reserve(2 * std::size_t(side) * side);
     float lowest = INFINITY;
     for (int i = 0; i < side; ++i)
         for (int j = 0; j < side; ++j) {
@@ -95,24 +95,28 @@ Result<Terrain> makeTerrain(const TerrainSettings& st) {
             tris.push_back({top(i, j), top(i, j + 1), top(i + 1, j)});
             tris.push_back({top(i + 1, j), top(i, j + 1), top(i + 1, j + 1)});
         }
-    // The boundary loop of the top (counter-clockwise seen from above is not needed:
-    // each wall triangle is turned to face outward), a bottom copy of it, and a bottom
-    // centre for the fan.
-    std::vector<std::uint32_t> loop;
-    for (int i = 0; i < n; ++i) loop.push_back(top(i, 0));
-    for (int j = 0; j < n; ++j) loop.push_back(top(n, j));
-    for (int i = n; i > 0; --i) loop.push_back(top(i, n));
-    for (int j = n; j > 0; --j) loop.push_back(top(0, j));
+    // The bottom: a flat grid under the top (small triangles: the particle maps and the
+    // detectors' culling work per triangle), walls between the two boundaries.
     const float bottomY = lowest - st.thickness;
     const auto firstBottom = std::uint32_t(v.size());
-    for (std::uint32_t k : loop) v.emplace_back(v[k].x, bottomY, v[k].z);
-    const auto centre = std::uint32_t(v.size());
-    v.emplace_back(0.0f, bottomY, 0.0f);
+    for (int i = 0; i < side; ++i)
+        for (int j = 0; j < side; ++j) v.emplace_back(-half + float(i) * cell, bottomY, -half + float(j) * cell);
+    auto bottom = [&](int i, int j) { return firstBottom + std::uint32_t(i * side + j); };
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+            tris.push_back({bottom(i, j), bottom(i + 1, j), bottom(i, j + 1)});
+            tris.push_back({bottom(i + 1, j), bottom(i + 1, j + 1), bottom(i, j + 1)});
+        }
+    std::vector<std::pair<int, int>> loop;
+    for (int i = 0; i < n; ++i) loop.emplace_back(i, 0);
+    for (int j = 0; j < n; ++j) loop.emplace_back(n, j);
+    for (int i = n; i > 0; --i) loop.emplace_back(i, n);
+    for (int j = n; j > 0; --j) loop.emplace_back(0, j);
     const std::size_t m = loop.size();
     for (std::size_t k = 0; k < m; ++k) {
-        const std::size_t k1 = (k + 1) % m;
-        const std::uint32_t a = loop[k], b = loop[k1];
-        const std::uint32_t c = firstBottom + std::uint32_t(k), d = firstBottom + std::uint32_t(k1);
+        const auto [i0, j0] = loop[k];
+        const auto [i1, j1] = loop[(k + 1) % m];
+        const std::uint32_t a = top(i0, j0), b = top(i1, j1), c = bottom(i0, j0), d = bottom(i1, j1);
         // Outward: from the centre of the square through the edge's midpoint.
         const Vec3 mid = 0.5f * (v[a] + v[b]);
         Vec3 out(0.0f);
@@ -120,7 +124,6 @@ Result<Terrain> makeTerrain(const TerrainSettings& st) {
         else out.z = mid.z > 0 ? 1.0f : -1.0f;
         addFacing(tris, v, a, b, c, out);
         addFacing(tris, v, b, d, c, out);
-        addFacing(tris, v, c, d, centre, Vec3(0.0f, -1.0f, 0.0f));
     }
     Result<Mesh> mesh = Mesh::create("terrain", std::move(v), std::move(tris));
     if (!mesh) return fail("makeTerrain(): " + mesh.error().message);

@@ -27,7 +27,7 @@ namespace isc::gl {
 #define PT_COUNTER_COUNT 4
 
 // Pixels one thread of the environment raster covers itself; larger triangles go to big[].
-#define PT_SMALL_PIXELS 64
+#define PT_SMALL_PIXELS 256
 
 // One height map, std430, 64 bytes: looking along `direction` (an axis, +-) into the domain.
 // Pixel (i, j) covers world [origin.x + i p, +p] on axis `axisU` and [origin.y + j p, +p] on

@@ -189,7 +189,9 @@ TEST_F(ParticlesTest, NoParticleEndsAStepInsideAClosedEnvironment) {
         ASSERT_TRUE(exact.inside(Vec3(x, h - 0.05f, z))) << x << ", " << z;
         bool nearBunny = false;
         for (const Pose& p : field->poses) nearBunny |= glm::length(Vec2(p.position.x - x, p.position.z - z)) < 0.7f;
-        if (!nearBunny) ASSERT_FALSE(exact.inside(Vec3(x, h + 0.05f, z))) << x << ", " << z;
+        if (!nearBunny) {
+            ASSERT_FALSE(exact.inside(Vec3(x, h + 0.05f, z))) << x << ", " << z;
+        }
     }
     const float half = 0.5f * field->terrain.settings.size;
     for (int directions : {6, 1}) {

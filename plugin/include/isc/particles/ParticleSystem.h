@@ -70,7 +70,7 @@ struct EnvironmentUpdate {
     bool refreshed = false;         ///< the maps were rasterised again (the environment changed)
     std::size_t objects = 0;        ///< static objects in the environment
     std::size_t triangles = 0;      ///< their triangles
-    std::size_t largeTriangles = 0; ///< of those, covering more than 64 pixels of a map (work groups each)
+    std::size_t largeTriangles = 0; ///< (triangle, map) pairs covering more than 256 pixels (a work group each)
     double gpuMs = 0.0;             ///< GPU time of the refresh (0 when not refreshed)
 };
 
