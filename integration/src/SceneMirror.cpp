@@ -111,6 +111,7 @@ const MirroredBody& SceneMirror::body(const btCollisionObject& object, float mar
         if (compound && p.childIndex < compound->getNumChildShapes())
             p.local = compound->getChildTransform(p.childIndex);
         scene_.setPose(p.object, toPose(world * p.local));
+        scene_.setStatic(p.object, object.isStaticObject());  // the environment (heightmap detector)
     }
     return b;
 }
