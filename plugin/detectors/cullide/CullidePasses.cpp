@@ -187,9 +187,12 @@ void Passes::runSelfView(const Level& level, const View& view, bool last) {
 
 // Govindaraju et al.'s reducePCS as Boldt & Meyer's Figure 2 writes it, for one axis and
 // both directions: four passes over the items (front in order, front reversed, back in
-// order, back reversed), each item drawn once inside an occlusion query against the depth
-// written by the items before it, then once writing its own depth. The results go to a
-// query buffer (no CPU wait); the pool of queries is reused in rounds.
+// order, back reversed), each item drawn inside an occlusion query against the depth written
+// by the items before it, then writing its own depth. Items of one group (one object) must
+// not hide each other, so within a pass a group's items are all queried before any of them
+// writes: each item is tested against the groups before its own, then (reversed) after it,
+// which is Lemma 3.2 at the granularity of groups. The results go to a query buffer (no CPU
+// wait); the pool of queries is reused in rounds.
 void Passes::runQueryView(const Level& level, const View& view, bool last, LevelResult& result) {
     const auto n = level.items.size();
     queryResults_.reserve(std::max<std::size_t>(16, n * 16));
@@ -210,31 +213,41 @@ void Passes::runQueryView(const Level& level, const View& view, bool last, Level
     vao_.bind();
     setView(queryDraw_, view, level.epsilon);
     queryDraw_.use();
+    // Runs of equal group (items are laid out object by object).
+    std::vector<std::size_t> runStart;
+    for (std::size_t i = 0; i < n; ++i)
+        if (i == 0 || level.items[i].group != level.items[i - 1].group) runStart.push_back(i);
+    runStart.push_back(n);
+    const std::size_t runs = runStart.size() - 1;
     for (int pass = 0; pass < 4; ++pass) {
         const bool front = pass < 2, reversed = (pass & 1) != 0;
         framebuffer_.clearDepth(front ? 1.0f : 0.0f);
-        for (std::size_t k = 0; k < n; ++k) {
-            const std::size_t i = reversed ? n - 1 - k : k;
-            const auto vertices = static_cast<GLsizei>(6 * level.items[i].slotCount);
-            queryDraw_.setUniform("uItem", static_cast<unsigned>(i));
-            // The query: a fragment at or behind the nearest (front) / farthest (back) depth
-            // drawn so far passes, so the item is not fully visible.
+        for (std::size_t k = 0; k < runs; ++k) {
+            const std::size_t run = reversed ? runs - 1 - k : k;
+            // The queries of the group: a fragment at or behind the nearest (front) / farthest
+            // (back) depth of the other groups drawn so far passes: not fully visible.
             glDepthMask(GL_FALSE);
             glDepthFunc(front ? GL_GEQUAL : GL_LEQUAL);
             queryDraw_.setUniform("uDepthOut", front ? 1u : 0u);
-            gl::Query& q = pool_[poolNext_];
-            poolNext_ = (poolNext_ + 1) % pool_.size();
-            q.begin();
-            glDrawArrays(GL_TRIANGLES, 0, vertices);
-            q.end();
-            glGetQueryBufferObjectuiv(q.id(), queryResults_.id(), GL_QUERY_RESULT,
-                                      static_cast<GLintptr>((4 * i + std::size_t(pass)) * 4));
-            result.queries += 1;
-            // Then its own depth: nearest near (front) or farthest far (back).
+            for (std::size_t i = runStart[run]; i < runStart[run + 1]; ++i) {
+                queryDraw_.setUniform("uItem", static_cast<unsigned>(i));
+                gl::Query& q = pool_[poolNext_];
+                poolNext_ = (poolNext_ + 1) % pool_.size();
+                q.begin();
+                glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(6 * level.items[i].slotCount));
+                q.end();
+                glGetQueryBufferObjectuiv(q.id(), queryResults_.id(), GL_QUERY_RESULT,
+                                          static_cast<GLintptr>((4 * i + std::size_t(pass)) * 4));
+                result.queries += 1;
+            }
+            // Then the group's depth: nearest near (front) or farthest far (back).
             glDepthMask(GL_TRUE);
             glDepthFunc(front ? GL_LESS : GL_GREATER);
             queryDraw_.setUniform("uDepthOut", front ? 0u : 1u);
-            glDrawArrays(GL_TRIANGLES, 0, vertices);
+            for (std::size_t i = runStart[run]; i < runStart[run + 1]; ++i) {
+                queryDraw_.setUniform("uItem", static_cast<unsigned>(i));
+                glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(6 * level.items[i].slotCount));
+            }
         }
     }
     glDepthMask(GL_TRUE);
