@@ -89,6 +89,9 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                                                   Pcs& res, DetectorStats& stats) {
     const auto tSetup = Clock::now();
     const CullideSettings& st = settings;
+    // The paper's occlusion queries at the object and cluster levels; at the triangle level one
+    // query per triangle and pass would be millions per call, so that level always computes.
+    const bool queries = st.method == "queries";
     const std::size_t n = scene.objectCount();
     res = {};
     res.survivors.resize(n);
@@ -189,7 +192,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
     };
     auto runLevel = [&](const char* name, const char* counterIn, const char* counterOut, const char* gpuCounter,
                         std::uint32_t work, std::uint32_t groups, std::vector<cullide::View> views,
-                        bool self) -> isc::Result<void> {
+                        bool self, bool byQueries) -> isc::Result<void> {
         cullide::Level level;
         level.name = name;
         level.items = items;
@@ -198,6 +201,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         level.views = std::move(views);
         level.epsilon = eps;
         level.self = self;
+        level.queries = byQueries;
         cullide::LevelResult lr;
         if (auto r = passes.run(level, alive, lr); !r) return r;
         addCount(stats, counterIn, double(items.size()));
@@ -223,7 +227,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         }
         if (auto r = runLevel("object", "pcs_objects_in", "pcs_objects", "gpu_object_ms", work,
                               static_cast<std::uint32_t>(objects.size()),
-                              pairViews(pairs, st.objectResolution, kMaxDepthBytes / 16), false);
+                              pairViews(pairs, st.objectResolution, kMaxDepthBytes / 16), false, queries);
             !r)
             return r;
         std::vector<char> in(n, 0);
@@ -294,7 +298,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             }
             if (auto r = runLevel("cluster", "pcs_clusters_in", "pcs_clusters", "gpu_cluster_ms", work,
                                   static_cast<std::uint32_t>(objects.size()),
-                                  pairViews(pairs, st.clusterResolution, kMaxDepthBytes / 16), false);
+                                  pairViews(pairs, st.clusterResolution, kMaxDepthBytes / 16), false, queries);
                 !r)
                 return r;
             for (ObjectId o : objects) survived[o].assign(clustersOf(o).size(), 0);
@@ -350,7 +354,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         }
         if (auto r = runLevel("triangle", "pcs_triangles_in", "pcs_triangles", "gpu_triangle_ms", work,
                               static_cast<std::uint32_t>(objects.size()),
-                              pairViews(pairs, st.resolution, kMaxDepthBytes / 16), false);
+                              pairViews(pairs, st.resolution, kMaxDepthBytes / 16), false, false);
             !r)
             return r;
         for (std::size_t i = 0; i < items.size(); ++i) {
@@ -402,7 +406,8 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             const double maxPixels = kMaxSelfBytes / (8.0 * st.selfLayers);
             if (auto r = runLevel("self", "self_triangles_in", "self_triangles", "gpu_self_ms", work,
                                   static_cast<std::uint32_t>(objects.size()),
-                                  makeViews(all, all, smallest / float(st.resolution), st.axes, maxPixels, stats), true);
+                                  makeViews(all, all, smallest / float(st.resolution), st.axes, maxPixels, stats), true,
+                                  false);
                 !r)
                 return r;
             for (std::size_t i = 0; i < items.size(); ++i) {

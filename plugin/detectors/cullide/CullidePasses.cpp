@@ -113,12 +113,13 @@ Result<void> Passes::run(const Level& level, std::vector<std::uint32_t>& alive, 
     alive.assign(level.items.size(), 0u);
     if (level.items.empty() || level.workCount == 0 || level.views.empty()) return {};
     ISC_ASSERT(level.groupCount < (1u << 24), "cullide::Passes::run(): too many groups");
+    ISC_ASSERT(!level.queries || queries_, "cullide::Passes::run(): the query programs were not compiled");
     bindCommon(level);
     glQueryCounter(begin_.id(), GL_TIMESTAMP);
     for (std::size_t i = 0; i < level.views.size(); ++i) {
         const bool last = i + 1 == level.views.size();
         if (level.self) runSelfView(level, level.views[i], last);
-        else if (queries_) runQueryView(level, level.views[i], last, result);
+        else if (level.queries) runQueryView(level, level.views[i], last, result);
         else runComputeView(level, level.views[i], last);
     }
     glQueryCounter(end_.id(), GL_TIMESTAMP);

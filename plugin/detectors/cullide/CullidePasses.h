@@ -44,6 +44,7 @@ struct Level {
     std::vector<View> views;
     float epsilon = 0.0f;                     // world units: GPU round-off bound
     bool self = false;                        // the self level (fragment lists, adjacency excluded)
+    bool queries = false;                     // method "queries": the paper's occlusion queries
 };
 
 /// What one level did on the GPU.

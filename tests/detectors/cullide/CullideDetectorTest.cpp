@@ -333,7 +333,7 @@ TEST_F(CullideDetectorTest, QueryPoolSmallerThanThePcsIsUsedInRounds) {
     std::printf("[ cullide ] queries, 5 tori, pool of 3: %g queries, %.1f ms; pool of 4096: %.1f ms\n",
                 a.stats.counter("queries"), a.stats.totalMs, b.stats.totalMs);
     EXPECT_EQ(a.stats.counter("queries"), b.stats.counter("queries"));
-    EXPECT_GT(a.stats.counter("queries"), 3.0 * 100);
+    EXPECT_GT(a.stats.counter("queries"), 3.0 * 20) << "at least 20 rounds of the pool";
     EXPECT_EQ(a.stats.counter("pcs_triangles"), b.stats.counter("pcs_triangles"));
     EXPECT_EQ(a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters"));
     EXPECT_EQ(a.pairs.size(), b.pairs.size());

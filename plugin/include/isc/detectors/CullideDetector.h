@@ -21,9 +21,10 @@
 ///   replaced by their equivalent, the nearest fragment of the OTHER groups at each pixel,
 ///   found exactly in compute passes with two depth words per pixel and direction; one axis
 ///   tests the view direction and its opposite at once (6 directions over 3 axes). "queries":
-///   the paper's form, an occlusion query per item and pass (in order, then reversed; front,
-///   then back), from a pool reused in rounds; results land in a query buffer read by a
-///   compute pass, so the CPU never waits on a query.
+///   the paper's form at the object and cluster levels, an occlusion query per item and pass
+///   (in order, then reversed; front, then back), from a pool reused in rounds; results land
+///   in a query buffer read by a compute pass, so the CPU never waits on a query. (The
+///   triangle level computes either way: a query per triangle would be millions per call.)
 /// - The PCS is a set of objects, not pairs: the candidate pairs (from the broadphase) with
 ///   both objects in the PCS go on, and each level's items are also pruned per pair by
 ///   their boxes against the partners' surviving items.
@@ -46,7 +47,7 @@ namespace isc {
 /// docs/detectors/cullide.md says what each costs and gains).
 struct CullideSettings {
     /// "compute" (default: compute passes equivalent to the paper's ordered passes) or
-    /// "queries" (the paper's occlusion queries).
+    /// "queries" (the paper's occlusion queries at the object and cluster levels).
     std::string method = "compute";
     /// Pixels across the smallest object at the triangle level (and the self level), 8..4096.
     int resolution = 256;
