@@ -11,8 +11,8 @@ namespace isc::gl {
 // Binding points 0..2 are the GpuScene's (common/bindings.h); cullide uses 4..12.
 #define CULLIDE_BINDING_ITEMS 4     // CullideItem items[]: the level's potentially colliding set
 #define CULLIDE_BINDING_SLOTS 5     // uint slotTriangles[]: per mesh, its hierarchy's leaf order
-#define CULLIDE_BINDING_ALIVE 6     // uint alive[items]: 1 while the item is in the PCS
-#define CULLIDE_BINDING_MARKS 7     // uint marks[items]: this view's CULLIDE_MARK_* bits
+#define CULLIDE_BINDING_ALIVE 6     // uint alive[members]: 1 while the member (item or slot) is in the PCS
+#define CULLIDE_BINDING_MARKS 7     // uint marks[members]: this view's CULLIDE_MARK_* bits
 #define CULLIDE_BINDING_DEPTH 8     // uvec4 depth[pixels]: (front key, front second, back key, back second)
 #define CULLIDE_BINDING_COUNTERS 9  // uint counters[CULLIDE_COUNTER_COUNT]
 #define CULLIDE_BINDING_SELF_COUNT 10    // uint selfCount[pixels]: fragments stored per pixel (self level)

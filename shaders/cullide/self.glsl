@@ -9,7 +9,7 @@
 //   uMode 1: a fragment is hidden from the front when a fragment of another, non-adjacent
 //            triangle of the same object has near <= its far (from the back: far >= its
 //            near); a pixel with more fragments than slots hides everything (conservative).
-// One item per triangle; the marks and the survivors follow the other levels (update.glsl).
+// Members are the triangle slots (uPerSlot); marks and survivors as at the other levels (update.glsl).
 #include "common/scene.glsl"
 #include "cullide/items.glsl"
 #include "cullide/raster.glsl"
@@ -24,6 +24,7 @@ layout(std430, binding = CULLIDE_BINDING_SELF_ENTRIES) buffer CullideSelfEntries
 
 uniform uint uMode;
 uniform uint uLayers;
+uniform uint uPerSlot;  // 1: every triangle slot is a member of the PCS (alive, marks per work index)
 
 uvec3 triangleVertices(uint object, uint triangle) {
     uint base = 3u * (sceneObjects[object].firstTriangle + triangle);
@@ -34,7 +35,8 @@ void main() {
     uint work = gl_GlobalInvocationID.x;
     if (work >= uWorkCount) return;
     uint item = cullideItemOf(work);
-    if (alive[item] == 0u) return;
+    uint unit = uPerSlot != 0u ? work : item;
+    if (alive[unit] == 0u) return;
     CullideItem it = items[item];
     uint triangle = slotTriangles[it.firstSlot + (work - it.workStart)];
     vec3 A, B, C;
@@ -79,5 +81,5 @@ void main() {
     }
     if (fragments != 0u) atomicAdd(counters[CULLIDE_COUNTER_FRAGMENTS], fragments);
     if (overflow != 0u) atomicAdd(counters[CULLIDE_COUNTER_OVERFLOW], overflow);
-    if (found != 0u && (marks[item] & found) != found) atomicOr(marks[item], found);
+    if (found != 0u && (marks[unit] & found) != found) atomicOr(marks[unit], found);
 }

@@ -25,12 +25,14 @@ layout(std430, binding = CULLIDE_BINDING_COUNTERS) buffer CullideCounters { uint
 
 uniform uint uMode;
 uniform uint uIdBits;  // low bits of a key: the group; the rest: the quantised depth
+uniform uint uPerSlot; // 1: every triangle slot is a member of the PCS (alive, marks per work index)
 
 void main() {
     uint work = gl_GlobalInvocationID.x;
     if (work >= uWorkCount) return;
     uint item = cullideItemOf(work);
-    if (alive[item] == 0u) return;
+    uint unit = uPerSlot != 0u ? work : item;
+    if (alive[unit] == 0u) return;
     CullideItem it = items[item];
     uint triangle = slotTriangles[it.firstSlot + (work - it.workStart)];
     vec3 A, B, C;
@@ -70,5 +72,5 @@ void main() {
         if (found == (CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK)) break;
     }
     if (fragments != 0u) atomicAdd(counters[CULLIDE_COUNTER_FRAGMENTS], fragments);
-    if (found != 0u && (marks[item] & found) != found) atomicOr(marks[item], found);
+    if (found != 0u && (marks[unit] & found) != found) atomicOr(marks[unit], found);
 }

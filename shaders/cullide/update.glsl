@@ -1,4 +1,4 @@
-// CULLIDE: after one axis, every item that was not hidden from both the front and the back
+// CULLIDE: after one axis, every member (item, or triangle slot) that was not hidden from both the front and the back
 // leaves the PCS (it is fully visible from one side, so it collides with no other item of
 // the PCS); the marks are cleared for the next axis and the survivors counted.
 #include "cullide/bindings.h"
@@ -12,12 +12,12 @@ layout(std430, binding = CULLIDE_BINDING_COUNTERS) buffer CullideCounters { uint
 layout(std430, binding = CULLIDE_BINDING_QUERY_RESULTS) readonly buffer CullideQueryResults { uint queryResults[]; };
 #endif
 
-uniform uint uItemCount;
+uniform uint uUnitCount;  // members of the PCS: items, or work indices (triangle slots)
 uniform uint uLast;  // 1 on the level's last axis: count the survivors
 
 void main() {
     uint i = gl_GlobalInvocationID.x;
-    if (i >= uItemCount) return;
+    if (i >= uUnitCount) return;
 #ifdef CULLIDE_QUERIES
     // The paper's four occlusion queries per item and axis: front in order, front reversed,
     // back in order, back reversed (a non-zero result: some fragment was hidden).

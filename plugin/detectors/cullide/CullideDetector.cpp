@@ -192,7 +192,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
     };
     auto runLevel = [&](const char* name, const char* counterIn, const char* counterOut, const char* gpuCounter,
                         std::uint32_t work, std::uint32_t groups, std::vector<cullide::View> views,
-                        bool self, bool byQueries) -> isc::Result<void> {
+                        bool self, bool byQueries, bool perSlot) -> isc::Result<void> {
         cullide::Level level;
         level.name = name;
         level.items = items;
@@ -202,15 +202,17 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         level.epsilon = eps;
         level.self = self;
         level.queries = byQueries;
+        level.perSlot = perSlot;
         cullide::LevelResult lr;
         if (auto r = passes.run(level, alive, lr); !r) return r;
-        addCount(stats, counterIn, double(items.size()));
+        addCount(stats, counterIn, double(level.members()));
         addCount(stats, counterOut, double(lr.alive));
         addCount(stats, gpuCounter, lr.gpuMs);
         addCount(stats, "gpu_ms", lr.gpuMs);
         addCount(stats, "readback_ms", lr.readbackMs);
         addCount(stats, "fragments", lr.fragments);
         addCount(stats, "queries", lr.queries);
+        addCount(stats, std::string("run_") + name + "_ms", lr.runMs);
         if (self) addCount(stats, "self_overflow_pixels", lr.overflow);
         return {};
     };
@@ -227,7 +229,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         }
         if (auto r = runLevel("object", "pcs_objects_in", "pcs_objects", "gpu_object_ms", work,
                               static_cast<std::uint32_t>(objects.size()),
-                              pairViews(pairs, st.objectResolution, kMaxDepthBytes / 16), false, queries);
+                              pairViews(pairs, st.objectResolution, kMaxDepthBytes / 16), false, queries, false);
             !r)
             return r;
         std::vector<char> in(n, 0);
@@ -251,10 +253,13 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             if (st.clusterSize > 0) return h.clusters;
             return wholeObject[o];
         };
-        for (ObjectId o : objects) {
-            const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
+        for (ObjectId o : objects)
             if (st.clusterSize == 0)
-                wholeObject[o] = {{0u, static_cast<std::uint32_t>(h.mesh->triangleCount()), 0u}};
+                wholeObject[o] = {{0u, static_cast<std::uint32_t>(scene.objectMesh(o).triangleCount()), 0u}};
+#pragma omp parallel for schedule(dynamic, 4)
+        for (std::size_t oi = 0; oi < objects.size(); ++oi) {
+            const ObjectId o = objects[oi];
+            const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
             const auto cl = clustersOf(o);
             clusterBox[o].resize(cl.size());
             if (scene.isDeformed(o)) {
@@ -274,14 +279,23 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                                            .expanded(grow(o) + eps);
             }
         }
-        // Clusters that reach a partner's box.
-        std::vector<std::vector<char>> need(n);
-        for (ObjectId o : objects) need[o].assign(clustersOf(o).size(), 0);
+        // Clusters that reach a partner's box (per object, over its partners).
+        std::vector<std::vector<ObjectId>> partners(n);
         for (std::uint32_t c : pairs) {
-            const ObjectPair p = candidates[c];
-            for (auto [x, y] : {std::pair{p.a, p.b}, std::pair{p.b, p.a}})
-                for (std::size_t k = 0; k < clusterBox[x].size(); ++k)
-                    if (clusterBox[x][k].overlaps(box[y])) need[x][k] = 1;
+            partners[candidates[c].a].push_back(candidates[c].b);
+            partners[candidates[c].b].push_back(candidates[c].a);
+        }
+        std::vector<std::vector<char>> need(n);
+#pragma omp parallel for schedule(dynamic, 4)
+        for (std::size_t oi = 0; oi < objects.size(); ++oi) {
+            const ObjectId o = objects[oi];
+            need[o].assign(clusterBox[o].size(), 0);
+            for (std::size_t k = 0; k < clusterBox[o].size(); ++k)
+                for (ObjectId y : partners[o])
+                    if (clusterBox[o][k].overlaps(box[y])) {
+                        need[o][k] = 1;
+                        break;
+                    }
         }
         std::vector<std::vector<char>> survived(n);
         if (st.clusterSize > 0) {
@@ -298,7 +312,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             }
             if (auto r = runLevel("cluster", "pcs_clusters_in", "pcs_clusters", "gpu_cluster_ms", work,
                                   static_cast<std::uint32_t>(objects.size()),
-                                  pairViews(pairs, st.clusterResolution, kMaxDepthBytes / 16), false, queries);
+                                  pairViews(pairs, st.clusterResolution, kMaxDepthBytes / 16), false, queries, false);
                 !r)
                 return r;
             for (ObjectId o : objects) survived[o].assign(clustersOf(o).size(), 0);
@@ -307,9 +321,11 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         } else {
             survived = need;
         }
-        // Per pair: surviving clusters of each side that meet a surviving cluster of the other.
+        // Per pair: surviving clusters of each side that meet a surviving cluster of the other
+        // (in parallel over pairs; the flags are only ever set to 1).
         for (ObjectId o : objects) clusterWanted[o].assign(clustersOf(o).size(), 0);
         std::vector<char> keep(pairs.size(), 0);
+#pragma omp parallel for schedule(dynamic, 8)
         for (std::size_t pi = 0; pi < pairs.size(); ++pi) {
             const ObjectPair p = candidates[pairs[pi]];
             std::vector<std::uint32_t> ka, kb;
@@ -317,13 +333,21 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 if (survived[p.a][k] && clusterBox[p.a][k].overlaps(box[p.b])) ka.push_back(k);
             for (std::uint32_t k = 0; k < clusterBox[p.b].size(); ++k)
                 if (survived[p.b][k] && clusterBox[p.b][k].overlaps(box[p.a])) kb.push_back(k);
-            for (std::uint32_t x : ka)
-                for (std::uint32_t y : kb)
-                    if (clusterBox[p.a][x].overlaps(clusterBox[p.b][y])) {
-                        keep[pi] = 1;
-                        clusterWanted[p.a][x] = 1;
-                        clusterWanted[p.b][y] = 1;
-                    }
+            std::vector<char> wantA(ka.size(), 0), wantB(kb.size(), 0);
+            for (std::size_t x = 0; x < ka.size(); ++x)
+                for (std::size_t y = 0; y < kb.size(); ++y)
+                    if (clusterBox[p.a][ka[x]].overlaps(clusterBox[p.b][kb[y]])) wantA[x] = wantB[y] = 1;
+            for (std::size_t x = 0; x < ka.size(); ++x)
+                if (wantA[x]) {
+                    keep[pi] = 1;
+#pragma omp atomic write
+                    clusterWanted[p.a][ka[x]] = 1;
+                }
+            for (std::size_t y = 0; y < kb.size(); ++y)
+                if (wantB[y]) {
+#pragma omp atomic write
+                    clusterWanted[p.b][kb[y]] = 1;
+                }
         }
         std::vector<std::uint32_t> kept;
         for (std::size_t pi = 0; pi < pairs.size(); ++pi)
@@ -333,7 +357,8 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         stats.count("cpu_cluster_ms", msSince(t0));
     }
 
-    // Level 3: the triangles of the clusters left, one item each.
+    // Level 3: every triangle of the clusters left is a member of the PCS (the items are the
+    // clusters, their slots the members).
     if (!pairs.empty() && limit == CullideLevel::Triangle) {
         const auto t0 = Clock::now();
         const std::vector<ObjectId> objects = numberGroups(pairs);
@@ -343,25 +368,23 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
             if (st.clusterSize == 0) {
                 if (!clusterWanted[o].empty() && clusterWanted[o][0])
-                    for (std::uint32_t s = 0; s < h.mesh->triangleCount(); ++s) addItem(o, h.slotBase + s, 1, groupOf[o], work);
+                    addItem(o, h.slotBase, static_cast<std::uint32_t>(h.mesh->triangleCount()), groupOf[o], work);
                 continue;
             }
-            for (std::uint32_t k = 0; k < h.clusters.size(); ++k) {
-                if (!clusterWanted[o][k]) continue;
-                for (std::uint32_t s = h.clusters[k].firstSlot; s < h.clusters[k].firstSlot + h.clusters[k].slotCount; ++s)
-                    addItem(o, h.slotBase + s, 1, groupOf[o], work);
-            }
+            for (std::uint32_t k = 0; k < h.clusters.size(); ++k)
+                if (clusterWanted[o][k])
+                    addItem(o, h.slotBase + h.clusters[k].firstSlot, h.clusters[k].slotCount, groupOf[o], work);
         }
         if (auto r = runLevel("triangle", "pcs_triangles_in", "pcs_triangles", "gpu_triangle_ms", work,
                               static_cast<std::uint32_t>(objects.size()),
-                              pairViews(pairs, st.resolution, kMaxDepthBytes / 16), false, false);
+                              pairViews(pairs, st.resolution, kMaxDepthBytes / 16), false, false, true);
             !r)
             return r;
-        for (std::size_t i = 0; i < items.size(); ++i) {
-            if (!alive[i]) continue;
-            const gl::CullideItem& it = items[i];
+        for (const gl::CullideItem& it : items) {
             const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(it.object));
-            res.survivors[it.object].push_back(h.bvh.slotTriangles()[it.firstSlot - h.slotBase]);
+            const auto slots = h.bvh.slotTriangles();
+            for (std::uint32_t k = 0; k < it.slotCount; ++k)
+                if (alive[it.workStart + k]) res.survivors[it.object].push_back(slots[it.firstSlot - h.slotBase + k]);
         }
         for (ObjectId o : objects) std::sort(res.survivors[o].begin(), res.survivors[o].end());
         // A pair goes on when both sides kept a triangle.
@@ -398,7 +421,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 return fail("CullideDetector: object " + std::to_string(o) + " has " +
                             std::to_string(h.mesh->triangleCount()) + " triangles; the self level holds at most " +
                             std::to_string(CULLIDE_SELF_MAX_TRIANGLES) + " per object");
-            for (std::uint32_t s = 0; s < h.mesh->triangleCount(); ++s) addItem(o, h.slotBase + s, 1, g, work);
+            addItem(o, h.slotBase, static_cast<std::uint32_t>(h.mesh->triangleCount()), g, work);
             all.grow(box[o]);
             smallest = std::min(smallest, longest(box[o]));
         }
@@ -407,14 +430,15 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             if (auto r = runLevel("self", "self_triangles_in", "self_triangles", "gpu_self_ms", work,
                                   static_cast<std::uint32_t>(objects.size()),
                                   makeViews(all, all, smallest / float(st.resolution), st.axes, maxPixels, stats), true,
-                                  false);
+                                  false, true);
                 !r)
                 return r;
-            for (std::size_t i = 0; i < items.size(); ++i) {
-                if (!alive[i]) continue;
-                const gl::CullideItem& it = items[i];
+            for (const gl::CullideItem& it : items) {
                 const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(it.object));
-                res.selfSurvivors[it.object].push_back(h.bvh.slotTriangles()[it.firstSlot - h.slotBase]);
+                const auto slots = h.bvh.slotTriangles();
+                for (std::uint32_t k = 0; k < it.slotCount; ++k)
+                    if (alive[it.workStart + k])
+                        res.selfSurvivors[it.object].push_back(slots[it.firstSlot - h.slotBase + k]);
             }
             for (ObjectId o : objects) std::sort(res.selfSurvivors[o].begin(), res.selfSurvivors[o].end());
         }

@@ -84,13 +84,14 @@ void Passes::bindCommon(const Level& level) {
     scene_.bind();
     items_.reserve(std::max<std::size_t>(32, level.items.size_bytes()));
     items_.upload(0, level.items.size_bytes(), level.items.data());
-    alive_.reserve(std::max<std::size_t>(4, level.items.size() * 4));
-    marks_.reserve(std::max<std::size_t>(4, level.items.size() * 4));
-    // Every item starts in the PCS, unmarked.
+    const std::size_t members = level.members();
+    alive_.reserve(std::max<std::size_t>(4, members * 4));
+    marks_.reserve(std::max<std::size_t>(4, members * 4));
+    // Every member starts in the PCS, unmarked.
     const GLuint one = 1;
-    glClearNamedBufferSubData(alive_.id(), GL_R32UI, 0, static_cast<GLsizeiptr>(level.items.size() * 4), GL_RED_INTEGER,
+    glClearNamedBufferSubData(alive_.id(), GL_R32UI, 0, static_cast<GLsizeiptr>(members * 4), GL_RED_INTEGER,
                               GL_UNSIGNED_INT, &one);
-    marks_.clearZero(0, level.items.size() * 4);
+    marks_.clearZero(0, members * 4);
     counters_.clearZero();
     items_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ITEMS);
     slots_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOTS);
@@ -109,9 +110,11 @@ void Passes::setView(gl::Program& program, const View& view, float epsilon) cons
 }
 
 Result<void> Passes::run(const Level& level, std::vector<std::uint32_t>& alive, LevelResult& result) {
+    const auto t0 = Clock::now();
     result = {};
-    alive.assign(level.items.size(), 0u);
+    alive.assign(level.members(), 0u);
     if (level.items.empty() || level.workCount == 0 || level.views.empty()) return {};
+    ISC_ASSERT(!level.queries || !level.perSlot, "cullide::Passes::run(): queries are per item");
     ISC_ASSERT(level.groupCount < (1u << 24), "cullide::Passes::run(): too many groups");
     ISC_ASSERT(!level.queries || queries_, "cullide::Passes::run(): the query programs were not compiled");
     bindCommon(level);
@@ -125,7 +128,7 @@ Result<void> Passes::run(const Level& level, std::vector<std::uint32_t>& alive, 
     glQueryCounter(end_.id(), GL_TIMESTAMP);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     const auto tr = Clock::now();
-    alive_.read(0, level.items.size() * 4, alive.data());
+    alive_.read(0, alive.size() * 4, alive.data());
     std::uint32_t counters[CULLIDE_COUNTER_COUNT] = {};
     counters_.read(0, sizeof(counters), counters);
     result.readbackMs = msSince(tr);
@@ -134,6 +137,7 @@ Result<void> Passes::run(const Level& level, std::vector<std::uint32_t>& alive, 
     result.overflow = counters[CULLIDE_COUNTER_OVERFLOW];
     result.alive = counters[CULLIDE_COUNTER_ALIVE];
     if (auto e = gl::checkError(std::string("after cullide ") + level.name + " level"); !e) return e;
+    result.runMs = msSince(t0);
     return {};
 }
 
@@ -149,16 +153,17 @@ void Passes::runComputeView(const Level& level, const View& view, bool last) {
     splat_.setUniform("uItemCount", static_cast<unsigned>(level.items.size()));
     splat_.setUniform("uWorkCount", level.workCount);
     splat_.setUniform("uIdBits", idBitsFor(level.groupCount));
+    splat_.setUniform("uPerSlot", level.perSlot ? 1u : 0u);
     splat_.use();
     for (unsigned mode = 0; mode < 3; ++mode) {
         splat_.setUniform("uMode", mode);
         splat_.dispatch(groupsFor(level.workCount));
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     }
-    update_.setUniform("uItemCount", static_cast<unsigned>(level.items.size()));
+    update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));
     update_.setUniform("uLast", last ? 1u : 0u);
     update_.use();
-    update_.dispatch(groupsFor(level.items.size()));
+    update_.dispatch(groupsFor(level.members()));
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 }
 
@@ -173,16 +178,17 @@ void Passes::runSelfView(const Level& level, const View& view, bool last) {
     self_.setUniform("uItemCount", static_cast<unsigned>(level.items.size()));
     self_.setUniform("uWorkCount", level.workCount);
     self_.setUniform("uLayers", static_cast<unsigned>(selfLayers_));
+    self_.setUniform("uPerSlot", level.perSlot ? 1u : 0u);
     self_.use();
     for (unsigned mode = 0; mode < 2; ++mode) {
         self_.setUniform("uMode", mode);
         self_.dispatch(groupsFor(level.workCount));
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     }
-    update_.setUniform("uItemCount", static_cast<unsigned>(level.items.size()));
+    update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));
     update_.setUniform("uLast", last ? 1u : 0u);
     update_.use();
-    update_.dispatch(groupsFor(level.items.size()));
+    update_.dispatch(groupsFor(level.members()));
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 }
 
@@ -258,7 +264,7 @@ void Passes::runQueryView(const Level& level, const View& view, bool last, Level
     gl::Framebuffer::bindDefault();
     glMemoryBarrier(GL_ALL_BARRIER_BITS);
     queryResults_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_QUERY_RESULTS);
-    queryUpdate_.setUniform("uItemCount", static_cast<unsigned>(n));
+    queryUpdate_.setUniform("uUnitCount", static_cast<unsigned>(n));
     queryUpdate_.setUniform("uLast", last ? 1u : 0u);
     queryUpdate_.use();
     queryUpdate_.dispatch(groupsFor(n));

@@ -45,6 +45,10 @@ struct Level {
     float epsilon = 0.0f;                     // world units: GPU round-off bound
     bool self = false;                        // the self level (fragment lists, adjacency excluded)
     bool queries = false;                     // method "queries": the paper's occlusion queries
+    /// The members of the PCS: the items (false) or every triangle slot of them (true: alive
+    /// and marks per work index; the triangle level and the self level).
+    bool perSlot = false;
+    std::size_t members() const { return perSlot ? workCount : items.size(); }
 };
 
 /// What one level did on the GPU.
@@ -54,7 +58,8 @@ struct LevelResult {
     double fragments = 0.0;   // conservative fragments stored (compute and self paths)
     double overflow = 0.0;    // self level: pixels over the layer cap
     double queries = 0.0;     // method "queries": occlusion queries issued
-    std::uint32_t alive = 0;  // items left
+    std::uint32_t alive = 0;  // members left
+    double runMs = 0.0;       // wall time of run(): issuing the passes, waiting, reading back
 };
 
 class Passes {
@@ -64,7 +69,7 @@ public:
     /// Mirrors `scene` (GpuScene) and uploads `slotTriangles` (every mesh's leaf order, at
     /// the bases the items use) when `slotsChanged`.
     void sync(const Scene& scene, std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
-    /// Reduces `level` along its views; `alive` gets one flag per item (1: still in the PCS).
+    /// Reduces `level` along its views; `alive` gets one flag per member (1: still in the PCS).
     [[nodiscard]] Result<void> run(const Level& level, std::vector<std::uint32_t>& alive, LevelResult& result);
 
 private:
