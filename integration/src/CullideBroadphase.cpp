@@ -61,6 +61,12 @@ Result<std::unique_ptr<CullideBroadphase>> CullideBroadphase::create(CullideBroa
 
 CullideBroadphase::~CullideBroadphase() = default;
 
+void CullideBroadphase::setValidate(bool validate) {
+    settings_.validate = validate;
+    if (validate && !exact_) exact_ = std::make_unique<CpuDetector>(DetectorSettings{.wantSegments = false});
+    if (!validate) exact_.reset();
+}
+
 bool CullideBroadphase::isMeshShape(const btCollisionShape* shape) {
     switch (shape->getShapeType()) {
         case GIMPACT_SHAPE_PROXYTYPE:

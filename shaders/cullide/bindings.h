@@ -18,6 +18,8 @@ namespace isc::gl {
 #define CULLIDE_BINDING_SELF_COUNT 10    // uint selfCount[pixels]: fragments stored per pixel (self level)
 #define CULLIDE_BINDING_SELF_ENTRIES 11  // uvec2 selfEntries[pixels * layers]: (group << 20 | triangle, near16 << 16 | far16)
 #define CULLIDE_BINDING_QUERY_RESULTS 12 // uint queryResults[items * 4]: occlusion query results (method "queries")
+#define CULLIDE_BINDING_BOXES 13         // vec4 boxes[2 * slots]: (min, max) world boxes standing in for triangles
+                                         // (CULLIDE_BOXES: the object level on its clusters' boxes)
 
 // A view's item is "not fully visible" from the front (the view direction) and/or from the
 // back (the opposite direction). It stays in the PCS only when both are set: an item fully
@@ -38,7 +40,8 @@ namespace isc::gl {
 
 // One member of a level's potentially colliding set, std430, 32 bytes: triangle slots
 // [firstSlot, firstSlot + slotCount) of `object` (slotTriangles[] maps a slot to the mesh
-// triangle): a whole object, a cluster of its hierarchy, or one triangle.
+// triangle): a whole object, a cluster of its hierarchy, or one triangle. With CULLIDE_BOXES
+// the slots index boxes[] instead (world boxes, already grown by the fattening).
 struct CullideItem {
     uint object;     // scene object id (GpuScene)
     uint firstSlot;  // absolute index into slotTriangles[]

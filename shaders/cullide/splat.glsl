@@ -12,6 +12,9 @@
 //            near at its pixel (the key's unless the key is its own group, then the second);
 //            likewise from the back. Marks per item (CULLIDE_MARK_FRONT / _BACK).
 // Depth is quantised conservatively (near down, far up), so touching fragments hide each other.
+// With CULLIDE_BOXES a work index is a world box (a cluster's) instead of a triangle: every
+// pixel its rectangle touches gets the box's whole depth range (a box holds its triangles, so
+// whatever hides a triangle hides its box: still conservative).
 #include "common/scene.glsl"
 #include "cullide/items.glsl"
 #include "cullide/raster.glsl"
@@ -22,6 +25,9 @@ layout(std430, binding = CULLIDE_BINDING_ALIVE) readonly buffer CullideAlive { u
 layout(std430, binding = CULLIDE_BINDING_MARKS) buffer CullideMarks { uint marks[]; };
 layout(std430, binding = CULLIDE_BINDING_DEPTH) buffer CullideDepth { uint depth[]; };
 layout(std430, binding = CULLIDE_BINDING_COUNTERS) buffer CullideCounters { uint counters[]; };
+#ifdef CULLIDE_BOXES
+layout(std430, binding = CULLIDE_BINDING_BOXES) readonly buffer CullideBoxes { vec4 boxes[]; };
+#endif
 
 uniform uint uMode;
 uniform uint uIdBits;  // low bits of a key: the group; the rest: the quantised depth
@@ -34,21 +40,35 @@ void main() {
     uint unit = uPerSlot != 0u ? work : item;
     if (alive[unit] == 0u) return;
     CullideItem it = items[item];
+#ifdef CULLIDE_BOXES
+    uint b = 2u * (it.firstSlot + (work - it.workStart));
+    vec3 lo = cullideProject(boxes[b].xyz), hi = cullideProject(boxes[b + 1u].xyz);
+    float ep = uEpsilon * uInvPixel, ez = uEpsilon * uInvDepth;
+    if (hi.x + ep < 0.0 || hi.y + ep < 0.0 || lo.x - ep >= float(uSize.x) || lo.y - ep >= float(uSize.y)) return;
+    ivec4 box = ivec4(ivec2(floor(max(lo.xy - ep, vec2(0.0)))), ivec2(floor(min(hi.xy + ep, vec2(uSize) - 0.5))));
+#else
     uint triangle = slotTriangles[it.firstSlot + (work - it.workStart)];
     vec3 A, B, C;
     sceneWorldTriangle(it.object, triangle, A, B, C);
     CullideRaster r;
     if (!cullideSetup(A, B, C, it.fatten, r)) return;
+    ivec4 box = r.box;
+#endif
 
     uint dBits = 32u - uIdBits;
     float scale = float((1u << min(dBits, 24u)) - 4u);
     uint idMask = (1u << uIdBits) - 1u;
     uint group = it.group;
     uint found = 0u, fragments = 0u;
-    for (int y = r.box.y; y <= r.box.w; ++y) {
-        for (int x = r.box.x; x <= r.box.z; ++x) {
+    for (int y = box.y; y <= box.w; ++y) {
+        for (int x = box.x; x <= box.z; ++x) {
             float zNear, zFar;
+#ifdef CULLIDE_BOXES
+            zNear = lo.z - ez;
+            zFar = hi.z + ez;
+#else
             if (!cullidePixel(r, ivec2(x, y), zNear, zFar)) continue;
+#endif
             uint qNear = uint(clamp(floor(zNear * scale) - 1.0, 0.0, scale)) + 1u;
             uint qFar = uint(clamp(ceil(zFar * scale) + 1.0, 0.0, scale)) + 1u;
             uint p = 4u * (uint(y) * uSize.x + uint(x));

@@ -192,7 +192,8 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
     };
     auto runLevel = [&](const char* name, const char* counterIn, const char* counterOut, const char* gpuCounter,
                         std::uint32_t work, std::uint32_t groups, std::vector<cullide::View> views,
-                        bool self, bool byQueries, bool perSlot) -> isc::Result<void> {
+                        bool self, bool byQueries, bool perSlot,
+                        std::span<const glm::vec4> boxes = {}) -> isc::Result<void> {
         cullide::Level level;
         level.name = name;
         level.items = items;
@@ -203,6 +204,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         level.self = self;
         level.queries = byQueries;
         level.perSlot = perSlot;
+        level.boxes = boxes;
         cullide::LevelResult lr;
         if (auto r = passes.run(level, alive, lr); !r) return r;
         addCount(stats, counterIn, double(level.members()));
@@ -217,42 +219,18 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         return {};
     };
 
-    // Level 1: objects (paper Figure 1, first reducePCS).
+    // World boxes of each object's clusters (the largest subtrees of its BVH with at most
+    // clusterSize triangles; with clusterSize 0 the whole object), grown by the fattening.
+    std::vector<std::vector<Aabb>> clusterBox(n);
+    std::vector<std::vector<cullide::Cluster>> wholeObject(n);  // clusterSize 0: one cluster per object
+    auto clustersOf = [&](ObjectId o) -> std::span<const cullide::Cluster> {
+        const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
+        if (st.clusterSize > 0) return h.clusters;
+        return wholeObject[o];
+    };
     if (!pairs.empty()) {
         const auto t0 = Clock::now();
         const std::vector<ObjectId> objects = numberGroups(pairs);
-        items.clear();
-        std::uint32_t work = 0;
-        for (ObjectId o : objects) {
-            const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
-            addItem(o, h.slotBase, static_cast<std::uint32_t>(h.mesh->triangleCount()), groupOf[o], work);
-        }
-        if (auto r = runLevel("object", "pcs_objects_in", "pcs_objects", "gpu_object_ms", work,
-                              static_cast<std::uint32_t>(objects.size()),
-                              pairViews(pairs, st.objectResolution, kMaxDepthBytes / 16), false, queries, false);
-            !r)
-            return r;
-        std::vector<char> in(n, 0);
-        for (std::size_t i = 0; i < objects.size(); ++i) in[objects[i]] = alive[i] != 0;
-        std::erase_if(pairs, [&](std::uint32_t c) { return !in[candidates[c].a] || !in[candidates[c].b]; });
-        stats.count("pairs_after_objects", double(pairs.size()));
-        stats.count("cpu_object_ms", msSince(t0));
-    }
-
-    // Level 2: clusters of each object's hierarchy, cut to the partners' boxes, then each
-    // pair kept only when surviving clusters of both sides overlap.
-    // clusterWanted[o]: per cluster of o, whether its triangles go to the triangle level.
-    std::vector<std::vector<char>> clusterWanted(n);
-    if (!pairs.empty() && limit != CullideLevel::Object) {
-        const auto t0 = Clock::now();
-        const std::vector<ObjectId> objects = numberGroups(pairs);
-        std::vector<std::vector<Aabb>> clusterBox(n);
-        std::vector<std::vector<cullide::Cluster>> wholeObject(n);  // clusterSize 0: one cluster per object
-        auto clustersOf = [&](ObjectId o) -> std::span<const cullide::Cluster> {
-            const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
-            if (st.clusterSize > 0) return h.clusters;
-            return wholeObject[o];
-        };
         for (ObjectId o : objects)
             if (st.clusterSize == 0)
                 wholeObject[o] = {{0u, static_cast<std::uint32_t>(scene.objectMesh(o).triangleCount()), 0u}};
@@ -271,7 +249,9 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                     Aabb b;
                     for (std::uint32_t s = cl[k].firstSlot; s < cl[k].firstSlot + cl[k].slotCount; ++s)
                         for (int c = 0; c < 3; ++c) b.grow(pose.apply(local[tris[slots[s]][c]]));
-                    clusterBox[o][k] = b.expanded(grow(o) + eps);
+                    const float m = std::max({std::fabs(b.min.x), std::fabs(b.min.y), std::fabs(b.min.z),
+                                              std::fabs(b.max.x), std::fabs(b.max.y), std::fabs(b.max.z)});
+                    clusterBox[o][k] = b.expanded(m * 2e-6f + grow(o) + eps);
                 }
             } else {
                 for (std::size_t k = 0; k < cl.size(); ++k)
@@ -279,6 +259,49 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                                            .expanded(grow(o) + eps);
             }
         }
+        stats.count("cpu_boxes_ms", msSince(t0));
+    }
+
+    // Level 1: objects (paper Figure 1, first reducePCS). By default each object is drawn as
+    // the boxes of its clusters (settings.objectBoxes; a box holds its triangles, so this is
+    // conservative and costs a box per cluster instead of every triangle); the paper draws
+    // the triangles themselves (objectBoxes false, and always with method "queries").
+    if (!pairs.empty()) {
+        const auto t0 = Clock::now();
+        const std::vector<ObjectId> objects = numberGroups(pairs);
+        items.clear();
+        std::uint32_t work = 0;
+        const bool byBoxes = st.objectBoxes && !queries;
+        std::vector<glm::vec4> boxes;
+        for (ObjectId o : objects) {
+            const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
+            if (byBoxes) {
+                addItem(o, static_cast<std::uint32_t>(boxes.size() / 2), static_cast<std::uint32_t>(clusterBox[o].size()),
+                        groupOf[o], work);
+                for (const Aabb& b : clusterBox[o]) boxes.push_back(glm::vec4(b.min, 0.0f)), boxes.push_back(glm::vec4(b.max, 0.0f));
+            } else {
+                addItem(o, h.slotBase, static_cast<std::uint32_t>(h.mesh->triangleCount()), groupOf[o], work);
+            }
+        }
+        if (auto r = runLevel("object", "pcs_objects_in", "pcs_objects", "gpu_object_ms", work,
+                              static_cast<std::uint32_t>(objects.size()),
+                              pairViews(pairs, st.objectResolution, kMaxDepthBytes / 16), false, queries, false, boxes);
+            !r)
+            return r;
+        std::vector<char> in(n, 0);
+        for (std::size_t i = 0; i < objects.size(); ++i) in[objects[i]] = alive[i] != 0;
+        std::erase_if(pairs, [&](std::uint32_t c) { return !in[candidates[c].a] || !in[candidates[c].b]; });
+        stats.count("pairs_after_objects", double(pairs.size()));
+        stats.count("cpu_object_ms", msSince(t0));
+    }
+
+    // Level 2: clusters of each object's hierarchy, cut to the partners' boxes, then each
+    // pair kept only when surviving clusters of both sides overlap.
+    // clusterWanted[o]: per cluster of o, whether its triangles go to the triangle level.
+    std::vector<std::vector<char>> clusterWanted(n);
+    if (!pairs.empty() && limit != CullideLevel::Object) {
+        const auto t0 = Clock::now();
+        const std::vector<ObjectId> objects = numberGroups(pairs);
         // Clusters that reach a partner's box (per object, over its partners).
         std::vector<std::vector<ObjectId>> partners(n);
         for (std::uint32_t c : pairs) {

@@ -36,6 +36,10 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     auto s = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/splat.glsl"}}, {}, "cullide splat");
     if (!s) return fail(s.error().message);
     splat_ = std::move(*s);
+    auto sb = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/splat.glsl"}}, "#define CULLIDE_BOXES 1\n",
+                                  "cullide splat (boxes)");
+    if (!sb) return fail(sb.error().message);
+    splatBoxes_ = std::move(*sb);
     auto u = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/update.glsl"}}, {}, "cullide update");
     if (!u) return fail(u.error().message);
     update_ = std::move(*u);
@@ -115,6 +119,12 @@ Result<void> Passes::run(const Level& level, std::vector<std::uint32_t>& alive, 
     alive.assign(level.members(), 0u);
     if (level.items.empty() || level.workCount == 0 || level.views.empty()) return {};
     ISC_ASSERT(!level.queries || !level.perSlot, "cullide::Passes::run(): queries are per item");
+    ISC_ASSERT(level.boxes.empty() || (!level.queries && !level.self), "cullide::Passes::run(): boxes are compute only");
+    if (!level.boxes.empty()) {
+        boxes_.reserve(level.boxes.size_bytes());
+        boxes_.upload(0, level.boxes.size_bytes(), level.boxes.data());
+        boxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_BOXES);
+    }
     ISC_ASSERT(level.groupCount < (1u << 24), "cullide::Passes::run(): too many groups");
     ISC_ASSERT(!level.queries || queries_, "cullide::Passes::run(): the query programs were not compiled");
     bindCommon(level);
@@ -149,15 +159,16 @@ void Passes::runComputeView(const Level& level, const View& view, bool last) {
     glClearNamedBufferSubData(depth_.id(), GL_RGBA32UI, 0, static_cast<GLsizeiptr>(pixels * 16), GL_RGBA_INTEGER,
                               GL_UNSIGNED_INT, clear);
     depth_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_DEPTH);
-    setView(splat_, view, level.epsilon);
-    splat_.setUniform("uItemCount", static_cast<unsigned>(level.items.size()));
-    splat_.setUniform("uWorkCount", level.workCount);
-    splat_.setUniform("uIdBits", idBitsFor(level.groupCount));
-    splat_.setUniform("uPerSlot", level.perSlot ? 1u : 0u);
-    splat_.use();
+    gl::Program& splat = level.boxes.empty() ? splat_ : splatBoxes_;
+    setView(splat, view, level.epsilon);
+    splat.setUniform("uItemCount", static_cast<unsigned>(level.items.size()));
+    splat.setUniform("uWorkCount", level.workCount);
+    splat.setUniform("uIdBits", idBitsFor(level.groupCount));
+    splat.setUniform("uPerSlot", level.perSlot ? 1u : 0u);
+    splat.use();
     for (unsigned mode = 0; mode < 3; ++mode) {
-        splat_.setUniform("uMode", mode);
-        splat_.dispatch(groupsFor(level.workCount));
+        splat.setUniform("uMode", mode);
+        splat.dispatch(groupsFor(level.workCount));
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     }
     update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));

@@ -49,6 +49,9 @@ struct Level {
     /// and marks per work index; the triangle level and the self level).
     bool perSlot = false;
     std::size_t members() const { return perSlot ? workCount : items.size(); }
+    /// Non-empty: the items' slots index these (min, max) world boxes (grown by the fattening
+    /// and the round-off bound) instead of triangles (compute path only).
+    std::span<const glm::vec4> boxes;
 };
 
 /// What one level did on the GPU.
@@ -82,13 +85,13 @@ private:
     bool queries_ = false;
     int selfLayers_ = 16;
     int queryPool_ = 1024;
-    gl::Program splat_, update_, self_, queryDraw_, queryUpdate_;
+    gl::Program splat_, splatBoxes_, update_, self_, queryDraw_, queryUpdate_;
     gl::GpuScene scene_{"cullide scene"};
     std::vector<const Mesh*> sceneMeshes_;  // what scene_ mirrors (a different Scene remakes it)
     gl::Buffer items_{"cullide items"}, slots_{"cullide slot triangles"}, alive_{"cullide alive"},
         marks_{"cullide marks"}, depth_{"cullide depth words"}, counters_{"cullide counters"},
         selfCount_{"cullide self fragment counts"}, selfEntries_{"cullide self fragments"},
-        queryResults_{"cullide query results"};
+        queryResults_{"cullide query results"}, boxes_{"cullide boxes"};
     gl::VertexArray vao_;
     gl::Framebuffer framebuffer_;
     gl::Renderbuffer depthTarget_;

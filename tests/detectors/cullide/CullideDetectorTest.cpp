@@ -190,22 +190,29 @@ TEST_F(CullideDetectorTest, TwoCubesGiveExactlyTheReferencePairs) {
 }
 
 // A torus around a ball in its hole: boxes overlap, surfaces 0.15 apart. Visibility along the
-// torus axis shows the ball whole: pruned before any exact test.
+// torus axis shows the ball whole: with the objects drawn as their triangles (the paper's
+// object level, and method "queries") it leaves the PCS at the object level; drawn as their
+// clusters' boxes (the default), at the cluster level. Never an exact test.
 TEST_F(CullideDetectorTest, SeparatedButOverlappingBoxesArePruned) {
     Scene scene;
     scene.addObject(scene.addMesh(std::make_shared<Mesh>(shapes::torus(0.5f, 0.15f))));
     scene.addObject(scene.addMesh(std::make_shared<Mesh>(shapes::uvSphere(0.2f))));
     const std::vector<ObjectPair> candidates = {{0, 1}};
-    for (const char* method : {"compute", "queries"}) {
-        auto d = makeCullide(settings(method, 64));
+    for (const char* method : {"compute", "triangles", "queries"}) {
+        CullideSettings s = settings(std::string_view(method) == "queries" ? "queries" : "compute", 64);
+        s.objectBoxes = std::string_view(method) == "compute";
+        auto d = makeCullide(s);
         DetectionOutput out;
         ASSERT_TRUE(d->detect(scene, candidates, out));
         EXPECT_TRUE(out.pairs.empty());
-        EXPECT_EQ(out.stats.counter("pcs_objects"), 0.0) << method;
+        if (s.objectBoxes) {
+            EXPECT_EQ(out.stats.counter("pairs_after_clusters"), 0.0) << method;
+        } else {
+            EXPECT_EQ(out.stats.counter("pcs_objects"), 0.0) << method;
+        }
         EXPECT_EQ(out.stats.counter("tri_tri_tests"), 0.0) << method;
     }
 }
-
 
 struct RecallCase {
     const char* name;

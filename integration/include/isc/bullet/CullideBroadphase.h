@@ -98,6 +98,8 @@ public:
     /// The CULLIDE passes' counters of the last step (pcs_objects, pcs_clusters, gpu_ms, ...).
     const DetectorStats& lastDetectorStats() const { return detectorStats_; }
     const CullideBroadphaseSettings& settings() const { return settings_; }
+    /// Turns settings.validate on or off (from the next step).
+    void setValidate(bool validate);
 
     /// True when `shape` takes part in the pruning (see the class comment).
     static bool isMeshShape(const btCollisionShape* shape);

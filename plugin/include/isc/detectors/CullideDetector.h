@@ -65,8 +65,12 @@ struct CullideSettings {
     /// Occlusion queries in the pool (method "queries"), 1..65536; more items than that are
     /// queried in rounds that reuse the pool.
     int queryPool = 1024;
+    /// The object level draws each object as the world boxes of its clusters (a box holds its
+    /// triangles: conservative, a box per cluster instead of every triangle); false: the
+    /// triangles, as the paper (method "queries" always does).
+    bool objectBoxes = true;
 
-    static constexpr std::array<SettingField<CullideSettings>, 8> fields{{
+    static constexpr std::array<SettingField<CullideSettings>, 9> fields{{
         {"method", &CullideSettings::method, "compute (default) or queries (the paper's occlusion queries)"},
         {"resolution", &CullideSettings::resolution, "triangle level: pixels across the smallest object (8..4096)"},
         {"clusterResolution", &CullideSettings::clusterResolution,
@@ -77,6 +81,8 @@ struct CullideSettings {
         {"axes", &CullideSettings::axes, "axes each level is reduced along: 1 (z) or 3 (x, y, z)"},
         {"selfLayers", &CullideSettings::selfLayers, "self level: fragments kept per pixel (4..64)"},
         {"queryPool", &CullideSettings::queryPool, "method queries: occlusion queries in the pool (1..65536)"},
+        {"objectBoxes", &CullideSettings::objectBoxes,
+         "object level on its clusters' boxes (true) or on its triangles (false, the paper's form)"},
     }};
 };
 
