@@ -273,7 +273,7 @@ TEST_P(CullideRecallTest, MatchesTheReferenceExactly) {
 
 INSTANTIATE_TEST_SUITE_P(
     Meshes, CullideRecallTest,
-    ::testing::Values(RecallCase{"bunny_bunny_defaults", "bunny", "bunny", "compute", 256, 60},
+    ::testing::Values(RecallCase{"bunny_bunny_defaults", "bunny", "bunny", "compute", CullideSettings{}.resolution, 60},
                       RecallCase{"bunny_bunny_coarse_16px", "bunny", "bunny", "compute", 16, 20},
                       RecallCase{"torus_torus_64", "torus", "torus", "compute", 64, 20},
                       RecallCase{"box_bunny_64", "box", "bunny", "compute", 64, 16},

@@ -50,7 +50,7 @@ struct CullideSettings {
     /// "queries" (the paper's occlusion queries at the object and cluster levels).
     std::string method = "compute";
     /// Pixels across the smallest object at the triangle level (and the self level), 8..4096.
-    int resolution = 256;
+    int resolution = 128;
     /// Pixels across the smallest object at the cluster level, 4..4096.
     int clusterResolution = 64;
     /// Pixels across the smallest object at the object level, 4..4096.
@@ -71,7 +71,7 @@ struct CullideSettings {
     bool objectBoxes = true;
 
     static constexpr std::array<SettingField<CullideSettings>, 9> fields{{
-        {"method", &CullideSettings::method, "compute (default) or queries (the paper's occlusion queries)"},
+        {"method", &CullideSettings::method, "compute (default) or queries (the paper's occlusion queries, object and cluster levels)"},
         {"resolution", &CullideSettings::resolution, "triangle level: pixels across the smallest object (8..4096)"},
         {"clusterResolution", &CullideSettings::clusterResolution,
          "cluster level: pixels across the smallest object (4..4096)"},
