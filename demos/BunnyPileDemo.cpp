@@ -34,6 +34,7 @@ struct PileOptions {
     int width = 1280, height = 720;
     std::vector<std::string> sets;  // the detector's own settings, --set name=value
     bool detectorStats = false;
+    std::string broadphase = "dbvt";  // or "cullide" (isc::bullet::CullideBroadphase)
 };
 
 bool hasDisplay() {
@@ -84,6 +85,7 @@ int runBunnyPile(const PileOptions& o) {
     }
     bullet::WorldSettings ws;
     ws.detector = o.detector;
+    ws.broadphase = o.broadphase;
     auto options = parseSets(o.sets);
     if (!options) {
         std::fprintf(stderr, "bunny-pile: %s\n", options.error().message.c_str());
@@ -185,6 +187,7 @@ void addBunnyPileDemo(CLI::App& demo, int& exitCode) {
                      "a detector (cpu, ...) or bullet-gimpact for stock Bullet GImpact")
         ->capture_default_str();
     pile->add_flag("--headless", options.headless, "no window even when a display exists");
+    pile->add_option("--broadphase", options.broadphase, "dbvt (Bullet's) or cullide (GPU-pruned pairs)")->capture_default_str();
     pile->add_option("--out", options.out, "PNG of the final frame (empty: none)")->capture_default_str();
     pile->add_option("--seed", options.seed, "seed of the bunnies' turns and jitter")->capture_default_str();
     addSetOption(pile, options.sets);

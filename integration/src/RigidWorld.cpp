@@ -1,6 +1,7 @@
 #include "isc/bullet/RigidWorld.h"
 
 #include "isc/bullet/CollisionDispatcher.h"
+#include "isc/bullet/CullideBroadphase.h"
 #include "isc/core/Assert.h"
 
 #include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>
@@ -78,7 +79,15 @@ Result<std::unique_ptr<RigidWorld>> RigidWorld::create(const WorldSettings& sett
         w->iscDispatcher_ = d->get();
         s.dispatcher = std::move(*d);
     }
-    s.broadphase = std::make_unique<btDbvtBroadphase>();
+    if (settings.broadphase == "cullide") {
+        auto b = CullideBroadphase::create({.onWarning = settings.onWarning});
+        if (!b) return fail("RigidWorld::create(): " + b.error().message);
+        s.broadphase = std::move(*b);
+    } else if (settings.broadphase == "dbvt") {
+        s.broadphase = std::make_unique<btDbvtBroadphase>();
+    } else {
+        return fail("RigidWorld::create(): broadphase \"" + settings.broadphase + "\" is unknown; use \"dbvt\" or \"cullide\"");
+    }
     s.solver = std::make_unique<btSequentialImpulseConstraintSolver>();
     s.world = std::make_unique<btDiscreteDynamicsWorld>(s.dispatcher.get(), s.broadphase.get(),
                                                         s.solver.get(), s.config.get());

@@ -67,6 +67,9 @@ struct WorldSettings {
     float splitImpulseThreshold = 0.0f;
     /// Where dispatcher warnings go (empty: stderr).
     std::function<void(std::string_view)> onWarning;
+    /// "dbvt" (btDbvtBroadphase) or "cullide" (isc::bullet::CullideBroadphase with its default
+    /// settings: box pairs of mesh bodies pruned on the GPU; needs a current GL context).
+    std::string broadphase = "dbvt";
 };
 
 /// Timings of one step (wall clock, milliseconds).
