@@ -220,10 +220,10 @@ void printStepLine(DemoSession& session, int total, bool detectorStats) {
         const bullet::CollisionDispatcher& d = *w.dispatcher();
         const bullet::DispatchStats& ds = d.lastStats();
         const DetectorStats& st = d.lastDetectorStats();
-        std::printf("  dispatch %.2f ms (mirror %.2f, detect %.2f, contacts %.2f, bullet %.2f), mesh pairs %zu, "
-                    "colliding %zu, triangle pairs %zu\n",
-                    ds.totalMs, ds.mirrorMs, ds.detectMs, ds.contactsMs, ds.bulletMs, ds.meshPairs,
-                    ds.collidingPairs, ds.trianglePairs);
+        std::printf("  dispatch %.2f ms (mirror %.2f, detect %.2f, exact path %.2f, contacts %.2f, bullet %.2f), mesh "
+                    "pairs %zu, colliding %zu, triangle pairs %zu, fallback pairs %zu, sample pairs %zu\n",
+                    ds.totalMs, ds.mirrorMs, ds.detectMs, ds.fallbackMs, ds.contactsMs, ds.bulletMs, ds.meshPairs,
+                    ds.collidingPairs, ds.trianglePairs, ds.fallbackPairs, ds.samplePairs);
         std::printf("  detector total %.2f ms, gpu %.2f, readback %.2f, cpu %.2f:", st.totalMs, st.gpuMs,
                     st.readbackMs, st.cpuMs);
         for (const auto& [name, value] : st.counters) std::printf(" %s=%.6g", name.c_str(), value);
