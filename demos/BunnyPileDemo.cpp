@@ -6,6 +6,7 @@
 #include "MeshArg.h"
 
 #include "BunnyPile.h"
+#include "isc/bullet/CollisionDispatcher.h"
 #include "isc/bullet/RigidWorld.h"
 #include "viewer/Demo.h"
 
