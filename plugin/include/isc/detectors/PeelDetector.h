@@ -65,14 +65,18 @@ namespace isc {
 /// The peel detector's own settings (DetectorSettings::options by these names;
 /// docs/detectors/peel.md has what each costs and gains).
 struct PeelSettings {
-    int resolution = 512;  ///< pixels across the smaller object of a pair, power of two in [16, 4096]
-    int axes = 3;          ///< projection axes sampled: 1 (z) or 3 (x, y, z), candidates unioned
+    /// Pixels across the smallest object of a view (scene sampling) or a pair tile's side;
+    /// 0 = auto (the detector's default, see docs/detectors/peel.md "Defaults"), else a power
+    /// of two in [16, 4096].
+    int resolution = 0;
+    int axes = 0;  ///< projection axes: 0 = auto, 1 (z) or 3 (x, y, z; candidates unioned)
     /// "auto" (= "scene"), "scene", "pairs" or "peeling" (see the class comment).
     std::string sampling = "auto";
-    /// Record compaction: "auto" (= "atomic"), "atomic" (compute append) or "packing" (the
-    /// paper's count / shift / move per row, section 7).
+    /// Record compaction of the pair tiles: "auto" (= "atomic"), "atomic" (compute append) or
+    /// "packing" (the paper's section 7 row packing: counted per row on the GPU, rows' offsets
+    /// scanned on the CPU, moved on the GPU). Scene sampling compacts atomically.
     std::string compaction = "auto";
-    int maxLayers = 32;  ///< fragments kept per pixel (slots, or peeled layers), in [2, 128]
+    int maxLayers = 16;  ///< fragments kept per pixel (slots, or peeled layers), in [2, 128]
     /// Open meshes: consecutive fragments of two objects in close depth mark a ray (§8.2).
     bool openMeshes = false;
     /// Fragments of the two objects within one pixel of each other in depth also mark the
@@ -82,16 +86,22 @@ struct PeelSettings {
     /// triangle touches gets a fragment); ignored, with the counter conservative_raster = 0,
     /// where it does not.
     bool conservativeRaster = false;
+    /// Scene sampling: cull in 3-D before the raster pass (keep only the triangles within two
+    /// pixels of the other object of a candidate pair). Off: every triangle is drawn (for
+    /// comparisons; the answers are the same).
+    bool cull = true;
 
-    static constexpr std::array<SettingField<PeelSettings>, 8> fields{{
-        {"resolution", &PeelSettings::resolution, "pixels across the smaller object of a pair (power of two, 16..4096)"},
-        {"axes", &PeelSettings::axes, "projection axes: 1 (z) or 3 (x, y, z)"},
+    static constexpr std::array<SettingField<PeelSettings>, 9> fields{{
+        {"resolution", &PeelSettings::resolution,
+         "pixels across the smallest object of a view: 0 = auto, or a power of two 16..4096"},
+        {"axes", &PeelSettings::axes, "projection axes: 0 = auto, 1 (z) or 3 (x, y, z)"},
         {"sampling", &PeelSettings::sampling, "auto, scene, pairs or peeling (the paper's multi-pass form)"},
-        {"compaction", &PeelSettings::compaction, "auto, atomic or packing (the paper's row packing)"},
+        {"compaction", &PeelSettings::compaction, "auto, atomic or packing (the paper's row packing; pair tiles)"},
         {"maxLayers", &PeelSettings::maxLayers, "fragments kept per pixel, 2..128 (more: the ray counts as colliding)"},
         {"openMeshes", &PeelSettings::openMeshes, "open-mesh rule (paper section 8.2): close fragments mark a ray"},
         {"depthProximity", &PeelSettings::depthProximity, "fragments of two objects within one pixel in depth mark a ray"},
         {"conservativeRaster", &PeelSettings::conservativeRaster, "GL_NV_conservative_raster where the driver has it"},
+        {"cull", &PeelSettings::cull, "scene sampling: 3-D cull before the raster pass (off: draw every triangle)"},
     }};
 };
 
