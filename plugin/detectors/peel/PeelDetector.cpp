@@ -58,7 +58,6 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
     out.stats.count("conservative_raster", im.conservativeRaster ? 1.0 : 0.0);
     if (im.settings.conservativeRaster && !im.conservativeRaster)
         out.stats.warnings.push_back("conservativeRaster: the driver has no GL_NV_conservative_raster; rasterized normally");
-    out.stats.count("resolution", double(peel::effectiveResolution(im.settings)));
     out.stats.count("axes", double(peel::effectiveAxes(im.settings)));
     const Result<void> r = im.sceneSampling ? im.scenePass->run(scene, im.gpu, candidates, im.objects, out)
                                             : im.pairPass->run(scene, im.gpu, candidates, im.objects, out);

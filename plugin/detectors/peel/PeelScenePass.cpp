@@ -143,8 +143,13 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     }
 
     // Views and tiles; the pairs that take part; the parts (their objects).
-    layout_ = makeSceneTiles(candidates, objects, settings_, common_.selfCollision, kMarginPixels);
+    edge_.assign(n, 0.0f);
+    for (ObjectId o = 0; o < n; ++o)
+        if (objects.state[o] == kUsed) edge_[o] = clusters_.tree(scene.meshOf(o)).meanEdge;
+    layout_ = makeSceneTiles(candidates, objects, edge_, settings_, common_.selfCollision, kMarginPixels);
     stats.count("views", double(layout_.views));
+    if (!layout_.pixel.empty())
+        stats.count("pixel_size", double(*std::min_element(layout_.pixel.begin(), layout_.pixel.end())));
     stats.count("coarsened_views", double(layout_.coarsenedViews));
     constexpr std::uint32_t kNone = 0xFFFFFFFFu;
     std::vector<std::uint32_t> partOf(n, kNone);

@@ -69,6 +69,7 @@ private:
 
     // Per-call layout (CPU).
     SceneLayout layout_;
+    std::vector<float> edge_;  // per object: its mesh's mean edge
     std::vector<gl::PeelPart> parts_;
     std::vector<gl::PeelPair> pairs_;
     std::vector<std::uint32_t> activeCandidates_;

@@ -79,15 +79,21 @@ void classifyObjects(const Scene& scene, std::span<const ObjectPair> candidates,
     stats.count("unserved_pairs", double(out.unserved.size()));
 }
 
-SceneLayout makeSceneTiles(std::span<const ObjectPair> candidates, const CallObjects& objects,
+float pixelSize(const PeelSettings& s, float size, float edge) {
+    size = std::max(size, 1e-20f);
+    if (s.resolution != 0) return size / float(s.resolution);
+    const float pixel = edge > 0.0f ? kAutoPixelPerEdge * edge : size / float(kAutoResolution);
+    return std::clamp(pixel, size / float(kAutoMaxResolution), size / float(kAutoMinResolution));
+}
+
+SceneLayout makeSceneTiles(std::span<const ObjectPair> candidates, const CallObjects& objects, std::span<const float> edge,
                            const PeelSettings& st, bool selfCollision, float marginPixels) {
     SceneLayout layout;
     const std::size_t n = objects.bounds.size();
     const std::span<const Aabb> bounds = objects.bounds;
     // Objects' sizes first: the margin (pixels) is in world units only once the pixel size is
     // known, so clusters use the finest pixel any object asks for (the smallest object's).
-    const int resolution = effectiveResolution(st);
-    auto objectPixel = [&](ObjectId o) { return std::max(compMax(bounds[o].extent()), 1e-20f) / float(resolution); };
+    auto objectPixel = [&](ObjectId o) { return pixelSize(st, compMax(bounds[o].extent()), edge[o]); };
     // Clusters: connected components of the candidate pairs whose boxes come within the margin
     // (the others cannot collide). One view per cluster and axis: a pile is one view,
     // far-apart groups get their own (pixels would be wasted between them).
@@ -116,7 +122,7 @@ SceneLayout makeSceneTiles(std::span<const ObjectPair> candidates, const CallObj
     }
     for (ObjectId o = 0; o < n; ++o)
         if (member[o]) layout.groupOf[o] = layout.groupOf[clusters.find(o)];
-    // Pixel size per cluster: resolution pixels across its smallest object.
+    // Pixel size per cluster: the finest any of its objects asks for.
     layout.pixel.assign(groups.size(), std::numeric_limits<float>::max());
     for (std::size_t g = 0; g < groups.size(); ++g)
         for (ObjectId o : groups[g]) layout.pixel[g] = std::min(layout.pixel[g], objectPixel(o));
@@ -209,7 +215,7 @@ std::vector<Tile> makePairTiles(std::span<const ObjectPair> candidates, const Ca
                                 const PeelSettings& st, bool selfCollision) {
     std::vector<Tile> tiles;
     const int axisCount = effectiveAxes(st) == 3 ? 3 : 1;
-    const int resolution = effectiveResolution(st);
+    const int resolution = st.resolution == 0 ? kAutoResolution : st.resolution;
     for (std::uint32_t c = 0; c < candidates.size(); ++c) {
         const ObjectPair p = candidates[c];
         if (!pairTakesPart(p, objects, selfCollision)) continue;

@@ -73,21 +73,28 @@ struct SceneLayout {
 constexpr std::uint32_t kMaxSceneTile = 2048;
 constexpr float kMaxViewSide = 16384.0f;
 
-/// The resolution (pixels across the smallest object of a view) that "auto" (resolution 0)
-/// picks, and the axes "auto" (axes 0) picks: see docs/detectors/peel.md, "Defaults".
+/// "auto" (docs/detectors/peel.md, "Defaults"). Scene sampling: pixels of kAutoPixelPerEdge
+/// times the mean edge of the view's finest mesh (the cull's margin, two pixels, is then
+/// about one edge), but at least kAutoMinResolution and at most kAutoMaxResolution pixels
+/// across the smallest object. Pair tiles: kAutoResolution. Axes: kAutoAxes (one axis misses
+/// intersections that run along it: their triangles are edge-on).
+constexpr float kAutoPixelPerEdge = 0.4f;
+constexpr int kAutoMinResolution = 32;
+constexpr int kAutoMaxResolution = 1024;
 constexpr int kAutoResolution = 128;
 constexpr int kAutoAxes = 3;
-inline int effectiveResolution(const PeelSettings& s) { return s.resolution == 0 ? kAutoResolution : s.resolution; }
 inline int effectiveAxes(const PeelSettings& s) { return s.axes == 0 ? kAutoAxes : s.axes; }
+/// The pixel size (world units) of an object of longest side `size` and mean edge `edge`.
+float pixelSize(const PeelSettings& s, float size, float edge);
 
 /// Scene sampling's views: the candidate pairs whose boxes come within `marginPixels` pixels
 /// are grouped into clusters (connected components); per cluster and axis one orthographic
 /// view, across the rays over the union of its pairs' box intersections, along them over all
-/// its objects' boxes; pixels of (smallest object's longest side / resolution); cut into
-/// square tiles of at most kMaxSceneTile pixels. A tile lists the cluster's objects whose box
-/// (plus the margin) reaches into it.
-SceneLayout makeSceneTiles(std::span<const ObjectPair> candidates, const CallObjects& objects, const PeelSettings& settings,
-                           bool selfCollision, float marginPixels);
+/// its objects' boxes; pixels of the finest pixelSize() of its objects (`edge`: per object,
+/// its mesh's mean edge); cut into square tiles of at most kMaxSceneTile pixels. A tile lists
+/// the cluster's objects whose box (plus the margin) reaches into it.
+SceneLayout makeSceneTiles(std::span<const ObjectPair> candidates, const CallObjects& objects, std::span<const float> edge,
+                           const PeelSettings& settings, bool selfCollision, float marginPixels);
 
 /// Pair tiles: one per (candidate pair, axis) whose boxes meet; view volume across the rays
 /// the intersection of the two boxes, along them their union.
