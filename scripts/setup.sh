@@ -7,6 +7,7 @@ packages=(
   libbullet-dev libglfw3-dev libglm-dev libtinyobjloader-dev libcli11-dev libstb-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev libfcl-dev
   libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri
+  gnuplot-nox  # bench/detectors/peel_table.py: the time-vs-triangles plot of docs/detectors/peel.md
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -23,10 +23,13 @@
 // triangles_rasterized, pixels_sampled, fragments, collision_rays, records, screen_pairs,
 // filtered_pairs, tri_tri_tests, positive_tests, pairs_culled, capacity_retries, ...
 //
+// Tuning rows (tune/...): peel at explicit resolutions (32..256, 3 axes), auto at 1 axis, and
+// with the cull off, on the 100-bunny pile, the deforming pile and the 3.76M-triangle scene.
 // Run everything (medians of 5):
 //   isc_bench_peel --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //                  --benchmark_out=peel.json --benchmark_out_format=json
-// A quick subset: --benchmark_filter='pile/100/|deform' (names: <scene>/<detector>).
+// A quick subset: --benchmark_filter='^pile/100/|^deform' (names: <scene>/<detector>); the docs'
+// rows without the tuning ones: --benchmark_filter='^(pile|scaling|deform)/'.
 // Env: ISC_BUNNY_OBJ (the bunny), ISC_PEEL_BENCH_MIN_TIME (seconds per benchmark, default 0.5).
 // bench/detectors/peel_table.py turns the JSON into the tables and the plot of
 // docs/detectors/peel.md.
@@ -90,21 +93,28 @@ Scene densePile(int bodies, int subdivisions) {
     return scene;
 }
 
-enum class Kind { Cpu, PeelDefaults, Peel128OneAxis };
+// A detector of a row: cpu, or peel with these settings.
+struct Kind {
+    bool cpu = false;
+    PeelSettings peel;
+};
 
-std::unique_ptr<Detector> makeDetector(Kind kind, std::string& error) {
-    if (kind == Kind::Cpu) return std::make_unique<CpuDetector>();
-    PeelSettings s;  // the defaults
-    if (kind == Kind::Peel128OneAxis) {
-        s.resolution = 128;
-        s.axes = 1;
-    }
-    auto d = createPeelDetector({}, s);
+std::unique_ptr<Detector> makeDetector(const Kind& kind, std::string& error) {
+    if (kind.cpu) return std::make_unique<CpuDetector>();
+    auto d = createPeelDetector({}, kind.peel);
     if (!d) {
         error = d.error().message;
         return nullptr;
     }
     return std::move(*d);
+}
+
+PeelSettings peelWith(int resolution, int axes, bool cull = true) {
+    PeelSettings s;
+    s.resolution = resolution;
+    s.axes = axes;
+    s.cull = cull;
+    return s;
 }
 
 // Triangle pairs of `found` missing from `truth` and the other way round.
@@ -127,7 +137,7 @@ std::pair<double, double> compare(const DetectionOutput& truth, const DetectionO
 // Scene updates between calls (deforming scenes); null for rigid ones.
 using Update = std::function<void(Scene&, int step)>;
 
-void run(benchmark::State& state, Kind kind, const std::function<Scene()>& make, const Update& update) {
+void run(benchmark::State& state, const Kind& kind, const std::function<Scene()>& make, const Update& update) {
     Scene scene = make();
     if (update) update(scene, 0);
     const std::vector<ObjectPair> candidates = scene.overlappingPairs();
@@ -137,7 +147,7 @@ void run(benchmark::State& state, Kind kind, const std::function<Scene()>& make,
         state.SkipWithError(error.c_str());
         return;
     }
-    const bool gl = kind != Kind::Cpu;
+    const bool gl = !kind.cpu;
     if (gl && glGetError() != GL_NO_ERROR) state.SkipWithError("GL error before the loop");
     // One checked call: the same poses through cpu and the detector.
     DetectionOutput out, truth;
@@ -146,7 +156,7 @@ void run(benchmark::State& state, Kind kind, const std::function<Scene()>& make,
         return;
     }
     double missed = 0, extra = 0;
-    if (kind != Kind::Cpu) {
+    if (!kind.cpu) {
         CpuDetector cpu;
         if (auto r = cpu.detect(scene, candidates, truth); !r) {
             state.SkipWithError(r.error().message.c_str());
@@ -192,10 +202,11 @@ void run(benchmark::State& state, Kind kind, const std::function<Scene()>& make,
 void registerAll() {
     double minTime = 0.5;
     if (const char* m = std::getenv("ISC_PEEL_BENCH_MIN_TIME")) minTime = std::max(0.01, std::atof(m));
-    const std::pair<Kind, const char*> kinds[] = {
-        {Kind::Cpu, "cpu"}, {Kind::PeelDefaults, "peel"}, {Kind::Peel128OneAxis, "peel_128_1axis"}};
-    auto add = [&](const std::string& scene, std::function<Scene()> make, Update update) {
-        for (const auto& [kind, name] : kinds) {
+    const std::vector<std::pair<Kind, std::string>> kinds = {
+        {Kind{true, {}}, "cpu"}, {Kind{false, PeelSettings{}}, "peel"}, {Kind{false, peelWith(128, 1)}, "peel_128_1axis"}};
+    auto addRows = [&](const std::string& scene, const std::vector<std::pair<Kind, std::string>>& rows,
+                       std::function<Scene()> make, Update update) {
+        for (const auto& [kind, name] : rows) {
             const Kind k = kind;
             benchmark::RegisterBenchmark((scene + "/" + name).c_str(),
                                          [=](benchmark::State& s) { run(s, k, make, update); })
@@ -204,20 +215,32 @@ void registerAll() {
                 ->MinTime(minTime);
         }
     };
+    auto add = [&](const std::string& scene, std::function<Scene()> make, Update update) {
+        addRows(scene, kinds, std::move(make), std::move(update));
+    };
     for (int bodies : {100, 300, 1000})
         add("pile/" + std::to_string(bodies), [=] { return densePile(bodies, 0); }, nullptr);
     for (int level = 0; level <= 3; ++level)
         add("scaling/16x_sub" + std::to_string(level), [=] { return densePile(16, level); }, nullptr);
     // The deforming pile: the wobble advances 1/60 s per call.
     auto wobble = std::make_shared<scenes::BunnyWobble>(bunny(0));
-    add("deform/100", [] { return densePile(100, 0); },
-        [wobble](Scene& scene, int step) {
-            std::vector<Vec3> v;
-            for (ObjectId o = 0; o < scene.objectCount(); ++o) {
-                wobble->vertices(o, float(step) / 60.0f, v);
-                scene.setVertices(o, v);
-            }
-        });
+    const Update wobbling = [wobble](Scene& scene, int step) {
+        std::vector<Vec3> v;
+        for (ObjectId o = 0; o < scene.objectCount(); ++o) {
+            wobble->vertices(o, float(step) / 60.0f, v);
+            scene.setVertices(o, v);
+        }
+    };
+    add("deform/100", [] { return densePile(100, 0); }, wobbling);
+    // Tuning rows (not in the docs' tables; select with --benchmark_filter=tune): explicit
+    // resolutions at 3 axes, auto at 1 axis, and the cull off, against the defaults' choice.
+    const std::vector<std::pair<Kind, std::string>> tune = {
+        {Kind{false, peelWith(32, 3)}, "peel_32_3axes"},   {Kind{false, peelWith(64, 3)}, "peel_64_3axes"},
+        {Kind{false, peelWith(128, 3)}, "peel_128_3axes"}, {Kind{false, peelWith(256, 3)}, "peel_256_3axes"},
+        {Kind{false, peelWith(0, 1)}, "peel_auto_1axis"},  {Kind{false, peelWith(0, 0, false)}, "peel_nocull"}};
+    addRows("tune/pile/100", tune, [] { return densePile(100, 0); }, nullptr);
+    addRows("tune/deform/100", tune, [] { return densePile(100, 0); }, wobbling);
+    addRows("tune/scaling/16x_sub3", tune, [] { return densePile(16, 3); }, nullptr);
 }
 
 }  // namespace

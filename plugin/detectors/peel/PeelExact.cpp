@@ -7,8 +7,10 @@
 namespace isc::peel {
 
 namespace {
-// Exact tests per unit of parallel work.
+// Exact tests per unit of parallel work, and the least work worth a parallel region (a
+// region costs a few microseconds of fork and join).
 constexpr std::size_t kChunk = 256;
+constexpr std::size_t kParallelFrom = 2048;
 }  // namespace
 
 void PeelExact::run(const Scene& scene, std::span<const ObjectPair> candidates,
@@ -28,7 +30,7 @@ void PeelExact::run(const Scene& scene, std::span<const ObjectPair> candidates,
     }
     // Sort and merge duplicates per candidate (parallel over candidates), compacting in place.
     std::vector<std::uint32_t> unique(nc, 0);
-#pragma omp parallel for schedule(dynamic, 8)
+#pragma omp parallel for schedule(dynamic, 8) if (found.size() >= kParallelFrom)
     for (std::size_t c = 0; c < nc; ++c) {
         auto b = sorted_.begin() + start_[c], e = sorted_.begin() + start_[c + 1];
         std::sort(b, e);
@@ -41,7 +43,7 @@ void PeelExact::run(const Scene& scene, std::span<const ObjectPair> candidates,
     hit_.assign(total, 0);
     if (wantSegments) segments_.resize(total);
     const auto chunks = static_cast<std::int64_t>((total + kChunk - 1) / kChunk);
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (total >= kParallelFrom)
     for (std::int64_t k = 0; k < chunks; ++k) {
         std::size_t i = std::size_t(k) * kChunk;
         const std::size_t e = std::min(total, i + kChunk);

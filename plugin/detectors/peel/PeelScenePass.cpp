@@ -404,7 +404,6 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     cellFillBuffer_.clearZero(0, std::size_t(buckets) * 4);
     hitsBuffer_.clearZero(0, (candidates.size() + layout_.tiles.size()) * 4);
     pairFlagsBuffer_.clearZero(0, std::max<std::size_t>(pairs_.size(), 1) * 4);
-    commandsBuffer_.upload<gl::DrawElementsIndirectCommand>(0, commands_);
     stats.count("cpu_upload_ms", stats.counter("cpu_upload_ms") + msSince(tg));
 
     // Bindings: every buffer of scene sampling at its own binding point.

@@ -186,10 +186,8 @@ struct RecallCase {
     const char* name;
     const char* a;
     const char* b;
-    int resolution;
-    int axes;
-    int poses;
-    double minTriangleRecall;
+    int resolution;  // 0: auto
+    int axes;        // 0: auto
     const char* sampling = "auto";
 };
 
@@ -205,19 +203,23 @@ std::shared_ptr<Mesh> namedMesh(const std::string& name) {
 
 class PeelRecallTest : public PeelDetectorTest, public ::testing::WithParamInterface<RecallCase> {};
 
-// Precision must be exactly 1 (only exact-tested pairs are reported); recall is measured and
-// must reach the case's floor. Object recall must be 1 at 3 axes.
+// Poses per case: 16 sampled close poses (seed 11), B pulled 40% closer to A so that nearly
+// all of them interpenetrate (12-16 colliding poses and 700-3000 triangle pairs per case).
+constexpr int kRecallPoses = 16;
+
+// The documented figures (docs/detectors/peel.md, "Accuracy": precision 1, object recall 1 and
+// triangle-pair recall 1 for every row below on the accuracy suite) on these poses: every
+// reported pair is exact, no colliding pose and no intersecting triangle pair is missed.
 TEST_P(PeelRecallTest, MatchesTheReference) {
     const RecallCase& c = GetParam();
     auto ma = namedMesh(c.a), mb = namedMesh(c.b);
     Scene scene;
     const MeshId ia = scene.addMesh(ma), ib = scene.addMesh(mb);
     const ObjectId oa = scene.addObject(ia), ob = scene.addObject(ib);
-    auto peel = makePeel(settings(c.resolution, c.axes, "atomic", c.sampling));
+    auto peel = makePeel(settings(c.resolution, c.axes, "auto", c.sampling));
     Tally tally;
     const std::vector<ObjectPair> candidates = {{oa, ob}};
-    for (auto [pa, pb] : geometry::sampleClosePoses(*ma, *mb, c.poses, 11)) {
-        // Pulled 40% closer: most sampled pairs then interpenetrate, so few poses suffice.
+    for (auto [pa, pb] : geometry::sampleClosePoses(*ma, *mb, kRecallPoses, 11)) {
         pb.position = pa.position + 0.6f * (pb.position - pa.position);
         scene.setPose(oa, pa);
         scene.setPose(ob, pb);
@@ -227,31 +229,29 @@ TEST_P(PeelRecallTest, MatchesTheReference) {
         if (!out.pairs.empty()) checkWellFormed(out.pairs[0]);
         tally.add(reference(scene, oa, ob), out.pairs.empty() ? nullptr : &out.pairs[0]);
     }
-    std::printf("[ peel ] %s: %zu colliding poses, object recall %.4f, triangle-pair recall %.4f (%zu / %zu), "
+    std::printf("[ peel ] %s: %d poses, %zu colliding, object recall %.4f, triangle-pair recall %.4f (%zu / %zu), "
                 "reported %zu\n",
-                c.name, tally.refObjects, tally.objectRecall(), tally.triangleRecall(), tally.foundTriangles,
-                tally.refTriangles, tally.reported);
+                c.name, kRecallPoses, tally.refObjects, tally.objectRecall(), tally.triangleRecall(),
+                tally.foundTriangles, tally.refTriangles, tally.reported);
     EXPECT_EQ(tally.reportedExact, tally.reported) << "precision must be exactly 1";
     EXPECT_EQ(tally.falseObjects, 0u);
-    EXPECT_GT(tally.refObjects, 0u) << "the sampled poses should include collisions";
-    if (c.axes == 3) {
-        EXPECT_EQ(tally.objectRecall(), 1.0);
-    }
-    EXPECT_GE(tally.triangleRecall(), c.minTriangleRecall);
+    EXPECT_GE(tally.refObjects, std::size_t(kRecallPoses * 3 / 4)) << "the poses should mostly collide";
+    EXPECT_EQ(tally.objectRecall(), 1.0);
+    EXPECT_EQ(tally.triangleRecall(), 1.0);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Meshes, PeelRecallTest,
-    ::testing::Values(RecallCase{"torus_torus_128_1axis", "torus", "torus", 128, 1, 8, 0.9},
-                      RecallCase{"torus_torus_256_3axes", "torus", "torus", 256, 3, 8, 0.98},
-                      RecallCase{"box_bunny_256_3axes", "box", "bunny", 256, 3, 6, 0.98},
-                      RecallCase{"bunny_bunny_128_1axis", "bunny", "bunny", 128, 1, 5, 0.8},
-                      RecallCase{"bunny_bunny_256_3axes", "bunny", "bunny", 256, 3, 5, 0.95},
-                      RecallCase{"pairs_bunny_bunny_128_1axis", "bunny", "bunny", 128, 1, 5, 0.8, "pairs"},
-                      RecallCase{"pairs_box_bunny_128_3axes", "box", "bunny", 128, 3, 4, 0.98, "pairs"},
-                      RecallCase{"peeling_bunny_bunny_128_1axis", "bunny", "bunny", 128, 1, 5, 0.8, "peeling"},
-                      RecallCase{"peeling_torus_torus_64_3axes", "torus", "torus", 64, 3, 6, 0.98, "peeling"},
-                      RecallCase{"peeling_box_bunny_64_3axes", "box", "bunny", 64, 3, 4, 0.98, "peeling"}),
+    ::testing::Values(RecallCase{"defaults_bunny_bunny", "bunny", "bunny", 0, 0},
+                      RecallCase{"defaults_torus_torus", "torus", "torus", 0, 0},
+                      RecallCase{"defaults_box_bunny", "box", "bunny", 0, 0},
+                      RecallCase{"bunny_bunny_128_1axis", "bunny", "bunny", 128, 1},
+                      RecallCase{"torus_torus_128_1axis", "torus", "torus", 128, 1},
+                      RecallCase{"pairs_bunny_bunny_128_1axis", "bunny", "bunny", 128, 1, "pairs"},
+                      RecallCase{"pairs_box_bunny_128_3axes", "box", "bunny", 128, 3, "pairs"},
+                      RecallCase{"peeling_bunny_bunny_128_1axis", "bunny", "bunny", 128, 1, "peeling"},
+                      RecallCase{"peeling_torus_torus_64_3axes", "torus", "torus", 64, 3, "peeling"},
+                      RecallCase{"peeling_box_bunny_64_3axes", "box", "bunny", 64, 3, "peeling"}),
     [](const ::testing::TestParamInfo<RecallCase>& p) { return std::string(p.param.name); });
 
 // Several bodies, every overlapping pair in one call: scene sampling (one view per axis, one
@@ -555,77 +555,6 @@ TEST_F(PeelDetectorTest, NonFinitePoseIsSkippedWithAWarning) {
     EXPECT_TRUE(out.pairs.empty());
     ASSERT_EQ(out.stats.warnings.size(), 1u);
     EXPECT_NE(out.stats.warnings[0].find("non-finite"), std::string::npos);
-}
-
-}  // namespace
-}  // namespace isc
-
-namespace isc {
-namespace {
-
-// Accuracy sweep for docs/detectors/peel.md (slow on llvmpipe; run by hand with
-// --gtest_also_run_disabled_tests --gtest_filter='*AccuracyTable*'). Prints one row per
-// (mesh pair, resolution, axes), conservative mode on. ISC_PEEL_POSES overrides the pose
-// count, ISC_PEEL_SAMPLING the sampling ("auto" by default).
-TEST_F(PeelDetectorTest, DISABLED_AccuracyTable) {
-    const char* env = std::getenv("ISC_PEEL_POSES");
-    const int poses = env ? std::atoi(env) : 20;
-    const char* samplingEnv = std::getenv("ISC_PEEL_SAMPLING");
-    const std::string sampling = samplingEnv ? samplingEnv : "auto";
-    // ISC_PEEL_RESOLUTIONS: e.g. "64,128" (default 128,256,512,1024); ISC_PEEL_CONSERVATIVE_RASTER=1
-    // rasterizes with GL_NV_conservative_raster where the driver has it.
-    std::vector<int> resolutions = {128, 256, 512, 1024};
-    if (const char* r = std::getenv("ISC_PEEL_RESOLUTIONS")) {
-        resolutions.clear();
-        for (const char* q = r; *q != 0;) {
-            char* endPtr = nullptr;
-            const long v = std::strtol(q, &endPtr, 10);
-            if (endPtr == q) break;
-            resolutions.push_back(int(v));
-            q = *endPtr == ',' ? endPtr + 1 : endPtr;
-        }
-    }
-    const char* craster = std::getenv("ISC_PEEL_CONSERVATIVE_RASTER");
-    const bool conservativeRaster = craster != nullptr && std::string_view(craster) == "1";
-    std::printf("| pair | res | axes | sampling | conservative raster | colliding poses | object recall | "
-                "triangle-pair recall | precision | tri-tri tests / positive | collision rays |\n"
-                "|---|---|---|---|---|---|---|---|---|---|---|\n");
-    for (auto [a, b] : {std::pair{"bunny", "bunny"}, std::pair{"torus", "torus"}, std::pair{"box", "bunny"}}) {
-        auto ma = namedMesh(a), mb = namedMesh(b);
-        Scene scene;
-        const ObjectId oa = scene.addObject(scene.addMesh(ma)), ob = scene.addObject(scene.addMesh(mb));
-        const auto sampled = geometry::sampleClosePoses(*ma, *mb, poses, 3);
-        for (int res : resolutions)
-            for (int axes : {1, 3})
-                for (bool conservative : {true}) {
-                    PeelSettings s = settings(res, axes, "atomic", sampling);
-                    s.depthProximity = conservative;
-                    s.conservativeRaster = conservativeRaster;
-                    auto peel = makePeel(s);
-                    Tally tally;
-                    double tests = 0, positives = 0, rays = 0, used = 0;
-                    const std::vector<ObjectPair> candidates = {{oa, ob}};
-                    for (auto [pa, pb] : sampled) {
-                        pb.position = pa.position + 0.6f * (pb.position - pa.position);
-                        scene.setPose(oa, pa);
-                        scene.setPose(ob, pb);
-                        DetectionOutput out;
-                        ASSERT_TRUE(peel->detect(scene, candidates, out));
-                        tests += out.stats.counter("tri_tri_tests");
-                        positives += out.stats.counter("positive_tests");
-                        rays += out.stats.counter("collision_rays");
-                        used = std::max(used, out.stats.counter("conservative_raster"));
-                        tally.add(reference(scene, oa, ob), out.pairs.empty() ? nullptr : &out.pairs[0]);
-                    }
-                    const double precision = tally.reported ? double(tally.reportedExact) / double(tally.reported) : 1.0;
-                    std::printf("| %s-%s | %d | %d | %s | %s | %zu | %.4f | %.4f (%zu/%zu) | %.4f | %.0f / %.0f | %.0f |\n",
-                                a, b, res, axes, sampling.c_str(), used > 0 ? "on" : "off", tally.refObjects,
-                                tally.objectRecall(), tally.triangleRecall(), tally.foundTriangles, tally.refTriangles,
-                                precision, tests, positives, rays);
-                    std::fflush(stdout);
-                    EXPECT_EQ(tally.reportedExact, tally.reported);
-                }
-    }
 }
 
 }  // namespace
