@@ -148,6 +148,31 @@ TEST_F(PeelDetectorTest, TwoCubesGiveExactlyTheReferencePairs) {
     }
 }
 
+// The ray test by hand: two axis-aligned unit cubes overlapping in the box x [0.1, 0.5],
+// y [-0.2, 0.5], z [-0.3, 0.5]. At 64 pixels across a cube (pixels of 1/64) the collision rays
+// of each axis are the pixels whose centre lies in the overlap's footprint across that axis:
+// 0.7 x 0.8, 0.4 x 0.8 and 0.4 x 0.7 square units, 2294 + 1311 + 1147 = 4752 rays, give or take
+// the pixels the footprints' borders cut (at most 2 x 64 x (0.7 + 0.8 + 0.4 + 0.8 + 0.4 + 0.7)
+// = 486 of them). Depth proximity off: only the inside-both rule marks rays.
+TEST_F(PeelDetectorTest, CollisionRaysCoverTheOverlapFootprint) {
+    Scene scene;
+    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
+    scene.addObject(box, Pose{Vec3(0.0f)});
+    scene.addObject(box, Pose{Vec3(0.6f, 0.3f, 0.2f)});
+    PeelSettings s = settings(64, 3, "auto", "scene");
+    s.depthProximity = false;
+    auto peel = makePeel(s);
+    DetectionOutput out;
+    const std::vector<ObjectPair> candidates = {{0, 1}};
+    ASSERT_TRUE(peel->detect(scene, candidates, out));
+    const double rays = out.stats.counter("collision_rays");
+    std::printf("[ peel ] two aligned cubes: %.0f collision rays (by hand 4752 +- 486)\n", rays);
+    EXPECT_GE(rays, 4752.0 - 486.0);
+    EXPECT_LE(rays, 4752.0 + 486.0);
+    ASSERT_EQ(out.pairs.size(), 1u);
+    EXPECT_EQ(out.pairs[0].triangles, reference(scene, 0, 1));
+}
+
 // conservativeRaster uses GL_NV_conservative_raster where the driver has it (NVIDIA), and
 // says so (counter 0 and a warning) where it does not (llvmpipe); answers stay exact.
 TEST_F(PeelDetectorTest, ConservativeRasterIsUsedOrReported) {
