@@ -29,8 +29,8 @@ GlLimits GlLimits::query() {
 
 Result<void> GlLimits::checkBlock(std::size_t bytes, std::string_view what) const {
     if (bytes <= maxStorageBlock) return {};
-    return fail("peel: " + std::string(what) + " needs " + std::to_string(bytes) +
-                " bytes in one storage buffer, above this GL's GL_MAX_SHADER_STORAGE_BLOCK_SIZE (" +
+    return fail("peel: " + std::string(what) + ": " + std::to_string(bytes) +
+                " bytes needed in one storage buffer, above this GL's GL_MAX_SHADER_STORAGE_BLOCK_SIZE (" +
                 std::to_string(maxStorageBlock) + "); use fewer or smaller objects per call, a lower "
                 "resolution, or a GPU with larger storage blocks");
 }
@@ -42,8 +42,8 @@ Result<void> dispatch1d(const gl::Program& program, std::size_t items, std::uint
     const std::size_t x = std::min<std::size_t>(groups, limits.maxGroupsX);
     const std::size_t y = (groups + x - 1) / x;
     if (y > limits.maxGroupsY)
-        return fail("peel: " + std::string(what) + " needs " + std::to_string(groups) +
-                    " workgroups, above GL_MAX_COMPUTE_WORK_GROUP_COUNT (" + std::to_string(limits.maxGroupsX) + " x " +
+        return fail("peel: " + std::string(what) + ": " + std::to_string(groups) +
+                    " workgroups needed, above GL_MAX_COMPUTE_WORK_GROUP_COUNT (" + std::to_string(limits.maxGroupsX) + " x " +
                     std::to_string(limits.maxGroupsY) + ")");
     program.dispatch(static_cast<GLuint>(x), static_cast<GLuint>(y), 1);
     return {};

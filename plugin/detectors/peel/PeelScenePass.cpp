@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -56,6 +57,9 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     common_ = common;
     conservativeRaster_ = conservativeRaster;
     limits_ = GlLimits::query();
+    // A smaller storage-block limit than the driver's, to test what a small GPU is told.
+    if (const char* cap = std::getenv("ISC_PEEL_LIMIT_STORAGE_BLOCK"); cap != nullptr && *cap != '\0')
+        limits_.maxStorageBlock = std::min<std::size_t>(limits_.maxStorageBlock, std::strtoull(cap, nullptr, 10));
     const std::string layers = "#define MAX_LAYERS " + std::to_string(settings.maxLayers) + "\n";
     struct Entry {
         gl::Program* program;
@@ -146,7 +150,16 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     edge_.assign(n, 0.0f);
     for (ObjectId o = 0; o < n; ++o)
         if (objects.state[o] == kUsed) edge_[o] = clusters_.tree(scene.meshOf(o)).meanEdge;
-    layout_ = makeSceneTiles(candidates, objects, edge_, settings_, common_.selfCollision, kMarginPixels);
+    // The largest tile whose fragment slots fit one storage block (llvmpipe: 128 MB).
+    const std::size_t slotBytes = std::size_t(settings_.maxLayers) * 2 * sizeof(std::uint32_t);
+    const std::size_t pixelBudget = std::min(kMaxAtlasPixels, limits_.maxStorageBlock / slotBytes);
+    const auto maxTile = static_cast<std::uint32_t>(std::bit_floor(std::max<std::size_t>(
+        1, static_cast<std::size_t>(std::sqrt(double(pixelBudget))))));
+    if (maxTile < 16)
+        return fail("peel: " + std::to_string(settings_.maxLayers) + " fragment slots per pixel leave room for no " +
+                    "16-pixel tile in GL_MAX_SHADER_STORAGE_BLOCK_SIZE (" + std::to_string(limits_.maxStorageBlock) +
+                    " bytes); lower maxLayers");
+    layout_ = makeSceneTiles(candidates, objects, edge_, settings_, common_.selfCollision, kMarginPixels, maxTile);
     stats.count("views", double(layout_.views));
     if (!layout_.pixel.empty())
         stats.count("pixel_size", double(*std::min_element(layout_.pixel.begin(), layout_.pixel.end())));
@@ -215,8 +228,6 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     // draws (one per tile and part) in tile order, so a batch's draws are contiguous.
     std::vector<Tile>& tiles = layout_.tiles;
     std::stable_sort(tiles.begin(), tiles.end(), [](const Tile& x, const Tile& y) { return x.size > y.size; });
-    const std::size_t slotBytes = std::size_t(settings_.maxLayers) * 2 * sizeof(std::uint32_t);
-    const std::size_t pixelBudget = std::min(kMaxAtlasPixels, limits_.maxStorageBlock / slotBytes);
     draws_.clear();
     commands_.clear();
     batches_.clear();
@@ -341,6 +352,15 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
                                     DetectionOutput& out, bool& retry) {
     DetectorStats& stats = out.stats;
     const auto tg = Clock::now();
+    // Growable lists never ask for more than one storage block holds.
+    auto clampTo = [&](std::size_t& capacity, std::size_t bytesEach) {
+        capacity = std::max<std::size_t>(1, std::min(capacity, limits_.maxStorageBlock / bytesEach));
+    };
+    clampTo(cap_.items, sizeof(glm::uvec4));
+    clampTo(cap_.clusterPairs, sizeof(glm::uvec4));
+    clampTo(cap_.records, sizeof(gl::PeelBox));  // the records' boxes are the larger of the two
+    clampTo(cap_.entries, 2 * 2 * sizeof(std::uint32_t));  // two buckets per entry, two words each
+    clampTo(cap_.output, 3 * sizeof(std::uint32_t));
     // Buffers of this attempt.
     struct Need {
         gl::Buffer* buffer;
@@ -610,17 +630,30 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     const auto tr = Clock::now();
     std::uint32_t counters[PEEL_COUNTER_COUNT];
     std::memcpy(counters, counters_.data(), sizeof counters);
-    // Overflows: grow what overflowed and redo.
-    auto grow = [&](std::size_t& capacity, std::size_t needed) {
+    // Overflows: grow what overflowed and redo; a list that cannot grow within one storage
+    // block is an error naming the limit.
+    std::string tooLarge;
+    auto grow = [&](std::size_t& capacity, std::size_t needed, std::size_t bytesEach, const char* what) {
         if (needed <= capacity) return;
-        capacity = needed + needed / 2 + 1024;
+        const std::size_t most = limits_.maxStorageBlock / bytesEach;
+        if (capacity >= most) {
+            tooLarge = std::string(what) + " (" + std::to_string(needed) + " entries of " + std::to_string(bytesEach) +
+                       " bytes)";
+            return;
+        }
+        capacity = std::min(most, needed + needed / 2 + 1024);
         retry = true;
     };
-    grow(cap_.items, counters[PEEL_COUNTER_ITEM_OVERFLOW] > 0 ? 2 * cap_.items : 0);
-    grow(cap_.clusterPairs, counters[PEEL_COUNTER_CLUSTER_PAIRS]);
-    grow(cap_.records, counters[PEEL_COUNTER_RECORDS]);
-    grow(cap_.entries, counters[PEEL_COUNTER_CELL_ENTRIES]);
-    grow(cap_.output, counters[PEEL_COUNTER_OUTPUT]);
+    grow(cap_.items, counters[PEEL_COUNTER_ITEM_OVERFLOW] > 0 ? 2 * cap_.items : 0, sizeof(glm::uvec4),
+         "the node pair lists");
+    grow(cap_.clusterPairs, counters[PEEL_COUNTER_CLUSTER_PAIRS], sizeof(glm::uvec4), "the cluster pairs");
+    grow(cap_.records, counters[PEEL_COUNTER_RECORDS], sizeof(gl::PeelBox), "the records");
+    grow(cap_.entries, counters[PEEL_COUNTER_CELL_ENTRIES], 4 * sizeof(std::uint32_t), "the pairing grid");
+    grow(cap_.output, counters[PEEL_COUNTER_OUTPUT], 3 * sizeof(std::uint32_t), "the candidate triangle pairs");
+    if (!tooLarge.empty())
+        return fail("peel: " + tooLarge + " do not fit this GL's GL_MAX_SHADER_STORAGE_BLOCK_SIZE (" +
+                    std::to_string(limits_.maxStorageBlock) + " bytes); give fewer candidate pairs per call or use a "
+                    "GPU with larger storage blocks");
     if (retry) {
         out.stats.readbackMs += waitMs + msSince(tr);
         return {};

@@ -87,8 +87,9 @@ float pixelSize(const PeelSettings& s, float size, float edge) {
 }
 
 SceneLayout makeSceneTiles(std::span<const ObjectPair> candidates, const CallObjects& objects, std::span<const float> edge,
-                           const PeelSettings& st, bool selfCollision, float marginPixels) {
+                           const PeelSettings& st, bool selfCollision, float marginPixels, std::uint32_t maxTile) {
     SceneLayout layout;
+    maxTile = std::clamp<std::uint32_t>(std::bit_floor(std::max(maxTile, 16u)), 16u, kMaxSceneTile);
     const std::size_t n = objects.bounds.size();
     const std::span<const Aabb> bounds = objects.bounds;
     // Objects' sizes first: the margin (pixels) is in world units only once the pixel size is
@@ -165,10 +166,10 @@ SceneLayout makeSceneTiles(std::span<const ObjectPair> candidates, const CallObj
             const auto wide = static_cast<std::uint32_t>(std::ceil(eye.extent().x / pixel));
             const auto high = static_cast<std::uint32_t>(std::ceil(eye.extent().y / pixel));
             // Square tiles as large as the view's shorter side (an elongated view becomes a
-            // row of tiles, not one mostly empty square), at most kMaxSceneTile; at most about
+            // row of tiles, not one mostly empty square), at most maxTile; at most about
             // four tiles along the long side (a thin slab gets wider tiles, not many small ones).
             const std::uint32_t shortSide = std::max({std::min(wide, high), (std::max(wide, high) + 3u) / 4u, 1u});
-            const std::uint32_t side = std::clamp<std::uint32_t>(std::bit_ceil(shortSide), 16u, kMaxSceneTile);
+            const std::uint32_t side = std::clamp<std::uint32_t>(std::bit_ceil(shortSide), 16u, maxTile);
             const std::uint32_t gx = std::max((wide + side - 1) / side, 1u), gy = std::max((high + side - 1) / side, 1u);
             const float span = float(side) * pixel;
             // Depth range: the view box (every ray starts and ends outside all objects).

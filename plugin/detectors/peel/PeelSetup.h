@@ -91,10 +91,12 @@ float pixelSize(const PeelSettings& s, float size, float edge);
 /// are grouped into clusters (connected components); per cluster and axis one orthographic
 /// view, across the rays over the union of its pairs' box intersections, along them over all
 /// its objects' boxes; pixels of the finest pixelSize() of its objects (`edge`: per object,
-/// its mesh's mean edge); cut into square tiles of at most kMaxSceneTile pixels. A tile lists
-/// the cluster's objects whose box (plus the margin) reaches into it.
+/// its mesh's mean edge); cut into square tiles of at most `maxTile` pixels (a power of two,
+/// at most kMaxSceneTile). A tile lists the cluster's objects whose box (plus the margin)
+/// reaches into it.
 SceneLayout makeSceneTiles(std::span<const ObjectPair> candidates, const CallObjects& objects, std::span<const float> edge,
-                           const PeelSettings& settings, bool selfCollision, float marginPixels);
+                           const PeelSettings& settings, bool selfCollision, float marginPixels,
+                           std::uint32_t maxTile = kMaxSceneTile);
 
 /// Pair tiles: one per (candidate pair, axis) whose boxes meet; view volume across the rays
 /// the intersection of the two boxes, along them their union.

@@ -466,6 +466,31 @@ TEST_F(PeelDetectorTest, SceneViewCutIntoTilesFindsEveryPair) {
     }
 }
 
+// A GPU whose storage blocks are too small for the scene: the call fails with an error naming
+// the limit (ISC_PEEL_LIMIT_STORAGE_BLOCK lowers the driver's GL_MAX_SHADER_STORAGE_BLOCK_SIZE
+// to 64 KiB; two bunnies' kept index lists take 88 KiB), and with the driver's limit it runs.
+TEST_F(PeelDetectorTest, StorageLimitTooSmallIsAClearError) {
+    auto bunny = namedMesh("bunny");
+    Scene scene;
+    const MeshId ib = scene.addMesh(bunny);
+    scene.addObject(ib);
+    scene.addObject(ib, Pose{Vec3(0.3f, 0.1f, 0.0f)});
+    const std::vector<ObjectPair> candidates = {{0, 1}};
+    ::setenv("ISC_PEEL_LIMIT_STORAGE_BLOCK", "65536", 1);
+    auto small = makePeel(PeelSettings{});
+    ::unsetenv("ISC_PEEL_LIMIT_STORAGE_BLOCK");
+    DetectionOutput out;
+    auto r = small->detect(scene, candidates, out);
+    ASSERT_FALSE(r.has_value());
+    EXPECT_NE(r.error().message.find("GL_MAX_SHADER_STORAGE_BLOCK_SIZE"), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("65536"), std::string::npos) << r.error().message;
+    std::printf("[ peel ] %s\n", r.error().message.c_str());
+    auto normal = makePeel(PeelSettings{});
+    ASSERT_TRUE(normal->detect(scene, candidates, out));
+    ASSERT_EQ(out.pairs.size(), 1u);
+    EXPECT_EQ(out.pairs[0].triangles, reference(scene, 0, 1));
+}
+
 // One closed but self-intersecting object (two interpenetrating cubes in one mesh): found
 // only with selfCollision, and then exactly the reference's self pairs.
 TEST_F(PeelDetectorTest, SelfCollisionOfOneObject) {
