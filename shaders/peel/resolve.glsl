@@ -32,6 +32,8 @@ layout(std430, binding = PEEL_BINDING_HITS) buffer PeelHits { uint hits[]; };
 uniform uint uPairMask;      // pairTable length - 1 (a power of two minus one)
 uniform uint uTileFlagBase;  // hits[] index of this batch's first tile flag
 uniform uint uFirstTile;     // tiles[] index of this batch's first tile (its tiles are uFirstTile + z)
+uniform uint uCulled;        // 1: surfaces are culled (scene sampling's 3-D cull)
+uniform float uFarPixels;    // the cull's band (pixels): a nearest fragment farther says nothing
 #else
 layout(std430, binding = PEEL_BINDING_NODES) readonly buffer PeelSlots { uint slots[]; };
 #endif
@@ -148,6 +150,7 @@ bool testRay(uint t, uvec2 p) {
     // kept per slot (n: none yet).
     uint prevOf[PEEL_RAY_OBJECTS];
     for (uint k = 0u; k < met; ++k) prevOf[k] = n;
+    uint far = uint(uFarPixels * tile.depthEpsilon * PEEL_DEPTH_SCALE);  // depthEpsilon: one pixel
     uint tested = 0u;
     for (uint g = 0u; g <= n; ++g) {
         if (g > 0u) prevOf[slotOf[g - 1u]] = g - 1u;
@@ -159,7 +162,8 @@ bool testRay(uint t, uvec2 p) {
             uint dPrev = hasPrev ? (frags[g - 1u].x >> 1) - (frags[pi].x >> 1) : 0xFFFFFFFFu;
             uint dNext = hasNext ? (frags[ni].x >> 1) - (frags[g].x >> 1) : 0xFFFFFFFFu;
             bool in_ = (hasPrev && (frags[pi].x & 1u) != 0u && dPrev <= dNext) ||
-                       (hasNext && (frags[ni].x & 1u) == 0u && dNext <= dPrev);
+                       (hasNext && (frags[ni].x & 1u) == 0u && dNext <= dPrev) ||
+                       (uCulled != 0u && min(dPrev, dNext) > far);  // culled surface between: unknown
             if (in_) inside |= 1u << k;
         }
         if (bitCount(inside) < 2 || inside == tested) continue;

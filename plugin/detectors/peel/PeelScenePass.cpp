@@ -556,6 +556,10 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         barrier();
         clock_.mark(kStageRays);
         resolve_.setUniform("uFirstTile", b.firstTile);
+        resolve_.setUniform("uCulled", settings_.cull ? 1u : 0u);
+        // The cull keeps a band of kMarginPixels pixels: a nearest fragment farther than that in
+        // depth may have culled surface between.
+        resolve_.setUniform("uFarPixels", kMarginPixels);
         resolve_.setUniform("uTileFlagBase", static_cast<std::uint32_t>(candidates.size()) + b.firstTile);
         resolve_.setUniform("uPairMask", pairMask_);
         resolve_.setUniform("uTileSize", R);
