@@ -56,6 +56,10 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     settings_ = settings;
     common_ = common;
     conservativeRaster_ = conservativeRaster;
+    // The cull needs three views: with one, a surface edge-on to it (the ground's top in a view
+    // along z) leaves no fragment near its contacts once its other faces are culled, and the
+    // view cannot see them (docs/detectors/peel.md, "The ray test on culled surfaces").
+    cull_ = settings.cull && effectiveAxes(settings) == 3;
     limits_ = GlLimits::query();
     // A smaller storage-block limit than the driver's, to test what a small GPU is told.
     if (const char* cap = std::getenv("ISC_PEEL_LIMIT_STORAGE_BLOCK"); cap != nullptr && *cap != '\0')
@@ -161,6 +165,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                     " bytes); lower maxLayers");
     layout_ = makeSceneTiles(candidates, objects, edge_, settings_, common_.selfCollision, kMarginPixels, maxTile);
     stats.count("views", double(layout_.views));
+    stats.count("cull", cull_ ? 1.0 : 0.0);
     if (!layout_.pixel.empty())
         stats.count("pixel_size", double(*std::min_element(layout_.pixel.begin(), layout_.pixel.end())));
     stats.count("coarsened_views", double(layout_.coarsenedViews));
@@ -210,7 +215,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         if (p.a != p.b && A.expanded(margin).intersection(B.expanded(margin)).isEmpty()) continue;
         const std::uint32_t pa = partFor(p.a), pb = partFor(p.b);
         activeCandidates_.push_back(c);
-        if (p.a == p.b || !settings_.cull) {
+        if (p.a == p.b || !cull_) {
             parts_[pa].flags |= PEEL_PART_KEEP_ALL;
             parts_[pb].flags |= PEEL_PART_KEEP_ALL;
         }
@@ -556,7 +561,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         barrier();
         clock_.mark(kStageRays);
         resolve_.setUniform("uFirstTile", b.firstTile);
-        resolve_.setUniform("uCulled", settings_.cull ? 1u : 0u);
+        resolve_.setUniform("uCulled", cull_ ? 1u : 0u);
         // The cull keeps a band of kMarginPixels pixels: a nearest fragment farther than that in
         // depth may have culled surface between.
         resolve_.setUniform("uFarPixels", kMarginPixels);

@@ -61,6 +61,7 @@ private:
     PeelSettings settings_;
     DetectorSettings common_;
     bool conservativeRaster_ = false;
+    bool cull_ = true;  // settings.cull, and three axes
     GlLimits limits_;
     PeelClusters clusters_;
     Capacities cap_;

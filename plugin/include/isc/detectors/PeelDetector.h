@@ -68,9 +68,10 @@ struct PeelSettings {
     /// triangle touches gets a fragment); ignored, with the counter conservative_raster = 0,
     /// where it does not.
     bool conservativeRaster = false;
-    /// Scene sampling: cull in 3-D before the raster pass (keep only the triangles within two
-    /// pixels of the other object of a candidate pair). Off: every triangle is drawn (for
-    /// comparisons; the answers are the same).
+    /// Scene sampling with three axes: cull in 3-D before the raster pass (keep only the
+    /// triangles within two pixels of the other object of a candidate pair). Off, or with one
+    /// axis (a surface edge-on to the single view would be invisible near its contacts once its
+    /// other faces are culled): every triangle is drawn.
     bool cull = true;
 
     static constexpr std::array<SettingField<PeelSettings>, 9> fields{{
@@ -83,7 +84,7 @@ struct PeelSettings {
         {"openMeshes", &PeelSettings::openMeshes, "open-mesh rule (paper section 8.2): close fragments mark a ray"},
         {"depthProximity", &PeelSettings::depthProximity, "fragments of two objects within one pixel in depth mark a ray"},
         {"conservativeRaster", &PeelSettings::conservativeRaster, "GL_NV_conservative_raster where the driver has it"},
-        {"cull", &PeelSettings::cull, "scene sampling: 3-D cull before the raster pass (off: draw every triangle)"},
+        {"cull", &PeelSettings::cull, "scene sampling, 3 axes: 3-D cull before the raster pass (off: draw every triangle)"},
     }};
 };
 
