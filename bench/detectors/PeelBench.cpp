@@ -12,7 +12,8 @@
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (auto resolution and axes, scene sampling, 3-D cull)
-//   peel_128_1axis   peel with resolution=128 axes=1 (the form the dispatcher used before)
+//   peel_128_1axis   peel with resolution=128 axes=1 (the form the dispatcher used before; one
+//                    axis draws every triangle: the 3-D cull needs three)
 // Each benchmark first runs one call of the detector and one of cpu on the same poses and
 // compares them (counters missed_pairs, extra_pairs: triangle pairs peel missed or invented;
 // both must be 0), then times detect() only (manual time: scene updates excluded).

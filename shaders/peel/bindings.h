@@ -75,8 +75,6 @@ namespace isc::gl {
 #define PEEL_COUNTER_CELL_OVERFLOW 11     // entries that did not fit
 #define PEEL_COUNTER_SCREEN_PAIRS 12      // triangle pairs of flagged pairs whose screen and world boxes overlap
 #define PEEL_COUNTER_OUTPUT 13            // of them, not proven apart by the float test (written: min(count, capacity))
-#define PEEL_COUNTER_OUTPUT_OVERFLOW 14   // candidate triangle pairs that did not fit
-#define PEEL_COUNTER_RECORD_OVERFLOW 15   // records that did not fit
 #define PEEL_COUNTER_PAIRS_WITH_RAYS 16    // candidate pairs flagged by a collision ray
 #define PEEL_COUNTER_PAIRS_WITH_CLUSTERS 17  // pairs of parts the 3-D cull left something of
 #define PEEL_COUNTER_COUNT 20

@@ -91,7 +91,6 @@ Result<void> PeelPairTilePass::create(const PeelSettings& settings, const Detect
         packMove_ = std::move(*v);
     }
     vao_ = gl::VertexArray("peel vao");
-    vaoWhole_ = gl::VertexArray("peel vao (whole objects)");
     framebuffer_ = gl::Framebuffer("peel atlas (no attachments)");
     counters_.allocate(PEEL_COUNTER_COUNT * sizeof(std::uint32_t));
     return {};
@@ -164,9 +163,9 @@ Result<void> PeelPairTilePass::runBatch(const gl::GpuScene& scene, std::span<con
     // Tiles, draws (one per object per tile) and segments (triangle ranges for separation).
     std::vector<gl::PeelTile> tileData(n);
     std::vector<gl::PeelDraw> drawData;
-    std::vector<gl::DrawElementsIndirectCommand> commands, wholeCommands;
+    std::vector<gl::DrawElementsIndirectCommand> commands;
     std::vector<gl::PeelSegment> segmentData;
-    std::uint32_t items = 0, indexRegion = 0, wholeTriangles = 0;
+    std::uint32_t items = 0, indexRegion = 0;
     for (std::uint32_t i = 0; i < n; ++i) {
         tileData[i] = batch[i].gpu;
         tileData[i].originX = (i % tilesX) * R;
@@ -175,21 +174,11 @@ Result<void> PeelPairTilePass::runBatch(const gl::GpuScene& scene, std::span<con
             const ObjectId o = batch[i].objects[side];
             const gl::ObjectRange& range = scene.object(o);
             const auto draw = static_cast<std::uint32_t>(drawData.size());
-            const bool whole = !batch[i].whole.empty() && batch[i].whole[side] != 0;
-            if (whole) {
-                // Inside the tile: no cull, the mesh's own index order (post-transform vertex
-                // reuse; the culled lists are in atomic-append order).
-                commands.push_back({0, 1, indexRegion, 0, draw});  // stays empty
-                wholeCommands.push_back({3 * range.triangleCount, 1, 3 * range.firstTriangle,
-                                         static_cast<std::int32_t>(range.firstVertex), draw});
-                wholeTriangles += range.triangleCount;
-            } else {
-                // count is written by peel_cull; indices there are absolute (baseVertex 0).
-                commands.push_back({0, 1, indexRegion, 0, draw});
-                indexRegion += 3 * range.triangleCount;
-            }
+            // count is written by peel/cull.glsl; indices there are absolute (baseVertex 0).
+            commands.push_back({0, 1, indexRegion, 0, draw});
+            indexRegion += 3 * range.triangleCount;
             drawData.push_back({i, side, o, 0});
-            segmentData.push_back({items, i, side | (whole ? PEEL_SEGMENT_WHOLE : 0u), o});
+            segmentData.push_back({items, i, side, o});
             items += range.triangleCount;
         }
     }
@@ -206,15 +195,8 @@ Result<void> PeelPairTilePass::runBatch(const gl::GpuScene& scene, std::span<con
         std::vector<std::uint32_t> ids(drawIdCount_);
         std::iota(ids.begin(), ids.end(), 0u);
         drawIds_.allocate(ids.size() * sizeof(std::uint32_t), ids.data(), 0);
-        for (gl::VertexArray* v : {&vao_, &vaoWhole_}) {
-            v->setVertexBuffer(0, drawIds_, 0, sizeof(std::uint32_t), 1);
-            v->setIntegerAttribute(PEEL_ATTRIB_DRAW_ID, 0, 1, GL_UNSIGNED_INT);
-        }
-    }
-    if (!wholeCommands.empty()) {
-        wholeIndirect_.reserve(wholeCommands.size() * sizeof(gl::DrawElementsIndirectCommand));
-        wholeIndirect_.upload<gl::DrawElementsIndirectCommand>(0, wholeCommands);
-        vaoWhole_.setElementBuffer(scene.indexBuffer());  // re-set: sync() may have re-created it
+        vao_.setVertexBuffer(0, drawIds_, 0, sizeof(std::uint32_t), 1);
+        vao_.setIntegerAttribute(PEEL_ATTRIB_DRAW_ID, 0, 1, GL_UNSIGNED_INT);
     }
     culled_.reserve(std::size_t(std::max(indexRegion, 3u)) * sizeof(std::uint32_t));
     vao_.setElementBuffer(culled_);
@@ -275,12 +257,6 @@ Result<void> PeelPairTilePass::runBatch(const gl::GpuScene& scene, std::span<con
             vao_.bind();
             indirect_.bind(GL_DRAW_INDIRECT_BUFFER);
             glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, nullptr, static_cast<GLsizei>(commands.size()), 0);
-            if (!wholeCommands.empty()) {
-                vaoWhole_.bind();
-                wholeIndirect_.bind(GL_DRAW_INDIRECT_BUFFER);
-                glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, nullptr,
-                                            static_cast<GLsizei>(wholeCommands.size()), 0);
-            }
         };
         glNamedFramebufferParameteri(framebuffer_.id(), GL_FRAMEBUFFER_DEFAULT_WIDTH, static_cast<GLint>(W));
         glNamedFramebufferParameteri(framebuffer_.id(), GL_FRAMEBUFFER_DEFAULT_HEIGHT, static_cast<GLint>(H));
@@ -450,7 +426,7 @@ Result<void> PeelPairTilePass::runBatch(const gl::GpuScene& scene, std::span<con
     addCount(stats, "overflow_rays", counterValues[PEEL_COUNTER_OVERFLOW_RAYS]);
     maxCount(stats, "max_depth_complexity", counterValues[PEEL_COUNTER_MAX_DEPTH]);
     addCount(stats, "triangles_read_back", recordCount);
-    addCount(stats, "triangles_rasterized", counterValues[PEEL_COUNTER_RASTER_TRIANGLES] + wholeTriangles);
+    addCount(stats, "triangles_rasterized", counterValues[PEEL_COUNTER_RASTER_TRIANGLES]);
     if (auto e = gl::checkError("after peel batch"); !e) return e;
     return {};
 }

@@ -36,10 +36,10 @@ private:
     bool conservativeRaster_ = false;
     gl::Program cull_, raster_, resolve_, mip_, separate_, packCount_, packMove_;
     gl::Program rasterCount_, rasterPeel_, depthMax_, peelLayer_;  // sampling "peeling"
-    gl::VertexArray vao_, vaoWhole_;  // element buffer: the culled lists / the GpuScene's index buffer
+    gl::VertexArray vao_;  // element buffer: the culled index lists
     gl::Framebuffer framebuffer_;
     gl::Buffer tiles_{"peel tiles"}, draws_{"peel draws"}, drawIds_{"peel draw ids"}, indirect_{"peel indirect"},
-        wholeIndirect_{"peel indirect (whole objects)"}, heads_{"peel pixel counts"}, nodes_{"peel pixel slots"},
+heads_{"peel pixel counts"}, nodes_{"peel pixel slots"},
         counters_{"peel counters"}, mask_{"peel mask"}, pyramid_{"peel pyramid"}, segments_{"peel segments"},
         records_{"peel records"}, rowCounts_{"peel row counts"}, rowOffsets_{"peel row offsets"},
         packed_{"peel packed"}, culled_{"peel culled indices"}, peelState_{"peel peeling state"},

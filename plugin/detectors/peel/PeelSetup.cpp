@@ -191,9 +191,6 @@ SceneLayout makeSceneTiles(std::span<const ObjectPair> candidates, const CallObj
                             e.min.y - reach > y0 + span)
                             continue;
                         t.objects.push_back(group[k]);
-                        // A pixel of margin: the per-tile cull's round-off guard is not needed inside.
-                        t.whole.push_back(e.min.x >= x0 + pixel && e.max.x <= x0 + span - pixel &&
-                                          e.min.y >= y0 + pixel && e.max.y <= y0 + span - pixel);
                     }
                     if (t.objects.size() < 2 && !selfCollision) continue;
                     if (t.objects.empty()) continue;

@@ -54,7 +54,6 @@ struct Tile {
     int axis = 0;
     std::uint32_t size = 0;         ///< side in pixels (power of two)
     std::vector<ObjectId> objects;  ///< drawn into it: (a, b), (a) for self, or a view's objects (sorted)
-    std::vector<char> whole;        ///< pair-tile path: per object, entirely inside the window
 };
 
 /// Scene sampling: what the views are made of.
