@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Turns isc_bench_peel's JSON output into the tables and the plot of docs/detectors/peel.md.
 
-Usage: bench/detectors/peel_table.py RESULTS.json [--plot OUT.png] [--source NAME]
+Usage: bench/detectors/peel_table.py RESULTS.json [MORE.json ...] [--plot OUT.png] [--source NAME]
 
 RESULTS.json: isc_bench_peel --benchmark_out=RESULTS.json --benchmark_out_format=json, best
-with --benchmark_repetitions=5 (the medians are used; without repetitions the single runs).
+with --benchmark_repetitions=5 (the medians are used; without repetitions the single runs);
+several files (runs split by --benchmark_filter) are merged, a later file's row winning.
 Prints Markdown: per scene the detect() time of cpu, peel (defaults) and peel at 128 px / 1
 axis with peel's ratio to cpu and its stages, whether every call matched cpu, the
 time-against-triangles table of the scaling series, and the tuning rows when present.
@@ -206,12 +207,16 @@ def plot(rows, path):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("results")
+    ap.add_argument("results", nargs="+")
     ap.add_argument("--plot", help="write the time-against-triangles plot here (PNG)")
     ap.add_argument("--source", help="results file named in the captions (default: the argument)")
     args = ap.parse_args()
-    context, rows = load(args.results)
-    source = args.source or args.results
+    context, rows = {}, {}
+    for path in args.results:
+        c, r = load(path)
+        context = context or c
+        rows.update(r)
+    source = args.source or ", ".join(args.results)
     renderer = context.get("gl_renderer", "?")
     print(f"GL: {renderer}; host: {context.get('num_cpus', '?')} CPUs, {context.get('date', '?')}\n")
     print(main_table(rows, source))
