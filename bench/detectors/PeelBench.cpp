@@ -15,8 +15,9 @@
 //   peel_128_1axis   peel with resolution=128 axes=1 (the form the dispatcher used before; one
 //                    axis draws every triangle: the 3-D cull needs three)
 // Each benchmark first runs one call of the detector and one of cpu on the same poses and
-// compares them (counters missed_pairs, extra_pairs: triangle pairs peel missed or invented;
-// both must be 0), then times detect() only (manual time: scene updates excluded).
+// compares them (counters missed_pairs, extra_pairs: triangle pairs peel missed or invented,
+// both must be 0, of reference_pairs), then times detect() only (manual time: scene updates
+// excluded).
 // Counters (per call, means over the timed iterations): triangles, candidate_pairs,
 // triangle_pairs, gpu_ms, readback_ms (the wait for the GPU and the read), cpu_ms, and the
 // detector's own counters: gpu_cull_ms, gpu_raster_ms, gpu_rays_ms, gpu_grid_ms,
@@ -119,7 +120,10 @@ PeelSettings peelWith(int resolution, int axes, bool cull = true) {
 }
 
 // Triangle pairs of `found` missing from `truth` and the other way round.
-std::pair<double, double> compare(const DetectionOutput& truth, const DetectionOutput& found) {
+struct Comparison {
+    double missed = 0, extra = 0, truth = 0;
+};
+Comparison compare(const DetectionOutput& truth, const DetectionOutput& found) {
     std::map<ObjectPair, const PairResult*> t;
     for (const PairResult& r : truth.pairs) t[r.pair] = &r;
     double extra = 0, common = 0, total = 0;
@@ -132,7 +136,7 @@ std::pair<double, double> compare(const DetectionOutput& truth, const DetectionO
             (in ? common : extra) += 1;
         }
     }
-    return {total - common, extra};
+    return {total - common, extra, total};
 }
 
 // Scene updates between calls (deforming scenes); null for rigid ones.
@@ -156,14 +160,14 @@ void run(benchmark::State& state, const Kind& kind, const std::function<Scene()>
         state.SkipWithError(r.error().message.c_str());
         return;
     }
-    double missed = 0, extra = 0;
+    Comparison checked;
     if (!kind.cpu) {
         CpuDetector cpu;
         if (auto r = cpu.detect(scene, candidates, truth); !r) {
             state.SkipWithError(r.error().message.c_str());
             return;
         }
-        std::tie(missed, extra) = compare(truth, out);
+        checked = compare(truth, out);
     }
     std::map<std::string, double> sums;
     double gpu = 0, readback = 0, cpu = 0, pairs = 0;
@@ -192,8 +196,9 @@ void run(benchmark::State& state, const Kind& kind, const std::function<Scene()>
     state.counters["triangles"] = triangles;
     state.counters["candidate_pairs"] = double(candidates.size());
     state.counters["triangle_pairs"] = pairs / n;
-    state.counters["missed_pairs"] = missed;
-    state.counters["extra_pairs"] = extra;
+    state.counters["missed_pairs"] = checked.missed;
+    state.counters["extra_pairs"] = checked.extra;
+    state.counters["reference_pairs"] = checked.truth;  // cpu's triangle pairs on the checked call
     state.counters["gpu_ms"] = gpu / n;
     state.counters["readback_ms"] = readback / n;
     state.counters["cpu_ms"] = cpu / n;

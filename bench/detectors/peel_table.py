@@ -101,7 +101,7 @@ def check(rows, scene, detector):
     missed, extra = row.get("missed_pairs", 0), row.get("extra_pairs", 0)
     if missed == 0 and extra == 0:
         return "same as cpu"
-    truth = row.get("triangle_pairs", 0) + missed - extra
+    truth = row.get("reference_pairs", row.get("triangle_pairs", 0) + missed - extra)
     return f"missed {missed:.0f}, extra {extra:.0f} of cpu's {truth:.0f}"
 
 

@@ -219,7 +219,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
             parts_[pa].flags |= PEEL_PART_KEEP_ALL;
             parts_[pb].flags |= PEEL_PART_KEEP_ALL;
         }
-        if (p.a == p.b) continue;
+        if (p.a == p.b || !cull_) continue;  // drawn whole: nothing to walk
         // The margin in world units, plus the float rounding of the world boxes.
         pairs_.push_back({c, pa, pb, margin + 1e-5f * std::max(parts_[pa].errorScale, parts_[pb].errorScale)});
     }

@@ -193,18 +193,29 @@ TEST_F(PeelDetectorTest, ConservativeRasterIsUsedOrReported) {
         EXPECT_TRUE(std::ranges::binary_search(reference(scene, 0, 1), p));
 }
 
+// A ball in a torus's hole: the boxes overlap, the surfaces are 0.15 apart. With the cull
+// nothing is drawn (no triangle within two pixels of the other object); without it every
+// triangle is drawn and rays through the tube, the ball and the tube again must still not be
+// collision rays (the ray rule, not the cull, must say so; depth proximity off).
 TEST_F(PeelDetectorTest, SeparatedButOverlappingBoxesGiveNothing) {
     Scene scene;
     const MeshId torus = scene.addMesh(std::make_shared<Mesh>(shapes::torus(0.5f, 0.15f)));
     const MeshId ball = scene.addMesh(std::make_shared<Mesh>(shapes::uvSphere(0.2f)));
     scene.addObject(torus);
-    scene.addObject(ball);  // in the hole: bounding boxes overlap, surfaces 0.15 apart
-    auto peel = makePeel(settings(128, 3));
-    DetectionOutput out;
+    scene.addObject(ball, Pose{Vec3(0.03f, 0.01f, -0.02f)});  // in the hole, off its centre
     const std::vector<ObjectPair> candidates = {{0, 1}};
-    ASSERT_TRUE(peel->detect(scene, candidates, out));
-    EXPECT_TRUE(out.pairs.empty());
-    EXPECT_EQ(out.stats.counter("collision_rays"), 0.0);
+    for (bool cull : {true, false}) {
+        PeelSettings s = settings(128, 3);
+        s.cull = cull;
+        s.depthProximity = false;
+        auto peel = makePeel(s);
+        DetectionOutput out;
+        ASSERT_TRUE(peel->detect(scene, candidates, out));
+        EXPECT_TRUE(out.pairs.empty());
+        EXPECT_EQ(out.stats.counter("collision_rays"), 0.0) << "cull " << cull;
+        EXPECT_EQ(out.stats.counter("pairs_culled"), cull ? 1.0 : 0.0);
+        if (!cull) EXPECT_GT(out.stats.counter("fragments"), 1000.0);
+    }
 }
 
 struct RecallCase {
