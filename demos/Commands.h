@@ -12,5 +12,6 @@ void addAccuracyCommand(CLI::App& app, int& exitCode);  // isc accuracy
 
 /// Demos: each is one file demos/<Name>Demo.cpp adding one subcommand of `isc demo`.
 void addBunnyPileDemo(CLI::App& demo, int& exitCode);  // isc demo bunny-pile
+void addParticlesDemo(CLI::App& demo, int& exitCode);  // isc demo particles
 
 }  // namespace isc::tool

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
     CLI::App* demo = app.add_subcommand("demo", "Demos (a window where a display exists, --headless for PNGs)");
     demo->require_subcommand(1);
     isc::tool::addBunnyPileDemo(*demo, exitCode);
+    isc::tool::addParticlesDemo(*demo, exitCode);
     CLI11_PARSE(app, argc, argv);
     return exitCode;
 }

@@ -3,8 +3,13 @@
 // Each benchmark drops the pile and times the first ISC_BENCH_PILE_STEPS steps (default
 // 180, 120 at 300 bodies: falling, landing and piling up, the hard part).
 // Counters: step_ms, collision_ms (the dispatcher's whole dispatchAllCollisionPairs),
-// detect_ms (the detector's detect() call) and contacts_ms (patch contacts) per step,
-// contacts, final_penetration; for peel also the detector's own per-step means gpu_ms
+// detect_ms (the detector's detect() call), contacts_ms (patch contacts), fallback_pairs
+// (pairs served by the exact path) per step, contacts at the end; penetration measured from
+// the poses alone (RigidWorld::measurePenetration, the same for every detector and for
+// GImpact) every ISC_BENCH_PILE_PENETRATION_EVERY steps (default 5; 0: off) and after the
+// last step, outside the timed steps: pen_max_m (deepest over the samples), pen_final_m,
+// pen_ms (one measurement), and contact_depth_max_m (the deepest manifold point at the same
+// samples: what the solver was told); for peel also the detector's own per-step means gpu_ms
 // (GL timestamp queries), readback_ms, narrowphase_ms, fragments, tiles, raster_passes,
 // tri_tri_tests, tri_pairs. The "ratio" benchmarks divide GImpact's mean step time by cpu's
 // and peel's (above 1: ours is faster).
@@ -71,8 +76,12 @@ void runPile(benchmark::State& state, const std::string& detector) {
         state.SkipWithError(pile.error().message.c_str());
         return;
     }
-    double stepMs = 0.0, collisionMs = 0.0, contacts = 0.0, penetration = 0.0;
-    double detectMs = 0.0, contactsMs = 0.0;
+    double stepMs = 0.0, collisionMs = 0.0, contacts = 0.0;
+    double detectMs = 0.0, contactsMs = 0.0, fallbackPairs = 0.0;
+    // Penetration from the poses, sampled (see the file comment).
+    const int penEvery = std::max(0, envInt("ISC_BENCH_PILE_PENETRATION_EVERY", 5));
+    double penMax = 0.0, penFinal = 0.0, penMs = 0.0, contactDepthMax = 0.0;
+    int penSamples = 0;
     // The detector's own counters, summed over steps (GL detectors).
     std::map<std::string, double> counters;
     int runs = 0;
@@ -93,9 +102,19 @@ void runPile(benchmark::State& state, const std::string& detector) {
             const isc::bullet::StepTimes t = (*world)->step();
             stepMs += t.stepMs;
             collisionMs += t.collisionMs;
+            if (penEvery > 0 && (s + 1) % penEvery == 0 && s + 1 < steps) {
+                state.PauseTiming();
+                const isc::bullet::PenetrationReport r = (*world)->measurePenetration();
+                penMax = std::max(penMax, r.maxDepth);
+                contactDepthMax = std::max(contactDepthMax, (*world)->deepestContact());
+                penMs += r.ms;
+                ++penSamples;
+                state.ResumeTiming();
+            }
             if (const isc::bullet::CollisionDispatcher* d = (*world)->dispatcher()) {
                 detectMs += d->lastStats().detectMs;
                 contactsMs += d->lastStats().contactsMs;
+                fallbackPairs += double(d->lastStats().fallbackPairs);
                 if (gl) {
                     const isc::DetectorStats& st = d->lastDetectorStats();
                     counters["gpu_ms"] += st.gpuMs;
@@ -109,7 +128,14 @@ void runPile(benchmark::State& state, const std::string& detector) {
         }
         state.PauseTiming();
         contacts += (*world)->contactCount();
-        penetration = std::max(penetration, (*world)->maxPenetration());
+        {
+            const isc::bullet::PenetrationReport r = (*world)->measurePenetration();
+            penFinal = r.maxDepth;
+            penMax = std::max(penMax, r.maxDepth);
+            contactDepthMax = std::max(contactDepthMax, (*world)->deepestContact());
+            penMs += r.ms;
+            ++penSamples;
+        }
         ++runs;
         world->reset();
         state.ResumeTiming();
@@ -118,10 +144,14 @@ void runPile(benchmark::State& state, const std::string& detector) {
     state.counters["step_ms"] = stepMs / n;
     state.counters["collision_ms"] = collisionMs / n;
     state.counters["contacts"] = contacts / runs;
-    state.counters["final_penetration"] = penetration;
+    state.counters["pen_max_m"] = penMax;
+    state.counters["pen_final_m"] = penFinal;
+    state.counters["pen_ms"] = penSamples ? penMs / penSamples : 0.0;
+    state.counters["contact_depth_max_m"] = contactDepthMax;
     if (detector != isc::bullet::kBulletGImpact) {
         state.counters["detect_ms"] = detectMs / n;
         state.counters["contacts_ms"] = contactsMs / n;
+        state.counters["fallback_pairs"] = fallbackPairs / n;
     }
     for (const auto& [name, sum] : counters) state.counters[name] = sum / n;
     gMeasured[{detector, bodies}] = {stepMs / n, collisionMs / n};

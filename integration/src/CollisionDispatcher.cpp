@@ -1,6 +1,7 @@
 #include "isc/bullet/CollisionDispatcher.h"
 
 #include "isc/detect/Registry.h"
+#include "isc/detectors/CpuDetector.h"
 
 #include "MeshPairAlgorithm.h"
 #include "SceneMirror.h"
@@ -37,42 +38,6 @@ std::string describe(const btCollisionObject* body) {
     std::ostringstream s;
     s << "body " << static_cast<const void*>(body) << " (" << body->getCollisionShape()->getName() << ")";
     return s.str();
-}
-
-btVector3 toBt(const Vec3& v) { return btVector3(v.x, v.y, v.z); }
-
-// Contact samples (from detectors that make them) go in directly. Samples were measured on
-// the swollen meshes: the real distance is larger by the pair margin.
-std::size_t emitSamples(btManifoldResult& result, const PosedMesh& s0, const PosedMesh& s1, const PairResult& r,
-                        bool swapped, float pairMargin) {
-    const Mesh& m0 = *s0.mesh->mesh;
-    const Mesh& m1 = *s1.mesh->mesh;
-    auto ids = [](const PosedMesh& s, std::uint32_t t, int& part, int& index) {
-        part = s.childIndex >= 0 ? s.childIndex : s.mesh->partOf[t];
-        index = s.mesh->indexOf[t];
-    };
-    std::size_t added = 0;
-    for (const ContactSample& cs : r.samples) {
-        btVector3 normal = toBt(cs.normalOnB);
-        btVector3 point = toBt(cs.pointOnB);
-        const btScalar depth = cs.depth + pairMargin;
-        std::uint32_t t0 = cs.triangleA, t1 = cs.triangleB;
-        if (swapped) {  // the sample's B is Bullet's body 0: flip to body 1's side
-            point = point + normal * cs.depth;
-            normal = -normal;
-            std::swap(t0, t1);
-        }
-        int part = -1, index = -1;
-        if (t0 < m0.triangleCount()) ids(s0, t0, part, index);
-        result.setShapeIdentifiersA(part, index);
-        part = index = -1;
-        if (t1 < m1.triangleCount()) ids(s1, t1, part, index);
-        result.setShapeIdentifiersB(part, index);
-        // The point moves from the swollen surface of B onto the real one.
-        result.addContactPoint(normal, point - normal * btScalar(0.5f) * pairMargin, depth);
-        ++added;
-    }
-    return added;
 }
 
 // A marker in m_index1 of the manifold's cached points: the points that no new contact
@@ -117,11 +82,13 @@ struct CollisionDispatcher::Batch {
         const MirroredBody* mirror0 = nullptr;
         const MirroredBody* mirror1 = nullptr;
         float pairMargin = 0.0f;
+        float halfMargin0 = 0.0f, halfMargin1 = 0.0f;  // each mesh is swollen by this
         std::vector<std::uint32_t> results;  // indices into output.pairs
     };
     // The reduced patch of one entry, made in parallel before anything goes to Bullet.
     struct Patch {
         std::size_t candidates = 0;
+        bool fromSamples = false;
         std::uint32_t count = 0;
         MeshContact chosen[4];
     };
@@ -132,10 +99,12 @@ struct CollisionDispatcher::Batch {
         bool swapped = false;                 // candidates[i].a is part1's object
     };
     std::vector<Entry> entries;
-    std::vector<ObjectPair> candidates;
+    std::vector<ObjectPair> candidates;  // for the detector
+    std::vector<ObjectPair> exact;       // for the exact path (see DispatchStats::fallbackPairs)
     std::vector<Candidate> info;
     std::unordered_map<std::uint64_t, std::uint32_t> index;
-    DetectionOutput output;
+    DetectionOutput output;       // the detector's, then the exact path's pairs appended
+    DetectionOutput exactOutput;  // the exact path's
     std::vector<std::uint32_t> candidateOf;  // per output pair: index into info
     std::vector<Patch> patches;              // per entry
     std::vector<PatchContacts> scratch;      // per OpenMP thread
@@ -143,6 +112,7 @@ struct CollisionDispatcher::Batch {
     void clear() {
         entries.clear();
         candidates.clear();
+        exact.clear();
         info.clear();
         index.clear();
     }
@@ -348,6 +318,8 @@ void CollisionDispatcher::gather(Batch& batch, MeshPairAlgorithm& algorithm, btC
     e.mirror0 = &m0;
     e.mirror1 = &m1;
     e.pairMargin = 0.5f * (margin0 + margin1);
+    e.halfMargin0 = 0.5f * margin0;
+    e.halfMargin1 = 0.5f * margin1;
     if (manifold->getContactBreakingThreshold() < e.pairMargin)
         manifold->setContactBreakingThreshold(e.pairMargin);
     const auto entry = std::uint32_t(batch.entries.size());
@@ -364,8 +336,11 @@ void CollisionDispatcher::gather(Batch& batch, MeshPairAlgorithm& algorithm, btC
             c.part1 = &p1;
             c.swapped = p1.object < p0.object;
             const ObjectPair op = c.swapped ? ObjectPair{p1.object, p0.object} : ObjectPair{p0.object, p1.object};
-            batch.index[pairKey(op.a, op.b)] = std::uint32_t(batch.candidates.size());
-            batch.candidates.push_back(op);
+            batch.index[pairKey(op.a, op.b)] = std::uint32_t(batch.info.size());
+            // A mesh the detector cannot take (open, for one that needs closed meshes): the
+            // pair goes to the exact path, never dropped.
+            if (p0.mesh->exactOnly || p1.mesh->exactOnly) batch.exact.push_back(op);
+            else batch.candidates.push_back(op);
             batch.info.push_back(c);
         }
     }
@@ -378,11 +353,38 @@ void CollisionDispatcher::runBatch(Batch& batch) {
     auto t0 = Clock::now();
     if (!batch.candidates.empty()) {
         Result<void> r = detector_->detect(mirror_->scene(), batch.candidates, batch.output);
-        if (!r) warnOnce("detect:" + r.error().message, "detector '" + settings_.detector +
-                                                            "' failed this step: " + r.error().message);
         for (const std::string& w : batch.output.stats.warnings) warnOnce("detector-warning:" + w, w);
+        if (!r) {
+            warnOnce("detect:" + r.error().message,
+                     "detector '" + settings_.detector + "' failed this step: " + r.error().message +
+                         "; its pairs go to the exact 'cpu' detector (DispatchStats::fallbackPairs)");
+            batch.output.pairs.clear();
+            batch.exact.insert(batch.exact.end(), batch.candidates.begin(), batch.candidates.end());
+        } else if (!batch.output.unserved.empty()) {
+            warnOnce("unserved", "detector '" + settings_.detector + "' returned " +
+                                     std::to_string(batch.output.unserved.size()) +
+                                     " pairs unserved (DetectionOutput::unserved: an open mesh, an id "
+                                     "overflow or a buffer limit; its warnings say which): they go to the "
+                                     "exact 'cpu' detector (DispatchStats::fallbackPairs)");
+            batch.exact.insert(batch.exact.end(), batch.output.unserved.begin(), batch.output.unserved.end());
+        }
     }
     stats_.detectMs = msSince(t0);
+    if (!batch.exact.empty()) {
+        t0 = Clock::now();
+        stats_.fallbackPairs = batch.exact.size();
+        if (!exact_) {
+            DetectorSettings ds;
+            ds.wantSegments = false;
+            ds.selfCollision = settings_.detectorSettings.selfCollision;
+            exact_ = std::make_unique<CpuDetector>(ds);
+        }
+        Result<void> r = exact_->detect(mirror_->scene(), batch.exact, batch.exactOutput);
+        for (const std::string& w : batch.exactOutput.stats.warnings) warnOnce("detector-warning:" + w, w);
+        if (!r) warnOnce("exact:" + r.error().message, "the exact 'cpu' detector failed this step: " + r.error().message);
+        for (PairResult& pr : batch.exactOutput.pairs) batch.output.pairs.push_back(std::move(pr));
+        stats_.fallbackMs = msSince(t0);
+    }
     t0 = Clock::now();
 
     batch.candidateOf.assign(batch.output.pairs.size(), 0);
@@ -416,12 +418,19 @@ void CollisionDispatcher::runBatch(Batch& batch) {
         if (e.results.empty()) continue;
         PatchContacts& patch = batch.scratch[std::size_t(omp_get_thread_num())];
         patch.begin(e.pairMargin, settings_.maxTriangleDepth);
+        Batch::Patch& out = batch.patches[std::size_t(i)];
         for (std::uint32_t ri : e.results) {
             PosedMesh s0, s1;
             const Batch::Candidate& c = posed(e, ri, s0, s1);
-            patch.add(s0, s1, batch.output.pairs[ri].triangles, c.swapped);
+            const PairResult& r = batch.output.pairs[ri];
+            // A pair with contact samples gets its contacts from them alone.
+            if (!r.samples.empty()) {
+                patch.addSamples(s0, s1, r.samples, c.swapped, e.halfMargin0, e.halfMargin1);
+                out.fromSamples = true;
+            } else {
+                patch.add(s0, s1, r.triangles, c.swapped);
+            }
         }
-        Batch::Patch& out = batch.patches[std::size_t(i)];
         out.candidates = patch.candidates().size();
         const std::span<const MeshContact> chosen = patch.reduce();
         out.count = std::uint32_t(chosen.size());
@@ -444,18 +453,11 @@ void CollisionDispatcher::runBatch(Batch& batch) {
                                           e.body1->getWorldTransform(), -1, -1);
         btManifoldResult result(&w0, &w1);
         result.setPersistentManifold(manifold);
-        std::size_t added = 0;
         markStale(manifold);
-        for (std::uint32_t ri : e.results) {
-            const PairResult& r = batch.output.pairs[ri];
-            if (r.samples.empty()) continue;
-            PosedMesh s0, s1;
-            const Batch::Candidate& c = posed(e, ri, s0, s1);
-            added += emitSamples(result, s0, s1, r, c.swapped, e.pairMargin);
-        }
         const Batch::Patch& p = batch.patches[i];
         stats_.candidates += p.candidates;
-        added += emitPatch(result, std::span<const MeshContact>(p.chosen, p.count));
+        stats_.samplePairs += p.fromSamples;
+        const std::size_t added = emitPatch(result, std::span<const MeshContact>(p.chosen, p.count));
         dropStale(manifold);
         stats_.contactsAdded += added;
         if (added == 0) clearManifold(manifold);
@@ -496,25 +498,46 @@ void CollisionDispatcher::collideOnePair(MeshPairAlgorithm&, const btCollisionOb
     one.addObject(one.addMesh(mirror_->scene().meshPtr(m1->detectMesh)), toPose(body1->getWorldTransform()));
     const ObjectPair pair{0, 1};
     DetectionOutput out;
-    Result<void> r = detector_->detect(one, std::span<const ObjectPair>(&pair, 1), out);
-    if (!r) {
-        warnOnce("detect:" + r.error().message,
-                 "detector '" + settings_.detector + "' failed on one pair: " + r.error().message);
-        return;
+    // An open mesh for a detector that needs closed ones, or a pair it returns unserved, or
+    // one it fails on: the exact path, as in the batch.
+    bool exact = m0->exactOnly || m1->exactOnly;
+    if (!exact) {
+        Result<void> r = detector_->detect(one, std::span<const ObjectPair>(&pair, 1), out);
+        for (const std::string& w : out.stats.warnings) warnOnce("detector-warning:" + w, w);
+        if (!r) {
+            warnOnce("detect:" + r.error().message, "detector '" + settings_.detector + "' failed on one pair: " +
+                                                        r.error().message + "; it goes to the exact 'cpu' detector");
+            exact = true;
+        } else if (!out.unserved.empty()) {
+            warnOnce("unserved", "detector '" + settings_.detector +
+                                     "' returned a pair unserved (DetectionOutput::unserved): it goes to the "
+                                     "exact 'cpu' detector (DispatchStats::fallbackPairs)");
+            exact = true;
+        }
     }
-    for (const std::string& w : out.stats.warnings) warnOnce("detector-warning:" + w, w);
+    if (exact) {
+        if (!exact_) {
+            DetectorSettings ds;
+            ds.wantSegments = false;
+            ds.selfCollision = settings_.detectorSettings.selfCollision;
+            exact_ = std::make_unique<CpuDetector>(ds);
+        }
+        if (Result<void> r = exact_->detect(one, std::span<const ObjectPair>(&pair, 1), out); !r) {
+            warnOnce("exact:" + r.error().message, "the exact 'cpu' detector failed on one pair: " + r.error().message);
+            return;
+        }
+    }
     // A compound's child wrapper carries the child index in m_index.
     const PosedMesh s0{&m0->real, &m0->grid, body0->getWorldTransform(), body0->m_parent ? body0->m_index : -1};
     const PosedMesh s1{&m1->real, &m1->grid, body1->getWorldTransform(), body1->m_parent ? body1->m_index : -1};
     if (manifold) markStale(manifold);
-    std::size_t added = 0;
     PatchContacts patch;
     patch.begin(pairMargin, settings_.maxTriangleDepth);
     for (const PairResult& pr : out.pairs) {
-        added += emitSamples(result, s0, s1, pr, false, pairMargin);
-        patch.add(s0, s1, pr.triangles, false);
+        if (!pr.samples.empty()) patch.addSamples(s0, s1, pr.samples, false, 0.5f * margin0, 0.5f * margin1);
+        else patch.add(s0, s1, pr.triangles, false);
     }
-    added += emitPatch(result, patch.reduce());
+    const std::size_t added = emitPatch(result, patch.reduce());
     if (!manifold) return;
     dropStale(manifold);
     if (added == 0) clearManifold(manifold);

@@ -81,6 +81,41 @@ void PatchContacts::add(const PosedMesh& a, const PosedMesh& b, std::span<const 
     walk(b, a, false);
 }
 
+void PatchContacts::addSamples(const PosedMesh& a, const PosedMesh& b, std::span<const ContactSample> samples,
+                               bool swapped, float halfMarginA, float halfMarginB) {
+    const std::size_t trisA = a.mesh->mesh->triangleCount(), trisB = b.mesh->mesh->triangleCount();
+    auto ids = [](const PosedMesh& m, std::uint32_t t, std::int32_t& part, std::int32_t& index) {
+        part = m.childIndex >= 0 ? m.childIndex : m.mesh->partOf[t];
+        index = m.mesh->indexOf[t];
+    };
+    for (const ContactSample& s : samples) {
+        const btVector3 n = toBt(s.normalOnB);
+        if (!(n.length2() > btScalar(0.25))) continue;  // not a direction (zero or NaN)
+        const btVector3 unit = n.normalized();
+        const btScalar distance = btScalar(s.depth) + halfMarginA + halfMarginB;
+        if (!(distance <= btScalar(margin_))) continue;
+        MeshContact c;
+        c.distance = distance;
+        // The sample's B is the body it lies on; ours is `b` unless swapped.
+        const float halfMarginOn = swapped ? halfMarginA : halfMarginB;
+        const btVector3 onSampleB = toBt(s.pointOnB) - unit * btScalar(halfMarginOn);  // real surface
+        std::uint32_t tA = s.triangleA, tB = s.triangleB;
+        if (swapped) {
+            // Normal from b toward a, point on b: the sample's A side, `distance` along it.
+            c.normalOnB = -unit;
+            c.pointOnB = onSampleB + unit * distance;
+            std::swap(tA, tB);
+        } else {
+            c.normalOnB = unit;
+            c.pointOnB = onSampleB;
+        }
+        c.partA = c.indexA = c.partB = c.indexB = -1;
+        if (tA < trisA) ids(a, tA, c.partA, c.indexA);
+        if (tB < trisB) ids(b, tB, c.partB, c.indexB);
+        candidates_.push_back(c);
+    }
+}
+
 void PatchContacts::walk(const PosedMesh& from, const PosedMesh& onto, bool fromIsA) {
     const ShapeMesh& f = *from.mesh;
     const ShapeMesh& o = *onto.mesh;

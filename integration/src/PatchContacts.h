@@ -24,6 +24,9 @@
 // vertex gets that normal and, as depth, how far it lies behind the entry plane (at least
 // its nearest-face depth), so every deep contact of the pair pushes the same way.
 //
+// A detector that reports contact samples (PairResult::samples: point, normal, depth) gives
+// that mesh pair's candidates directly (addSamples): no walk, its samples only.
+//
 // All candidates of a body pair are then reduced to four (Bullet's rule, done once on the
 // whole set instead of point by point): the deepest, the farthest from it, and the two
 // that span the largest area on either side of that line, in the plane across the mean
@@ -66,6 +69,13 @@ public:
     /// Adds the candidates of one mesh pair (A, B) seeded by the detector's triangle pairs;
     /// `swapped`: each pair's `a` indexes B's mesh and `b` A's.
     void add(const PosedMesh& a, const PosedMesh& b, std::span<const TrianglePair> pairs, bool swapped);
+    /// Adds the contact samples of one mesh pair (A, B) as candidates, instead of a walk.
+    /// Samples were measured on the swollen meshes (each by half its body's margin,
+    /// `halfMarginA` and `halfMarginB`, metres): each moves onto B's real surface and its
+    /// distance grows by both. `swapped`: the samples' A is B here (their normals point from
+    /// A toward B). Samples farther apart than the margin are dropped, like walked vertices.
+    void addSamples(const PosedMesh& a, const PosedMesh& b, std::span<const ContactSample> samples, bool swapped,
+                    float halfMarginA, float halfMarginB);
     /// Candidates gathered since begin().
     std::span<const MeshContact> candidates() const { return candidates_; }
     /// At most four of the candidates (see the file comment).

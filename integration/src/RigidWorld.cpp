@@ -1,6 +1,7 @@
 #include "isc/bullet/RigidWorld.h"
 
 #include "isc/bullet/CollisionDispatcher.h"
+#include "isc/bullet/CullideBroadphase.h"
 #include "isc/core/Assert.h"
 
 #include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>
@@ -46,6 +47,12 @@ struct RigidWorld::Shared {
     };
     std::map<const Mesh*, MeshShape> shapes;
     std::unique_ptr<btBoxShape> groundShape;
+    struct StaticMesh {
+        std::shared_ptr<const Mesh> mesh;
+        std::unique_ptr<btTriangleIndexVertexArray> array;
+        std::unique_ptr<btBvhTriangleMeshShape> shape;
+    };
+    std::vector<StaticMesh> staticMeshes;
     std::vector<std::unique_ptr<btMotionState>> motion;
     std::vector<std::unique_ptr<btRigidBody>> rigid;
 };
@@ -72,7 +79,15 @@ Result<std::unique_ptr<RigidWorld>> RigidWorld::create(const WorldSettings& sett
         w->iscDispatcher_ = d->get();
         s.dispatcher = std::move(*d);
     }
-    s.broadphase = std::make_unique<btDbvtBroadphase>();
+    if (settings.broadphase == "cullide") {
+        auto b = CullideBroadphase::create({.onWarning = settings.onWarning});
+        if (!b) return fail("RigidWorld::create(): " + b.error().message);
+        s.broadphase = std::move(*b);
+    } else if (settings.broadphase == "dbvt") {
+        s.broadphase = std::make_unique<btDbvtBroadphase>();
+    } else {
+        return fail("RigidWorld::create(): broadphase \"" + settings.broadphase + "\" is unknown; use \"dbvt\" or \"cullide\"");
+    }
     s.solver = std::make_unique<btSequentialImpulseConstraintSolver>();
     s.world = std::make_unique<btDiscreteDynamicsWorld>(s.dispatcher.get(), s.broadphase.get(),
                                                         s.solver.get(), s.config.get());
@@ -114,8 +129,27 @@ void RigidWorld::addGround(Vec3 halfExtents, float top) {
     applyMaterial(ci, settings_);
     s.rigid.push_back(std::make_unique<btRigidBody>(ci));
     s.world->addRigidBody(s.rigid.back().get());
-    groundTop_ = top;
-    hasGround_ = true;
+}
+
+void RigidWorld::addStaticMesh(std::shared_ptr<const Mesh> mesh, const Pose& pose) {
+    ISC_ASSERT(mesh && mesh->triangleCount() > 0, "RigidWorld::addStaticMesh(): mesh must have triangles");
+    Shared& s = *shared_;
+    Shared::StaticMesh sm;
+    sm.array = std::make_unique<btTriangleIndexVertexArray>(
+        int(mesh->triangleCount()), const_cast<int*>(reinterpret_cast<const int*>(mesh->triangles().data())),
+        int(sizeof(UVec3)), int(mesh->vertexCount()),
+        const_cast<btScalar*>(reinterpret_cast<const btScalar*>(mesh->vertices().data())), int(sizeof(Vec3)));
+    sm.shape = std::make_unique<btBvhTriangleMeshShape>(sm.array.get(), true);
+    sm.mesh = std::move(mesh);
+    btTransform t;
+    t.setOrigin(btVector3(pose.position.x, pose.position.y, pose.position.z));
+    t.setRotation(btQuaternion(pose.rotation.x, pose.rotation.y, pose.rotation.z, pose.rotation.w));
+    s.motion.push_back(std::make_unique<btDefaultMotionState>(t));
+    btRigidBody::btRigidBodyConstructionInfo ci(0.0f, s.motion.back().get(), sm.shape.get());
+    applyMaterial(ci, settings_);
+    s.staticMeshes.push_back(std::move(sm));
+    s.rigid.push_back(std::make_unique<btRigidBody>(ci));
+    s.world->addRigidBody(s.rigid.back().get());
 }
 
 int RigidWorld::addMeshBody(std::shared_ptr<const Mesh> mesh, const Pose& pose, float mass) {
@@ -172,6 +206,10 @@ Pose RigidWorld::pose(int body) const {
     return p;
 }
 
+double RigidWorld::speed(int body) const {
+    return double(bodies_[std::size_t(body)].rigid->getLinearVelocity().length());
+}
+
 double RigidWorld::maxSpeed() const {
     double m = 0.0;
     for (const Body& b : bodies_) m = std::max(m, double(b.rigid->getLinearVelocity().length()));
@@ -218,17 +256,34 @@ double RigidWorld::lowestPoint() const {
     return low;
 }
 
-double RigidWorld::maxPenetration() const {
-    double pen = hasGround_ ? std::max(0.0, double(groundTop_) - lowestPoint()) : 0.0;
+PenetrationReport RigidWorld::measurePenetration() const { return probe_.measure(*world_); }
+
+std::vector<double> RigidWorld::bodyClearances(double limit) const {
+    const std::vector<double> all = probe_.clearances(*world_, limit);
+    const btCollisionObjectArray& objects = world_->getCollisionObjectArray();
+    std::vector<double> out;
+    out.reserve(bodies_.size());
+    for (const Body& b : bodies_) {
+        const int i = objects.findLinearSearch(b.rigid);
+        out.push_back(i < objects.size() ? all[std::size_t(i)] : std::nan(""));
+    }
+    return out;
+}
+
+double RigidWorld::deepestContact() const {
+    double pen = 0.0;
     const bool stock = iscDispatcher_ == nullptr;
     btDispatcher* d = shared_->world->getDispatcher();
     for (int i = 0; i < d->getNumManifolds(); ++i) {
         const btPersistentManifold* m = d->getManifoldByIndexInternal(i);
         const auto* a = static_cast<const btCollisionObject*>(m->getBody0());
         const auto* b = static_cast<const btCollisionObject*>(m->getBody1());
-        if (a->isStaticObject() || b->isStaticObject()) continue;  // the ground: exact above
-        const double inflation =
-            stock ? double(a->getCollisionShape()->getMargin() + b->getCollisionShape()->getMargin()) : 0.0;
+        // GImpact swells its meshes by their margins (a box's margin lies inside its extents).
+        auto swell = [stock](const btCollisionObject* o) {
+            const btCollisionShape* s = o->getCollisionShape();
+            return stock && s->getShapeType() == GIMPACT_SHAPE_PROXYTYPE ? double(s->getMargin()) : 0.0;
+        };
+        const double inflation = swell(a) + swell(b);
         for (int k = 0; k < m->getNumContacts(); ++k)
             pen = std::max(pen, -(double(m->getContactPoint(k).getDistance()) + inflation));
     }

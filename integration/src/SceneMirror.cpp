@@ -42,15 +42,15 @@ const MirroredMesh* SceneMirror::mesh(const btCollisionShape& shape, float margi
                                         real.error().message);
         return nullptr;
     }
-    if (needsClosed_ && !real->mesh->isClosed()) {
-        refused_[key] = true;
-        warn_("open:" + who.str(), who.str() + " is not closed (" + real->mesh->report().describe() +
-                                       ") and the detector needs closed meshes: its body gets no "
-                                       "mesh contacts; close the mesh or pick a detector for open meshes");
-        return nullptr;
-    }
     auto m = std::make_unique<MirroredMesh>();
     m->real = std::move(*real);
+    if (needsClosed_ && !m->real.mesh->isClosed()) {
+        // Mirrored all the same: its pairs are served by the exact path, never dropped.
+        m->exactOnly = true;
+        warn_("open:" + who.str(), who.str() + " is not closed (" + m->real.mesh->report().describe() +
+                                       ") and the detector needs closed meshes: its pairs go to the exact "
+                                       "'cpu' detector (counted in DispatchStats::fallbackPairs)");
+    }
     m->grid = TriangleGrid(*m->real.mesh, std::max(margin, gridReach_));
     // Half the margin on each body: two bodies touch (in the detector's eyes) at the mean
     // of their margins.
@@ -111,6 +111,7 @@ const MirroredBody& SceneMirror::body(const btCollisionObject& object, float mar
         if (compound && p.childIndex < compound->getNumChildShapes())
             p.local = compound->getChildTransform(p.childIndex);
         scene_.setPose(p.object, toPose(world * p.local));
+        scene_.setStatic(p.object, object.isStaticObject());  // the environment (heightmap detector)
     }
     return b;
 }

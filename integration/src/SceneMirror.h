@@ -26,6 +26,9 @@ struct MirroredMesh {
     ShapeMesh real;
     TriangleGrid grid;      ///< over the real triangles, reach: the margin (or the grid reach)
     MeshId detectMesh = 0;  ///< the offset mesh, in the mirror's scene
+    /// The detector cannot take this mesh (it needs closed meshes and this one is open):
+    /// pairs with it go to the dispatcher's exact path (the `cpu` detector) instead.
+    bool exactOnly = false;
 };
 
 /// A scene object: one mesh of one body.
@@ -48,7 +51,8 @@ class SceneMirror {
 public:
     using Warn = std::function<void(const std::string& key, const std::string& message)>;
 
-    /// `needsClosed`: the detector needs closed meshes (open ones are refused with a warning).
+    /// `needsClosed`: the detector needs closed meshes (open ones are still mirrored, marked
+    /// MirroredMesh::exactOnly, with one warning per shape).
     /// `gridReach`: the least reach of each mesh's triangle grid, metres (the margin is used
     /// when larger).
     SceneMirror(bool needsClosed, float gridReach, Warn warn)

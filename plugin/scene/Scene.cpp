@@ -44,6 +44,11 @@ void Scene::setActive(ObjectId object, bool active) {
     objects_[object].active = active;
 }
 
+void Scene::setStatic(ObjectId object, bool isStatic) {
+    ISC_ASSERT(object < objects_.size(), "Scene::setStatic(): object id out of range");
+    objects_[object].isStatic = isStatic;
+}
+
 std::span<const Vec3> Scene::localVertices(ObjectId object) const {
     const Object& o = objects_[object];
     if (!o.vertices.empty()) return o.vertices;

@@ -4,11 +4,14 @@
 #include "isc/scene/Scene.h"
 #include "render/SceneRenderer.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+
+#include <glm/gtc/matrix_transform.hpp>
 
 using namespace isc;
 
@@ -77,8 +80,15 @@ TEST_F(GlTest, GroundGridAndInactiveObjects) {
     EXPECT_LT(centre[2], 200);
 }
 
+// Three objects seen from an angle, each in its own pure colour on a black background (no
+// grid): each object's centre, projected with the renderer's camera (the same
+// perspective * lookAt), shows that object's colour (at least the 0.25 ambient: a face in
+// shadow reads 64) and nothing of the other two channels; each covers a fair share of the
+// frame and has faces lit above the ambient; the corners show the background; and drawing
+// again gives the same picture (no state leaks between frames).
 TEST_F(GlTest, ThreeObjectsFromAnAngle) {
-    auto renderer = render::SceneRenderer::create(320, 200);
+    const int width = 320, height = 200;
+    auto renderer = render::SceneRenderer::create(width, height);
     ASSERT_TRUE(renderer.has_value()) << renderer.error().message;
     Scene scene;
     const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box({0.5f, 0.5f, 0.5f})));
@@ -91,14 +101,50 @@ TEST_F(GlTest, ThreeObjectsFromAnAngle) {
     p.position = {0.0f, 1.5f, -0.5f};
     p.rotation = glm::angleAxis(0.6f, glm::normalize(Vec3(1, 1, 0)));
     scene.addObject(box, p);
+    renderer->options().groundGrid = false;
+    renderer->options().clearColor = {0.0f, 0.0f, 0.0f, 1.0f};
+    const Vec3 colours[3] = {{1.0f, 0.0f, 0.0f}, {0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 1.0f}};
+    for (ObjectId o = 0; o < 3; ++o) renderer->setObjectColor(o, colours[o]);
     renderer->camera().eye = {3.0f, 3.0f, 5.0f};
     renderer->camera().target = {0.0f, 0.6f, 0.0f};
     ASSERT_TRUE(renderer->render(scene).has_value());
     if (const char* pngDir = std::getenv("ISC_RENDER_TEST_PNG")) {
         ASSERT_TRUE(renderer->writePng(std::string(pngDir) + "/three.png").has_value());
     }
-    // Drawing again with nothing changed gives the same picture (no state leaks between frames).
     const auto first = renderer->readPixels();
+    ASSERT_EQ(first.size(), std::size_t(width) * height * 4);
+
+    const render::Camera& cam = renderer->camera();
+    const Mat4 viewProj = glm::perspective(glm::radians(cam.fovYDegrees), float(width) / float(height),
+                                           cam.nearPlane, cam.farPlane) *
+                          glm::lookAt(cam.eye, cam.target, cam.up);
+    int covered[3] = {0, 0, 0}, brightest[3] = {0, 0, 0};
+    for (std::size_t i = 0; i < first.size(); i += 4)
+        for (int c = 0; c < 3; ++c) {
+            const int v = first[i + std::size_t(c)];
+            if (v > 40 && first[i + std::size_t((c + 1) % 3)] == 0 && first[i + std::size_t((c + 2) % 3)] == 0) {
+                ++covered[c];
+                brightest[c] = std::max(brightest[c], v);
+            }
+        }
+    for (ObjectId o = 0; o < 3; ++o) {
+        const Vec4 clip = viewProj * Vec4(scene.pose(o).position, 1.0f);
+        const int x = int((clip.x / clip.w * 0.5f + 0.5f) * float(width));
+        const int y = int((0.5f - clip.y / clip.w * 0.5f) * float(height));  // rows top to bottom
+        ASSERT_TRUE(x >= 0 && x < width && y >= 0 && y < height) << "object " << o << " off screen";
+        const auto centre = pixel(first, width, x, y);
+        const int c = int(o);
+        EXPECT_GE(centre[c], 60) << "object " << o << " at " << x << "," << y << " not in its colour";
+        EXPECT_EQ(centre[(c + 1) % 3], 0) << "object " << o << " at " << x << "," << y;
+        EXPECT_EQ(centre[(c + 2) % 3], 0) << "object " << o << " at " << x << "," << y;
+        // Each object is some 40-100 pixels across here: at least 1000 pixels of its colour.
+        EXPECT_GT(covered[c], 1000) << "object " << o;
+        EXPECT_GT(brightest[c], 120) << "object " << o << " has no lit face";
+    }
+    EXPECT_LT(covered[0] + covered[1] + covered[2], width * height / 2);  // the background shows
+    for (auto [x, y] : {std::pair{0, 0}, std::pair{width - 1, 0}, std::pair{0, height - 1}, std::pair{width - 1, height - 1}})
+        EXPECT_EQ(pixel(first, width, x, y), (std::array<int, 4>{0, 0, 0, 255})) << x << "," << y;
+
     ASSERT_TRUE(renderer->render(scene).has_value());
     EXPECT_EQ(renderer->readPixels(), first);
 }

@@ -27,7 +27,8 @@ struct Warnings {
     }
 };
 
-// The cpu reference, saying it needs closed meshes (like the volume-based detectors).
+// The cpu reference, saying it needs closed meshes (like the volume-based detectors); it
+// counts the candidate pairs it is given.
 class ClosedOnlyDetector : public Detector {
 public:
     ClosedOnlyDetector() : inner_(std::move(*createDetector("cpu"))) {}
@@ -36,8 +37,10 @@ public:
     bool reportsTrianglePairs() const override { return true; }
     bool needsClosedMeshes() const override { return true; }
     Result<void> detect(const Scene& s, std::span<const ObjectPair> c, DetectionOutput& out) override {
+        given += c.size();
         return inner_->detect(s, c, out);
     }
+    std::size_t given = 0;
 
 private:
     std::unique_ptr<Detector> inner_;
@@ -91,24 +94,65 @@ TEST(BadInput, ZeroTriangleMeshWarnsOnce) {
     EXPECT_EQ(d->lastStats().contactsAdded, 0u);
 }
 
-TEST(BadInput, OpenMeshGivenToClosedOnlyDetectorWarnsOnce) {
-    Warnings w;
-    btDefaultCollisionConfiguration config(bullet::collisionConstructionInfo());
-    auto* d = new bullet::CollisionDispatcher(&config, std::make_unique<ClosedOnlyDetector>(), w.settings());
-    test::CollisionWorld world{std::unique_ptr<btCollisionDispatcher>(d)};
+// An open mesh given to a detector that needs closed ones: mirrored all the same, its pair
+// served by the exact path (the detector never sees it), one warning naming the shape, and
+// the same contacts as the cpu detector gives (an open box, one triangle of its 12 gone,
+// 1 cm into a closed one).
+TEST(BadInput, OpenMeshGivenToClosedOnlyDetectorGoesToTheExactPath) {
     const Mesh closed = shapes::box(Vec3(0.5f));
     std::vector<UVec3> tris(closed.triangles().begin(), closed.triangles().end() - 1);
     auto open = Mesh::create("open box", std::vector<Vec3>(closed.vertices().begin(), closed.vertices().end()),
                              std::move(tris));
     ASSERT_TRUE(open.has_value());
     ASSERT_FALSE(open->isClosed());
-    test::MeshShape a = test::makeGImpact(std::make_shared<const Mesh>(std::move(*open)));
-    test::MeshShape b = test::makeGImpact(box());
-    world.add(a.shape.get(), test::at(0.0f, 0.99f, 0.0f));
-    world.add(b.shape.get(), test::at(0.0f, 0.0f, 0.0f));
-    for (int i = 0; i < 3; ++i) world.world->performDiscreteCollisionDetection();
-    EXPECT_EQ(w.containing("not closed"), 1);
-    EXPECT_EQ(d->lastStats().contactsAdded, 0u);
+    const auto openMesh = std::make_shared<const Mesh>(std::move(*open));
+
+    struct Got {
+        int contacts = 0;
+        btScalar minDistance = BT_LARGE_FLOAT, maxDistance = -BT_LARGE_FLOAT;
+        std::size_t fallbackPairs = 0, given = 0;
+        std::vector<std::string> warnings;
+    };
+    auto run = [&](bool closedOnly) {
+        Got g;
+        Warnings w;
+        btDefaultCollisionConfiguration config(bullet::collisionConstructionInfo());
+        auto detector = std::make_unique<ClosedOnlyDetector>();
+        ClosedOnlyDetector* seen = detector.get();
+        auto* d = closedOnly ? new bullet::CollisionDispatcher(&config, std::move(detector), w.settings())
+                             : new bullet::CollisionDispatcher(&config, w.settings());
+        test::CollisionWorld world{std::unique_ptr<btCollisionDispatcher>(d)};
+        test::MeshShape a = test::makeGImpact(openMesh);
+        test::MeshShape b = test::makeGImpact(box());
+        world.add(a.shape.get(), test::at(0.0f, 0.99f, 0.0f));
+        world.add(b.shape.get(), test::at(0.0f, 0.0f, 0.0f));
+        for (int i = 0; i < 3; ++i) world.world->performDiscreteCollisionDetection();
+        if (btPersistentManifold* m = world.manifold()) {
+            g.contacts = m->getNumContacts();
+            for (int i = 0; i < g.contacts; ++i) {
+                g.minDistance = std::min(g.minDistance, m->getContactPoint(i).getDistance());
+                g.maxDistance = std::max(g.maxDistance, m->getContactPoint(i).getDistance());
+            }
+        }
+        g.fallbackPairs = d->lastStats().fallbackPairs;
+        g.given = closedOnly ? seen->given : 0;
+        g.warnings = w.said;
+        return g;
+    };
+    const Got ref = run(false);  // the cpu detector, no fallback
+    const Got got = run(true);
+    ASSERT_GE(ref.contacts, 3);
+    EXPECT_EQ(ref.fallbackPairs, 0u);
+    EXPECT_TRUE(ref.warnings.empty());
+    EXPECT_EQ(got.contacts, ref.contacts);
+    EXPECT_NEAR(got.minDistance, ref.minDistance, 1e-6f);
+    EXPECT_NEAR(got.maxDistance, ref.maxDistance, 1e-6f);
+    EXPECT_NEAR(got.minDistance, -0.01f, 1e-3f);
+    EXPECT_EQ(got.fallbackPairs, 1u);  // counted in the last step
+    EXPECT_EQ(got.given, 0u);          // the detector never saw the pair
+    ASSERT_EQ(got.warnings.size(), 1u);  // once, not once per step
+    EXPECT_NE(got.warnings[0].find("not closed"), std::string::npos) << got.warnings[0];
+    EXPECT_NE(got.warnings[0].find("exact 'cpu' detector"), std::string::npos) << got.warnings[0];
 }
 
 TEST(BadInput, UnknownDetectorIsAnErrorFromCreate) {

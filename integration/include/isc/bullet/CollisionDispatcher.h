@@ -12,6 +12,14 @@
 /// matching (warm starting), friction/restitution combination and gContactAddedCallback all
 /// apply. See docs/integration.md for the design and its choices.
 ///
+/// No mesh pair is left without contacts: the pairs the chosen detector cannot serve (an
+/// open mesh, such as a btBvhTriangleMeshShape level, given to a detector that needs closed
+/// meshes; the pairs it returns in DetectionOutput::unserved; all its pairs when its detect()
+/// fails) are detected by the exact `cpu` detector, which the dispatcher keeps for that.
+/// DispatchStats::fallbackPairs counts them per step; each reason is said once (warnings()).
+/// A pair whose PairResult carries contact samples gets its contacts from the samples alone
+/// (reduced to four like a patch); a pair with triangle pairs only, from the patch walk.
+///
 /// Threads: the batch runs on the thread that calls stepSimulation (never on a worker), so
 /// GL detectors are safe. Not thread-safe otherwise.
 #include "isc/bullet/DispatchStats.h"
@@ -103,6 +111,8 @@ private:
 
     DispatcherSettings settings_;
     std::unique_ptr<Detector> detector_;
+    /// The exact path: `cpu`, made on first use, for the pairs detector_ cannot serve.
+    std::unique_ptr<Detector> exact_;
     std::string detectorError_;
     std::unique_ptr<SceneMirror> mirror_;
     std::unique_ptr<btCollisionAlgorithmCreateFunc> meshCreateFunc_;

@@ -1,10 +1,11 @@
 #pragma once
 /// A small Bullet rigid-body world of mesh bodies on a ground box, with the measurements
 /// the demos, benchmarks and stability tests share (step and collision time, speed,
-/// energy, penetration). Collision goes either through isc::bullet::CollisionDispatcher
+/// energy, penetration measured from the poses alone: PenetrationProbe). Collision goes either through isc::bullet::CollisionDispatcher
 /// with a named detector, or through stock Bullet GImpact ("bullet-gimpact").
 #include "isc/bullet/DispatchStats.h"
 #include "isc/bullet/DispatcherSettings.h"
+#include "isc/bullet/PenetrationProbe.h"
 #include "isc/core/Math.h"
 #include "isc/core/Result.h"
 #include "isc/mesh/Mesh.h"
@@ -66,6 +67,9 @@ struct WorldSettings {
     float splitImpulseThreshold = 0.0f;
     /// Where dispatcher warnings go (empty: stderr).
     std::function<void(std::string_view)> onWarning;
+    /// "dbvt" (btDbvtBroadphase) or "cullide" (isc::bullet::CullideBroadphase with its default
+    /// settings: box pairs of mesh bodies pruned on the GPU; needs a current GL context).
+    std::string broadphase = "dbvt";
 };
 
 /// Timings of one step (wall clock, milliseconds).
@@ -84,6 +88,9 @@ public:
 
     /// A static box whose top face is the plane y = top.
     void addGround(Vec3 halfExtents, float top = 0.0f);
+    /// A static triangle mesh at `pose` as a Bullet app adds its level geometry: a
+    /// btBvhTriangleMeshShape (open meshes welcome: a terrain). Kept alive by the world.
+    void addStaticMesh(std::shared_ptr<const Mesh> mesh, const Pose& pose = {});
     /// A dynamic body of `mesh` (kept alive by the world; shapes are shared per mesh) at
     /// `pose`, `mass` kg. Returns its index. A mesh with no triangle is a programmer error.
     int addMeshBody(std::shared_ptr<const Mesh> mesh, const Pose& pose, float mass = 1.0f);
@@ -98,6 +105,8 @@ public:
     CollisionDispatcher* dispatcher() { return iscDispatcher_; }
     const WorldSettings& settings() const { return settings_; }
 
+    /// Linear speed of one body, m/s.
+    double speed(int body) const;
     /// Largest linear speed of any body, m/s.
     double maxSpeed() const;
     /// Kinetic (linear + rotational) plus potential energy (above y = 0), joules.
@@ -106,10 +115,22 @@ public:
     bool hasNonFinite() const;
     /// Lowest world y over every vertex of every body (exact, O(vertices)).
     double lowestPoint() const;
-    /// Penetration proxy, metres: the larger of (ground top - lowest vertex) and the deepest
-    /// contact point between two mesh bodies, as real surface distance (the stock GImpact
-    /// path's distances are to surfaces swollen by both margins: the margins are added back).
-    double maxPenetration() const;
+    /// Penetration now, metres, measured from the bodies' poses alone (PenetrationProbe: the
+    /// deepest vertex of any body inside another body, the ground or a static mesh, as its
+    /// distance to that surface). The same measurement for every detector and for stock
+    /// GImpact; costs about one exact detection of the world (sample it every few steps in
+    /// benchmarks).
+    double maxPenetration() const { return measurePenetration().maxDepth; }
+    /// The whole measurement behind maxPenetration().
+    PenetrationReport measurePenetration() const;
+    /// Per body (addMeshBody order): the least gap to any other body, the ground or a static
+    /// mesh (PenetrationProbe::clearances), at most `limit` metres; negative: into it.
+    std::vector<double> bodyClearances(double limit) const;
+    /// The deepest contact point in the dispatcher's (or GImpact's) manifolds, as real surface
+    /// distance (GImpact's distances are to surfaces swollen by both margins: added back).
+    /// What the solver is told, not what is: a missed contact reads as none. For comparison
+    /// with maxPenetration().
+    double deepestContact() const;
     /// Contact points in all manifolds now.
     int contactCount() const;
 
@@ -125,8 +146,7 @@ private:
     btDiscreteDynamicsWorld* world_ = nullptr;
     CollisionDispatcher* iscDispatcher_ = nullptr;
     std::vector<Body> bodies_;
-    float groundTop_ = 0.0f;
-    bool hasGround_ = false;
+    mutable PenetrationProbe probe_;
 };
 
 }  // namespace isc::bullet

@@ -23,6 +23,10 @@ public:
     void setVertices(ObjectId object, std::vector<Vec3> localVertices);
     /// Inactive objects are skipped by detectors (removed bodies keep their id).
     void setActive(ObjectId object, bool active);
+    /// Static objects are the environment: they do not move on their own (Bullet's static
+    /// bodies; the dispatcher sets this from btCollisionObject::isStaticObject()). Detectors
+    /// that test objects against the environment (heightmap) read it. New objects are not static.
+    void setStatic(ObjectId object, bool isStatic);
 
     std::size_t meshCount() const { return meshes_.size(); }
     std::size_t objectCount() const { return objects_.size(); }
@@ -32,6 +36,7 @@ public:
     const Mesh& objectMesh(ObjectId object) const { return *meshes_[objects_[object].mesh]; }
     const Pose& pose(ObjectId object) const { return objects_[object].pose; }
     bool isActive(ObjectId object) const { return objects_[object].active; }
+    bool isStatic(ObjectId object) const { return objects_[object].isStatic; }
     bool isDeformed(ObjectId object) const { return !objects_[object].vertices.empty(); }
     /// Local-space vertices: the deformed ones if set, else the mesh's.
     std::span<const Vec3> localVertices(ObjectId object) const;
@@ -50,6 +55,7 @@ private:
         Aabb localBounds;
         std::uint64_t vertexVersion = 0;
         bool active = true;
+        bool isStatic = false;
     };
     std::vector<std::shared_ptr<const Mesh>> meshes_;
     std::vector<Object> objects_;

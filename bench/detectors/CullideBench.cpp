@@ -1,0 +1,311 @@
+// isc_bench_cullide: per-call detection time of "cullide" (papers/001: Govindaraju et al.'s
+// reducePCS, Boldt & Meyer) beside the exact "cpu" detector and "peel" at its pile settings
+// (128 pixels, 1 axis), same scenes, same poses, same process; then a summary table of
+// medians (one run prints all of them side by side).
+//
+// Scenes (made here, no Bullet):
+// - pile/N: the dense bunny pile of isc_bench_peel (same generator, same seed): N bunnies
+//   (loadBunny(0.1), 3674 triangles) on a jittered grid tighter than their size, turned at
+//   random, neighbours interpenetrating about as deeply as in a settling pile.
+// - deforming/N: the same pile, every bunny deforming every call (Scene::setVertices: a
+//   wobble of 4% of its size that travels over it; 8 frames in turn, 8 timed calls per
+//   detector, so every row sees the same frames), so nothing can be cached between calls
+//   (GPU vertex uploads, BVH refits).
+// Candidates: every pair whose world boxes overlap (Scene::overlappingPairs).
+//
+// Rows: cullide (compute, defaults), cullide_queries (the paper's occlusion queries at the
+// object and cluster levels), cpu, peel_128_1axis. Counters per call: median_ms (wall time of
+// detect(), the median over iterations), gpu_ms, readback_ms, cpu_ms; cullide's PCS sizes
+// before and after each level (pcs_objects_in / pcs_objects, pcs_clusters_*, pcs_triangles_*),
+// pairs left after each level, GPU time per level (gpu_object_ms, gpu_cluster_ms,
+// gpu_triangle_ms), CPU time per level (cpu_object_ms, cpu_cluster_ms, cpu_triangle_ms,
+// cpu_narrowphase_ms), queries, fragments, views, tri_tri_tests; triangle_pairs found.
+//
+// Run: isc_bench_cullide [--benchmark_filter=...]. Environment: ISC_CULLIDE_SET, options for
+// the cullide rows ("resolution=128,clusterSize=32"); ISC_BENCH_CULLIDE_SIZES (default
+// "100,300").
+#include "isc/detect/Registry.h"
+#include "isc/detectors/CpuDetector.h"
+#include "isc/detectors/CullideDetector.h"
+#include "isc/detectors/PeelDetector.h"
+#include "isc/gl/Context.h"
+#include "isc/gl/Gl.h"
+#include "isc/mesh/MeshIo.h"
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+
+namespace isc {
+namespace {
+
+std::optional<gl::Context> g_context;
+
+std::shared_ptr<const Mesh> bunny() {
+    static std::shared_ptr<const Mesh> m = [] {
+        auto b = loadBunny(0.1f);
+        if (!b) {
+            std::fprintf(stderr, "isc_bench_cullide: %s\n", b.error().message.c_str());
+            std::exit(1);
+        }
+        return std::make_shared<const Mesh>(std::move(*b));
+    }();
+    return m;
+}
+
+// isc_bench_peel's densePile (bench/detectors/PeelBench.cpp), unchanged, so that the rows
+// compare with its figures.
+Scene densePile(int bodies) {
+    Scene scene;
+    const MeshId id = scene.addMesh(bunny());
+    const int side = std::max(2, int(std::ceil(std::cbrt(double(bodies)))));
+    const float spacing = 0.90f, layerGap = 0.90f, jitter = 0.05f;
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (int i = 0; i < bodies; ++i) {
+        const int layer = i / (side * side), cell = i % (side * side);
+        Pose p;
+        p.position = Vec3(float(cell % side) * spacing + jitter * u(rng), float(layer) * layerGap + jitter * u(rng),
+                          float(cell / side) * spacing + jitter * u(rng));
+        p.rotation = glm::normalize(Quat(u(rng), u(rng), u(rng), u(rng)));
+        scene.addObject(id, p);
+    }
+    return scene;
+}
+
+constexpr int kFrames = 8;
+
+// Frame f of object o's wobble: each vertex moved along its offset from the centre by up to
+// 4% of the bunny's size, a wave travelling up the body.
+std::vector<Vec3> wobble(const Mesh& mesh, ObjectId o, int f) {
+    const Aabb b = mesh.localBounds();
+    const Vec3 c = b.center();
+    const float size = std::max({b.extent().x, b.extent().y, b.extent().z});
+    std::vector<Vec3> out;
+    out.reserve(mesh.vertexCount());
+    for (const Vec3& v : mesh.vertices()) {
+        const float s = 0.04f * std::sin(6.0f * (v.y - c.y) / size * 3.14159f + 0.9f * float(o) + 0.8f * float(f));
+        out.push_back(v + s * (v - c));
+    }
+    return out;
+}
+
+struct Measured {
+    double medianMs = 0, gpuMs = 0, pairs = 0, triPairs = 0;
+    std::map<std::string, double> counters;
+};
+std::map<std::string, std::map<std::string, Measured>> g_results;  // scene -> detector -> figures
+std::vector<std::string> g_sceneOrder, g_detectorOrder;
+
+OptionList cullideOptions(const char* method) {
+    OptionList options = {{"method", method}};
+    if (const char* env = std::getenv("ISC_CULLIDE_SET")) {
+        std::stringstream ss(env);
+        std::string item;
+        while (std::getline(ss, item, ',')) {
+            auto o = parseOption(item);
+            if (!o) {
+                std::fprintf(stderr, "isc_bench_cullide: ISC_CULLIDE_SET: %s\n", o.error().message.c_str());
+                std::exit(2);
+            }
+            options.push_back(*o);
+        }
+    }
+    return options;
+}
+
+std::unique_ptr<Detector> makeDetector(const std::string& name) {
+    Result<std::unique_ptr<Detector>> d = fail("unknown");
+    if (name == "cullide") d = createDetector("cullide", {.wantSegments = false, .options = cullideOptions("compute")});
+    else if (name == "cullide_queries")
+        d = createDetector("cullide", {.wantSegments = false, .options = cullideOptions("queries")});
+    else if (name == "cpu") d = createDetector("cpu", {.wantSegments = false});
+    else if (name == "peel_128_1axis")
+        d = createDetector("peel", {.wantSegments = false,
+                                    .options = {{"resolution", "128"}, {"axes", "1"}, {"sampling", "scene"}}});
+    if (!d) {
+        std::fprintf(stderr, "isc_bench_cullide: %s: %s\n", name.c_str(), d.error().message.c_str());
+        std::exit(1);
+    }
+    return std::move(*d);
+}
+
+void run(benchmark::State& state, const std::string& sceneName, int bodies, bool deforming, const std::string& name) {
+    using Clock = std::chrono::steady_clock;
+    Scene scene = densePile(bodies);
+    const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+    std::vector<std::vector<std::vector<Vec3>>> frames;  // [frame][object]
+    if (deforming) {
+        frames.resize(kFrames);
+        for (int f = 0; f < kFrames; ++f)
+            for (ObjectId o = 0; o < scene.objectCount(); ++o) frames[std::size_t(f)].push_back(wobble(*bunny(), o, f));
+    }
+    auto detector = makeDetector(name);
+    const bool gl = detector->usesGl();
+    if (gl && glGetError() != GL_NO_ERROR) state.SkipWithError("GL error before the loop");
+    DetectionOutput out;
+    int frame = 0;
+    auto pose = [&] {
+        if (!deforming) return;
+        for (ObjectId o = 0; o < scene.objectCount(); ++o)
+            scene.setVertices(o, frames[std::size_t(frame % kFrames)][o]);
+        ++frame;
+    };
+    // One call before the loop: buffers sized, hierarchies built, shaders warm.
+    pose();
+    if (auto r = detector->detect(scene, candidates, out); !r) {
+        state.SkipWithError(r.error().message.c_str());
+        return;
+    }
+    std::vector<double> wall;
+    std::map<std::string, double> sums;
+    double gpu = 0, readback = 0, cpu = 0, pairs = 0, triPairs = 0;
+    for (auto _ : state) {
+        pose();  // outside the measured time
+        const auto t0 = Clock::now();
+        if (auto r = detector->detect(scene, candidates, out); !r) {
+            state.SkipWithError(r.error().message.c_str());
+            break;
+        }
+        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        state.SetIterationTime(ms * 1e-3);
+        wall.push_back(ms);
+        gpu += out.stats.gpuMs;
+        readback += out.stats.readbackMs;
+        cpu += out.stats.cpuMs;
+        for (const auto& [counter, value] : out.stats.counters) sums[counter] += value;
+        pairs += double(out.pairs.size());
+        for (const PairResult& p : out.pairs) triPairs += double(p.triangles.size());
+    }
+    if (gl && glGetError() != GL_NO_ERROR) state.SkipWithError("GL error after the loop");
+    if (wall.empty()) return;
+    const double n = double(wall.size());
+    std::sort(wall.begin(), wall.end());
+    Measured m;
+    m.medianMs = wall[wall.size() / 2];
+    m.gpuMs = gpu / n;
+    m.pairs = pairs / n;
+    m.triPairs = triPairs / n;
+    state.counters["median_ms"] = m.medianMs;
+    state.counters["triangles"] = double(bodies) * double(bunny()->triangleCount());
+    state.counters["candidate_pairs"] = double(candidates.size());
+    state.counters["colliding_pairs"] = m.pairs;
+    state.counters["triangle_pairs"] = m.triPairs;
+    state.counters["gpu_ms"] = m.gpuMs;
+    state.counters["readback_ms"] = readback / n;
+    state.counters["cpu_ms"] = cpu / n;
+    for (const auto& [counter, sum] : sums) {
+        state.counters[counter] = sum / n;
+        m.counters[counter] = sum / n;
+    }
+    g_results[sceneName][name] = m;
+}
+
+void registerAll() {
+    std::vector<int> sizes = {100, 300};
+    if (const char* env = std::getenv("ISC_BENCH_CULLIDE_SIZES")) {
+        sizes.clear();
+        std::stringstream ss(env);
+        std::string item;
+        while (std::getline(ss, item, ',')) sizes.push_back(std::atoi(item.c_str()));
+    }
+    g_detectorOrder = {"cullide", "cullide_queries", "cpu", "peel_128_1axis"};
+    for (bool deforming : {false, true}) {
+        for (int bodies : sizes) {
+            const std::string scene = std::string(deforming ? "deforming/" : "pile/") + std::to_string(bodies);
+            g_sceneOrder.push_back(scene);
+            for (const std::string& name : g_detectorOrder) {
+                auto* b = benchmark::RegisterBenchmark((scene + "/" + name).c_str(),
+                                                       [=](benchmark::State& s) { run(s, scene, bodies, deforming, name); })
+                              ->Unit(benchmark::kMillisecond)
+                              ->UseManualTime();
+                // Deforming: every detector sees the same frames (all eight, once each).
+                if (deforming) b->Iterations(kFrames);
+                else b->MinTime(0.5);
+            }
+        }
+    }
+}
+
+void printSummary() {
+    std::printf("\n# isc_bench_cullide summary (medians of detect() wall time, ms; same scenes, same poses)\n");
+    std::printf("| scene | detector | median ms | gpu ms | / cpu | / peel | colliding pairs | triangle pairs |\n");
+    std::printf("|---|---|---|---|---|---|---|---|\n");
+    for (const std::string& scene : g_sceneOrder) {
+        auto it = g_results.find(scene);
+        if (it == g_results.end()) continue;
+        const auto& rows = it->second;
+        auto median = [&](const char* d) {
+            auto r = rows.find(d);
+            return r == rows.end() ? 0.0 : r->second.medianMs;
+        };
+        for (const std::string& d : g_detectorOrder) {
+            auto r = rows.find(d);
+            if (r == rows.end()) continue;
+            const Measured& m = r->second;
+            auto ratio = [&](double x) {
+                char buf[32];
+                if (x <= 0) return std::string("-");
+                std::snprintf(buf, sizeof buf, "%.2f", m.medianMs / x);
+                return std::string(buf);
+            };
+            std::printf("| %s | %s | %.3f | %.3f | %s | %s | %.0f | %.0f |\n", scene.c_str(), d.c_str(), m.medianMs,
+                        m.gpuMs, ratio(median("cpu")).c_str(), ratio(median("peel_128_1axis")).c_str(), m.pairs,
+                        m.triPairs);
+        }
+    }
+    std::printf("\n# cullide per level (means per call): PCS in -> out, GPU ms, CPU ms\n");
+    std::printf("| scene | method | objects | clusters | triangles | pairs after obj/clu/tri | gpu obj/clu/tri ms | "
+                "cpu obj/clu/tri/narrow ms | queries | fragments | tri-tri tests |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (const std::string& scene : g_sceneOrder) {
+        auto it = g_results.find(scene);
+        if (it == g_results.end()) continue;
+        for (const char* d : {"cullide", "cullide_queries"}) {
+            auto r = it->second.find(d);
+            if (r == it->second.end()) continue;
+            auto c = [&](const char* k) {
+                auto x = r->second.counters.find(k);
+                return x == r->second.counters.end() ? 0.0 : x->second;
+            };
+            std::printf("| %s | %s | %.0f -> %.0f | %.0f -> %.0f | %.0f -> %.0f | %.0f / %.0f / %.0f | %.2f / %.2f / %.2f | "
+                        "%.2f / %.2f / %.2f / %.2f | %.0f | %.0f | %.0f |\n",
+                        scene.c_str(), d, c("pcs_objects_in"), c("pcs_objects"), c("pcs_clusters_in"), c("pcs_clusters"),
+                        c("pcs_triangles_in"), c("pcs_triangles"), c("pairs_after_objects"), c("pairs_after_clusters"),
+                        c("pairs_after_triangles"), c("gpu_object_ms"), c("gpu_cluster_ms"), c("gpu_triangle_ms"),
+                        c("cpu_object_ms"), c("cpu_cluster_ms"), c("cpu_triangle_ms"), c("cpu_narrowphase_ms"),
+                        c("queries"), c("fragments"), c("tri_tri_tests"));
+        }
+    }
+}
+
+}  // namespace
+}  // namespace isc
+
+int main(int argc, char** argv) {
+    auto ctx = isc::gl::Context::createHeadless();
+    if (!ctx) {
+        std::fprintf(stderr, "isc_bench_cullide: no GL context: %s\n", ctx.error().message.c_str());
+        return 1;
+    }
+    isc::g_context.emplace(std::move(*ctx));
+    std::fprintf(stderr, "GL: %s\n", isc::g_context->info().renderer.c_str());
+    isc::registerAll();
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    isc::printSummary();
+    isc::g_context.reset();  // before static destruction (see bench/detectors/PeelBench.cpp)
+    return 0;
+}

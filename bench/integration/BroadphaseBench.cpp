@@ -1,0 +1,196 @@
+// isc_bench_broadphase: the bunny pile (demos/scenes/BunnyPile) stepped through RigidWorld
+// with the "cpu" detector, once with btDbvtBroadphase alone ("dbvt") and once with
+// isc::bullet::CullideBroadphase ("cullide"), same scene, same process; then a summary.
+// Each run drops the pile and times the first ISC_BENCH_BROADPHASE_STEPS steps (default
+// 180 at 100 bodies, 120 at 300, 60 at 1000).
+//
+// Counters per step (means): step_ms, collision_ms (the dispatcher), passed_pairs (pairs in
+// the cache the dispatcher walks), box_pairs (btDbvtBroadphase's pairs), mesh_pairs and
+// kept_mesh_pairs (CULLIDE's candidates and what it kept), cullide_ms (mirroring, the PCS
+// passes, the cache update, wall clock), dbvt_ms, gpu_ms (GL timestamps of the PCS passes),
+// pcs_objects / pcs_clusters (after the levels). "cullide_validate" runs the same steps with
+// CullideBroadphase::setValidate(true): every pruned pair is tested exactly (cpu detector,
+// the dispatcher's swollen meshes), lost_pairs is the total over all steps found touching
+// (must be 0); its times include the check and are not the figure to quote.
+//
+// Environment: ISC_BENCH_BROADPHASE_LEVEL (object, cluster (default) or triangle),
+// ISC_CULLIDE_SET (options of the PCS passes, "clusterSize=32,clusterResolution=128").
+// CullideBroadphase needs a headless GL context, made in main().
+#include "BunnyPile.h"
+
+#include "isc/bullet/CollisionDispatcher.h"
+#include "isc/bullet/CullideBroadphase.h"
+#include "isc/bullet/RigidWorld.h"
+#include "isc/gl/Context.h"
+
+#include <btBulletDynamicsCommon.h>
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+
+namespace {
+
+std::optional<isc::gl::Context> g_context;
+
+int stepsFor(int bodies) {
+    if (const char* s = std::getenv("ISC_BENCH_BROADPHASE_STEPS")) return std::max(1, std::atoi(s));
+    return bodies >= 1000 ? 60 : bodies >= 300 ? 120 : 180;
+}
+
+isc::bullet::CullideBroadphaseSettings broadphaseSettings() {
+    isc::bullet::CullideBroadphaseSettings s;
+    if (const char* level = std::getenv("ISC_BENCH_BROADPHASE_LEVEL")) {
+        const std::string l = level;
+        s.level = l == "object" ? isc::CullideLevel::Object
+                  : l == "triangle" ? isc::CullideLevel::Triangle
+                                    : isc::CullideLevel::Cluster;
+    }
+    if (const char* env = std::getenv("ISC_CULLIDE_SET")) {
+        isc::OptionList options;
+        std::stringstream ss(env);
+        std::string item;
+        while (std::getline(ss, item, ','))
+            if (auto o = isc::parseOption(item)) options.push_back(*o);
+        if (auto r = isc::applyOptions(s.cullide, options, "ISC_CULLIDE_SET"); !r) {
+            std::fprintf(stderr, "isc_bench_broadphase: %s\n", r.error().message.c_str());
+            std::exit(2);
+        }
+    }
+    return s;
+}
+
+struct Measured {
+    double stepMs = 0, collisionMs = 0, passed = 0, lost = -1;
+};
+std::map<std::pair<std::string, int>, Measured> g_measured;
+
+void runPile(benchmark::State& state, const std::string& mode) {
+    const int bodies = int(state.range(0));
+    const int steps = stepsFor(bodies);
+    const bool cullide = mode != "dbvt";
+    if (cullide && !g_context) {
+        state.SkipWithError("no GL context");
+        return;
+    }
+    auto pile = isc::scenes::makeBunnyPile(bodies, 1);
+    if (!pile) {
+        state.SkipWithError(pile.error().message.c_str());
+        return;
+    }
+    std::map<std::string, double> sum;
+    double lost = 0;
+    int runs = 0;
+    for (auto _ : state) {
+        state.PauseTiming();
+        isc::bullet::WorldSettings ws;
+        ws.detector = "cpu";
+        ws.broadphase = "dbvt";
+        auto world = isc::bullet::RigidWorld::create(ws);
+        if (!world) {
+            state.SkipWithError(world.error().message.c_str());
+            return;
+        }
+        // The world's own broadphase swapped for ours, settings from the environment.
+        std::unique_ptr<isc::bullet::CullideBroadphase> ours;
+        btDiscreteDynamicsWorld& dw = (*world)->world();
+        if (cullide) {
+            auto b = isc::bullet::CullideBroadphase::create(broadphaseSettings());
+            if (!b) {
+                state.SkipWithError(b.error().message.c_str());
+                return;
+            }
+            ours = std::move(*b);
+            ours->setValidate(mode == "cullide_validate");
+            dw.setBroadphase(ours.get());
+        }
+        (*world)->addGround(pile->groundHalfExtents);
+        for (const isc::Pose& p : pile->poses) (*world)->addMeshBody(pile->bunny, p);
+        state.ResumeTiming();
+        for (int s = 0; s < steps; ++s) {
+            const isc::bullet::StepTimes t = (*world)->step();
+            sum["step_ms"] += t.stepMs;
+            sum["collision_ms"] += t.collisionMs;
+            sum["passed_pairs"] += double(dw.getBroadphase()->getOverlappingPairCache()->getNumOverlappingPairs());
+            if (ours) {
+                const isc::bullet::BroadphaseStats& b = ours->lastStats();
+                sum["box_pairs"] += double(b.boxPairs);
+                sum["mesh_pairs"] += double(b.meshPairs);
+                sum["kept_mesh_pairs"] += double(b.keptMeshPairs);
+                sum["cullide_ms"] += b.cullideMs;
+                sum["dbvt_ms"] += b.dbvtMs;
+                lost += double(b.lostPairs);
+                const isc::DetectorStats& d = ours->lastDetectorStats();
+                sum["gpu_ms"] += d.gpuMs;
+                for (const char* c : {"pcs_objects_in", "pcs_objects", "pcs_clusters_in", "pcs_clusters",
+                                      "pcs_triangles_in", "pcs_triangles", "pairs_after_objects", "pairs_after_clusters"})
+                    sum[c] += d.counter(c);
+            } else {
+                sum["box_pairs"] += double(dw.getBroadphase()->getOverlappingPairCache()->getNumOverlappingPairs());
+            }
+        }
+        state.PauseTiming();
+        sum["final_contacts"] += (*world)->contactCount();
+        sum["final_penetration"] = std::max(sum["final_penetration"], (*world)->maxPenetration());
+        ++runs;
+        if (ours) {
+            // Bodies out before the broadphase goes (the world still points at it).
+            world->reset();
+            ours.reset();
+        }
+        state.ResumeTiming();
+    }
+    const double n = double(runs) * steps;
+    for (const auto& [name, value] : sum)
+        state.counters[name] = name.rfind("final_", 0) == 0 ? value / (name == "final_contacts" ? runs : 1) : value / n;
+    if (cullide) state.counters["lost_pairs"] = lost;
+    Measured& m = g_measured[{mode, bodies}];
+    m.stepMs = sum["step_ms"] / n;
+    m.collisionMs = sum["collision_ms"] / n;
+    m.passed = sum["passed_pairs"] / n;
+    if (mode == "cullide_validate") m.lost = lost;
+}
+
+void BM_Dbvt(benchmark::State& state) { runPile(state, "dbvt"); }
+void BM_Cullide(benchmark::State& state) { runPile(state, "cullide"); }
+void BM_CullideValidate(benchmark::State& state) { runPile(state, "cullide_validate"); }
+
+}  // namespace
+
+BENCHMARK(BM_Dbvt)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Cullide)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CullideValidate)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+int main(int argc, char** argv) {
+    if (auto ctx = isc::gl::Context::createHeadless()) {
+        g_context.emplace(std::move(*ctx));
+        std::fprintf(stderr, "GL: %s\n", g_context->info().renderer.c_str());
+    } else {
+        std::fprintf(stderr, "isc_bench_broadphase: no GL context (cullide rows skipped): %s\n",
+                     ctx.error().message.c_str());
+    }
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    std::printf("\n# isc_bench_broadphase summary (means per step)\n");
+    std::printf("| bodies | dbvt pairs | cullide pairs | ratio | dbvt step ms | cullide step ms | step ratio | "
+                "lost pairs (validate) |\n|---|---|---|---|---|---|---|---|\n");
+    for (int bodies : {100, 300, 1000}) {
+        auto d = g_measured.find({"dbvt", bodies});
+        auto c = g_measured.find({"cullide", bodies});
+        auto v = g_measured.find({"cullide_validate", bodies});
+        if (d == g_measured.end() || c == g_measured.end()) continue;
+        std::printf("| %d | %.1f | %.1f | %.3f | %.2f | %.2f | %.3f | %s |\n", bodies, d->second.passed,
+                    c->second.passed, c->second.passed / std::max(d->second.passed, 1e-9), d->second.stepMs,
+                    c->second.stepMs, c->second.stepMs / std::max(d->second.stepMs, 1e-9),
+                    v == g_measured.end() ? "-" : std::to_string(int(v->second.lost)).c_str());
+    }
+    g_context.reset();  // before static destruction (see bench/detectors/PeelBench.cpp)
+    return 0;
+}

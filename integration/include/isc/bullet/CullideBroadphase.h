@@ -1,0 +1,129 @@
+#pragma once
+/// A drop-in btBroadphaseInterface that prunes Bullet's box pairs with CULLIDE's visibility
+/// test on the GPU (Govindaraju et al.'s reducePCS; papers/001, docs/detectors/cullide.md).
+/// It keeps a btDbvtBroadphase for the proxies, ray and box queries and the box overlaps;
+/// each step, of the box pairs of two mesh bodies, only those CULLIDE cannot prove apart go
+/// to the pair cache the dispatcher walks. Pairs with any other shape (boxes, spheres,
+/// planes, compounds) pass through untouched. An app changes one line:
+///
+///     btBroadphaseInterface* broadphase = isc::bullet::CullideBroadphase::create().value().release();
+///     // instead of: new btDbvtBroadphase();
+///
+/// Which pairs are "mesh pairs": both shapes btGImpactMeshShape, btBvhTriangleMeshShape (any
+/// btTriangleMeshShape) or btConvexTriangleMeshShape. Each is tested as the dispatcher will
+/// see it: with isc::bullet::CollisionDispatcher, swollen by half its margin exactly as the
+/// dispatcher swells it (so a pair the dispatcher would find touching is never pruned); with
+/// any other dispatcher, grown by its shape's own margin (Bullet's contact distance).
+///
+/// Needs a current GL 4.5 context when created and on the thread that calls stepSimulation.
+#include "isc/core/Result.h"
+#include "isc/detect/Detector.h"
+#include "isc/detectors/CullideDetector.h"
+
+#include <BulletCollision/BroadphaseCollision/btBroadphaseInterface.h>
+#include <BulletCollision/BroadphaseCollision/btDbvtBroadphase.h>
+#include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+class btCollisionObject;
+class btCollisionShape;
+
+namespace isc {
+class Scene;
+}
+
+namespace isc::bullet {
+
+/// How CullideBroadphase prunes.
+struct CullideBroadphaseSettings {
+    /// The PCS passes' settings (resolutions, cluster size, axes, method).
+    CullideSettings cullide{};
+    /// How deep the PCS goes before a pair is dropped: Object (both objects in the object
+    /// PCS), Cluster (and overlapping surviving clusters, the default) or Triangle.
+    CullideLevel level = CullideLevel::Cluster;
+    /// Expensive check: every pruned pair is also tested exactly (the `cpu` detector on the
+    /// same swollen meshes); pairs it finds touching are counted in lostPairs (must stay 0).
+    bool validate = false;
+    /// Where warnings go (each said once). Empty: stderr.
+    std::function<void(std::string_view)> onWarning;
+};
+
+/// What the last calculateOverlappingPairs did.
+struct BroadphaseStats {
+    std::size_t boxPairs = 0;        ///< pairs btDbvtBroadphase found (box overlaps)
+    std::size_t meshPairs = 0;       ///< of them, pairs of two mesh bodies (CULLIDE's candidates)
+    std::size_t keptMeshPairs = 0;   ///< mesh pairs CULLIDE kept
+    std::size_t passedPairs = 0;     ///< pairs in the cache the dispatcher walks
+    std::size_t lostPairs = 0;       ///< settings.validate: pruned pairs found touching (a bug if not 0)
+    double dbvtMs = 0.0;             ///< btDbvtBroadphase's own update (wall clock)
+    double cullideMs = 0.0;          ///< mirroring bodies, the PCS passes and the cache update
+};
+
+class CullideBroadphase : public btBroadphaseInterface {
+public:
+    /// Creates the CULLIDE passes (compiles their shaders). Errors: no current GL context,
+    /// settings out of range (the messages of isc::createCullideDetector).
+    [[nodiscard]] static Result<std::unique_ptr<CullideBroadphase>> create(CullideBroadphaseSettings settings = {});
+    ~CullideBroadphase() override;
+    CullideBroadphase(const CullideBroadphase&) = delete;
+    CullideBroadphase& operator=(const CullideBroadphase&) = delete;
+
+    btBroadphaseProxy* createProxy(const btVector3& aabbMin, const btVector3& aabbMax, int shapeType, void* userPtr,
+                                   int collisionFilterGroup, int collisionFilterMask, btDispatcher* dispatcher) override;
+    void destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher) override;
+    void setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax,
+                 btDispatcher* dispatcher) override;
+    void getAabb(btBroadphaseProxy* proxy, btVector3& aabbMin, btVector3& aabbMax) const override;
+    void rayTest(const btVector3& rayFrom, const btVector3& rayTo, btBroadphaseRayCallback& rayCallback,
+                 const btVector3& aabbMin = btVector3(0, 0, 0), const btVector3& aabbMax = btVector3(0, 0, 0)) override;
+    void aabbTest(const btVector3& aabbMin, const btVector3& aabbMax, btBroadphaseAabbCallback& callback) override;
+    /// btDbvtBroadphase's update, then CULLIDE over its mesh pairs, then the pruned cache.
+    void calculateOverlappingPairs(btDispatcher* dispatcher) override;
+    /// The pruned cache (what the dispatcher walks; its pairs carry the algorithms).
+    btOverlappingPairCache* getOverlappingPairCache() override { return cache_.get(); }
+    const btOverlappingPairCache* getOverlappingPairCache() const override { return cache_.get(); }
+    void getBroadphaseAabb(btVector3& aabbMin, btVector3& aabbMax) const override;
+    void resetPool(btDispatcher* dispatcher) override;
+    void printStats() override;
+
+    /// The box broadphase inside (its cache holds every box pair).
+    btDbvtBroadphase& dbvt() { return *dbvt_; }
+    const BroadphaseStats& lastStats() const { return stats_; }
+    /// The CULLIDE passes' counters of the last step (pcs_objects, pcs_clusters, gpu_ms, ...).
+    const DetectorStats& lastDetectorStats() const { return detectorStats_; }
+    const CullideBroadphaseSettings& settings() const { return settings_; }
+    /// Turns settings.validate on or off (from the next step).
+    void setValidate(bool validate);
+
+    /// True when `shape` takes part in the pruning (see the class comment).
+    static bool isMeshShape(const btCollisionShape* shape);
+
+private:
+    CullideBroadphase() = default;
+    struct Body;
+    struct MeshEntry;
+    void warnOnce(const std::string& key, const std::string& message);
+    // The body's object in scene_ (made or remade on demand), or -1 when it cannot take part.
+    std::int64_t objectOf(const btCollisionObject& body, btDispatcher* dispatcher);
+
+    CullideBroadphaseSettings settings_;
+    std::unique_ptr<btDbvtBroadphase> dbvt_;
+    std::unique_ptr<btHashedOverlappingPairCache> cache_;
+    std::unique_ptr<CullideDetector> cullide_;
+    std::unique_ptr<Detector> exact_;  // settings.validate
+    std::unique_ptr<Scene> scene_;
+    std::map<std::pair<const btCollisionShape*, float>, std::unique_ptr<MeshEntry>> meshes_;
+    std::unordered_map<const btCollisionObject*, std::unique_ptr<Body>> bodies_;
+    std::vector<float> fatten_;  // per scene object
+    std::vector<std::string> warned_;
+    BroadphaseStats stats_;
+    DetectorStats detectorStats_;
+};
+
+}  // namespace isc::bullet

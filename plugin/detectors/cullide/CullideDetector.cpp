@@ -1,0 +1,606 @@
+#include "isc/detectors/CullideDetector.h"
+
+#include "isc/detect/Registry.h"
+
+#include "CullideHierarchy.h"
+#include "CullideNarrowphase.h"
+#include "CullidePasses.h"
+
+#include "isc/core/Assert.h"
+#include "isc/gl/Gl.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+
+namespace isc {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+void addCount(DetectorStats& stats, std::string_view name, double value) {
+    stats.count(name, stats.counter(name) + value);
+}
+
+// Storage a level's view may take: the depth words (16 bytes per pixel) of the compute
+// passes, the fragment lists of the self level. A larger view gets coarser pixels.
+constexpr double kMaxDepthBytes = 64.0 * 1024 * 1024;
+constexpr double kMaxSelfBytes = 128.0 * 1024 * 1024;
+constexpr std::uint32_t kMaxViewSide = 8192;
+
+float longest(const Aabb& b) { return std::max({b.extent().x, b.extent().y, b.extent().z}); }
+
+// One view per axis over `lateral` (across) and `depthBox` (along), pixels of `pixel` world
+// units, coarsened so that no view holds more than `maxPixels` pixels.
+std::vector<cullide::View> makeViews(const Aabb& lateral, const Aabb& depthBox, float pixel, int axes,
+                                     double maxPixels, DetectorStats& stats) {
+    std::vector<cullide::View> views;
+    for (int ai = 0; ai < (axes == 3 ? 3 : 1); ++ai) {
+        const int w = axes == 3 ? ai : 2, u = (w + 1) % 3, v = (w + 2) % 3;
+        const float eu = std::max(lateral.max[u] - lateral.min[u], 0.0f);
+        const float ev = std::max(lateral.max[v] - lateral.min[v], 0.0f);
+        float p = std::max(pixel, 1e-30f);
+        auto side = [&](float e) { return double(std::ceil(e / p)) + 1.0; };
+        if (side(eu) * side(ev) > maxPixels || side(eu) > kMaxViewSide || side(ev) > kMaxViewSide) {
+            // Coarser pixels until it fits (conservative: only less is pruned).
+            const double scale = std::max({std::sqrt(side(eu) * side(ev) / maxPixels), side(eu) / kMaxViewSide,
+                                           side(ev) / kMaxViewSide});
+            p = float(double(p) * scale * 1.01);
+            addCount(stats, "coarsened_views", 1);
+        }
+        cullide::View view;
+        view.axis = w;
+        view.origin = Vec3(lateral.min[u], lateral.min[v], depthBox.min[w]);
+        view.pixel = p;
+        view.depth = std::max(depthBox.max[w] - depthBox.min[w], 1e-30f);
+        view.width = static_cast<std::uint32_t>(side(eu));
+        view.height = static_cast<std::uint32_t>(side(ev));
+        views.push_back(view);
+    }
+    addCount(stats, "views", double(views.size()));
+    return views;
+}
+
+}  // namespace
+
+struct CullideDetector::Impl {
+    DetectorSettings common;
+    CullideSettings settings;
+    cullide::Passes passes;
+    std::unique_ptr<cullide::Hierarchies> hierarchies;
+    cullide::Narrowphase narrowphase;
+
+    // What the levels leave.
+    struct Pcs {
+        std::vector<std::uint32_t> pairs;                       // candidate indices of the inter pairs left
+        std::vector<std::vector<std::uint32_t>> survivors;      // per object: its triangles left (inter)
+        std::vector<std::vector<std::uint32_t>> selfSurvivors;  // per object: its triangles left (self)
+        std::vector<std::uint32_t> selfPairs;                   // candidate indices of the self pairs served
+    };
+    isc::Result<void> pipeline(const Scene& scene, std::span<const ObjectPair> candidates, CullideLevel limit,
+                               bool withSelf, std::span<const float> fatten, Pcs& out, DetectorStats& stats);
+};
+
+isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<const ObjectPair> candidates,
+                                                  CullideLevel limit, bool withSelf, std::span<const float> fatten,
+                                                  Pcs& res, DetectorStats& stats) {
+    const auto tSetup = Clock::now();
+    const CullideSettings& st = settings;
+    // The paper's occlusion queries at the object and cluster levels; at the triangle level one
+    // query per triangle and pass would be millions per call, so that level always computes.
+    const bool queries = st.method == "queries";
+    const std::size_t n = scene.objectCount();
+    res = {};
+    res.survivors.resize(n);
+    res.selfSurvivors.resize(n);
+    for (const ObjectPair& p : candidates)
+        if (p.a >= n || p.b >= n)
+            return fail("CullideDetector: candidate pair (" + std::to_string(p.a) + ", " + std::to_string(p.b) +
+                        ") names an object the scene does not have");
+    if (!fatten.empty() && fatten.size() != n)
+        return fail("CullideDetector::prunePairs(): fatten has " + std::to_string(fatten.size()) +
+                    " entries, the scene " + std::to_string(n) + " objects");
+
+    // Objects taking part; unusable ones are skipped (a warning for a bad pose).
+    std::vector<char> state(n, 0);  // 0 unused, 1 ok, 2 skipped
+    for (const ObjectPair& p : candidates) {
+        if (p.a == p.b && !withSelf) continue;
+        for (ObjectId o : {p.a, p.b}) {
+            if (state[o] != 0) continue;
+            state[o] = 1;
+            if (!scene.isActive(o)) {
+                state[o] = 2;
+            } else if (!scene.pose(o).isFinite()) {
+                state[o] = 2;
+                stats.warnings.push_back("object " + std::to_string(o) +
+                                         " has a non-finite pose (NaN or Inf): skipped this step");
+            }
+        }
+    }
+    const bool slotsChanged = hierarchies->sync(scene);
+    auto grow = [&](ObjectId o) { return fatten.empty() ? 0.0f : std::max(0.0f, fatten[o]); };
+
+    // World boxes (grown by the object's fattening): rigid from the hierarchy root, deformed
+    // from the vertices. The GPU's round-off bound scales with the largest coordinate.
+    std::vector<Aabb> box(n);
+    float scale = 0.0f;
+    for (ObjectId o = 0; o < n; ++o) {
+        if (state[o] != 1) continue;
+        const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
+        if (scene.isDeformed(o)) {
+            const Pose& pose = scene.pose(o);
+            for (const Vec3& v : scene.localVertices(o)) box[o].grow(pose.apply(v));
+            const float m = std::max({std::fabs(box[o].min.x), std::fabs(box[o].min.y), std::fabs(box[o].min.z),
+                                      std::fabs(box[o].max.x), std::fabs(box[o].max.y), std::fabs(box[o].max.z)});
+            box[o] = box[o].expanded(m * 2e-6f);
+        } else {
+            box[o] = cullide::worldBox(h.bvh.nodes()[0].box, scene.pose(o));
+        }
+        const Aabb local = h.mesh->localBounds();
+        for (int k = 0; k < 3; ++k)
+            scale = std::max({scale, std::fabs(box[o].min[k]), std::fabs(box[o].max[k]), std::fabs(local.min[k]),
+                              std::fabs(local.max[k])});
+    }
+    const float eps = 4e-6f * scale + 1e-30f;
+    for (ObjectId o = 0; o < n; ++o)
+        if (state[o] == 1) box[o] = box[o].expanded(grow(o) + eps);
+
+    // Inter pairs whose grown boxes meet (others cannot collide).
+    std::vector<std::uint32_t> pairs;
+    for (std::uint32_t c = 0; c < candidates.size(); ++c) {
+        const ObjectPair p = candidates[c];
+        if (p.a == p.b || state[p.a] != 1 || state[p.b] != 1) continue;
+        if (box[p.a].overlaps(box[p.b])) pairs.push_back(c);
+    }
+    passes.sync(scene, hierarchies->slotTriangles(), slotsChanged);
+    stats.count("cpu_setup_ms", msSince(tSetup));
+
+    // Views of a set of pairs: across, the union of the pairs' box intersections (only there
+    // can they collide); along, the union of their objects' boxes.
+    auto pairViews = [&](std::span<const std::uint32_t> ps, int resolution, double maxPixels) {
+        Aabb lateral, along;
+        float smallest = INFINITY;
+        for (std::uint32_t c : ps) {
+            const ObjectPair p = candidates[c];
+            lateral.grow(box[p.a].intersection(box[p.b]));
+            along.grow(box[p.a]);
+            along.grow(box[p.b]);
+            smallest = std::min({smallest, longest(box[p.a]), longest(box[p.b])});
+        }
+        return makeViews(lateral, along, smallest / float(resolution), st.axes, maxPixels, stats);
+    };
+    // Groups of a level: its objects, numbered densely (fragments of one object never hide
+    // each other: the PCS is tested object against object).
+    std::vector<std::uint32_t> groupOf(n, 0);
+    auto numberGroups = [&](std::span<const std::uint32_t> ps) {
+        std::vector<ObjectId> objects;
+        for (std::uint32_t c : ps) objects.push_back(candidates[c].a), objects.push_back(candidates[c].b);
+        std::sort(objects.begin(), objects.end());
+        objects.erase(std::unique(objects.begin(), objects.end()), objects.end());
+        for (std::uint32_t g = 0; g < objects.size(); ++g) groupOf[objects[g]] = g;
+        return objects;
+    };
+    std::vector<gl::CullideItem> items;
+    std::vector<std::uint32_t> alive;
+    auto addItem = [&](ObjectId o, std::uint32_t firstSlot, std::uint32_t count, std::uint32_t group,
+                       std::uint32_t& work) {
+        items.push_back({o, firstSlot, count, work, group, grow(o), 0u, 0u});
+        work += count;
+    };
+    auto runLevel = [&](const char* name, const char* counterIn, const char* counterOut, const char* gpuCounter,
+                        std::uint32_t work, std::uint32_t groups, std::vector<cullide::View> views,
+                        bool self, bool byQueries, bool perSlot,
+                        std::span<const glm::vec4> boxes = {}) -> isc::Result<void> {
+        cullide::Level level;
+        level.name = name;
+        level.items = items;
+        level.workCount = work;
+        level.groupCount = groups;
+        level.views = std::move(views);
+        level.epsilon = eps;
+        level.self = self;
+        level.queries = byQueries;
+        level.perSlot = perSlot;
+        level.boxes = boxes;
+        cullide::LevelResult lr;
+        if (auto r = passes.run(level, alive, lr); !r) return r;
+        addCount(stats, counterIn, double(level.members()));
+        addCount(stats, counterOut, double(lr.alive));
+        addCount(stats, gpuCounter, lr.gpuMs);
+        addCount(stats, "gpu_ms", lr.gpuMs);
+        addCount(stats, "readback_ms", lr.readbackMs);
+        addCount(stats, "fragments", lr.fragments);
+        addCount(stats, "queries", lr.queries);
+        addCount(stats, std::string("run_") + name + "_ms", lr.runMs);
+        if (self) addCount(stats, "self_overflow_pixels", lr.overflow);
+        return {};
+    };
+
+    // World boxes of each object's clusters (the largest subtrees of its BVH with at most
+    // clusterSize triangles; with clusterSize 0 the whole object), grown by the fattening.
+    std::vector<std::vector<Aabb>> clusterBox(n);
+    std::vector<std::vector<cullide::Cluster>> wholeObject(n);  // clusterSize 0: one cluster per object
+    auto clustersOf = [&](ObjectId o) -> std::span<const cullide::Cluster> {
+        const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
+        if (st.clusterSize > 0) return h.clusters;
+        return wholeObject[o];
+    };
+    if (!pairs.empty()) {
+        const auto t0 = Clock::now();
+        const std::vector<ObjectId> objects = numberGroups(pairs);
+        for (ObjectId o : objects)
+            if (st.clusterSize == 0)
+                wholeObject[o] = {{0u, static_cast<std::uint32_t>(scene.objectMesh(o).triangleCount()), 0u}};
+#pragma omp parallel for schedule(dynamic, 4)
+        for (std::size_t oi = 0; oi < objects.size(); ++oi) {
+            const ObjectId o = objects[oi];
+            const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
+            const auto cl = clustersOf(o);
+            clusterBox[o].resize(cl.size());
+            if (scene.isDeformed(o)) {
+                const Pose& pose = scene.pose(o);
+                const auto local = scene.localVertices(o);
+                const auto tris = h.mesh->triangles();
+                const auto slots = h.bvh.slotTriangles();
+                for (std::size_t k = 0; k < cl.size(); ++k) {
+                    Aabb b;
+                    for (std::uint32_t s = cl[k].firstSlot; s < cl[k].firstSlot + cl[k].slotCount; ++s)
+                        for (int c = 0; c < 3; ++c) b.grow(pose.apply(local[tris[slots[s]][c]]));
+                    const float m = std::max({std::fabs(b.min.x), std::fabs(b.min.y), std::fabs(b.min.z),
+                                              std::fabs(b.max.x), std::fabs(b.max.y), std::fabs(b.max.z)});
+                    clusterBox[o][k] = b.expanded(m * 2e-6f + grow(o) + eps);
+                }
+            } else {
+                for (std::size_t k = 0; k < cl.size(); ++k)
+                    clusterBox[o][k] = cullide::worldBox(h.bvh.nodes()[cl[k].node].box, scene.pose(o))
+                                           .expanded(grow(o) + eps);
+            }
+        }
+        stats.count("cpu_boxes_ms", msSince(t0));
+    }
+
+    // Level 1: objects (paper Figure 1, first reducePCS). By default each object is drawn as
+    // the boxes of its clusters (settings.objectBoxes; a box holds its triangles, so this is
+    // conservative and costs a box per cluster instead of every triangle); the paper draws
+    // the triangles themselves (objectBoxes false, and always with method "queries").
+    if (!pairs.empty()) {
+        const auto t0 = Clock::now();
+        const std::vector<ObjectId> objects = numberGroups(pairs);
+        items.clear();
+        std::uint32_t work = 0;
+        const bool byBoxes = st.objectBoxes && !queries;
+        std::vector<glm::vec4> boxes;
+        for (ObjectId o : objects) {
+            const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
+            if (byBoxes) {
+                addItem(o, static_cast<std::uint32_t>(boxes.size() / 2), static_cast<std::uint32_t>(clusterBox[o].size()),
+                        groupOf[o], work);
+                for (const Aabb& b : clusterBox[o]) boxes.push_back(glm::vec4(b.min, 0.0f)), boxes.push_back(glm::vec4(b.max, 0.0f));
+            } else {
+                addItem(o, h.slotBase, static_cast<std::uint32_t>(h.mesh->triangleCount()), groupOf[o], work);
+            }
+        }
+        if (auto r = runLevel("object", "pcs_objects_in", "pcs_objects", "gpu_object_ms", work,
+                              static_cast<std::uint32_t>(objects.size()),
+                              pairViews(pairs, st.objectResolution, kMaxDepthBytes / 16), false, queries, false, boxes);
+            !r)
+            return r;
+        std::vector<char> in(n, 0);
+        for (std::size_t i = 0; i < objects.size(); ++i) in[objects[i]] = alive[i] != 0;
+        std::erase_if(pairs, [&](std::uint32_t c) { return !in[candidates[c].a] || !in[candidates[c].b]; });
+        stats.count("pairs_after_objects", double(pairs.size()));
+        stats.count("cpu_object_ms", msSince(t0));
+    }
+
+    // Level 2: clusters of each object's hierarchy, cut to the partners' boxes, then each
+    // pair kept only when surviving clusters of both sides overlap.
+    // clusterWanted[o]: per cluster of o, whether its triangles go to the triangle level.
+    std::vector<std::vector<char>> clusterWanted(n);
+    if (!pairs.empty() && limit != CullideLevel::Object) {
+        const auto t0 = Clock::now();
+        const std::vector<ObjectId> objects = numberGroups(pairs);
+        // Clusters that reach a partner's box (per object, over its partners).
+        std::vector<std::vector<ObjectId>> partners(n);
+        for (std::uint32_t c : pairs) {
+            partners[candidates[c].a].push_back(candidates[c].b);
+            partners[candidates[c].b].push_back(candidates[c].a);
+        }
+        std::vector<std::vector<char>> need(n);
+#pragma omp parallel for schedule(dynamic, 4)
+        for (std::size_t oi = 0; oi < objects.size(); ++oi) {
+            const ObjectId o = objects[oi];
+            need[o].assign(clusterBox[o].size(), 0);
+            for (std::size_t k = 0; k < clusterBox[o].size(); ++k)
+                for (ObjectId y : partners[o])
+                    if (clusterBox[o][k].overlaps(box[y])) {
+                        need[o][k] = 1;
+                        break;
+                    }
+        }
+        std::vector<std::vector<char>> survived(n);
+        if (st.clusterSize > 0) {
+            items.clear();
+            std::vector<std::pair<ObjectId, std::uint32_t>> itemCluster;
+            std::uint32_t work = 0;
+            for (ObjectId o : objects) {
+                const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
+                for (std::uint32_t k = 0; k < h.clusters.size(); ++k) {
+                    if (!need[o][k]) continue;
+                    addItem(o, h.slotBase + h.clusters[k].firstSlot, h.clusters[k].slotCount, groupOf[o], work);
+                    itemCluster.push_back({o, k});
+                }
+            }
+            if (auto r = runLevel("cluster", "pcs_clusters_in", "pcs_clusters", "gpu_cluster_ms", work,
+                                  static_cast<std::uint32_t>(objects.size()),
+                                  pairViews(pairs, st.clusterResolution, kMaxDepthBytes / 16), false, queries, false);
+                !r)
+                return r;
+            for (ObjectId o : objects) survived[o].assign(clustersOf(o).size(), 0);
+            for (std::size_t i = 0; i < itemCluster.size(); ++i)
+                survived[itemCluster[i].first][itemCluster[i].second] = alive[i] != 0 ? 1 : 0;
+        } else {
+            survived = need;
+        }
+        // Per pair: surviving clusters of each side that meet a surviving cluster of the other
+        // (in parallel over pairs; the flags are only ever set to 1).
+        for (ObjectId o : objects) clusterWanted[o].assign(clustersOf(o).size(), 0);
+        std::vector<char> keep(pairs.size(), 0);
+#pragma omp parallel for schedule(dynamic, 8)
+        for (std::size_t pi = 0; pi < pairs.size(); ++pi) {
+            const ObjectPair p = candidates[pairs[pi]];
+            std::vector<std::uint32_t> ka, kb;
+            for (std::uint32_t k = 0; k < clusterBox[p.a].size(); ++k)
+                if (survived[p.a][k] && clusterBox[p.a][k].overlaps(box[p.b])) ka.push_back(k);
+            for (std::uint32_t k = 0; k < clusterBox[p.b].size(); ++k)
+                if (survived[p.b][k] && clusterBox[p.b][k].overlaps(box[p.a])) kb.push_back(k);
+            std::vector<char> wantA(ka.size(), 0), wantB(kb.size(), 0);
+            for (std::size_t x = 0; x < ka.size(); ++x)
+                for (std::size_t y = 0; y < kb.size(); ++y)
+                    if (clusterBox[p.a][ka[x]].overlaps(clusterBox[p.b][kb[y]])) wantA[x] = wantB[y] = 1;
+            for (std::size_t x = 0; x < ka.size(); ++x)
+                if (wantA[x]) {
+                    keep[pi] = 1;
+#pragma omp atomic write
+                    clusterWanted[p.a][ka[x]] = 1;
+                }
+            for (std::size_t y = 0; y < kb.size(); ++y)
+                if (wantB[y]) {
+#pragma omp atomic write
+                    clusterWanted[p.b][kb[y]] = 1;
+                }
+        }
+        std::vector<std::uint32_t> kept;
+        for (std::size_t pi = 0; pi < pairs.size(); ++pi)
+            if (keep[pi]) kept.push_back(pairs[pi]);
+        pairs = std::move(kept);
+        stats.count("pairs_after_clusters", double(pairs.size()));
+        stats.count("cpu_cluster_ms", msSince(t0));
+    }
+
+    // Level 3: every triangle of the clusters left is a member of the PCS (the items are the
+    // clusters, their slots the members).
+    if (!pairs.empty() && limit == CullideLevel::Triangle) {
+        const auto t0 = Clock::now();
+        const std::vector<ObjectId> objects = numberGroups(pairs);
+        items.clear();
+        std::uint32_t work = 0;
+        for (ObjectId o : objects) {
+            const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
+            if (st.clusterSize == 0) {
+                if (!clusterWanted[o].empty() && clusterWanted[o][0])
+                    addItem(o, h.slotBase, static_cast<std::uint32_t>(h.mesh->triangleCount()), groupOf[o], work);
+                continue;
+            }
+            for (std::uint32_t k = 0; k < h.clusters.size(); ++k)
+                if (clusterWanted[o][k])
+                    addItem(o, h.slotBase + h.clusters[k].firstSlot, h.clusters[k].slotCount, groupOf[o], work);
+        }
+        if (auto r = runLevel("triangle", "pcs_triangles_in", "pcs_triangles", "gpu_triangle_ms", work,
+                              static_cast<std::uint32_t>(objects.size()),
+                              pairViews(pairs, st.resolution, kMaxDepthBytes / 16), false, false, true);
+            !r)
+            return r;
+        for (const gl::CullideItem& it : items) {
+            const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(it.object));
+            const auto slots = h.bvh.slotTriangles();
+            for (std::uint32_t k = 0; k < it.slotCount; ++k)
+                if (alive[it.workStart + k]) res.survivors[it.object].push_back(slots[it.firstSlot - h.slotBase + k]);
+        }
+        for (ObjectId o : objects) std::sort(res.survivors[o].begin(), res.survivors[o].end());
+        // A pair goes on when both sides kept a triangle.
+        std::erase_if(pairs, [&](std::uint32_t c) {
+            return res.survivors[candidates[c].a].empty() || res.survivors[candidates[c].b].empty();
+        });
+        stats.count("pairs_after_triangles", double(pairs.size()));
+        stats.count("cpu_triangle_ms", msSince(t0));
+    }
+    res.pairs = std::move(pairs);
+
+    // The self level (Boldt & Meyer section 4): each triangle of a self pair's object against
+    // the non-adjacent triangles of the same object.
+    if (withSelf) {
+        const auto t0 = Clock::now();
+        std::vector<ObjectId> objects;
+        for (std::uint32_t c = 0; c < candidates.size(); ++c) {
+            const ObjectPair p = candidates[c];
+            if (p.a != p.b || state[p.a] != 1) continue;
+            if (std::find(objects.begin(), objects.end(), p.a) == objects.end()) objects.push_back(p.a);
+            res.selfPairs.push_back(c);
+        }
+        if (objects.size() > CULLIDE_SELF_MAX_GROUPS)
+            return fail("CullideDetector: " + std::to_string(objects.size()) + " objects with self pairs in one call; "
+                        "the self level holds at most " + std::to_string(CULLIDE_SELF_MAX_GROUPS));
+        items.clear();
+        std::uint32_t work = 0;
+        Aabb all;
+        float smallest = INFINITY;
+        for (std::uint32_t g = 0; g < objects.size(); ++g) {
+            const ObjectId o = objects[g];
+            const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
+            if (h.mesh->triangleCount() > CULLIDE_SELF_MAX_TRIANGLES)
+                return fail("CullideDetector: object " + std::to_string(o) + " has " +
+                            std::to_string(h.mesh->triangleCount()) + " triangles; the self level holds at most " +
+                            std::to_string(CULLIDE_SELF_MAX_TRIANGLES) + " per object");
+            addItem(o, h.slotBase, static_cast<std::uint32_t>(h.mesh->triangleCount()), g, work);
+            all.grow(box[o]);
+            smallest = std::min(smallest, longest(box[o]));
+        }
+        if (!objects.empty()) {
+            const double maxPixels = kMaxSelfBytes / (8.0 * st.selfLayers);
+            if (auto r = runLevel("self", "self_triangles_in", "self_triangles", "gpu_self_ms", work,
+                                  static_cast<std::uint32_t>(objects.size()),
+                                  makeViews(all, all, smallest / float(st.resolution), st.axes, maxPixels, stats), true,
+                                  false, true);
+                !r)
+                return r;
+            for (const gl::CullideItem& it : items) {
+                const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(it.object));
+                const auto slots = h.bvh.slotTriangles();
+                for (std::uint32_t k = 0; k < it.slotCount; ++k)
+                    if (alive[it.workStart + k])
+                        res.selfSurvivors[it.object].push_back(slots[it.firstSlot - h.slotBase + k]);
+            }
+            for (ObjectId o : objects) std::sort(res.selfSurvivors[o].begin(), res.selfSurvivors[o].end());
+        }
+        stats.count("cpu_self_ms", msSince(t0));
+    }
+    return {};
+}
+
+CullideDetector::CullideDetector(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CullideDetector::~CullideDetector() = default;
+
+Result<void> CullideDetector::detect(const Scene& scene, std::span<const ObjectPair> candidates,
+                                     DetectionOutput& out) {
+    const auto t0 = Clock::now();
+    out.clear();
+    Impl& im = *impl_;
+    Impl::Pcs res;
+    if (auto r = im.pipeline(scene, candidates, CullideLevel::Triangle, im.common.selfCollision, {}, res, out.stats); !r)
+        return r;
+    const auto tn = Clock::now();
+    // Exact jobs in candidate order.
+    std::vector<cullide::Narrowphase::Job> jobs;
+    std::size_t i = 0, j = 0;
+    while (i < res.pairs.size() || j < res.selfPairs.size()) {
+        const bool takeInter = j == res.selfPairs.size() || (i < res.pairs.size() && res.pairs[i] < res.selfPairs[j]);
+        const std::uint32_t c = takeInter ? res.pairs[i++] : res.selfPairs[j++];
+        jobs.push_back({candidates[c]});
+    }
+    im.narrowphase.run(scene, jobs, res.survivors, res.selfSurvivors, im.common.wantSegments, out);
+    DetectorStats& stats = out.stats;
+    stats.count("cpu_narrowphase_ms", msSince(tn));
+    stats.gpuMs = stats.counter("gpu_ms");
+    stats.readbackMs = stats.counter("readback_ms");
+    stats.totalMs = msSince(t0);
+    stats.cpuMs = std::max(0.0, stats.totalMs - stats.gpuMs - stats.readbackMs);
+    return {};
+}
+
+Result<void> CullideDetector::prunePairs(const Scene& scene, std::span<const ObjectPair> candidates, CullideLevel level,
+                                         std::vector<ObjectPair>& kept, DetectorStats& stats,
+                                         std::span<const float> fatten) {
+    const auto t0 = Clock::now();
+    kept.clear();
+    stats = {};
+    Impl& im = *impl_;
+    Impl::Pcs res;
+    if (auto r = im.pipeline(scene, candidates, level, false, fatten, res, stats); !r) return r;
+    if (level == CullideLevel::Triangle) {
+        // Both sides kept triangles: keep the pair when some of their boxes overlap (the
+        // narrowphase's sweep, without the exact test).
+        DetectionOutput scratch;
+        std::vector<std::uint32_t> confirmed;
+        for (std::uint32_t c : res.pairs) {
+            const ObjectPair p = candidates[c];
+            auto boxes = [&](ObjectId o) {
+                std::vector<Aabb> out;
+                const Pose& pose = scene.pose(o);
+                const auto local = scene.localVertices(o);
+                const auto tris = scene.objectMesh(o).triangles();
+                const float g = fatten.empty() ? 0.0f : fatten[o];
+                for (std::uint32_t t : res.survivors[o]) {
+                    Aabb b;
+                    for (int k = 0; k < 3; ++k) b.grow(pose.apply(local[tris[t][k]]));
+                    const float m = std::max({std::fabs(b.min.x), std::fabs(b.min.y), std::fabs(b.min.z),
+                                              std::fabs(b.max.x), std::fabs(b.max.y), std::fabs(b.max.z)});
+                    out.push_back(b.expanded(g + m * 2e-6f));
+                }
+                return out;
+            };
+            const std::vector<Aabb> ba = boxes(p.a), bb = boxes(p.b);
+            bool any = false;
+            for (std::size_t x = 0; x < ba.size() && !any; ++x)
+                for (std::size_t y = 0; y < bb.size() && !any; ++y) any = ba[x].overlaps(bb[y]);
+            if (any) confirmed.push_back(c);
+        }
+        res.pairs = std::move(confirmed);
+    }
+    for (std::uint32_t c : res.pairs) kept.push_back(candidates[c]);
+    stats.count("pairs_kept", double(kept.size()));
+    stats.gpuMs = stats.counter("gpu_ms");
+    stats.readbackMs = stats.counter("readback_ms");
+    stats.totalMs = msSince(t0);
+    stats.cpuMs = std::max(0.0, stats.totalMs - stats.gpuMs - stats.readbackMs);
+    return {};
+}
+
+Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSettings& common,
+                                                               const CullideSettings& settings) {
+    auto range = [](const char* name, int v, int lo, int hi) -> Result<void> {
+        if (v < lo || v > hi)
+            return fail(std::string("createCullideDetector(): ") + name + " " + std::to_string(v) + " is outside [" +
+                        std::to_string(lo) + ", " + std::to_string(hi) + "]");
+        return {};
+    };
+    if (settings.method != "compute" && settings.method != "queries")
+        return fail("createCullideDetector(): method \"" + settings.method +
+                    "\" is unknown; use \"compute\" or \"queries\" (the paper's occlusion queries)");
+    if (settings.axes != 1 && settings.axes != 3)
+        return fail("createCullideDetector(): axes must be 1 (z) or 3 (x, y, z), got " + std::to_string(settings.axes));
+    for (auto r : {range("resolution", settings.resolution, 8, 4096),
+                   range("clusterResolution", settings.clusterResolution, 4, 4096),
+                   range("objectResolution", settings.objectResolution, 4, 4096),
+                   range("selfLayers", settings.selfLayers, 4, 64), range("queryPool", settings.queryPool, 1, 65536)})
+        if (!r) return fail(r.error().message);
+    if (settings.clusterSize != 0)
+        if (auto r = range("clusterSize", settings.clusterSize, 4, 4096); !r)
+            return fail(r.error().message + " (0 turns the cluster level off)");
+    if (glad_glCreateBuffers == nullptr)
+        return fail("createCullideDetector(): no current GL context; create one with isc::gl::Context first");
+    auto impl = std::make_unique<CullideDetector::Impl>();
+    impl->common = common;
+    impl->settings = settings;
+    impl->hierarchies = std::make_unique<cullide::Hierarchies>(settings.clusterSize);
+    if (auto c = impl->passes.compile(settings.method == "queries", settings.selfLayers, settings.queryPool); !c)
+        return fail(c.error().message);
+    return std::unique_ptr<CullideDetector>(new CullideDetector(std::move(impl)));
+}
+
+namespace detectors {
+
+DetectorInfo cullideInfo() {
+    DetectorInfo d;
+    d.name = "cullide";
+    d.summary = "CULLIDE: GPU visibility pruning of the potentially colliding set (objects, clusters, triangles), "
+                "exact CPU narrowphase; self-intersections (Govindaraju et al.; Boldt & Meyer)";
+    d.usesGl = true;
+    d.needsClosedMeshes = false;
+    d.reportsTrianglePairs = true;
+    d.settings = describeSettings<CullideSettings>();
+    d.create = [](const DetectorSettings& common) -> Result<std::unique_ptr<Detector>> {
+        CullideSettings settings;
+        if (auto r = applyOptions(settings, common.options, "cullide"); !r) return fail(r.error().message);
+        auto c = createCullideDetector(common, settings);
+        if (!c) return fail(c.error().message);
+        return std::unique_ptr<Detector>(std::move(*c));
+    };
+    return d;
+}
+
+}  // namespace detectors
+
+}  // namespace isc

@@ -1,0 +1,144 @@
+#include "CullideNarrowphase.h"
+
+#include "isc/geometry/SweepAndPrune.h"
+#include "isc/geometry/TriangleTriangle.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace isc::cullide {
+
+namespace {
+
+// Outward rounding of a double bound to float (one float ulp of padding, as Bvh does).
+inline float roundDown(double x) {
+    const float f = static_cast<float>(x);
+    return f - (std::fabs(f) * 0x1.0p-23f + 0x1.0p-126f);
+}
+inline float roundUp(double x) {
+    const float f = static_cast<float>(x);
+    return f + (std::fabs(f) * 0x1.0p-23f + 0x1.0p-126f);
+}
+
+}  // namespace
+
+void Narrowphase::pose(const Scene& scene, ObjectId o, std::span<const std::uint32_t> triangles, Posed& out) const {
+    const Pose& pose = scene.pose(o);
+    const std::span<const Vec3> local = scene.localVertices(o);
+    const std::span<const UVec3> tris = scene.objectMesh(o).triangles();
+    out.corners.resize(3 * triangles.size());
+    out.boxes.resize(triangles.size());
+    out.all = Aabb{};
+    for (std::size_t i = 0; i < triangles.size(); ++i) {
+        const UVec3 t = tris[triangles[i]];
+        DVec3 lo(INFINITY), hi(-INFINITY);
+        for (int k = 0; k < 3; ++k) {
+            // Exactly as geometry::PosedMesh computes world vertices.
+            const DVec3 w = pose.applyDouble(local[t[k]]);
+            out.corners[3 * i + std::size_t(k)] = w;
+            lo = glm::min(lo, w);
+            hi = glm::max(hi, w);
+        }
+        Aabb& b = out.boxes[i];
+        b.min = Vec3(roundDown(lo.x), roundDown(lo.y), roundDown(lo.z));
+        b.max = Vec3(roundUp(hi.x), roundUp(hi.y), roundUp(hi.z));
+        out.all.grow(b);
+    }
+}
+
+void Narrowphase::run(const Scene& scene, std::span<const Job> jobs,
+                      std::span<const std::vector<std::uint32_t>> survivors,
+                      std::span<const std::vector<std::uint32_t>> selfSurvivors, bool wantSegments,
+                      DetectionOutput& out) {
+    // World corners of every survivor list a job needs, once, in parallel.
+    posed_.resize(scene.objectCount());
+    posedSelf_.resize(scene.objectCount());
+    std::vector<char> need(scene.objectCount(), 0);
+    for (const Job& j : jobs) {
+        if (j.pair.a == j.pair.b) need[j.pair.a] |= 2;
+        else need[j.pair.a] |= 1, need[j.pair.b] |= 1;
+    }
+    std::vector<std::pair<ObjectId, int>> lists;
+    for (ObjectId o = 0; o < scene.objectCount(); ++o) {
+        if (need[o] & 1) lists.push_back({o, 1});
+        if (need[o] & 2) lists.push_back({o, 2});
+    }
+#pragma omp parallel for schedule(dynamic, 2)
+    for (std::size_t i = 0; i < lists.size(); ++i) {
+        const auto [o, kind] = lists[i];
+        if (kind == 1) pose(scene, o, survivors[o], posed_[o]);
+        else pose(scene, o, selfSurvivors[o], posedSelf_[o]);
+    }
+
+    std::vector<PairResult> results(jobs.size());
+    std::vector<double> tests(jobs.size(), 0.0);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (std::size_t ji = 0; ji < jobs.size(); ++ji) {
+        const ObjectPair p = jobs[ji].pair;
+        PairResult& r = results[ji];
+        r.pair = p;
+        const bool self = p.a == p.b;
+        const Posed& A = self ? posedSelf_[p.a] : posed_[p.a];
+        const Posed& B = self ? posedSelf_[p.b] : posed_[p.b];
+        const std::span<const std::uint32_t> ta = self ? selfSurvivors[p.a] : survivors[p.a];
+        const std::span<const std::uint32_t> tb = self ? selfSurvivors[p.b] : survivors[p.b];
+        if (ta.empty() || tb.empty()) continue;
+        // Each side cut to the other side's box, then sweep and prune over the world boxes.
+        std::vector<std::uint32_t> ia, ib;
+        std::vector<Aabb> ba, bb;
+        for (std::uint32_t i = 0; i < ta.size(); ++i)
+            if (A.boxes[i].overlaps(B.all)) ia.push_back(i), ba.push_back(A.boxes[i]);
+        for (std::uint32_t j = 0; j < tb.size(); ++j)
+            if (B.boxes[j].overlaps(A.all)) ib.push_back(j), bb.push_back(B.boxes[j]);
+        std::vector<TrianglePair> boxPairs;
+        geometry::sweepAndPrune(ba, bb, boxPairs);
+        const std::span<const UVec3> tris = scene.objectMesh(p.a).triangles();
+        for (const TrianglePair& bp : boxPairs) {
+            const std::uint32_t i = ia[bp.a], j = ib[bp.b];
+            if (self) {
+                if (ta[i] >= tb[j]) continue;  // each unordered pair once, never a triangle with itself
+                const UVec3 x = tris[ta[i]], y = tris[tb[j]];
+                bool neighbours = false;
+                for (int u = 0; u < 3; ++u)
+                    for (int v = 0; v < 3; ++v) neighbours = neighbours || x[u] == y[v];
+                if (neighbours) continue;  // share a vertex: they touch by construction (as the reference)
+            }
+            const DVec3* P = &A.corners[3 * std::size_t(i)];
+            const DVec3* Q = &B.corners[3 * std::size_t(j)];
+            tests[ji] += 1;
+            if (!wantSegments) {
+                if (geometry::trianglesIntersect(P, Q)) r.triangles.push_back({ta[i], tb[j]});
+                continue;
+            }
+            DVec3 p0(0.0), p1(0.0);
+            if (geometry::triangleIntersection(P, Q, p0, p1) != geometry::TriangleContact::None) {
+                r.triangles.push_back({ta[i], tb[j]});
+                r.segments.push_back({Vec3(p0), Vec3(p1)});
+            }
+        }
+        if (!r.segments.empty()) {
+            // Sort both by triangle pair.
+            std::vector<std::uint32_t> order(r.triangles.size());
+            for (std::uint32_t k = 0; k < order.size(); ++k) order[k] = k;
+            std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return r.triangles[x] < r.triangles[y]; });
+            std::vector<TrianglePair> t(order.size());
+            std::vector<Segment> s(order.size());
+            for (std::size_t k = 0; k < order.size(); ++k) t[k] = r.triangles[order[k]], s[k] = r.segments[order[k]];
+            r.triangles = std::move(t);
+            r.segments = std::move(s);
+        } else {
+            std::sort(r.triangles.begin(), r.triangles.end());
+        }
+    }
+    double testsAll = 0, positives = 0;
+    for (std::size_t ji = 0; ji < jobs.size(); ++ji) {
+        testsAll += tests[ji];
+        if (results[ji].triangles.empty()) continue;
+        positives += double(results[ji].triangles.size());
+        out.pairs.push_back(std::move(results[ji]));
+    }
+    out.stats.count("tri_tri_tests", testsAll);
+    out.stats.count("positive_tests", positives);
+}
+
+}  // namespace isc::cullide

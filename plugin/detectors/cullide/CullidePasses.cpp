@@ -1,0 +1,285 @@
+#include "CullidePasses.h"
+
+#include "isc/core/Assert.h"
+#include "isc/scene/Scene.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace isc::cullide {
+
+static_assert(sizeof(gl::CullideItem) == 32, "CullideItem must match its std430 layout");
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+constexpr GLuint kGroup = 64;  // local_size_x of every cullide compute shader
+
+GLuint groupsFor(std::size_t n) { return static_cast<GLuint>((n + kGroup - 1) / kGroup); }
+
+// Bits of a depth key that name the group: enough for groupCount distinct groups, with the
+// all-ones pattern (the cleared front key) naming none.
+std::uint32_t idBitsFor(std::uint32_t groupCount) {
+    std::uint32_t bits = 1;
+    while ((1u << bits) <= groupCount) ++bits;
+    return bits;
+}
+
+}  // namespace
+
+Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
+    queries_ = queries;
+    selfLayers_ = selfLayers;
+    queryPool_ = queryPool;
+    auto s = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/splat.glsl"}}, {}, "cullide splat");
+    if (!s) return fail(s.error().message);
+    splat_ = std::move(*s);
+    auto sb = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/splat.glsl"}}, "#define CULLIDE_BOXES 1\n",
+                                  "cullide splat (boxes)");
+    if (!sb) return fail(sb.error().message);
+    splatBoxes_ = std::move(*sb);
+    auto u = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/update.glsl"}}, {}, "cullide update");
+    if (!u) return fail(u.error().message);
+    update_ = std::move(*u);
+    auto f = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/self.glsl"}}, {}, "cullide self");
+    if (!f) return fail(f.error().message);
+    self_ = std::move(*f);
+    if (queries_) {
+        auto q = gl::Program::create({{GL_VERTEX_SHADER, "cullide/query.vert.glsl"},
+                                      {GL_FRAGMENT_SHADER, "cullide/query.frag.glsl"}},
+                                     {}, "cullide query draw");
+        if (!q) return fail(q.error().message);
+        queryDraw_ = std::move(*q);
+        auto qu = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/update.glsl"}}, "#define CULLIDE_QUERIES 1\n",
+                                      "cullide query update");
+        if (!qu) return fail(qu.error().message);
+        queryUpdate_ = std::move(*qu);
+        pool_.reserve(std::size_t(queryPool_));
+        for (int i = 0; i < queryPool_; ++i) pool_.emplace_back("cullide occlusion query", GL_ANY_SAMPLES_PASSED_CONSERVATIVE);
+        framebuffer_ = gl::Framebuffer("cullide query depth");
+    }
+    vao_ = gl::VertexArray("cullide vao (vertex pulling)");
+    counters_.allocate(CULLIDE_COUNTER_COUNT * sizeof(std::uint32_t));
+    begin_ = gl::Query("cullide level begin", GL_TIMESTAMP);
+    end_ = gl::Query("cullide level end", GL_TIMESTAMP);
+    return {};
+}
+
+void Passes::sync(const Scene& scene, std::span<const std::uint32_t> slotTriangles, bool slotsChanged) {
+    // GpuScene keeps its meshes while the counts stay; a different scene with as many meshes
+    // (a detector reused across scenes) needs a fresh mirror.
+    bool same = sceneMeshes_.size() == scene.meshCount();
+    for (MeshId m = 0; same && m < scene.meshCount(); ++m) same = sceneMeshes_[m] == &scene.mesh(m);
+    if (!same) {
+        scene_ = gl::GpuScene("cullide scene");
+        sceneMeshes_.clear();
+        for (MeshId m = 0; m < scene.meshCount(); ++m) sceneMeshes_.push_back(&scene.mesh(m));
+    }
+    scene_.sync(scene);
+    if (slotsChanged || slots_.size() < std::max<std::size_t>(4, slotTriangles.size_bytes())) {
+        slots_.reserve(std::max<std::size_t>(4, slotTriangles.size_bytes()));
+        if (!slotTriangles.empty()) slots_.upload(0, slotTriangles.size_bytes(), slotTriangles.data());
+    }
+}
+
+void Passes::bindCommon(const Level& level) {
+    scene_.bind();
+    items_.reserve(std::max<std::size_t>(32, level.items.size_bytes()));
+    items_.upload(0, level.items.size_bytes(), level.items.data());
+    const std::size_t members = level.members();
+    alive_.reserve(std::max<std::size_t>(4, members * 4));
+    marks_.reserve(std::max<std::size_t>(4, members * 4));
+    // Every member starts in the PCS, unmarked.
+    const GLuint one = 1;
+    glClearNamedBufferSubData(alive_.id(), GL_R32UI, 0, static_cast<GLsizeiptr>(members * 4), GL_RED_INTEGER,
+                              GL_UNSIGNED_INT, &one);
+    marks_.clearZero(0, members * 4);
+    counters_.clearZero();
+    items_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ITEMS);
+    slots_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOTS);
+    alive_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ALIVE);
+    marks_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_MARKS);
+    counters_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_COUNTERS);
+}
+
+void Passes::setView(gl::Program& program, const View& view, float epsilon) const {
+    program.setUniform("uAxis", static_cast<unsigned>(view.axis));
+    program.setUniform("uOrigin", view.origin);
+    program.setUniform("uInvPixel", 1.0f / view.pixel);
+    program.setUniform("uInvDepth", 1.0f / view.depth);
+    program.setUniform("uSize", glm::uvec2(view.width, view.height));
+    program.setUniform("uEpsilon", epsilon);
+}
+
+Result<void> Passes::run(const Level& level, std::vector<std::uint32_t>& alive, LevelResult& result) {
+    const auto t0 = Clock::now();
+    result = {};
+    alive.assign(level.members(), 0u);
+    if (level.items.empty() || level.workCount == 0 || level.views.empty()) return {};
+    ISC_ASSERT(!level.queries || !level.perSlot, "cullide::Passes::run(): queries are per item");
+    ISC_ASSERT(level.boxes.empty() || (!level.queries && !level.self), "cullide::Passes::run(): boxes are compute only");
+    if (!level.boxes.empty()) {
+        boxes_.reserve(level.boxes.size_bytes());
+        boxes_.upload(0, level.boxes.size_bytes(), level.boxes.data());
+        boxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_BOXES);
+    }
+    ISC_ASSERT(level.groupCount < (1u << 24), "cullide::Passes::run(): too many groups");
+    ISC_ASSERT(!level.queries || queries_, "cullide::Passes::run(): the query programs were not compiled");
+    bindCommon(level);
+    glQueryCounter(begin_.id(), GL_TIMESTAMP);
+    for (std::size_t i = 0; i < level.views.size(); ++i) {
+        const bool last = i + 1 == level.views.size();
+        if (level.self) runSelfView(level, level.views[i], last);
+        else if (level.queries) runQueryView(level, level.views[i], last, result);
+        else runComputeView(level, level.views[i], last);
+    }
+    glQueryCounter(end_.id(), GL_TIMESTAMP);
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    const auto tr = Clock::now();
+    alive_.read(0, alive.size() * 4, alive.data());
+    std::uint32_t counters[CULLIDE_COUNTER_COUNT] = {};
+    counters_.read(0, sizeof(counters), counters);
+    result.readbackMs = msSince(tr);
+    result.gpuMs = double(end_.result() - begin_.result()) * 1e-6;
+    result.fragments = counters[CULLIDE_COUNTER_FRAGMENTS];
+    result.overflow = counters[CULLIDE_COUNTER_OVERFLOW];
+    result.alive = counters[CULLIDE_COUNTER_ALIVE];
+    if (auto e = gl::checkError(std::string("after cullide ") + level.name + " level"); !e) return e;
+    result.runMs = msSince(t0);
+    return {};
+}
+
+void Passes::runComputeView(const Level& level, const View& view, bool last) {
+    const std::size_t pixels = std::size_t(view.width) * view.height;
+    depth_.reserve(pixels * 16);
+    // Front words start at "nothing nearer" (all ones), back words at "nothing farther" (0).
+    const GLuint clear[4] = {0xFFFFFFFFu, 0xFFFFFFFFu, 0u, 0u};
+    glClearNamedBufferSubData(depth_.id(), GL_RGBA32UI, 0, static_cast<GLsizeiptr>(pixels * 16), GL_RGBA_INTEGER,
+                              GL_UNSIGNED_INT, clear);
+    depth_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_DEPTH);
+    gl::Program& splat = level.boxes.empty() ? splat_ : splatBoxes_;
+    setView(splat, view, level.epsilon);
+    splat.setUniform("uItemCount", static_cast<unsigned>(level.items.size()));
+    splat.setUniform("uWorkCount", level.workCount);
+    splat.setUniform("uIdBits", idBitsFor(level.groupCount));
+    splat.setUniform("uPerSlot", level.perSlot ? 1u : 0u);
+    splat.use();
+    for (unsigned mode = 0; mode < 3; ++mode) {
+        splat.setUniform("uMode", mode);
+        splat.dispatch(groupsFor(level.workCount));
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    }
+    update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));
+    update_.setUniform("uLast", last ? 1u : 0u);
+    update_.use();
+    update_.dispatch(groupsFor(level.members()));
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+}
+
+void Passes::runSelfView(const Level& level, const View& view, bool last) {
+    const std::size_t pixels = std::size_t(view.width) * view.height;
+    selfCount_.reserve(pixels * 4);
+    selfEntries_.reserve(pixels * std::size_t(selfLayers_) * 8);
+    selfCount_.clearZero(0, pixels * 4);
+    selfCount_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SELF_COUNT);
+    selfEntries_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SELF_ENTRIES);
+    setView(self_, view, level.epsilon);
+    self_.setUniform("uItemCount", static_cast<unsigned>(level.items.size()));
+    self_.setUniform("uWorkCount", level.workCount);
+    self_.setUniform("uLayers", static_cast<unsigned>(selfLayers_));
+    self_.setUniform("uPerSlot", level.perSlot ? 1u : 0u);
+    self_.use();
+    for (unsigned mode = 0; mode < 2; ++mode) {
+        self_.setUniform("uMode", mode);
+        self_.dispatch(groupsFor(level.workCount));
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    }
+    update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));
+    update_.setUniform("uLast", last ? 1u : 0u);
+    update_.use();
+    update_.dispatch(groupsFor(level.members()));
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+}
+
+// Govindaraju et al.'s reducePCS as Boldt & Meyer's Figure 2 writes it, for one axis and
+// both directions: four passes over the items (front in order, front reversed, back in
+// order, back reversed), each item drawn inside an occlusion query against the depth written
+// by the items before it, then writing its own depth. Items of one group (one object) must
+// not hide each other, so within a pass a group's items are all queried before any of them
+// writes: each item is tested against the groups before its own, then (reversed) after it,
+// which is Lemma 3.2 at the granularity of groups. The results go to a query buffer (no CPU
+// wait); the pool of queries is reused in rounds.
+void Passes::runQueryView(const Level& level, const View& view, bool last, LevelResult& result) {
+    const auto n = level.items.size();
+    queryResults_.reserve(std::max<std::size_t>(16, n * 16));
+    if (depthTarget_.id() == 0 || depthTarget_.width() < int(view.width) || depthTarget_.height() < int(view.height)) {
+        depthTarget_ = gl::Renderbuffer("cullide query depth", GL_DEPTH_COMPONENT32F,
+                                        std::max(int(view.width), depthTarget_.width()),
+                                        std::max(int(view.height), depthTarget_.height()));
+        framebuffer_.attachRenderbuffer(GL_DEPTH_ATTACHMENT, depthTarget_);
+        glNamedFramebufferDrawBuffer(framebuffer_.id(), GL_NONE);
+        glNamedFramebufferReadBuffer(framebuffer_.id(), GL_NONE);
+    }
+    framebuffer_.bind();
+    glViewport(0, 0, static_cast<GLsizei>(view.width), static_cast<GLsizei>(view.height));
+    glEnable(GL_DEPTH_TEST);
+    glDisable(GL_CULL_FACE);
+    glDisable(GL_BLEND);
+    glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+    vao_.bind();
+    setView(queryDraw_, view, level.epsilon);
+    queryDraw_.use();
+    // Runs of equal group (items are laid out object by object).
+    std::vector<std::size_t> runStart;
+    for (std::size_t i = 0; i < n; ++i)
+        if (i == 0 || level.items[i].group != level.items[i - 1].group) runStart.push_back(i);
+    runStart.push_back(n);
+    const std::size_t runs = runStart.size() - 1;
+    for (int pass = 0; pass < 4; ++pass) {
+        const bool front = pass < 2, reversed = (pass & 1) != 0;
+        framebuffer_.clearDepth(front ? 1.0f : 0.0f);
+        for (std::size_t k = 0; k < runs; ++k) {
+            const std::size_t run = reversed ? runs - 1 - k : k;
+            // The queries of the group: a fragment at or behind the nearest (front) / farthest
+            // (back) depth of the other groups drawn so far passes: not fully visible.
+            glDepthMask(GL_FALSE);
+            glDepthFunc(front ? GL_GEQUAL : GL_LEQUAL);
+            queryDraw_.setUniform("uDepthOut", front ? 1u : 0u);
+            for (std::size_t i = runStart[run]; i < runStart[run + 1]; ++i) {
+                queryDraw_.setUniform("uItem", static_cast<unsigned>(i));
+                gl::Query& q = pool_[poolNext_];
+                poolNext_ = (poolNext_ + 1) % pool_.size();
+                q.begin();
+                glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(6 * level.items[i].slotCount));
+                q.end();
+                glGetQueryBufferObjectuiv(q.id(), queryResults_.id(), GL_QUERY_RESULT,
+                                          static_cast<GLintptr>((4 * i + std::size_t(pass)) * 4));
+                result.queries += 1;
+            }
+            // Then the group's depth: nearest near (front) or farthest far (back).
+            glDepthMask(GL_TRUE);
+            glDepthFunc(front ? GL_LESS : GL_GREATER);
+            queryDraw_.setUniform("uDepthOut", front ? 0u : 1u);
+            for (std::size_t i = runStart[run]; i < runStart[run + 1]; ++i) {
+                queryDraw_.setUniform("uItem", static_cast<unsigned>(i));
+                glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(6 * level.items[i].slotCount));
+            }
+        }
+    }
+    glDepthMask(GL_TRUE);
+    glDepthFunc(GL_LESS);
+    glDisable(GL_DEPTH_TEST);
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+    gl::Framebuffer::bindDefault();
+    glMemoryBarrier(GL_ALL_BARRIER_BITS);
+    queryResults_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_QUERY_RESULTS);
+    queryUpdate_.setUniform("uUnitCount", static_cast<unsigned>(n));
+    queryUpdate_.setUniform("uLast", last ? 1u : 0u);
+    queryUpdate_.use();
+    queryUpdate_.dispatch(groupsFor(n));
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+}
+
+}  // namespace isc::cullide

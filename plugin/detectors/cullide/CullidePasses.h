@@ -1,0 +1,103 @@
+#pragma once
+// The GPU side of the cullide detector: one level of reducePCS (objects, clusters,
+// triangles, or the self level) over its views, by compute passes (method "compute") or by
+// the paper's occlusion queries (method "queries"). Needs a current GL 4.5 context.
+#include "isc/core/Math.h"
+#include "isc/core/Result.h"
+#include "isc/detect/Detector.h"
+#include "isc/gl/Bindings.h"
+#include "isc/gl/Buffer.h"
+#include "isc/gl/Framebuffer.h"
+#include "isc/gl/GpuScene.h"
+#include "isc/gl/Program.h"
+#include "isc/gl/Query.h"
+#include "isc/gl/Renderbuffer.h"
+#include "isc/gl/VertexArray.h"
+
+#include "cullide/bindings.h"  // shaders/: CullideItem
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace isc::cullide {
+
+/// One orthographic view along world axis `axis` (the other two, (axis + 1) % 3 and
+/// (axis + 2) % 3, run across it): pixel (i, j) covers world [origin.x + i * pixel, +pixel)
+/// along the first, likewise along the second; depth 0..1 spans [origin.z, origin.z + depth].
+struct View {
+    int axis = 2;
+    Vec3 origin{0.0f};
+    float pixel = 1.0f;
+    float depth = 1.0f;
+    std::uint32_t width = 1, height = 1;
+};
+
+/// One level of the PCS: its items (work ranges already filled), the views it is reduced
+/// along (in order: an item pruned in one view is gone for the next), and how it groups.
+struct Level {
+    const char* name = "level";               // for labels and messages
+    std::span<const gl::CullideItem> items;
+    std::uint32_t workCount = 0;              // sum of the items' slotCount
+    std::uint32_t groupCount = 1;             // groups are 0 .. groupCount - 1
+    std::vector<View> views;
+    float epsilon = 0.0f;                     // world units: GPU round-off bound
+    bool self = false;                        // the self level (fragment lists, adjacency excluded)
+    bool queries = false;                     // method "queries": the paper's occlusion queries
+    /// The members of the PCS: the items (false) or every triangle slot of them (true: alive
+    /// and marks per work index; the triangle level and the self level).
+    bool perSlot = false;
+    std::size_t members() const { return perSlot ? workCount : items.size(); }
+    /// Non-empty: the items' slots index these (min, max) world boxes (grown by the fattening
+    /// and the round-off bound) instead of triangles (compute path only).
+    std::span<const glm::vec4> boxes;
+};
+
+/// What one level did on the GPU.
+struct LevelResult {
+    double gpuMs = 0.0;       // GL timestamps around the level's passes
+    double readbackMs = 0.0;  // reading the survivors
+    double fragments = 0.0;   // conservative fragments stored (compute and self paths)
+    double overflow = 0.0;    // self level: pixels over the layer cap
+    double queries = 0.0;     // method "queries": occlusion queries issued
+    std::uint32_t alive = 0;  // members left
+    double runMs = 0.0;       // wall time of run(): issuing the passes, waiting, reading back
+};
+
+class Passes {
+public:
+    /// Compiles the programs; `queries` also the occlusion-query path.
+    [[nodiscard]] Result<void> compile(bool queries, int selfLayers, int queryPool);
+    /// Mirrors `scene` (GpuScene) and uploads `slotTriangles` (every mesh's leaf order, at
+    /// the bases the items use) when `slotsChanged`.
+    void sync(const Scene& scene, std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
+    /// Reduces `level` along its views; `alive` gets one flag per member (1: still in the PCS).
+    [[nodiscard]] Result<void> run(const Level& level, std::vector<std::uint32_t>& alive, LevelResult& result);
+
+private:
+    void bindCommon(const Level& level);
+    void setView(gl::Program& program, const View& view, float epsilon) const;
+    void runComputeView(const Level& level, const View& view, bool last);
+    void runSelfView(const Level& level, const View& view, bool last);
+    void runQueryView(const Level& level, const View& view, bool last, LevelResult& result);
+
+    bool queries_ = false;
+    int selfLayers_ = 16;
+    int queryPool_ = 1024;
+    gl::Program splat_, splatBoxes_, update_, self_, queryDraw_, queryUpdate_;
+    gl::GpuScene scene_{"cullide scene"};
+    std::vector<const Mesh*> sceneMeshes_;  // what scene_ mirrors (a different Scene remakes it)
+    gl::Buffer items_{"cullide items"}, slots_{"cullide slot triangles"}, alive_{"cullide alive"},
+        marks_{"cullide marks"}, depth_{"cullide depth words"}, counters_{"cullide counters"},
+        selfCount_{"cullide self fragment counts"}, selfEntries_{"cullide self fragments"},
+        queryResults_{"cullide query results"}, boxes_{"cullide boxes"};
+    gl::VertexArray vao_;
+    gl::Framebuffer framebuffer_;
+    gl::Renderbuffer depthTarget_;
+    std::vector<gl::Query> pool_;
+    std::size_t poolNext_ = 0;
+    gl::Query begin_, end_;
+};
+
+}  // namespace isc::cullide

@@ -1,0 +1,141 @@
+#pragma once
+/// The CULLIDE detector ("cullide"): Govindaraju, Redon, Lin & Manocha's reducePCS
+/// (CULLIDE, 2003) with Boldt & Meyer's self-intersection variant ("Self-intersections with
+/// Cullide", papers/001). A potentially colliding set (PCS) of objects is pruned on the GPU
+/// by visibility: an item whose fragments all lie in front of (or all behind) every other
+/// item's fragments along a view collides with none of them (paper Lemma 3.1), and testing
+/// each item against the items drawn before it, then after it (Lemma 3.2) makes that O(n).
+/// The PCS is reduced along 3 axes at the object level, then at the level of triangle
+/// clusters of each object's hierarchy, then at the triangle level (paper section 3.2,
+/// Figure 1); the triangles left go to the exact CPU triangle–triangle test (isc::geometry,
+/// all cores), so the output is exact triangle pairs, as `cpu` reports them (precision 1).
+///
+/// Where this implementation departs from the papers (docs/detectors/cullide.md has the why):
+/// - Conservative rasterization in every pass (shaders/cullide/raster.glsl): every pixel a
+///   triangle's projection touches gets a fragment, with a depth interval [near, far] that
+///   holds the triangle's depth over that pixel; a fragment is hidden when its far is at or
+///   behind another item's near. So the paper's section 5 limits (depth bits, pixel size,
+///   triangles parallel to the view) can never prune a true intersection: recall is 1 by
+///   construction, at any resolution (the resolution only sets how much is pruned).
+/// - settings.method "compute" (default): the two ordered passes of the paper's Figure 2 are
+///   replaced by their equivalent, the nearest fragment of the OTHER groups at each pixel,
+///   found exactly in compute passes with two depth words per pixel and direction; one axis
+///   tests the view direction and its opposite at once (6 directions over 3 axes). "queries":
+///   the paper's form at the object and cluster levels, an occlusion query per item and pass
+///   (in order, then reversed; front, then back), from a pool reused in rounds; results land
+///   in a query buffer read by a compute pass, so the CPU never waits on a query. (The
+///   triangle level computes either way: a query per triangle would be millions per call.)
+/// - The PCS is a set of objects, not pairs: the candidate pairs (from the broadphase) with
+///   both objects in the PCS go on, and each level's items are also pruned per pair by
+///   their boxes against the partners' surviving items.
+/// - Self-intersections (DetectorSettings::selfCollision, pairs (o, o)): the paper's
+///   Figure 3 tests an object against itself; with conservative fragments neighbouring
+///   triangles always overlap where they meet, so the self level runs per triangle, each
+///   against the non-adjacent triangles of its object (those sharing no vertex, as the exact
+///   reference), with per-pixel fragment lists (settings.selfLayers; more: conservative).
+/// - Open meshes are served: the test is on surfaces, so closedness never matters (the
+///   paper: "both open and closed objects can be treated").
+#include "isc/detect/Detector.h"
+
+#include <array>
+#include <memory>
+#include <string>
+
+namespace isc {
+
+/// The cullide detector's own settings (DetectorSettings::options by these names;
+/// docs/detectors/cullide.md says what each costs and gains).
+struct CullideSettings {
+    /// "compute" (default: compute passes equivalent to the paper's ordered passes) or
+    /// "queries" (the paper's occlusion queries at the object and cluster levels).
+    std::string method = "compute";
+    /// Pixels across the smallest object at the triangle level (and the self level), 8..4096.
+    int resolution = 128;
+    /// Pixels across the smallest object at the cluster level, 4..4096.
+    int clusterResolution = 64;
+    /// Pixels across the smallest object at the object level, 4..4096.
+    int objectResolution = 32;
+    /// Triangles per cluster (the largest subtrees of each mesh's BVH with at most this many
+    /// triangles), 4..4096; 0: no cluster level (objects, then triangles).
+    int clusterSize = 64;
+    /// Axes along which each level is reduced: 1 (z) or 3 (x, y, z).
+    int axes = 3;
+    /// Fragments kept per pixel at the self level, 4..64 (a fuller pixel hides everything).
+    int selfLayers = 16;
+    /// Occlusion queries in the pool (method "queries"), 1..65536; more items than that are
+    /// queried in rounds that reuse the pool.
+    int queryPool = 1024;
+    /// The object level draws each object as the world boxes of its clusters (a box holds its
+    /// triangles: conservative, a box per cluster instead of every triangle); false: the
+    /// triangles, as the paper (method "queries" always does).
+    bool objectBoxes = true;
+
+    static constexpr std::array<SettingField<CullideSettings>, 9> fields{{
+        {"method", &CullideSettings::method, "compute (default) or queries (the paper's occlusion queries, object and cluster levels)"},
+        {"resolution", &CullideSettings::resolution, "triangle level: pixels across the smallest object (8..4096)"},
+        {"clusterResolution", &CullideSettings::clusterResolution,
+         "cluster level: pixels across the smallest object (4..4096)"},
+        {"objectResolution", &CullideSettings::objectResolution,
+         "object level: pixels across the smallest object (4..4096)"},
+        {"clusterSize", &CullideSettings::clusterSize, "triangles per cluster (4..4096), 0: no cluster level"},
+        {"axes", &CullideSettings::axes, "axes each level is reduced along: 1 (z) or 3 (x, y, z)"},
+        {"selfLayers", &CullideSettings::selfLayers, "self level: fragments kept per pixel (4..64)"},
+        {"queryPool", &CullideSettings::queryPool, "method queries: occlusion queries in the pool (1..65536)"},
+        {"objectBoxes", &CullideSettings::objectBoxes,
+         "object level on its clusters' boxes (true) or on its triangles (false, the paper's form)"},
+    }};
+};
+
+/// How far prunePairs() descends before it decides on a pair.
+enum class CullideLevel {
+    Object,   ///< both objects in the object-level PCS
+    Cluster,  ///< and a surviving cluster of each whose boxes overlap
+    Triangle, ///< and a surviving triangle of each whose boxes overlap
+};
+
+/// The cullide detector. Needs a current GL 4.5 context at creation and at every detect()
+/// (the same context). Serves open meshes (never returns pairs unserved).
+class CullideDetector final : public Detector {
+public:
+    ~CullideDetector() override;
+
+    std::string_view name() const override { return "cullide"; }
+    bool usesGl() const override { return true; }
+    bool reportsTrianglePairs() const override { return true; }
+    bool needsClosedMeshes() const override { return false; }
+    /// Counters per call: pcs_objects_in / pcs_objects (object level, before and after),
+    /// pcs_clusters_in / pcs_clusters, pcs_triangles_in / pcs_triangles, self_triangles_in /
+    /// self_triangles, pairs_after_objects / pairs_after_clusters / pairs_after_triangles,
+    /// queries (method "queries"), fragments, views, gpu_object_ms / gpu_cluster_ms /
+    /// gpu_triangle_ms / gpu_self_ms (GL timestamps per level), tri_tri_tests,
+    /// positive_tests, cpu_setup_ms, cpu_narrowphase_ms.
+    [[nodiscard]] Result<void> detect(const Scene& scene, std::span<const ObjectPair> candidates,
+                                      DetectionOutput& out) override;
+
+    /// The PCS passes without the exact test, for a broadphase: the candidate pairs (a < b;
+    /// self pairs are ignored) of which both objects survive down to `level`, with boxes of
+    /// their surviving items that overlap, go to `kept` (in candidate order). A pair of two
+    /// colliding objects (triangles sharing a point, each grown by its `fatten`) is always
+    /// kept. `fatten`: per object, world units (empty: 0); the objects' triangles are tested
+    /// grown by it. Objects with non-finite poses or inactive are dropped with their pairs
+    /// (a warning in `stats`). Same counters as detect().
+    [[nodiscard]] Result<void> prunePairs(const Scene& scene, std::span<const ObjectPair> candidates,
+                                          CullideLevel level, std::vector<ObjectPair>& kept, DetectorStats& stats,
+                                          std::span<const float> fatten = {});
+
+    struct Impl;
+
+private:
+    friend Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSettings&,
+                                                                          const CullideSettings&);
+    explicit CullideDetector(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+/// Creates the cullide detector: checks the settings (ranges above, method "compute" or
+/// "queries", axes 1 or 3) and compiles its shaders. Needs a current GL 4.5 context; errors
+/// carry the driver's log.
+[[nodiscard]] Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSettings& common,
+                                                                             const CullideSettings& settings = {});
+
+}  // namespace isc

@@ -1,0 +1,60 @@
+// CULLIDE detector (Govindaraju et al.'s reducePCS, Boldt & Meyer's self-intersection
+// variant; papers/001): storage binding points and std430 structs shared by C++
+// (plugin/detectors/cullide) and GLSL (#include "cullide/bindings.h"). Valid in both languages.
+#ifndef ISC_SHADERS_CULLIDE_BINDINGS_H
+#define ISC_SHADERS_CULLIDE_BINDINGS_H
+
+#ifdef __cplusplus
+namespace isc::gl {
+#endif
+
+// Binding points 0..2 are the GpuScene's (common/bindings.h); cullide uses 4..12.
+#define CULLIDE_BINDING_ITEMS 4     // CullideItem items[]: the level's potentially colliding set
+#define CULLIDE_BINDING_SLOTS 5     // uint slotTriangles[]: per mesh, its hierarchy's leaf order
+#define CULLIDE_BINDING_ALIVE 6     // uint alive[members]: 1 while the member (item or slot) is in the PCS
+#define CULLIDE_BINDING_MARKS 7     // uint marks[members]: this view's CULLIDE_MARK_* bits
+#define CULLIDE_BINDING_DEPTH 8     // uvec4 depth[pixels]: (front key, front second, back key, back second)
+#define CULLIDE_BINDING_COUNTERS 9  // uint counters[CULLIDE_COUNTER_COUNT]
+#define CULLIDE_BINDING_SELF_COUNT 10    // uint selfCount[pixels]: fragments stored per pixel (self level)
+#define CULLIDE_BINDING_SELF_ENTRIES 11  // uvec2 selfEntries[pixels * layers]: (group << 20 | triangle, near16 << 16 | far16)
+#define CULLIDE_BINDING_QUERY_RESULTS 12 // uint queryResults[items * 4]: occlusion query results (method "queries")
+#define CULLIDE_BINDING_BOXES 13         // vec4 boxes[2 * slots]: (min, max) world boxes standing in for triangles
+                                         // (CULLIDE_BOXES: the object level on its clusters' boxes)
+
+// A view's item is "not fully visible" from the front (the view direction) and/or from the
+// back (the opposite direction). It stays in the PCS only when both are set: an item fully
+// visible from either side collides with none of the others (Govindaraju et al., Lemma 1).
+#define CULLIDE_MARK_FRONT 1u
+#define CULLIDE_MARK_BACK 2u
+
+// Slots of counters[].
+#define CULLIDE_COUNTER_FRAGMENTS 0   // conservative fragments generated (splat pass 0)
+#define CULLIDE_COUNTER_ALIVE 1       // items left in the PCS after the last view
+#define CULLIDE_COUNTER_OVERFLOW 2    // self level: pixels over the layer cap (marked, conservative)
+#define CULLIDE_COUNTER_COUNT 4
+
+// Self level: triangle indices below 2^20, self objects below 2^12 in one call.
+#define CULLIDE_SELF_TRIANGLE_BITS 20u
+#define CULLIDE_SELF_MAX_TRIANGLES 1048576u
+#define CULLIDE_SELF_MAX_GROUPS 4096u
+
+// One member of a level's potentially colliding set, std430, 32 bytes: triangle slots
+// [firstSlot, firstSlot + slotCount) of `object` (slotTriangles[] maps a slot to the mesh
+// triangle): a whole object, a cluster of its hierarchy, or one triangle. With CULLIDE_BOXES
+// the slots index boxes[] instead (world boxes, already grown by the fattening).
+struct CullideItem {
+    uint object;     // scene object id (GpuScene)
+    uint firstSlot;  // absolute index into slotTriangles[]
+    uint slotCount;  // triangles of the item
+    uint workStart;  // first work index (exclusive prefix sum of slotCount over the level)
+    uint group;      // exclusion id: fragments of the same group never hide each other
+    float fatten;    // world units: the item is tested as its triangles grown by this much
+    uint pad0;
+    uint pad1;
+};
+
+#ifdef __cplusplus
+}  // namespace isc::gl
+#endif
+
+#endif

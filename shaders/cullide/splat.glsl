@@ -1,0 +1,96 @@
+// CULLIDE reducePCS along one axis, as compute passes over the conservative fragments of
+// every item still in the PCS (one thread per triangle slot). The paper renders the PCS in
+// one order and then in the reverse order, each object's occlusion query against the depth
+// buffer of the objects drawn before it; by Lemma 2 of Govindaraju et al. (Boldt & Meyer's
+// Lemma 3.2) that is the same as testing each object against the nearest fragment of all the
+// OTHER objects at each pixel. Here that nearest other is found exactly with two depth
+// words per pixel and direction:
+//   uMode 0: key = (near << idBits | group) atomicMin'ed (front), (far << idBits | group)
+//            atomicMax'ed (back): the nearest (farthest) fragment and its group;
+//   uMode 1: second = nearest near (farthest far) over fragments of another group than the key's;
+//   uMode 2: the query: a fragment is hidden from the front when its far >= the nearest other
+//            near at its pixel (the key's unless the key is its own group, then the second);
+//            likewise from the back. Marks per item (CULLIDE_MARK_FRONT / _BACK).
+// Depth is quantised conservatively (near down, far up), so touching fragments hide each other.
+// With CULLIDE_BOXES a work index is a world box (a cluster's) instead of a triangle: every
+// pixel its rectangle touches gets the box's whole depth range (a box holds its triangles, so
+// whatever hides a triangle hides its box: still conservative).
+#include "common/scene.glsl"
+#include "cullide/items.glsl"
+#include "cullide/raster.glsl"
+
+layout(local_size_x = 64) in;
+
+layout(std430, binding = CULLIDE_BINDING_ALIVE) readonly buffer CullideAlive { uint alive[]; };
+layout(std430, binding = CULLIDE_BINDING_MARKS) buffer CullideMarks { uint marks[]; };
+layout(std430, binding = CULLIDE_BINDING_DEPTH) buffer CullideDepth { uint depth[]; };
+layout(std430, binding = CULLIDE_BINDING_COUNTERS) buffer CullideCounters { uint counters[]; };
+#ifdef CULLIDE_BOXES
+layout(std430, binding = CULLIDE_BINDING_BOXES) readonly buffer CullideBoxes { vec4 boxes[]; };
+#endif
+
+uniform uint uMode;
+uniform uint uIdBits;  // low bits of a key: the group; the rest: the quantised depth
+uniform uint uPerSlot; // 1: every triangle slot is a member of the PCS (alive, marks per work index)
+
+void main() {
+    uint work = gl_GlobalInvocationID.x;
+    if (work >= uWorkCount) return;
+    uint item = cullideItemOf(work);
+    uint unit = uPerSlot != 0u ? work : item;
+    if (alive[unit] == 0u) return;
+    CullideItem it = items[item];
+#ifdef CULLIDE_BOXES
+    uint b = 2u * (it.firstSlot + (work - it.workStart));
+    vec3 lo = cullideProject(boxes[b].xyz), hi = cullideProject(boxes[b + 1u].xyz);
+    float ep = uEpsilon * uInvPixel, ez = uEpsilon * uInvDepth;
+    if (hi.x + ep < 0.0 || hi.y + ep < 0.0 || lo.x - ep >= float(uSize.x) || lo.y - ep >= float(uSize.y)) return;
+    ivec4 box = ivec4(ivec2(floor(max(lo.xy - ep, vec2(0.0)))), ivec2(floor(min(hi.xy + ep, vec2(uSize) - 0.5))));
+#else
+    uint triangle = slotTriangles[it.firstSlot + (work - it.workStart)];
+    vec3 A, B, C;
+    sceneWorldTriangle(it.object, triangle, A, B, C);
+    CullideRaster r;
+    if (!cullideSetup(A, B, C, it.fatten, r)) return;
+    ivec4 box = r.box;
+#endif
+
+    uint dBits = 32u - uIdBits;
+    float scale = float((1u << min(dBits, 24u)) - 4u);
+    uint idMask = (1u << uIdBits) - 1u;
+    uint group = it.group;
+    uint found = 0u, fragments = 0u;
+    for (int y = box.y; y <= box.w; ++y) {
+        for (int x = box.x; x <= box.z; ++x) {
+            float zNear, zFar;
+#ifdef CULLIDE_BOXES
+            zNear = lo.z - ez;
+            zFar = hi.z + ez;
+#else
+            if (!cullidePixel(r, ivec2(x, y), zNear, zFar)) continue;
+#endif
+            uint qNear = uint(clamp(floor(zNear * scale) - 1.0, 0.0, scale)) + 1u;
+            uint qFar = uint(clamp(ceil(zFar * scale) + 1.0, 0.0, scale)) + 1u;
+            uint p = 4u * (uint(y) * uSize.x + uint(x));
+            if (uMode == 0u) {
+                atomicMin(depth[p], (qNear << uIdBits) | group);
+                atomicMax(depth[p + 2u], (qFar << uIdBits) | group);
+                ++fragments;
+            } else if (uMode == 1u) {
+                if ((depth[p] & idMask) != group) atomicMin(depth[p + 1u], qNear);
+                if ((depth[p + 2u] & idMask) != group) atomicMax(depth[p + 3u], qFar);
+            } else {
+                uint key = depth[p];
+                uint other = (key & idMask) == group ? depth[p + 1u] : (key >> uIdBits);
+                if (qFar >= other) found |= CULLIDE_MARK_FRONT;
+                key = depth[p + 2u];
+                other = (key & idMask) == group ? depth[p + 3u] : (key >> uIdBits);
+                if (qNear <= other) found |= CULLIDE_MARK_BACK;
+                if (found == (CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK)) break;
+            }
+        }
+        if (found == (CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK)) break;
+    }
+    if (fragments != 0u) atomicAdd(counters[CULLIDE_COUNTER_FRAGMENTS], fragments);
+    if (found != 0u && (marks[unit] & found) != found) atomicOr(marks[unit], found);
+}

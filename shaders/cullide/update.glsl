@@ -1,0 +1,36 @@
+// CULLIDE: after one axis, every member (item, or triangle slot) that was not hidden from both the front and the back
+// leaves the PCS (it is fully visible from one side, so it collides with no other item of
+// the PCS); the marks are cleared for the next axis and the survivors counted.
+#include "cullide/bindings.h"
+
+layout(local_size_x = 64) in;
+
+layout(std430, binding = CULLIDE_BINDING_ALIVE) buffer CullideAlive { uint alive[]; };
+layout(std430, binding = CULLIDE_BINDING_MARKS) buffer CullideMarks { uint marks[]; };
+layout(std430, binding = CULLIDE_BINDING_COUNTERS) buffer CullideCounters { uint counters[]; };
+#ifdef CULLIDE_QUERIES
+layout(std430, binding = CULLIDE_BINDING_QUERY_RESULTS) readonly buffer CullideQueryResults { uint queryResults[]; };
+#endif
+
+uniform uint uUnitCount;  // members of the PCS: items, or work indices (triangle slots)
+uniform uint uLast;  // 1 on the level's last axis: count the survivors
+
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= uUnitCount) return;
+#ifdef CULLIDE_QUERIES
+    // The paper's four occlusion queries per item and axis: front in order, front reversed,
+    // back in order, back reversed (a non-zero result: some fragment was hidden).
+    uint m = ((queryResults[4u * i] | queryResults[4u * i + 1u]) != 0u ? CULLIDE_MARK_FRONT : 0u) |
+             ((queryResults[4u * i + 2u] | queryResults[4u * i + 3u]) != 0u ? CULLIDE_MARK_BACK : 0u);
+#else
+    uint m = marks[i];
+    marks[i] = 0u;
+#endif
+    if (alive[i] == 0u) return;
+    if (m != (CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK)) {
+        alive[i] = 0u;
+        return;
+    }
+    if (uLast != 0u) atomicAdd(counters[CULLIDE_COUNTER_ALIVE], 1u);
+}

@@ -1,0 +1,550 @@
+// The "cullide" detector (papers/001: Govindaraju et al.'s reducePCS, Boldt & Meyer's
+// self-intersections) against the exact CPU reference: precision exactly 1, object and
+// triangle-pair recall exactly 1 (conservative rasterization: nothing may be pruned that
+// collides), both methods (compute passes, the paper's occlusion queries), a query pool
+// smaller than the PCS, several objects in one call, self-intersections (a folded sheet, a
+// bunny pushed through itself), open meshes, deformed vertices, bad input, and the
+// broadphase entry point prunePairs().
+#include "isc/detectors/CullideDetector.h"
+#include "isc/detect/Registry.h"
+#include "isc/geometry/PoseSampler.h"
+#include "isc/geometry/Reference.h"
+#include "isc/mesh/MeshIo.h"
+#include "isc/mesh/Shapes.h"
+
+#include "GlTest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <memory>
+#include <numbers>
+
+namespace isc {
+namespace {
+
+std::unique_ptr<CullideDetector> makeCullide(const CullideSettings& s = {}, bool selfCollision = false) {
+    auto d = createCullideDetector({.selfCollision = selfCollision}, s);
+    EXPECT_TRUE(d.has_value()) << (d ? "" : d.error().message);
+    return d ? std::move(*d) : nullptr;
+}
+
+CullideSettings settings(std::string method, int resolution = 64) {
+    CullideSettings s;
+    s.method = std::move(method);
+    s.resolution = resolution;
+    return s;
+}
+
+std::vector<TrianglePair> reference(const Scene& scene, ObjectId a, ObjectId b) {
+    geometry::PosedMesh pa(scene.objectMesh(a)), pb(scene.objectMesh(b));
+    pa.update(scene.pose(a), scene.isDeformed(a) ? scene.localVertices(a) : std::span<const Vec3>{});
+    pb.update(scene.pose(b), scene.isDeformed(b) ? scene.localVertices(b) : std::span<const Vec3>{});
+    std::vector<TrianglePair> pairs;
+    if (a == b) geometry::intersectSelf(pa, pairs);
+    else geometry::intersect(pa, pb, pairs);
+    return pairs;
+}
+
+// Counts over many detect() calls, against the reference.
+struct Tally {
+    std::size_t refObjects = 0, foundObjects = 0, reported = 0, reportedExact = 0, falseObjects = 0;
+    std::size_t refTriangles = 0, foundTriangles = 0;
+    void add(const std::vector<TrianglePair>& ref, const PairResult* found) {
+        if (!ref.empty()) ++refObjects;
+        if (found) {
+            if (ref.empty()) ++falseObjects;
+            else ++foundObjects;
+            for (const TrianglePair& p : found->triangles) {
+                ++reported;
+                reportedExact += std::binary_search(ref.begin(), ref.end(), p) ? 1 : 0;
+            }
+        }
+        refTriangles += ref.size();
+        if (found)
+            for (const TrianglePair& p : ref)
+                foundTriangles += std::binary_search(found->triangles.begin(), found->triangles.end(), p) ? 1 : 0;
+    }
+};
+
+void checkWellFormed(const PairResult& r, bool segments = true) {
+    EXPECT_TRUE(std::is_sorted(r.triangles.begin(), r.triangles.end()));
+    EXPECT_EQ(std::adjacent_find(r.triangles.begin(), r.triangles.end()), r.triangles.end());
+    if (segments) {
+        EXPECT_EQ(r.segments.size(), r.triangles.size());
+    }
+}
+
+std::shared_ptr<Mesh> bunnyMesh() {
+    static std::shared_ptr<Mesh> b = [] {
+        auto m = loadBunny(0.1f);
+        EXPECT_TRUE(m.has_value()) << (m ? "" : m.error().message);
+        return std::make_shared<Mesh>(std::move(*m));
+    }();
+    return b;
+}
+
+// Every candidate of `scene` against the reference: exact answer expected (recall and precision 1).
+void expectExact(const Scene& scene, std::span<const ObjectPair> candidates, const DetectionOutput& out,
+                 std::size_t* colliding = nullptr) {
+    std::map<ObjectPair, const PairResult*> found;
+    for (const PairResult& r : out.pairs) {
+        found[r.pair] = &r;
+        checkWellFormed(r);
+    }
+    std::size_t n = 0;
+    for (const ObjectPair& c : candidates) {
+        const auto ref = reference(scene, c.a, c.b);
+        auto it = found.find(c);
+        if (ref.empty()) {
+            EXPECT_EQ(it, found.end()) << c.a << "-" << c.b;
+        } else {
+            ++n;
+            ASSERT_NE(it, found.end()) << c.a << "-" << c.b;
+            EXPECT_EQ(it->second->triangles, ref) << c.a << "-" << c.b;
+        }
+    }
+    if (colliding) *colliding = n;
+}
+
+class CullideDetectorTest : public GlTest {};
+
+TEST_F(CullideDetectorTest, RejectsBadSettingsWithAMessage) {
+    struct Case {
+        const char* word;
+        CullideSettings s;
+    };
+    std::vector<Case> cases;
+    cases.push_back({"method", {}});
+    cases.back().s.method = "raytrace";
+    cases.push_back({"axes", {}});
+    cases.back().s.axes = 2;
+    cases.push_back({"resolution", {}});
+    cases.back().s.resolution = 4;
+    cases.push_back({"clusterSize", {}});
+    cases.back().s.clusterSize = 2;
+    cases.push_back({"selfLayers", {}});
+    cases.back().s.selfLayers = 100;
+    cases.push_back({"queryPool", {}});
+    cases.back().s.queryPool = 0;
+    for (const Case& c : cases) {
+        auto d = createCullideDetector({}, c.s);
+        ASSERT_FALSE(d.has_value()) << c.word;
+        EXPECT_NE(d.error().message.find(c.word), std::string::npos) << d.error().message;
+    }
+    // Through the registry by name, with an unknown option named.
+    auto r = createDetector("cullide", {.options = {{"clusterSize", "oops"}}});
+    ASSERT_FALSE(r.has_value());
+    EXPECT_NE(r.error().message.find("clusterSize"), std::string::npos) << r.error().message;
+}
+
+TEST_F(CullideDetectorTest, UnknownObjectIsAnError) {
+    Scene scene;
+    scene.addObject(scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f)))));
+    auto d = makeCullide();
+    DetectionOutput out;
+    const std::vector<ObjectPair> candidates = {{0, 7}};
+    auto r = d->detect(scene, candidates, out);
+    ASSERT_FALSE(r.has_value());
+    EXPECT_NE(r.error().message.find("(0, 7)"), std::string::npos);
+}
+
+// Two unit cubes, the second turned and pushed into the first, and a third far away: the
+// exact reference set, with both methods; the far cube leaves at the object level.
+TEST_F(CullideDetectorTest, TwoCubesGiveExactlyTheReferencePairs) {
+    Scene scene;
+    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
+    scene.addObject(box, Pose{Vec3(0.0f)});
+    scene.addObject(box, Pose{Vec3(0.7f, 0.3f, 0.1f), glm::angleAxis(0.4f, glm::normalize(Vec3(1, 2, 3)))});
+    scene.addObject(box, Pose{Vec3(3.0f, 0.0f, 0.0f)});  // touches nothing
+    const std::vector<ObjectPair> candidates = {{0, 1}, {0, 2}, {1, 2}};
+    for (const char* method : {"compute", "queries"}) {
+        auto d = makeCullide(settings(method, 32));
+        DetectionOutput out;
+        ASSERT_TRUE(d->detect(scene, candidates, out));
+        std::size_t colliding = 0;
+        expectExact(scene, candidates, out, &colliding);
+        EXPECT_EQ(colliding, 1u);
+        EXPECT_EQ(out.pairs.size(), 1u);
+        EXPECT_GT(out.stats.counter("pcs_objects_in"), 0.0);
+        EXPECT_LE(out.stats.counter("pcs_objects"), out.stats.counter("pcs_objects_in"));
+        EXPECT_GT(out.stats.counter("pcs_triangles_in"), 0.0);
+        EXPECT_LE(out.stats.counter("tri_tri_tests"), 12.0 * 12.0);
+        EXPECT_GT(out.stats.gpuMs, 0.0);
+        if (std::string_view(method) == "queries") {
+            EXPECT_GT(out.stats.counter("queries"), 0.0);
+        } else {
+            EXPECT_EQ(out.stats.counter("queries"), 0.0);
+            EXPECT_GT(out.stats.counter("fragments"), 0.0);
+        }
+        std::printf("[ cullide ] two cubes, %s: objects %g -> %g, clusters %g -> %g, triangles %g -> %g, queries %g, "
+                    "tri-tri tests %g, gpu %.2f ms, total %.2f ms\n",
+                    method, out.stats.counter("pcs_objects_in"), out.stats.counter("pcs_objects"),
+                    out.stats.counter("pcs_clusters_in"), out.stats.counter("pcs_clusters"),
+                    out.stats.counter("pcs_triangles_in"), out.stats.counter("pcs_triangles"),
+                    out.stats.counter("queries"), out.stats.counter("tri_tri_tests"), out.stats.gpuMs,
+                    out.stats.totalMs);
+    }
+}
+
+// A torus around a ball in its hole: boxes overlap, surfaces 0.15 apart. Visibility along the
+// torus axis shows the ball whole: with the objects drawn as their triangles (the paper's
+// object level, and method "queries") it leaves the PCS at the object level; drawn as their
+// clusters' boxes (the default), at the cluster level. Never an exact test.
+TEST_F(CullideDetectorTest, SeparatedButOverlappingBoxesArePruned) {
+    Scene scene;
+    scene.addObject(scene.addMesh(std::make_shared<Mesh>(shapes::torus(0.5f, 0.15f))));
+    scene.addObject(scene.addMesh(std::make_shared<Mesh>(shapes::uvSphere(0.2f))));
+    const std::vector<ObjectPair> candidates = {{0, 1}};
+    for (const char* method : {"compute", "triangles", "queries"}) {
+        CullideSettings s = settings(std::string_view(method) == "queries" ? "queries" : "compute", 64);
+        s.objectBoxes = std::string_view(method) == "compute";
+        auto d = makeCullide(s);
+        DetectionOutput out;
+        ASSERT_TRUE(d->detect(scene, candidates, out));
+        EXPECT_TRUE(out.pairs.empty());
+        if (s.objectBoxes) {
+            EXPECT_EQ(out.stats.counter("pairs_after_clusters"), 0.0) << method;
+        } else {
+            EXPECT_EQ(out.stats.counter("pcs_objects"), 0.0) << method;
+        }
+        EXPECT_EQ(out.stats.counter("tri_tri_tests"), 0.0) << method;
+    }
+}
+
+struct RecallCase {
+    const char* name;
+    const char* a;
+    const char* b;
+    const char* method;
+    int resolution;
+    int poses;
+    int clusterSize = 64;
+};
+
+std::shared_ptr<Mesh> namedMesh(const std::string& name) {
+    if (name == "bunny") return bunnyMesh();
+    if (name == "torus") return std::make_shared<Mesh>(shapes::torus(0.5f, 0.15f, 32, 16));
+    return std::make_shared<Mesh>(shapes::box(Vec3(0.3f, 0.2f, 0.4f)));
+}
+
+class CullideRecallTest : public CullideDetectorTest, public ::testing::WithParamInterface<RecallCase> {};
+
+// Recall and precision must both be exactly 1: nothing that collides may be pruned
+// (conservative fragments), and only exact-tested pairs are reported.
+TEST_P(CullideRecallTest, MatchesTheReferenceExactly) {
+    const RecallCase& c = GetParam();
+    auto ma = namedMesh(c.a), mb = namedMesh(c.b);
+    Scene scene;
+    const ObjectId oa = scene.addObject(scene.addMesh(ma)), ob = scene.addObject(scene.addMesh(mb));
+    CullideSettings s = settings(c.method, c.resolution);
+    s.clusterSize = c.clusterSize;
+    auto d = makeCullide(s);
+    Tally tally;
+    double objectsOut = 0, trianglesIn = 0, trianglesOut = 0, tests = 0;
+    const std::vector<ObjectPair> candidates = {{oa, ob}};
+    for (auto [pa, pb] : geometry::sampleClosePoses(*ma, *mb, c.poses, 11)) {
+        // Pulled 40% closer: most sampled pairs then interpenetrate.
+        pb.position = pa.position + 0.6f * (pb.position - pa.position);
+        scene.setPose(oa, pa);
+        scene.setPose(ob, pb);
+        DetectionOutput out;
+        ASSERT_TRUE(d->detect(scene, candidates, out));
+        ASSERT_LE(out.pairs.size(), 1u);
+        if (!out.pairs.empty()) checkWellFormed(out.pairs[0]);
+        tally.add(reference(scene, oa, ob), out.pairs.empty() ? nullptr : &out.pairs[0]);
+        objectsOut += out.stats.counter("pcs_objects");
+        trianglesIn += out.stats.counter("pcs_triangles_in");
+        trianglesOut += out.stats.counter("pcs_triangles");
+        tests += out.stats.counter("tri_tri_tests");
+    }
+    std::printf("[ cullide ] %s: %d poses, %zu colliding, triangle pairs %zu / %zu found, reported %zu; per pose "
+                "objects left %.2f, triangles %.0f -> %.0f, tri-tri tests %.0f\n",
+                c.name, c.poses, tally.refObjects, tally.foundTriangles, tally.refTriangles, tally.reported,
+                objectsOut / c.poses, trianglesIn / c.poses, trianglesOut / c.poses, tests / c.poses);
+    EXPECT_GT(tally.refObjects, std::size_t(c.poses) / 4) << "the sampled poses should include collisions";
+    EXPECT_EQ(tally.falseObjects, 0u);
+    EXPECT_EQ(tally.foundObjects, tally.refObjects) << "object recall must be 1";
+    EXPECT_EQ(tally.foundTriangles, tally.refTriangles) << "triangle-pair recall must be 1";
+    EXPECT_EQ(tally.reportedExact, tally.reported) << "precision must be 1";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Meshes, CullideRecallTest,
+    ::testing::Values(RecallCase{"bunny_bunny_defaults", "bunny", "bunny", "compute", CullideSettings{}.resolution, 60},
+                      RecallCase{"bunny_bunny_coarse_16px", "bunny", "bunny", "compute", 16, 20},
+                      RecallCase{"torus_torus_64", "torus", "torus", "compute", 64, 20},
+                      RecallCase{"box_bunny_64", "box", "bunny", "compute", 64, 16},
+                      RecallCase{"bunny_bunny_no_clusters_64", "bunny", "bunny", "compute", 64, 16, 0},
+                      RecallCase{"queries_bunny_bunny_32", "bunny", "bunny", "queries", 32, 6},
+                      RecallCase{"queries_torus_torus_32", "torus", "torus", "queries", 32, 6}),
+    [](const ::testing::TestParamInfo<RecallCase>& p) { return std::string(p.param.name); });
+
+Scene bunnyHeap(int count) {
+    Scene scene;
+    const MeshId ib = scene.addMesh(bunnyMesh());
+    for (int i = 0; i < count; ++i)
+        scene.addObject(ib, Pose{Vec3(0.55f * float(i % 3), 0.45f * float((i / 3) % 2), 0.5f * float(i / 6)),
+                                 glm::angleAxis(0.7f * float(i), glm::normalize(Vec3(1, float(i), 2)))});
+    return scene;
+}
+
+// Several bodies, every overlapping pair in one call: exactly the reference, and each level
+// prunes.
+TEST_F(CullideDetectorTest, ManyObjectsInOneCall) {
+    const Scene scene = bunnyHeap(8);
+    const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+    ASSERT_GE(candidates.size(), 8u);
+    auto compute = makeCullide(settings("compute", 64));
+    DetectionOutput out;
+    ASSERT_TRUE(compute->detect(scene, candidates, out));
+    std::size_t colliding = 0;
+    expectExact(scene, candidates, out, &colliding);
+    EXPECT_GE(colliding, 4u);
+    std::printf("[ cullide ] 8 bunnies, %zu candidate pairs, %zu colliding: objects %g -> %g, pairs %g / %g / %g after "
+                "the object / cluster / triangle levels, clusters %g -> %g, triangles %g -> %g\n",
+                candidates.size(), colliding, out.stats.counter("pcs_objects_in"), out.stats.counter("pcs_objects"),
+                out.stats.counter("pairs_after_objects"), out.stats.counter("pairs_after_clusters"),
+                out.stats.counter("pairs_after_triangles"), out.stats.counter("pcs_clusters_in"),
+                out.stats.counter("pcs_clusters"), out.stats.counter("pcs_triangles_in"),
+                out.stats.counter("pcs_triangles"));
+    EXPECT_LT(out.stats.counter("pcs_clusters"), out.stats.counter("pcs_clusters_in"));
+    EXPECT_LT(out.stats.counter("pcs_triangles"), out.stats.counter("pcs_triangles_in"));
+}
+
+// The paper's form with a pool of 3 queries, far fewer than the PCS holds (5 linked tori,
+// tens of clusters, hundreds of triangles): the items are queried in rounds that reuse the
+// pool, and the answer is the same as with a pool larger than the PCS (and the reference's).
+TEST_F(CullideDetectorTest, QueryPoolSmallerThanThePcsIsUsedInRounds) {
+    Scene scene;
+    const MeshId torus = scene.addMesh(std::make_shared<Mesh>(shapes::torus(0.5f, 0.15f, 16, 8)));
+    for (int i = 0; i < 5; ++i)
+        scene.addObject(torus, Pose{Vec3(0.8f * float(i), 0.05f * float(i), 0.0f),
+                                    glm::angleAxis(i % 2 ? 1.5708f : 0.2f, Vec3(1, 0, 0))});
+    const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+    CullideSettings small = settings("queries", 16);
+    small.queryPool = 3;
+    small.clusterResolution = 16;
+    small.objectResolution = 8;
+    auto pooled = makeCullide(small);
+    small.queryPool = 4096;
+    auto big = makeCullide(small);
+    DetectionOutput a, b;
+    ASSERT_TRUE(pooled->detect(scene, candidates, a));
+    ASSERT_TRUE(big->detect(scene, candidates, b));
+    std::size_t colliding = 0;
+    expectExact(scene, candidates, a, &colliding);
+    EXPECT_GE(colliding, 4u);
+    std::printf("[ cullide ] queries, 5 tori, pool of 3: %g queries, %.1f ms; pool of 4096: %.1f ms\n",
+                a.stats.counter("queries"), a.stats.totalMs, b.stats.totalMs);
+    EXPECT_EQ(a.stats.counter("queries"), b.stats.counter("queries"));
+    EXPECT_GT(a.stats.counter("queries"), 3.0 * 20) << "at least 20 rounds of the pool";
+    EXPECT_EQ(a.stats.counter("pcs_triangles"), b.stats.counter("pcs_triangles"));
+    EXPECT_EQ(a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters"));
+    EXPECT_EQ(a.pairs.size(), b.pairs.size());
+}
+
+// The registry's validate switch re-runs cpu on every call: nothing missed, nothing invented.
+TEST_F(CullideDetectorTest, ValidateThroughTheRegistryFindsNoMiss) {
+    const Scene scene = bunnyHeap(6);
+    const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+    auto d = createDetector("cullide", {.validate = true, .options = {{"resolution", "32"}}});
+    ASSERT_TRUE(d.has_value()) << d.error().message;
+    DetectionOutput out;
+    ASSERT_TRUE((*d)->detect(scene, candidates, out));
+    EXPECT_FALSE(out.pairs.empty());
+    EXPECT_EQ(out.stats.counter("validate_missed_pairs"), 0.0);
+    EXPECT_EQ(out.stats.counter("validate_extra_pairs"), 0.0);
+}
+
+// An open ground sheet under a box dipping into it: served (the visibility test is on
+// surfaces; the paper treats open and closed objects alike), exactly the reference's pairs.
+TEST_F(CullideDetectorTest, OpenMeshesAreServed) {
+    std::vector<Vec3> v;
+    std::vector<UVec3> t;
+    const int n = 8;
+    for (int j = 0; j <= n; ++j)
+        for (int i = 0; i <= n; ++i) v.push_back(Vec3(-1.0f + 2.0f * float(i) / n, 0.0f, -1.0f + 2.0f * float(j) / n));
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) {
+            const std::uint32_t a = std::uint32_t(j * (n + 1) + i);
+            t.push_back(UVec3(a, a + n + 1, a + 1));
+            t.push_back(UVec3(a + 1, a + n + 1, a + n + 2));
+        }
+    auto sheet = Mesh::create("sheet", v, t);
+    ASSERT_TRUE(sheet.has_value());
+    ASSERT_FALSE(sheet->isClosed());
+    Scene scene;
+    scene.addObject(scene.addMesh(std::make_shared<Mesh>(std::move(*sheet))));
+    scene.addObject(scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.3f)))),
+                    Pose{Vec3(0.1f, 0.2f, 0.05f), glm::angleAxis(0.3f, glm::normalize(Vec3(1, 0, 1)))});
+    const std::vector<ObjectPair> candidates = {{0, 1}};
+    auto d = makeCullide(settings("compute", 32));
+    EXPECT_FALSE(d->needsClosedMeshes());
+    DetectionOutput out;
+    ASSERT_TRUE(d->detect(scene, candidates, out));
+    EXPECT_TRUE(out.unserved.empty());
+    EXPECT_TRUE(out.stats.warnings.empty());
+    ASSERT_EQ(out.pairs.size(), 1u);
+    EXPECT_EQ(out.pairs[0].triangles, reference(scene, 0, 1));
+}
+
+// A deforming object (Scene::setVertices): the GPU sees the new vertices and so does the
+// exact test; moving them back is seen on the next call.
+TEST_F(CullideDetectorTest, DeformedVerticesAreUsed) {
+    Scene scene;
+    const MeshId torus = scene.addMesh(std::make_shared<Mesh>(shapes::torus(0.5f, 0.15f, 32, 16)));
+    scene.addObject(torus);
+    scene.addObject(torus, Pose{Vec3(2.0f, 0.0f, 0.0f)});
+    auto d = makeCullide(settings("compute", 64));
+    const std::vector<ObjectPair> candidates = {{0, 1}};
+    DetectionOutput out;
+    ASSERT_TRUE(d->detect(scene, candidates, out));
+    EXPECT_TRUE(out.pairs.empty());
+    const Pose link{Vec3(-1.8f, 0.0f, 0.0f), glm::angleAxis(1.5708f, Vec3(1, 0, 0))};
+    std::vector<Vec3> moved;
+    for (const Vec3& v : scene.objectMesh(1).vertices()) moved.push_back(link.apply(v));
+    scene.setVertices(1, moved);
+    const auto ref = reference(scene, 0, 1);
+    ASSERT_FALSE(ref.empty());
+    ASSERT_TRUE(d->detect(scene, candidates, out));
+    ASSERT_EQ(out.pairs.size(), 1u);
+    EXPECT_EQ(out.pairs[0].triangles, ref);
+    scene.setVertices(1, std::vector<Vec3>(scene.objectMesh(1).vertices().begin(), scene.objectMesh(1).vertices().end()));
+    ASSERT_TRUE(d->detect(scene, candidates, out));
+    EXPECT_TRUE(out.pairs.empty());
+}
+
+TEST_F(CullideDetectorTest, NonFinitePoseIsSkippedWithAWarning) {
+    Scene scene;
+    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
+    scene.addObject(box);
+    scene.addObject(box, Pose{Vec3(std::numeric_limits<float>::quiet_NaN(), 0.0f, 0.0f)});
+    auto d = makeCullide();
+    DetectionOutput out;
+    const std::vector<ObjectPair> candidates = {{0, 1}};
+    ASSERT_TRUE(d->detect(scene, candidates, out));
+    EXPECT_TRUE(out.pairs.empty());
+    ASSERT_EQ(out.stats.warnings.size(), 1u);
+    EXPECT_NE(out.stats.warnings[0].find("non-finite"), std::string::npos);
+}
+
+// prunePairs (the broadphase's entry): at every level the pairs kept include every pair the
+// reference finds colliding, and each level keeps at most what the one above kept.
+TEST_F(CullideDetectorTest, PrunePairsKeepsEveryCollidingPair) {
+    const Scene scene = bunnyHeap(12);
+    const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+    std::vector<ObjectPair> colliding;
+    for (const ObjectPair& c : candidates)
+        if (!reference(scene, c.a, c.b).empty()) colliding.push_back(c);
+    ASSERT_GE(colliding.size(), 5u);
+    auto d = makeCullide(settings("compute", 64));
+    std::size_t previous = candidates.size();
+    for (CullideLevel level : {CullideLevel::Object, CullideLevel::Cluster, CullideLevel::Triangle}) {
+        std::vector<ObjectPair> kept;
+        DetectorStats stats;
+        ASSERT_TRUE(d->prunePairs(scene, candidates, level, kept, stats));
+        for (const ObjectPair& c : colliding)
+            EXPECT_TRUE(std::find(kept.begin(), kept.end(), c) != kept.end()) << c.a << "-" << c.b;
+        EXPECT_LE(kept.size(), previous);
+        std::printf("[ cullide ] prunePairs, 12 bunnies, level %d: %zu candidates -> %zu kept (%zu colliding)\n",
+                    int(level), candidates.size(), kept.size(), colliding.size());
+        previous = kept.size();
+    }
+    // Fattened by 0.05: pairs within 0.05 of each other are kept too (a superset).
+    std::vector<float> fatten(scene.objectCount(), 0.05f);
+    std::vector<ObjectPair> grown, plain;
+    DetectorStats stats;
+    ASSERT_TRUE(d->prunePairs(scene, candidates, CullideLevel::Cluster, plain, stats));
+    ASSERT_TRUE(d->prunePairs(scene, candidates, CullideLevel::Cluster, grown, stats, fatten));
+    for (const ObjectPair& c : plain) EXPECT_TRUE(std::find(grown.begin(), grown.end(), c) != grown.end());
+}
+
+
+// An open n x n grid sheet over [-0.5, 0.5]^2 (y = 0), its half x > 0 folded back over the
+// other half along x = 0, the flap waving across the base (amplitude growing away from the
+// crease): the folded flap passes through the base along several lines. Cloth-like: open,
+// one layer, intersecting itself only.
+Mesh foldedSheet(int n) {
+    std::vector<Vec3> v;
+    std::vector<UVec3> t;
+    for (int j = 0; j <= n; ++j)
+        for (int i = 0; i <= n; ++i) {
+            float x = -0.5f + float(i) / float(n), z = -0.5f + float(j) / float(n), y = 0.0f;
+            if (x > 0.0f) {
+                y = 0.6f * x * std::sin(3.0f * std::numbers::pi_v<float> * z + 0.4f) + 0.02f * x;
+                x = -x;
+            }
+            v.push_back(Vec3(x, y, z));
+        }
+    for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) {
+            const auto a = std::uint32_t(j * (n + 1) + i);
+            t.push_back(UVec3(a, a + std::uint32_t(n) + 1, a + 1));
+            t.push_back(UVec3(a + 1, a + std::uint32_t(n) + 1, a + std::uint32_t(n) + 2));
+        }
+    auto m = Mesh::create("folded sheet", v, t);
+    EXPECT_TRUE(m.has_value());
+    return std::move(*m);
+}
+
+// Self-intersections (Boldt & Meyer section 4, Figure 3): every non-adjacent self-
+// intersecting triangle pair of the exact reference is found, none invented, and only with
+// selfCollision; most triangles leave the PCS before the exact test.
+struct SelfCase {
+    const char* name;
+    int resolution;
+    const char* method;
+};
+
+class CullideSelfTest : public CullideDetectorTest, public ::testing::WithParamInterface<SelfCase> {};
+
+TEST_P(CullideSelfTest, FoldedSheetAndPushedBunny) {
+    const SelfCase& c = GetParam();
+    Scene scene;
+    // The sheet as it is (a static mesh), the bunny deformed through setVertices: the top of
+    // the bunny (ears and head) pushed down into its body and sideways.
+    scene.addObject(scene.addMesh(std::make_shared<Mesh>(foldedSheet(24))));
+    const ObjectId bunny = scene.addObject(scene.addMesh(bunnyMesh()), Pose{Vec3(3.0f, 0.0f, 0.0f)});
+    const Aabb bounds = bunnyMesh()->localBounds();
+    const float top = bounds.min.y + 0.6f * bounds.extent().y;
+    std::vector<Vec3> pushed;
+    for (const Vec3& p : bunnyMesh()->vertices())
+        pushed.push_back(p.y > top ? p + Vec3(0.08f, -0.25f * bounds.extent().y, 0.03f) : p);
+    scene.setVertices(bunny, pushed);
+    const std::vector<ObjectPair> candidates = {{0, 0}, {bunny, bunny}};
+    const auto refSheet = reference(scene, 0, 0), refBunny = reference(scene, bunny, bunny);
+    ASSERT_GT(refSheet.size(), 20u);
+    ASSERT_GT(refBunny.size(), 20u);
+    CullideSettings s = settings(c.method, c.resolution);
+    auto off = makeCullide(s, false);
+    DetectionOutput out;
+    ASSERT_TRUE(off->detect(scene, candidates, out));
+    EXPECT_TRUE(out.pairs.empty()) << "self pairs only with selfCollision";
+    auto on = makeCullide(s, true);
+    ASSERT_TRUE(on->detect(scene, candidates, out));
+    ASSERT_EQ(out.pairs.size(), 2u);
+    EXPECT_EQ(out.pairs[0].pair, (ObjectPair{0, 0}));
+    EXPECT_EQ(out.pairs[0].triangles, refSheet);
+    EXPECT_EQ(out.pairs[1].pair, (ObjectPair{bunny, bunny}));
+    EXPECT_EQ(out.pairs[1].triangles, refBunny);
+    for (const PairResult& r : out.pairs) checkWellFormed(r);
+    const double in = out.stats.counter("self_triangles_in"), left = out.stats.counter("self_triangles");
+    std::printf("[ cullide ] self, %s at %d px: sheet %zu / bunny %zu self pairs (reference %zu / %zu); triangles %g -> "
+                "%g, tri-tri tests %g, overflowing pixels %g, gpu %.1f ms\n",
+                c.method, c.resolution, out.pairs[0].triangles.size(), out.pairs[1].triangles.size(), refSheet.size(),
+                refBunny.size(), in, left, out.stats.counter("tri_tri_tests"),
+                out.stats.counter("self_overflow_pixels"), out.stats.gpuMs);
+    EXPECT_EQ(in, double(scene.objectMesh(0).triangleCount() + scene.objectMesh(bunny).triangleCount()));
+    EXPECT_LT(left, 0.5 * in) << "most triangles are fully visible with respect to their non-neighbours";
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenes, CullideSelfTest,
+                         ::testing::Values(SelfCase{"compute_256", 256, "compute"}, SelfCase{"compute_64", 64, "compute"},
+                                           SelfCase{"queries_128", 128, "queries"}),
+                         [](const ::testing::TestParamInfo<SelfCase>& p) { return std::string(p.param.name); });
+
+}  // namespace
+}  // namespace isc

@@ -1,0 +1,164 @@
+// isc::bullet::CullideBroadphase: btDbvtBroadphase's box pairs pruned by CULLIDE's PCS passes
+// (papers/001). A ball in a torus's hole (boxes overlap, surfaces apart) never reaches the
+// dispatcher, the same ball on the tube does and gets contacts; a box (not a mesh) passes
+// untouched; in a falling pile of 10 bunnies, with validate on, no pruned pair is ever
+// touching (the exact `cpu` test on the dispatcher's swollen meshes) over 50 steps while
+// pairs are pruned; RigidWorld's "cullide" setting builds it, an unknown name is an error.
+#include "BunnyPile.h"
+#include "GlTest.h"
+#include "TestWorld.h"
+
+#include "isc/bullet/CullideBroadphase.h"
+#include "isc/bullet/RigidWorld.h"
+
+#include <btBulletDynamicsCommon.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+using namespace isc;
+
+namespace {
+
+class CullideBroadphaseTest : public GlTest {};
+
+std::unique_ptr<bullet::CullideBroadphase> makeBroadphase(bool validate) {
+    bullet::CullideBroadphaseSettings s;
+    s.validate = validate;
+    s.cullide.objectResolution = 16;
+    s.cullide.clusterResolution = 32;
+    auto b = bullet::CullideBroadphase::create(s);
+    EXPECT_TRUE(b.has_value()) << (b ? "" : b.error().message);
+    return b ? std::move(*b) : nullptr;
+}
+
+TEST_F(CullideBroadphaseTest, BoxPairsApartArePrunedTouchingOnesAndOtherShapesPass) {
+    btDefaultCollisionConfiguration config{bullet::collisionConstructionInfo()};
+    auto dispatcher = bullet::CollisionDispatcher::create(&config, {.detector = "cpu"});
+    ASSERT_TRUE(dispatcher.has_value()) << dispatcher.error().message;
+    auto broadphase = makeBroadphase(true);
+    btCollisionWorld world(dispatcher->get(), broadphase.get(), &config);
+    test::MeshShape torus = test::makeGImpact(std::make_shared<Mesh>(shapes::torus(0.5f, 0.15f, 32, 16)));
+    test::MeshShape ball = test::makeGImpact(std::make_shared<Mesh>(shapes::uvSphere(0.2f)));
+    btBoxShape crate(btVector3(0.1f, 0.1f, 0.1f));
+    btCollisionObject a, b, c;
+    a.setCollisionShape(torus.shape.get());
+    a.setWorldTransform(test::at(0, 0, 0));
+    b.setCollisionShape(ball.shape.get());
+    b.setWorldTransform(test::at(0, 0, 0));  // in the hole: 0.15 from the tube, boxes overlap
+    c.setCollisionShape(&crate);
+    c.setWorldTransform(test::at(0.5f, 0.2f, 0.0f));  // a box on the tube: not a mesh pair
+    world.addCollisionObject(&a);
+    world.addCollisionObject(&b);
+    world.addCollisionObject(&c);
+
+    world.performDiscreteCollisionDetection();
+    const bullet::BroadphaseStats& s = broadphase->lastStats();
+    EXPECT_EQ(s.boxPairs, 2u);  // torus-ball, torus-crate
+    EXPECT_EQ(s.meshPairs, 1u);
+    EXPECT_EQ(s.keptMeshPairs, 0u);
+    EXPECT_EQ(s.passedPairs, 1u);
+    EXPECT_EQ(s.lostPairs, 0u);
+    EXPECT_EQ(broadphase->getOverlappingPairCache()->findPair(a.getBroadphaseHandle(), b.getBroadphaseHandle()),
+              nullptr);
+    EXPECT_NE(broadphase->getOverlappingPairCache()->findPair(a.getBroadphaseHandle(), c.getBroadphaseHandle()),
+              nullptr);
+
+    // The ball put on the tube: the pair passes and the dispatcher makes contacts.
+    b.setWorldTransform(test::at(0.5f, 0.34f, 0.0f));  // resting on the tube, 0.01 into it
+    world.updateAabbs();
+    world.performDiscreteCollisionDetection();
+    EXPECT_EQ(broadphase->lastStats().keptMeshPairs, 1u);
+    const btBroadphasePair* pair =
+        broadphase->getOverlappingPairCache()->findPair(a.getBroadphaseHandle(), b.getBroadphaseHandle());
+    ASSERT_NE(pair, nullptr);
+    int contacts = 0;
+    for (int i = 0; i < world.getDispatcher()->getNumManifolds(); ++i) {
+        const btPersistentManifold* m = world.getDispatcher()->getManifoldByIndexInternal(i);
+        if ((m->getBody0() == &a && m->getBody1() == &b) || (m->getBody0() == &b && m->getBody1() == &a))
+            contacts += m->getNumContacts();
+    }
+    EXPECT_GT(contacts, 0);
+    // Back in the hole: the pair leaves the cache again (its algorithm and manifold freed).
+    b.setWorldTransform(test::at(0, 0, 0));
+    world.updateAabbs();
+    world.performDiscreteCollisionDetection();
+    EXPECT_EQ(broadphase->getOverlappingPairCache()->findPair(a.getBroadphaseHandle(), b.getBroadphaseHandle()),
+              nullptr);
+    world.removeCollisionObject(&c);
+    world.removeCollisionObject(&b);
+    world.removeCollisionObject(&a);
+    EXPECT_EQ(broadphase->getOverlappingPairCache()->getNumOverlappingPairs(), 0);
+}
+
+// A falling pile: 10 bunnies, 50 steps (0.83 s: falling, the upper layer landing on the lower),
+// the cpu detector in the dispatcher. Every step the pruned pairs are tested exactly: none touches.
+TEST_F(CullideBroadphaseTest, PileLosesNoTouchingPair) {
+    auto pile = scenes::makeBunnyPile(10, 1);
+    ASSERT_TRUE(pile.has_value()) << pile.error().message;
+    btDefaultCollisionConfiguration config{bullet::collisionConstructionInfo()};
+    auto dispatcher = bullet::CollisionDispatcher::create(&config, {.detector = "cpu"});
+    ASSERT_TRUE(dispatcher.has_value()) << dispatcher.error().message;
+    auto broadphase = makeBroadphase(true);
+    btSequentialImpulseConstraintSolver solver;
+    btDiscreteDynamicsWorld world(dispatcher->get(), broadphase.get(), &solver, &config);
+    world.setGravity(btVector3(0, -9.81f, 0));
+    test::MeshShape bunny = test::makeGImpact(pile->bunny);
+    bunny.shape->setMargin(0.04f);
+    btBoxShape groundShape(btVector3(pile->groundHalfExtents.x, pile->groundHalfExtents.y, pile->groundHalfExtents.z));
+    std::vector<std::unique_ptr<btDefaultMotionState>> motion;
+    std::vector<std::unique_ptr<btRigidBody>> bodies;
+    auto add = [&](btCollisionShape* shape, const btTransform& t, float mass) {
+        motion.push_back(std::make_unique<btDefaultMotionState>(t));
+        btVector3 inertia(0, 0, 0);
+        if (mass > 0) shape->calculateLocalInertia(mass, inertia);
+        bodies.push_back(std::make_unique<btRigidBody>(mass, motion.back().get(), shape, inertia));
+        world.addRigidBody(bodies.back().get());
+    };
+    add(&groundShape, test::at(0, -pile->groundHalfExtents.y, 0), 0.0f);
+    for (const Pose& p : pile->poses) {
+        btTransform t;
+        t.setOrigin(btVector3(p.position.x, p.position.y, p.position.z));
+        t.setRotation(btQuaternion(p.rotation.x, p.rotation.y, p.rotation.z, p.rotation.w));
+        add(bunny.shape.get(), t, 1.0f);
+    }
+    std::size_t meshPairs = 0, kept = 0, lost = 0, maxKept = 0;
+    for (int step = 0; step < 50; ++step) {
+        world.stepSimulation(1.0f / 60.0f, 1, 1.0f / 60.0f);
+        const bullet::BroadphaseStats& s = broadphase->lastStats();
+        meshPairs += s.meshPairs;
+        kept += s.keptMeshPairs;
+        lost += s.lostPairs;
+        maxKept = std::max(maxKept, s.keptMeshPairs);
+    }
+    std::printf("[ cullide broadphase ] 10 bunnies, 50 steps: %zu mesh box pairs, %zu kept (%.2f), %zu lost\n",
+                meshPairs, kept, meshPairs ? double(kept) / double(meshPairs) : 0.0, lost);
+    EXPECT_GT(meshPairs, 50u) << "the bunnies should meet";
+    EXPECT_GT(maxKept, 0u) << "and touch";
+    EXPECT_LT(kept, meshPairs) << "some box pairs are apart";
+    for (auto& b : bodies) {
+        EXPECT_TRUE(std::isfinite(b->getWorldTransform().getOrigin().y()));
+        world.removeRigidBody(b.get());
+    }
+}
+
+TEST_F(CullideBroadphaseTest, RigidWorldSetting) {
+    bullet::WorldSettings ws;
+    ws.broadphase = "cullide";
+    auto world = bullet::RigidWorld::create(ws);
+    ASSERT_TRUE(world.has_value()) << world.error().message;
+    EXPECT_NE(dynamic_cast<bullet::CullideBroadphase*>((*world)->world().getBroadphase()), nullptr);
+    auto pile = scenes::makeBunnyPile(2, 1);
+    ASSERT_TRUE(pile.has_value());
+    (*world)->addGround(pile->groundHalfExtents);
+    for (const Pose& p : pile->poses) (*world)->addMeshBody(pile->bunny, p);
+    for (int i = 0; i < 5; ++i) (*world)->step();
+    EXPECT_FALSE((*world)->hasNonFinite());
+    ws.broadphase = "sweep";
+    auto bad = bullet::RigidWorld::create(ws);
+    ASSERT_FALSE(bad.has_value());
+    EXPECT_NE(bad.error().message.find("sweep"), std::string::npos) << bad.error().message;
+}
+
+}  // namespace
