@@ -1,6 +1,6 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
-install(TARGETS isc_all isc_bullet isc_detect isc_gl isc_glad isc_geometry isc_scene isc_mesh isc_core
+install(TARGETS isc_all isc_bullet isc_particles isc_detect isc_gl isc_glad isc_geometry isc_scene isc_mesh isc_core
         EXPORT iscTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -496,6 +496,9 @@ void CollisionDispatcher::collideOnePair(MeshPairAlgorithm&, const btCollisionOb
     Scene one;
     one.addObject(one.addMesh(mirror_->scene().meshPtr(m0->detectMesh)), toPose(body0->getWorldTransform()));
     one.addObject(one.addMesh(mirror_->scene().meshPtr(m1->detectMesh)), toPose(body1->getWorldTransform()));
+    // Static bodies are the environment for detectors that serve object-vs-environment pairs.
+    one.setStatic(0, objects[0]->isStaticObject());
+    one.setStatic(1, objects[1]->isStaticObject());
     const ObjectPair pair{0, 1};
     DetectionOutput out;
     // An open mesh for a detector that needs closed ones, or a pair it returns unserved, or

@@ -63,7 +63,11 @@ Settled drop(const char* detector) {
         if (world.hasNonFinite()) return {};
         for (int b = 0; b < world.bodyCount(); ++b) s.deepestEver = std::max(s.deepestEver, depthBelow(b));
     }
-    for (const std::string& w : world.dispatcher()->warnings()) ADD_FAILURE() << detector << " warning: " << w;
+    // heightmap serves moving-vs-static pairs only: pairs of two bunnies come back unserved and
+    // the dispatcher says once that they go to the exact path. Any other warning is a failure.
+    for (const std::string& w : world.dispatcher()->warnings())
+        if (std::string_view(detector) != "heightmap" || w.find("unserved") == std::string::npos)
+            ADD_FAILURE() << detector << " warning: " << w;
     s.finalMaxSpeed = world.maxSpeed();
     s.contacts.assign(kBodies, 0);
     btDispatcher* d = world.world().getDispatcher();
@@ -87,8 +91,7 @@ class HeightmapWorldTest : public GlTest {};
 // terrain, no bunny vertex ever goes more than 2 margins (8 cm) below the terrain, and at rest
 // none is more than one margin (4 cm) into it. Measured (llvmpipe, this seed): cpu deepest
 // 1.7 cm, at rest 0-0.3 cm; heightmap deepest 3.1 cm, at rest 0.6-3.0 cm (the dispatcher of
-// this commit adds the detector's up to 9 samples per pair as they come and Bullet keeps 4;
-// docs/detectors/heightmap.md).
+// measured before the dispatcher reduced samples to 4 points; docs/detectors/heightmap.md).
 TEST_F(HeightmapWorldTest, BunniesSettleOnTheTerrainLikeWithCpu) {
     for (const char* detector : {"cpu", "heightmap"}) {
         SCOPED_TRACE(detector);

@@ -81,8 +81,8 @@ public:
     virtual bool usesGl() const = 0;
     /// True when the detector reports triangle pairs (triangle-pair recall applies).
     virtual bool reportsTrianglePairs() const = 0;
-    /// True when the detector needs closed meshes (objects with open meshes are skipped
-    /// with a warning).
+    /// True when the detector needs closed meshes (pairs with an open mesh are returned in
+    /// DetectionOutput::unserved, with a warning).
     virtual bool needsClosedMeshes() const = 0;
     /// Runs on `candidates` (pairs of objects of `scene`, a <= b) and writes the colliding
     /// ones into `out` (cleared first). Objects with non-finite poses are skipped with a
