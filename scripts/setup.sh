@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Installs what bullet-isc needs on Debian 12, from Debian's packages only. Idempotent:
 # does nothing when everything is there. Needs root (or sudo) for apt-get.
-# --extras also installs the tools for plots (gnuplot-nox: bench/plots.sh) and videos
-# (ffmpeg: docs/demos.md).
+# --extras also installs ffmpeg (videos from `isc demo --frames`: docs/demos.md).
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config python3 python3-glad
@@ -11,9 +10,10 @@ packages=(
   libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri
   libimgui-dev   # the demo window's panel (Dear ImGui 1.86, with its GLFW/OpenGL 3 backends)
   xvfb xauth     # the demo window test runs under xvfb-run
+  gnuplot-nox    # bench/plots.sh and bench/detectors/peel_table.py: the plots in docs/
 )
 if [ "${1:-}" = "--extras" ]; then
-  packages+=(gnuplot-nox ffmpeg)
+  packages+=(ffmpeg)
 fi
 missing=()
 for p in "${packages[@]}"; do

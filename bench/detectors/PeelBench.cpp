@@ -1,18 +1,42 @@
-// isc_bench_peel: per-call detection time of "peel" (papers/003) against the exact "cpu"
-// detector on the same scenes, same process, with the paper's Table 1 counters.
+// isc_bench_peel: one detect() call of "peel" against the exact "cpu" detector, on the same
+// scenes and poses, in the same process (issue 8's "What must show").
 //
-// Scenes (made here, no Bullet): a dense bunny pile, bunnies (loadBunny(0.1), 3674
-// triangles) on a jittered grid tighter than their size, turned at random, so that
-// neighbours interpenetrate about as deeply as in a settling pile; and a scaling scene,
-// 16 such bunnies subdivided 0..3 times (59K to 3.8M triangles).
+// Scenes (made here and in demos/scenes, no Bullet):
+//   pile/<n>         a dense bunny pile: n bunnies (loadBunny(0.1), 3674 triangles) on a
+//                    jittered grid 0.9 m apart, turned at random (seed 7): neighbours
+//                    interpenetrate about as deeply as in a settling pile; n = 100, 300, 1000.
+//   scaling/16x_sub<k> 16 such bunnies, each subdivided k = 0..3 times (59K to 3.76M triangles).
+//   deform/100       the 100-bunny pile with every bunny's vertices wobbling each call
+//                    (scenes::BunnyWobble, 2 % of its size, a phase per body): cpu must refit
+//                    its trees, peel uploads the vertices.
+// Detectors per scene:
+//   cpu              the exact reference (BVH per object, OpenMP over pairs)
+//   peel             peel with its defaults (auto resolution and axes, scene sampling, 3-D cull)
+//   peel_128_1axis   peel with resolution=128 axes=1 (the form the dispatcher used before; one
+//                    axis draws every triangle: the 3-D cull needs three)
+// Each benchmark first runs one call of the detector and one of cpu on the same poses and
+// compares them (counters missed_pairs, extra_pairs: triangle pairs peel missed or invented,
+// both must be 0, of reference_pairs), then times detect() only (manual time: scene updates
+// excluded).
+// Counters (per call, means over the timed iterations): triangles, candidate_pairs,
+// triangle_pairs, gpu_ms, readback_ms (the wait for the GPU and the read), cpu_ms, and the
+// detector's own counters: gpu_cull_ms, gpu_raster_ms, gpu_rays_ms, gpu_grid_ms,
+// gpu_filter_ms, cpu_setup_ms, cpu_upload_ms, cpu_exact_ms, triangles_in, triangles_kept,
+// triangles_rasterized, pixels_sampled, fragments, collision_rays, records, screen_pairs,
+// filtered_pairs, tri_tri_tests, positive_tests, pairs_culled, capacity_retries, ...
 //
-// Detectors: peel with scene sampling (default; 3 axes atomic / packing, 1 axis), peel with
-// pair tiles (sampling "pairs", 3 and 1 axes), the paper's multi-pass depth peeling on pair
-// tiles (sampling "peeling", 1 and 3 axes), cpu.
-// Counters: gpu_ms (GL timestamp queries), readback_ms, cpu_ms, and per call the peel counters
-// (tiles, raster_passes, collision_rays, triangles_read_back, potentially_colliding_triangles,
-// tri_tri_tests, positive_tests, max_depth_complexity) and triangle_pairs found.
-// Run: isc_bench_peel [--benchmark_filter=...]; env ISC_PEEL_RESOLUTION (default 512).
+// Tuning rows (tune/...): peel at explicit resolutions (32..256, 3 axes), auto at 1 axis, and
+// with the cull off, on the 100-bunny pile, the deforming pile and the 3.76M-triangle scene.
+// Run everything (medians of 5):
+//   isc_bench_peel --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+//                  --benchmark_out=peel.json --benchmark_out_format=json
+// A quick subset: --benchmark_filter='^pile/100/|^deform' (names: <scene>/<detector>); the docs'
+// rows without the tuning ones: --benchmark_filter='^(pile|scaling|deform)/'.
+// Env: ISC_BUNNY_OBJ (the bunny), ISC_PEEL_BENCH_MIN_TIME (seconds per benchmark, default 0.5).
+// bench/detectors/peel_table.py turns the JSON into the tables and the plot of
+// docs/detectors/peel.md.
+#include "BunnyWobble.h"
+
 #include "isc/detectors/CpuDetector.h"
 #include "isc/detectors/PeelDetector.h"
 #include "isc/gl/Context.h"
@@ -22,13 +46,17 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <random>
+#include <string>
 
 namespace isc {
 namespace {
@@ -67,41 +95,89 @@ Scene densePile(int bodies, int subdivisions) {
     return scene;
 }
 
-std::unique_ptr<Detector> makeDetector(bool peel, int axes, const char* compaction, const char* sampling,
-                                       bool conservativeRaster) {
-    PeelSettings s;
-    s.conservativeRaster = conservativeRaster;
-    s.sampling = sampling;
-    const char* res = std::getenv("ISC_PEEL_RESOLUTION");
-    s.resolution = res ? std::atoi(res) : 512;
-    s.axes = axes;
-    s.compaction = compaction;
-    if (!peel) return std::make_unique<CpuDetector>();
-    auto d = createPeelDetector({}, s);
+// A detector of a row: cpu, or peel with these settings.
+struct Kind {
+    bool cpu = false;
+    PeelSettings peel;
+};
+
+std::unique_ptr<Detector> makeDetector(const Kind& kind, std::string& error) {
+    if (kind.cpu) return std::make_unique<CpuDetector>();
+    auto d = createPeelDetector({}, kind.peel);
     if (!d) {
-        std::fprintf(stderr, "isc_bench_peel: %s\n", d.error().message.c_str());
-        std::exit(1);
+        error = d.error().message;
+        return nullptr;
     }
     return std::move(*d);
 }
 
-void run(benchmark::State& state, bool peel, int bodies, int subdivisions, int axes, const char* compaction,
-         const char* sampling = "scene", bool conservativeRaster = false) {
-    const Scene scene = densePile(bodies, subdivisions);
+PeelSettings peelWith(int resolution, int axes, bool cull = true) {
+    PeelSettings s;
+    s.resolution = resolution;
+    s.axes = axes;
+    s.cull = cull;
+    return s;
+}
+
+// Triangle pairs of `found` missing from `truth` and the other way round.
+struct Comparison {
+    double missed = 0, extra = 0, truth = 0;
+};
+Comparison compare(const DetectionOutput& truth, const DetectionOutput& found) {
+    std::map<ObjectPair, const PairResult*> t;
+    for (const PairResult& r : truth.pairs) t[r.pair] = &r;
+    double extra = 0, common = 0, total = 0;
+    for (const PairResult& r : truth.pairs) total += double(r.triangles.size());
+    for (const PairResult& r : found.pairs) {
+        auto it = t.find(r.pair);
+        for (const TrianglePair& p : r.triangles) {
+            const bool in = it != t.end() && std::binary_search(it->second->triangles.begin(),
+                                                                it->second->triangles.end(), p);
+            (in ? common : extra) += 1;
+        }
+    }
+    return {total - common, extra, total};
+}
+
+// Scene updates between calls (deforming scenes); null for rigid ones.
+using Update = std::function<void(Scene&, int step)>;
+
+void run(benchmark::State& state, const Kind& kind, const std::function<Scene()>& make, const Update& update) {
+    Scene scene = make();
+    if (update) update(scene, 0);
     const std::vector<ObjectPair> candidates = scene.overlappingPairs();
-    auto detector = makeDetector(peel, axes, compaction, sampling, conservativeRaster);
-    if (peel && glGetError() != GL_NO_ERROR) state.SkipWithError("GL error before the loop");
-    DetectionOutput out;
-    // One call before the timed loop: the first call sizes the detector's buffers (record
-    // buffer, per-thread scratch) and may redo a batch; the loop measures the steady state.
+    std::string error;
+    auto detector = makeDetector(kind, error);
+    if (!detector) {
+        state.SkipWithError(error.c_str());
+        return;
+    }
+    const bool gl = !kind.cpu;
+    if (gl && glGetError() != GL_NO_ERROR) state.SkipWithError("GL error before the loop");
+    // One checked call: the same poses through cpu and the detector.
+    DetectionOutput out, truth;
     if (auto r = detector->detect(scene, candidates, out); !r) {
         state.SkipWithError(r.error().message.c_str());
         return;
     }
+    Comparison checked;
+    if (!kind.cpu) {
+        CpuDetector cpu;
+        if (auto r = cpu.detect(scene, candidates, truth); !r) {
+            state.SkipWithError(r.error().message.c_str());
+            return;
+        }
+        checked = compare(truth, out);
+    }
     std::map<std::string, double> sums;
     double gpu = 0, readback = 0, cpu = 0, pairs = 0;
+    int step = 1;
     for (auto _ : state) {
-        if (auto r = detector->detect(scene, candidates, out); !r) {
+        if (update) update(scene, step++);
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto r = detector->detect(scene, candidates, out);
+        state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        if (!r) {
             state.SkipWithError(r.error().message.c_str());
             break;
         }
@@ -113,44 +189,64 @@ void run(benchmark::State& state, bool peel, int bodies, int subdivisions, int a
         for (const PairResult& p : out.pairs) tp += double(p.triangles.size());
         pairs += tp;
     }
-    if (peel && glGetError() != GL_NO_ERROR) state.SkipWithError("GL error after the loop");
+    if (gl && glGetError() != GL_NO_ERROR) state.SkipWithError("GL error after the loop");
     const double n = double(std::max<std::int64_t>(1, state.iterations()));
-    state.counters["triangles"] = double(bodies) * double(scene.mesh(0).triangleCount());
+    double triangles = 0;
+    for (ObjectId o = 0; o < scene.objectCount(); ++o) triangles += double(scene.objectMesh(o).triangleCount());
+    state.counters["triangles"] = triangles;
     state.counters["candidate_pairs"] = double(candidates.size());
+    state.counters["triangle_pairs"] = pairs / n;
+    state.counters["missed_pairs"] = checked.missed;
+    state.counters["extra_pairs"] = checked.extra;
+    state.counters["reference_pairs"] = checked.truth;  // cpu's triangle pairs on the checked call
     state.counters["gpu_ms"] = gpu / n;
     state.counters["readback_ms"] = readback / n;
     state.counters["cpu_ms"] = cpu / n;
-    state.counters["triangle_pairs"] = pairs / n;
     for (const auto& [name, value] : sums) state.counters[name] = value / n;
 }
 
 void registerAll() {
-    auto add = [](const std::string& name, auto fn) {
-        benchmark::RegisterBenchmark(name.c_str(), fn)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
+    double minTime = 0.5;
+    if (const char* m = std::getenv("ISC_PEEL_BENCH_MIN_TIME")) minTime = std::max(0.01, std::atof(m));
+    const std::vector<std::pair<Kind, std::string>> kinds = {
+        {Kind{true, {}}, "cpu"}, {Kind{false, PeelSettings{}}, "peel"}, {Kind{false, peelWith(128, 1)}, "peel_128_1axis"}};
+    auto addRows = [&](const std::string& scene, const std::vector<std::pair<Kind, std::string>>& rows,
+                       std::function<Scene()> make, Update update) {
+        for (const auto& [kind, name] : rows) {
+            const Kind k = kind;
+            benchmark::RegisterBenchmark((scene + "/" + name).c_str(),
+                                         [=](benchmark::State& s) { run(s, k, make, update); })
+                ->Unit(benchmark::kMillisecond)
+                ->UseManualTime()
+                ->MinTime(minTime);
+        }
     };
-    for (int bodies : {100, 300}) {
-        const std::string b = std::to_string(bodies);
-        add("pile/" + b + "/peel_scene_3axes_atomic", [=](benchmark::State& s) { run(s, true, bodies, 0, 3, "atomic"); });
-        add("pile/" + b + "/peel_scene_3axes_packing",
-            [=](benchmark::State& s) { run(s, true, bodies, 0, 3, "packing"); });
-        add("pile/" + b + "/peel_scene_1axis_atomic", [=](benchmark::State& s) { run(s, true, bodies, 0, 1, "atomic"); });
-        add("pile/" + b + "/peel_scene_1axis_atomic_nvconservative",
-            [=](benchmark::State& s) { run(s, true, bodies, 0, 1, "atomic", "scene", true); });
-        add("pile/" + b + "/peel_pairs_3axes_atomic",
-            [=](benchmark::State& s) { run(s, true, bodies, 0, 3, "atomic", "pairs"); });
-        add("pile/" + b + "/peel_pairs_1axis_atomic",
-            [=](benchmark::State& s) { run(s, true, bodies, 0, 1, "atomic", "pairs"); });
-        add("pile/" + b + "/peel_peeling_1axis_atomic",
-            [=](benchmark::State& s) { run(s, true, bodies, 0, 1, "atomic", "peeling"); });
-        add("pile/" + b + "/peel_peeling_3axes_atomic",
-            [=](benchmark::State& s) { run(s, true, bodies, 0, 3, "atomic", "peeling"); });
-        add("pile/" + b + "/cpu", [=](benchmark::State& s) { run(s, false, bodies, 0, 3, "auto"); });
-    }
-    for (int level = 0; level <= 3; ++level) {
-        const std::string l = std::to_string(level);
-        add("scaling/16x_sub" + l + "/peel_3axes", [=](benchmark::State& s) { run(s, true, 16, level, 3, "atomic"); });
-        add("scaling/16x_sub" + l + "/cpu", [=](benchmark::State& s) { run(s, false, 16, level, 3, "auto"); });
-    }
+    auto add = [&](const std::string& scene, std::function<Scene()> make, Update update) {
+        addRows(scene, kinds, std::move(make), std::move(update));
+    };
+    for (int bodies : {100, 300, 1000})
+        add("pile/" + std::to_string(bodies), [=] { return densePile(bodies, 0); }, nullptr);
+    for (int level = 0; level <= 3; ++level)
+        add("scaling/16x_sub" + std::to_string(level), [=] { return densePile(16, level); }, nullptr);
+    // The deforming pile: the wobble advances 1/60 s per call.
+    auto wobble = std::make_shared<scenes::BunnyWobble>(bunny(0));
+    const Update wobbling = [wobble](Scene& scene, int step) {
+        std::vector<Vec3> v;
+        for (ObjectId o = 0; o < scene.objectCount(); ++o) {
+            wobble->vertices(o, float(step) / 60.0f, v);
+            scene.setVertices(o, v);
+        }
+    };
+    add("deform/100", [] { return densePile(100, 0); }, wobbling);
+    // Tuning rows (not in the docs' tables; select with --benchmark_filter=tune): explicit
+    // resolutions at 3 axes, auto at 1 axis, and the cull off, against the defaults' choice.
+    const std::vector<std::pair<Kind, std::string>> tune = {
+        {Kind{false, peelWith(32, 3)}, "peel_32_3axes"},   {Kind{false, peelWith(64, 3)}, "peel_64_3axes"},
+        {Kind{false, peelWith(128, 3)}, "peel_128_3axes"}, {Kind{false, peelWith(256, 3)}, "peel_256_3axes"},
+        {Kind{false, peelWith(0, 1)}, "peel_auto_1axis"},  {Kind{false, peelWith(0, 0, false)}, "peel_nocull"}};
+    addRows("tune/pile/100", tune, [] { return densePile(100, 0); }, nullptr);
+    addRows("tune/deform/100", tune, [] { return densePile(100, 0); }, wobbling);
+    addRows("tune/scaling/16x_sub3", tune, [] { return densePile(16, 3); }, nullptr);
 }
 
 }  // namespace
@@ -164,6 +260,7 @@ int main(int argc, char** argv) {
     }
     isc::g_context.emplace(std::move(*ctx));
     std::fprintf(stderr, "GL: %s\n", isc::g_context->info().renderer.c_str());
+    benchmark::AddCustomContext("gl_renderer", isc::g_context->info().renderer);
     isc::registerAll();
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();

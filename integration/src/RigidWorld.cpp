@@ -80,7 +80,9 @@ Result<std::unique_ptr<RigidWorld>> RigidWorld::create(const WorldSettings& sett
         s.dispatcher = std::move(*d);
     }
     if (settings.broadphase == "cullide") {
-        auto b = CullideBroadphase::create({.onWarning = settings.onWarning});
+        CullideBroadphaseSettings bs;  // named, not a designated temporary: GCC 12's -Wmaybe-uninitialized misfires on that
+        bs.onWarning = settings.onWarning;
+        auto b = CullideBroadphase::create(std::move(bs));
         if (!b) return fail("RigidWorld::create(): " + b.error().message);
         s.broadphase = std::move(*b);
     } else if (settings.broadphase == "dbvt") {

@@ -103,7 +103,7 @@ void walkInside(const PosedMesh& from, const SurfaceDistance& fromDistance, cons
     }
 }
 
-bool sameMesh(const PosedMesh& m, const SurfaceDistance& d) { return &m.mesh() == &d.mesh(); }
+[[maybe_unused]] bool sameMesh(const PosedMesh& m, const SurfaceDistance& d) { return &m.mesh() == &d.mesh(); }
 
 }  // namespace
 

@@ -31,6 +31,32 @@ namespace isc::gl {
 #define PEEL_BINDING_PEEL_LAYER 21 // uvec2 peelLayer[atlas pixels]: sampling "peeling", the pass's
                                    // (~nearest key, farthest key + 1) beyond the peeled layers (0: none)
 
+// Scene sampling's 3-D cull and GPU narrowphase (plugin/detectors/peel/PeelCull.cpp,
+// PeelPairing.cpp). A shader declares at most 16 storage blocks (llvmpipe's per-stage limit).
+#define PEEL_BINDING_PARTS 22          // PeelPart parts[]: the objects taking part in the call
+#define PEEL_BINDING_WORLD 23          // vec4 world[]: their vertices in world space (per part: vertexBase + v)
+#define PEEL_BINDING_CLUSTER_NODES 24  // PeelClusterNode clusterNodes[]: every mesh's cluster tree
+#define PEEL_BINDING_CLUSTER_SLOTS 25  // uint clusterSlots[]: mesh triangle of each slot (cluster order)
+#define PEEL_BINDING_NODE_BOXES 26     // PeelBox nodeBoxes[]: per part (nodeBase + node), world space
+#define PEEL_BINDING_NODE_VISITS 27    // uint nodeVisits[]: per part node, bottom-up refit arrivals
+#define PEEL_BINDING_PAIR_LIST 28      // PeelPair pairList[]: the call's pairs of parts
+#define PEEL_BINDING_ITEMS_IN 29       // uvec4 itemsIn[]: node pairs (pair, nodeA, nodeB, 0) to expand
+#define PEEL_BINDING_ITEMS_OUT 30      // uvec4 itemsOut[]
+#define PEEL_BINDING_CLUSTER_PAIRS 31  // uvec4 clusterPairs[]: (pair, leaf node of A, leaf node of B, 0)
+#define PEEL_BINDING_ARGS 32           // uint args[]: indirect dispatch arguments and list counts
+#define PEEL_BINDING_KEPT_BITS 33      // uint keptBits[]: per part triangle (triangleBase + t), kept by the cull
+#define PEEL_BINDING_KEPT_INDICES 34   // uint keptIndices[]: 3 per kept triangle, absolute world[] indices
+#define PEEL_BINDING_KEPT_TRIANGLES 35 // uint keptTriangles[]: mesh triangle of each kept slot
+#define PEEL_BINDING_KEPT_COUNTS 36    // uint keptCounts[]: per part, triangles kept
+#define PEEL_BINDING_CELL_STARTS 37    // uint cellStarts[]: pairing grid, entries per hash bucket, scanned in
+                                       // place into each bucket's first entry (+ the total)
+#define PEEL_BINDING_CELL_FILL 38      // uint cellFill[]: per bucket, entries written so far
+#define PEEL_BINDING_CELL_ITEMS 39     // uint cellItems[]: record index per cell entry
+#define PEEL_BINDING_OUTPUT 40         // uint output[]: 3 per candidate triangle pair (candidate, triangle of a, of b)
+#define PEEL_BINDING_SCAN 41           // uint scanData[]: the generic exclusive scan (peel/scan.glsl)
+#define PEEL_BINDING_PAIR_FLAGS 42     // uint pairFlags[]: per pair of parts, 1 once it has a cluster pair
+#define PEEL_BINDING_RECORD_BOXES 43   // PeelBox recordBoxes[]: per record, its triangle's world box (w of lo: grid level)
+
 #define PEEL_ATTRIB_DRAW_ID 0      // uint vertex attribute, divisor 1: = baseInstance = draw index
 
 // Slots of counters[].
@@ -40,7 +66,22 @@ namespace isc::gl {
 #define PEEL_COUNTER_MAX_DEPTH 3       // longest fragment list (depth complexity)
 #define PEEL_COUNTER_OVERFLOW_RAYS 4   // rays over the layer cap (marked colliding)
 #define PEEL_COUNTER_RASTER_TRIANGLES 5  // triangles kept by the per-tile cull
-#define PEEL_COUNTER_COUNT 8
+// Scene sampling (3-D cull, GPU narrowphase).
+#define PEEL_COUNTER_KEPT 6               // triangles kept by the 3-D cull (all parts)
+#define PEEL_COUNTER_CLUSTER_PAIRS 7      // leaf cluster pairs within the margin (written: min(count, capacity))
+#define PEEL_COUNTER_ITEM_OVERFLOW 8      // node pairs that did not fit the traversal lists
+#define PEEL_COUNTER_CLUSTER_OVERFLOW 9   // cluster pairs that did not fit
+#define PEEL_COUNTER_CELL_ENTRIES 10      // (record, cell) entries of the pairing grid
+#define PEEL_COUNTER_CELL_OVERFLOW 11     // entries that did not fit
+#define PEEL_COUNTER_SCREEN_PAIRS 12      // triangle pairs of flagged pairs whose screen and world boxes overlap
+#define PEEL_COUNTER_OUTPUT 13            // of them, not proven apart by the float test (written: min(count, capacity))
+#define PEEL_COUNTER_PAIRS_WITH_RAYS 16    // candidate pairs flagged by a collision ray
+#define PEEL_COUNTER_PAIRS_WITH_CLUSTERS 17  // pairs of parts the 3-D cull left something of
+#define PEEL_COUNTER_COUNT 20
+
+// Levels of the pairing grid: cells of level L are 8^L times the finest (a record sits at the
+// level where its box spans at most two cells a side).
+#define PEEL_GRID_LEVELS 4u
 
 // Tile flags.
 #define PEEL_TILE_SELF 1u       // one object against itself (paper's facing rule)
@@ -76,7 +117,7 @@ struct PeelTile {
     uint objectA;         // pair tiles only
     uint objectB;
     uint pad0;
-    uint pad1;
+    uint size;            // scene sampling: side in pixels
 };
 
 // One indirect draw: one object into one tile, std430, 16 bytes.
@@ -107,6 +148,54 @@ struct PeelRecord {
     uint boxLo;
     uint boxHi;
 };
+
+// Scene sampling: one object taking part in the call, std430, 48 bytes.
+#define PEEL_PART_KEEP_ALL 1u  // drawn whole (self-collision pairs: the facing rule needs every face)
+struct PeelPart {
+    uint object;         // ObjectId
+    uint vertexBase;     // first entry of its vertices in world[]
+    uint vertexCount;
+    uint nodeBase;       // first entry of its cluster-tree boxes in nodeBoxes[]
+    uint firstNode;      // its mesh's tree in clusterNodes[] (node n of the part is firstNode + n)
+    uint nodeCount;
+    uint firstSlot;      // its mesh's slots in clusterSlots[]
+    uint triangleBase;   // first entry in keptBits (bits), keptTriangles, keptIndices (x 3)
+    uint triangleCount;
+    uint flags;          // PEEL_PART_*
+    float errorScale;    // |translation| + local radius: bounds the float rounding of world[] (world units)
+    uint pad;
+};
+
+// A node of a mesh's cluster tree (the top of its BVH down to clusters of at most
+// PeelClusters::kMaxClusterTriangles triangles), std430, 32 bytes. Node 0 is the root.
+#define PEEL_NO_NODE 0xFFFFFFFFu
+struct PeelClusterNode {
+    uint left;        // children (PEEL_NO_NODE for a cluster, i.e. a leaf)
+    uint right;
+    uint parent;      // PEEL_NO_NODE for the root
+    uint firstSlot;   // its triangles: slots [firstSlot, firstSlot + slotCount) of the mesh
+    uint slotCount;
+    uint pad0;
+    uint pad1;
+    uint pad2;
+};
+
+// A world-space box, std430, 32 bytes (w unused).
+struct PeelBox {
+    vec4 lo;
+    vec4 hi;
+};
+
+// A pair of parts to cull against each other, std430, 16 bytes.
+struct PeelPair {
+    uint candidate;  // index into the call's candidates
+    uint partA;      // parts[] of candidates[candidate].a
+    uint partB;
+    float margin;    // world units: boxes nearer than this count as overlapping (two pixels)
+};
+
+// Scene sampling's draw: one object's kept triangles into one tile, std430, 16 bytes (the
+// PeelDraw of the pair tiles read as: tile, part, object, firstItem of its separation items).
 
 #ifdef __cplusplus
 }  // namespace isc::gl

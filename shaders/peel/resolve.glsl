@@ -8,13 +8,14 @@
 // - proximity (conservative mode): consecutive fragments of A and B within depthEpsilon;
 // - more than MAX_LAYERS fragments: colliding (the paper's conservative layer cap).
 // With PEEL_SCENE (scene sampling: every object of a view in one tile, object ids in the
-// fragments) the sweep keeps a winding number per object met on the ray; entering an object
-// while another is inside makes the ray colliding for that object pair when it is a
-// candidate pair (hash table lookup), and flags the pair in hits[] (the CPU narrowphase
-// only pairs triangles of flagged pairs). Self: an object's winding > 1 or < 0. Proximity
-// and open meshes: consecutive fragments of a candidate pair within depthEpsilon. A ray over
-// the cap flags its tile (hits[uTileFlagBase + tile]): every candidate pair in that tile is
-// then tested.
+// fragments, surfaces culled in 3-D) an object's inside/outside state between consecutive
+// fragments is read from its nearest fragment (see testRay); a depth interval inside two
+// objects makes the ray colliding for that object pair when it is a candidate pair (hash
+// table lookup), and flags the pair in hits[] (the narrowphase only pairs triangles of
+// flagged pairs). Self (objects drawn whole): an object's winding > 1 or < 0. Proximity and
+// open meshes: consecutive fragments of a candidate pair within depthEpsilon. A ray over the
+// cap (or meeting more objects than tracked) flags its tile (hits[uTileFlagBase + tile]):
+// every candidate pair in that tile is then tested.
 // Defines: MAX_LAYERS, optionally PEEL_SCENE.
 #include "peel/bindings.h"
 
@@ -22,17 +23,20 @@ layout(local_size_x = 8, local_size_y = 8) in;
 
 layout(std430, binding = PEEL_BINDING_TILES) readonly buffer PeelTiles { PeelTile tiles[]; };
 layout(std430, binding = PEEL_BINDING_HEADS) readonly buffer PeelCounts { uint counts[]; };
+layout(std430, binding = PEEL_BINDING_COUNTERS) buffer PeelCounters { uint counters[]; };
+layout(std430, binding = PEEL_BINDING_MASK) buffer PeelMask { uint mask[]; };
 #ifdef PEEL_SCENE
 layout(std430, binding = PEEL_BINDING_NODES) readonly buffer PeelSlots { uvec2 slots[]; };
 layout(std430, binding = PEEL_BINDING_PAIRS) readonly buffer PeelPairs { uvec4 pairTable[]; };
 layout(std430, binding = PEEL_BINDING_HITS) buffer PeelHits { uint hits[]; };
 uniform uint uPairMask;      // pairTable length - 1 (a power of two minus one)
 uniform uint uTileFlagBase;  // hits[] index of this batch's first tile flag
+uniform uint uFirstTile;     // tiles[] index of this batch's first tile (its tiles are uFirstTile + z)
+uniform uint uCulled;        // 1: surfaces are culled (scene sampling's 3-D cull)
+uniform float uFarPixels;    // the cull's band (pixels): a nearest fragment farther says nothing
 #else
 layout(std430, binding = PEEL_BINDING_NODES) readonly buffer PeelSlots { uint slots[]; };
 #endif
-layout(std430, binding = PEEL_BINDING_COUNTERS) buffer PeelCounters { uint counters[]; };
-layout(std430, binding = PEEL_BINDING_MASK) buffer PeelMask { uint mask[]; };
 
 uniform uint uTileSize;
 uniform uint uAtlasWidth;
@@ -57,13 +61,23 @@ uint candidateOf(uint a, uint b) {
 bool hitPair(uint a, uint b) {
     uint c = candidateOf(a, b);
     if (c == 0xFFFFFFFFu) return false;
-    hits[c] = 1u;
+    if (hits[c] == 0u && atomicExchange(hits[c], 1u) == 0u) atomicAdd(counters[PEEL_COUNTER_PAIRS_WITH_RAYS], 1u);
     return true;
 }
 
+// Objects tracked per ray; a ray meeting more is treated like one over the layer cap.
+#define PEEL_RAY_OBJECTS 16
+
+// Scene sampling's ray test. The surfaces on the ray may be partial (the 3-D cull keeps, of
+// each object, only the triangles near the other objects of its candidate pairs), so an
+// object's inside/outside state between two consecutive fragments is read from its NEAREST
+// fragment in depth, before (a front face: inside after it) or after (a back face: inside
+// before it); ties count as inside. With whole surfaces this is the winding number; near an
+// intersection of two objects both surfaces are whole (the cull keeps everything within two
+// pixels of the other object), so the interval between or beside the two crossings reads as
+// inside both on one side of the intersection curve, as the winding number would.
 bool testRay(uint t, uvec2 p) {
-    uint R = uTileSize;
-    PeelTile tile = tiles[t];
+    PeelTile tile = tiles[uFirstTile + t];
     uint pixel = (tile.originY + p.y) * uAtlasWidth + tile.originX + p.x;
     uint total = counts[pixel];
     if (total == 0u) return false;
@@ -89,32 +103,76 @@ bool testRay(uint t, uvec2 p) {
     bool open = (tile.flags & PEEL_TILE_OPEN) != 0u;
     bool proximity = open || (tile.flags & PEEL_TILE_PROXIMITY) != 0u;
     uint epsilon = uint(tile.depthEpsilon * PEEL_DEPTH_SCALE);
-    uint objects[MAX_LAYERS];  // objects met on the ray and their winding numbers
-    int winding[MAX_LAYERS];
-    uint met = 0u;
     bool colliding = false;
+    // Objects on the ray (slot k), the ray's fragment index -> slot, and per object the next
+    // fragment of the same object (n: none).
+    uint objects[PEEL_RAY_OBJECTS];
+    int winding[PEEL_RAY_OBJECTS];
+    uint firstOf[PEEL_RAY_OBJECTS];
+    uint slotOf[MAX_LAYERS];
+    uint nextSame[MAX_LAYERS];
+    uint met = 0u;
     for (uint i = 0u; i < n; ++i) {
-        uvec2 e = frags[i];
-        uint o = e.y;
+        uint o = frags[i].y;
         if (proximity && i > 0u) {
             uvec2 prev = frags[i - 1u];
-            if ((prev.y != o || open) && (e.x >> 1) - (prev.x >> 1) <= epsilon && hitPair(prev.y, o))
+            if ((prev.y != o || open) && (frags[i].x >> 1) - (prev.x >> 1) <= epsilon && hitPair(prev.y, o))
                 colliding = true;
         }
-        if (open) continue;
         uint k = 0u;
         while (k < met && objects[k] != o) ++k;
         if (k == met) {
+            if (met == uint(PEEL_RAY_OBJECTS)) {  // too many objects to track: conservative
+                atomicAdd(sOverflow, 1u);
+                hits[uTileFlagBase + t] = 1u;
+                return true;
+            }
             objects[met] = o;
             winding[met] = 0;
+            firstOf[met] = i;
             ++met;
         }
-        winding[k] += (e.x & 1u) != 0u ? 1 : -1;
-        if ((e.x & 1u) != 0u && winding[k] > 0) {  // entering o: pairs with every object inside
-            for (uint j = 0u; j < met; ++j)
-                if (j != k && winding[j] > 0 && hitPair(objects[j], o)) colliding = true;
-        }
+        slotOf[i] = k;
+        nextSame[i] = n;
+        // Self-collision (objects drawn whole): the paper's rule on the winding from the ray's start.
+        winding[k] += (frags[i].x & 1u) != 0u ? 1 : -1;
         if ((winding[k] > 1 || winding[k] < 0) && hitPair(o, o)) colliding = true;
+    }
+    if (open) return colliding;
+    uint lastOf[PEEL_RAY_OBJECTS];
+    for (uint k = 0u; k < met; ++k) lastOf[k] = n;
+    for (uint i = n; i-- > 0u;) {
+        uint k = slotOf[i];
+        nextSame[i] = lastOf[k];
+        lastOf[k] = i;
+    }
+    // Sweep the gaps g = 0..n (gap g lies before fragment g), the objects' previous fragment
+    // kept per slot (n: none yet).
+    uint prevOf[PEEL_RAY_OBJECTS];
+    for (uint k = 0u; k < met; ++k) prevOf[k] = n;
+    uint far = uint(uFarPixels * tile.depthEpsilon * PEEL_DEPTH_SCALE);  // depthEpsilon: one pixel
+    uint tested = 0u;
+    for (uint g = 0u; g <= n; ++g) {
+        if (g > 0u) prevOf[slotOf[g - 1u]] = g - 1u;
+        uint inside = 0u;
+        for (uint k = 0u; k < met; ++k) {
+            uint pi = prevOf[k];
+            uint ni = pi == n ? firstOf[k] : nextSame[pi];
+            bool hasPrev = pi != n, hasNext = ni != n;
+            uint dPrev = hasPrev ? (frags[g - 1u].x >> 1) - (frags[pi].x >> 1) : 0xFFFFFFFFu;
+            uint dNext = hasNext ? (frags[ni].x >> 1) - (frags[g].x >> 1) : 0xFFFFFFFFu;
+            bool in_ = (hasPrev && (frags[pi].x & 1u) != 0u && dPrev <= dNext) ||
+                       (hasNext && (frags[ni].x & 1u) == 0u && dNext <= dPrev) ||
+                       (uCulled != 0u && min(dPrev, dNext) > far);  // culled surface between: unknown
+            if (in_) inside |= 1u << k;
+        }
+        if (bitCount(inside) < 2 || inside == tested) continue;
+        tested = inside;
+        for (uint a = 0u; a < met; ++a) {
+            if ((inside & (1u << a)) == 0u) continue;
+            for (uint b = a + 1u; b < met; ++b)
+                if ((inside & (1u << b)) != 0u && hitPair(objects[a], objects[b])) colliding = true;
+        }
     }
     return colliding;
 }

@@ -6,9 +6,14 @@
 // compaction) or at their own slot of a sparse array (COMPACT_PACKING, packed afterwards by
 // peel_pack_count / peel_pack_move as in section 3).
 // A record names its owner: tile * 2 + side for pair tiles, the segment (tile, object)
-// with PEEL_SCENE.
-// Defines: COMPACT_ATOMIC or COMPACT_PACKING, optionally PEEL_SCENE.
+// with PEEL_SCENE, the draw (tile, part) with PEEL_WORLD (scene sampling after the 3-D cull:
+// the items are the draws' kept triangles, numbered by the scan of peel/draw_items.glsl, and
+// the corners come from world[]).
+// Defines: COMPACT_ATOMIC or COMPACT_PACKING, optionally PEEL_SCENE, PEEL_WORLD.
+#include "common/dispatch.glsl"
+#ifndef PEEL_WORLD
 #include "common/scene.glsl"
+#endif
 #include "peel/bindings.h"
 
 layout(local_size_x = 64) in;
@@ -16,7 +21,19 @@ layout(local_size_x = 64) in;
 layout(std430, binding = PEEL_BINDING_TILES) readonly buffer PeelTiles { PeelTile tiles[]; };
 layout(std430, binding = PEEL_BINDING_COUNTERS) buffer PeelCounters { uint counters[]; };
 layout(std430, binding = PEEL_BINDING_PYRAMID) readonly buffer PeelPyramid { uvec2 pyramid[]; };
+#ifdef PEEL_WORLD
+layout(std430, binding = PEEL_BINDING_DRAWS) readonly buffer PeelDraws { PeelDraw draws[]; };
+layout(std430, binding = PEEL_BINDING_SCAN) readonly buffer PeelScan { uint scanData[]; };
+layout(std430, binding = PEEL_BINDING_PARTS) readonly buffer PeelParts { PeelPart parts[]; };
+layout(std430, binding = PEEL_BINDING_WORLD) readonly buffer PeelWorld { vec4 world[]; };
+layout(std430, binding = PEEL_BINDING_KEPT_INDICES) readonly buffer PeelKeptIndices { uint keptIndices[]; };
+layout(std430, binding = PEEL_BINDING_KEPT_TRIANGLES) readonly buffer PeelKeptTriangles { uint keptTriangles[]; };
+uniform uint uDrawBegin;  // this batch's draws [uDrawBegin, uDrawEnd)
+uniform uint uDrawEnd;
+uniform uint uFirstTile;  // tiles[] index of the batch's first tile (the pyramid is per batch)
+#else
 layout(std430, binding = PEEL_BINDING_SEGMENTS) readonly buffer PeelSegments { PeelSegment segments[]; };
+#endif
 layout(std430, binding = PEEL_BINDING_RECORDS) writeonly buffer PeelRecords { PeelRecord records[]; };
 
 uniform uint uTileSize;
@@ -35,8 +52,30 @@ uvec2 unite(uvec2 a, uvec2 b) {
 shared uint sCount, sBase;
 
 // The separation of one item: false when the triangle is hit by no collision ray.
+#ifdef PEEL_WORLD
+uint itemCount() { return scanData[uDrawEnd] - scanData[uDrawBegin]; }
+#else
+uint itemCount() { return uItemCount; }
+#endif
+
 bool separateItem(uint item, out PeelRecord r) {
     r = PeelRecord(0u, 0xFFFFFFFFu, 0u, 0u);
+    vec3 c[3];
+#ifdef PEEL_WORLD
+    // The draw holding this item: the last with scanData[d] <= item.
+    uint g = scanData[uDrawBegin] + item;
+    uint lo = uDrawBegin, hi = uDrawEnd - 1u;
+    while (lo < hi) {
+        uint mid = (lo + hi + 1u) / 2u;
+        if (scanData[mid] <= g) lo = mid; else hi = mid - 1u;
+    }
+    PeelDraw d = draws[lo];
+    uint slot = parts[d.side].triangleBase + (g - scanData[lo]);
+    uint triangle = keptTriangles[slot];
+    for (uint k = 0u; k < 3u; ++k) c[k] = world[keptIndices[3u * slot + k]].xyz;
+    PeelTile tile = tiles[d.tile];
+    uint tileInBatch = d.tile - uFirstTile;
+#else
     // The segment holding this item: the last with firstItem <= item.
     uint lo = 0u, hi = uSegmentCount - 1u;
     while (lo < hi) {
@@ -46,9 +85,9 @@ bool separateItem(uint item, out PeelRecord r) {
     PeelSegment s = segments[lo];
     uint triangle = item - s.firstItem;
     PeelTile tile = tiles[s.tile];
-
-    vec3 c[3];
+    uint tileInBatch = s.tile;
     sceneWorldTriangle(s.object, triangle, c[0], c[1], c[2]);
+#endif
     float R = float(uTileSize);
     vec2 bmin = vec2(1e30), bmax = vec2(-1e30);
     for (int k = 0; k < 3; ++k) {
@@ -66,14 +105,14 @@ bool separateItem(uint item, out PeelRecord r) {
     uint offset = 0u;
     for (uint k = 1u; k < level; ++k) offset += (uTileSize >> k) * (uTileSize >> k);
     uint dim = uTileSize >> level;
-    uint base = s.tile * uPyramidStride + offset;
+    uint base = tileInBatch * uPyramidStride + offset;
     uvec2 t0 = b0 >> level, t1 = b1 >> level;
     uvec2 box = unite(unite(pyramid[base + t0.y * dim + t0.x], pyramid[base + t0.y * dim + t1.x]),
                       unite(pyramid[base + t1.y * dim + t0.x], pyramid[base + t1.y * dim + t1.x]));
     uvec2 lo2 = max(uvec2(box.x & 0xFFFFu, box.x >> 16), b0);
     uvec2 hi2 = min(uvec2(box.y & 0xFFFFu, box.y >> 16), b1);
     if (lo2.x > hi2.x || lo2.y > hi2.y) return false;
-#ifdef PEEL_SCENE
+#if defined(PEEL_SCENE) || defined(PEEL_WORLD)
     uint owner = lo;
 #else
     uint owner = s.tile * 2u + (s.side & ~PEEL_SEGMENT_WHOLE);
@@ -83,9 +122,9 @@ bool separateItem(uint item, out PeelRecord r) {
 }
 
 void main() {
-    uint item = gl_GlobalInvocationID.x;
+    uint item = iscFlatInvocation();
     PeelRecord r;
-    bool keep = item < uItemCount && separateItem(item, r);
+    bool keep = item < itemCount() && separateItem(item, r);
 #ifdef COMPACT_ATOMIC
     // Stream compaction: one global atomic per workgroup, slots handed out in shared memory.
     if (gl_LocalInvocationIndex == 0u) sCount = 0u;
@@ -97,8 +136,12 @@ void main() {
     barrier();
     if (keep && sBase + local < uRecordCapacity) records[sBase + local] = r;  // else: redone, larger
 #else
-    if (item >= uItemCount) return;
+    if (item >= itemCount()) return;
     if (keep) atomicAdd(counters[PEEL_COUNTER_RECORDS], 1u);
+#ifdef PEEL_WORLD
+    records[scanData[uDrawBegin] + item] = r;  // the call's items: every batch its own range
+#else
     records[item] = r;  // empty slots carry triangle 0xFFFFFFFF
+#endif
 #endif
 }

@@ -1,59 +1,41 @@
 #pragma once
 /// The depth-peeling detector ("peel"): Georgii, Krüger & Westermann, "Interactive
-/// collision detection for deformable and GPU objects" (papers/003). Image-space sampling
-/// of each candidate object pair along parallel rays finds the collision rays; a
-/// bounding-box mipmap carries them back to the triangles they hit; the survivors are
-/// compacted on the GPU, read back, pruned by sweep and prune over their screen boxes and
-/// tested exactly on the CPU (the reference's triangle–triangle test), so every reported
-/// pair is exact (precision 1).
+/// collision detection for deformable and GPU objects" (papers/003). Image-space sampling of
+/// the candidate objects along parallel rays finds the collision rays; a bounding-box mipmap
+/// carries them back to the triangles they hit; the GPU pairs those triangles and drops the
+/// pairs a float test proves apart; the exact CPU test (the reference's) decides the rest, so
+/// every reported pair is exact (precision 1). docs/detectors/peel.md has the passes, the why
+/// and the measured figures.
 ///
-/// Paper sections and where this implementation departs (docs/detectors/peel.md has the why):
-/// - §4, §4.1 object sampling, settings.sampling "scene" (default, the paper's set-up): one
-///   orthographic view per axis and cluster of candidate pairs (connected components of the
-///   pairs whose boxes meet) over the union of the cluster's boxes, pixels of
-///   (smallest object / resolution), cut into square tiles of at most 2048 pixels; every
-///   triangle rasterized once per axis (objects inside a tile drawn whole, the others culled
-///   per tile), fragments (depth, facing, object id). Per ray, a winding number per object:
-///   entering an object while another is inside flags that object pair when it is a
-///   candidate pair (hash table on the GPU). "pairs": one tile per (candidate pair, axis),
-///   view volume = the intersection of the two boxes across the rays, their union along
-///   them (finer pixels where the pair meets; each triangle drawn once per pair it is in).
-///   "peeling": the paper's own form on pair tiles (§4.1, §4.2): a counting pass (fragments
-///   per pixel), the depth complexity by a GPU max-reduction (read by the CPU), then
-///   ceil(min(depth, maxLayers) / 2) geometry passes, each peeling the nearest and the
-///   farthest remaining fragment of every ray at once (dual depth peeling with MIN/MAX as
-///   storage-buffer atomics on (depth, side, facing) keys); after each pass a compute step
-///   compares each peeled fragment's facing with the one the ray expects (a winding number
-///   per object and direction) and marks the collision-ray mask; rays with more fragments
-///   than maxLayers are marked colliding (the paper's conservative rule). Same tiles and
-///   same collision rays as "pairs" (tested), at 1 + ceil(depth / 2) raster passes per batch.
-///   Otherwise (scene, pairs), instead of one geometry pass per depth layer (§4.1) or two
-///   (§4.2), ONE raster pass per batch of equal-size tiles stores every fragment in its
-///   pixel's next slot (settings.maxLayers slots, per-pixel atomic counter); a compute pass
-///   sorts each pixel's slots and sweeps them (a pixel with more fragments than slots marks
-///   its ray colliding: the paper's conservative layer cap; with scene sampling every
-///   candidate pair of that tile is then tested). For self-collision of one object the
-///   ray test is the paper's rule (two consecutive front or back faces, or a back face
-///   first: winding > 1 or < 0).
-/// - §5 ray merging: the bounding-box mipmap, built in compute shaders. Level 1 is built
-///   from the collision-ray mask dilated by one pixel (conservative: an intersection curve
-///   within one pixel of a collision ray is kept).
-/// - §6 primitive separation: per triangle, its screen box picks the level, the corner
-///   texels' bundles are unioned and clipped by the triangle's box; compute shader.
-/// - §3, §7 compaction: "atomic" (compute append) or "packing" (the paper's count / shift /
-///   move per row, as compute passes); settings.compaction picks, "auto" = atomic.
-/// - §7 CPU narrowphase: per flagged pair and tile, records outside the other object's world
-///   box dropped; the pairs whose screen boxes overlap in x and y (the paper's sweep) and
-///   whose triangles' world boxes overlap, found through a uniform grid over the world boxes
-///   (the same pairs as a screen sweep followed by the world test, far fewer visits in a
-///   dense pile); exact tests parallel over chunks of triangle pairs (OpenMP).
-/// - §8.2 open meshes (settings.openMeshes): consecutive fragments of the two objects in
-///   close depth proximity mark a collision ray.
-/// - settings.conservativeRaster: GL_NV_conservative_raster in the raster passes where the
-///   driver has it (measured in docs/detectors/peel.md; off by default).
-/// - Beyond the paper: object ids (never pairs triangles of unrelated objects), 1 or 3
-///   axes (candidates unioned), conservative mode = mask dilation plus depth proximity
-///   (fragments of A and B within one pixel in depth mark the ray), self-collision.
+/// Paper sections and where this implementation departs:
+/// - §4 object sampling, settings.sampling "scene" (default): one orthographic view per axis
+///   and cluster of candidate pairs, cut into tiles. Before it (beyond the paper) a 3-D cull
+///   on the GPU: per candidate pair the objects' cluster trees (the top of their BVHs,
+///   refitted from the world vertices each call) are walked against each other and only the
+///   triangles within two pixels of a triangle of the other object are drawn (settings.cull).
+///   One raster pass per batch of tiles stores each fragment (depth, facing, object id) in
+///   its pixel's next slot (settings.maxLayers; more fragments mark the ray, the paper's
+///   conservative cap); per ray, an object's inside/outside state between consecutive
+///   fragments is read from its nearest fragment (the culled surfaces are partial; near an
+///   intersection they are whole), and an interval inside two objects of a candidate pair
+///   flags that pair and marks the ray. "pairs": one tile per (candidate pair, axis), no 3-D
+///   cull, winding numbers. "peeling": the paper's multi-pass form on pair tiles (§4.1, §4.2:
+///   a counting pass, the depth complexity by a GPU max-reduction, ceil(depth / 2) passes
+///   peeling front and back at once, a facing test per pass).
+/// - §5 ray merging: the bounding-box mipmap, in compute shaders, level 1 from the collision-ray
+///   mask dilated by one pixel.
+/// - §6 primitive separation: per triangle, its screen box against the mipmap; compute shader.
+/// - §3, §7 compaction and narrowphase. Scene sampling: records appended on the GPU, paired in
+///   a hashed world grid per tile (world and clipped screen boxes overlapping, flagged pairs
+///   only), filtered by a float separating-axis test with a conservative tolerance, read back
+///   once (one fence per call), tested exactly on the CPU (all cores). Pair tiles: "atomic" or
+///   "packing" (the paper's row packing: per-row counts on the GPU, their scan on the CPU, a
+///   move pass; one more read-back), records read back per batch and paired on the CPU.
+/// - §8.2 open meshes (settings.openMeshes): consecutive fragments of two objects in close
+///   depth mark a ray.
+/// - Beyond the paper: object ids (triangles of unrelated objects are never paired), 1 or 3
+///   axes (candidates unioned), depth proximity (settings.depthProximity), self-collision,
+///   GL_NV_conservative_raster where present (settings.conservativeRaster).
 #include "isc/detect/Detector.h"
 
 #include <array>
@@ -65,14 +47,18 @@ namespace isc {
 /// The peel detector's own settings (DetectorSettings::options by these names;
 /// docs/detectors/peel.md has what each costs and gains).
 struct PeelSettings {
-    int resolution = 512;  ///< pixels across the smaller object of a pair, power of two in [16, 4096]
-    int axes = 3;          ///< projection axes sampled: 1 (z) or 3 (x, y, z), candidates unioned
+    /// Pixels across the smallest object of a view (scene sampling) or a pair tile's side;
+    /// 0 = auto (the detector's default, see docs/detectors/peel.md "Defaults"), else a power
+    /// of two in [16, 4096].
+    int resolution = 0;
+    int axes = 0;  ///< projection axes: 0 = auto, 1 (z) or 3 (x, y, z; candidates unioned)
     /// "auto" (= "scene"), "scene", "pairs" or "peeling" (see the class comment).
     std::string sampling = "auto";
-    /// Record compaction: "auto" (= "atomic"), "atomic" (compute append) or "packing" (the
-    /// paper's count / shift / move per row, section 7).
+    /// Record compaction of the pair tiles: "auto" (= "atomic"), "atomic" (compute append) or
+    /// "packing" (the paper's section 7 row packing: counted per row on the GPU, rows' offsets
+    /// scanned on the CPU, moved on the GPU). Scene sampling compacts atomically.
     std::string compaction = "auto";
-    int maxLayers = 32;  ///< fragments kept per pixel (slots, or peeled layers), in [2, 128]
+    int maxLayers = 16;  ///< fragments kept per pixel (slots, or peeled layers), in [2, 128]
     /// Open meshes: consecutive fragments of two objects in close depth mark a ray (§8.2).
     bool openMeshes = false;
     /// Fragments of the two objects within one pixel of each other in depth also mark the
@@ -82,16 +68,23 @@ struct PeelSettings {
     /// triangle touches gets a fragment); ignored, with the counter conservative_raster = 0,
     /// where it does not.
     bool conservativeRaster = false;
+    /// Scene sampling with three axes: cull in 3-D before the raster pass (keep only the
+    /// triangles within two pixels of the other object of a candidate pair). Off, or with one
+    /// axis (a surface edge-on to the single view would be invisible near its contacts once its
+    /// other faces are culled): every triangle is drawn.
+    bool cull = true;
 
-    static constexpr std::array<SettingField<PeelSettings>, 8> fields{{
-        {"resolution", &PeelSettings::resolution, "pixels across the smaller object of a pair (power of two, 16..4096)"},
-        {"axes", &PeelSettings::axes, "projection axes: 1 (z) or 3 (x, y, z)"},
+    static constexpr std::array<SettingField<PeelSettings>, 9> fields{{
+        {"resolution", &PeelSettings::resolution,
+         "pixels across the smallest object of a view: 0 = auto, or a power of two 16..4096"},
+        {"axes", &PeelSettings::axes, "projection axes: 0 = auto, 1 (z) or 3 (x, y, z)"},
         {"sampling", &PeelSettings::sampling, "auto, scene, pairs or peeling (the paper's multi-pass form)"},
-        {"compaction", &PeelSettings::compaction, "auto, atomic or packing (the paper's row packing)"},
+        {"compaction", &PeelSettings::compaction, "auto, atomic or packing (the paper's row packing; pair tiles)"},
         {"maxLayers", &PeelSettings::maxLayers, "fragments kept per pixel, 2..128 (more: the ray counts as colliding)"},
         {"openMeshes", &PeelSettings::openMeshes, "open-mesh rule (paper section 8.2): close fragments mark a ray"},
         {"depthProximity", &PeelSettings::depthProximity, "fragments of two objects within one pixel in depth mark a ray"},
         {"conservativeRaster", &PeelSettings::conservativeRaster, "GL_NV_conservative_raster where the driver has it"},
+        {"cull", &PeelSettings::cull, "scene sampling, 3 axes: 3-D cull before the raster pass (off: draw every triangle)"},
     }};
 };
 
@@ -106,17 +99,19 @@ public:
     bool usesGl() const override { return true; }
     bool reportsTrianglePairs() const override { return true; }
     bool needsClosedMeshes() const override;
-    /// Counters per call (paper Table 1): views and pairs_with_collision_rays (scene
-    /// sampling), peeling_passes ("peeling"), conservative_raster (1 when used), tiles,
-    /// raster_passes, fragments, triangles_rasterized, collision_rays,
-    /// overflow_rays, max_depth_complexity, triangles_read_back,
-    /// potentially_colliding_triangles, tri_tri_tests, positive_tests; narrowphase phases
-    /// np_group_ms, np_world_ms, np_sweep_ms, np_exact_ms, np_merge_ms, np_swept_records,
-    /// np_sweep_visits.
+    /// Timings: stats.gpuMs (GL timestamps), readbackMs (the one wait for the GPU and the
+    /// read), cpuMs, totalMs; per stage gpu_cull_ms, gpu_raster_ms, gpu_rays_ms, gpu_grid_ms,
+    /// gpu_filter_ms, cpu_setup_ms, cpu_upload_ms, cpu_exact_ms (scene sampling). Counters
+    /// (paper Table 1 and the cull): views, tiles, raster_passes, pixel_size, axes,
+    /// triangles_in, cluster_pairs, triangles_kept, triangles_rasterized, pairs_culled,
+    /// pixels_sampled, fragments, collision_rays, overflow_rays, max_depth_complexity,
+    /// pairs_with_collision_rays, records, grid_entries, screen_pairs, filtered_pairs,
+    /// tri_tri_tests, positive_tests, capacity_retries, unserved_pairs, conservative_raster;
+    /// the pair tiles add triangles_read_back, peeling_passes and the CPU narrowphase's np_*.
     [[nodiscard]] Result<void> detect(const Scene& scene, std::span<const ObjectPair> candidates,
                                       DetectionOutput& out) override;
-    /// The last batch's atlas: "fragments per pixel" (counts; not with sampling "peeling")
-    /// and "collision rays" (tile bits).
+    /// Scene sampling (the default): the last batch's atlas of the last call, "fragments per
+    /// pixel" (counts) and "collision rays" (tile bits). None with pair tiles.
     std::vector<DetectorDebugView> debugViews() const override;
 
     struct Impl;
@@ -127,10 +122,12 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-/// Creates the peel detector: checks the settings (resolution a power of two in [16, 4096],
-/// axes 1 or 3, compaction "auto", "atomic" or "packing", sampling "auto", "scene", "pairs" or
-/// "peeling" (not with openMeshes), maxLayers in [2, 128]) and compiles its shaders. Needs a
-/// current GL 4.5 context; errors carry the driver's log.
+/// Creates the peel detector: checks the settings (resolution 0 or a power of two in [16,
+/// 4096], axes 0, 1 or 3, compaction "auto", "atomic" or "packing" (pair tiles only), sampling
+/// "auto", "scene", "pairs" or "peeling" (not with openMeshes), maxLayers in [2, 128]) and
+/// compiles its shaders. Needs a current GL 4.5 context; errors carry the driver's log. A
+/// detect() that needs more than the GL's limits (storage block size, workgroup counts) fails
+/// with an error naming the limit.
 [[nodiscard]] Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& common,
                                                                    const PeelSettings& settings = {});
 

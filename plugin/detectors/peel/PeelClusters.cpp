@@ -1,0 +1,104 @@
+#include "PeelClusters.h"
+
+#include "isc/core/Assert.h"
+#include "isc/geometry/Bvh.h"
+#include "isc/mesh/Mesh.h"
+#include "isc/scene/Scene.h"
+
+#include <algorithm>
+
+namespace isc {
+
+PeelClusters::MeshTree PeelClusters::build(const Mesh& mesh, std::vector<gl::PeelClusterNode>& nodes,
+                                           std::vector<std::uint32_t>& slots) {
+    MeshTree tree;
+    tree.firstNode = static_cast<std::uint32_t>(nodes.size());
+    tree.firstSlot = static_cast<std::uint32_t>(slots.size());
+    if (mesh.triangleCount() == 0) return tree;
+    double edges = 0.0;
+    for (const UVec3& t : mesh.triangles())
+        for (int k = 0; k < 3; ++k) edges += double(glm::length(mesh.vertices()[t[k]] - mesh.vertices()[t[(k + 1) % 3]]));
+    tree.meanEdge = float(edges / (3.0 * double(mesh.triangleCount())));
+    geometry::Bvh bvh;
+    bvh.build(mesh.vertices(), mesh.triangles(), 4);
+    const auto bvhNodes = bvh.nodes();
+    const auto bvhSlots = bvh.slotTriangles();
+    // Triangles under each BVH node (children have larger indices: one reverse sweep).
+    std::vector<std::uint32_t> under(bvhNodes.size(), 0);
+    for (std::size_t i = bvhNodes.size(); i-- > 0;) {
+        const geometry::Bvh::Node& n = bvhNodes[i];
+        under[i] = n.isLeaf() ? n.count : under[n.first] + under[n.first + 1];
+    }
+    // Depth-first from the root: a node with at most kMaxClusterTriangles triangles (or a BVH
+    // leaf) is a cluster, its triangles appended to the slots in BVH leaf order; an inner node
+    // gets two children. Slots of any node are then one contiguous range.
+    struct Item {
+        std::uint32_t bvhNode;
+        std::uint32_t node;  // index relative to tree.firstNode
+        std::uint32_t depth;
+    };
+    const std::uint32_t base = tree.firstNode;
+    const std::uint32_t slotBase = tree.firstSlot;
+    nodes.push_back({PEEL_NO_NODE, PEEL_NO_NODE, PEEL_NO_NODE, 0, 0, 0, 0, 0});
+    std::vector<Item> stack{{0, 0, 0}};
+    std::vector<std::uint32_t> leafStack;
+    while (!stack.empty()) {
+        const Item it = stack.back();
+        stack.pop_back();
+        const geometry::Bvh::Node& b = bvhNodes[it.bvhNode];
+        gl::PeelClusterNode& n = nodes[base + it.node];
+        n.firstSlot = static_cast<std::uint32_t>(slots.size()) - slotBase;
+        tree.height = std::max(tree.height, it.depth);
+        if (b.isLeaf() || under[it.bvhNode] <= kMaxClusterTriangles) {
+            // A cluster: append its triangles (its BVH leaves in order).
+            leafStack.assign(1, it.bvhNode);
+            while (!leafStack.empty()) {
+                const std::uint32_t k = leafStack.back();
+                leafStack.pop_back();
+                const geometry::Bvh::Node& x = bvhNodes[k];
+                if (x.isLeaf()) {
+                    for (std::uint32_t s = x.first; s < x.first + x.count; ++s) slots.push_back(bvhSlots[s]);
+                } else {
+                    leafStack.push_back(x.first + 1);  // left first
+                    leafStack.push_back(x.first);
+                }
+            }
+            n.slotCount = static_cast<std::uint32_t>(slots.size()) - slotBase - n.firstSlot;
+            ISC_ASSERT(n.slotCount <= kMaxClusterTriangles, "PeelClusters::build(): a BVH leaf larger than a cluster");
+            ++tree.clusterCount;
+            continue;
+        }
+        // Inner: children get the next two node indices; the right one is expanded after the
+        // left one's whole subtree, so the parent's slot range is set once both are done
+        // (below, bottom-up).
+        const auto left = static_cast<std::uint32_t>(nodes.size()) - base;
+        nodes.push_back({PEEL_NO_NODE, PEEL_NO_NODE, it.node, 0, 0, 0, 0, 0});
+        nodes.push_back({PEEL_NO_NODE, PEEL_NO_NODE, it.node, 0, 0, 0, 0, 0});
+        nodes[base + it.node].left = left;
+        nodes[base + it.node].right = left + 1;
+        stack.push_back({b.first + 1, left + 1, it.depth + 1});
+        stack.push_back({b.first, left, it.depth + 1});
+    }
+    tree.nodeCount = static_cast<std::uint32_t>(nodes.size()) - base;
+    // Inner nodes' slot ranges from their children (children have larger indices).
+    for (std::uint32_t i = tree.nodeCount; i-- > 0;) {
+        gl::PeelClusterNode& n = nodes[base + i];
+        if (n.left == PEEL_NO_NODE) continue;
+        const gl::PeelClusterNode& l = nodes[base + n.left];
+        const gl::PeelClusterNode& r = nodes[base + n.right];
+        ISC_ASSERT(l.firstSlot + l.slotCount == r.firstSlot, "PeelClusters::build(): children's slots not contiguous");
+        n.firstSlot = l.firstSlot;
+        n.slotCount = l.slotCount + r.slotCount;
+    }
+    ISC_ASSERT(nodes[base].slotCount == mesh.triangleCount(), "PeelClusters::build(): triangles lost");
+    return tree;
+}
+
+bool PeelClusters::update(const Scene& scene) {
+    if (trees_.size() == scene.meshCount()) return false;
+    for (MeshId m = static_cast<MeshId>(trees_.size()); m < scene.meshCount(); ++m)
+        trees_.push_back(build(scene.mesh(m), nodes_, slots_));
+    return true;
+}
+
+}  // namespace isc

@@ -1,0 +1,721 @@
+#include "PeelScenePass.h"
+
+#include "isc/core/Assert.h"
+#include "isc/gl/Fence.h"
+#include "isc/scene/Scene.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <numeric>
+
+namespace isc::peel {
+
+namespace {
+
+// Margin of the 3-D cull, in pixels of the view: the ray test reads an object's state from
+// its nearest fragment, which near an intersection must be a fragment of the whole surface.
+constexpr float kMarginPixels = 2.0f;
+// Atlas pixels per raster pass (the per-pixel slots take maxLayers x 8 bytes each).
+constexpr std::size_t kMaxAtlasPixels = std::size_t(2048) * 2048;
+constexpr std::uint32_t kMaxAtlasSide = 8192;
+// GL_NV_conservative_raster's enable (GL_CONSERVATIVE_RASTERIZATION_NV).
+constexpr GLenum kConservativeRasterizationNv = 0x9346;
+// Indirect-argument slots (args buffer, 4 uints each: x, y, z, count).
+constexpr std::uint32_t kSlotTriangles = 40, kSlotSeparate = 41, kSlotRecords = 42, kSlotCount = 44;
+// Levels walked one dispatch each before the depth-first rest (its stack holds 96 node pairs:
+// 3 per remaining level, so at most 31 levels may remain).
+constexpr std::uint32_t kLevelSteps = 5, kStackLevels = 31;
+// Stages of the GPU clock.
+enum Stage { kStageCull, kStageRaster, kStageRays, kStageGrid, kStageFilter, kStageCount };
+constexpr const char* kStageNames[kStageCount] = {"gpu_cull_ms", "gpu_raster_ms", "gpu_rays_ms", "gpu_grid_ms",
+                                                  "gpu_filter_ms"};
+
+void barrier(GLbitfield bits = GL_SHADER_STORAGE_BARRIER_BIT) { glMemoryBarrier(bits); }
+
+// Reserves `count` elements of `bytesEach` (at least one) and checks the storage-block limit.
+Result<void> reserveChecked(gl::Buffer& buffer, std::size_t count, std::size_t bytesEach, const GlLimits& limits,
+                            std::string_view what) {
+    const std::size_t bytes = std::max<std::size_t>(count, 1) * bytesEach;
+    if (auto r = limits.checkBlock(bytes, what); !r) return r;
+    buffer.reserve(bytes);
+    return {};
+}
+
+Result<gl::Program> compute(const char* file, const std::string& defines, const char* label) {
+    return gl::Program::create({{GL_COMPUTE_SHADER, file}}, defines, label);
+}
+
+}  // namespace
+
+Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorSettings& common,
+                                   bool conservativeRaster) {
+    settings_ = settings;
+    common_ = common;
+    conservativeRaster_ = conservativeRaster;
+    // The cull needs three views: with one, a surface edge-on to it (the ground's top in a view
+    // along z) leaves no fragment near its contacts once its other faces are culled, and the
+    // view cannot see them (docs/detectors/peel.md, "The ray test on culled surfaces").
+    cull_ = settings.cull && effectiveAxes(settings) == 3;
+    limits_ = GlLimits::query();
+    // A smaller storage-block limit than the driver's, to test what a small GPU is told.
+    if (const char* cap = std::getenv("ISC_PEEL_LIMIT_STORAGE_BLOCK"); cap != nullptr && *cap != '\0')
+        limits_.maxStorageBlock = std::min<std::size_t>(limits_.maxStorageBlock, std::strtoull(cap, nullptr, 10));
+    const std::string layers = "#define MAX_LAYERS " + std::to_string(settings.maxLayers) + "\n";
+    struct Entry {
+        gl::Program* program;
+        const char* file;
+        std::string defines;
+        const char* label;
+    };
+    const Entry entries[] = {
+        {&world_, "peel/world.glsl", "", "peel world vertices"},
+        {&refit_, "peel/cluster_refit.glsl", "", "peel cluster refit"},
+        {&pairsInit_, "peel/cluster_pairs.glsl", "#define PEEL_PAIRS_INIT 1\n", "peel cluster pairs (roots)"},
+        {&pairsStep_, "peel/cluster_pairs.glsl", "", "peel cluster pairs (one level)"},
+        {&pairsStack_, "peel/cluster_pairs.glsl", "#define PEEL_PAIRS_STACK 1\n", "peel cluster pairs (depth first)"},
+        {&cullTriangles_, "peel/cull_triangles.glsl", "", "peel triangle cull"},
+        {&compact_, "peel/cull_compact.glsl", "", "peel kept lists"},
+        {&drawItems_, "peel/draw_items.glsl", "", "peel draw items"},
+        {&resolve_, "peel/resolve.glsl", layers + "#define PEEL_SCENE 1\n", "peel resolve (scene)"},
+        {&mip_, "peel/mip.glsl", "", "peel mip"},
+        {&separate_, "peel/separate.glsl", "#define COMPACT_ATOMIC 1\n#define PEEL_WORLD 1\n", "peel separate (scene)"},
+        {&gridCount_, "peel/pair_grid.glsl", "#define PEEL_GRID_COUNT 1\n", "peel pairing grid (count)"},
+        {&gridFill_, "peel/pair_grid.glsl", "#define PEEL_GRID_FILL 1\n", "peel pairing grid (fill)"},
+        {&scan_, "peel/scan.glsl", "#define PEEL_SCAN_MAIN 1\n", "peel scan"},
+        {&pairTest_, "peel/pair_test.glsl", "", "peel pair test"},
+        {&args_, "peel/args.glsl", "", "peel dispatch args"},
+    };
+    for (const Entry& e : entries) {
+        auto p = compute(e.file, e.defines, e.label);
+        if (!p) return fail(p.error().message);
+        *e.program = std::move(*p);
+    }
+    auto r = gl::Program::create({{GL_VERTEX_SHADER, "peel/raster.vert.glsl"},
+                                  {GL_FRAGMENT_SHADER, "peel/raster.frag.glsl"}},
+                                 layers + "#define PEEL_SCENE 1\n#define PEEL_WORLD 1\n", "peel raster (scene)");
+    if (!r) return fail(r.error().message);
+    raster_ = std::move(*r);
+    vao_ = gl::VertexArray("peel vao (scene)");
+    framebuffer_ = gl::Framebuffer("peel atlas (no attachments)");
+    counters_.reserve(PEEL_COUNTER_COUNT * sizeof(std::uint32_t));
+    argsBuffer_.reserve(kSlotCount * 4 * sizeof(std::uint32_t));
+    return {};
+}
+
+Result<void> PeelScenePass::writeArgs(std::uint32_t slot, std::uint32_t mode, std::uint32_t counter,
+                                      std::uint32_t scanBegin, std::uint32_t scanEnd, std::size_t capacity,
+                                      std::uint32_t perGroup) {
+    args_.setUniform("uSlot", slot);
+    args_.setUniform("uMode", mode);
+    args_.setUniform("uCounter", counter);
+    args_.setUniform("uScanBegin", scanBegin);
+    args_.setUniform("uScanEnd", scanEnd);
+    args_.setUniform("uCapacity", static_cast<std::uint32_t>(std::min<std::size_t>(capacity, 0xFFFFFFFFu)));
+    args_.setUniform("uPerGroup", perGroup);
+    args_.setUniform("uMaxGroups", limits_.maxGroupsX);
+    args_.use();
+    args_.dispatch(1);
+    barrier(GL_COMMAND_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
+    return {};
+}
+
+void PeelScenePass::dispatchIndirect(const gl::Program& program, std::uint32_t slot) const {
+    program.use();
+    argsBuffer_.bind(GL_DISPATCH_INDIRECT_BUFFER);
+    glDispatchComputeIndirect(static_cast<GLintptr>(slot) * 4 * sizeof(std::uint32_t));
+    barrier();
+}
+
+Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span<const ObjectPair> candidates,
+                                const CallObjects& objects, DetectionOutput& out) {
+    DetectorStats& stats = out.stats;
+    const auto tc = Clock::now();
+    const std::size_t n = scene.objectCount();
+    // Cluster trees of new meshes (once per mesh).
+    if (clusters_.update(scene) || clusterNodesUploaded_ != clusters_.nodes().size()) {
+        if (auto r = reserveChecked(nodesBuffer_, clusters_.nodes().size(), sizeof(gl::PeelClusterNode), limits_,
+                                    "the cluster trees");
+            !r)
+            return r;
+        if (auto r = reserveChecked(slotsBuffer_, clusters_.slots().size(), sizeof(std::uint32_t), limits_,
+                                    "the cluster slots");
+            !r)
+            return r;
+        nodesBuffer_.upload(0, clusters_.nodes().size_bytes(), clusters_.nodes().data());
+        slotsBuffer_.upload(0, clusters_.slots().size_bytes(), clusters_.slots().data());
+        clusterNodesUploaded_ = clusters_.nodes().size();
+    }
+
+    // Views and tiles; the pairs that take part; the parts (their objects).
+    edge_.assign(n, 0.0f);
+    for (ObjectId o = 0; o < n; ++o)
+        if (objects.state[o] == kUsed) edge_[o] = clusters_.tree(scene.meshOf(o)).meanEdge;
+    // The largest tile whose fragment slots fit one storage block (llvmpipe: 128 MB).
+    const std::size_t slotBytes = std::size_t(settings_.maxLayers) * 2 * sizeof(std::uint32_t);
+    const std::size_t pixelBudget = std::min(kMaxAtlasPixels, limits_.maxStorageBlock / slotBytes);
+    const auto maxTile = static_cast<std::uint32_t>(std::bit_floor(std::max<std::size_t>(
+        1, static_cast<std::size_t>(std::sqrt(double(pixelBudget))))));
+    if (maxTile < 16)
+        return fail("peel: " + std::to_string(settings_.maxLayers) + " fragment slots per pixel leave room for no " +
+                    "16-pixel tile in GL_MAX_SHADER_STORAGE_BLOCK_SIZE (" + std::to_string(limits_.maxStorageBlock) +
+                    " bytes); lower maxLayers");
+    layout_ = makeSceneTiles(candidates, objects, edge_, settings_, common_.selfCollision, kMarginPixels, maxTile);
+    stats.count("views", double(layout_.views));
+    stats.count("cull", cull_ ? 1.0 : 0.0);
+    if (!layout_.pixel.empty())
+        stats.count("pixel_size", double(*std::min_element(layout_.pixel.begin(), layout_.pixel.end())));
+    stats.count("coarsened_views", double(layout_.coarsenedViews));
+    constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+    std::vector<std::uint32_t> partOf(n, kNone);
+    parts_.clear();
+    pairs_.clear();
+    activeCandidates_.clear();
+    vertexTotal_ = nodeTotal_ = triangleTotal_ = 0;
+    std::uint32_t maxHeight = 0;
+    float cellSize = std::numeric_limits<float>::max();
+    auto partFor = [&](ObjectId o) {
+        if (partOf[o] != kNone) return partOf[o];
+        const Mesh& mesh = scene.objectMesh(o);
+        const PeelClusters::MeshTree& tree = clusters_.tree(scene.meshOf(o));
+        const Aabb& b = objects.bounds[o];
+        const Vec3 pos = scene.pose(o).position;
+        const float radius = glm::length(glm::max(glm::abs(b.min - pos), glm::abs(b.max - pos)));
+        gl::PeelPart p{};
+        p.object = o;
+        p.vertexBase = vertexTotal_;
+        p.vertexCount = static_cast<std::uint32_t>(mesh.vertexCount());
+        p.nodeBase = nodeTotal_;
+        p.firstNode = tree.firstNode;
+        p.nodeCount = tree.nodeCount;
+        p.firstSlot = tree.firstSlot;
+        p.triangleBase = triangleTotal_;
+        p.triangleCount = static_cast<std::uint32_t>(mesh.triangleCount());
+        p.errorScale = glm::length(pos) + radius;
+        vertexTotal_ += p.vertexCount;
+        nodeTotal_ += p.nodeCount;
+        triangleTotal_ += p.triangleCount;
+        maxHeight = std::max(maxHeight, tree.height);
+        if (tree.meanEdge > 0.0f) cellSize = std::min(cellSize, tree.meanEdge);
+        partOf[o] = static_cast<std::uint32_t>(parts_.size());
+        parts_.push_back(p);
+        return partOf[o];
+    };
+    for (std::uint32_t c = 0; c < candidates.size(); ++c) {
+        const ObjectPair p = candidates[c];
+        if (!pairTakesPart(p, objects, common_.selfCollision) || layout_.groupOf[p.a] < 0) continue;
+        const float pixel = layout_.pixel[std::size_t(layout_.groupOf[p.a])];
+        const Aabb& A = objects.bounds[p.a];
+        const Aabb& B = objects.bounds[p.b];
+        const float margin = kMarginPixels * pixel +
+                             boxMargin(std::max(glm::length(A.extent()), glm::length(B.extent())));
+        if (p.a != p.b && A.expanded(margin).intersection(B.expanded(margin)).isEmpty()) continue;
+        const std::uint32_t pa = partFor(p.a), pb = partFor(p.b);
+        activeCandidates_.push_back(c);
+        if (p.a == p.b || !cull_) {
+            parts_[pa].flags |= PEEL_PART_KEEP_ALL;
+            parts_[pb].flags |= PEEL_PART_KEEP_ALL;
+        }
+        if (p.a == p.b || !cull_) continue;  // drawn whole: nothing to walk
+        // The margin in world units, plus the float rounding of the world boxes.
+        pairs_.push_back({c, pa, pb, margin + 1e-5f * std::max(parts_[pa].errorScale, parts_[pb].errorScale)});
+    }
+    stats.count("triangles_in", double(triangleTotal_));
+    if (activeCandidates_.empty()) {
+        stats.cpuMs += msSince(tc);
+        return {};
+    }
+
+    // Tiles largest first, grouped into batches of equal size that fit the atlas budget; the
+    // draws (one per tile and part) in tile order, so a batch's draws are contiguous.
+    std::vector<Tile>& tiles = layout_.tiles;
+    std::stable_sort(tiles.begin(), tiles.end(), [](const Tile& x, const Tile& y) { return x.size > y.size; });
+    draws_.clear();
+    commands_.clear();
+    batches_.clear();
+    atlasPixels_ = 0;
+    std::vector<gl::PeelTile> tileData(tiles.size());
+    for (std::size_t first = 0, count = 0; first < tiles.size(); first += count) {
+        const std::uint32_t side = tiles[first].size;
+        if (std::size_t(side) * side > pixelBudget)
+            return fail("peel: a " + std::to_string(side) + "-pixel tile needs " +
+                        std::to_string(std::size_t(side) * side * slotBytes) +
+                        " bytes of fragment slots, above this GL's GL_MAX_SHADER_STORAGE_BLOCK_SIZE (" +
+                        std::to_string(limits_.maxStorageBlock) + "); lower maxLayers or the resolution");
+        const std::size_t perBatch = std::max<std::size_t>(
+            1, std::min(pixelBudget / (std::size_t(side) * side), std::size_t(kMaxAtlasSide / side) * (kMaxAtlasSide / side)));
+        count = 0;
+        while (first + count < tiles.size() && count < perBatch && tiles[first + count].size == side) ++count;
+        Batch b;
+        b.firstTile = static_cast<std::uint32_t>(first);
+        b.tileCount = static_cast<std::uint32_t>(count);
+        b.size = side;
+        const auto tilesX = std::min<std::uint32_t>(
+            b.tileCount, std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::ceil(std::sqrt(double(count))))));
+        const std::uint32_t tilesY = (b.tileCount + tilesX - 1) / tilesX;
+        b.width = tilesX * side;
+        b.height = tilesY * side;
+        b.firstDraw = static_cast<std::uint32_t>(draws_.size());
+        for (std::uint32_t i = 0; i < b.tileCount; ++i) {
+            const std::uint32_t t = b.firstTile + i;
+            gl::PeelTile& g = tileData[t];
+            g = tiles[t].gpu;
+            g.originX = (i % tilesX) * side;
+            g.originY = (i / tilesX) * side;
+            g.size = side;
+            for (ObjectId o : tiles[t].objects) {
+                if (partOf[o] == kNone) continue;
+                const auto d = static_cast<std::uint32_t>(draws_.size());
+                draws_.push_back({t, partOf[o], o, 0});
+                commands_.push_back({0, 1, 3 * parts_[partOf[o]].triangleBase, 0, d});
+            }
+        }
+        b.endDraw = static_cast<std::uint32_t>(draws_.size());
+        atlasPixels_ = std::max(atlasPixels_, std::size_t(b.width) * b.height);
+        batches_.push_back(b);
+    }
+    stats.count("tiles", double(tiles.size()));
+    stats.count("raster_passes", double(batches_.size()));
+    // Candidate pairs of the call: an open-addressing hash table (linear probing, at most half
+    // full; the hash matches the shaders').
+    const std::size_t tableSize = std::bit_ceil(std::max<std::size_t>(16, 2 * activeCandidates_.size()));
+    std::vector<glm::uvec4> table(tableSize, glm::uvec4(0xFFFFFFFFu, 0u, 0u, 0u));
+    for (std::uint32_t c : activeCandidates_) {
+        const ObjectPair p = candidates[c];
+        const std::uint32_t lo = std::min(p.a, p.b), hi = std::max(p.a, p.b);
+        std::uint32_t h = (lo * 0x9E3779B1u) ^ (hi * 0x85EBCA77u);
+        h ^= h >> 15;
+        for (std::uint32_t probe = 0;; ++probe) {
+            glm::uvec4& e = table[(h + probe) & (tableSize - 1)];
+            if (e.x == 0xFFFFFFFFu) {
+                e = glm::uvec4(lo, hi, c, 0u);
+                break;
+            }
+            if (e.x == lo && e.y == hi) break;  // a repeated candidate: the first index wins
+        }
+    }
+    pairMask_ = static_cast<std::uint32_t>(tableSize - 1);
+    // Pairing grid: level-0 cells as large as the smallest mean edge of the call's meshes.
+    cellSize_ = cellSize == std::numeric_limits<float>::max() ? 1.0f : cellSize;
+    levelSteps_ = std::max(kLevelSteps, maxHeight > kStackLevels ? maxHeight - kStackLevels : 0u);
+    if (levelSteps_ + 1 >= kSlotTriangles)
+        return fail("peel: a cluster tree " + std::to_string(maxHeight) + " levels deep is beyond the traversal's " +
+                    std::to_string(kSlotTriangles - 2 + kStackLevels) + " levels");
+    {
+        const auto tu = Clock::now();
+        gpu.sync(scene);
+        stats.count("cpu_upload_ms", msSince(tu));
+    }
+    if (auto r = reserveChecked(pairTableBuffer_, table.size(), sizeof(glm::uvec4), limits_, "the candidate pair table");
+        !r)
+        return r;
+    pairTableBuffer_.upload<glm::uvec4>(0, table);
+    if (auto r = reserveChecked(partsBuffer_, parts_.size(), sizeof(gl::PeelPart), limits_, "the parts"); !r) return r;
+    partsBuffer_.upload<gl::PeelPart>(0, parts_);
+    if (auto r = reserveChecked(pairListBuffer_, pairs_.size(), sizeof(gl::PeelPair), limits_, "the pair list"); !r)
+        return r;
+    if (!pairs_.empty()) pairListBuffer_.upload<gl::PeelPair>(0, pairs_);
+    if (auto r = reserveChecked(tilesBuffer_, tileData.size(), sizeof(gl::PeelTile), limits_, "the tiles"); !r) return r;
+    tilesBuffer_.upload<gl::PeelTile>(0, tileData);
+    if (auto r = reserveChecked(drawsBuffer_, draws_.size(), sizeof(gl::PeelDraw), limits_, "the draws"); !r) return r;
+    if (!draws_.empty()) drawsBuffer_.upload<gl::PeelDraw>(0, draws_);
+    if (auto r = reserveChecked(commandsBuffer_, commands_.size(), sizeof(gl::DrawElementsIndirectCommand), limits_,
+                                "the draw commands");
+        !r)
+        return r;
+    if (!commands_.empty()) commandsBuffer_.upload<gl::DrawElementsIndirectCommand>(0, commands_);
+    if (drawIdCount_ < draws_.size()) {
+        drawIdCount_ = std::max<std::uint32_t>(static_cast<std::uint32_t>(draws_.size()), 2 * drawIdCount_);
+        std::vector<std::uint32_t> ids(drawIdCount_);
+        std::iota(ids.begin(), ids.end(), 0u);
+        drawIdsBuffer_.allocate(ids.size() * sizeof(std::uint32_t), ids.data(), 0);
+        vao_.setVertexBuffer(0, drawIdsBuffer_, 0, sizeof(std::uint32_t), 1);
+        vao_.setIntegerAttribute(PEEL_ATTRIB_DRAW_ID, 0, 1, GL_UNSIGNED_INT);
+    }
+    stats.cpuMs += msSince(tc);
+    stats.count("cpu_setup_ms", msSince(tc));
+
+    // The GPU part; redone with larger buffers when one overflowed.
+    for (int attemptNo = 0;; ++attemptNo) {
+        bool retry = false;
+        if (auto r = attempt(scene, gpu, candidates, out, retry); !r) return r;
+        if (!retry) break;
+        if (attemptNo == 3)
+            return fail("peel: the GPU lists still overflow after 3 enlargements (capacities: node pairs " +
+                        std::to_string(cap_.items) + ", cluster pairs " + std::to_string(cap_.clusterPairs) +
+                        ", records " + std::to_string(cap_.records) + ", grid entries " + std::to_string(cap_.entries) +
+                        ", triangle pairs " + std::to_string(cap_.output) + ")");
+        stats.count("capacity_retries", stats.counter("capacity_retries") + 1);
+    }
+    return {};
+}
+
+Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::span<const ObjectPair> candidates,
+                                    DetectionOutput& out, bool& retry) {
+    DetectorStats& stats = out.stats;
+    const auto tg = Clock::now();
+    // Growable lists never ask for more than one storage block holds.
+    auto clampTo = [&](std::size_t& capacity, std::size_t bytesEach) {
+        capacity = std::max<std::size_t>(1, std::min(capacity, limits_.maxStorageBlock / bytesEach));
+    };
+    clampTo(cap_.items, sizeof(glm::uvec4));
+    clampTo(cap_.clusterPairs, sizeof(glm::uvec4));
+    clampTo(cap_.records, sizeof(gl::PeelBox));  // the records' boxes are the larger of the two
+    clampTo(cap_.entries, 2 * 2 * sizeof(std::uint32_t));  // two buckets per entry, two words each
+    clampTo(cap_.output, 3 * sizeof(std::uint32_t));
+    // Buffers of this attempt.
+    struct Need {
+        gl::Buffer* buffer;
+        std::size_t count, bytesEach;
+        const char* what;
+    };
+    const std::size_t maxPixels = atlasPixels_;
+    // Hash buckets of the pairing grid: about two per expected entry.
+    const auto buckets = static_cast<std::uint32_t>(std::bit_ceil(std::max<std::size_t>(1024, 2 * cap_.entries)));
+    const std::uint32_t maskWordsMax = [&] {
+        std::uint32_t m = 0;
+        for (const Batch& b : batches_) m = std::max(m, b.tileCount * ((b.size * b.size + 31) / 32));
+        return m;
+    }();
+    const std::uint32_t pyramidMax = [&] {
+        std::uint32_t m = 0;
+        for (const Batch& b : batches_) {
+            std::uint32_t stride = 0;
+            for (std::uint32_t l = 1; (b.size >> l) > 0; ++l) stride += (b.size >> l) * (b.size >> l);
+            m = std::max(m, b.tileCount * stride);
+        }
+        return m;
+    }();
+    const Need needs[] = {
+        {&worldBuffer_, vertexTotal_, sizeof(glm::vec4), "the world vertices"},
+        {&boxesBuffer_, nodeTotal_, sizeof(gl::PeelBox), "the node boxes"},
+        {&visitsBuffer_, nodeTotal_, sizeof(std::uint32_t), "the node visits"},
+        {&itemsBuffer_[0], cap_.items, sizeof(glm::uvec4), "the node pair lists"},
+        {&itemsBuffer_[1], cap_.items, sizeof(glm::uvec4), "the node pair lists"},
+        {&clusterPairsBuffer_, cap_.clusterPairs, sizeof(glm::uvec4), "the cluster pairs"},
+        {&keptBitsBuffer_, (triangleTotal_ + 31) / 32, sizeof(std::uint32_t), "the kept bits"},
+        {&keptIndicesBuffer_, triangleTotal_, 3 * sizeof(std::uint32_t), "the kept index lists"},
+        {&keptTrianglesBuffer_, triangleTotal_, sizeof(std::uint32_t), "the kept triangles"},
+        {&keptCountsBuffer_, parts_.size(), sizeof(std::uint32_t), "the kept counts"},
+        {&scanBuffer_, draws_.size() + 1, sizeof(std::uint32_t), "the draw items"},
+        {&headsBuffer_, maxPixels, sizeof(std::uint32_t), "the pixel counts"},
+        {&pixelSlotsBuffer_, maxPixels * std::size_t(settings_.maxLayers), 2 * sizeof(std::uint32_t),
+         "the pixel slots"},
+        {&maskBuffer_, maskWordsMax, sizeof(std::uint32_t), "the collision mask"},
+        {&pyramidBuffer_, pyramidMax, 2 * sizeof(std::uint32_t), "the ray pyramid"},
+        {&recordsBuffer_, cap_.records, sizeof(gl::PeelRecord), "the records"},
+        {&recordBoxesBuffer_, cap_.records, sizeof(gl::PeelBox), "the records' boxes"},
+        {&cellStartsBuffer_, std::size_t(buckets) + 1, sizeof(std::uint32_t), "the pairing grid"},
+        {&cellFillBuffer_, buckets, sizeof(std::uint32_t), "the pairing grid"},
+        {&cellItemsBuffer_, cap_.entries, sizeof(std::uint32_t), "the pairing grid entries"},
+        {&hitsBuffer_, candidates.size() + layout_.tiles.size(), sizeof(std::uint32_t), "the pair flags"},
+        {&pairFlagsBuffer_, pairs_.size(), sizeof(std::uint32_t), "the pair flags"},
+    };
+    for (const Need& need : needs)
+        if (auto r = reserveChecked(*need.buffer, need.count, need.bytesEach, limits_, need.what); !r) return r;
+    if (auto r = limits_.checkBlock(cap_.output * 3 * sizeof(std::uint32_t), "the candidate triangle pairs"); !r)
+        return r;
+    output_.reserve(cap_.output * 3 * sizeof(std::uint32_t));
+    // Cleared every attempt.
+    counters_.buffer().clearZero();
+    argsBuffer_.clearZero();
+    keptBitsBuffer_.clearZero(0, std::size_t((triangleTotal_ + 31) / 32) * 4);
+    keptCountsBuffer_.clearZero(0, parts_.size() * 4);
+    visitsBuffer_.clearZero(0, std::size_t(nodeTotal_) * 4);
+    cellStartsBuffer_.clearZero(0, (std::size_t(buckets) + 1) * 4);
+    cellFillBuffer_.clearZero(0, std::size_t(buckets) * 4);
+    hitsBuffer_.clearZero(0, (candidates.size() + layout_.tiles.size()) * 4);
+    pairFlagsBuffer_.clearZero(0, std::max<std::size_t>(pairs_.size(), 1) * 4);
+    stats.count("cpu_upload_ms", stats.counter("cpu_upload_ms") + msSince(tg));
+
+    // Bindings: every buffer of scene sampling at its own binding point.
+    gpu.bind();
+    const std::pair<const gl::Buffer*, GLuint> bindings[] = {
+        {&partsBuffer_, PEEL_BINDING_PARTS},
+        {&worldBuffer_, PEEL_BINDING_WORLD},
+        {&nodesBuffer_, PEEL_BINDING_CLUSTER_NODES},
+        {&slotsBuffer_, PEEL_BINDING_CLUSTER_SLOTS},
+        {&boxesBuffer_, PEEL_BINDING_NODE_BOXES},
+        {&visitsBuffer_, PEEL_BINDING_NODE_VISITS},
+        {&pairListBuffer_, PEEL_BINDING_PAIR_LIST},
+        {&clusterPairsBuffer_, PEEL_BINDING_CLUSTER_PAIRS},
+        {&argsBuffer_, PEEL_BINDING_ARGS},
+        {&keptBitsBuffer_, PEEL_BINDING_KEPT_BITS},
+        {&keptIndicesBuffer_, PEEL_BINDING_KEPT_INDICES},
+        {&keptTrianglesBuffer_, PEEL_BINDING_KEPT_TRIANGLES},
+        {&keptCountsBuffer_, PEEL_BINDING_KEPT_COUNTS},
+        {&counters_.buffer(), PEEL_BINDING_COUNTERS},
+        {&tilesBuffer_, PEEL_BINDING_TILES},
+        {&drawsBuffer_, PEEL_BINDING_DRAWS},
+        {&commandsBuffer_, PEEL_BINDING_COMMANDS},
+        {&scanBuffer_, PEEL_BINDING_SCAN},
+        {&headsBuffer_, PEEL_BINDING_HEADS},
+        {&pixelSlotsBuffer_, PEEL_BINDING_NODES},
+        {&maskBuffer_, PEEL_BINDING_MASK},
+        {&pyramidBuffer_, PEEL_BINDING_PYRAMID},
+        {&recordsBuffer_, PEEL_BINDING_RECORDS},
+        {&recordBoxesBuffer_, PEEL_BINDING_RECORD_BOXES},
+        {&cellStartsBuffer_, PEEL_BINDING_CELL_STARTS},
+        {&cellFillBuffer_, PEEL_BINDING_CELL_FILL},
+        {&cellItemsBuffer_, PEEL_BINDING_CELL_ITEMS},
+        {&pairTableBuffer_, PEEL_BINDING_PAIRS},
+        {&hitsBuffer_, PEEL_BINDING_HITS},
+        {&pairFlagsBuffer_, PEEL_BINDING_PAIR_FLAGS},
+        {&output_.buffer(), PEEL_BINDING_OUTPUT},
+    };
+    for (const auto& [buffer, binding] : bindings) buffer->bindBase(GL_SHADER_STORAGE_BUFFER, binding);
+
+    clock_.reset();
+    clock_.mark(kStageCull);
+    const auto partCount = static_cast<std::uint32_t>(parts_.size());
+    // 1. World vertices.
+    world_.setUniform("uPartCount", partCount);
+    world_.setUniform("uItemCount", vertexTotal_);
+    world_.use();
+    if (auto r = dispatch1d(world_, vertexTotal_, 64, limits_, "the world vertices"); !r) return r;
+    barrier();
+    // 2. Cluster boxes, bottom-up.
+    refit_.setUniform("uPartCount", partCount);
+    refit_.setUniform("uItemCount", nodeTotal_);
+    refit_.use();
+    if (auto r = dispatch1d(refit_, nodeTotal_, 64, limits_, "the cluster refit"); !r) return r;
+    barrier();
+    // 3. Cluster pairs: roots, levelSteps_ levels, then depth first.
+    const auto itemCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.items, 0xFFFFFFFFu));
+    const auto clusterCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.clusterPairs, 0xFFFFFFFFu));
+    for (gl::Program* p : {&pairsInit_, &pairsStep_, &pairsStack_}) {
+        p->setUniform("uItemCapacity", itemCap);
+        p->setUniform("uClusterCapacity", clusterCap);
+    }
+    if (!pairs_.empty()) {
+        itemsBuffer_[0].bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_ITEMS_OUT);
+        pairsInit_.setUniform("uPairCount", static_cast<std::uint32_t>(pairs_.size()));
+        pairsInit_.setUniform("uOutSlot", 0u);
+        pairsInit_.use();
+        if (auto r = dispatch1d(pairsInit_, pairs_.size(), 64, limits_, "the pair list"); !r) return r;
+        barrier();
+        if (auto r = writeArgs(0, 0, 0, 0, 0, cap_.items, 64); !r) return r;
+        for (std::uint32_t s = 0; s <= levelSteps_; ++s) {
+            const bool last = s == levelSteps_;
+            itemsBuffer_[s % 2].bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_ITEMS_IN);
+            itemsBuffer_[(s + 1) % 2].bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_ITEMS_OUT);
+            gl::Program& p = last ? pairsStack_ : pairsStep_;
+            p.setUniform("uInSlot", s);
+            p.setUniform("uOutSlot", s + 1);
+            dispatchIndirect(p, s);
+            if (!last)
+                if (auto r = writeArgs(s + 1, 0, 0, 0, 0, cap_.items, 64); !r) return r;
+        }
+        // 4. Triangles of the cluster pairs.
+        if (auto r = writeArgs(kSlotTriangles, 1, PEEL_COUNTER_CLUSTER_PAIRS, 0, 0, cap_.clusterPairs, 1); !r) return r;
+        cullTriangles_.setUniform("uClusterCapacity", clusterCap);
+        dispatchIndirect(cullTriangles_, kSlotTriangles);
+    }
+    // 5. Kept lists and draws.
+    compact_.setUniform("uPartCount", partCount);
+    compact_.setUniform("uItemCount", triangleTotal_);
+    compact_.use();
+    if (auto r = dispatch1d(compact_, triangleTotal_, 64, limits_, "the kept lists"); !r) return r;
+    barrier();
+    drawItems_.setUniform("uDrawCount", static_cast<std::uint32_t>(draws_.size()));
+    drawItems_.use();
+    drawItems_.dispatch(1);
+    barrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT | GL_ELEMENT_ARRAY_BARRIER_BIT);
+
+    // 6. Per batch: raster, collision rays, ray merging, separation.
+    vao_.setElementBuffer(keptIndicesBuffer_);
+    const auto recordCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.records, 0xFFFFFFFFu));
+    for (const Batch& b : batches_) {
+        clock_.mark(kStageRaster);
+        const std::uint32_t R = b.size, W = b.width, H = b.height;
+        headsBuffer_.clearZero(0, std::size_t(W) * H * 4);
+        maskBuffer_.clearZero(0, std::size_t(b.tileCount) * ((R * R + 31) / 32) * 4);
+        glNamedFramebufferParameteri(framebuffer_.id(), GL_FRAMEBUFFER_DEFAULT_WIDTH, static_cast<GLint>(W));
+        glNamedFramebufferParameteri(framebuffer_.id(), GL_FRAMEBUFFER_DEFAULT_HEIGHT, static_cast<GLint>(H));
+        framebuffer_.bind();
+        glViewport(0, 0, static_cast<GLsizei>(W), static_cast<GLsizei>(H));
+        glDisable(GL_DEPTH_TEST);
+        glDisable(GL_CULL_FACE);
+        glDisable(GL_BLEND);
+        glEnable(GL_DEPTH_CLAMP);  // the view volume fits the objects; clamping only guards round-off
+        glFrontFace(GL_CCW);
+        glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+        if (conservativeRaster_) glEnable(kConservativeRasterizationNv);
+        raster_.setUniform("uTileSize", R);
+        raster_.setUniform("uAtlasSize", glm::vec2(W, H));
+        raster_.setUniform("uAtlasWidth", W);
+        raster_.use();
+        vao_.bind();
+        commandsBuffer_.bind(GL_DRAW_INDIRECT_BUFFER);
+        glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT,
+                                    reinterpret_cast<const void*>(std::uintptr_t(b.firstDraw) *
+                                                                  sizeof(gl::DrawElementsIndirectCommand)),
+                                    static_cast<GLsizei>(b.endDraw - b.firstDraw), 0);
+        glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+        if (conservativeRaster_) glDisable(kConservativeRasterizationNv);
+        glDisable(GL_DEPTH_CLAMP);
+        gl::Framebuffer::bindDefault();
+        barrier();
+        clock_.mark(kStageRays);
+        resolve_.setUniform("uFirstTile", b.firstTile);
+        resolve_.setUniform("uCulled", cull_ ? 1u : 0u);
+        // The cull keeps a band of kMarginPixels pixels: a nearest fragment farther than that in
+        // depth may have culled surface between.
+        resolve_.setUniform("uFarPixels", kMarginPixels);
+        resolve_.setUniform("uTileFlagBase", static_cast<std::uint32_t>(candidates.size()) + b.firstTile);
+        resolve_.setUniform("uPairMask", pairMask_);
+        resolve_.setUniform("uTileSize", R);
+        resolve_.setUniform("uAtlasWidth", W);
+        resolve_.use();
+        resolve_.dispatch((R + 7) / 8, (R + 7) / 8, b.tileCount);
+        barrier();
+        const int levels = std::countr_zero(R);
+        std::uint32_t pyramidStride = 0;
+        for (int l = 1; l <= levels; ++l) pyramidStride += (R >> l) * (R >> l);
+        mip_.setUniform("uTileSize", R);
+        mip_.setUniform("uPyramidStride", pyramidStride);
+        mip_.use();
+        std::uint32_t offset = 0, prevOffset = 0;
+        for (int level = 1; level <= levels; ++level) {
+            const std::uint32_t dim = R >> level;
+            mip_.setUniform("uLevel", static_cast<std::uint32_t>(level));
+            mip_.setUniform("uLevelOffset", offset);
+            mip_.setUniform("uPrevOffset", prevOffset);
+            mip_.dispatch((dim + 7) / 8, (dim + 7) / 8, b.tileCount);
+            barrier();
+            prevOffset = offset;
+            offset += dim * dim;
+        }
+        if (auto r = writeArgs(kSlotSeparate, 2, 0, b.firstDraw, b.endDraw, 0xFFFFFFFFu, 64); !r) return r;
+        separate_.setUniform("uTileSize", R);
+        separate_.setUniform("uLevels", static_cast<std::uint32_t>(levels));
+        separate_.setUniform("uPyramidStride", pyramidStride);
+        separate_.setUniform("uDrawBegin", b.firstDraw);
+        separate_.setUniform("uDrawEnd", b.endDraw);
+        separate_.setUniform("uFirstTile", b.firstTile);
+        separate_.setUniform("uRecordCapacity", recordCap);
+        dispatchIndirect(separate_, kSlotSeparate);
+    }
+
+    // 7. Pairing and the float filter.
+    clock_.mark(kStageGrid);
+    const auto entryCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.entries, 0xFFFFFFFFu));
+    if (auto r = writeArgs(kSlotRecords, 1, PEEL_COUNTER_RECORDS, 0, 0, cap_.records, 64); !r) return r;
+    for (gl::Program* p : {&gridCount_, &gridFill_, &pairTest_}) {
+        p->setUniform("uCellSize", cellSize_);
+        p->setUniform("uBucketMask", buckets - 1);
+    }
+    gridCount_.setUniform("uRecordCapacity", recordCap);
+    dispatchIndirect(gridCount_, kSlotRecords);
+    cellStartsBuffer_.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_SCAN);
+    scan_.setUniform("uScanCount", buckets);
+    scan_.use();
+    scan_.dispatch(1);
+    barrier();
+    scanBuffer_.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_SCAN);
+    gridFill_.setUniform("uRecordCapacity", recordCap);
+    gridFill_.setUniform("uEntryCapacity", entryCap);
+    dispatchIndirect(gridFill_, kSlotRecords);
+    clock_.mark(kStageFilter);
+    pairTest_.setUniform("uRecordCapacity", recordCap);
+    pairTest_.setUniform("uEntryCapacity", entryCap);
+    pairTest_.setUniform("uOutputCapacity", static_cast<std::uint32_t>(std::min<std::size_t>(cap_.output, 0xFFFFFFFFu)));
+    pairTest_.setUniform("uPairMask", pairMask_);
+    pairTest_.setUniform("uCandidateCount", static_cast<std::uint32_t>(candidates.size()));
+    dispatchIndirect(pairTest_, kSlotRecords);
+    clock_.stop();
+    barrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
+    if (auto e = gl::checkError("after the peel scene passes"); !e) return e;
+
+    // 8. The one wait of the call, then the counters and the list, in place.
+    const gl::Fence fence = gl::Fence::insert();
+    const auto tw = Clock::now();
+    if (!fence.wait(std::uint64_t(60) * 1000000000))
+        return fail("peel: the GPU did not finish the call's passes within 60 s");
+    const double waitMs = msSince(tw);
+    const auto tr = Clock::now();
+    std::uint32_t counters[PEEL_COUNTER_COUNT];
+    std::memcpy(counters, counters_.data(), sizeof counters);
+    // Overflows: grow what overflowed and redo; a list that cannot grow within one storage
+    // block is an error naming the limit.
+    std::string tooLarge;
+    auto grow = [&](std::size_t& capacity, std::size_t needed, std::size_t bytesEach, const char* what) {
+        if (needed <= capacity) return;
+        const std::size_t most = limits_.maxStorageBlock / bytesEach;
+        if (capacity >= most) {
+            tooLarge = std::string(what) + " (" + std::to_string(needed) + " entries of " + std::to_string(bytesEach) +
+                       " bytes)";
+            return;
+        }
+        capacity = std::min(most, needed + needed / 2 + 1024);
+        retry = true;
+    };
+    grow(cap_.items, counters[PEEL_COUNTER_ITEM_OVERFLOW] > 0 ? 2 * cap_.items : 0, sizeof(glm::uvec4),
+         "the node pair lists");
+    grow(cap_.clusterPairs, counters[PEEL_COUNTER_CLUSTER_PAIRS], sizeof(glm::uvec4), "the cluster pairs");
+    grow(cap_.records, counters[PEEL_COUNTER_RECORDS], sizeof(gl::PeelBox), "the records");
+    grow(cap_.entries, counters[PEEL_COUNTER_CELL_ENTRIES], 4 * sizeof(std::uint32_t), "the pairing grid");
+    grow(cap_.output, counters[PEEL_COUNTER_OUTPUT], 3 * sizeof(std::uint32_t), "the candidate triangle pairs");
+    if (!tooLarge.empty())
+        return fail("peel: " + tooLarge + " do not fit this GL's GL_MAX_SHADER_STORAGE_BLOCK_SIZE (" +
+                    std::to_string(limits_.maxStorageBlock) + " bytes); give fewer candidate pairs per call or use a "
+                    "GPU with larger storage blocks");
+    if (retry) {
+        out.stats.readbackMs += waitMs + msSince(tr);
+        return {};
+    }
+    const std::uint32_t found = counters[PEEL_COUNTER_OUTPUT];
+    std::vector<TrianglePairCandidate> list(found);
+    if (found > 0) std::memcpy(list.data(), output_.data(), std::size_t(found) * sizeof(TrianglePairCandidate));
+    const double readMs = msSince(tr);
+    const std::vector<double> stageMs = clock_.totals(kStageCount);
+    double gpuMs = 0;
+    for (int s = 0; s < kStageCount; ++s) {
+        stats.count(kStageNames[s], stageMs[std::size_t(s)]);
+        gpuMs += stageMs[std::size_t(s)];
+    }
+    stats.gpuMs = gpuMs;
+    stats.readbackMs += waitMs + readMs;
+    stats.count("gpu_wait_ms", waitMs);
+    auto counter = [&](int k) { return double(counters[k]); };
+    stats.count("pairs_culled", double(pairs_.size()) - counter(PEEL_COUNTER_PAIRS_WITH_CLUSTERS));
+    stats.count("cluster_pairs", counter(PEEL_COUNTER_CLUSTER_PAIRS));
+    stats.count("triangles_kept", counter(PEEL_COUNTER_KEPT));
+    stats.count("triangles_rasterized", counter(PEEL_COUNTER_RASTER_TRIANGLES));  // kept x tiles drawn into
+    stats.count("fragments", counter(PEEL_COUNTER_FRAGMENTS));
+    stats.count("collision_rays", counter(PEEL_COUNTER_COLLISION_RAYS));
+    stats.count("overflow_rays", counter(PEEL_COUNTER_OVERFLOW_RAYS));
+    stats.count("max_depth_complexity", counter(PEEL_COUNTER_MAX_DEPTH));
+    stats.count("pairs_with_collision_rays", counter(PEEL_COUNTER_PAIRS_WITH_RAYS));
+    stats.count("records", counter(PEEL_COUNTER_RECORDS));
+    stats.count("grid_entries", counter(PEEL_COUNTER_CELL_ENTRIES));
+    stats.count("screen_pairs", counter(PEEL_COUNTER_SCREEN_PAIRS));
+    stats.count("filtered_pairs", double(found));
+    std::size_t pixels = 0;
+    for (const Batch& b : batches_) pixels += std::size_t(b.width) * b.height;
+    stats.count("pixels_sampled", double(pixels));
+
+    // The exact test.
+    const auto te = Clock::now();
+    exact_.run(scene, candidates, list, common_.wantSegments, out);
+    stats.count("cpu_exact_ms", msSince(te));
+    stats.cpuMs += msSince(te);
+    return {};
+}
+
+std::vector<DetectorDebugView> PeelScenePass::debugViews() const {
+    if (batches_.empty()) return {};
+    const Batch& b = batches_.back();  // its buffers are what the last raster pass left
+    const int w = static_cast<int>(b.width), h = static_cast<int>(b.height), r = static_cast<int>(b.size);
+    return {{"fragments per pixel",
+             "depth complexity of each ray of the last batch's atlas (section 4): fragments of the culled triangles",
+             headsBuffer_.id(), 0, DetectorDebugView::Format::Counts, w, h},
+            {"collision rays",
+             "rays that enter one object while inside another (section 4), before ray merging (section 5)",
+             maskBuffer_.id(), 0, DetectorDebugView::Format::TileBits, w, h, r, static_cast<int>(b.tileCount), w / r}};
+}
+
+}  // namespace isc::peel

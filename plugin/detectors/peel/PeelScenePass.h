@@ -1,0 +1,107 @@
+#pragma once
+// Scene sampling (the peel detector's default): the whole call on the GPU up to one list of
+// candidate triangle pairs, read back once, then the exact CPU test.
+//
+// Passes (each a compute shader unless said; shaders/peel/):
+//  1. world.glsl           the world vertices of every object taking part ("parts");
+//  2. cluster_refit.glsl   their cluster trees' world boxes (PeelClusters), bottom-up;
+//  3. cluster_pairs.glsl   per candidate pair, the two trees walked against each other to the
+//                          pairs of clusters within the margin (two pixels);
+//  4. cull_triangles.glsl  per cluster pair, the triangles within the margin of a triangle of
+//                          the other cluster: kept;
+//  5. cull_compact.glsl    per part, the kept triangles as an index list (indirect draws);
+//     draw_items.glsl      their counts into the draws, and the draws' separation items;
+//  6. per batch of equal-size tiles: raster.*.glsl (one pass, only the kept triangles, into
+//     the scene views' tiles), resolve.glsl (collision rays from the nearest fragments),
+//     mip.glsl (ray merging), separate.glsl (primitive separation: records);
+//  7. pair_grid.glsl, scan.glsl, pair_test.glsl: records binned by world cells per tile, pairs of
+//     flagged candidate pairs whose world and screen boxes overlap, filtered by a float
+//     separating-axis test (common/tritri.glsl); survivors written to a mapped buffer;
+//  8. one fence; the CPU reads the counters and the list in place (PeelExact tests them).
+// A buffer found too small after the fence is grown and the call redone (counted in
+// capacity_retries; the buffers are kept, so later calls do not repeat it).
+#include "PeelClusters.h"
+#include "PeelExact.h"
+#include "PeelGl.h"
+#include "PeelSetup.h"
+
+#include "isc/gl/Framebuffer.h"
+#include "isc/gl/GpuScene.h"
+#include "isc/gl/VertexArray.h"
+
+namespace isc::peel {
+
+class PeelScenePass {
+public:
+    /// Compiles the passes' programs. Needs a current GL 4.5 context.
+    [[nodiscard]] Result<void> create(const PeelSettings& settings, const DetectorSettings& common,
+                                      bool conservativeRaster);
+    /// One detect() call's scene sampling: appends the colliding pairs to out.pairs and its
+    /// counters and timings to out.stats (gpuMs, readbackMs: the wait for the GPU and the
+    /// read; cpuMs).
+    [[nodiscard]] Result<void> run(const Scene& scene, gl::GpuScene& gpu, std::span<const ObjectPair> candidates,
+                                   const CallObjects& objects, DetectionOutput& out);
+    /// The last batch's pixel counts and collision-ray bits (Detector::debugViews()).
+    std::vector<DetectorDebugView> debugViews() const;
+
+private:
+    struct Batch {
+        std::uint32_t firstTile = 0, tileCount = 0, firstDraw = 0, endDraw = 0, size = 0, width = 0, height = 0;
+    };
+    struct Capacities {
+        std::size_t items = 1 << 15, clusterPairs = 1 << 15, records = 1 << 15, entries = 1 << 17,
+                    output = 1 << 15;
+    };
+    /// One attempt; `retry` set when a buffer overflowed (grown for the next attempt).
+    [[nodiscard]] Result<void> attempt(const Scene& scene, gl::GpuScene& gpu, std::span<const ObjectPair> candidates,
+                                       DetectionOutput& out, bool& retry);
+    [[nodiscard]] Result<void> writeArgs(std::uint32_t slot, std::uint32_t mode, std::uint32_t counter,
+                                         std::uint32_t scanBegin, std::uint32_t scanEnd, std::size_t capacity,
+                                         std::uint32_t perGroup);
+    void dispatchIndirect(const gl::Program& program, std::uint32_t slot) const;
+
+    PeelSettings settings_;
+    DetectorSettings common_;
+    bool conservativeRaster_ = false;
+    bool cull_ = true;  // settings.cull, and three axes
+    GlLimits limits_;
+    PeelClusters clusters_;
+    Capacities cap_;
+    StageClock clock_;
+    PeelExact exact_;
+
+    // Per-call layout (CPU).
+    SceneLayout layout_;
+    std::vector<float> edge_;  // per object: its mesh's mean edge
+    std::vector<gl::PeelPart> parts_;
+    std::vector<gl::PeelPair> pairs_;
+    std::vector<std::uint32_t> activeCandidates_;
+    std::vector<gl::PeelDraw> draws_;
+    std::vector<gl::DrawElementsIndirectCommand> commands_;
+    std::vector<Batch> batches_;
+    std::uint32_t vertexTotal_ = 0, nodeTotal_ = 0, triangleTotal_ = 0, pairMask_ = 0;
+    float cellSize_ = 1.0f;  // pairing grid, level 0 (world units)
+    std::uint32_t levelSteps_ = 0;
+    std::size_t atlasPixels_ = 0;  // largest batch
+    std::size_t clusterNodesUploaded_ = 0;
+
+    gl::Program world_, refit_, pairsInit_, pairsStep_, pairsStack_, cullTriangles_, compact_, drawItems_, raster_,
+        resolve_, mip_, separate_, gridCount_, gridFill_, scan_, pairTest_, args_;
+    gl::VertexArray vao_;
+    gl::Framebuffer framebuffer_;
+    gl::Buffer partsBuffer_{"peel parts"}, worldBuffer_{"peel world vertices"}, nodesBuffer_{"peel cluster nodes"},
+        slotsBuffer_{"peel cluster slots"}, boxesBuffer_{"peel node boxes"}, visitsBuffer_{"peel node visits"},
+        pairListBuffer_{"peel pair list"}, itemsBuffer_[2] = {gl::Buffer("peel node pairs A"), gl::Buffer("peel node pairs B")},
+        clusterPairsBuffer_{"peel cluster pairs"}, argsBuffer_{"peel dispatch args"}, keptBitsBuffer_{"peel kept bits"},
+        keptIndicesBuffer_{"peel kept indices"}, keptTrianglesBuffer_{"peel kept triangles"},
+        keptCountsBuffer_{"peel kept counts"}, tilesBuffer_{"peel tiles"}, drawsBuffer_{"peel draws"},
+        commandsBuffer_{"peel draw commands"}, drawIdsBuffer_{"peel draw ids"}, scanBuffer_{"peel draw items"},
+        headsBuffer_{"peel pixel counts"}, pixelSlotsBuffer_{"peel pixel slots"}, maskBuffer_{"peel mask"},
+        pyramidBuffer_{"peel pyramid"}, recordsBuffer_{"peel records"}, cellStartsBuffer_{"peel cell starts"},
+        cellFillBuffer_{"peel cell fill"}, cellItemsBuffer_{"peel cell items"}, pairTableBuffer_{"peel pair table"},
+        hitsBuffer_{"peel pair hits"}, pairFlagsBuffer_{"peel pair flags"}, recordBoxesBuffer_{"peel record boxes"};
+    ReadbackBuffer counters_{"peel counters"}, output_{"peel candidate triangle pairs"};
+    std::uint32_t drawIdCount_ = 0;
+};
+
+}  // namespace isc::peel

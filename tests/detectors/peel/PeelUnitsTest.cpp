@@ -1,0 +1,229 @@
+// The peel detector's CPU units on their own (no GL): the cluster trees (PeelClusters), the
+// call's set-up (PeelSetup: object states, scene views and tiles) and the exact stage
+// (PeelExact: duplicates merged, only intersecting pairs kept, against the reference).
+#include "PeelClusters.h"
+#include "PeelExact.h"
+#include "PeelSetup.h"
+
+#include "isc/geometry/Reference.h"
+#include "isc/mesh/MeshIo.h"
+#include "isc/mesh/Shapes.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <set>
+
+namespace isc {
+namespace {
+
+Mesh bunnyMesh() {
+    auto b = loadBunny(0.1f);
+    EXPECT_TRUE(b.has_value()) << (b ? "" : b.error().message);
+    return b ? std::move(*b) : shapes::box(Vec3(0.5f));
+}
+
+// Every triangle in exactly one cluster; clusters at most kMaxClusterTriangles; an inner
+// node's slots are its children's, contiguous; parents and children agree; the height is the
+// deepest cluster's depth.
+void checkTree(const Mesh& mesh) {
+    std::vector<gl::PeelClusterNode> nodes;
+    std::vector<std::uint32_t> slots;
+    nodes.push_back({});  // trees start anywhere in the shared arrays
+    slots.push_back(7);
+    const PeelClusters::MeshTree tree = PeelClusters::build(mesh, nodes, slots);
+    ASSERT_EQ(tree.firstNode, 1u);
+    ASSERT_EQ(tree.firstSlot, 1u);
+    ASSERT_EQ(tree.nodeCount, nodes.size() - 1);
+    ASSERT_EQ(slots.size() - 1, mesh.triangleCount());
+    std::vector<std::uint32_t> sorted(slots.begin() + 1, slots.end());
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<std::uint32_t> all(mesh.triangleCount());
+    std::iota(all.begin(), all.end(), 0u);
+    EXPECT_EQ(sorted, all) << "every triangle exactly once";
+    const auto node = [&](std::uint32_t i) -> const gl::PeelClusterNode& { return nodes[tree.firstNode + i]; };
+    EXPECT_EQ(node(0).parent, PEEL_NO_NODE);
+    EXPECT_EQ(node(0).firstSlot, 0u);
+    EXPECT_EQ(node(0).slotCount, mesh.triangleCount());
+    std::uint32_t clusters = 0, height = 0;
+    std::vector<std::uint32_t> depth(tree.nodeCount, 0);
+    for (std::uint32_t i = 0; i < tree.nodeCount; ++i) {
+        const gl::PeelClusterNode& n = node(i);
+        if (n.left == PEEL_NO_NODE) {
+            EXPECT_EQ(n.right, PEEL_NO_NODE);
+            EXPECT_GE(n.slotCount, 1u);
+            EXPECT_LE(n.slotCount, PeelClusters::kMaxClusterTriangles);
+            ++clusters;
+            height = std::max(height, depth[i]);
+            continue;
+        }
+        ASSERT_LT(n.left, tree.nodeCount);
+        ASSERT_LT(n.right, tree.nodeCount);
+        EXPECT_GT(n.left, i) << "children after their parent";
+        EXPECT_EQ(node(n.left).parent, i);
+        EXPECT_EQ(node(n.right).parent, i);
+        EXPECT_EQ(node(n.left).firstSlot, n.firstSlot);
+        EXPECT_EQ(node(n.right).firstSlot, n.firstSlot + node(n.left).slotCount);
+        EXPECT_EQ(node(n.left).slotCount + node(n.right).slotCount, n.slotCount);
+        EXPECT_GT(n.slotCount, PeelClusters::kMaxClusterTriangles) << "a small subtree is one cluster";
+        depth[n.left] = depth[n.right] = depth[i] + 1;
+    }
+    EXPECT_EQ(clusters, tree.clusterCount);
+    EXPECT_EQ(height, tree.height);
+    EXPECT_GT(tree.meanEdge, 0.0f);
+}
+
+TEST(PeelClusters, TreesCoverEveryTriangleOnceInBoundedClusters) {
+    checkTree(bunnyMesh());
+    checkTree(shapes::torus(0.5f, 0.15f, 32, 16));
+    checkTree(shapes::box(Vec3(0.3f, 0.2f, 0.4f)));  // 12 triangles: one cluster, the root
+    checkTree(shapes::subdivided(shapes::box(Vec3(0.5f)), 3));
+}
+
+TEST(PeelClusters, UpdateBuildsNewMeshesOnly) {
+    Scene scene;
+    scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
+    PeelClusters clusters;
+    EXPECT_TRUE(clusters.update(scene));
+    EXPECT_FALSE(clusters.update(scene));
+    const std::size_t nodes = clusters.nodes().size();
+    scene.addMesh(std::make_shared<Mesh>(shapes::torus(0.5f, 0.15f, 32, 16)));
+    EXPECT_TRUE(clusters.update(scene));
+    EXPECT_EQ(clusters.tree(1).firstNode, nodes);
+    EXPECT_EQ(clusters.tree(0).nodeCount, 1u);
+    EXPECT_EQ(clusters.tree(1).firstSlot, 12u);
+}
+
+// A row of 10 boxes 0.8 apart (each overlaps its neighbours), and 10 more far away along y:
+// two clusters of candidate pairs, so two views per axis; tiles list the objects reaching
+// into them; pixels are the smallest object over the resolution.
+TEST(PeelSetup, SceneViewsPerClusterAndAxis) {
+    Scene scene;
+    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
+    for (int row = 0; row < 2; ++row)
+        for (int i = 0; i < 10; ++i) scene.addObject(box, Pose{Vec3(0.8f * float(i), 100.0f * float(row), 0.0f)});
+    std::vector<ObjectPair> candidates;
+    for (ObjectId a = 0; a < scene.objectCount(); ++a)
+        for (ObjectId b = a + 1; b < scene.objectCount(); ++b) candidates.push_back({a, b});
+    peel::CallObjects objects;
+    DetectionOutput out;
+    peel::classifyObjects(scene, candidates, false, false, objects, out);
+    EXPECT_TRUE(out.unserved.empty());
+    for (ObjectId o = 0; o < scene.objectCount(); ++o) {
+        ASSERT_EQ(objects.state[o], peel::kUsed);
+        EXPECT_EQ(objects.bounds[o].min, scene.worldBounds(o).min);
+    }
+    PeelSettings s;
+    s.resolution = 64;
+    s.axes = 3;
+    const std::vector<float> edge(scene.objectCount(), 1.0f);
+    const peel::SceneLayout layout = peel::makeSceneTiles(candidates, objects, edge, s, false, 2.0f);
+    EXPECT_EQ(layout.views, 6u);
+    ASSERT_EQ(layout.pixel.size(), 2u);
+    EXPECT_FLOAT_EQ(layout.pixel[0], 1.0f / 64.0f);
+    for (ObjectId o = 0; o < 10; ++o) EXPECT_EQ(layout.groupOf[o], layout.groupOf[0]);
+    for (ObjectId o = 10; o < 20; ++o) EXPECT_EQ(layout.groupOf[o], layout.groupOf[10]);
+    EXPECT_NE(layout.groupOf[0], layout.groupOf[10]);
+    std::set<std::pair<std::uint32_t, int>> viewsSeen;
+    for (const peel::Tile& t : layout.tiles) {
+        viewsSeen.insert({t.group, t.axis});
+        EXPECT_GE(t.objects.size(), 2u);
+        EXPECT_TRUE(std::is_sorted(t.objects.begin(), t.objects.end()));
+        for (ObjectId o : t.objects) EXPECT_EQ(layout.groupOf[o], std::int32_t(t.group));
+        EXPECT_TRUE(std::has_single_bit(t.size));
+        EXPECT_LE(t.size, peel::kMaxSceneTile);
+        EXPECT_NE(t.gpu.flags & PEEL_TILE_SCENE, 0u);
+    }
+    EXPECT_EQ(viewsSeen.size(), 6u);
+    // Along x the row is 8.2 m at 1/64 m pixels: 525 pixels, so the views along y and z are cut
+    // into a row of tiles, each listing only the boxes that reach it.
+    std::size_t tilesAlongZ = 0;
+    for (const peel::Tile& t : layout.tiles)
+        if (t.group == std::uint32_t(layout.groupOf[0]) && t.axis == 2) {
+            ++tilesAlongZ;
+            EXPECT_LT(t.objects.size(), 10u);
+        }
+    EXPECT_GE(tilesAlongZ, 2u);
+    // Auto: 0.4 of the mean edge, within 32..1024 pixels across the object.
+    s.resolution = 0;
+    EXPECT_FLOAT_EQ(peel::pixelSize(s, 1.0f, 0.05f), 0.02f);
+    EXPECT_FLOAT_EQ(peel::pixelSize(s, 1.0f, 1.0f), 1.0f / 32.0f);     // a box: its edges are its size
+    EXPECT_FLOAT_EQ(peel::pixelSize(s, 1.0f, 1e-5f), 1.0f / 1024.0f);  // a very fine mesh
+    const peel::SceneLayout autoLayout = peel::makeSceneTiles(candidates, objects, edge, s, false, 2.0f);
+    EXPECT_FLOAT_EQ(autoLayout.pixel[0], 1.0f / 32.0f);
+}
+
+TEST(PeelSetup, SkippedAndOpenObjects) {
+    Scene scene;
+    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
+    std::vector<Vec3> v = {Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(0, 0, 1)};
+    std::vector<UVec3> t = {UVec3(0, 1, 2)};
+    auto sheet = Mesh::create("sheet", v, t);
+    ASSERT_TRUE(sheet.has_value());
+    const MeshId open = scene.addMesh(std::make_shared<Mesh>(std::move(*sheet)));
+    scene.addObject(box);
+    scene.addObject(box, Pose{Vec3(0.5f, 0.0f, 0.0f)});
+    scene.addObject(open);
+    scene.addObject(box, Pose{Vec3(std::nanf(""), 0.0f, 0.0f)});
+    scene.addObject(box, Pose{Vec3(9.0f)});  // in no candidate pair
+    const std::vector<ObjectPair> candidates = {{0, 1}, {0, 2}, {1, 3}, {1, 1}};
+    peel::CallObjects objects;
+    DetectionOutput out;
+    peel::classifyObjects(scene, candidates, false, false, objects, out);
+    EXPECT_EQ(objects.state[0], peel::kUsed);
+    EXPECT_EQ(objects.state[2], peel::kUnserved);
+    EXPECT_EQ(objects.state[3], peel::kSkipped);
+    EXPECT_EQ(objects.state[4], peel::kUnused);
+    EXPECT_EQ(out.unserved, (std::vector<ObjectPair>{{0, 2}}));
+    EXPECT_EQ(out.stats.warnings.size(), 2u);  // the open mesh and the NaN pose
+    EXPECT_TRUE(peel::pairTakesPart({0, 1}, objects, false));
+    EXPECT_FALSE(peel::pairTakesPart({1, 3}, objects, false));
+    EXPECT_FALSE(peel::pairTakesPart({1, 1}, objects, false));
+    EXPECT_TRUE(peel::pairTakesPart({1, 1}, objects, true));
+}
+
+// PeelExact: candidate triangle pairs (with duplicates, in any order, some not intersecting)
+// give exactly the reference's pairs of the listed ones, per candidate in candidate order.
+TEST(PeelExact, MergesDuplicatesAndKeepsOnlyIntersectingPairs) {
+    Scene scene;
+    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
+    scene.addObject(box, Pose{Vec3(0.0f)});
+    scene.addObject(box, Pose{Vec3(0.7f, 0.3f, 0.1f), glm::angleAxis(0.4f, glm::normalize(Vec3(1, 2, 3)))});
+    scene.addObject(box, Pose{Vec3(-0.6f, -0.2f, 0.3f), glm::angleAxis(0.9f, glm::normalize(Vec3(3, 1, 1)))});
+    // Candidate 1 is (2, 0): its lower object id is 0, so `low` is a triangle of object 0.
+    const std::vector<ObjectPair> candidates = {{0, 1}, {2, 0}};
+    std::vector<peel::TrianglePairCandidate> found;
+    std::mt19937 rng(5);
+    for (std::uint32_t c = 0; c < 2; ++c)
+        for (std::uint32_t a = 0; a < 12; ++a)
+            for (std::uint32_t b = 0; b < 12; ++b) {
+                found.push_back({c, a, b});
+                if (rng() % 3 == 0) found.push_back({c, a, b});  // duplicates
+            }
+    std::shuffle(found.begin(), found.end(), rng);
+    peel::PeelExact exact;
+    DetectionOutput out;
+    exact.run(scene, candidates, found, true, out);
+    std::vector<std::vector<TrianglePair>> truth(2);
+    for (std::size_t c = 0; c < 2; ++c) {
+        geometry::PosedMesh pa(scene.objectMesh(candidates[c].a)), pb(scene.objectMesh(candidates[c].b));
+        pa.update(scene.pose(candidates[c].a));
+        pb.update(scene.pose(candidates[c].b));
+        geometry::intersect(pa, pb, truth[c]);
+        ASSERT_FALSE(truth[c].empty());
+    }
+    ASSERT_EQ(out.pairs.size(), 2u);
+    for (std::size_t c = 0; c < 2; ++c) {
+        EXPECT_EQ(out.pairs[c].pair, candidates[c]);
+        EXPECT_EQ(out.pairs[c].triangles, truth[c]) << "candidate " << c;
+        EXPECT_EQ(out.pairs[c].segments.size(), truth[c].size());
+    }
+    EXPECT_EQ(out.stats.counter("tri_tri_tests"), 2.0 * 144.0);
+    EXPECT_EQ(out.stats.counter("positive_tests"), double(truth[0].size() + truth[1].size()));
+}
+
+}  // namespace
+}  // namespace isc
