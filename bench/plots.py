@@ -11,6 +11,9 @@ committing files to bench/results/:
   counter `triangles`; without it, bodies x 3674, the npm bunny). Any new detector family
   (BM_PileSlices, ...) shows up by itself. The machine is the file name up to its date
   (h200-2026-11-21-pile.json: h200); per machine the newest file is used.
+- Google Benchmark JSON of a detector bench (isc_bench_peel, ...): rows named
+  <scene>/<size>/<detector>/... with a `triangles` counter; scenes with several sizes become
+  lines of ms per detect() call against triangles.
 - Text logs with `isc accuracy` lines that carry `meshes=` and `options=` (bench/accuracy_sweep.sh
   writes them): triangle-pair recall against settings.resolution, one series per detector,
   mesh pair, axes and machine.
@@ -62,6 +65,34 @@ def pile_runs(results):
     return runs
 
 
+def call_runs(results):
+    """Detector calls of isc_bench_<detector> JSON: rows named <scene>/<size>/<detector>/... with a
+    `triangles` counter (isc_bench_peel's scaling and pile rows). {(machine, scene): {detector:
+    [(triangles, ms per call)]}}, newest file per machine."""
+    newest = {}
+    for path in sorted(glob.glob(os.path.join(results, "*.json"))):
+        try:
+            data = json.load(open(path))
+        except (OSError, ValueError):
+            continue
+        rows = [b for b in data.get("benchmarks", []) if "triangles" in b and b.get("run_type") != "aggregate"
+                and b.get("name", "").count("/") >= 2 and not b["name"].startswith("BM_")]
+        if not rows:
+            continue
+        machine, date = machine_and_date(path)
+        date = data.get("context", {}).get("date", date)
+        if machine not in newest or (date, path) >= newest[machine][:2]:
+            newest[machine] = (date, path, rows)
+    out = {}
+    for machine, (_, path, rows) in newest.items():
+        for b in rows:
+            scene, _, detector = b["name"].split("/")[:3]
+            unit = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}.get(b.get("time_unit", "ns"), 1.0)
+            out.setdefault((machine, scene, os.path.basename(path)), {}).setdefault(detector, []).append(
+                (int(b["triangles"]), b["real_time"] * unit))
+    return out
+
+
 def accuracy_runs(results):
     """[(machine, detector, meshes, options dict, tripair_recall, object_recall)] from accuracy lines with options=."""
     out = []
@@ -104,12 +135,36 @@ def plot_time_vs_triangles(results, data):
         for detector, rows in sorted(series.items()):
             name = f"{data}/time-{machine}-{detector}.dat"
             write(name, [(t, c) for (_, t, c, _) in rows])
-            plots.append(f"'{name}' using 1:2 with linespoints lw 2 pt 7 title '{detector} ({machine})'")
+            plots.append(f"'{name}' using 1:2 with linespoints lw 2 pt 7 title '{detector} ({machine})' noenhanced")
     sources = ", ".join(os.path.basename(p) for (_, p, _) in runs.values())
     return COMMON + f"""set title "Bunny pile: narrow phase per step against triangles\\n{{/*0.8 {sources}}}"
 set logscale xy
 set xlabel "triangles in the pile (bodies x 3674)"
 set ylabel "collision ms per step (mean over the steps)"
+set format x "%.0s%c"
+plot {", ".join(plots)}
+"""
+
+
+def plot_call_time(results, data):
+    runs = call_runs(results)
+    # Scenes with several sizes make lines (a scene of one size is a point: left out).
+    plots, sources = [], set()
+    for (machine, scene, source), series in sorted(runs.items()):
+        for detector, rows in sorted(series.items()):
+            if len({t for t, _ in rows}) < 2:
+                continue
+            tag = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{machine}-{scene}-{detector}")
+            name = f"{data}/call-{tag}.dat"
+            write(name, sorted(rows))
+            plots.append(f"'{name}' using 1:2 with linespoints lw 2 pt 7 title '{detector}, {scene} ({machine})' noenhanced")
+            sources.add(source)
+    if not plots:
+        return None
+    return COMMON + f"""set title "One detect() call against triangles\\n{{/*0.8 {', '.join(sorted(sources))}}}"
+set logscale xy
+set xlabel "triangles in the scene"
+set ylabel "ms per call (wall)"
 set format x "%.0s%c"
 plot {", ".join(plots)}
 """
@@ -132,7 +187,7 @@ def plot_detectors(results, data):
         table.append(row)
     name = f"{data}/detectors-{machine}.dat"
     write(name, table)
-    cols = ", ".join(f"'' using {i + 2}{':xtic(1)' if i == 0 else ''} title columnheader" for i in range(len(detectors)))
+    cols = ", ".join(f"'' using {i + 2}{':xtic(1)' if i == 0 else ''} title columnheader noenhanced" for i in range(len(detectors)))
     cols = cols.replace("''", f"'{name}'", 1)
     return COMMON + f"""set title "Bunny pile, detector against detector ({machine}, {os.path.basename(path)})"
 set style data histogram
@@ -162,7 +217,7 @@ def plot_accuracy(results, data):
         name = f"{data}/accuracy-{tag}.dat"
         write(name, sorted(rows))
         unit = "axis" if axes == "1" else "axes"
-        plots.append(f"'{name}' using 1:2 with linespoints lw 2 pt 7 title '{detector} {meshes}, {axes} {unit} ({machine})'")
+        plots.append(f"'{name}' using 1:2 with linespoints lw 2 pt 7 title '{detector} {meshes}, {axes} {unit} ({machine})' noenhanced")
     return COMMON + f"""set title "Triangle-pair recall against resolution (isc accuracy, 100 sampled close poses per point)"
 set logscale x 2
 set xlabel "resolution (pixels across the smaller object)"
@@ -176,6 +231,7 @@ plot {", ".join(plots)}
 PLOTS = [
     ("pile-time-vs-triangles.png", plot_time_vs_triangles),
     ("pile-detectors.png", plot_detectors),
+    ("detect-call-vs-triangles.png", plot_call_time),
     ("accuracy-vs-resolution.png", plot_accuracy),
 ]
 
