@@ -67,30 +67,30 @@ def pile_runs(results):
 
 def call_runs(results):
     """Detector calls of isc_bench_<detector> JSON: rows named <scene>/<size>/<detector>/... with a
-    `triangles` counter (isc_bench_peel's scaling and pile rows). {(machine, scene): {detector:
-    [(triangles, ms per call)]}}, newest file per machine."""
-    newest = {}
+    `triangles` counter (isc_bench_peel's and isc_bench_cullide's pile and scaling rows; the
+    median when a run reports aggregates). {(machine, scene): {detector: {triangles: ms per call}}}
+    and the files used; per machine every file counts, a newer file's point replaces an older one's."""
+    files = []
     for path in sorted(glob.glob(os.path.join(results, "*.json"))):
         try:
             data = json.load(open(path))
         except (OSError, ValueError):
             continue
-        rows = [b for b in data.get("benchmarks", []) if "triangles" in b and b.get("run_type") != "aggregate"
-                and b.get("name", "").count("/") >= 2 and not b["name"].startswith("BM_")]
-        if not rows:
-            continue
         machine, date = machine_and_date(path)
-        date = data.get("context", {}).get("date", date)
-        if machine not in newest or (date, path) >= newest[machine][:2]:
-            newest[machine] = (date, path, rows)
-    out = {}
-    for machine, (_, path, rows) in newest.items():
-        for b in rows:
-            scene, _, detector = b["name"].split("/")[:3]
+        files.append((data.get("context", {}).get("date", date), path, machine, data))
+    out, sources = {}, set()
+    for _, path, machine, data in sorted(files, key=lambda f: (f[0], f[1])):
+        for b in data.get("benchmarks", []):
+            name = b.get("name", "")
+            if "triangles" not in b or name.startswith("BM_") or name.count("/") < 2:
+                continue
+            if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+                continue
+            scene, _, detector = name.split("/")[:3]
             unit = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}.get(b.get("time_unit", "ns"), 1.0)
-            out.setdefault((machine, scene, os.path.basename(path)), {}).setdefault(detector, []).append(
-                (int(b["triangles"]), b["real_time"] * unit))
-    return out
+            out.setdefault((machine, scene), {}).setdefault(detector, {})[int(b["triangles"])] = b["real_time"] * unit
+            sources.add(os.path.basename(path))
+    return out, sources
 
 
 def accuracy_runs(results):
@@ -119,7 +119,7 @@ def write(path, rows):
             f.write(" ".join(str(x) for x in r) + "\n")
 
 
-COMMON = """set terminal pngcairo size 900,560 font ",11"
+COMMON = """set terminal pngcairo size 960,600 font ",11"
 set grid lc rgb "#dddddd"
 set key top left box opaque
 set border lc rgb "#444444"
@@ -147,24 +147,24 @@ plot {", ".join(plots)}
 
 
 def plot_call_time(results, data):
-    runs = call_runs(results)
+    runs, sources = call_runs(results)
     # Scenes with several sizes make lines (a scene of one size is a point: left out).
-    plots, sources = [], set()
-    for (machine, scene, source), series in sorted(runs.items()):
-        for detector, rows in sorted(series.items()):
-            if len({t for t, _ in rows}) < 2:
+    plots = []
+    for (machine, scene), series in sorted(runs.items()):
+        for detector, points in sorted(series.items()):
+            if len(points) < 2:
                 continue
             tag = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{machine}-{scene}-{detector}")
             name = f"{data}/call-{tag}.dat"
-            write(name, sorted(rows))
+            write(name, sorted(points.items()))
             plots.append(f"'{name}' using 1:2 with linespoints lw 2 pt 7 title '{detector}, {scene} ({machine})' noenhanced")
-            sources.add(source)
     if not plots:
         return None
-    return COMMON + f"""set title "One detect() call against triangles\\n{{/*0.8 {', '.join(sorted(sources))}}}"
+    return COMMON + f"""set title "One detect() call against triangles\\n{{/*0.7 {', '.join(sorted(sources))}}}"
 set logscale xy
 set xlabel "triangles in the scene"
 set ylabel "ms per call (wall)"
+set key bottom right
 set format x "%.0s%c"
 plot {", ".join(plots)}
 """
