@@ -19,7 +19,7 @@ echo "# pile physics, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), load $(cut -d
 "$isc" info | head -5
 run() {
     echo "=== isc demo bunny-pile $*"
-    "$isc" demo bunny-pile --headless --out '' "$@" | grep -E '^(summary|detector settings|step|  )' || true
+    "$isc" demo bunny-pile --headless --out '' "$@" | grep -E '^(summary|detector|step|  )' || true
 }
 for part in $parts; do
     case $part in

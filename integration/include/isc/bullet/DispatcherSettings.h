@@ -11,10 +11,12 @@ namespace isc::bullet {
 
 /// How the dispatcher detects mesh–mesh pairs and turns what it finds into contacts.
 struct DispatcherSettings {
-    /// Registry name given to isc::createDetector ("cpu", "peel", ...). A GL detector needs
-    /// a current GL context when the dispatcher is constructed and on every step, on the
-    /// thread that calls stepSimulation.
-    std::string detector = "cpu";
+    /// Registry name given to isc::createDetector ("cpu", "peel", ...), or "auto" (the
+    /// default): the fastest exact detector for the current GL, chosen by a short measured
+    /// warm-up on the first steps with pairs (cpu where GL is software or absent;
+    /// isc/detect/AutoDetector.h). A GL detector needs a current GL context when the
+    /// dispatcher is constructed and on every step, on the thread that calls stepSimulation.
+    std::string detector = "auto";
     /// Options passed to the detector. Segments are not needed (contacts come from the
     /// triangles), so the dispatcher turns `wantSegments` off unless `validate` is set.
     DetectorSettings detectorSettings{};

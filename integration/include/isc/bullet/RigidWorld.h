@@ -28,8 +28,9 @@ class CollisionDispatcher;
 inline constexpr const char* kBulletGImpact = "bullet-gimpact";
 
 struct WorldSettings {
-    /// A detector name for isc::createDetector, or kBulletGImpact.
-    std::string detector = "cpu";
+    /// A detector name for isc::createDetector ("auto" by default: DispatcherSettings::detector),
+    /// or kBulletGImpact.
+    std::string detector = "auto";
     /// Options given to the detector (DispatcherSettings::detectorSettings); ignored on the
     /// stock GImpact path. For "peel" in a pile: docs/integration.md says which to use.
     DetectorSettings detectorSettings{};
