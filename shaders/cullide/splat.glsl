@@ -15,9 +15,19 @@
 // With CULLIDE_BOXES a work index is a world box (a cluster's) instead of a triangle: every
 // pixel its rectangle touches gets the box's whole depth range (a box holds its triangles, so
 // whatever hides a triangle hides its box: still conservative).
+// CULLIDE_LANES threads share one work index, taking its pixels in turn (a box covers many
+// pixels: one thread per box would leave the GPU nearly idle and serialise its atomics).
+// CULLIDE_MULTIVIEW: gl_GlobalInvocationID.y is the view; all views of a level in one
+// dispatch per mode, each view in its own range of depth words (uBase) and its own two bits
+// of marks (view v: bits 2v, 2v + 1). Every view then sees the whole PCS of the level: the
+// paper's reducePCS per axis, run side by side instead of one after the other.
 #include "common/scene.glsl"
 #include "cullide/items.glsl"
 #include "cullide/raster.glsl"
+
+#ifndef CULLIDE_LANES
+#define CULLIDE_LANES 1
+#endif
 
 layout(local_size_x = 64) in;
 
@@ -34,8 +44,16 @@ uniform uint uIdBits;  // low bits of a key: the group; the rest: the quantised 
 uniform uint uPerSlot; // 1: every triangle slot is a member of the PCS (alive, marks per work index)
 
 void main() {
-    uint work = gl_GlobalInvocationID.x;
+    uint work = gl_GlobalInvocationID.x / uint(CULLIDE_LANES);
+    uint lane = gl_GlobalInvocationID.x % uint(CULLIDE_LANES);
     if (work >= uWorkCount) return;
+#ifdef CULLIDE_MULTIVIEW
+    uint view = gl_GlobalInvocationID.y;
+    cullideSelectView(view);
+    uint markShift = 2u * view;
+#else
+    uint markShift = 0u;
+#endif
     uint item = cullideItemOf(work);
     uint unit = uPerSlot != 0u ? work : item;
     if (alive[unit] == 0u) return;
@@ -60,37 +78,38 @@ void main() {
     uint idMask = (1u << uIdBits) - 1u;
     uint group = it.group;
     uint found = 0u, fragments = 0u;
-    for (int y = box.y; y <= box.w; ++y) {
-        for (int x = box.x; x <= box.z; ++x) {
-            float zNear, zFar;
+    int bw = box.z - box.x + 1;
+    int count = bw * (box.w - box.y + 1);
+    for (int k = int(lane); k < count; k += CULLIDE_LANES) {
+        int y = box.y + k / bw, x = box.x + k % bw;
+        float zNear, zFar;
 #ifdef CULLIDE_BOXES
-            zNear = lo.z - ez;
-            zFar = hi.z + ez;
+        zNear = lo.z - ez;
+        zFar = hi.z + ez;
 #else
-            if (!cullidePixel(r, ivec2(x, y), zNear, zFar)) continue;
+        if (!cullidePixel(r, ivec2(x, y), zNear, zFar)) continue;
 #endif
-            uint qNear = uint(clamp(floor(zNear * scale) - 1.0, 0.0, scale)) + 1u;
-            uint qFar = uint(clamp(ceil(zFar * scale) + 1.0, 0.0, scale)) + 1u;
-            uint p = 4u * (uint(y) * uSize.x + uint(x));
-            if (uMode == 0u) {
-                atomicMin(depth[p], (qNear << uIdBits) | group);
-                atomicMax(depth[p + 2u], (qFar << uIdBits) | group);
-                ++fragments;
-            } else if (uMode == 1u) {
-                if ((depth[p] & idMask) != group) atomicMin(depth[p + 1u], qNear);
-                if ((depth[p + 2u] & idMask) != group) atomicMax(depth[p + 3u], qFar);
-            } else {
-                uint key = depth[p];
-                uint other = (key & idMask) == group ? depth[p + 1u] : (key >> uIdBits);
-                if (qFar >= other) found |= CULLIDE_MARK_FRONT;
-                key = depth[p + 2u];
-                other = (key & idMask) == group ? depth[p + 3u] : (key >> uIdBits);
-                if (qNear <= other) found |= CULLIDE_MARK_BACK;
-                if (found == (CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK)) break;
-            }
+        uint qNear = uint(clamp(floor(zNear * scale) - 1.0, 0.0, scale)) + 1u;
+        uint qFar = uint(clamp(ceil(zFar * scale) + 1.0, 0.0, scale)) + 1u;
+        uint p = 4u * (uBase + uint(y) * uSize.x + uint(x));
+        if (uMode == 0u) {
+            atomicMin(depth[p], (qNear << uIdBits) | group);
+            atomicMax(depth[p + 2u], (qFar << uIdBits) | group);
+            ++fragments;
+        } else if (uMode == 1u) {
+            if ((depth[p] & idMask) != group) atomicMin(depth[p + 1u], qNear);
+            if ((depth[p + 2u] & idMask) != group) atomicMax(depth[p + 3u], qFar);
+        } else {
+            uint key = depth[p];
+            uint other = (key & idMask) == group ? depth[p + 1u] : (key >> uIdBits);
+            if (qFar >= other) found |= CULLIDE_MARK_FRONT;
+            key = depth[p + 2u];
+            other = (key & idMask) == group ? depth[p + 3u] : (key >> uIdBits);
+            if (qNear <= other) found |= CULLIDE_MARK_BACK;
+            if (found == (CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK)) break;
         }
-        if (found == (CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK)) break;
     }
     if (fragments != 0u) atomicAdd(counters[CULLIDE_COUNTER_FRAGMENTS], fragments);
+    found <<= markShift;
     if (found != 0u && (marks[unit] & found) != found) atomicOr(marks[unit], found);
 }

@@ -81,11 +81,11 @@ struct CullideDetector::Impl {
         std::vector<std::uint32_t> selfPairs;                   // candidate indices of the self pairs served
     };
     isc::Result<void> pipeline(const Scene& scene, std::span<const ObjectPair> candidates, CullideLevel limit,
-                               bool withSelf, std::span<const float> fatten, Pcs& out, DetectorStats& stats);
+                               bool objectLevel, bool withSelf, std::span<const float> fatten, Pcs& out, DetectorStats& stats);
 };
 
 isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<const ObjectPair> candidates,
-                                                  CullideLevel limit, bool withSelf, std::span<const float> fatten,
+                                                  CullideLevel limit, bool objectLevel, bool withSelf, std::span<const float> fatten,
                                                   Pcs& res, DetectorStats& stats) {
     const auto tSetup = Clock::now();
     const CullideSettings& st = settings;
@@ -205,6 +205,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         level.queries = byQueries;
         level.perSlot = perSlot;
         level.boxes = boxes;
+        level.viewsAtOnce = st.viewsAtOnce;
         cullide::LevelResult lr;
         if (auto r = passes.run(level, alive, lr); !r) return r;
         addCount(stats, counterIn, double(level.members()));
@@ -266,7 +267,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
     // the boxes of its clusters (settings.objectBoxes; a box holds its triangles, so this is
     // conservative and costs a box per cluster instead of every triangle); the paper draws
     // the triangles themselves (objectBoxes false, and always with method "queries").
-    if (!pairs.empty()) {
+    if (!pairs.empty() && (objectLevel || limit == CullideLevel::Object || st.clusterSize == 0)) {
         const auto t0 = Clock::now();
         const std::vector<ObjectId> objects = numberGroups(pairs);
         items.clear();
@@ -479,7 +480,9 @@ Result<void> CullideDetector::detect(const Scene& scene, std::span<const ObjectP
     out.clear();
     Impl& im = *impl_;
     Impl::Pcs res;
-    if (auto r = im.pipeline(scene, candidates, CullideLevel::Triangle, im.common.selfCollision, {}, res, out.stats); !r)
+    if (auto r = im.pipeline(scene, candidates, CullideLevel::Triangle, im.settings.objectLevel,
+                             im.common.selfCollision, {}, res, out.stats);
+        !r)
         return r;
     const auto tn = Clock::now();
     // Exact jobs in candidate order.
@@ -508,7 +511,7 @@ Result<void> CullideDetector::prunePairs(const Scene& scene, std::span<const Obj
     stats = {};
     Impl& im = *impl_;
     Impl::Pcs res;
-    if (auto r = im.pipeline(scene, candidates, level, false, fatten, res, stats); !r) return r;
+    if (auto r = im.pipeline(scene, candidates, level, true, false, fatten, res, stats); !r) return r;
     if (level == CullideLevel::Triangle) {
         // Both sides kept triangles: keep the pair when some of their boxes overlap (the
         // narrowphase's sweep, without the exact test).

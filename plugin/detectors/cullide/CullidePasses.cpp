@@ -16,6 +16,8 @@ using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 constexpr GLuint kGroup = 64;  // local_size_x of every cullide compute shader
+constexpr GLuint kBoxLanes = 16;  // threads per box in the box splat (CULLIDE_LANES)
+constexpr std::size_t kMaxViewsAtOnce = 3;  // CULLIDE_MAX_VIEWS in raster.glsl
 
 GLuint groupsFor(std::size_t n) { return static_cast<GLuint>((n + kGroup - 1) / kGroup); }
 
@@ -33,13 +35,23 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     queries_ = queries;
     selfLayers_ = selfLayers;
     queryPool_ = queryPool;
-    auto s = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/splat.glsl"}}, {}, "cullide splat");
-    if (!s) return fail(s.error().message);
-    splat_ = std::move(*s);
-    auto sb = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/splat.glsl"}}, "#define CULLIDE_BOXES 1\n",
-                                  "cullide splat (boxes)");
-    if (!sb) return fail(sb.error().message);
-    splatBoxes_ = std::move(*sb);
+    // Variants of the splat pass: triangles or boxes (kBoxLanes threads per box), one view per
+    // dispatch or all of a level's views at once.
+    const std::string lanes = "#define CULLIDE_LANES " + std::to_string(kBoxLanes) + "\n";
+    struct Variant {
+        gl::Program* program;
+        std::string defines;
+        const char* label;
+    };
+    for (const Variant& v : {Variant{&splat_, "", "cullide splat"},
+                             Variant{&splatBoxes_, "#define CULLIDE_BOXES 1\n" + lanes, "cullide splat (boxes)"},
+                             Variant{&splatMulti_, "#define CULLIDE_MULTIVIEW 1\n", "cullide splat (views at once)"},
+                             Variant{&splatBoxesMulti_, "#define CULLIDE_MULTIVIEW 1\n#define CULLIDE_BOXES 1\n" + lanes,
+                                     "cullide splat (boxes, views at once)"}}) {
+        auto p = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/splat.glsl"}}, v.defines, v.label);
+        if (!p) return fail(p.error().message);
+        *v.program = std::move(*p);
+    }
     auto u = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/update.glsl"}}, {}, "cullide update");
     if (!u) return fail(u.error().message);
     update_ = std::move(*u);
@@ -129,7 +141,10 @@ Result<void> Passes::run(const Level& level, std::vector<std::uint32_t>& alive, 
     ISC_ASSERT(!level.queries || queries_, "cullide::Passes::run(): the query programs were not compiled");
     bindCommon(level);
     glQueryCounter(begin_.id(), GL_TIMESTAMP);
-    for (std::size_t i = 0; i < level.views.size(); ++i) {
+    const bool atOnce = level.viewsAtOnce && !level.self && !level.queries && level.views.size() > 1 &&
+                        level.views.size() <= kMaxViewsAtOnce;
+    if (atOnce) runComputeViews(level);
+    for (std::size_t i = 0; i < level.views.size() && !atOnce; ++i) {
         const bool last = i + 1 == level.views.size();
         if (level.self) runSelfView(level, level.views[i], last);
         else if (level.queries) runQueryView(level, level.views[i], last, result);
@@ -165,14 +180,64 @@ void Passes::runComputeView(const Level& level, const View& view, bool last) {
     splat.setUniform("uWorkCount", level.workCount);
     splat.setUniform("uIdBits", idBitsFor(level.groupCount));
     splat.setUniform("uPerSlot", level.perSlot ? 1u : 0u);
+    const GLuint lanes = level.boxes.empty() ? 1 : kBoxLanes;
     splat.use();
     for (unsigned mode = 0; mode < 3; ++mode) {
         splat.setUniform("uMode", mode);
-        splat.dispatch(groupsFor(level.workCount));
+        splat.dispatch(groupsFor(std::size_t(level.workCount) * lanes));
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     }
     update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));
     update_.setUniform("uLast", last ? 1u : 0u);
+    update_.setUniform("uFullMask", CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK);
+    update_.use();
+    update_.dispatch(groupsFor(level.members()));
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+}
+
+// Every view of the level in one dispatch per pass (gl_GlobalInvocationID.y: the view), each
+// in its own range of depth words and its own two mark bits; one update keeps the members
+// hidden from both sides in every view. One clear, three splat passes and one update for the
+// level, instead of that per view.
+void Passes::runComputeViews(const Level& level) {
+    const std::size_t nv = level.views.size();
+    std::size_t pixels = 0;
+    std::uint32_t base[kMaxViewsAtOnce] = {};
+    for (std::size_t v = 0; v < nv; ++v) {
+        base[v] = static_cast<std::uint32_t>(pixels);
+        pixels += std::size_t(level.views[v].width) * level.views[v].height;
+    }
+    depth_.reserve(pixels * 16);
+    const GLuint clear[4] = {0xFFFFFFFFu, 0xFFFFFFFFu, 0u, 0u};
+    glClearNamedBufferSubData(depth_.id(), GL_RGBA32UI, 0, static_cast<GLsizeiptr>(pixels * 16), GL_RGBA_INTEGER,
+                              GL_UNSIGNED_INT, clear);
+    depth_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_DEPTH);
+    gl::Program& splat = level.boxes.empty() ? splatMulti_ : splatBoxesMulti_;
+    for (std::size_t v = 0; v < nv; ++v) {
+        const View& view = level.views[v];
+        const std::string i = "[" + std::to_string(v) + "]";
+        splat.setUniform("uViewAxis" + i, static_cast<unsigned>(view.axis));
+        splat.setUniform("uViewOrigin" + i, view.origin);
+        splat.setUniform("uViewInvPixel" + i, 1.0f / view.pixel);
+        splat.setUniform("uViewInvDepth" + i, 1.0f / view.depth);
+        splat.setUniform("uViewSize" + i, glm::uvec2(view.width, view.height));
+        splat.setUniform("uViewBase" + i, base[v]);
+    }
+    splat.setUniform("uEpsilon", level.epsilon);
+    splat.setUniform("uItemCount", static_cast<unsigned>(level.items.size()));
+    splat.setUniform("uWorkCount", level.workCount);
+    splat.setUniform("uIdBits", idBitsFor(level.groupCount));
+    splat.setUniform("uPerSlot", level.perSlot ? 1u : 0u);
+    const GLuint lanes = level.boxes.empty() ? 1 : kBoxLanes;
+    splat.use();
+    for (unsigned mode = 0; mode < 3; ++mode) {
+        splat.setUniform("uMode", mode);
+        splat.dispatch(groupsFor(std::size_t(level.workCount) * lanes), static_cast<GLuint>(nv));
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    }
+    update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));
+    update_.setUniform("uLast", 1u);
+    update_.setUniform("uFullMask", (1u << (2 * nv)) - 1u);
     update_.use();
     update_.dispatch(groupsFor(level.members()));
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
@@ -198,6 +263,7 @@ void Passes::runSelfView(const Level& level, const View& view, bool last) {
     }
     update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));
     update_.setUniform("uLast", last ? 1u : 0u);
+    update_.setUniform("uFullMask", CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK);
     update_.use();
     update_.dispatch(groupsFor(level.members()));
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);

@@ -52,6 +52,10 @@ struct Level {
     /// Non-empty: the items' slots index these (min, max) world boxes (grown by the fattening
     /// and the round-off bound) instead of triangles (compute path only).
     std::span<const glm::vec4> boxes;
+    /// Compute path: all views in one dispatch per pass, each view testing the whole PCS of
+    /// the level (true), or view after view, an item pruned in one gone for the next (false:
+    /// prunes a little more, one dispatch chain per view).
+    bool viewsAtOnce = false;
 };
 
 /// What one level did on the GPU.
@@ -79,13 +83,14 @@ private:
     void bindCommon(const Level& level);
     void setView(gl::Program& program, const View& view, float epsilon) const;
     void runComputeView(const Level& level, const View& view, bool last);
+    void runComputeViews(const Level& level);
     void runSelfView(const Level& level, const View& view, bool last);
     void runQueryView(const Level& level, const View& view, bool last, LevelResult& result);
 
     bool queries_ = false;
     int selfLayers_ = 16;
     int queryPool_ = 1024;
-    gl::Program splat_, splatBoxes_, update_, self_, queryDraw_, queryUpdate_;
+    gl::Program splat_, splatBoxes_, splatMulti_, splatBoxesMulti_, update_, self_, queryDraw_, queryUpdate_;
     gl::GpuScene scene_{"cullide scene"};
     std::vector<const Mesh*> sceneMeshes_;  // what scene_ mirrors (a different Scene remakes it)
     gl::Buffer items_{"cullide items"}, slots_{"cullide slot triangles"}, alive_{"cullide alive"},

@@ -160,20 +160,31 @@ TEST_F(CullideDetectorTest, TwoCubesGiveExactlyTheReferencePairs) {
     scene.addObject(box, Pose{Vec3(0.7f, 0.3f, 0.1f), glm::angleAxis(0.4f, glm::normalize(Vec3(1, 2, 3)))});
     scene.addObject(box, Pose{Vec3(3.0f, 0.0f, 0.0f)});  // touches nothing
     const std::vector<ObjectPair> candidates = {{0, 1}, {0, 2}, {1, 2}};
-    for (const char* method : {"compute", "queries"}) {
-        auto d = makeCullide(settings(method, 32));
+    // Both methods with the object level, then the defaults (clusters first, all axes at once)
+    // and the paper's successive axes.
+    for (const char* method : {"compute", "queries", "default", "sequential"}) {
+        const std::string_view m = method;
+        CullideSettings s = settings(m == "queries" ? "queries" : "compute", 32);
+        s.objectLevel = m == "compute" || m == "queries";
+        s.viewsAtOnce = m != "sequential";
+        auto d = makeCullide(s);
         DetectionOutput out;
         ASSERT_TRUE(d->detect(scene, candidates, out));
         std::size_t colliding = 0;
         expectExact(scene, candidates, out, &colliding);
         EXPECT_EQ(colliding, 1u);
         EXPECT_EQ(out.pairs.size(), 1u);
-        EXPECT_GT(out.stats.counter("pcs_objects_in"), 0.0);
+        if (s.objectLevel) {
+            EXPECT_GT(out.stats.counter("pcs_objects_in"), 0.0) << method;
+        } else {
+            EXPECT_EQ(out.stats.counter("pcs_objects_in"), 0.0) << method << ": the object level is off";
+            EXPECT_GT(out.stats.counter("pcs_clusters_in"), 0.0) << method;
+        }
         EXPECT_LE(out.stats.counter("pcs_objects"), out.stats.counter("pcs_objects_in"));
         EXPECT_GT(out.stats.counter("pcs_triangles_in"), 0.0);
         EXPECT_LE(out.stats.counter("tri_tri_tests"), 12.0 * 12.0);
         EXPECT_GT(out.stats.gpuMs, 0.0);
-        if (std::string_view(method) == "queries") {
+        if (m == "queries") {
             EXPECT_GT(out.stats.counter("queries"), 0.0);
         } else {
             EXPECT_EQ(out.stats.counter("queries"), 0.0);
@@ -201,6 +212,7 @@ TEST_F(CullideDetectorTest, SeparatedButOverlappingBoxesArePruned) {
     for (const char* method : {"compute", "triangles", "queries"}) {
         CullideSettings s = settings(std::string_view(method) == "queries" ? "queries" : "compute", 64);
         s.objectBoxes = std::string_view(method) == "compute";
+        s.objectLevel = !s.objectBoxes;  // the paper's object level on the triangles
         auto d = makeCullide(s);
         DetectionOutput out;
         ASSERT_TRUE(d->detect(scene, candidates, out));
@@ -222,6 +234,8 @@ struct RecallCase {
     int resolution;
     int poses;
     int clusterSize = 64;
+    bool objectLevel = false;  // CullideSettings::objectLevel
+    bool viewsAtOnce = true;   // CullideSettings::viewsAtOnce
 };
 
 std::shared_ptr<Mesh> namedMesh(const std::string& name) {
@@ -241,6 +255,8 @@ TEST_P(CullideRecallTest, MatchesTheReferenceExactly) {
     const ObjectId oa = scene.addObject(scene.addMesh(ma)), ob = scene.addObject(scene.addMesh(mb));
     CullideSettings s = settings(c.method, c.resolution);
     s.clusterSize = c.clusterSize;
+    s.objectLevel = c.objectLevel;
+    s.viewsAtOnce = c.viewsAtOnce;
     auto d = makeCullide(s);
     Tally tally;
     double objectsOut = 0, trianglesIn = 0, trianglesOut = 0, tests = 0;
@@ -278,8 +294,11 @@ INSTANTIATE_TEST_SUITE_P(
                       RecallCase{"torus_torus_64", "torus", "torus", "compute", 64, 20},
                       RecallCase{"box_bunny_64", "box", "bunny", "compute", 64, 16},
                       RecallCase{"bunny_bunny_no_clusters_64", "bunny", "bunny", "compute", 64, 16, 0},
-                      RecallCase{"queries_bunny_bunny_32", "bunny", "bunny", "queries", 32, 6},
-                      RecallCase{"queries_torus_torus_32", "torus", "torus", "queries", 32, 6}),
+                      RecallCase{"bunny_bunny_object_level_sequential_axes_64", "bunny", "bunny", "compute", 64, 16,
+                                 64, true, false},
+                      RecallCase{"torus_torus_object_level_32", "torus", "torus", "compute", 32, 12, 64, true, true},
+                      RecallCase{"queries_bunny_bunny_32", "bunny", "bunny", "queries", 32, 6, 64, true},
+                      RecallCase{"queries_torus_torus_32", "torus", "torus", "queries", 32, 6, 64, true}),
     [](const ::testing::TestParamInfo<RecallCase>& p) { return std::string(p.param.name); });
 
 Scene bunnyHeap(int count) {

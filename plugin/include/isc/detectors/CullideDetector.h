@@ -69,8 +69,17 @@ struct CullideSettings {
     /// triangles: conservative, a box per cluster instead of every triangle); false: the
     /// triangles, as the paper (method "queries" always does).
     bool objectBoxes = true;
+    /// detect() runs the object level before the cluster level (true), or starts at the cluster
+    /// level (false, default): with the cluster level on, an object fully visible at the object
+    /// level leaves every one of its clusters visible too, so the object level only saves
+    /// cluster work where it prunes whole objects (the broadphase's prunePairs always runs it).
+    bool objectLevel = false;
+    /// Compute path: every level's views in one dispatch per pass, each view testing the whole
+    /// PCS of the level (true, default), or view after view, an item pruned along one axis gone
+    /// for the next (false: the paper's successive reducePCS calls; prunes a little more).
+    bool viewsAtOnce = true;
 
-    static constexpr std::array<SettingField<CullideSettings>, 9> fields{{
+    static constexpr std::array<SettingField<CullideSettings>, 11> fields{{
         {"method", &CullideSettings::method, "compute (default) or queries (the paper's occlusion queries, object and cluster levels)"},
         {"resolution", &CullideSettings::resolution, "triangle level: pixels across the smallest object (8..4096)"},
         {"clusterResolution", &CullideSettings::clusterResolution,
@@ -83,6 +92,10 @@ struct CullideSettings {
         {"queryPool", &CullideSettings::queryPool, "method queries: occlusion queries in the pool (1..65536)"},
         {"objectBoxes", &CullideSettings::objectBoxes,
          "object level on its clusters' boxes (true) or on its triangles (false, the paper's form)"},
+        {"objectLevel", &CullideSettings::objectLevel,
+         "detect(): run the object level before the cluster level (default false: clusters first)"},
+        {"viewsAtOnce", &CullideSettings::viewsAtOnce,
+         "compute: all axes of a level in one dispatch per pass (true) or axis after axis (false)"},
     }};
 };
 
