@@ -37,6 +37,7 @@ layout(std430, binding = CULLIDE_BINDING_DEPTH) buffer CullideDepth { uint depth
 layout(std430, binding = CULLIDE_BINDING_COUNTERS) buffer CullideCounters { uint counters[]; };
 #ifdef CULLIDE_BOXES
 layout(std430, binding = CULLIDE_BINDING_BOXES) readonly buffer CullideBoxes { vec4 boxes[]; };
+uniform uint uWorldBoxBase;  // boxes: first per-call world box (the local boxes come first)
 #endif
 
 uniform uint uMode;
@@ -59,8 +60,24 @@ void main() {
     if (alive[unit] == 0u) return;
     CullideItem it = items[item];
 #ifdef CULLIDE_BOXES
-    uint b = 2u * (it.firstSlot + (work - it.workStart));
-    vec3 lo = cullideProject(boxes[b].xyz), hi = cullideProject(boxes[b + 1u].xyz);
+    vec3 wlo, whi;
+    if ((it.flags & CULLIDE_ITEM_LOCAL_BOXES) != 0u) {
+        // A local box posed by the object's model matrix: centre moved, half extents through
+        // |rotation| (the world box of its 8 corners), grown by the fattening and the round-off bound.
+        uint b = 2u * (it.firstSlot + (work - it.workStart));
+        vec3 c = 0.5 * (boxes[b].xyz + boxes[b + 1u].xyz), e = 0.5 * (boxes[b + 1u].xyz - boxes[b].xyz);
+        mat4 m = sceneObjects[it.object].model;
+        vec3 wc = (m * vec4(c, 1.0)).xyz;
+        vec3 we = abs(m[0].xyz) * e.x + abs(m[1].xyz) * e.y + abs(m[2].xyz) * e.z;
+        vec3 g = vec3(it.fatten + uEpsilon);
+        wlo = wc - we - g;
+        whi = wc + we + g;
+    } else {
+        uint b = 2u * (uWorldBoxBase + it.firstSlot + (work - it.workStart));
+        wlo = boxes[b].xyz;
+        whi = boxes[b + 1u].xyz;
+    }
+    vec3 lo = cullideProject(wlo), hi = cullideProject(whi);
     float ep = uEpsilon * uInvPixel, ez = uEpsilon * uInvDepth;
     if (hi.x + ep < 0.0 || hi.y + ep < 0.0 || lo.x - ep >= float(uSize.x) || lo.y - ep >= float(uSize.y)) return;
     ivec4 box = ivec4(ivec2(floor(max(lo.xy - ep, vec2(0.0)))), ivec2(floor(min(hi.xy + ep, vec2(uSize) - 0.5))));

@@ -125,20 +125,36 @@ void Passes::setView(gl::Program& program, const View& view, float epsilon) cons
     program.setUniform("uEpsilon", epsilon);
 }
 
+void Passes::setStaticBoxes(std::span<const glm::vec4> boxes) {
+    staticBoxes_.assign(boxes.begin(), boxes.end());
+    staticBoxesUploaded_ = false;
+}
+
 Result<void> Passes::run(const Level& level, std::vector<std::uint32_t>& alive, LevelResult& result) {
-    const auto t0 = Clock::now();
+    issue(level, result);
+    return collect(level.members(), level.name, alive, result);
+}
+
+void Passes::issue(const Level& level, LevelResult& result) {
+    issuedAt_ = Clock::now();
     result = {};
-    alive.assign(level.members(), 0u);
-    if (level.items.empty() || level.workCount == 0 || level.views.empty()) return {};
-    ISC_ASSERT(!level.queries || !level.perSlot, "cullide::Passes::run(): queries are per item");
-    ISC_ASSERT(level.boxes.empty() || (!level.queries && !level.self), "cullide::Passes::run(): boxes are compute only");
-    if (!level.boxes.empty()) {
-        boxes_.reserve(level.boxes.size_bytes());
-        boxes_.upload(0, level.boxes.size_bytes(), level.boxes.data());
+    issued_ = false;
+    if (level.items.empty() || level.workCount == 0 || level.views.empty()) return;
+    ISC_ASSERT(!level.queries || !level.perSlot, "cullide::Passes::issue(): queries are per item");
+    ISC_ASSERT(!level.byBoxes || (!level.queries && !level.self), "cullide::Passes::issue(): boxes are compute only");
+    if (level.byBoxes) {
+        // [static local boxes | this call's world boxes]; a re-created buffer gets the static ones again.
+        const std::size_t staticBytes = staticBoxes_.size() * sizeof(glm::vec4);
+        if (boxes_.reserve(std::max<std::size_t>(32, staticBytes + level.boxes.size_bytes()))) staticBoxesUploaded_ = false;
+        if (!staticBoxesUploaded_ && staticBytes > 0) boxes_.upload(0, staticBytes, staticBoxes_.data());
+        staticBoxesUploaded_ = true;
+        if (!level.boxes.empty()) boxes_.upload(staticBytes, level.boxes.size_bytes(), level.boxes.data());
         boxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_BOXES);
+        for (gl::Program* p : {&splatBoxes_, &splatBoxesMulti_})
+            p->setUniform("uWorldBoxBase", static_cast<unsigned>(staticBoxes_.size() / 2));
     }
-    ISC_ASSERT(level.groupCount < (1u << 24), "cullide::Passes::run(): too many groups");
-    ISC_ASSERT(!level.queries || queries_, "cullide::Passes::run(): the query programs were not compiled");
+    ISC_ASSERT(level.groupCount < (1u << 24), "cullide::Passes::issue(): too many groups");
+    ISC_ASSERT(!level.queries || queries_, "cullide::Passes::issue(): the query programs were not compiled");
     bindCommon(level);
     glQueryCounter(begin_.id(), GL_TIMESTAMP);
     const bool atOnce = level.viewsAtOnce && !level.self && !level.queries && level.views.size() > 1 &&
@@ -152,6 +168,15 @@ Result<void> Passes::run(const Level& level, std::vector<std::uint32_t>& alive, 
     }
     glQueryCounter(end_.id(), GL_TIMESTAMP);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    glFlush();
+    issued_ = true;
+}
+
+Result<void> Passes::collect(std::size_t members, const char* name, std::vector<std::uint32_t>& alive,
+                             LevelResult& result) {
+    alive.assign(members, 0u);
+    if (!issued_) return {};
+    issued_ = false;
     const auto tr = Clock::now();
     alive_.read(0, alive.size() * 4, alive.data());
     std::uint32_t counters[CULLIDE_COUNTER_COUNT] = {};
@@ -161,8 +186,8 @@ Result<void> Passes::run(const Level& level, std::vector<std::uint32_t>& alive, 
     result.fragments = counters[CULLIDE_COUNTER_FRAGMENTS];
     result.overflow = counters[CULLIDE_COUNTER_OVERFLOW];
     result.alive = counters[CULLIDE_COUNTER_ALIVE];
-    if (auto e = gl::checkError(std::string("after cullide ") + level.name + " level"); !e) return e;
-    result.runMs = msSince(t0);
+    if (auto e = gl::checkError(std::string("after cullide ") + name + " level"); !e) return e;
+    result.runMs = msSince(issuedAt_);
     return {};
 }
 
@@ -174,13 +199,13 @@ void Passes::runComputeView(const Level& level, const View& view, bool last) {
     glClearNamedBufferSubData(depth_.id(), GL_RGBA32UI, 0, static_cast<GLsizeiptr>(pixels * 16), GL_RGBA_INTEGER,
                               GL_UNSIGNED_INT, clear);
     depth_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_DEPTH);
-    gl::Program& splat = level.boxes.empty() ? splat_ : splatBoxes_;
+    gl::Program& splat = level.byBoxes ? splatBoxes_ : splat_;
     setView(splat, view, level.epsilon);
     splat.setUniform("uItemCount", static_cast<unsigned>(level.items.size()));
     splat.setUniform("uWorkCount", level.workCount);
     splat.setUniform("uIdBits", idBitsFor(level.groupCount));
     splat.setUniform("uPerSlot", level.perSlot ? 1u : 0u);
-    const GLuint lanes = level.boxes.empty() ? 1 : kBoxLanes;
+    const GLuint lanes = level.byBoxes ? kBoxLanes : 1;
     splat.use();
     for (unsigned mode = 0; mode < 3; ++mode) {
         splat.setUniform("uMode", mode);
@@ -212,7 +237,7 @@ void Passes::runComputeViews(const Level& level) {
     glClearNamedBufferSubData(depth_.id(), GL_RGBA32UI, 0, static_cast<GLsizeiptr>(pixels * 16), GL_RGBA_INTEGER,
                               GL_UNSIGNED_INT, clear);
     depth_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_DEPTH);
-    gl::Program& splat = level.boxes.empty() ? splatMulti_ : splatBoxesMulti_;
+    gl::Program& splat = level.byBoxes ? splatBoxesMulti_ : splatMulti_;
     for (std::size_t v = 0; v < nv; ++v) {
         const View& view = level.views[v];
         const std::string i = "[" + std::to_string(v) + "]";
@@ -228,7 +253,7 @@ void Passes::runComputeViews(const Level& level) {
     splat.setUniform("uWorkCount", level.workCount);
     splat.setUniform("uIdBits", idBitsFor(level.groupCount));
     splat.setUniform("uPerSlot", level.perSlot ? 1u : 0u);
-    const GLuint lanes = level.boxes.empty() ? 1 : kBoxLanes;
+    const GLuint lanes = level.byBoxes ? kBoxLanes : 1;
     splat.use();
     for (unsigned mode = 0; mode < 3; ++mode) {
         splat.setUniform("uMode", mode);

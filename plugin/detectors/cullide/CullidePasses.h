@@ -16,6 +16,7 @@
 
 #include "cullide/bindings.h"  // shaders/: CullideItem
 
+#include <chrono>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -49,8 +50,10 @@ struct Level {
     /// and marks per work index; the triangle level and the self level).
     bool perSlot = false;
     std::size_t members() const { return perSlot ? workCount : items.size(); }
-    /// Non-empty: the items' slots index these (min, max) world boxes (grown by the fattening
-    /// and the round-off bound) instead of triangles (compute path only).
+    /// The items' slots index boxes instead of triangles (compute path only): per-call world
+    /// boxes `boxes` ((min, max), grown by the fattening and the round-off bound), or, for an
+    /// item flagged CULLIDE_ITEM_LOCAL_BOXES, the static local boxes (setStaticBoxes).
+    bool byBoxes = false;
     std::span<const glm::vec4> boxes;
     /// Compute path: all views in one dispatch per pass, each view testing the whole PCS of
     /// the level (true), or view after view, an item pruned in one gone for the next (false:
@@ -78,6 +81,15 @@ public:
     void sync(const Scene& scene, std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
     /// Reduces `level` along its views; `alive` gets one flag per member (1: still in the PCS).
     [[nodiscard]] Result<void> run(const Level& level, std::vector<std::uint32_t>& alive, LevelResult& result);
+    /// run() in two halves: issue() uploads the items and queues every pass on the GPU without
+    /// waiting (and flushes); collect() then reads the survivors (the one synchronisation).
+    /// Between them the CPU is free; no other level may be issued in between.
+    void issue(const Level& level, LevelResult& result);
+    [[nodiscard]] Result<void> collect(std::size_t members, const char* name, std::vector<std::uint32_t>& alive,
+                                       LevelResult& result);
+    /// Local (min, max) boxes that items flagged CULLIDE_ITEM_LOCAL_BOXES index from 0 (posed
+    /// on the GPU by their object's model matrix); kept until replaced.
+    void setStaticBoxes(std::span<const glm::vec4> boxes);
 
 private:
     void bindCommon(const Level& level);
@@ -103,6 +115,10 @@ private:
     std::vector<gl::Query> pool_;
     std::size_t poolNext_ = 0;
     gl::Query begin_, end_;
+    std::vector<glm::vec4> staticBoxes_;
+    bool staticBoxesUploaded_ = false;
+    bool issued_ = false;
+    std::chrono::steady_clock::time_point issuedAt_{};
 };
 
 }  // namespace isc::cullide

@@ -482,6 +482,85 @@ TEST_F(CullideDetectorTest, PrunePairsKeepsEveryCollidingPair) {
 }
 
 
+// The object level over every object at once (the broadphase's pass): every object of a
+// colliding pair stays in the PCS, an object far from all others leaves it, a deformed
+// object is boxed from its vertices, both ways of running the axes agree on what collides.
+TEST_F(CullideDetectorTest, ObjectPcsOverAllObjectsKeepsEveryCollidingObject) {
+    Scene scene = bunnyHeap(12);
+    const ObjectId far = scene.addObject(scene.meshOf(0), Pose{Vec3(9.0f, 0.0f, 0.0f)});
+    // Object 3 deformed: pushed 8% outwards from its centre (it then reaches further).
+    {
+        std::vector<Vec3> v(scene.localVertices(3).begin(), scene.localVertices(3).end());
+        const Vec3 c = scene.objectMesh(3).localBounds().center();
+        for (Vec3& x : v) x = c + 1.08f * (x - c);
+        scene.setVertices(3, v);
+    }
+    std::vector<ObjectPair> colliding;
+    for (ObjectId a = 0; a < scene.objectCount(); ++a)
+        for (ObjectId b = a + 1; b < scene.objectCount(); ++b)
+            if (!reference(scene, a, b).empty()) colliding.push_back({a, b});
+    ASSERT_GE(colliding.size(), 5u);
+    for (bool atOnce : {true, false}) {
+        for (int axes : {3, 1}) {
+            CullideSettings s = settings("compute", 64);
+            s.viewsAtOnce = atOnce;
+            s.axes = axes;
+            auto d = makeCullide(s);
+            std::vector<std::uint8_t> in;
+            DetectorStats stats;
+            // Twice: the second call reuses every buffer and the static boxes.
+            for (int call = 0; call < 2; ++call) {
+                ASSERT_TRUE(d->beginObjectPcs(scene));
+                ASSERT_TRUE(d->endObjectPcs(in, stats));
+                ASSERT_EQ(in.size(), scene.objectCount());
+                for (const ObjectPair& c : colliding) {
+                    EXPECT_TRUE(in[c.a]) << c.a << " of " << c.a << "-" << c.b;
+                    EXPECT_TRUE(in[c.b]) << c.b << " of " << c.a << "-" << c.b;
+                }
+                EXPECT_FALSE(in[far]) << "alone, it is visible from every side";
+                EXPECT_EQ(stats.counter("pcs_objects_in"), double(scene.objectCount()));
+                EXPECT_GT(stats.counter("pcs_boxes"), double(scene.objectCount()));
+            }
+            std::printf("[ cullide ] object PCS over all %zu objects (%s, %d axes): %g left, gpu %.2f ms\n",
+                        scene.objectCount(), atOnce ? "views at once" : "view after view", axes,
+                        stats.counter("pcs_objects"), stats.gpuMs);
+        }
+    }
+    // End without a begin: an error, not a stale answer.
+    auto d = makeCullide();
+    std::vector<std::uint8_t> in;
+    DetectorStats stats;
+    EXPECT_FALSE(d->endObjectPcs(in, stats));
+}
+
+// Two unit cubes 0.05 apart along x: with no fattening each is fully visible from its far
+// side and both leave the object PCS; grown by 0.03 each they overlap by 0.01 and both stay.
+TEST_F(CullideDetectorTest, ObjectPcsHonoursTheFattening) {
+    Scene scene;
+    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
+    scene.addObject(box, Pose{Vec3(0.0f)});
+    scene.addObject(box, Pose{Vec3(1.05f, 0.2f, -0.1f)});
+    auto d = makeCullide(settings("compute", 64));
+    std::vector<std::uint8_t> in;
+    DetectorStats stats;
+    ASSERT_TRUE(d->beginObjectPcs(scene));
+    ASSERT_TRUE(d->endObjectPcs(in, stats));
+    EXPECT_FALSE(in[0]);
+    EXPECT_FALSE(in[1]);
+    const std::vector<float> grow = {0.03f, 0.03f};
+    ASSERT_TRUE(d->beginObjectPcs(scene, grow));
+    ASSERT_TRUE(d->endObjectPcs(in, stats));
+    EXPECT_TRUE(in[0]);
+    EXPECT_TRUE(in[1]);
+    // A non-finite pose: skipped with a warning, never in the PCS.
+    scene.setPose(1, Pose{Vec3(NAN, 0.0f, 0.0f)});
+    ASSERT_TRUE(d->beginObjectPcs(scene, grow));
+    ASSERT_TRUE(d->endObjectPcs(in, stats));
+    EXPECT_FALSE(in[1]);
+    EXPECT_EQ(stats.warnings.size(), 1u);
+}
+
+
 // An open n x n grid sheet over [-0.5, 0.5]^2 (y = 0), its half x > 0 folded back over the
 // other half along x = 0, the flap waving across the base (amplitude growing away from the
 // crease): the folded flap passes through the base along several lines. Cloth-like: open,

@@ -132,9 +132,27 @@ public:
     /// kept. `fatten`: per object, world units (empty: 0); the objects' triangles are tested
     /// grown by it. Objects with non-finite poses or inactive are dropped with their pairs
     /// (a warning in `stats`). Same counters as detect().
+    /// `objectLevel` false: the pair-based object level is skipped (the caller ran
+    /// beginObjectPcs / endObjectPcs and passes only pairs of objects left in that PCS).
     [[nodiscard]] Result<void> prunePairs(const Scene& scene, std::span<const ObjectPair> candidates,
                                           CullideLevel level, std::vector<ObjectPair>& kept, DetectorStats& stats,
-                                          std::span<const float> fatten = {});
+                                          std::span<const float> fatten = {}, bool objectLevel = true);
+
+    /// The object level over EVERY active object of `scene` at once, with no candidate pairs:
+    /// the PCS is all of them, each tested against all the others along the 3 axes (or 1), in
+    /// one view per axis over the whole scene, at `objectResolution` pixels across the smallest
+    /// object; each object is drawn as its clusters' boxes, rigid ones posed on the GPU from
+    /// the scene's model matrices (local boxes uploaded once per mesh), deformed ones from
+    /// their vertices. An object left out of the PCS is fully visible from some direction: it
+    /// touches no other object (grown by `fatten`, per object, world units; empty: 0), so
+    /// every pair naming it can be dropped. Split in two so that the CPU works while the GPU
+    /// does: beginObjectPcs() queues the passes and returns without waiting; endObjectPcs()
+    /// reads the result (one synchronisation): `inPcs[o]` is 1 for an object still in the PCS,
+    /// 0 for one pruned, inactive or with a non-finite pose (a warning in `stats`). Counters:
+    /// pcs_objects_in, pcs_objects, pcs_boxes, gpu_object_ms, views, coarsened_views,
+    /// cpu_object_setup_ms, run_object_ms. Nothing else may be called in between.
+    [[nodiscard]] Result<void> beginObjectPcs(const Scene& scene, std::span<const float> fatten = {});
+    [[nodiscard]] Result<void> endObjectPcs(std::vector<std::uint8_t>& inPcs, DetectorStats& stats);
 
     struct Impl;
 
