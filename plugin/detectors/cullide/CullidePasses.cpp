@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 
 namespace isc::cullide {
 
@@ -30,6 +32,10 @@ std::uint32_t idBitsFor(std::uint32_t groupCount) {
 }
 
 }  // namespace
+
+Passes::~Passes() {
+    if (fence_ != nullptr) glDeleteSync(fence_);
+}
 
 Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     queries_ = queries;
@@ -167,8 +173,23 @@ void Passes::issue(const Level& level, LevelResult& result) {
         else runComputeView(level, level.views[i], last);
     }
     glQueryCounter(end_.id(), GL_TIMESTAMP);
-    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    // The survivors and the counters into the mapped read-back buffer, then one fence.
+    const std::size_t members = level.members();
+    const std::size_t bytes = (CULLIDE_COUNTER_COUNT + members) * 4;
+    if (readback_.size() < bytes || readbackMap_ == nullptr) {
+        constexpr GLbitfield flags = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT | GL_CLIENT_STORAGE_BIT;
+        readback_.allocate(std::max(bytes, 2 * readback_.size()), nullptr, flags);
+        readbackMap_ = static_cast<const std::uint32_t*>(glMapNamedBufferRange(
+            readback_.id(), 0, static_cast<GLsizeiptr>(readback_.size()),
+            GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT));
+    }
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
+    glCopyNamedBufferSubData(counters_.id(), readback_.id(), 0, 0, CULLIDE_COUNTER_COUNT * 4);
+    glCopyNamedBufferSubData(alive_.id(), readback_.id(), 0, CULLIDE_COUNTER_COUNT * 4, static_cast<GLsizeiptr>(members * 4));
+    if (fence_ != nullptr) glDeleteSync(fence_);
+    fence_ = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     glFlush();
+    readbackMembers_ = members;
     issued_ = true;
 }
 
@@ -178,9 +199,19 @@ Result<void> Passes::collect(std::size_t members, const char* name, std::vector<
     if (!issued_) return {};
     issued_ = false;
     const auto tr = Clock::now();
-    alive_.read(0, alive.size() * 4, alive.data());
+    ISC_ASSERT(members == readbackMembers_, "cullide::Passes::collect(): not the level issued");
+    if (readbackMap_ == nullptr) return fail("cullide: the read-back buffer could not be mapped");
+    // Wait for the fence (in 10 s slices: a GPU reset must not hang the caller forever).
+    GLenum waited = GL_TIMEOUT_EXPIRED;
+    for (int i = 0; i < 6 && waited == GL_TIMEOUT_EXPIRED; ++i)
+        waited = glClientWaitSync(fence_, GL_SYNC_FLUSH_COMMANDS_BIT, 10'000'000'000ull);
+    glDeleteSync(fence_);
+    fence_ = nullptr;
+    if (waited != GL_ALREADY_SIGNALED && waited != GL_CONDITION_SATISFIED)
+        return fail(std::string("cullide: waiting for the ") + name + " level failed (glClientWaitSync)");
     std::uint32_t counters[CULLIDE_COUNTER_COUNT] = {};
-    counters_.read(0, sizeof(counters), counters);
+    std::memcpy(counters, readbackMap_, sizeof(counters));
+    if (members > 0) std::memcpy(alive.data(), readbackMap_ + CULLIDE_COUNTER_COUNT, members * 4);
     result.readbackMs = msSince(tr);
     result.gpuMs = double(end_.result() - begin_.result()) * 1e-6;
     result.fragments = counters[CULLIDE_COUNTER_FRAGMENTS];
@@ -240,13 +271,19 @@ void Passes::runComputeViews(const Level& level) {
     gl::Program& splat = level.byBoxes ? splatBoxesMulti_ : splatMulti_;
     for (std::size_t v = 0; v < nv; ++v) {
         const View& view = level.views[v];
-        const std::string i = "[" + std::to_string(v) + "]";
-        splat.setUniform("uViewAxis" + i, static_cast<unsigned>(view.axis));
-        splat.setUniform("uViewOrigin" + i, view.origin);
-        splat.setUniform("uViewInvPixel" + i, 1.0f / view.pixel);
-        splat.setUniform("uViewInvDepth" + i, 1.0f / view.depth);
-        splat.setUniform("uViewSize" + i, glm::uvec2(view.width, view.height));
-        splat.setUniform("uViewBase" + i, base[v]);
+        // Element names of the uniform arrays ("uViewAxis[1]"); snprintf, not string sums
+        // (GCC 12's -Wrestrict misfires on those at -O3).
+        char name[32];
+        auto at = [&](const char* array) {
+            std::snprintf(name, sizeof name, "%s[%zu]", array, v);
+            return std::string_view(name);
+        };
+        splat.setUniform(at("uViewAxis"), static_cast<unsigned>(view.axis));
+        splat.setUniform(at("uViewOrigin"), view.origin);
+        splat.setUniform(at("uViewInvPixel"), 1.0f / view.pixel);
+        splat.setUniform(at("uViewInvDepth"), 1.0f / view.depth);
+        splat.setUniform(at("uViewSize"), glm::uvec2(view.width, view.height));
+        splat.setUniform(at("uViewBase"), base[v]);
     }
     splat.setUniform("uEpsilon", level.epsilon);
     splat.setUniform("uItemCount", static_cast<unsigned>(level.items.size()));

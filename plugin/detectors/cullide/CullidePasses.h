@@ -74,6 +74,10 @@ struct LevelResult {
 
 class Passes {
 public:
+    Passes() = default;
+    ~Passes();  // deletes a fence still pending (needs the context current, as the buffers do)
+    Passes(const Passes&) = delete;
+    Passes& operator=(const Passes&) = delete;
     /// Compiles the programs; `queries` also the occlusion-query path.
     [[nodiscard]] Result<void> compile(bool queries, int selfLayers, int queryPool);
     /// Mirrors `scene` (GpuScene) and uploads `slotTriangles` (every mesh's leaf order, at
@@ -117,6 +121,14 @@ private:
     gl::Query begin_, end_;
     std::vector<glm::vec4> staticBoxes_;
     bool staticBoxesUploaded_ = false;
+    // Read-back: the survivors and counters are copied on the GPU into this persistently mapped
+    // client buffer and read after one fence. Reading the working buffers directly made the
+    // NVIDIA driver move them to host memory ("copied/moved from VIDEO memory to HOST memory"),
+    // where every later pass then reached them across the bus.
+    gl::Buffer readback_{"cullide read-back"};
+    const std::uint32_t* readbackMap_ = nullptr;
+    GLsync fence_ = nullptr;
+    std::size_t readbackMembers_ = 0;
     bool issued_ = false;
     std::chrono::steady_clock::time_point issuedAt_{};
 };
