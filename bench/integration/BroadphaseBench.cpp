@@ -2,8 +2,9 @@
 // with the "cpu" detector (or ISC_BENCH_BROADPHASE_DETECTOR=peel: peel at its pile settings,
 // 128 px, 1 axis, scene sampling), once with btDbvtBroadphase alone ("dbvt") and with
 // isc::bullet::CullideBroadphase: "cullide" (defaults: the object pass over all mesh bodies
-// at once), "cullide_clusters" (that pass, then the cluster level per pair), same scene, same
-// process; then a summary.
+// at once), "cullide_clusterboxes" (that pass, then the cluster level per pair on the clusters'
+// boxes), "cullide_clusters" (the cluster level on their triangles), same scene, same process;
+// then a summary.
 // Each run drops the pile and times the first ISC_BENCH_BROADPHASE_STEPS steps (default
 // 180 at 100 bodies, 120 at 300, 60 at 1000; ISC_BENCH_BROADPHASE_STEPS_<bodies> for one size).
 //
@@ -58,7 +59,10 @@ std::string detectorName() {
 isc::bullet::CullideBroadphaseSettings broadphaseSettings(const std::string& mode) {
     isc::bullet::CullideBroadphaseSettings s;
     if (const char* pass = std::getenv("ISC_BENCH_BROADPHASE_OBJECT_PASS")) s.objectPass = std::string(pass) != "0";
-    if (mode.rfind("cullide_clusters", 0) == 0) {
+    if (mode.rfind("cullide_clusterboxes", 0) == 0) {
+        s.level = isc::CullideLevel::Cluster;
+        s.cullide.clusterBoxes = true;
+    } else if (mode.rfind("cullide_clusters", 0) == 0) {
         s.level = isc::CullideLevel::Cluster;
     } else if (const char* level = std::getenv("ISC_BENCH_BROADPHASE_LEVEL")) {
         const std::string l = level;
@@ -179,6 +183,8 @@ void runPile(benchmark::State& state, const std::string& mode) {
 void BM_Dbvt(benchmark::State& state) { runPile(state, "dbvt"); }
 void BM_Cullide(benchmark::State& state) { runPile(state, "cullide"); }
 void BM_CullideClusters(benchmark::State& state) { runPile(state, "cullide_clusters"); }
+void BM_CullideClusterBoxes(benchmark::State& state) { runPile(state, "cullide_clusterboxes"); }
+void BM_CullideClusterBoxesValidate(benchmark::State& state) { runPile(state, "cullide_clusterboxes_validate"); }
 void BM_CullideValidate(benchmark::State& state) { runPile(state, "cullide_validate"); }
 void BM_CullideClustersValidate(benchmark::State& state) { runPile(state, "cullide_clusters_validate"); }
 
@@ -187,6 +193,8 @@ void BM_CullideClustersValidate(benchmark::State& state) { runPile(state, "culli
 BENCHMARK(BM_Dbvt)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Cullide)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CullideClusters)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CullideClusterBoxes)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CullideClusterBoxesValidate)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CullideValidate)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CullideClustersValidate)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 
@@ -209,7 +217,7 @@ int main(int argc, char** argv) {
     for (int bodies : {100, 300, 1000}) {
         auto d = g_measured.find({"dbvt", bodies});
         if (d == g_measured.end()) continue;
-        for (const char* mode : {"dbvt", "cullide", "cullide_clusters"}) {
+        for (const char* mode : {"dbvt", "cullide", "cullide_clusterboxes", "cullide_clusters"}) {
             auto c = g_measured.find({mode, bodies});
             if (c == g_measured.end()) continue;
             auto v = g_measured.find({std::string(mode) + "_validate", bodies});

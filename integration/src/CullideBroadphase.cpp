@@ -196,16 +196,6 @@ void CullideBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
         objectByProxy_[id] = objectOf(*body, dispatcher);
     }
     fatten_.resize(scene_->objectCount(), 0.0f);
-    // The object level over all mesh bodies at once goes to the GPU first; btDbvtBroadphase's
-    // update below runs on the CPU meanwhile.
-    bool objectPass = settings_.objectPass;
-    if (objectPass) {
-        if (auto r = cullide_->beginObjectPcs(*scene_, fatten_); !r) {
-            warnOnce("begin:" + r.error().message,
-                     "CullideBroadphase: the object pass failed, no pair pruned by it: " + r.error().message);
-            objectPass = false;
-        }
-    }
     const double mirrorMs = msSince(t0);
     const auto t1 = Clock::now();
     dbvt_->calculateOverlappingPairs(dispatcher);
@@ -237,8 +227,17 @@ void CullideBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
     }
     stats_.meshPairs = candidates_.size();
 
-    // The object pass's answer: a pair with an object out of the PCS touches nothing.
+    // The object pass over the objects of the mesh pairs, each queried where its box meets
+    // its partners': a pair with an object out of the PCS touches nothing.
     keep_.assign(candidates_.size(), 1);
+    bool objectPass = settings_.objectPass && !candidates_.empty();
+    if (objectPass) {
+        if (auto r = cullide_->beginObjectPcs(*scene_, fatten_, candidates_); !r) {
+            warnOnce("begin:" + r.error().message,
+                     "CullideBroadphase: the object pass failed, no pair pruned by it: " + r.error().message);
+            objectPass = false;
+        }
+    }
     if (objectPass) {
         std::vector<std::uint8_t> inPcs;
         if (auto r = cullide_->endObjectPcs(inPcs, detectorStats_); !r) {
@@ -254,7 +253,7 @@ void CullideBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
         detectorStats_.count("pairs_after_objects", double(left));
     }
     // Deeper levels (clusters, triangles) on the pairs left: the PCS passes per pair.
-    if (settings_.level != CullideLevel::Object || !objectPass) {
+    if ((settings_.level != CullideLevel::Object || !objectPass) && !candidates_.empty()) {
         std::vector<ObjectPair> left, kept;
         std::vector<std::uint32_t> leftIndex;
         for (std::size_t i = 0; i < candidates_.size(); ++i)

@@ -20,6 +20,9 @@ namespace isc::gl {
 #define CULLIDE_BINDING_QUERY_RESULTS 12 // uint queryResults[items * 4]: occlusion query results (method "queries")
 #define CULLIDE_BINDING_BOXES 13         // vec4 boxes[2 * slots]: (min, max) world boxes standing in for triangles
                                          // (CULLIDE_BOXES: the object level on its clusters' boxes)
+#define CULLIDE_BINDING_CLIP 14          // vec4 clip[2 * items]: per item, the (min, max) world box where it can
+                                         // touch another object (its object's box met with its partners'):
+                                         // the query looks at its fragments there only (uClip)
 
 // A view's item is "not fully visible" from the front (the view direction) and/or from the
 // back (the opposite direction). It stays in the PCS only when both are set: an item fully

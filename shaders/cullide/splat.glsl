@@ -40,6 +40,9 @@ layout(std430, binding = CULLIDE_BINDING_BOXES) readonly buffer CullideBoxes { v
 uniform uint uWorldBoxBase;  // boxes: first per-call world box (the local boxes come first)
 #endif
 
+layout(std430, binding = CULLIDE_BINDING_CLIP) readonly buffer CullideClip { vec4 clipBoxes[]; };
+uniform uint uClip;  // 1: the query (mode 2) only looks inside each item's clip box
+
 uniform uint uMode;
 uniform uint uIdBits;  // low bits of a key: the group; the rest: the quantised depth
 uniform uint uPerSlot; // 1: every triangle slot is a member of the PCS (alive, marks per work index)
@@ -90,6 +93,23 @@ void main() {
     ivec4 box = r.box;
 #endif
 
+    // The query only where the item can touch another object: a contact point lies in its
+    // object's box met with a partner's, so a fragment elsewhere (or the part of its depth
+    // interval outside) cannot be where it collides. Conservative: the contact point's
+    // fragment, clipped, still holds its depth. Occluders (modes 0 and 1) are not clipped.
+    float zClipLo = -1e30, zClipHi = 1e30;
+    if (uMode == 2u && uClip != 0u) {
+        vec3 clo = cullideProject(clipBoxes[2u * item].xyz), chi = cullideProject(clipBoxes[2u * item + 1u].xyz);
+        float cep = uEpsilon * uInvPixel, cez = uEpsilon * uInvDepth;
+        // Clamped before the conversion: an empty clip box is +-infinity (then nothing is queried).
+        vec2 lim = vec2(uSize) + 1.0;
+        box.xy = max(box.xy, ivec2(floor(clamp(clo.xy - cep, vec2(-1.0), lim))));
+        box.zw = min(box.zw, ivec2(floor(clamp(chi.xy + cep, vec2(-1.0), lim))));
+        if (box.x > box.z || box.y > box.w) return;
+        zClipLo = clo.z - cez;
+        zClipHi = chi.z + cez;
+    }
+
     uint dBits = 32u - uIdBits;
     float scale = float((1u << min(dBits, 24u)) - 4u);
     uint idMask = (1u << uIdBits) - 1u;
@@ -106,6 +126,9 @@ void main() {
 #else
         if (!cullidePixel(r, ivec2(x, y), zNear, zFar)) continue;
 #endif
+        zNear = max(zNear, zClipLo);
+        zFar = min(zFar, zClipHi);
+        if (zNear > zFar) continue;
         uint qNear = uint(clamp(floor(zNear * scale) - 1.0, 0.0, scale)) + 1u;
         uint qFar = uint(clamp(ceil(zFar * scale) + 1.0, 0.0, scale)) + 1u;
         uint p = 4u * (uBase + uint(y) * uSize.x + uint(x));

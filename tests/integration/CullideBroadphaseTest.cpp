@@ -24,8 +24,9 @@ namespace {
 class CullideBroadphaseTest : public GlTest {};
 
 std::unique_ptr<bullet::CullideBroadphase> makeBroadphase(bool validate, CullideLevel level = CullideLevel::Object,
-                                                          bool objectPass = true) {
+                                                          bool objectPass = true, bool clusterBoxes = false) {
     bullet::CullideBroadphaseSettings s;
+    s.cullide.clusterBoxes = clusterBoxes;
     s.validate = validate;
     s.level = level;
     s.objectPass = objectPass;
@@ -103,6 +104,7 @@ struct PileCase {
     const char* name;
     CullideLevel level;
     bool objectPass;
+    bool clusterBoxes = false;
 };
 
 class CullideBroadphasePileTest : public CullideBroadphaseTest, public ::testing::WithParamInterface<PileCase> {};
@@ -114,7 +116,7 @@ TEST_P(CullideBroadphasePileTest, PileLosesNoTouchingPair) {
     btDefaultCollisionConfiguration config{bullet::collisionConstructionInfo()};
     auto dispatcher = bullet::CollisionDispatcher::create(&config, {.detector = "cpu"});
     ASSERT_TRUE(dispatcher.has_value()) << dispatcher.error().message;
-    auto broadphase = makeBroadphase(true, c.level, c.objectPass);
+    auto broadphase = makeBroadphase(true, c.level, c.objectPass, c.clusterBoxes);
     btSequentialImpulseConstraintSolver solver;
     btDiscreteDynamicsWorld world(dispatcher->get(), broadphase.get(), &solver, &config);
     world.setGravity(btVector3(0, -9.81f, 0));
@@ -161,6 +163,7 @@ TEST_P(CullideBroadphasePileTest, PileLosesNoTouchingPair) {
 INSTANTIATE_TEST_SUITE_P(Levels, CullideBroadphasePileTest,
                          ::testing::Values(PileCase{"object_pass", CullideLevel::Object, true},
                                            PileCase{"object_pass_then_clusters", CullideLevel::Cluster, true},
+                                           PileCase{"object_pass_then_cluster_boxes", CullideLevel::Cluster, true, true},
                                            PileCase{"pairwise_object_level", CullideLevel::Object, false},
                                            PileCase{"pairwise_clusters", CullideLevel::Cluster, false}),
                          [](const auto& p) { return std::string(p.param.name); });

@@ -143,12 +143,17 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
     // from the vertices. The GPU's round-off bound scales with the largest coordinate.
     std::vector<Aabb> box(n);
     float scale = 0.0f;
+    // Deformed objects' boxes from their vertices, in parallel (the rest is cheap).
+#pragma omp parallel for schedule(dynamic, 4)
+    for (std::size_t o = 0; o < n; ++o) {
+        if (state[o] != 1 || !scene.isDeformed(ObjectId(o))) continue;
+        const Pose& pose = scene.pose(ObjectId(o));
+        for (const Vec3& v : scene.localVertices(ObjectId(o))) box[o].grow(pose.apply(v));
+    }
     for (ObjectId o = 0; o < n; ++o) {
         if (state[o] != 1) continue;
         const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
         if (scene.isDeformed(o)) {
-            const Pose& pose = scene.pose(o);
-            for (const Vec3& v : scene.localVertices(o)) box[o].grow(pose.apply(v));
             const float m = std::max({std::fabs(box[o].min.x), std::fabs(box[o].min.y), std::fabs(box[o].min.z),
                                       std::fabs(box[o].max.x), std::fabs(box[o].max.y), std::fabs(box[o].max.z)});
             box[o] = box[o].expanded(m * 2e-6f);
@@ -223,6 +228,24 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         level.boxes = boxes;
         level.byBoxes = !boxes.empty();
         level.viewsAtOnce = st.viewsAtOnce;
+        // Each item queried only inside its object's box met with its partners' boxes (the
+        // pairs left), where any contact point of it must lie.
+        std::vector<glm::vec4> clip;
+        if (st.contactClip && !self && !byQueries) {
+            std::vector<Aabb> contact(n);
+            for (std::uint32_t c : pairs) {
+                const ObjectPair p = candidates[c];
+                const Aabb meet = box[p.a].intersection(box[p.b]);
+                contact[p.a].grow(meet);
+                contact[p.b].grow(meet);
+            }
+            clip.reserve(2 * items.size());
+            for (const gl::CullideItem& it : items) {
+                clip.push_back(glm::vec4(contact[it.object].min, 0.0f));
+                clip.push_back(glm::vec4(contact[it.object].max, 0.0f));
+            }
+            level.clip = clip;
+        }
         cullide::LevelResult lr;
         if (auto r = passes.run(level, alive, lr); !r) return r;
         addCount(stats, counterIn, double(level.members()));
@@ -343,17 +366,27 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             items.clear();
             std::vector<std::pair<ObjectId, std::uint32_t>> itemCluster;
             std::uint32_t work = 0;
+            // clusterBoxes: each cluster drawn as its world box (one work index), not its triangles.
+            const bool byBoxes = st.clusterBoxes && !queries;
+            std::vector<glm::vec4> boxes;
             for (ObjectId o : objects) {
                 const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
                 for (std::uint32_t k = 0; k < h.clusters.size(); ++k) {
                     if (!need[o][k]) continue;
-                    addItem(o, h.slotBase + h.clusters[k].firstSlot, h.clusters[k].slotCount, groupOf[o], work);
+                    if (byBoxes) {
+                        addItem(o, static_cast<std::uint32_t>(boxes.size() / 2), 1u, groupOf[o], work);
+                        boxes.push_back(glm::vec4(clusterBox[o][k].min, 0.0f));
+                        boxes.push_back(glm::vec4(clusterBox[o][k].max, 0.0f));
+                    } else {
+                        addItem(o, h.slotBase + h.clusters[k].firstSlot, h.clusters[k].slotCount, groupOf[o], work);
+                    }
                     itemCluster.push_back({o, k});
                 }
             }
             if (auto r = runLevel("cluster", "pcs_clusters_in", "pcs_clusters", "gpu_cluster_ms", work,
                                   static_cast<std::uint32_t>(objects.size()),
-                                  pairViews(pairs, st.clusterResolution, kMaxDepthBytes / 16), false, queries, false);
+                                  pairViews(pairs, st.clusterResolution, kMaxDepthBytes / 16), false, queries, false,
+                                  boxes);
                 !r)
                 return r;
             for (ObjectId o : objects) survived[o].assign(clustersOf(o).size(), 0);
@@ -568,7 +601,8 @@ Result<void> CullideDetector::prunePairs(const Scene& scene, std::span<const Obj
     return {};
 }
 
-Result<void> CullideDetector::beginObjectPcs(const Scene& scene, std::span<const float> fatten) {
+Result<void> CullideDetector::beginObjectPcs(const Scene& scene, std::span<const float> fatten,
+                                             std::span<const ObjectPair> pairs) {
     const auto t0 = Clock::now();
     Impl& im = *impl_;
     const CullideSettings& st = im.settings;
@@ -614,10 +648,18 @@ Result<void> CullideDetector::beginObjectPcs(const Scene& scene, std::span<const
         im.staticBoxesStale = false;
     }
 
-    // The PCS: every active object with a finite pose and triangles.
+    // The PCS: every active object with a finite pose and triangles (of a pair, when given).
+    std::vector<char> inPairs(pairs.empty() ? 0 : n, 0);
+    for (const ObjectPair& p : pairs) {
+        if (p.a >= n || p.b >= n)
+            return fail("CullideDetector::beginObjectPcs(): pair (" + std::to_string(p.a) + ", " + std::to_string(p.b) +
+                        ") names an object the scene does not have");
+        if (p.a != p.b) inPairs[p.a] = inPairs[p.b] = 1;
+    }
     std::vector<Aabb> box;
     float scale = 0.0f;
     for (ObjectId o = 0; o < n; ++o) {
+        if (!pairs.empty() && !inPairs[o]) continue;
         if (!scene.isActive(o) || scene.objectMesh(o).triangleCount() == 0) continue;
         if (!scene.pose(o).isFinite()) {
             pass.warnings.push_back("object " + std::to_string(o) +
@@ -645,18 +687,44 @@ Result<void> CullideDetector::beginObjectPcs(const Scene& scene, std::span<const
         return {};
     }
     const float eps = 4e-6f * scale + 1e-30f;
-    Aabb all;
+    std::vector<std::int64_t> groupOf(n, -1);
+    for (std::size_t g = 0; g < pass.objects.size(); ++g) {
+        const ObjectId o = pass.objects[g];
+        groupOf[o] = std::int64_t(g);
+        const float m = std::max({std::fabs(box[g].min.x), std::fabs(box[g].min.y), std::fabs(box[g].min.z),
+                                  std::fabs(box[g].max.x), std::fabs(box[g].max.y), std::fabs(box[g].max.z)});
+        box[g] = box[g].expanded(m * 2e-6f + grow(o) + eps);
+    }
+    // With pairs: each object queried only inside its box met with its partners' (contactClip),
+    // and the views only span those regions.
+    std::vector<Aabb> contact;
+    if (!pairs.empty()) {
+        contact.resize(pass.objects.size());
+        for (const ObjectPair& p : pairs) {
+            const std::int64_t ga = groupOf[p.a], gb = groupOf[p.b];
+            if (p.a == p.b || ga < 0 || gb < 0) continue;
+            const Aabb meet = box[std::size_t(ga)].intersection(box[std::size_t(gb)]);
+            if (meet.isEmpty()) continue;
+            contact[std::size_t(ga)].grow(meet);
+            contact[std::size_t(gb)].grow(meet);
+        }
+    }
+    std::vector<glm::vec4> clip;
+    Aabb lateral, all;
     float smallest = INFINITY;
     std::uint32_t work = 0;
     for (std::size_t g = 0; g < pass.objects.size(); ++g) {
         const ObjectId o = pass.objects[g];
         const cullide::MeshHierarchy& h = im.hierarchies->get(scene.meshOf(o));
         const std::vector<std::uint32_t> nodes = clusterNodes(h);
-        const float m = std::max({std::fabs(box[g].min.x), std::fabs(box[g].min.y), std::fabs(box[g].min.z),
-                                  std::fabs(box[g].max.x), std::fabs(box[g].max.y), std::fabs(box[g].max.z)});
-        box[g] = box[g].expanded(m * 2e-6f + grow(o) + eps);
         all.grow(box[g]);
+        lateral.grow(contact.empty() ? box[g] : contact[g]);
         smallest = std::min(smallest, longest(box[g]));
+        if (!contact.empty() && st.contactClip) {
+            // An object whose partners' boxes miss it gets an empty clip box: never hidden.
+            clip.push_back(glm::vec4(contact[g].min, 0.0f));
+            clip.push_back(glm::vec4(contact[g].max, 0.0f));
+        }
         gl::CullideItem item{o, 0u, static_cast<std::uint32_t>(nodes.size()), work, static_cast<std::uint32_t>(g),
                              grow(o), 0u, 0u};
         if (!scene.isDeformed(o)) {
@@ -693,7 +761,10 @@ Result<void> CullideDetector::beginObjectPcs(const Scene& scene, std::span<const
     level.items = pass.items;
     level.workCount = work;
     level.groupCount = static_cast<std::uint32_t>(pass.objects.size());
-    level.views = makeViews(all, all, smallest / float(st.objectResolution), st.axes, kMaxDepthBytes / 16, pass.stats);
+    if (lateral.isEmpty()) lateral = all;  // no pair boxes met: any view will do
+    level.views = makeViews(lateral, all, smallest / float(st.objectResolution), st.axes, kMaxDepthBytes / 16,
+                            pass.stats);
+    level.clip = clip;
     level.epsilon = eps;
     level.byBoxes = true;
     level.boxes = pass.worldBoxes;

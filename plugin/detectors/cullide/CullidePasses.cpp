@@ -159,6 +159,13 @@ void Passes::issue(const Level& level, LevelResult& result) {
         for (gl::Program* p : {&splatBoxes_, &splatBoxesMulti_})
             p->setUniform("uWorldBoxBase", static_cast<unsigned>(staticBoxes_.size() / 2));
     }
+    const unsigned clip = level.clip.empty() ? 0u : 1u;
+    ISC_ASSERT(level.clip.empty() || level.clip.size() == 2 * level.items.size(),
+               "cullide::Passes::issue(): one clip box per item");
+    clip_.reserve(std::max<std::size_t>(32, level.clip.size_bytes()));
+    if (clip) clip_.upload(0, level.clip.size_bytes(), level.clip.data());
+    clip_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLIP);  // bound even when unused
+    for (gl::Program* p : {&splat_, &splatBoxes_, &splatMulti_, &splatBoxesMulti_}) p->setUniform("uClip", clip);
     ISC_ASSERT(level.groupCount < (1u << 24), "cullide::Passes::issue(): too many groups");
     ISC_ASSERT(!level.queries || queries_, "cullide::Passes::issue(): the query programs were not compiled");
     bindCommon(level);

@@ -59,6 +59,9 @@ struct Level {
     /// the level (true), or view after view, an item pruned in one gone for the next (false:
     /// prunes a little more, one dispatch chain per view).
     bool viewsAtOnce = false;
+    /// Compute path, optional: per item, a (min, max) world box (2 entries) outside which its
+    /// fragments are not queried (where it can touch another object; see splat.glsl).
+    std::span<const glm::vec4> clip;
 };
 
 /// What one level did on the GPU.
@@ -112,7 +115,8 @@ private:
     gl::Buffer items_{"cullide items"}, slots_{"cullide slot triangles"}, alive_{"cullide alive"},
         marks_{"cullide marks"}, depth_{"cullide depth words"}, counters_{"cullide counters"},
         selfCount_{"cullide self fragment counts"}, selfEntries_{"cullide self fragments"},
-        queryResults_{"cullide query results"}, boxes_{"cullide boxes"};
+        queryResults_{"cullide query results"}, boxes_{"cullide boxes"},
+        clip_{"cullide clip boxes"};
     gl::VertexArray vao_;
     gl::Framebuffer framebuffer_;
     gl::Renderbuffer depthTarget_;

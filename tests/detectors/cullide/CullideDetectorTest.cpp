@@ -236,6 +236,8 @@ struct RecallCase {
     int clusterSize = 64;
     bool objectLevel = false;  // CullideSettings::objectLevel
     bool viewsAtOnce = true;   // CullideSettings::viewsAtOnce
+    bool contactClip = true;   // CullideSettings::contactClip
+    bool clusterBoxes = false; // CullideSettings::clusterBoxes
 };
 
 std::shared_ptr<Mesh> namedMesh(const std::string& name) {
@@ -257,6 +259,8 @@ TEST_P(CullideRecallTest, MatchesTheReferenceExactly) {
     s.clusterSize = c.clusterSize;
     s.objectLevel = c.objectLevel;
     s.viewsAtOnce = c.viewsAtOnce;
+    s.contactClip = c.contactClip;
+    s.clusterBoxes = c.clusterBoxes;
     auto d = makeCullide(s);
     Tally tally;
     double objectsOut = 0, trianglesIn = 0, trianglesOut = 0, tests = 0;
@@ -297,6 +301,12 @@ INSTANTIATE_TEST_SUITE_P(
                       RecallCase{"bunny_bunny_object_level_sequential_axes_64", "bunny", "bunny", "compute", 64, 16,
                                  64, true, false},
                       RecallCase{"torus_torus_object_level_32", "torus", "torus", "compute", 32, 12, 64, true, true},
+                      RecallCase{"bunny_bunny_no_contact_clip_64", "bunny", "bunny", "compute", 64, 12, 64, true, true,
+                                 false},
+                      RecallCase{"bunny_bunny_cluster_boxes_64", "bunny", "bunny", "compute", 64, 16, 64, false, true,
+                                 true, true},
+                      RecallCase{"torus_torus_cluster_boxes_32", "torus", "torus", "compute", 32, 12, 32, false, false,
+                                 true, true},
                       RecallCase{"queries_bunny_bunny_32", "bunny", "bunny", "queries", 32, 6, 64, true},
                       RecallCase{"queries_torus_torus_32", "torus", "torus", "queries", 32, 6, 64, true}),
     [](const ::testing::TestParamInfo<RecallCase>& p) { return std::string(p.param.name); });
@@ -524,6 +534,20 @@ TEST_F(CullideDetectorTest, ObjectPcsOverAllObjectsKeepsEveryCollidingObject) {
             std::printf("[ cullide ] object PCS over all %zu objects (%s, %d axes): %g left, gpu %.2f ms\n",
                         scene.objectCount(), atOnce ? "views at once" : "view after view", axes,
                         stats.counter("pcs_objects"), stats.gpuMs);
+            // With the candidate pairs: only their objects, each queried where its box meets
+            // its partners' (the broadphase's form); never more left than without.
+            const double without = stats.counter("pcs_objects");
+            const std::vector<ObjectPair> pairs = scene.overlappingPairs();
+            ASSERT_TRUE(d->beginObjectPcs(scene, {}, pairs));
+            ASSERT_TRUE(d->endObjectPcs(in, stats));
+            for (const ObjectPair& c : colliding) {
+                EXPECT_TRUE(in[c.a]) << c.a << " of " << c.a << "-" << c.b << " (with pairs)";
+                EXPECT_TRUE(in[c.b]) << c.b << " of " << c.a << "-" << c.b << " (with pairs)";
+            }
+            EXPECT_FALSE(in[far]);
+            EXPECT_LE(stats.counter("pcs_objects"), without);
+            std::printf("[ cullide ]   with the %zu candidate pairs: %g of %g left\n", pairs.size(),
+                        stats.counter("pcs_objects"), stats.counter("pcs_objects_in"));
         }
     }
     // End without a begin: an error, not a stale answer.

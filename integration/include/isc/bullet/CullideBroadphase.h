@@ -47,10 +47,10 @@ struct CullideBroadphaseSettings {
     /// How deep the PCS goes before a pair is dropped: Object (both objects in the object
     /// PCS, the default), Cluster (and overlapping surviving clusters) or Triangle.
     CullideLevel level = CullideLevel::Object;
-    /// The object level as one pass over every mesh body at once
-    /// (CullideDetector::beginObjectPcs: GPU boxes posed from the mirrored poses, queued before
-    /// btDbvtBroadphase's update and read after it), true (default); false: the object level
-    /// per candidate pair inside CullideDetector::prunePairs, after the box pairs are known.
+    /// The object level as one pass over the objects of all mesh pairs at once
+    /// (CullideDetector::beginObjectPcs with the pairs: cluster boxes posed on the GPU from the
+    /// mirrored poses, each object queried where its box meets its partners'), true (default);
+    /// false: the object level inside CullideDetector::prunePairs (boxes posed on the CPU).
     bool objectPass = true;
     /// Expensive check: every pruned pair is also tested exactly (the `cpu` detector on the
     /// same swollen meshes); pairs it finds touching are counted in lostPairs (must stay 0).

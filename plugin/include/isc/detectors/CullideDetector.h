@@ -78,8 +78,15 @@ struct CullideSettings {
     /// PCS of the level (true, default), or view after view, an item pruned along one axis gone
     /// for the next (false: the paper's successive reducePCS calls; prunes a little more).
     bool viewsAtOnce = true;
+    /// Compute path: an item's fragments are queried only inside its object's box met with
+    /// its partners' boxes (where any contact point of it lies; occluders are not cut), true
+    /// (default); false: everywhere, as the paper (prunes less).
+    bool contactClip = true;
+    /// Compute path: the cluster level draws each cluster as its world box (one box per
+    /// cluster: far cheaper, prunes less), false (default): as its triangles.
+    bool clusterBoxes = false;
 
-    static constexpr std::array<SettingField<CullideSettings>, 11> fields{{
+    static constexpr std::array<SettingField<CullideSettings>, 13> fields{{
         {"method", &CullideSettings::method, "compute (default) or queries (the paper's occlusion queries, object and cluster levels)"},
         {"resolution", &CullideSettings::resolution, "triangle level: pixels across the smallest object (8..4096)"},
         {"clusterResolution", &CullideSettings::clusterResolution,
@@ -96,6 +103,10 @@ struct CullideSettings {
          "detect(): run the object level before the cluster level (default false: clusters first)"},
         {"viewsAtOnce", &CullideSettings::viewsAtOnce,
          "compute: all axes of a level in one dispatch per pass (true) or axis after axis (false)"},
+        {"contactClip", &CullideSettings::contactClip,
+         "compute: query an item only inside its object's box met with its partners' (true) or everywhere (false)"},
+        {"clusterBoxes", &CullideSettings::clusterBoxes,
+         "compute: cluster level on the clusters' boxes (true: cheaper, prunes less) or their triangles (false)"},
     }};
 };
 
@@ -151,7 +162,12 @@ public:
     /// 0 for one pruned, inactive or with a non-finite pose (a warning in `stats`). Counters:
     /// pcs_objects_in, pcs_objects, pcs_boxes, gpu_object_ms, views, coarsened_views,
     /// cpu_object_setup_ms, run_object_ms. Nothing else may be called in between.
-    [[nodiscard]] Result<void> beginObjectPcs(const Scene& scene, std::span<const float> fatten = {});
+    /// `pairs` (optional, the candidate pairs): the PCS is then the objects of these pairs
+    /// only, each queried only inside its box met with its partners' boxes (contactClip) and
+    /// the views span those regions: more is pruned, and an object none of whose partners'
+    /// boxes meets its own leaves the PCS.
+    [[nodiscard]] Result<void> beginObjectPcs(const Scene& scene, std::span<const float> fatten = {},
+                                              std::span<const ObjectPair> pairs = {});
     [[nodiscard]] Result<void> endObjectPcs(std::vector<std::uint8_t>& inPcs, DetectorStats& stats);
 
     struct Impl;
