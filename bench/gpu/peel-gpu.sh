@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Issue 8's figures for `peel` beside `cpu` (same run, same poses, medians), on the lent NVIDIA
 # machine, from packed binaries. Run from the repository root there, after the GL debs are
-# unpacked (see bench/gpu/pack.sh and /work/HELPERS.md):
+# unpacked (`for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig`; bench/gpu/pack.sh packs):
 #   bench/gpu/peel-gpu.sh [packed-dir]      (default .devrun; .devrun-peel-gpu works as well)
 # Writes to $OUT (at most 8 files):
 #   machine.txt    GPU, driver, cores, the cgroup's CPU quota, OpenMP threads
 #   peel.json/.txt isc_bench_peel: pile/100, pile/1000, scaling/16x_sub0..3, deform/100,
-#                  rows cpu, peel (defaults), peel_rays (collision rays on), medians of 5
+#                  rows cpu and peel (defaults), and peel_rays (collision rays on) on pile/100
+#                  and deform/100; medians of 5 (0.2 s per repetition)
 #   accuracy.txt   isc accuracy --detector peel with its defaults
 #   pile-step.json/.txt isc_bench_pile at 100 bunnies: cpu and peel with the defaults
 # Env: PEEL_GPU_REPS (default 5), PEEL_GPU_FILTER (isc_bench_peel filter), PEEL_GPU_QUICK=1 (tiny
-# sizes, for a check on llvmpipe).
+# sizes, for a check on llvmpipe). About 160 s on the H100 (2026-11-25). The committed
+# bench/results/h100-2026-11-25-peel-gpu*.{json,txt} are its outputs, renamed:
+#   peel.json -> h100-<date>-peel-gpu.json, machine.txt -> h100-<date>-peel-gpu-machine.txt, ...
 set -uo pipefail
 dir=${1:-.devrun}
 bin=$PWD/$dir/bin
@@ -36,7 +39,7 @@ if [ "$quick" = 1 ]; then
   export ISC_PEEL_BENCH_MIN_TIME=0.01
 else
   filter=${PEEL_GPU_FILTER:-'^((pile/100|deform/100)/(cpu|peel|peel_rays)|(pile/1000|scaling/16x_sub[0-3])/(cpu|peel))/'}
-  export ISC_PEEL_BENCH_MIN_TIME=${ISC_PEEL_BENCH_MIN_TIME:-0.3}
+  export ISC_PEEL_BENCH_MIN_TIME=${ISC_PEEL_BENCH_MIN_TIME:-0.2}
 fi
 timeout 400 "$bin/isc_bench_peel" --benchmark_filter="$filter" --benchmark_repetitions=$reps \
   --benchmark_report_aggregates_only=true --benchmark_out="$out/peel.json" --benchmark_out_format=json \
