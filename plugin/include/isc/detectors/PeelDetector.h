@@ -73,8 +73,17 @@ struct PeelSettings {
     /// axis (a surface edge-on to the single view would be invisible near its contacts once its
     /// other faces are culled): every triangle is drawn.
     bool cull = true;
+    /// Scene sampling: "auto" (= "off" without self-collision, "on" with it), "on" or "off".
+    /// "on": the image passes above (object sampling, collision rays, ray merging, primitive
+    /// separation, pairing) choose the triangle pairs for the float filter. "off": every
+    /// triangle pair of the 3-D cull's cluster pairs (walked with the float tolerance as the
+    /// margin, not two pixels) whose world boxes overlap goes to the float filter, with no
+    /// raster pass: the candidates are bounded by the cull alone (recall 1 by construction,
+    /// docs/detectors/peel.md "Without collision rays"). Self-collision needs "on" (the
+    /// facing rule).
+    std::string rays = "auto";
 
-    static constexpr std::array<SettingField<PeelSettings>, 9> fields{{
+    static constexpr std::array<SettingField<PeelSettings>, 10> fields{{
         {"resolution", &PeelSettings::resolution,
          "pixels across the smallest object of a view: 0 = auto, or a power of two 16..4096"},
         {"axes", &PeelSettings::axes, "projection axes: 0 = auto, 1 (z) or 3 (x, y, z)"},
@@ -85,6 +94,9 @@ struct PeelSettings {
         {"depthProximity", &PeelSettings::depthProximity, "fragments of two objects within one pixel in depth mark a ray"},
         {"conservativeRaster", &PeelSettings::conservativeRaster, "GL_NV_conservative_raster where the driver has it"},
         {"cull", &PeelSettings::cull, "scene sampling, 3 axes: 3-D cull before the raster pass (off: draw every triangle)"},
+        {"rays", &PeelSettings::rays,
+         "scene sampling: auto (off unless selfCollision), on (collision rays choose the pairs) or off (the 3-D "
+         "cull's cluster pairs go straight to the GPU filter, no raster)"},
     }};
 };
 
