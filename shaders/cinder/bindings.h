@@ -39,7 +39,8 @@ namespace isc::gl {
 
 // CdHit::flags bits.
 #define CD_HIT_INSIDE 1u           // the edge point is inside the volume (winding != 0): a contact sample
-#define CD_HIT_NEAR 2u             // the edge point is near the volume's surface (or its pixel overflowed)
+#define CD_HIT_NEAR 2u             // not inside, but within the proximity tolerance of the volume's surface
+#define CD_HIT_CROSSING 4u         // within 1.5 pixels (in depth) of the volume's surface: the edge crosses it here
 
 // One tile of the atlas: a view group's objects seen along one axis, std430 (160 bytes).
 struct CdView {
@@ -51,8 +52,8 @@ struct CdView {
     uint objectCount;
     float nearWorld;     // tolerance of the proximity test, world units (about 1.5 pixels)
     float depthExtent;   // world length of the view's depth range (window depth 0..1)
-    uint axis;           // 0, 1, 2: the view looks along -axis... (documented in CinderPasses)
-    uint pad;
+    uint axis;           // 0, 1, 2: the view's rays run along +axis (window depth grows with it)
+    float crossWorld;    // an edge point this near the surface (world units, 1.5 pixels) is where it crosses
 };
 
 // One indirect draw: an object (its edges or its triangles) into a view.
@@ -66,12 +67,13 @@ struct CdDraw {
 // One edge hit, std430 (48 bytes): an edge of the penetrating object (slot a) at a pixel where
 // it lies inside (or near) the volume of the penetrated object (slot b).
 struct CdHit {
-    vec4 point;          // xyz: world point on the edge; w: signed distance to the penetrated
+    vec4 point;          // xyz: world point on the edge; w: signed distance to the reported
                          // triangle's plane (negative inside), world units
     uint view;
     uint slots;          // slot a | slot b << 8 | flags << 16
     uint edge;           // edge index in a's mesh (CD_BINDING_EDGES order)
-    uint triangle;       // b's triangle nearest in depth at the pixel (its plane gives w)
+    uint triangle;       // b's triangle reported (its plane gives w): at a crossing the one nearest in
+                         // depth, inside otherwise the crossed one whose plane is nearest
     uint normal;         // b's outward unit normal there, octahedral, 2 x 16-bit snorm (x low)
     uint pixel;          // atlas pixel (y * width + x)
     uint pad0;

@@ -8,7 +8,7 @@
 // space), the edge point is the point of the edge nearest the pixel centre across the view.
 // readback=compact: each hit appended as a CdHit (lossless). readback=mipmap (CD_MIPMAP): the
 // paper's colour buffer, one pair code per pixel (the last hit), reduced by mip.glsl.
-// Defines: MAX_LAYERS, CD_MIPMAP (optional), CD_SCENE (several objects per view; else two).
+// Defines: MAX_LAYERS, CD_MIPMAP (optional).
 #include "common/scene.glsl"
 #include "cinder/bindings.h"
 
@@ -100,16 +100,14 @@ void main() {
         for (uint j0 = 0u; j0 < surfCount; ++j0) {
             uint slotB = sSlot[j0];
             if (slotB == slotA) continue;  // self-interference prevented
-#ifdef CD_SCENE
             bool first = true;  // each other object once: at its first fragment
             for (uint k = 0u; k < j0; ++k) first = first && sSlot[k] != slotB;
             if (!first) continue;
-#endif
             int winding = 0;
-            float bestInside = -3.4e38, bestAbs = 3.4e38, nearestDepth = 3.4e38;
-            uint triInside = 0xFFFFFFFFu, triAbs = 0u, triNear = 0u;
-            float distInside = 0.0, distAbs = 0.0, distNear = 0.0;
-            vec3 nInside = vec3(0.0), nAbs = vec3(0.0), nNear = vec3(0.0);
+            float bestInside = -3.4e38, nearestDepth = 3.4e38;
+            uint triInside = 0xFFFFFFFFu, triNear = 0u;
+            float distInside = 0.0, distNear = 0.0;
+            vec3 nInside = vec3(0.0), nNear = vec3(0.0);
             for (uint j = j0; j < surfCount; ++j) {
                 if (sSlot[j] != slotB) continue;
                 vec3 n = sPlane[j].xyz;
@@ -121,12 +119,6 @@ void main() {
                     distInside = sd;
                     nInside = n;
                 }
-                if (abs(sd) < bestAbs) {
-                    bestAbs = abs(sd);
-                    triAbs = sTriangle[j];
-                    distAbs = sd;
-                    nAbs = n;
-                }
                 float gap = abs(sDepth[j] - ze);
                 if (gap < nearestDepth) {
                     nearestDepth = gap;
@@ -136,6 +128,7 @@ void main() {
                 }
             }
             bool inside = winding != 0;
+            bool crossing = nearestDepth * v.depthExtent <= v.crossWorld;  // the edge crosses the surface here
             bool near = !inside && nearestDepth * v.depthExtent <= v.nearWorld;
             if (!inside && !near) continue;
             atomicAdd(counters[inside ? CD_COUNTER_INSIDE : CD_COUNTER_NEAR], 1u);
@@ -145,22 +138,16 @@ void main() {
             uint index = atomicAdd(counters[CD_COUNTER_HITS], 1u);
             if (index >= uHitCapacity) continue;
             CdHit h;
-            uint tri;
-            float dist;
-            vec3 n;
-            if (inside) {
-                bool found = triInside != 0xFFFFFFFFu;
-                tri = found ? triInside : triAbs;
-                dist = found ? distInside : distAbs;
-                n = found ? nInside : nAbs;
-            } else {
-                tri = triNear;
-                dist = distNear;
-                n = nNear;
-            }
+            // The surface reported: at a crossing the one crossed (nearest in depth); inside, the
+            // crossed face whose plane is nearest the point (the ray may miss the nearest face).
+            bool useInside = inside && !crossing && triInside != 0xFFFFFFFFu;
+            uint tri = useInside ? triInside : triNear;
+            float dist = useInside ? distInside : distNear;
+            vec3 n = useInside ? nInside : nNear;
+            uint flags = (inside ? CD_HIT_INSIDE : 0u) | (near ? CD_HIT_NEAR : 0u) | (crossing ? CD_HIT_CROSSING : 0u);
             h.point = vec4(p, dist);
             h.view = viewIndex;
-            h.slots = slotA | (slotB << 8) | ((inside ? CD_HIT_INSIDE : CD_HIT_NEAR) << 16);
+            h.slots = slotA | (slotB << 8) | (flags << 16);
             h.edge = edge;
             h.triangle = tri;
             h.normal = encodeNormal(n);

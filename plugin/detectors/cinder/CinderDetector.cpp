@@ -102,6 +102,94 @@ Aabb worldBox(const Aabb& local, const Pose& pose) {
     return b;
 }
 
+// One point of an edge read back: the edge (side << 31 | index), its flags (CD_HIT_*), the
+// other object's triangle reported there, the point, that triangle's outward normal (decoded)
+// and the point's signed distance to its plane.
+struct EdgePoint {
+    std::uint32_t key;
+    std::uint32_t flags;
+    std::uint32_t triangle;
+    Vec3 point;
+    Vec3 normal;
+    float distance;
+};
+
+// Contact samples of one pair from its edges' points: per edge (and side), the surface it
+// crosses (the hit) gives the normal and the plane, the edge's deepest inside point below the
+// plane of its nearest crossing gives the point and the depth. An edge whose crossing no
+// pixel saw uses its inside point nearest a crossed face's plane (a ray does not always cross
+// the face nearest the point).
+void makeSamples(std::vector<EdgePoint>& points, std::span<const cinder::MeshEdge> edgesA,
+                 std::span<const cinder::MeshEdge> edgesB, std::vector<ContactSample>& out) {
+    std::sort(points.begin(), points.end(), [](const EdgePoint& x, const EdgePoint& y) { return x.key < y.key; });
+    for (std::size_t i = 0; i < points.size();) {
+        std::size_t j = i;
+        while (j < points.size() && points[j].key == points[i].key) ++j;
+        bool anyCross = false;
+        const EdgePoint* fallback = nullptr;
+        for (std::size_t k = i; k < j; ++k) {
+            const EdgePoint& e = points[k];
+            anyCross = anyCross || (e.flags & CD_HIT_CROSSING);
+            if ((e.flags & CD_HIT_INSIDE) && e.distance <= 0.0f && (!fallback || e.distance > fallback->distance))
+                fallback = &e;
+        }
+        Vec3 n(0.0f), deepest(0.0f);
+        float depth = 0.0f;
+        std::uint32_t triangle = 0;
+        bool ok = false;
+        if (anyCross) {
+            // Each inside point against the crossing nearest it along the edge (an edge may enter
+            // and leave the volume): its depth below that crossing's plane; the deepest wins.
+            for (std::size_t k = i; k < j; ++k) {
+                if (!(points[k].flags & CD_HIT_INSIDE)) continue;
+                const EdgePoint* cross = nullptr;
+                float best = INFINITY;
+                for (std::size_t m = i; m < j; ++m) {
+                    if (!(points[m].flags & CD_HIT_CROSSING)) continue;
+                    const float gap = glm::length(points[m].point - points[k].point);
+                    if (gap < best) {
+                        best = gap;
+                        cross = &points[m];
+                    }
+                }
+                const Vec3 onPlane = cross->point - cross->normal * cross->distance;
+                const float d = glm::dot(cross->normal, points[k].point - onPlane);
+                if (d < depth) {
+                    depth = d;
+                    deepest = points[k].point;
+                    n = cross->normal;
+                    triangle = cross->triangle;
+                    ok = true;
+                }
+            }
+        } else if (fallback) {
+            n = fallback->normal;
+            triangle = fallback->triangle;
+            depth = fallback->distance;
+            deepest = fallback->point;
+            ok = true;
+        }
+        if (ok) {
+            const std::uint32_t side = points[i].key >> 31, edge = points[i].key & 0x7FFFFFFFu;
+            ContactSample cs;
+            cs.depth = depth;
+            if (side == 1) {  // an edge of the pair's b inside a: B's point on the edge, B's normal the reverse
+                cs.pointOnB = deepest;
+                cs.normalOnB = -n;
+                cs.triangleA = triangle;
+                cs.triangleB = edge < edgesB.size() ? edgesB[edge].z : UINT32_MAX;
+            } else {  // an edge of a inside b: B's point on its surface's plane
+                cs.pointOnB = deepest - n * depth;
+                cs.normalOnB = n;
+                cs.triangleA = edge < edgesA.size() ? edgesA[edge].z : UINT32_MAX;
+                cs.triangleB = triangle;
+            }
+            out.push_back(cs);
+        }
+        i = j;
+    }
+}
+
 }  // namespace
 
 struct CinderDetector::Impl {
@@ -159,7 +247,6 @@ Result<void> CinderDetector::Impl::compile() {
     if (auto r = make(surfRaster, {vert, frag}, layers, "cinder surfaces pass"); !r) return r;
     std::string resolveDefines = layers;
     if (mipmap) resolveDefines += "#define CD_MIPMAP 1\n";
-    if (sceneLayout) resolveDefines += "#define CD_SCENE 1\n";
     if (auto r = make(resolve, {{GL_COMPUTE_SHADER, "cinder/resolve.glsl"}}, resolveDefines, "cinder resolve"); !r)
         return r;
     if (auto r = make(mip, {{GL_COMPUTE_SHADER, "cinder/mip.glsl"}}, "", "cinder mip-map"); !r) return r;
@@ -274,6 +361,7 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
         v.nearWorld = settings.proximity * pixel;
         v.depthExtent = hi[k] - lo[k];
         v.axis = std::uint32_t(k);
+        v.crossWorld = 1.5f * pixel;
         for (std::uint32_t s = 0; s < g.objects.size(); ++s) {
             const ObjectId o = g.objects[s];
             const gl::ObjectRange& range = scene.object(o);
@@ -587,8 +675,7 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
 
     // Batches of tiles (one atlas each).
     std::vector<cinder::EdgeHit> edgeHits;
-    std::vector<std::vector<ContactSample>> samplesOf(candidates.size());
-    std::vector<std::vector<std::pair<std::uint32_t, float>>> sampleKeys(candidates.size());  // (side << 31 | edge, depth)
+    std::vector<std::vector<EdgePoint>> pointsOf(candidates.size());  // per candidate: its edges' points, for samples
     std::vector<char> full(candidates.size(), 0);
     std::vector<char> hitPair(candidates.size(), 0);
     double gpuMs = 0.0;
@@ -635,27 +722,9 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
                 hitPair[c] = 1;
                 const std::uint32_t side = x == candidates[c].a ? 0u : 1u;
                 edgeHits.push_back({c, side, h.edge});
-                if (!(flags & CD_HIT_INSIDE) || !im.settings.samples || !(h.point.w <= 0.0f)) continue;
-                // The sample: the edge point p of x inside y, y's outward normal n, signed distance s <= 0.
-                const Vec3 p(h.point.x, h.point.y, h.point.z);
-                const Vec3 nrm = decodeCinderNormal(h.normal);
-                const float s = h.point.w;
-                const cinder::MeshEdge& e = im.edgesOf[scene.meshOf(x)][h.edge];
-                ContactSample cs;
-                cs.depth = s;
-                if (side == 1) {  // y is the pair's a: B = x, the point on the edge
-                    cs.pointOnB = p;
-                    cs.normalOnB = -nrm;
-                    cs.triangleA = h.triangle;
-                    cs.triangleB = e.z;
-                } else {  // y is the pair's b: the point on y's plane
-                    cs.pointOnB = p - nrm * s;
-                    cs.normalOnB = nrm;
-                    cs.triangleA = e.z;
-                    cs.triangleB = h.triangle;
-                }
-                samplesOf[c].push_back(cs);
-                sampleKeys[c].push_back({(side << 31) | h.edge, s});
+                if (!im.settings.samples || !(flags & (CD_HIT_INSIDE | CD_HIT_CROSSING))) continue;
+                pointsOf[c].push_back({(side << 31) | h.edge, flags, h.triangle, Vec3(h.point.x, h.point.y, h.point.z),
+                                       decodeCinderNormal(h.normal), h.point.w});
             }
         }
         double stageMs[kStages] = {};
@@ -677,24 +746,15 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
     std::sort(out.pairs.begin(), out.pairs.end(), [](const PairResult& x, const PairResult& y) { return x.pair < y.pair; });
     double sampleCount = 0;
     if (im.settings.samples) {
-        // One sample per edge and side (its deepest), for pairs the exact check confirmed.
         std::unordered_map<std::uint64_t, std::uint32_t> candidateOfPair;
         for (std::uint32_t c = 0; c < candidates.size(); ++c)
-            if (!samplesOf[c].empty())
+            if (!pointsOf[c].empty())
                 candidateOfPair[(std::uint64_t(candidates[c].a) << 32) | candidates[c].b] = c;
         for (PairResult& r : out.pairs) {
             auto it = candidateOfPair.find((std::uint64_t(r.pair.a) << 32) | r.pair.b);
             if (it == candidateOfPair.end()) continue;
             const std::uint32_t c = it->second;
-            std::vector<std::uint32_t> order(samplesOf[c].size());
-            std::iota(order.begin(), order.end(), 0u);
-            const auto& keys = sampleKeys[c];
-            std::sort(order.begin(), order.end(), [&](std::uint32_t i, std::uint32_t j) {
-                return keys[i].first != keys[j].first ? keys[i].first < keys[j].first : keys[i].second < keys[j].second;
-            });
-            for (std::size_t k = 0; k < order.size(); ++k)
-                if (k == 0 || keys[order[k]].first != keys[order[k - 1]].first)
-                    r.samples.push_back(samplesOf[c][order[k]]);
+            makeSamples(pointsOf[c], im.edgesOf[scene.meshOf(r.pair.a)], im.edgesOf[scene.meshOf(r.pair.b)], r.samples);
             sampleCount += double(r.samples.size());
         }
     }

@@ -113,7 +113,7 @@ private:
                                                                      const CinderSettings& settings = {});
 
 /// Octahedral normal encoding of the cinder records (2 x 16-bit snorm, x in the low half):
-/// decodes what the GPU wrote. Worst angular error of an encode/decode round trip: 0.005 degrees.
+/// decodes what the GPU wrote. Worst angular error of an encode/decode round trip: 0.04 degrees (100,000 random normals).
 Vec3 decodeCinderNormal(std::uint32_t code);
 /// The same encoding on the CPU (for tests).
 std::uint32_t encodeCinderNormal(const Vec3& n);
