@@ -76,8 +76,9 @@ struct CdHit {
                          // depth, inside otherwise the crossed one whose plane is nearest
     uint normal;         // b's outward unit normal there, octahedral, 2 x 16-bit snorm (x low)
     uint pixel;          // atlas pixel (y * width + x)
-    uint pad0;
-    uint pad1;
+    float rayDistance;   // distance along the view ray to b's nearest surface there, world units
+                         // (a bound on the point's depth in b: that surface point is b's)
+    uint pad;
 };
 
 #ifdef __cplusplus

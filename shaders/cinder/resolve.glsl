@@ -152,8 +152,8 @@ void main() {
             h.triangle = tri;
             h.normal = encodeNormal(n);
             h.pixel = pixel;
-            h.pad0 = 0u;
-            h.pad1 = 0u;
+            h.rayDistance = nearestDepth * v.depthExtent;
+            h.pad = 0u;
             hits[index] = h;
 #endif
         }

@@ -112,13 +112,16 @@ struct EdgePoint {
     Vec3 point;
     Vec3 normal;
     float distance;
+    float rayDistance;  // along the view ray to the other object's nearest surface: bounds the depth
 };
 
 // Contact samples of one pair from its edges' points: per edge (and side), the surface it
 // crosses (the hit) gives the normal and the plane, the edge's deepest inside point below the
-// plane of its nearest crossing gives the point and the depth. An edge whose crossing no
-// pixel saw uses its inside point nearest a crossed face's plane (a ray does not always cross
-// the face nearest the point).
+// plane of its nearest crossing gives the point and the depth (at most the distance its ray
+// travels to the surface, a bound on the true depth). An edge whose crossing no pixel
+// saw gives no sample: a ray's faces are not always the ones nearest its point (a point under a
+// box's top, seen along the box's long side, finds the side faces metres away); the edges
+// that cross the surface carry the contact.
 void makeSamples(std::vector<EdgePoint>& points, std::span<const cinder::MeshEdge> edgesA,
                  std::span<const cinder::MeshEdge> edgesB, std::vector<ContactSample>& out) {
     std::sort(points.begin(), points.end(), [](const EdgePoint& x, const EdgePoint& y) { return x.key < y.key; });
@@ -126,13 +129,7 @@ void makeSamples(std::vector<EdgePoint>& points, std::span<const cinder::MeshEdg
         std::size_t j = i;
         while (j < points.size() && points[j].key == points[i].key) ++j;
         bool anyCross = false;
-        const EdgePoint* fallback = nullptr;
-        for (std::size_t k = i; k < j; ++k) {
-            const EdgePoint& e = points[k];
-            anyCross = anyCross || (e.flags & CD_HIT_CROSSING);
-            if ((e.flags & CD_HIT_INSIDE) && e.distance <= 0.0f && (!fallback || e.distance > fallback->distance))
-                fallback = &e;
-        }
+        for (std::size_t k = i; k < j; ++k) anyCross = anyCross || (points[k].flags & CD_HIT_CROSSING);
         Vec3 n(0.0f), deepest(0.0f);
         float depth = 0.0f;
         std::uint32_t triangle = 0;
@@ -153,7 +150,8 @@ void makeSamples(std::vector<EdgePoint>& points, std::span<const cinder::MeshEdg
                     }
                 }
                 const Vec3 onPlane = cross->point - cross->normal * cross->distance;
-                const float d = glm::dot(cross->normal, points[k].point - onPlane);
+                // Below the crossing's plane, but never deeper than the surface its own ray reached.
+                const float d = std::max(glm::dot(cross->normal, points[k].point - onPlane), -points[k].rayDistance);
                 if (d < depth) {
                     depth = d;
                     deepest = points[k].point;
@@ -162,12 +160,6 @@ void makeSamples(std::vector<EdgePoint>& points, std::span<const cinder::MeshEdg
                     ok = true;
                 }
             }
-        } else if (fallback) {
-            n = fallback->normal;
-            triangle = fallback->triangle;
-            depth = fallback->distance;
-            deepest = fallback->point;
-            ok = true;
         }
         if (ok) {
             const std::uint32_t side = points[i].key >> 31, edge = points[i].key & 0x7FFFFFFFu;
@@ -724,7 +716,7 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
                 edgeHits.push_back({c, side, h.edge});
                 if (!im.settings.samples || !(flags & (CD_HIT_INSIDE | CD_HIT_CROSSING))) continue;
                 pointsOf[c].push_back({(side << 31) | h.edge, flags, h.triangle, Vec3(h.point.x, h.point.y, h.point.z),
-                                       decodeCinderNormal(h.normal), h.point.w});
+                                       decodeCinderNormal(h.normal), h.point.w, h.rayDistance});
             }
         }
         double stageMs[kStages] = {};
