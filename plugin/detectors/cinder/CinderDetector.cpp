@@ -65,7 +65,7 @@ void addCount(DetectorStats& stats, std::string_view name, double value) {
 }
 
 // Per batch, bytes of per-pixel storage allowed (counts and slots); a single tile may exceed it.
-constexpr std::size_t kBatchBytes = std::size_t(256) << 20;
+constexpr std::size_t kBatchBytes = std::size_t(512) << 20;
 constexpr std::uint32_t kMaxAtlasSide = 8192;
 
 constexpr int kStages = 3;
