@@ -36,7 +36,7 @@ namespace isc::gl {
 struct SlView {
     vec4 boxMin;    // xyz world; w unused
     vec4 boxSize;   // xyz world extent (> 0); w unused
-    vec4 fallback;  // xyz: unit normal used where the fill gradient vanishes (A's centre - B's); w unused
+    vec4 fallback;  // xyz: unit normal where the fill gradient vanishes (the depth axis, from B's box toward A's); w unused
     uint axis;      // depth axis (0 x, 1 y, 2 z)
     uint originX;   // atlas pixel of the tile's corner
     uint originY;

@@ -522,9 +522,11 @@ Result<void> SlicesDetector::detect(const Scene& scene, std::span<const ObjectPa
             const int axis = smallestAxis(p.box.extent());
             v.gpu.boxMin = Vec4(p.box.min, 0.0f);
             v.gpu.boxSize = Vec4(p.box.extent(), 0.0f);
-            const Vec3 towardA = boxes[p.a].center() - boxes[p.b].center();
-            const float len = glm::length(towardA);
-            v.gpu.fallback = Vec4(len > 0.0f ? towardA / len : Vec3(0.0f, 1.0f, 0.0f), 0.0f);
+            // Where the fill gradient vanishes (inside both, away from the region's sides):
+            // the depth axis (the overlap's thinnest), pointing from B's box toward A's.
+            Vec3 fallback(0.0f);
+            fallback[axis] = boxes[p.a].center()[axis] >= boxes[p.b].center()[axis] ? 1.0f : -1.0f;
+            v.gpu.fallback = Vec4(fallback, 0.0f);
             v.gpu.axis = std::uint32_t(axis);
             v.gpu.slices = std::uint32_t(S);
             views.push_back(v);

@@ -30,7 +30,8 @@
 ///   rendering may use settings.lastSlices slices (Table 1's last row).
 /// - §3.2 collision response: contact samples from the shared voxels (one per pixel column: the
 ///   centre of the middle voxel of its longest shared run), normal from the fill gradient
-///   (grad occupancy(A) - grad occupancy(B) over 5x5x5 voxels), depth the shared region's
+///   (grad occupancy(A) - grad occupancy(B) over 5x5x5 voxels; where it vanishes, the view's
+///   depth axis, the overlap's thinnest, from B's box toward A's), depth the shared region's
 ///   thickness along that normal. §5's "traditional technique in the collision volume":
 ///   settings.exact tests the triangles of both objects inside the collision volume exactly
 ///   (triangle pairs; a pair is reported only when one intersects).
