@@ -64,7 +64,7 @@ struct SlResult {
 };
 
 // A contact sample, std430, 48 bytes: `point` on B (xyz; w: depth, negative = penetration),
-// `normal` from B toward A (xyz, unit).
+// `normal` from B toward A (xyz, unit; w: the fill gradient's size there, 0 where it vanished).
 struct SlSample {
     vec4 point;
     vec4 normal;

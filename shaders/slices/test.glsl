@@ -125,17 +125,19 @@ void main() {
     }
     int ks = bestStart + bestLength / 2;
 
-    // Fill gradient over 5x5x5 voxels (index space: across u, across w, depth).
+    // Fill gradient over 5x5x5 voxels (index space: across u, across w, depth), by central
+    // differences: an offset counts only with its mirror image, both inside the view (what lies
+    // outside the view is unknown; one-sided sums would lean toward the view's inside).
     vec3 grad = vec3(0.0);
     int R = int(uTileSize);
     for (int dy = -2; dy <= 2; ++dy) {
         for (int dx = -2; dx <= 2; ++dx) {
-            ivec2 q = ivec2(local) + ivec2(dx, dy);
-            if (q.x < 0 || q.y < 0 || q.x >= R || q.y >= R) continue;
+            ivec2 q = ivec2(local) + ivec2(dx, dy), m = ivec2(local) - ivec2(dx, dy);
+            if (q.x < 0 || q.y < 0 || q.x >= R || q.y >= R || m.x < 0 || m.y < 0 || m.x >= R || m.y >= R) continue;
             Column n = fetchColumn(ivec2(tile) + q);
             for (int dk = -2; dk <= 2; ++dk) {
-                int k = ks + dk;
-                if (k < 0 || k >= S) continue;
+                int k = ks + dk, km = ks - dk;
+                if (k < 0 || k >= S || km < 0 || km >= S) continue;
                 float value = (bitOf(n.a, k) ? 1.0 : 0.0) - (bitOf(n.b, k) ? 1.0 : 0.0);
                 grad += value * vec3(dx, dy, dk);
             }
@@ -152,6 +154,7 @@ void main() {
     normal[aw] = gradWorldUwd.y;
     normal[a] = gradWorldUwd.z;
     float len = length(normal);
+    float weight = len;  // the gradient's size (world units^-1): the C++ side weights the pair's normal by it
     normal = len > 1e-20 ? normal / len : v.fallback.xyz;
 
     vec3 centreUwd = vec3(float(local.x) + 0.5, float(local.y) + 0.5, float(ks) + 0.5);
@@ -179,7 +182,7 @@ void main() {
     uint slot = atomicAdd(counters[SL_COUNTER_SAMPLES], 1u);
     SlSample s;
     s.point = vec4(point + normal * (along[0] + 0.5 * stepLen), -depth);
-    s.normal = vec4(normal, 0.0);
+    s.normal = vec4(normal, weight);
     s.view = view;
     s.pixel = local.y * uTileSize + local.x;
     s.slice = uint(ks);

@@ -574,12 +574,20 @@ Result<void> SlicesDetector::detect(const Scene& scene, std::span<const ObjectPa
             r.segments = std::move(found[k].segments);
         }
         if (st.samples && p.firstSample >= 0) {
+            // One normal for the pair: the fill gradients of its samples, summed (each pixel's
+            // own is noisy at a few voxels; the sum is the overlap's boundary, B's side toward A).
+            Vec3 sum(0.0f);
+            for (std::uint32_t s = 0; s < p.sampleCount; ++s) {
+                const gl::SlSample& g = sampleData[std::size_t(p.firstSample) + s];
+                sum += Vec3(g.normal) * g.normal.w;
+            }
+            const float len = glm::length(sum);
             for (std::uint32_t s = 0; s < p.sampleCount; ++s) {
                 const gl::SlSample& g = sampleData[std::size_t(p.firstSample) + s];
                 ContactSample cs;
                 cs.pointOnB = Vec3(g.point);
                 cs.depth = g.point.w;
-                cs.normalOnB = Vec3(g.normal);
+                cs.normalOnB = len > 0.0f ? sum / len : Vec3(g.normal);
                 r.samples.push_back(cs);
             }
         }
