@@ -7,7 +7,7 @@
 // extra) from the warm-up call. Then a summary table.
 //
 // Detectors (rows):
-// - slices: defaults (32 px, 16 slices, fill, exact check in the collision volume);
+// - slices: defaults (32 px, 16 slices, fill, exact check in the collision volume, no samples);
 // - slices_conservative: offset=1 (swollen by a voxel diagonal) + exact: recall and precision 1;
 // - slices_paper: the paper's first pass (surfaces only, exact=false: voxel verdicts, samples);
 // - slices_refined: the paper's accurate setting (128 px, 16 slices, refine=2, exact=false);
@@ -86,7 +86,7 @@ std::unique_ptr<Detector> makeDetector(const std::string& name) {
                                     .options = {{"resolution", "128"}, {"axes", "1"}, {"sampling", "scene"}}});
     else if (name == "slices") d = createDetector("slices", {.wantSegments = false});
     else if (name == "slices_conservative")
-        d = createDetector("slices", {.wantSegments = false, .options = {{"offset", "1"}, {"samples", "false"}}});
+        d = createDetector("slices", {.wantSegments = false, .options = {{"offset", "1"}}});
     else if (name == "slices_paper")
         d = createDetector("slices", {.wantSegments = false, .options = {{"fill", "false"}, {"exact", "false"}}});
     else if (name == "slices_refined")

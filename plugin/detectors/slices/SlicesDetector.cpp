@@ -671,13 +671,12 @@ Result<std::unique_ptr<Detector>> createSlicesDetector(const DetectorSettings& c
         return fail("createSlicesDetector(): refine " + std::to_string(settings.refine) + " is outside [0, 8]");
     if (settings.offsetUnit != "voxel" && settings.offsetUnit != "model")
         return fail("createSlicesDetector(): offsetUnit \"" + settings.offsetUnit + "\" is not voxel or model");
-    if (!settings.exact && !settings.samples)
-        return fail("createSlicesDetector(): exact=false and samples=false leave nothing to report; turn one on");
     if (glad_glCreateBuffers == nullptr)
         return fail("createSlicesDetector(): no current GL context; create one with isc::gl::Context first");
     auto impl = std::make_unique<SlicesDetector::Impl>();
     impl->common = common;
     impl->settings = settings;
+    if (!settings.exact) impl->settings.samples = true;  // the samples carry the voxel verdict
     const int most = std::max(settings.slices, settings.lastSlices);
     impl->targets = (most + SL_SLICES_PER_TARGET - 1) / SL_SLICES_PER_TARGET;
     if (settings.logicOp) {

@@ -77,10 +77,6 @@ TEST_F(SlicesTest, SettingsAreChecked) {
     s = {};
     s.offsetUnit = "metre";
     EXPECT_TRUE(bad(s));
-    s = {};
-    s.exact = false;
-    s.samples = false;
-    EXPECT_TRUE(bad(s));
     EXPECT_FALSE(createDetector("slices", {.options = {{"slices", "zero"}}}).has_value());
     EXPECT_TRUE(createDetector("slices", {.options = {{"slices", "128"}, {"refine", "2"}}}).has_value());
 }
@@ -96,6 +92,7 @@ TEST_F(SlicesTest, TwoBoxesShareEverySliceOfTheirOverlap) {
         SlicesSettings s;
         s.resolution = 16;
         s.slices = slices;
+        s.samples = true;
         auto d = makeSlices(s);
         ASSERT_TRUE(d);
         DetectionOutput out;
@@ -272,7 +269,6 @@ TEST_P(SlicesAccuracyTest, ConservativeRecallExactPrecisionTightNeverInvents) {
     s.resolution = c.resolution;
     s.refine = c.refine;
     s.offset = 1.0f;
-    s.samples = false;
     auto exact = makeSlices(s);
     ASSERT_TRUE(exact);
     DetectionOutput out;
@@ -284,8 +280,7 @@ TEST_P(SlicesAccuracyTest, ConservativeRecallExactPrecisionTightNeverInvents) {
         EXPECT_EQ(out.pairs[i].triangles, truth.pairs[i].triangles) << "pair " << i;
     }
 
-    s.exact = false;
-    s.samples = true;
+    s.exact = false;  // voxel verdicts: samples only
     auto conservative = makeSlices(s);
     ASSERT_TRUE(conservative);
     ASSERT_TRUE(conservative->detect(ps.scene, ps.candidates, out));

@@ -58,7 +58,11 @@ struct SlicesSettings {
     float offset = 0.0f;  ///< vertex offset along normals: + swell (conservative), - shrink (tight)
     std::string offsetUnit = "voxel";  ///< "voxel" (the pair's first voxel diagonal) or "model" (object box diagonal)
     bool exact = true;    ///< exact triangle test inside the collision volume: triangle pairs, precision 1
-    bool samples = true;  ///< contact samples from the shared voxels
+    /// Contact samples from the shared voxels (always made with exact=false: they carry the
+    /// voxel verdict). Off by default: the dispatcher then makes contacts from the exact
+    /// triangle pairs (a resting pile; samples alone hold a pile up but keep it jittering,
+    /// docs/detectors/slices.md).
+    bool samples = false;
     bool logicOp = true;  ///< glLogicOp on the targets (false, or not working here: the shader-OR path)
 
     static constexpr std::array<SettingField<SlicesSettings>, 10> fields{{
@@ -70,7 +74,7 @@ struct SlicesSettings {
         {"offset", &SlicesSettings::offset, "vertex offset along normals: + swell (conservative), - shrink (tight)"},
         {"offsetUnit", &SlicesSettings::offsetUnit, "unit of offset: voxel (pair's voxel diagonal) or model (box diagonal)"},
         {"exact", &SlicesSettings::exact, "exact triangle test in the collision volume (triangle pairs)"},
-        {"samples", &SlicesSettings::samples, "contact samples from the shared voxels"},
+        {"samples", &SlicesSettings::samples, "contact samples from the shared voxels (always with exact=false)"},
         {"logicOp", &SlicesSettings::logicOp, "glLogicOp on integer targets (false: shader-OR path)"},
     }};
 };
