@@ -5,7 +5,7 @@
 // sample per pixel with a shared voxel: the centre of the middle voxel of the column's
 // longest shared run; normal = grad occupancy(A) - grad occupancy(B) over the 5x5x5 voxels
 // around it (from B toward A; the view's fallback where it vanishes); depth = the shared
-// region's thickness along that normal, the point moved to B's side of it.
+// region's thickness along that normal less half a voxel's width, the point moved to B's side.
 // Defines: SL_TARGETS, SL_SHADER_OR.
 #include "slices/bindings.h"
 
@@ -178,7 +178,11 @@ void main() {
             along[side] = float(i) * stepLen;
         }
     }
-    float depth = along[0] + along[1] + stepLen;
+    // The marched thickness is at least a step even for surfaces that barely share a voxel:
+    // half the voxel's width along the normal is taken off, centring the estimate.
+    vec3 nAbs = abs(vec3(normal[au], normal[aw], normal[a]));
+    float voxelAlong = dot(nAbs, voxel);
+    float depth = max(along[0] + along[1] + stepLen - 0.5 * voxelAlong, 0.0);
     uint slot = atomicAdd(counters[SL_COUNTER_SAMPLES], 1u);
     SlSample s;
     s.point = vec4(point + normal * (along[0] + 0.5 * stepLen), -depth);

@@ -28,11 +28,12 @@
 /// - §3.1.1 collision-volume refinement (settings.refine): the pairs that collided are
 ///   rendered again in the box of their colliding voxels (widened by one voxel); the last
 ///   rendering may use settings.lastSlices slices (Table 1's last row).
-/// - §3.2 collision response: contact samples from the shared voxels (one per pixel column: the
-///   centre of the middle voxel of its longest shared run), normal from the fill gradient
-///   (grad occupancy(A) - grad occupancy(B) over 5x5x5 voxels; where it vanishes, the view's
-///   depth axis, the overlap's thinnest, from B's box toward A's), depth the shared region's
-///   thickness along that normal. §5's "traditional technique in the collision volume":
+/// - §3.2 collision response: contact samples from the shared voxels (settings.samples; one per
+///   pixel column: the centre of the middle voxel of its longest shared run), one normal per
+///   pair from the fill gradient (grad occupancy(A) - grad occupancy(B) by central differences
+///   over 5x5x5 voxels, summed over the pair's samples; where all vanish, the view's depth axis,
+///   the overlap's thinnest, from B's box toward A's), depth the shared region's thickness along
+///   the sample's gradient less half a voxel. §5's "traditional technique in the collision volume":
 ///   settings.exact tests the triangles of both objects inside the collision volume exactly
 ///   (triangle pairs; a pair is reported only when one intersects).
 /// - Many pairs per call: every pair's view is a tile of an atlas; one batch renders all tiles.
