@@ -7,6 +7,7 @@
 #include "TestWorld.h"
 
 #include "isc/bullet/CollisionDispatcher.h"
+#include "isc/bullet/CullideBroadphase.h"
 #include "isc/detect/Registry.h"
 #include "isc/geometry/TriangleTriangle.h"
 #include "isc/gl/Buffer.h"
@@ -19,6 +20,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 
 using namespace isc;
@@ -171,6 +173,46 @@ TEST_F(GlRobustness, OverTheBufferBudgetTheDispatcherServesPairsExactly) {
     int budgetWarnings = 0;
     for (const std::string& w : said) budgetWarnings += has(w, "over the GL buffer budget") ? 1 : 0;
     EXPECT_EQ(budgetWarnings, 1);  // once, not once per step
+}
+
+// The broadphase: a body whose transform went NaN among good ones. Bullet gives a NaN box
+// no overlap; CULLIDE's pruning must neither crash nor lose the good touching pair.
+TEST_F(GlRobustness, CullideBroadphaseWithANanBodyKeepsTheGoodPair) {
+    btDefaultCollisionConfiguration config{bullet::collisionConstructionInfo()};
+    auto dispatcher = bullet::CollisionDispatcher::create(&config, {.detector = "cpu"});
+    ASSERT_TRUE(dispatcher.has_value()) << dispatcher.error().message;
+    bullet::CullideBroadphaseSettings bs;
+    bs.validate = true;  // any touching pair it prunes is counted
+    auto broadphase = bullet::CullideBroadphase::create(bs);
+    ASSERT_TRUE(broadphase.has_value()) << broadphase.error().message;
+    btCollisionWorld world(dispatcher->get(), broadphase->get(), &config);
+    auto box = std::make_shared<const Mesh>(shapes::box(Vec3(0.5f)));
+    test::MeshShape a = test::makeGImpact(box), b = test::makeGImpact(box), c = test::makeGImpact(box);
+    btCollisionObject oa, ob, oc;
+    oa.setCollisionShape(a.shape.get());
+    oa.setWorldTransform(test::at(0.0f, 0.0f, 0.0f));
+    ob.setCollisionShape(b.shape.get());
+    ob.setWorldTransform(test::at(0.0f, 0.99f, 0.0f));
+    oc.setCollisionShape(c.shape.get());
+    oc.setWorldTransform(test::at(0.3f, 0.5f, 0.0f));
+    world.addCollisionObject(&oa);
+    world.addCollisionObject(&ob);
+    world.addCollisionObject(&oc);
+    world.performDiscreteCollisionDetection();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    oc.setWorldTransform(test::at(nan, 0.5f, 0.0f));
+    for (int i = 0; i < 3; ++i) world.performDiscreteCollisionDetection();
+    EXPECT_EQ((*broadphase)->lastStats().lostPairs, 0u);
+    int contacts = 0;
+    for (int i = 0; i < (*dispatcher)->getNumManifolds(); ++i) {
+        const btPersistentManifold* m = (*dispatcher)->getManifoldByIndexInternal(i);
+        const bool good = (m->getBody0() == &oa && m->getBody1() == &ob) || (m->getBody0() == &ob && m->getBody1() == &oa);
+        if (good) contacts += m->getNumContacts();
+    }
+    EXPECT_EQ(contacts, 4);
+    world.removeCollisionObject(&oc);
+    world.removeCollisionObject(&ob);
+    world.removeCollisionObject(&oa);
 }
 
 // --- a shader that does not compile (ISC_SHADER_DIR) --------------------------------------
