@@ -13,7 +13,17 @@ here=$(pwd)
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0
 export LSAN_OPTIONS=suppressions=$here/tests/sanitizers/lsan-drivers.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-# Left out under the sanitizers, for time only (2 cores: ASan makes llvmpipe's piles 3-10x
-# slower); the plain suite runs them all.
-SLOW='Pile|Particle.*Pour|Accuracy.*Sweep'
-ctest --test-dir build/sanitize -j2 --timeout 900 --output-on-failure -E "$SLOW" "$@"
+command -v llvm-symbolizer >/dev/null && export ASAN_SYMBOLIZER_PATH=$(command -v llvm-symbolizer)
+# Mesa's DRI driver is dlopen'ed by EGL and unloaded again when the last display goes; what
+# its globals still point at then reads as leaked, from frames LeakSanitizer can no longer
+# name ("<unknown module>"), so no suppression can match them. Preloading the driver keeps
+# it mapped to the end: its globals stay roots and its frames keep their names. (Ours are
+# never unloaded: the library is linked statically into every test.)
+dri=$(ls /usr/lib/*/dri/swrast_dri.so 2>/dev/null | head -1 || true)
+[ -n "$dri" ] && export LD_PRELOAD=$dri
+# Left out under the sanitizers (the plain suite runs them all): the bunny piles, the particle
+# pour and the 10^6-triangle meshes, for time only (ASan makes llvmpipe's piles several times
+# slower on 2 cores); and the package test, which builds a plain consumer against the
+# installed libraries (sanitized static libraries need the sanitizer runtime to link).
+SKIP='Pile|Pour|Million|^package\.'
+ctest --test-dir build/sanitize -j2 --timeout 900 --output-on-failure -E "$SKIP" "$@"
