@@ -1,5 +1,6 @@
 #include "isc/bullet/CollisionDispatcher.h"
 
+#include "isc/core/Assert.h"
 #include "isc/detect/Registry.h"
 #include "isc/detectors/CpuDetector.h"
 
@@ -149,6 +150,18 @@ Result<std::unique_ptr<CollisionDispatcher>> CollisionDispatcher::create(btColli
     Result<std::unique_ptr<Detector>> d = createDetector(settings.detector, ds);
     if (!d) return fail("CollisionDispatcher::create(): " + d.error().message);
     return std::make_unique<CollisionDispatcher>(config, std::move(*d), std::move(settings));
+}
+
+void CollisionDispatcher::setDetector(std::unique_ptr<Detector> detector) {
+    ISC_ASSERT(detector != nullptr, "CollisionDispatcher::setDetector(): null detector");
+    detector_ = std::move(detector);
+    settings_.detector = std::string(detector_->name());
+    detectorError_.clear();
+    // The mirror depends on the detector (open meshes, margins); algorithms and manifolds do not.
+    batch_ = std::make_unique<Batch>();
+    mirror_ = std::make_unique<SceneMirror>(
+        detector_->needsClosedMeshes(), 0.5f * settings_.maxTriangleDepth,
+        [this](const std::string& key, const std::string& message) { warnOnce(key, message); });
 }
 
 void CollisionDispatcher::init() {

@@ -2,9 +2,45 @@
 
 #include "isc/core/Assert.h"
 
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <utility>
 
 namespace isc::gl {
+
+namespace {
+
+std::atomic<std::size_t> liveBytes{0};
+std::atomic<std::size_t> peakBytes{0};
+
+std::size_t limitFromEnvironment() {
+    const char* mb = std::getenv("ISC_GL_BUFFER_LIMIT_MB");
+    if (mb == nullptr || *mb == '\0') return 0;
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(mb, &end, 10);
+    return end != nullptr && *end == '\0' ? static_cast<std::size_t>(v) << 20 : 0;
+}
+
+std::atomic<std::size_t>& limitBytes() {
+    static std::atomic<std::size_t> limit{limitFromEnvironment()};
+    return limit;
+}
+
+void track(std::size_t freed, std::size_t added) {
+    const std::size_t now = liveBytes.fetch_add(added) + added - freed;
+    liveBytes.fetch_sub(freed);
+    std::size_t peak = peakBytes.load();
+    while (now > peak && !peakBytes.compare_exchange_weak(peak, now)) {
+    }
+}
+
+}  // namespace
+
+std::size_t bufferBytes() { return liveBytes.load(); }
+std::size_t bufferBytesPeak() { return peakBytes.load(); }
+void setBufferByteLimit(std::size_t bytes) { limitBytes().store(bytes); }
+std::size_t bufferByteLimit() { return limitBytes().load(); }
 
 Buffer::Buffer(std::string_view label) : label_(label) {
     glCreateBuffers(1, &id_);
@@ -27,6 +63,7 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
 
 Buffer::~Buffer() {
     if (id_ != 0) glDeleteBuffers(1, &id_);
+    track(size_, 0);
 }
 
 void Buffer::allocate(std::size_t bytes, const void* data, GLbitfield flags) {
@@ -41,6 +78,7 @@ void Buffer::allocate(std::size_t bytes, const void* data, GLbitfield flags) {
         if (!label_.empty()) glObjectLabel(GL_BUFFER, id_, static_cast<GLsizei>(label_.size()), label_.data());
     }
     glNamedBufferStorage(id_, static_cast<GLsizeiptr>(bytes), data, flags);
+    track(size_, bytes);
     size_ = bytes;
     flags_ = flags;
 }
@@ -82,6 +120,7 @@ void Buffer::bindRange(GLenum target, GLuint index, std::size_t offset, std::siz
 void Buffer::bind(GLenum target) const { glBindBuffer(target, id_); }
 
 GLuint Buffer::release() {
+    track(size_, 0);  // the caller owns it now
     size_ = 0;
     flags_ = 0;
     return std::exchange(id_, 0);

@@ -1,5 +1,7 @@
 #include "isc/gl/Gl.h"
 
+#include "isc/gl/Buffer.h"
+
 #include <cstdio>
 
 namespace isc::gl {
@@ -38,6 +40,17 @@ Result<void> checkError(std::string_view where) {
         if (e == GL_NO_ERROR) break;
         if (!errors.empty()) errors += ", ";
         errors += enumName(e);
+    }
+    const std::size_t held = bufferBytes(), limit = bufferByteLimit();
+    const auto mib = [](std::size_t b) { return std::to_string((b + (1u << 19)) >> 20) + " MiB"; };
+    if (errors.find("GL_OUT_OF_MEMORY") != std::string::npos)
+        errors += " (the driver is out of memory; bullet-isc holds " + mib(held) + " of GL buffers)";
+    if (limit != 0 && held > limit) {
+        if (!errors.empty()) errors += "; ";
+        errors += "over the GL buffer budget: bullet-isc holds " + std::to_string(held) + " bytes (" + mib(held) +
+                  ") of GL buffers, the limit is " + std::to_string(limit) + " bytes (" + mib(limit) +
+                  ", gl::setBufferByteLimit or ISC_GL_BUFFER_LIMIT_MB); use a smaller resolution or fewer "
+                  "objects, or raise the limit";
     }
     if (errors.empty()) return {};
     return fail(std::string(where) + ": " + errors);

@@ -23,10 +23,16 @@ struct Soup {
 Soup randomSoup(std::uint64_t seed, int count, float spread) {
     std::mt19937_64 rng(seed);
     auto uni = [&] { return static_cast<float>(static_cast<double>(rng() >> 11) * 0x1.0p-53) * 2.0f - 1.0f; };
+    // Draws in a fixed order (z, y, x: the order GCC evaluated the former Vec3(uni(), uni(),
+    // uni()) in), so every compiler makes the same soup; argument order is unspecified.
+    auto uni3 = [&] {
+        const float z = uni(), y = uni(), x = uni();
+        return Vec3(x, y, z);
+    };
     Soup s;
     for (int t = 0; t < count; ++t) {
-        const Vec3 c(uni() * spread, uni() * spread, uni() * spread);
-        for (int k = 0; k < 3; ++k) s.local.push_back(c + 0.1f * Vec3(uni(), uni(), uni()));
+        const Vec3 c = uni3() * spread;
+        for (int k = 0; k < 3; ++k) s.local.push_back(c + 0.1f * uni3());
         s.tris.push_back(UVec3(3 * t, 3 * t + 1, 3 * t + 2));
     }
     return s;

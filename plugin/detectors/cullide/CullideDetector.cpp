@@ -215,6 +215,11 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                         std::uint32_t work, std::uint32_t groups, std::vector<cullide::View> views,
                         bool self, bool byQueries, bool perSlot,
                         std::span<const glm::vec4> boxes = {}) -> isc::Result<void> {
+        // Depth keys hold the group id in at most 24 bits (cullide::Passes): more groups is an
+        // Error of this call (the dispatcher then serves its pairs exactly), never an assert.
+        if (groups >= (1u << 24))
+            return isc::fail(std::string("cullide: the ") + name + " level has " + std::to_string(groups) +
+                             " groups, more than the 16777215 its depth keys can name; use the exact detector");
         cullide::Level level;
         level.name = name;
         level.items = items;

@@ -47,7 +47,6 @@ void PeelNarrowphase::sweepPair(const Scene& scene, ObjectPair pair, std::span<c
     Scratch& sc = *static_cast<Scratch*>(scratchPtr);
     const bool self = pair.a == pair.b;
     const std::span<const UVec3> triA = scene.objectMesh(pair.a).triangles();
-    const std::span<const UVec3> triB = scene.objectMesh(pair.b).triangles();
     std::vector<Box>& sorted = sc.list;
     for (const Work& w : work) {
         // A triangle of one object outside the other object's exact world box cannot touch

@@ -79,6 +79,11 @@ public:
 
     /// The detector in use; null when it could not be created.
     Detector* detector() { return detector_.get(); }
+    /// Switches to `detector` (owned; not null) from the next step on, e.g. to another
+    /// registered detector mid-run (the soak bench does every 1,000 steps). The scene mirror
+    /// is rebuilt on demand (meshes validated again); Bullet's manifolds and their contact
+    /// points stay, so warm starting goes on. Call between steps.
+    void setDetector(std::unique_ptr<Detector> detector);
     /// Why the detector could not be created; empty when it was.
     const std::string& detectorError() const { return detectorError_; }
     const DispatcherSettings& settings() const { return settings_; }

@@ -79,7 +79,10 @@ inline bool parseValue(std::string_view text, std::string& out) {
 /// (`who`), the option and what is accepted; an unknown name lists the known ones.
 template <class S>
 [[nodiscard]] Result<void> applyOptions(S& settings, const OptionList& options, std::string_view who) {
-    for (const auto& [name, value] : options) {
+    for (const auto& option : options) {
+        // Not a structured binding: clang 16 with OpenMP cannot capture one in the lambdas below.
+        const std::string& name = option.first;
+        const std::string& value = option.second;
         bool found = false;
         for (const SettingField<S>& f : S::fields) {
             if (f.name != name) continue;

@@ -10,6 +10,22 @@
 
 namespace isc::gl {
 
+/// Bytes of GL buffer storage that bullet-isc holds now: every gl::Buffer's storage, in all
+/// contexts (the soak bench records it; docs/robustness.md). Needs no GL context.
+std::size_t bufferBytes();
+/// The largest bufferBytes() so far in this process.
+std::size_t bufferBytesPeak();
+/// A budget for bufferBytes(), bytes; 0 (the default) is none. The environment variable
+/// ISC_GL_BUFFER_LIMIT_MB sets it (mebibytes) at the first allocation. Allocations past it
+/// still happen (GL has no partial failure that later calls could survive), but while
+/// bufferBytes() is over the budget every checkError() fails with a message naming the
+/// limit, so a detector's detect() returns that Error and the dispatcher serves its pairs
+/// with the exact `cpu` detector. Also what turns a driver's GL_OUT_OF_MEMORY into a
+/// message saying how much bullet-isc holds. Needs no GL context.
+void setBufferByteLimit(std::size_t bytes);
+/// The budget in force (0: none).
+std::size_t bufferByteLimit();
+
 /// Move-only RAII buffer: copy deleted, moves noexcept, a moved-from Buffer holds id 0.
 /// Every member needs a current GL context.
 class Buffer {

@@ -1,0 +1,349 @@
+// isc_bench_reliability: the long run and the physics quality of the bunny pile (issue 14,
+// docs/robustness.md and docs/integration.md).
+//
+//   isc_bench_reliability soak    [--bodies 100] [--steps 10000] [--switch-every 1000]
+//                                 [--churn-every 250] [--churn 10] [--detectors a,b,...]
+//   isc_bench_reliability physics [--bodies 100] [--seconds 6] [--detectors a,b,...]
+//
+// soak: the pile runs `--steps` steps of 1/60 s. Every `--churn-every` steps it alternately
+// takes `--churn` bodies out of the world and puts them back at the top of the pile (at rest,
+// new broadphase proxies, new manifolds); every `--switch-every` steps the dispatcher switches
+// to the next detector of the list (default: every registered detector; GL ones when a
+// headless context can be made). Every 100 steps one row: resident memory, GL buffer bytes
+// bullet-isc holds (gl::bufferBytes), total energy of the bodies in the world (kinetic +
+// potential above y = 0), bodies with a NaN/Inf position or velocity, contacts.
+// bench/integration/soak_plot.sh plots the rows.
+//
+// physics: per detector (default: every registered detector, then stock Bullet GImpact) the
+// pile for `--seconds` simulated seconds: time to settle, max and mean penetration measured
+// from the poses (PenetrationProbe), contacts, manifold persistence, then the tunnelling test
+// (a bunny at 5 and at 20 m/s into a 2 cm thick static mesh wall, steps of 1/60 s).
+#include "isc/bullet/CollisionDispatcher.h"
+#include "isc/bullet/RigidWorld.h"
+#include "isc/detect/Registry.h"
+#include "isc/gl/Buffer.h"
+#include "isc/gl/Context.h"
+#include "isc/mesh/MeshIo.h"
+#include "isc/mesh/Shapes.h"
+
+#include "BunnyPile.h"
+
+#include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
+#include <btBulletDynamicsCommon.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace isc;
+
+namespace {
+
+struct Args {
+    std::string mode;
+    int bodies = 100;
+    int steps = 10000;
+    int switchEvery = 1000;
+    int churnEvery = 250;
+    int churn = 10;
+    double seconds = 6.0;
+    std::vector<std::string> detectors;
+};
+
+[[noreturn]] void usage(const char* why) {
+    std::fprintf(stderr,
+                 "isc_bench_reliability: %s\nusage: isc_bench_reliability soak|physics [--bodies N] [--steps N] "
+                 "[--switch-every N] [--churn-every N] [--churn N] [--seconds S] [--detectors a,b,...]\n",
+                 why);
+    std::exit(2);
+}
+
+Args parse(int argc, char** argv) {
+    Args a;
+    if (argc < 2) usage("no mode");
+    a.mode = argv[1];
+    if (a.mode != "soak" && a.mode != "physics") usage("the mode is soak or physics");
+    for (int i = 2; i < argc; ++i) {
+        const std::string k = argv[i];
+        if (i + 1 >= argc) usage(("no value after " + k).c_str());
+        const char* v = argv[++i];
+        if (k == "--bodies") a.bodies = std::atoi(v);
+        else if (k == "--steps") a.steps = std::atoi(v);
+        else if (k == "--switch-every") a.switchEvery = std::max(1, std::atoi(v));
+        else if (k == "--churn-every") a.churnEvery = std::max(1, std::atoi(v));
+        else if (k == "--churn") a.churn = std::atoi(v);
+        else if (k == "--seconds") a.seconds = std::atof(v);
+        else if (k == "--detectors") {
+            std::string s = v;
+            for (std::size_t at = 0; at <= s.size();) {
+                const std::size_t comma = std::min(s.find(',', at), s.size());
+                if (comma > at) a.detectors.push_back(s.substr(at, comma - at));
+                at = comma + 1;
+            }
+        } else usage(("unknown option " + k).c_str());
+    }
+    if (a.bodies < 1 || a.steps < 1) usage("--bodies and --steps must be at least 1");
+    return a;
+}
+
+double residentMiB() {
+    std::ifstream statm("/proc/self/statm");
+    long pages = 0, resident = 0;
+    statm >> pages >> resident;
+    return double(resident) * double(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
+bool inWorld(bullet::RigidWorld& w, int body) { return w.rigidBody(body)->isInWorld(); }
+
+// Kinetic (linear + rotational) plus potential energy above y = 0 of the bodies in the world.
+double energy(bullet::RigidWorld& w) {
+    const double g = -double(w.world().getGravity().y());
+    double e = 0.0;
+    for (int i = 0; i < w.bodyCount(); ++i) {
+        if (!inWorld(w, i)) continue;
+        const btRigidBody* b = w.rigidBody(i);
+        if (b->getInvMass() == 0) continue;
+        const double m = 1.0 / b->getInvMass();
+        const btVector3 v = b->getLinearVelocity();
+        const btVector3 wl = b->getAngularVelocity() * b->getWorldTransform().getBasis();  // body frame
+        const btVector3 inertia = b->getLocalInertia();
+        e += 0.5 * m * double(v.length2()) + m * g * double(b->getWorldTransform().getOrigin().y());
+        e += 0.5 * (double(inertia.x()) * wl.x() * wl.x() + double(inertia.y()) * wl.y() * wl.y() +
+                    double(inertia.z()) * wl.z() * wl.z());
+    }
+    return e;
+}
+
+int nonFinite(bullet::RigidWorld& w) {
+    int n = 0;
+    for (int i = 0; i < w.bodyCount(); ++i) {
+        const btRigidBody* b = w.rigidBody(i);
+        const btVector3 p = b->getWorldTransform().getOrigin(), v = b->getLinearVelocity();
+        bool ok = true;
+        for (int k = 0; k < 3; ++k) ok = ok && std::isfinite(p[k]) && std::isfinite(v[k]);
+        n += ok ? 0 : 1;
+    }
+    return n;
+}
+
+double maxSpeedInWorld(bullet::RigidWorld& w) {
+    double s = 0.0;
+    for (int i = 0; i < w.bodyCount(); ++i)
+        if (inWorld(w, i)) s = std::max(s, double(w.rigidBody(i)->getLinearVelocity().length()));
+    return s;
+}
+
+std::vector<std::string> defaultDetectors(bool withGl, bool withGImpact) {
+    std::vector<std::string> names;
+    for (const DetectorInfo& d : registeredDetectors())
+        if (withGl || !d.usesGl) names.push_back(d.name);
+    if (withGImpact) names.push_back(bullet::kBulletGImpact);
+    return names;
+}
+
+bullet::WorldSettings worldSettings(const std::string& detector) {
+    bullet::WorldSettings s;
+    s.detector = detector;
+    s.onWarning = [](std::string_view w) { std::fprintf(stderr, "warning: %.*s\n", int(w.size()), w.data()); };
+    return s;
+}
+
+int soak(const Args& a, bool haveGl) {
+    std::vector<std::string> detectors = a.detectors.empty() ? defaultDetectors(haveGl, false) : a.detectors;
+    auto pile = scenes::makeBunnyPile(a.bodies, 1);
+    if (!pile) return std::fprintf(stderr, "%s\n", pile.error().message.c_str()), 1;
+    auto made = bullet::RigidWorld::create(worldSettings(detectors[0]));
+    if (!made) return std::fprintf(stderr, "%s\n", made.error().message.c_str()), 1;
+    bullet::RigidWorld& w = **made;
+    w.addGround(pile->groundHalfExtents);
+    for (const Pose& p : pile->poses) w.addMeshBody(pile->bunny, p);
+    std::printf("# soak: %d bunnies, %d steps of 1/60 s, detector switched every %d steps among", a.bodies, a.steps,
+                a.switchEvery);
+    for (const std::string& d : detectors) std::printf(" %s", d.c_str());
+    std::printf("; every %d steps %d bodies alternately taken out / put back at the top\n", a.churnEvery, a.churn);
+    std::printf("step\tdetector\tbodies_in_world\trss_mib\tgl_buffer_bytes\tenergy_j\tnan_bodies\tcontacts\t"
+                "max_speed\tstep_ms\n");
+    std::mt19937 rng(7);
+    std::vector<int> out;  // bodies taken out of the world
+    std::size_t current = 0;
+    double stepMsSum = 0.0;
+    int stepsTimed = 0, worstNan = 0;
+    for (int step = 1; step <= a.steps; ++step) {
+        if (step % a.switchEvery == 0 && detectors.size() > 1) {
+            current = (current + 1) % detectors.size();
+            bullet::DispatcherSettings ds;
+            auto d = createDetector(detectors[current], ds.detectorSettings);
+            if (!d) return std::fprintf(stderr, "%s\n", d.error().message.c_str()), 1;
+            w.dispatcher()->setDetector(std::move(*d));
+        }
+        if (step % a.churnEvery == 0) {
+            if (out.empty()) {
+                std::vector<int> in;
+                for (int i = 0; i < w.bodyCount(); ++i) in.push_back(i);
+                std::shuffle(in.begin(), in.end(), rng);
+                for (int k = 0; k < std::min<int>(a.churn, int(in.size())); ++k) {
+                    w.world().removeRigidBody(w.rigidBody(in[std::size_t(k)]));
+                    out.push_back(in[std::size_t(k)]);
+                }
+            } else {
+                std::uniform_real_distribution<float> side(-2.0f, 2.0f);
+                float top = 0.0f;
+                for (int i = 0; i < w.bodyCount(); ++i)
+                    if (inWorld(w, i)) top = std::max(top, w.rigidBody(i)->getWorldTransform().getOrigin().y());
+                for (std::size_t k = 0; k < out.size(); ++k) {
+                    btRigidBody* b = w.rigidBody(out[k]);
+                    btTransform t = b->getWorldTransform();
+                    t.setOrigin(btVector3(side(rng), top + 1.5f + 1.2f * float(k), side(rng)));
+                    b->setWorldTransform(t);
+                    b->setInterpolationWorldTransform(t);
+                    if (b->getMotionState() != nullptr) b->getMotionState()->setWorldTransform(t);
+                    b->setLinearVelocity(btVector3(0, 0, 0));
+                    b->setAngularVelocity(btVector3(0, 0, 0));
+                    w.world().addRigidBody(b);
+                    b->activate(true);
+                }
+                out.clear();
+            }
+        }
+        const bullet::StepTimes t = w.step();
+        stepMsSum += t.stepMs;
+        ++stepsTimed;
+        if (step % 100 == 0 || step == 1) {
+            const int nan = nonFinite(w);
+            worstNan = std::max(worstNan, nan);
+            std::printf("%d\t%s\t%d\t%.2f\t%zu\t%.3f\t%d\t%d\t%.4f\t%.3f\n", step, detectors[current].c_str(),
+                        w.bodyCount() - int(out.size()), residentMiB(), gl::bufferBytes(), energy(w), nan,
+                        w.contactCount(), maxSpeedInWorld(w), stepMsSum / stepsTimed);
+            std::fflush(stdout);
+            stepMsSum = 0.0;
+            stepsTimed = 0;
+        }
+    }
+    std::printf("# done: worst NaN count %d, GL buffer peak %zu bytes\n", worstNan, gl::bufferBytesPeak());
+    return worstNan == 0 ? 0 : 1;
+}
+
+// Fraction of the contact points of manifolds with an awake body that were kept from the
+// previous step (Bullet's btManifoldPoint::m_lifeTime > 0 after the step's refresh).
+std::pair<long, long> keptPoints(btDiscreteDynamicsWorld& world) {
+    long kept = 0, all = 0;
+    btDispatcher* d = world.getDispatcher();
+    for (int i = 0; i < d->getNumManifolds(); ++i) {
+        const btPersistentManifold* m = d->getManifoldByIndexInternal(i);
+        if (!m->getBody0()->isActive() && !m->getBody1()->isActive()) continue;
+        for (int p = 0; p < m->getNumContacts(); ++p) {
+            ++all;
+            kept += m->getContactPoint(p).getLifeTime() > 0 ? 1 : 0;
+        }
+    }
+    return {kept, all};
+}
+
+struct Tunnel {
+    bool through = false;
+    double finalX = 0.0;
+};
+
+// A bunny at `speed` m/s along +x into a static mesh wall 2 cm thick (2 x 2 m, centred at x = 0,
+// y = 1), one second of 1/60 s steps. Passed through: its centre ends beyond the wall.
+Result<Tunnel> tunnel(const std::string& detector, float speed) {
+    auto made = bullet::RigidWorld::create(worldSettings(detector));
+    if (!made) return fail(made.error().message);
+    bullet::RigidWorld& w = **made;
+    auto bunny = loadBunny(0.1f);
+    if (!bunny) return fail(bunny.error().message);
+    w.addStaticMesh(std::make_shared<const Mesh>(shapes::box(Vec3(0.01f, 1.0f, 1.0f))), Pose{Vec3(0.0f, 1.0f, 0.0f)});
+    const int b = w.addMeshBody(std::make_shared<const Mesh>(std::move(*bunny)), Pose{Vec3(-1.5f, 1.2f, 0.0f)});
+    w.rigidBody(b)->setLinearVelocity(btVector3(speed, 0, 0));
+    for (int i = 0; i < 60; ++i) w.step();
+    Tunnel t;
+    t.finalX = w.pose(b).position.x;
+    t.through = t.finalX > 0.0;
+    return t;
+}
+
+int physics(const Args& a, bool haveGl) {
+    std::vector<std::string> detectors = a.detectors.empty() ? defaultDetectors(haveGl, true) : a.detectors;
+    const int steps = int(std::lround(a.seconds * 60.0));
+    const double settledSpeed = 0.05;  // m/s: every body slower than this from then on
+    std::printf("# physics: %d bunnies (seed 1), %d steps of 1/60 s; margin 0.04 m; penetration from the poses "
+                "(PenetrationProbe) every 10 steps; settled: every body below %.2f m/s from then on; persistence: "
+                "points kept from the previous step, manifolds with an awake body, from 3 s on; tunnelling: "
+                "a bunny into a 2 cm static mesh wall, 1/60 s steps\n",
+                a.bodies, steps, settledSpeed);
+    std::printf("detector\tsettle_s\tmax_pen_m\tmean_pen_m\tcontacts_end\tpersistence\tpersist_points\t"
+                "tunnel_5\ttunnel_20\tfallback_pairs\tstep_ms\n");
+    int failures = 0;
+    for (const std::string& name : detectors) {
+        auto pile = scenes::makeBunnyPile(a.bodies, 1);
+        if (!pile) return std::fprintf(stderr, "%s\n", pile.error().message.c_str()), 1;
+        auto made = bullet::RigidWorld::create(worldSettings(name));
+        if (!made) {
+            std::printf("%s\tcannot be made: %s\n", name.c_str(), made.error().message.c_str());
+            ++failures;
+            continue;
+        }
+        bullet::RigidWorld& w = **made;
+        w.addGround(pile->groundHalfExtents);
+        for (const Pose& p : pile->poses) w.addMeshBody(pile->bunny, p);
+        int lastMoving = 0;
+        double maxPen = 0.0, sumPen = 0.0, stepMs = 0.0;
+        int penSamples = 0;
+        long kept = 0, all = 0;
+        std::size_t fallback = 0;
+        for (int s = 1; s <= steps; ++s) {
+            stepMs += w.step().stepMs;
+            if (w.maxSpeed() >= settledSpeed) lastMoving = s;
+            if (w.dispatcher() != nullptr) fallback += w.dispatcher()->lastStats().fallbackPairs;
+            if (s % 10 == 0) {
+                const double pen = w.maxPenetration();
+                maxPen = std::max(maxPen, pen);
+                sumPen += pen;
+                ++penSamples;
+            }
+            if (s >= 180) {
+                const auto [k, n] = keptPoints(w.world());
+                kept += k;
+                all += n;
+            }
+        }
+        const bool settled = lastMoving < steps;
+        char settle[32];
+        std::snprintf(settle, sizeof settle, settled ? "%.3f" : "no(>%.0f)", settled ? lastMoving / 60.0 : a.seconds);
+        auto t5 = tunnel(name, 5.0f), t20 = tunnel(name, 20.0f);
+        auto say = [](const Result<Tunnel>& t) {
+            if (!t) return std::string("error");
+            char b[48];
+            std::snprintf(b, sizeof b, "%s(x=%.2f)", t->through ? "through" : "stopped", t->finalX);
+            return std::string(b);
+        };
+        std::printf("%s\t%s\t%.4f\t%.4f\t%d\t%s\t%ld\t%s\t%s\t%zu\t%.2f\n", name.c_str(), settle, maxPen,
+                    penSamples ? sumPen / penSamples : 0.0, w.contactCount(),
+                    all ? std::to_string(double(kept) / double(all)).substr(0, 5).c_str() : "n/a", all,
+                    say(t5).c_str(), say(t20).c_str(), fallback, stepMs / steps);
+        std::fflush(stdout);
+    }
+    return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const Args a = parse(argc, argv);
+    // GL detectors need a current context; without one (no GPU, no llvmpipe) only the CPU ones run.
+    std::optional<gl::Context> context;
+    if (auto c = gl::Context::createHeadless()) context.emplace(std::move(*c));
+    else std::fprintf(stderr, "no GL context (%s): CPU detectors only\n", c.error().message.c_str());
+    if (context) std::printf("# GL: %s\n", context->info().renderer.c_str());
+    return a.mode == "soak" ? soak(a, context.has_value()) : physics(a, context.has_value());
+}
