@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 
 using namespace isc;
@@ -384,4 +385,36 @@ TEST_F(SlicesTest, TilesAndBatchesAreIndependent) {
     EXPECT_NEAR(all.stats.counter("shared_voxels"), voxels, 1e-4 * voxels);
     EXPECT_NEAR(all.stats.counter("samples"), samples, 1e-4 * samples + 1.0);
     EXPECT_EQ(double(all.pairs.size()), pairs);
+}
+
+// Culling (settings.cull, the default) draws only the triangles that can reach each view, and
+// codes exactly the bits the whole objects code: the same shared voxels, samples and pairs,
+// with and without the fill, swollen and not, refined; with far fewer triangles drawn.
+TEST_F(SlicesTest, CullingKeepsEveryBit) {
+    PoseScene ps(namedMesh("bunny"), namedMesh("knot"), 40, 21);
+    for (bool fill : {true, false}) {
+        for (float offset : {0.0f, 1.0f}) {
+            SlicesSettings s;
+            s.fill = fill;
+            s.offset = offset;
+            s.refine = 1;
+            s.exact = false;
+            auto culled = makeSlices(s);
+            s.cull = false;
+            auto whole = makeSlices(s);
+            ASSERT_TRUE(culled && whole);
+            DetectionOutput a, b;
+            ASSERT_TRUE(culled->detect(ps.scene, ps.candidates, a));
+            ASSERT_TRUE(whole->detect(ps.scene, ps.candidates, b));
+            EXPECT_GT(b.stats.counter("shared_voxels"), 0.0);
+            EXPECT_EQ(a.stats.counter("shared_voxels"), b.stats.counter("shared_voxels")) << fill << offset;
+            EXPECT_EQ(a.stats.counter("samples"), b.stats.counter("samples"));
+            EXPECT_EQ(a.stats.counter("renderings"), b.stats.counter("renderings"));
+            ASSERT_EQ(a.pairs.size(), b.pairs.size());
+            for (std::size_t i = 0; i < a.pairs.size(); ++i) EXPECT_EQ(a.pairs[i].pair, b.pairs[i].pair);
+            EXPECT_LT(a.stats.counter("triangles_drawn"), 0.8 * b.stats.counter("triangles_drawn"));
+            std::printf("[fill=%d offset=%g] triangles drawn: %.0f culled, %.0f whole\n", int(fill), double(offset),
+                        a.stats.counter("triangles_drawn"), b.stats.counter("triangles_drawn"));
+        }
+    }
 }
