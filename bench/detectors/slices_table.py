@@ -175,13 +175,13 @@ def main():
                         if res in resolutions:
                             f.write(f"{res} {e}\n")
                 plots.append(f"'{path}' using 1:2 with linespoints dashtype 2 title 'paper: {title}'")
-            script = f"""set terminal pngcairo size 1000,650 noenhanced
+            script = f"""set terminal pngcairo size 1000,800 noenhanced
 set output '{os.path.abspath(a.plot)}'
 set logscale x 2
 set xlabel 'resolution (pixels across the view)'
 set ylabel 'error rate, % of poses (FP + FN)'
 set title 'slices vs Dinerstein & Egbert Table 1 (16 slices, surfaces only, no offset; {a.poses} / {a.poses_other} poses, llvmpipe)'
-set key outside right top
+set key below maxrows 6 font ',9'
 set grid
 plot {', '.join(plots)}
 """
