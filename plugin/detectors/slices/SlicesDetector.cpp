@@ -116,7 +116,12 @@ struct SlicesDetector::Impl {
     gl::Buffer views{"slices views"}, draws{"slices draws"}, drawIds{"slices draw ids"},
         indirect{"slices draws (indirect)"}, normals{"slices normals"}, bits{"slices bits"},
         results{"slices results"}, samples{"slices samples"}, counters{"slices counters"},
-        pixelCounts{"slices pixel counts"};
+        pixelCounts{"slices pixel counts"}, culledIndices{"slices culled indices"};
+    // settings.cull: this call's world box of every triangle of the objects taking part, and a
+    // rounding allowance per object (its size x 1e-5).
+    const Scene* sceneRef = nullptr;
+    std::vector<std::vector<Aabb>> triangleBoxes;
+    std::vector<float> cullEpsilon;
     std::uint32_t drawIdCount = 0;
     std::vector<const Mesh*> syncedMeshes;
     detail::SlicesNormals normalData;
@@ -198,23 +203,60 @@ Result<void> SlicesDetector::Impl::runBatch(std::span<const View> batch, std::ve
     lastHeight = int(H);
 
     std::vector<gl::SlView> viewData(n);
-    std::vector<gl::SlDraw> drawData;
-    std::vector<gl::DrawElementsIndirectCommand> commands;
-    double triangles = 0;
-    for (std::uint32_t i = 0; i < n; ++i) {
+    std::vector<gl::SlDraw> drawData(2 * std::size_t(n));
+    std::vector<gl::DrawElementsIndirectCommand> commands(2 * std::size_t(n));
+    // settings.cull: per draw, the object's triangles that can reach the view (their world
+    // boxes, widened by the swell, overlap the view across, and do not lie wholly beyond its far
+    // face; with the fill, faces in front of the view stay: they count in the parity).
+    std::vector<std::vector<std::uint32_t>> kept(settings.cull ? 2 * std::size_t(n) : 0);
+    const auto nViews = static_cast<std::int64_t>(n);
+#pragma omp parallel for schedule(dynamic, 4) if (settings.cull && n > 8)
+    for (std::int64_t iv = 0; iv < nViews; ++iv) {
+        const auto i = static_cast<std::uint32_t>(iv);
         viewData[i] = batch[i].gpu;
         viewData[i].originX = (i % tilesX) * R;
         viewData[i].originY = (i / tilesX) * R;
         const PairState& p = pairs[batch[i].pair];
         for (std::uint32_t side = 0; side < 2; ++side) {
             const ObjectId o = side == 0 ? p.a : p.b;
-            const gl::ObjectRange& range = scene.object(o);
-            const auto draw = static_cast<std::uint32_t>(drawData.size());
-            commands.push_back({3 * range.triangleCount, 1, 3 * range.firstTriangle,
-                                static_cast<std::int32_t>(range.firstVertex), draw});
-            drawData.push_back({i, o, side, side == 0 ? p.offsetA : p.offsetB});
-            triangles += range.triangleCount;
+            const float offset = side == 0 ? p.offsetA : p.offsetB;
+            const std::size_t d = 2 * std::size_t(i) + side;
+            drawData[d] = {i, o, side, offset};
+            if (!settings.cull) continue;
+            const int a = int(batch[i].gpu.axis), u = (a + 1) % 3, w = (a + 2) % 3;
+            const float pad = (offset > 0.0f ? kMaxOffsetScale * offset : 0.0f) + cullEpsilon[o];
+            const Aabb& box = p.box;
+            std::vector<std::uint32_t>& keep = kept[d];
+            const std::vector<Aabb>& tris = triangleBoxes[o];
+            for (std::uint32_t t = 0; t < tris.size(); ++t) {
+                const Aabb& b = tris[t];
+                if (b.max[u] + pad < box.min[u] || b.min[u] - pad > box.max[u] || b.max[w] + pad < box.min[w] ||
+                    b.min[w] - pad > box.max[w] || b.min[a] - pad > box.max[a])
+                    continue;
+                if (!settings.fill && b.max[a] + pad < box.min[a]) continue;
+                keep.push_back(t);
+            }
         }
+    }
+    double triangles = 0;
+    std::vector<std::uint32_t> indexData;
+    for (std::uint32_t d = 0; d < 2 * n; ++d) {
+        const gl::ObjectRange& range = scene.object(drawData[d].object);
+        if (!settings.cull) {
+            commands[d] = {3 * range.triangleCount, 1, 3 * range.firstTriangle,
+                           static_cast<std::int32_t>(range.firstVertex), d};
+            triangles += range.triangleCount;
+            continue;
+        }
+        const auto faces = sceneRef->objectMesh(drawData[d].object).triangles();
+        commands[d] = {3 * std::uint32_t(kept[d].size()), 1, std::uint32_t(indexData.size()),
+                       static_cast<std::int32_t>(range.firstVertex), d};
+        for (std::uint32_t t : kept[d]) indexData.insert(indexData.end(), {faces[t].x, faces[t].y, faces[t].z});
+        triangles += double(kept[d].size());
+    }
+    if (settings.cull) {
+        culledIndices.reserve(std::max<std::size_t>(indexData.size(), 3) * sizeof(std::uint32_t));
+        if (!indexData.empty()) culledIndices.upload<std::uint32_t>(0, indexData);
     }
     addCount(stats, "triangles_drawn", triangles * (settings.fill ? 2.0 : 1.0));
     addCount(stats, "batches", 1);
@@ -233,7 +275,8 @@ Result<void> SlicesDetector::Impl::runBatch(std::span<const View> batch, std::ve
         vao.setVertexBuffer(0, drawIds, 0, sizeof(std::uint32_t), 1);
         vao.setIntegerAttribute(SL_ATTRIB_DRAW_ID, 0, 1, GL_UNSIGNED_INT);
     }
-    vao.setElementBuffer(scene.indexBuffer());  // re-set: sync() may have re-created it
+    // Re-set every batch: sync() may have re-created the scene's index buffer.
+    vao.setElementBuffer(settings.cull ? culledIndices : scene.indexBuffer());
 
     // Per-view results: counts 0, the volume's minima at their largest.
     std::vector<gl::SlResult> resultInit(n, gl::SlResult{0, ~0u, ~0u, ~0u, 0, 0, 0, 0});
@@ -503,6 +546,39 @@ Result<void> SlicesDetector::detect(const Scene& scene, std::span<const ObjectPa
         const auto tu = Clock::now();
         im.syncScene(scene);
         stats.count("cpu_upload_ms", msSince(tu));
+    }
+    im.sceneRef = &scene;
+    if (st.cull && !pairs.empty()) {
+        const auto tb = Clock::now();
+        im.triangleBoxes.resize(scene.objectCount());
+        im.cullEpsilon.assign(scene.objectCount(), 0.0f);
+        std::vector<ObjectId> objects;
+        std::vector<char> taking(scene.objectCount(), 0);
+        for (const PairState& p : pairs)
+            for (ObjectId o : {p.a, p.b})
+                if (!taking[o]) taking[o] = 1, objects.push_back(o);
+        const auto count = static_cast<std::int64_t>(objects.size());
+#pragma omp parallel for schedule(dynamic, 1) if (count > 1)
+        for (std::int64_t k = 0; k < count; ++k) {
+            const ObjectId o = objects[std::size_t(k)];
+            const Pose& pose = scene.pose(o);
+            const std::span<const Vec3> v = scene.localVertices(o);
+            std::vector<Vec3> world(v.size());
+            for (std::size_t i = 0; i < v.size(); ++i) world[i] = pose.apply(v[i]);
+            const auto faces = scene.objectMesh(o).triangles();
+            std::vector<Aabb>& boxesOut = im.triangleBoxes[o];
+            boxesOut.resize(faces.size());
+            for (std::size_t t = 0; t < faces.size(); ++t) {
+                Aabb b;
+                b.grow(world[faces[t].x]);
+                b.grow(world[faces[t].y]);
+                b.grow(world[faces[t].z]);
+                boxesOut[t] = b;
+            }
+            const Vec3 e = boxes[o].extent();
+            im.cullEpsilon[o] = 1e-5f * std::max({e.x, e.y, e.z});
+        }
+        stats.count("cpu_cull_setup_ms", msSince(tb));
     }
     for (int round = 0; round <= st.refine; ++round) {
         const bool last = round == st.refine;

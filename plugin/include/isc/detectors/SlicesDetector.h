@@ -65,8 +65,12 @@ struct SlicesSettings {
     /// docs/detectors/slices.md).
     bool samples = false;
     bool logicOp = true;  ///< glLogicOp on the targets (false, or not working here: the shader-OR path)
+    /// Draw, per pair, only the triangles whose world boxes can reach its view (across it, and
+    /// not wholly beyond its far face): the same bits, fewer triangles. false: whole objects
+    /// (the paper: "we did not ... perform gross culling of subobjects").
+    bool cull = true;
 
-    static constexpr std::array<SettingField<SlicesSettings>, 10> fields{{
+    static constexpr std::array<SettingField<SlicesSettings>, 11> fields{{
         {"resolution", &SlicesSettings::resolution, "pixels across a pair's view (4..512)"},
         {"slices", &SlicesSettings::slices, "depth slices per rendering (1..128)"},
         {"refine", &SlicesSettings::refine, "collision-volume refinements (0..8)"},
@@ -77,6 +81,7 @@ struct SlicesSettings {
         {"exact", &SlicesSettings::exact, "exact triangle test in the collision volume (triangle pairs)"},
         {"samples", &SlicesSettings::samples, "contact samples from the shared voxels (always with exact=false)"},
         {"logicOp", &SlicesSettings::logicOp, "glLogicOp on integer targets (false: shader-OR path)"},
+        {"cull", &SlicesSettings::cull, "draw only the triangles that can reach each pair's view (same bits)"},
     }};
 };
 
