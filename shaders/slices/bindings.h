@@ -51,7 +51,8 @@ struct SlDraw {
     float offset;  // vertex offset along normals, world units (+ swell, - shrink)
 };
 
-// Per view, std430, 32 bytes: the shared voxels and their box (tile pixels, slices).
+// Per view, std430, 48 bytes: the shared voxels and their box (tile pixels, slices), and the
+// sum of its pixels' fill-gradient directions (world, x SL_NORMAL_SCALE, rounded).
 struct SlResult {
     uint voxels;  // shared voxels (bits set by both objects)
     uint minX;
@@ -61,10 +62,18 @@ struct SlResult {
     uint maxY;
     uint maxK;
     uint pixels;  // pixels with a shared voxel
+    int normalX;
+    int normalY;
+    int normalZ;
+    int pad;
 };
 
+// Fixed-point scale of SlResult's normal sums: 2^10 per unit direction (a 512^2 tile sums to
+// at most 2^28).
+#define SL_NORMAL_SCALE 1024.0
+
 // A contact sample, std430, 48 bytes: `point` on B (xyz; w: depth, negative = penetration),
-// `normal` from B toward A (xyz, unit; w: the fill gradient's size there, 0 where it vanished).
+// `normal` from B toward A (xyz, unit: the pair's), w unused.
 struct SlSample {
     vec4 point;
     vec4 normal;

@@ -2,17 +2,18 @@
 // objects' slice words are ANDed; a shared bit is a voxel both objects occupy. Per view it
 // counts them and grows the collision volume (tile pixels and slices, atomics); per pixel it
 // writes the shared and occupied slice counts (debug views); with uEmitSamples, one contact
-// sample per pixel with a shared voxel: the centre of the middle voxel of the column's
-// longest shared run; normal = grad occupancy(A) - grad occupancy(B) over the 5x5x5 voxels
-// around it (from B toward A; the view's fallback where it vanishes); depth = the shared
-// region's thickness along that normal less half a voxel's width, the point moved to B's side.
+// sample per pixel with a shared voxel (a second dispatch, uPhase 1): the centre of the middle
+// voxel of the column's longest shared run; normal = the pair's: the sum over its pixels (uPhase
+// 0) of the directions of grad occupancy(A) - grad occupancy(B) over 5x5x5 voxels (from B
+// toward A; the view's fallback where they cancel); depth = the shared region's thickness
+// along that normal less half a voxel's width, the point moved to B's side of it.
 // Defines: SL_TARGETS, SL_SHADER_OR.
 #include "slices/bindings.h"
 
 layout(local_size_x = 8, local_size_y = 8) in;
 
 layout(std430, binding = SL_BINDING_VIEWS) readonly buffer SlViews { SlView views[]; };
-layout(std430, binding = SL_BINDING_RESULTS) buffer SlResults { SlResult results[]; };
+layout(std430, binding = SL_BINDING_RESULTS) coherent buffer SlResults { SlResult results[]; };
 layout(std430, binding = SL_BINDING_SAMPLES) writeonly buffer SlSamples { SlSample samples[]; };
 layout(std430, binding = SL_BINDING_COUNTERS) buffer SlCounters { uint counters[]; };
 layout(std430, binding = SL_BINDING_PIXELS) writeonly buffer SlPixels { uint pixelCounts[]; };
@@ -30,6 +31,7 @@ uniform uvec2 uAtlasSize;
 uniform uint uTileSize;
 uniform uint uViewCount;
 uniform uint uEmitSamples;
+uniform uint uPhase;  // 0: counts, volume, the pair's normal; 1: the samples (with uEmitSamples)
 
 // Target t of atlas pixel p: (A word 2t, A word 2t + 1, B word 2t, B word 2t + 1).
 uvec4 fetchTarget(ivec2 p, int t) {
@@ -100,15 +102,17 @@ void main() {
 
     uvec2 tile = uvec2(v.originX, v.originY);
     uvec2 local = g - tile;
-    atomicAdd(results[view].voxels, sharedCount);
-    atomicAdd(results[view].pixels, 1u);
-    atomicMin(results[view].minX, local.x);
-    atomicMin(results[view].minY, local.y);
-    atomicMin(results[view].minK, uint(lowest));
-    atomicMax(results[view].maxX, local.x);
-    atomicMax(results[view].maxY, local.y);
-    atomicMax(results[view].maxK, uint(highest));
-    if (uEmitSamples == 0u) return;
+    if (uPhase == 0u) {
+        atomicAdd(results[view].voxels, sharedCount);
+        atomicAdd(results[view].pixels, 1u);
+        atomicMin(results[view].minX, local.x);
+        atomicMin(results[view].minY, local.y);
+        atomicMin(results[view].minK, uint(lowest));
+        atomicMax(results[view].maxX, local.x);
+        atomicMax(results[view].maxY, local.y);
+        atomicMax(results[view].maxK, uint(highest));
+        if (uEmitSamples == 0u) return;
+    }
 
     // The column's longest shared run: its middle voxel is the sample.
     int bestStart = lowest, bestLength = 0, runStart = -1;
@@ -154,8 +158,20 @@ void main() {
     normal[aw] = gradWorldUwd.y;
     normal[a] = gradWorldUwd.z;
     float len = length(normal);
-    float weight = len;  // the gradient's size (world units^-1): the C++ side weights the pair's normal by it
-    normal = len > 1e-20 ? normal / len : v.fallback.xyz;
+    if (uPhase == 0u) {
+        // Phase 0: the pair's normal is the sum of its pixels' gradient directions (fixed point).
+        if (len > 1e-20) {
+            ivec3 q = ivec3(round(normal / len * SL_NORMAL_SCALE));
+            atomicAdd(results[view].normalX, q.x);
+            atomicAdd(results[view].normalY, q.y);
+            atomicAdd(results[view].normalZ, q.z);
+        }
+        return;
+    }
+    // Phase 1: every sample of the pair takes the pair's normal (a pixel's own gradient, over a
+    // few voxels, is noisy), the view's fallback where the directions cancel.
+    vec3 pairSum = vec3(results[view].normalX, results[view].normalY, results[view].normalZ);
+    normal = length(pairSum) > 0.5 * SL_NORMAL_SCALE ? normalize(pairSum) : v.fallback.xyz;
 
     vec3 centreUwd = vec3(float(local.x) + 0.5, float(local.y) + 0.5, float(ks) + 0.5);
     vec3 point;
@@ -186,7 +202,7 @@ void main() {
     uint slot = atomicAdd(counters[SL_COUNTER_SAMPLES], 1u);
     SlSample s;
     s.point = vec4(point + normal * (along[0] + 0.5 * stepLen), -depth);
-    s.normal = vec4(normal, weight);
+    s.normal = vec4(normal, 0.0);
     s.view = view;
     s.pixel = local.y * uTileSize + local.x;
     s.slice = uint(ks);

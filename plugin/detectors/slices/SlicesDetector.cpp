@@ -28,7 +28,7 @@ namespace isc {
 
 static_assert(sizeof(gl::SlView) == 64, "SlView must match its std430 layout");
 static_assert(sizeof(gl::SlDraw) == 16, "SlDraw must match its std430 layout");
-static_assert(sizeof(gl::SlResult) == 32, "SlResult must match its std430 layout");
+static_assert(sizeof(gl::SlResult) == 48, "SlResult must match its std430 layout");
 static_assert(sizeof(gl::SlSample) == 48, "SlSample must match its std430 layout");
 
 namespace {
@@ -279,7 +279,7 @@ Result<void> SlicesDetector::Impl::runBatch(std::span<const View> batch, std::ve
     vao.setElementBuffer(settings.cull ? culledIndices : scene.indexBuffer());
 
     // Per-view results: counts 0, the volume's minima at their largest.
-    std::vector<gl::SlResult> resultInit(n, gl::SlResult{0, ~0u, ~0u, ~0u, 0, 0, 0, 0});
+    std::vector<gl::SlResult> resultInit(n, gl::SlResult{0, ~0u, ~0u, ~0u, 0, 0, 0, 0, 0, 0, 0, 0});
     results.reserve(n * sizeof(gl::SlResult));
     results.upload<gl::SlResult>(0, resultInit);
     counters.clearZero();
@@ -355,9 +355,15 @@ Result<void> SlicesDetector::Impl::runBatch(std::span<const View> batch, std::ve
     test.setUniform("uTileSize", R);
     test.setUniform("uViewCount", n);
     test.setUniform("uEmitSamples", emitSamples ? 1u : 0u);
+    test.setUniform("uPhase", 0u);
     test.use();
     test.dispatch((W + 7) / 8, (H + 7) / 8);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+    if (emitSamples) {  // the samples, with each pair's normal summed by the first dispatch
+        test.setUniform("uPhase", 1u);
+        test.dispatch((W + 7) / 8, (H + 7) / 8);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+    }
     timer.mark(2);
 
     std::vector<gl::SlResult> resultData(n);
@@ -650,20 +656,12 @@ Result<void> SlicesDetector::detect(const Scene& scene, std::span<const ObjectPa
             r.segments = std::move(found[k].segments);
         }
         if (st.samples && p.firstSample >= 0) {
-            // One normal for the pair: the fill gradients of its samples, summed (each pixel's
-            // own is noisy at a few voxels; the sum is the overlap's boundary, B's side toward A).
-            Vec3 sum(0.0f);
-            for (std::uint32_t s = 0; s < p.sampleCount; ++s) {
-                const gl::SlSample& g = sampleData[std::size_t(p.firstSample) + s];
-                sum += Vec3(g.normal) * g.normal.w;
-            }
-            const float len = glm::length(sum);
             for (std::uint32_t s = 0; s < p.sampleCount; ++s) {
                 const gl::SlSample& g = sampleData[std::size_t(p.firstSample) + s];
                 ContactSample cs;
                 cs.pointOnB = Vec3(g.point);
                 cs.depth = g.point.w;
-                cs.normalOnB = len > 0.0f ? sum / len : Vec3(g.normal);
+                cs.normalOnB = Vec3(g.normal);  // the pair's (test.glsl, phase 0)
                 r.samples.push_back(cs);
             }
         }

@@ -30,10 +30,10 @@
 ///   rendering may use settings.lastSlices slices (Table 1's last row).
 /// - §3.2 collision response: contact samples from the shared voxels (settings.samples; one per
 ///   pixel column: the centre of the middle voxel of its longest shared run), one normal per
-///   pair from the fill gradient (grad occupancy(A) - grad occupancy(B) by central differences
-///   over 5x5x5 voxels, summed over the pair's samples; where all vanish, the view's depth axis,
-///   the overlap's thinnest, from B's box toward A's), depth the shared region's thickness along
-///   the sample's gradient less half a voxel. §5's "traditional technique in the collision volume":
+///   pair from the fill gradient (the directions of grad occupancy(A) - grad occupancy(B), by
+///   central differences over 5x5x5 voxels, summed over the pair's pixels; where they cancel,
+///   the view's depth axis, the overlap's thinnest, from B's box toward A's), depth the shared
+///   region's thickness along that normal less half a voxel. §5's "traditional technique in the collision volume":
 ///   settings.exact tests the triangles of both objects inside the collision volume exactly
 ///   (triangle pairs; a pair is reported only when one intersects).
 /// - Many pairs per call: every pair's view is a tile of an atlas; one batch renders all tiles.
@@ -60,9 +60,8 @@ struct SlicesSettings {
     std::string offsetUnit = "voxel";  ///< "voxel" (the pair's first voxel diagonal) or "model" (object box diagonal)
     bool exact = true;    ///< exact triangle test inside the collision volume: triangle pairs, precision 1
     /// Contact samples from the shared voxels (always made with exact=false: they carry the
-    /// voxel verdict). Off by default: the dispatcher then makes contacts from the exact
-    /// triangle pairs (a resting pile; samples alone hold a pile up but keep it jittering,
-    /// docs/detectors/slices.md).
+    /// voxel verdict). Off by default: the dispatcher then makes cpu's contacts from the exact
+    /// triangle pairs; with samples it makes them from the samples (docs/detectors/slices.md).
     bool samples = false;
     bool logicOp = true;  ///< glLogicOp on the targets (false, or not working here: the shader-OR path)
     /// Draw, per pair, only the triangles whose world boxes can reach its view (across it, and
