@@ -5,11 +5,17 @@
 #   tests     every test executable on the NVIDIA driver (the tool tests need the build tree: left out)
 #   accuracy  `isc accuracy` of every registered GPU detector at its defaults, 200 poses
 #   demo      `isc demo bunny-pile --headless --bodies 100`: the auto line and the summary
+#   peel-again  the 100-bunny pile and deforming pile, cpu beside peel, once more (a second sample)
+#   probe-cinder  which cinder resolve shader the driver links: the embedded one, else the variants
+#             packed in .devrun/variants/v*/ (used for the parts after it through ISC_SHADER_DIR)
 #   <name>    bench/gpu/<name>.sh (the detectors' and reliability's own benches, beside cpu)
+# Everything the parts write goes into one archive $OUT/round-<parts>.tgz (the device returns at
+# most 8 files).
 set -uo pipefail
-export LD_LIBRARY_PATH=$PWD/.devrun/lib ISC_BUNNY_OBJ=$PWD/.devrun/data/bunny.obj
-export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-out=${OUT:-/tmp/out}; bin=$PWD/.devrun/bin; mkdir -p "$out"
+export LD_LIBRARY_PATH=$PWD/.devrun/lib ISC_BUNNY_OBJ=${ISC_BUNNY_OBJ:-$PWD/.devrun/data/bunny.obj}
+nv=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+[ -f $nv ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$nv
+final=${OUT:-/tmp/out}; out=$(mktemp -d); bin=$PWD/.devrun/bin; mkdir -p "$final"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$out/gpu.txt"
 "$bin/isc" info > "$out/info.txt" 2>&1
 for part in "$@"; do
@@ -25,10 +31,26 @@ for part in "$@"; do
         case $d in auto|cpu|heightmap) continue ;; esac  # heightmap: objects against static ones only
         echo "--- $d"; timeout 120 "$bin/isc" accuracy --detector "$d" --poses 200 --quiet 2>&1 | tail -2
       done | tee "$out/accuracy.txt" ;;
+    peel-again)
+      timeout 200 "$bin/isc_bench_peel" --benchmark_filter='^(pile|deform)/100/(cpu|peel)/' --benchmark_repetitions=5 \
+        --benchmark_report_aggregates_only=true --benchmark_out="$out/peel-again.json" --benchmark_out_format=json \
+        > "$out/peel-again.txt" 2>&1
+      grep median "$out/peel-again.txt" | awk '{print $1, $2, $3}' ;;
+    probe-cinder)
+      for v in embedded .devrun/variants/*; do
+        if [ "$v" = embedded ]; then unset ISC_SHADER_DIR; else export ISC_SHADER_DIR=$PWD/$v; fi
+        if timeout 60 "$bin/isc" accuracy --detector cinder --poses 20 --quiet > "$out/probe-$(basename $v).txt" 2>&1; then
+          echo "cinder links with: $v" | tee -a "$out/probe-cinder.txt"; break
+        fi
+        echo "cinder fails with: $v: $(grep -m1 -i error "$out/probe-$(basename $v).txt")" | tee -a "$out/probe-cinder.txt"
+        unset ISC_SHADER_DIR
+      done ;;
     demo)
       timeout 200 "$bin/isc" demo bunny-pile --headless --bodies 100 --steps 300 --out "$out/pile100.png" \
         2>&1 | grep -v '^step ' | tee "$out/demo.txt" ;;
     *)
-      OUT=$out timeout 560 bash "bench/gpu/$part.sh" 2>&1 | tee "$out/$part.log" | tail -60 ;;
+      mkdir -p "$out/$part"; OUT=$out/$part timeout 560 bash "bench/gpu/$part.sh" 2>&1 | tee "$out/$part.log" | tail -60 ;;
   esac
 done
+tar -czf "$final/round-$(IFS=-; echo "$*").tgz" -C "$out" .
+cp "$out"/gpu.txt "$final/" 2>/dev/null
