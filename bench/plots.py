@@ -69,7 +69,8 @@ def call_runs(results):
     """Detector calls of isc_bench_<detector> JSON: rows named <scene>/<size>/<detector>/... with a
     `triangles` counter (isc_bench_peel's and isc_bench_cullide's pile and scaling rows; the
     median when a run reports aggregates). {(machine, scene): {detector: {triangles: ms per call}}}
-    and the files used; per machine every file counts, a newer file's point replaces an older one's."""
+    and the files used; per machine every file counts, a newer file's point replaces an older one's,
+    and a newer file's series of several sizes replaces the older series whole."""
     files = []
     for path in sorted(glob.glob(os.path.join(results, "*.json"))):
         try:
@@ -78,8 +79,9 @@ def call_runs(results):
             continue
         machine, date = machine_and_date(path)
         files.append((data.get("context", {}).get("date", date), path, machine, data))
-    out, sources = {}, set()
+    out, sources, origin = {}, set(), {}
     for _, path, machine, data in sorted(files, key=lambda f: (f[0], f[1])):
+        series = {}
         for b in data.get("benchmarks", []):
             name = b.get("name", "")
             if "triangles" not in b or name.startswith("BM_") or name.count("/") < 2:
@@ -88,8 +90,19 @@ def call_runs(results):
                 continue
             scene, _, detector = name.split("/")[:3]
             unit = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}.get(b.get("time_unit", "ns"), 1.0)
-            out.setdefault((machine, scene), {}).setdefault(detector, {})[int(b["triangles"])] = b["real_time"] * unit
-            sources.add(os.path.basename(path))
+            series.setdefault((machine, scene, detector), {})[int(b["triangles"])] = b["real_time"] * unit
+        for (machine, scene, detector), points in series.items():
+            line = out.setdefault((machine, scene), {})
+            # A series this file measured at several sizes replaces the older one whole (a
+            # line is one run, not old and new code mixed); single points merge.
+            key = (machine, scene, detector)
+            if len(points) >= 2:
+                line[detector], origin[key] = {}, set()
+            line.setdefault(detector, {}).update(points)
+            origin.setdefault(key, set()).add(os.path.basename(path))
+    for (machine, scene, detector), paths in origin.items():
+        if len(out[(machine, scene)][detector]) >= 2:
+            sources |= paths
     return out, sources
 
 

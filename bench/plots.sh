@@ -13,3 +13,10 @@ out=${2:-docs/plots}
 data=$(mktemp -d)
 trap 'rm -rf "$data"' EXIT
 python3 bench/plots.py "$results" "$out" "$data"
+# peel's page (docs/detectors/peel.md): time against triangles from the newest NVIDIA run of
+# bench/gpu/peel-gpu.sh (peel and cpu of one run only, not merged with older code's rows).
+peel=$(ls "$results"/h100-*-peel-gpu.json 2>/dev/null | sort | tail -1 || true)
+if [ -n "$peel" ]; then
+  python3 bench/detectors/peel_table.py "$peel" --plot "$out/peel-h100-time-vs-triangles.png" --source "$peel" >/dev/null
+  echo "plots: wrote $out/peel-h100-time-vs-triangles.png (from $peel)"
+fi

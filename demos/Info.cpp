@@ -45,6 +45,7 @@ int runInfo() {
                         s.doc.c_str());
         for (const auto& [ext, why] : d.extensions)
             std::printf("           [%s] %s: %s\n", info.has(ext) ? "yes" : " no", ext.c_str(), why.c_str());
+        if (d.describeGl) std::printf("           here: %s\n", d.describeGl().c_str());
     }
     return 0;
 }

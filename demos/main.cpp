@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
     demo->require_subcommand(1);
     isc::tool::addBunnyPileDemo(*demo, exitCode);
     isc::tool::addParticlesDemo(*demo, exitCode);
+    isc::tool::addStairsDemo(*demo, exitCode);
+    isc::tool::addSnowBunnyDemo(*demo, exitCode);
     CLI11_PARSE(app, argc, argv);
     return exitCode;
 }

@@ -23,7 +23,8 @@
 //
 // Run: isc_bench_cullide [--benchmark_filter=...]. Environment: ISC_CULLIDE_SET, options for
 // the cullide rows ("resolution=128,clusterSize=32"); ISC_BENCH_CULLIDE_SIZES (default
-// "100,300").
+// "100,300"); ISC_BENCH_CULLIDE_VARIANTS, more cullide rows, each a name and its options on
+// top of ISC_CULLIDE_SET ("cullide_seq:viewsAtOnce=false;cullide_obj:objectLevel=true").
 #include "isc/detect/Registry.h"
 #include "isc/detectors/CpuDetector.h"
 #include "isc/detectors/CullideDetector.h"
@@ -124,9 +125,39 @@ OptionList cullideOptions(const char* method) {
     return options;
 }
 
+std::map<std::string, OptionList> g_variants;  // ISC_BENCH_CULLIDE_VARIANTS: row name -> extra options
+
+void readVariants() {
+    const char* env = std::getenv("ISC_BENCH_CULLIDE_VARIANTS");
+    if (!env) return;
+    std::stringstream rows(env);
+    std::string row;
+    while (std::getline(rows, row, ';')) {
+        const auto colon = row.find(':');
+        const std::string name = row.substr(0, colon);
+        if (name.empty()) continue;
+        OptionList options;
+        std::stringstream items(colon == std::string::npos ? std::string() : row.substr(colon + 1));
+        std::string item;
+        while (std::getline(items, item, ',')) {
+            auto o = parseOption(item);
+            if (!o) {
+                std::fprintf(stderr, "isc_bench_cullide: ISC_BENCH_CULLIDE_VARIANTS: %s\n", o.error().message.c_str());
+                std::exit(2);
+            }
+            options.push_back(*o);
+        }
+        g_variants[name] = options;
+    }
+}
+
 std::unique_ptr<Detector> makeDetector(const std::string& name) {
     Result<std::unique_ptr<Detector>> d = fail("unknown");
-    if (name == "cullide") d = createDetector("cullide", {.wantSegments = false, .options = cullideOptions("compute")});
+    if (auto v = g_variants.find(name); v != g_variants.end()) {
+        OptionList options = cullideOptions("compute");
+        options.insert(options.end(), v->second.begin(), v->second.end());
+        d = createDetector("cullide", {.wantSegments = false, .options = options});
+    } else if (name == "cullide") d = createDetector("cullide", {.wantSegments = false, .options = cullideOptions("compute")});
     else if (name == "cullide_queries")
         d = createDetector("cullide", {.wantSegments = false, .options = cullideOptions("queries")});
     else if (name == "cpu") d = createDetector("cpu", {.wantSegments = false});
@@ -219,7 +250,11 @@ void registerAll() {
         std::string item;
         while (std::getline(ss, item, ',')) sizes.push_back(std::atoi(item.c_str()));
     }
-    g_detectorOrder = {"cullide", "cullide_queries", "cpu", "peel_128_1axis"};
+    g_detectorOrder = {"cullide", "cullide_queries"};
+    readVariants();
+    for (const auto& [name, options] : g_variants) g_detectorOrder.push_back(name);
+    g_detectorOrder.push_back("cpu");
+    g_detectorOrder.push_back("peel_128_1axis");
     for (bool deforming : {false, true}) {
         for (int bodies : sizes) {
             const std::string scene = std::string(deforming ? "deforming/" : "pile/") + std::to_string(bodies);
@@ -271,7 +306,9 @@ void printSummary() {
     for (const std::string& scene : g_sceneOrder) {
         auto it = g_results.find(scene);
         if (it == g_results.end()) continue;
-        for (const char* d : {"cullide", "cullide_queries"}) {
+        for (const std::string& name : g_detectorOrder) {
+            if (name.rfind("cullide", 0) != 0) continue;
+            const char* d = name.c_str();
             auto r = it->second.find(d);
             if (r == it->second.end()) continue;
             auto c = [&](const char* k) {

@@ -11,9 +11,12 @@
 //                    its trees, peel uploads the vertices.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
-//   peel             peel with its defaults (auto resolution and axes, scene sampling, 3-D cull)
-//   peel_128_1axis   peel with resolution=128 axes=1 (the form the dispatcher used before; one
-//                    axis draws every triangle: the 3-D cull needs three)
+//   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
+//                    cluster pairs straight to the GPU float filter, no raster)
+//   peel_rays        peel with rays=on, otherwise defaults (auto resolution and axes, 3-D cull,
+//                    collision rays choose the pairs for the filter)
+//   peel_128_1axis   peel with rays=on resolution=128 axes=1 (the form the dispatcher used
+//                    before; one axis draws every triangle: the 3-D cull needs three)
 // Each benchmark first runs one call of the detector and one of cpu on the same poses and
 // compares them (counters missed_pairs, extra_pairs: triangle pairs peel missed or invented,
 // both must be 0, of reference_pairs), then times detect() only (manual time: scene updates
@@ -111,11 +114,12 @@ std::unique_ptr<Detector> makeDetector(const Kind& kind, std::string& error) {
     return std::move(*d);
 }
 
-PeelSettings peelWith(int resolution, int axes, bool cull = true) {
+PeelSettings peelWith(int resolution, int axes, bool cull = true, const char* rays = "on") {
     PeelSettings s;
     s.resolution = resolution;
     s.axes = axes;
     s.cull = cull;
+    s.rays = rays;
     return s;
 }
 
@@ -209,7 +213,10 @@ void registerAll() {
     double minTime = 0.5;
     if (const char* m = std::getenv("ISC_PEEL_BENCH_MIN_TIME")) minTime = std::max(0.01, std::atof(m));
     const std::vector<std::pair<Kind, std::string>> kinds = {
-        {Kind{true, {}}, "cpu"}, {Kind{false, PeelSettings{}}, "peel"}, {Kind{false, peelWith(128, 1)}, "peel_128_1axis"}};
+        {Kind{true, {}}, "cpu"},
+        {Kind{false, PeelSettings{}}, "peel"},
+        {Kind{false, peelWith(0, 0)}, "peel_rays"},
+        {Kind{false, peelWith(128, 1)}, "peel_128_1axis"}};
     auto addRows = [&](const std::string& scene, const std::vector<std::pair<Kind, std::string>>& rows,
                        std::function<Scene()> make, Update update) {
         for (const auto& [kind, name] : rows) {

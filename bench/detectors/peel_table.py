@@ -105,35 +105,45 @@ def check(rows, scene, detector):
     return f"missed {missed:.0f}, extra {extra:.0f} of cpu's {truth:.0f}"
 
 
+STAGES = ("gpu_world_ms", "gpu_cull_ms", "gpu_raster_ms", "gpu_rays_ms", "gpu_grid_ms", "gpu_filter_ms")
+
+
+def second(rows):
+    """The second peel row of the tables: peel_rays (collision rays on) where measured, else the
+    older peel_128_1axis."""
+    return "peel_rays" if any(n.endswith("/peel_rays") for n in rows) else "peel_128_1axis"
+
+
 def main_table(rows, source):
+    other = second(rows)
+    label = "peel, rays on" if other == "peel_rays" else "peel 128²/1 axis"
     out = []
     out.append(f"detect() per call, ms (medians; `{source}`)\n")
-    out.append("| scene | triangles | cpu | peel | peel ÷ cpu | peel 128²/1 axis | ÷ cpu | peel: cull / raster / rays / grid / "
-               "filter (GPU) | wait + read | CPU exact | kept / rasterized triangles | peel's pairs against cpu |")
+    out.append(f"| scene | triangles | cpu | peel | peel ÷ cpu | {label} | ÷ cpu | peel: world / cull / raster / rays / "
+               "grid / filter (GPU) | wait + read | CPU exact | cluster pairs / exact tests | peel's pairs against cpu |")
     out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for prefix in ("pile/", "scaling/", "deform/"):
         for scene in scenes(rows, prefix):
             cpu = get(rows, scene, "cpu")
             peel = get(rows, scene, "peel")
-            old = get(rows, scene, "peel_128_1axis")
-            stages = [get(rows, scene, "peel", k) for k in
-                      ("gpu_cull_ms", "gpu_raster_ms", "gpu_rays_ms", "gpu_grid_ms", "gpu_filter_ms")]
+            old = get(rows, scene, other)
+            stages = [get(rows, scene, "peel", k) for k in STAGES]
             out.append("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |".format(
                 scene, count(get(rows, scene, "cpu", "triangles") or get(rows, scene, "peel", "triangles")),
                 fmt(cpu), fmt(peel), fmt(peel / cpu) if peel and cpu else "—", fmt(old),
                 fmt(old / cpu) if old and cpu else "—", " / ".join(fmt(s) for s in stages),
                 fmt(get(rows, scene, "peel", "readback_ms")), fmt(get(rows, scene, "peel", "cpu_exact_ms")),
-                count(get(rows, scene, "peel", "triangles_kept")), count(get(rows, scene, "peel", "triangles_rasterized")),
-                check(rows, scene, "peel") + ("; 128²/1: " + check(rows, scene, "peel_128_1axis")
-                                               if f"{scene}/peel_128_1axis" in rows else "")))
+                count(get(rows, scene, "peel", "cluster_pairs")), count(get(rows, scene, "peel", "tri_tri_tests")),
+                check(rows, scene, "peel") + (f"; {other}: " + check(rows, scene, other)
+                                               if f"{scene}/{other}" in rows else "")))
     return "\n".join(out)
 
 
 def scaling_table(rows, source):
     out = [f"\nTime against triangles: 16 bunnies subdivided 0..3 times (`{source}`)\n",
-           "| triangles | cpu ms | peel ms | peel 128²/1 axis ms | peel ÷ cpu |", "|---|---|---|---|---|"]
+           f"| triangles | cpu ms | peel ms | {second(rows)} ms | peel ÷ cpu |", "|---|---|---|---|---|"]
     for scene in scenes(rows, "scaling/"):
-        cpu, peel, old = get(rows, scene, "cpu"), get(rows, scene, "peel"), get(rows, scene, "peel_128_1axis")
+        cpu, peel, old = get(rows, scene, "cpu"), get(rows, scene, "peel"), get(rows, scene, second(rows))
         out.append(f"| {count(get(rows, scene, 'cpu', 'triangles'))} | {fmt(cpu)} | {fmt(peel)} | {fmt(old)} | "
                    f"{fmt(peel / cpu) if peel and cpu else '—'} |")
     return "\n".join(out)
@@ -144,14 +154,14 @@ def tune_table(rows, source):
     if not tune:
         return ""
     out = [f"\nTuning rows (`{source}`): peel at explicit settings, ms per call\n",
-           "| scene | row | ms | cull / raster / rays / grid / filter (GPU) | pixels | kept | records | exact tests | "
+           "| scene | row | ms | world / cull / raster / rays / grid / filter (GPU) | pixels | kept | records | exact tests | "
            "against cpu |", "|---|---|---|---|---|---|---|---|---|"]
     for scene in tune:
         for name, row in rows.items():
             if not name.startswith(scene + "/"):
                 continue
             detector = name.rsplit("/", 1)[1]
-            stages = [row.get(k) for k in ("gpu_cull_ms", "gpu_raster_ms", "gpu_rays_ms", "gpu_grid_ms", "gpu_filter_ms")]
+            stages = [row.get(k) for k in STAGES]
             out.append(f"| {scene[5:]} | {detector} | {fmt(row.get('real_time_ms'))} | "
                        f"{' / '.join(fmt(s) for s in stages)} | {count(row.get('pixels_sampled'))} | "
                        f"{count(row.get('triangles_kept'))} | {count(row.get('records'))} | "
@@ -164,7 +174,7 @@ def plot(rows, path):
     if gnuplot is None:
         print("peel_table: gnuplot not found (scripts/setup.sh installs gnuplot-nox); no plot", file=sys.stderr)
         return
-    series = {"cpu": [], "peel": [], "peel_128_1axis": []}
+    series = {"cpu": [], "peel": [], second(rows): []}
     for prefix in ("scaling/", "pile/"):
         for scene in scenes(rows, prefix):
             for det in series:
@@ -185,8 +195,10 @@ def plot(rows, path):
             [gnuplot, "-e", "set terminal"], capture_output=True, text=True).stderr else "png size 900,560"
         lines = [f"set terminal {term}", f"set output '{path}'", "set logscale xy", "set grid",
                  "set xlabel 'triangles in the scene'", "set ylabel 'ms per detect() call'",
-                 "set key left top", "set title 'peel and cpu: one detect() call (medians)'"]
-        styles = {"cpu": "lc rgb '#444444'", "peel": "lc rgb '#1f77b4'", "peel_128_1axis": "lc rgb '#ff7f0e'"}
+                 "set key left top", "set title 'peel and cpu: one detect() call (medians)'",
+                 "set key noenhanced"]
+        styles = {"cpu": "lc rgb '#444444'", "peel": "lc rgb '#1f77b4'", "peel_128_1axis": "lc rgb '#ff7f0e'",
+                  "peel_rays": "lc rgb '#ff7f0e'"}
         plots = []
         for det in series:
             if os.path.getsize(files[(det, "scaling")]) > 0:

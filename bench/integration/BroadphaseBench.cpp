@@ -1,8 +1,12 @@
 // isc_bench_broadphase: the bunny pile (demos/scenes/BunnyPile) stepped through RigidWorld
-// with the "cpu" detector, once with btDbvtBroadphase alone ("dbvt") and once with
-// isc::bullet::CullideBroadphase ("cullide"), same scene, same process; then a summary.
+// with the "cpu" detector (or ISC_BENCH_BROADPHASE_DETECTOR=peel: peel at its pile settings,
+// 128 px, 1 axis, scene sampling), once with btDbvtBroadphase alone ("dbvt") and with
+// isc::bullet::CullideBroadphase: "cullide" (defaults: the object pass over all mesh bodies
+// at once), "cullide_clusterboxes" (that pass, then the cluster level per pair on the clusters'
+// boxes), "cullide_clusters" (the cluster level on their triangles), same scene, same process;
+// then a summary.
 // Each run drops the pile and times the first ISC_BENCH_BROADPHASE_STEPS steps (default
-// 180 at 100 bodies, 120 at 300, 60 at 1000).
+// 180 at 100 bodies, 120 at 300, 60 at 1000; ISC_BENCH_BROADPHASE_STEPS_<bodies> for one size).
 //
 // Counters per step (means): step_ms, collision_ms (the dispatcher), passed_pairs (pairs in
 // the cache the dispatcher walks), box_pairs (btDbvtBroadphase's pairs), mesh_pairs and
@@ -13,8 +17,10 @@
 // the dispatcher's swollen meshes), lost_pairs is the total over all steps found touching
 // (must be 0); its times include the check and are not the figure to quote.
 //
-// Environment: ISC_BENCH_BROADPHASE_LEVEL (object, cluster (default) or triangle),
-// ISC_CULLIDE_SET (options of the PCS passes, "clusterSize=32,clusterResolution=128").
+// Environment: ISC_BENCH_BROADPHASE_LEVEL (the "cullide" rows' level: object (default),
+// cluster or triangle), ISC_BENCH_BROADPHASE_OBJECT_PASS=0 (the object level per pair instead
+// of over all bodies at once), ISC_CULLIDE_SET (options of the PCS passes,
+// "clusterSize=32,clusterResolution=128"), ISC_BENCH_BROADPHASE_DETECTOR (cpu or peel).
 // CullideBroadphase needs a headless GL context, made in main().
 #include "BunnyPile.h"
 
@@ -39,13 +45,26 @@ namespace {
 std::optional<isc::gl::Context> g_context;
 
 int stepsFor(int bodies) {
+    const std::string own = "ISC_BENCH_BROADPHASE_STEPS_" + std::to_string(bodies);
+    if (const char* s = std::getenv(own.c_str())) return std::max(1, std::atoi(s));
     if (const char* s = std::getenv("ISC_BENCH_BROADPHASE_STEPS")) return std::max(1, std::atoi(s));
     return bodies >= 1000 ? 60 : bodies >= 300 ? 120 : 180;
 }
 
-isc::bullet::CullideBroadphaseSettings broadphaseSettings() {
+std::string detectorName() {
+    const char* d = std::getenv("ISC_BENCH_BROADPHASE_DETECTOR");
+    return d && *d ? d : "cpu";
+}
+
+isc::bullet::CullideBroadphaseSettings broadphaseSettings(const std::string& mode) {
     isc::bullet::CullideBroadphaseSettings s;
-    if (const char* level = std::getenv("ISC_BENCH_BROADPHASE_LEVEL")) {
+    if (const char* pass = std::getenv("ISC_BENCH_BROADPHASE_OBJECT_PASS")) s.objectPass = std::string(pass) != "0";
+    if (mode.rfind("cullide_clusterboxes", 0) == 0) {
+        s.level = isc::CullideLevel::Cluster;
+        s.cullide.clusterBoxes = true;
+    } else if (mode.rfind("cullide_clusters", 0) == 0) {
+        s.level = isc::CullideLevel::Cluster;
+    } else if (const char* level = std::getenv("ISC_BENCH_BROADPHASE_LEVEL")) {
         const std::string l = level;
         s.level = l == "object" ? isc::CullideLevel::Object
                   : l == "triangle" ? isc::CullideLevel::Triangle
@@ -66,7 +85,7 @@ isc::bullet::CullideBroadphaseSettings broadphaseSettings() {
 }
 
 struct Measured {
-    double stepMs = 0, collisionMs = 0, passed = 0, lost = -1;
+    double stepMs = 0, collisionMs = 0, passed = 0, lost = -1, cullideMs = 0;
 };
 std::map<std::pair<std::string, int>, Measured> g_measured;
 
@@ -89,7 +108,9 @@ void runPile(benchmark::State& state, const std::string& mode) {
     for (auto _ : state) {
         state.PauseTiming();
         isc::bullet::WorldSettings ws;
-        ws.detector = "cpu";
+        ws.detector = detectorName();
+        if (ws.detector == "peel")
+            ws.detectorSettings.options = {{"resolution", "128"}, {"axes", "1"}, {"sampling", "scene"}};
         ws.broadphase = "dbvt";
         auto world = isc::bullet::RigidWorld::create(ws);
         if (!world) {
@@ -100,13 +121,13 @@ void runPile(benchmark::State& state, const std::string& mode) {
         std::unique_ptr<isc::bullet::CullideBroadphase> ours;
         btDiscreteDynamicsWorld& dw = (*world)->world();
         if (cullide) {
-            auto b = isc::bullet::CullideBroadphase::create(broadphaseSettings());
+            auto b = isc::bullet::CullideBroadphase::create(broadphaseSettings(mode));
             if (!b) {
                 state.SkipWithError(b.error().message.c_str());
                 return;
             }
             ours = std::move(*b);
-            ours->setValidate(mode == "cullide_validate");
+            ours->setValidate(mode.find("_validate") != std::string::npos);
             dw.setBroadphase(ours.get());
         }
         (*world)->addGround(pile->groundHalfExtents);
@@ -127,8 +148,10 @@ void runPile(benchmark::State& state, const std::string& mode) {
                 lost += double(b.lostPairs);
                 const isc::DetectorStats& d = ours->lastDetectorStats();
                 sum["gpu_ms"] += d.gpuMs;
+                sum["readback_ms"] += d.readbackMs;
                 for (const char* c : {"pcs_objects_in", "pcs_objects", "pcs_clusters_in", "pcs_clusters",
-                                      "pcs_triangles_in", "pcs_triangles", "pairs_after_objects", "pairs_after_clusters"})
+                                      "pcs_triangles_in", "pcs_triangles", "pairs_after_objects", "pairs_after_clusters",
+                                      "gpu_object_ms", "gpu_cluster_ms", "cpu_object_setup_ms", "run_object_ms"})
                     sum[c] += d.counter(c);
             } else {
                 sum["box_pairs"] += double(dw.getBroadphase()->getOverlappingPairCache()->getNumOverlappingPairs());
@@ -153,18 +176,27 @@ void runPile(benchmark::State& state, const std::string& mode) {
     m.stepMs = sum["step_ms"] / n;
     m.collisionMs = sum["collision_ms"] / n;
     m.passed = sum["passed_pairs"] / n;
-    if (mode == "cullide_validate") m.lost = lost;
+    m.cullideMs = sum["cullide_ms"] / n;
+    if (mode.find("_validate") != std::string::npos) m.lost = lost;
 }
 
 void BM_Dbvt(benchmark::State& state) { runPile(state, "dbvt"); }
 void BM_Cullide(benchmark::State& state) { runPile(state, "cullide"); }
+void BM_CullideClusters(benchmark::State& state) { runPile(state, "cullide_clusters"); }
+void BM_CullideClusterBoxes(benchmark::State& state) { runPile(state, "cullide_clusterboxes"); }
+void BM_CullideClusterBoxesValidate(benchmark::State& state) { runPile(state, "cullide_clusterboxes_validate"); }
 void BM_CullideValidate(benchmark::State& state) { runPile(state, "cullide_validate"); }
+void BM_CullideClustersValidate(benchmark::State& state) { runPile(state, "cullide_clusters_validate"); }
 
 }  // namespace
 
 BENCHMARK(BM_Dbvt)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Cullide)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CullideClusters)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CullideClusterBoxes)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CullideClusterBoxesValidate)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CullideValidate)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CullideClustersValidate)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
     if (auto ctx = isc::gl::Context::createHeadless()) {
@@ -178,18 +210,25 @@ int main(int argc, char** argv) {
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
-    std::printf("\n# isc_bench_broadphase summary (means per step)\n");
-    std::printf("| bodies | dbvt pairs | cullide pairs | ratio | dbvt step ms | cullide step ms | step ratio | "
-                "lost pairs (validate) |\n|---|---|---|---|---|---|---|---|\n");
+    std::printf("\n# isc_bench_broadphase summary (means per step; detector in the dispatcher: %s)\n",
+                detectorName().c_str());
+    std::printf("| bodies | broadphase | pairs passed | / dbvt | step ms | / dbvt | collision ms | cullide ms | "
+                "lost pairs (validate) |\n|---|---|---|---|---|---|---|---|---|\n");
     for (int bodies : {100, 300, 1000}) {
         auto d = g_measured.find({"dbvt", bodies});
-        auto c = g_measured.find({"cullide", bodies});
-        auto v = g_measured.find({"cullide_validate", bodies});
-        if (d == g_measured.end() || c == g_measured.end()) continue;
-        std::printf("| %d | %.1f | %.1f | %.3f | %.2f | %.2f | %.3f | %s |\n", bodies, d->second.passed,
-                    c->second.passed, c->second.passed / std::max(d->second.passed, 1e-9), d->second.stepMs,
-                    c->second.stepMs, c->second.stepMs / std::max(d->second.stepMs, 1e-9),
-                    v == g_measured.end() ? "-" : std::to_string(int(v->second.lost)).c_str());
+        if (d == g_measured.end()) continue;
+        for (const char* mode : {"dbvt", "cullide", "cullide_clusterboxes", "cullide_clusters"}) {
+            auto c = g_measured.find({mode, bodies});
+            if (c == g_measured.end()) continue;
+            auto v = g_measured.find({std::string(mode) + "_validate", bodies});
+            std::printf("| %d | %s | %.1f | %.3f | %.2f | %.3f | %.2f | %.2f | %s |\n", bodies, mode, c->second.passed,
+                        c->second.passed / std::max(d->second.passed, 1e-9), c->second.stepMs,
+                        c->second.stepMs / std::max(d->second.stepMs, 1e-9), c->second.collisionMs,
+                        c->second.cullideMs,
+                        std::string(mode) == "dbvt" ? "-"
+                        : v == g_measured.end()     ? "not run"
+                                                    : std::to_string(int(v->second.lost)).c_str());
+        }
     }
     g_context.reset();  // before static destruction (see bench/detectors/PeelBench.cpp)
     return 0;

@@ -14,7 +14,6 @@
 #include <chrono>
 #include <cstdio>
 #include <sstream>
-#include <unordered_set>
 
 namespace isc::bullet {
 
@@ -22,12 +21,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
-
-std::uint64_t key(const btBroadphaseProxy* a, const btBroadphaseProxy* b) {
-    std::uint32_t x = static_cast<std::uint32_t>(a->m_uniqueId), y = static_cast<std::uint32_t>(b->m_uniqueId);
-    if (x > y) std::swap(x, y);
-    return (std::uint64_t(x) << 32) | y;
-}
 
 }  // namespace
 
@@ -139,13 +132,22 @@ std::int64_t CullideBroadphase::objectOf(const btCollisionObject& body, btDispat
 btBroadphaseProxy* CullideBroadphase::createProxy(const btVector3& aabbMin, const btVector3& aabbMax, int shapeType,
                                                   void* userPtr, int collisionFilterGroup, int collisionFilterMask,
                                                   btDispatcher* dispatcher) {
-    return dbvt_->createProxy(aabbMin, aabbMax, shapeType, userPtr, collisionFilterGroup, collisionFilterMask,
-                              dispatcher);
+    btBroadphaseProxy* proxy = dbvt_->createProxy(aabbMin, aabbMax, shapeType, userPtr, collisionFilterGroup,
+                                                  collisionFilterMask, dispatcher);
+    // Bullet passes the collision object as the user pointer (btCollisionWorld::addCollisionObject).
+    if (userPtr) proxied_.push_back(static_cast<const btCollisionObject*>(userPtr));
+    return proxy;
 }
 
 void CullideBroadphase::destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher) {
     cache_->removeOverlappingPairsContainingProxy(proxy, dispatcher);
-    auto it = bodies_.find(static_cast<const btCollisionObject*>(proxy->m_clientObject));
+    const auto* client = static_cast<const btCollisionObject*>(proxy->m_clientObject);
+    if (auto p = std::find(proxied_.begin(), proxied_.end(), client); p != proxied_.end()) {
+        *p = proxied_.back();
+        proxied_.pop_back();
+    }
+    if (std::size_t(proxy->m_uniqueId) < objectByProxy_.size()) objectByProxy_[std::size_t(proxy->m_uniqueId)] = -1;
+    auto it = bodies_.find(client);
     if (it != bodies_.end()) {
         if (it->second->usable) scene_->setActive(it->second->object, false);
         bodies_.erase(it);
@@ -182,68 +184,109 @@ void CullideBroadphase::printStats() { dbvt_->printStats(); }
 
 void CullideBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
     const auto t0 = Clock::now();
-    dbvt_->calculateOverlappingPairs(dispatcher);
     stats_ = {};
-    stats_.dbvtMs = msSince(t0);
+    detectorStats_ = {};
+    // Every body's object (pose mirrored), found once per step by its proxy's id.
+    std::fill(objectByProxy_.begin(), objectByProxy_.end(), -1);
+    for (const btCollisionObject* body : proxied_) {
+        const btBroadphaseProxy* proxy = body->getBroadphaseHandle();
+        if (!proxy) continue;
+        const std::size_t id = std::size_t(proxy->m_uniqueId);
+        if (id >= objectByProxy_.size()) objectByProxy_.resize(id + 1, -1);
+        objectByProxy_[id] = objectOf(*body, dispatcher);
+    }
+    fatten_.resize(scene_->objectCount(), 0.0f);
+    const double mirrorMs = msSince(t0);
     const auto t1 = Clock::now();
+    dbvt_->calculateOverlappingPairs(dispatcher);
+    stats_.dbvtMs = msSince(t1);
+    const auto t2 = Clock::now();
 
     // The box pairs: mesh pairs become CULLIDE's candidates, the others pass as they are.
     btOverlappingPairCache* boxes = dbvt_->getOverlappingPairCache();
     const int n = boxes->getNumOverlappingPairs();
     const btBroadphasePair* all = boxes->getOverlappingPairArrayPtr();
     stats_.boxPairs = std::size_t(n);
-    std::vector<std::pair<btBroadphaseProxy*, btBroadphaseProxy*>> passed;
-    std::vector<std::pair<btBroadphaseProxy*, btBroadphaseProxy*>> meshProxies;
-    std::vector<ObjectPair> candidates;
-    std::unordered_map<const btCollisionObject*, std::int64_t> objectThisStep;
-    auto object = [&](btBroadphaseProxy* proxy) {
-        const auto* body = static_cast<const btCollisionObject*>(proxy->m_clientObject);
-        auto it = objectThisStep.find(body);
-        if (it != objectThisStep.end()) return it->second;
-        const std::int64_t o = body ? objectOf(*body, dispatcher) : -1;
-        objectThisStep.emplace(body, o);
-        return o;
+    passed_.clear();
+    meshProxies_.clear();
+    candidates_.clear();
+    auto object = [&](const btBroadphaseProxy* proxy) -> std::int64_t {
+        const std::size_t id = std::size_t(proxy->m_uniqueId);
+        return id < objectByProxy_.size() ? objectByProxy_[id] : -1;
     };
     for (int i = 0; i < n; ++i) {
         btBroadphaseProxy* p0 = all[i].m_pProxy0;
         btBroadphaseProxy* p1 = all[i].m_pProxy1;
         const std::int64_t o0 = object(p0), o1 = object(p1);
         if (o0 < 0 || o1 < 0 || o0 == o1) {
-            passed.push_back({p0, p1});
+            passed_.push_back({p0, p1});
             continue;
         }
-        candidates.push_back(o0 < o1 ? ObjectPair{ObjectId(o0), ObjectId(o1)} : ObjectPair{ObjectId(o1), ObjectId(o0)});
-        meshProxies.push_back({p0, p1});
+        candidates_.push_back(o0 < o1 ? ObjectPair{ObjectId(o0), ObjectId(o1)} : ObjectPair{ObjectId(o1), ObjectId(o0)});
+        meshProxies_.push_back({p0, p1});
     }
-    stats_.meshPairs = candidates.size();
+    stats_.meshPairs = candidates_.size();
 
-    // CULLIDE's PCS passes; on failure nothing is pruned this step.
-    std::vector<ObjectPair> kept;
-    std::vector<char> keep(candidates.size(), 1);
-    if (!candidates.empty()) {
-        fatten_.resize(scene_->objectCount(), 0.0f);
-        if (auto r = cullide_->prunePairs(*scene_, candidates, settings_.level, kept, detectorStats_, fatten_); !r) {
-            warnOnce("prune:" + r.error().message,
-                     "CullideBroadphase: the PCS passes failed, no pair pruned: " + r.error().message);
+    // The object pass over the objects of the mesh pairs, each queried where its box meets
+    // its partners': a pair with an object out of the PCS touches nothing.
+    keep_.assign(candidates_.size(), 1);
+    bool objectPass = settings_.objectPass && !candidates_.empty();
+    if (objectPass) {
+        if (auto r = cullide_->beginObjectPcs(*scene_, fatten_, candidates_); !r) {
+            warnOnce("begin:" + r.error().message,
+                     "CullideBroadphase: the object pass failed, no pair pruned by it: " + r.error().message);
+            objectPass = false;
+        }
+    }
+    if (objectPass) {
+        std::vector<std::uint8_t> inPcs;
+        if (auto r = cullide_->endObjectPcs(inPcs, detectorStats_); !r) {
+            warnOnce("end:" + r.error().message,
+                     "CullideBroadphase: the object pass failed, no pair pruned by it: " + r.error().message);
         } else {
-            // `kept` is a subsequence of `candidates`.
-            std::size_t k = 0;
-            for (std::size_t i = 0; i < candidates.size(); ++i) {
-                keep[i] = k < kept.size() && kept[k] == candidates[i];
-                if (keep[i]) ++k;
-            }
+            for (std::size_t i = 0; i < candidates_.size(); ++i)
+                keep_[i] = inPcs[candidates_[i].a] && inPcs[candidates_[i].b];
             for (const std::string& w : detectorStats_.warnings) warnOnce("warning:" + w, "CullideBroadphase: " + w);
         }
-    } else {
-        detectorStats_ = {};
+        std::size_t left = 0;
+        for (char k : keep_) left += k != 0;
+        detectorStats_.count("pairs_after_objects", double(left));
+    }
+    // Deeper levels (clusters, triangles) on the pairs left: the PCS passes per pair.
+    if ((settings_.level != CullideLevel::Object || !objectPass) && !candidates_.empty()) {
+        std::vector<ObjectPair> left, kept;
+        std::vector<std::uint32_t> leftIndex;
+        for (std::size_t i = 0; i < candidates_.size(); ++i)
+            if (keep_[i]) left.push_back(candidates_[i]), leftIndex.push_back(std::uint32_t(i));
+        if (!left.empty()) {
+            DetectorStats deeper;
+            if (auto r = cullide_->prunePairs(*scene_, left, settings_.level, kept, deeper, fatten_, !objectPass); !r) {
+                warnOnce("prune:" + r.error().message,
+                         "CullideBroadphase: the PCS passes failed, no pair pruned by them: " + r.error().message);
+            } else {
+                // `kept` is a subsequence of `left`.
+                std::size_t k = 0;
+                for (std::size_t j = 0; j < left.size(); ++j) {
+                    const bool stays = k < kept.size() && kept[k] == left[j];
+                    if (stays) ++k;
+                    keep_[leftIndex[j]] = stays;
+                }
+                for (const std::string& w : deeper.warnings) warnOnce("warning:" + w, "CullideBroadphase: " + w);
+                for (const auto& [name, value] : deeper.counters)
+                    if (!objectPass || name.rfind("pcs_objects", 0) != 0)
+                        detectorStats_.count(name, detectorStats_.counter(name) + value);
+                detectorStats_.gpuMs += deeper.gpuMs;
+                detectorStats_.readbackMs += deeper.readbackMs;
+            }
+        }
     }
     std::vector<ObjectPair> pruned;
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-        if (keep[i]) {
-            passed.push_back(meshProxies[i]);
+    for (std::size_t i = 0; i < candidates_.size(); ++i) {
+        if (keep_[i]) {
+            passed_.push_back(meshProxies_[i]);
             ++stats_.keptMeshPairs;
-        } else {
-            pruned.push_back(candidates[i]);
+        } else if (exact_) {
+            pruned.push_back(candidates_[i]);
         }
     }
     if (exact_ && !pruned.empty()) {
@@ -255,21 +298,17 @@ void CullideBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
     }
 
     // The dispatcher's cache: add what passed (existing pairs keep their algorithm and
-    // manifold), remove what no longer does.
-    std::unordered_set<std::uint64_t> wanted;
-    wanted.reserve(passed.size() * 2);
-    for (const auto& [p0, p1] : passed) {
-        wanted.insert(key(p0, p1));
-        cache_->addOverlappingPair(p0, p1);
-    }
-    std::vector<std::pair<btBroadphaseProxy*, btBroadphaseProxy*>> stale;
+    // manifold) stamped with this step, then remove what carries an older stamp.
+    ++stamp_;
+    for (const auto& [p0, p1] : passed_)
+        if (btBroadphasePair* pair = cache_->addOverlappingPair(p0, p1)) pair->m_internalTmpValue = stamp_;
+    stale_.clear();
     const btBroadphasePair* mine = cache_->getOverlappingPairArrayPtr();
     for (int i = 0; i < cache_->getNumOverlappingPairs(); ++i)
-        if (!wanted.contains(key(mine[i].m_pProxy0, mine[i].m_pProxy1)))
-            stale.push_back({mine[i].m_pProxy0, mine[i].m_pProxy1});
-    for (const auto& [p0, p1] : stale) cache_->removeOverlappingPair(p0, p1, dispatcher);
+        if (mine[i].m_internalTmpValue != stamp_) stale_.push_back({mine[i].m_pProxy0, mine[i].m_pProxy1});
+    for (const auto& [p0, p1] : stale_) cache_->removeOverlappingPair(p0, p1, dispatcher);
     stats_.passedPairs = std::size_t(cache_->getNumOverlappingPairs());
-    stats_.cullideMs = msSince(t1);
+    stats_.cullideMs = mirrorMs + msSince(t2);
 }
 
 }  // namespace isc::bullet

@@ -18,6 +18,20 @@ using Clock = std::chrono::steady_clock;
 
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
+// One line of an error message (a driver's compile log has several), at most 200 characters.
+std::string brief(const std::string& message) {
+    std::string line;
+    for (char ch : message) {
+        if (ch == '\n' || ch == '\r') {
+            if (!line.empty() && line.back() != ' ') line += ' ';
+        } else {
+            line += ch;
+        }
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    return line.size() > 200 ? line.substr(0, 197) + "..." : line;
+}
+
 std::string joined(const std::vector<std::string>& names) {
     std::string out;
     for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
@@ -150,13 +164,18 @@ Result<void> AutoDetector::detect(const Scene& scene, std::span<const ObjectPair
     const std::size_t n = m.candidates.size();
     const std::size_t rotation = m.rotation++;
     std::vector<std::size_t> unservedBy;
+    std::vector<std::pair<std::size_t, std::string>> failed;
     for (std::size_t k = 0; k < n; ++k) {
         const std::size_t i = (k + rotation) % n;
         Impl::Candidate& c = m.candidates[i];
         DetectionOutput& target = i == 0 ? out : m.scratch;
         const auto tc = Clock::now();
-        if (auto r = c.detector->detect(scene, candidates, target); !r)
-            return fail("auto: " + c.name + ": " + r.error().message);
+        if (auto r = c.detector->detect(scene, candidates, target); !r) {
+            // A candidate that fails (a driver that rejects its shaders, a GPU limit) drops
+            // out with its reason; the call fails only when none is left.
+            failed.push_back({i, brief(r.error().message)});
+            continue;
+        }
         const double ms = msSince(tc);
         if (!target.unserved.empty() && i != 0) unservedBy.push_back(i);
         if (c.warm) c.timedMs.push_back(ms);
@@ -164,8 +183,18 @@ Result<void> AutoDetector::detect(const Scene& scene, std::span<const ObjectPair
     }
     // A candidate that cannot serve every pair is not comparable (and the caller would run
     // cpu for the rest): it drops out. Highest index first, so the indices stay valid.
-    std::sort(unservedBy.rbegin(), unservedBy.rend());
-    for (std::size_t i : unservedBy) m.drop(i, "left pairs unserved in the warm-up");
+    const bool firstFailed = std::any_of(failed.begin(), failed.end(), [](const auto& f) { return f.first == 0; });
+    std::vector<std::pair<std::size_t, std::string>> dropped = failed;
+    for (std::size_t i : unservedBy) dropped.push_back({i, "left pairs unserved in the warm-up"});
+    std::sort(dropped.begin(), dropped.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& [i, why] : dropped) m.drop(i, why);
+    if (m.candidates.empty())
+        return fail("auto: every candidate failed; the last: " + (failed.empty() ? std::string("none") : failed.back().second));
+    if (firstFailed) {  // `out` holds the failed candidate's partial output: the first one left answers
+        out = DetectionOutput{};
+        if (auto r = m.candidates[0].detector->detect(scene, candidates, out); !r)
+            return fail("auto: " + m.candidates[0].name + ": " + r.error().message);
+    }
     out.stats.count("auto_warmup", 1.0);
     out.stats.totalMs = msSince(t0);  // the whole call, warm-up included
     if (m.candidates.size() == 1) {
@@ -238,7 +267,7 @@ Result<std::unique_ptr<Detector>> createAutoDetector(const DetectorSettings& set
     const bool software = gl != nullptr && isSoftwareRenderer(gl->renderer);
     impl->glNote = gl == nullptr ? std::string("no current GL context")
                                  : gl->renderer + (software ? ": software GL" : ": hardware GL");
-    std::vector<std::string> leftOut;
+    std::vector<std::string> leftOut, failedToCreate;
     for (const DetectorInfo* d : pool) {
         if (d->usesGl && (gl == nullptr || (software && named.empty()))) {
             leftOut.push_back(d->name);
@@ -251,15 +280,24 @@ Result<std::unique_ptr<Detector>> createAutoDetector(const DetectorSettings& set
             for (const SettingDoc& s : d->settings)
                 if (s.name == key) own.options.emplace_back(key, value);
         auto made = d->create(own);
-        if (!made) return fail("auto: " + d->name + ": " + made.error().message);
+        // Settings the user gave it that it rejects are the user's to fix: an error. Otherwise
+        // (a driver that rejects its shaders, a GPU limit) it is left out, and said.
+        if (!made && !own.options.empty()) return fail("auto: " + d->name + ": " + made.error().message);
+        if (!made) {
+            failedToCreate.push_back(d->name + " (" + brief(made.error().message) + ")");
+            continue;
+        }
         impl->candidates.push_back({d->name, d->usesGl, std::move(*made), {}, false});
     }
+    if (impl->candidates.empty() && !failedToCreate.empty())
+        return fail("auto: every candidate failed to start: " + joined(failedToCreate));
     if (impl->candidates.empty())
         return fail("auto: no exact detector is left for " + impl->glNote + " (left out: " + joined(leftOut) +
                     "); make a GL 4.5 context current first, or name other candidates");
     if (!leftOut.empty())
         impl->notes = ", " + joined(leftOut) +
                       (gl == nullptr ? " left out (need GL)" : " left out (GL detectors would run on the CPU cores)");
+    if (!failedToCreate.empty()) impl->notes += ", left out as they failed to start: " + joined(failedToCreate);
     if (impl->candidates.size() == 1) {
         impl->decided = true;
         impl->reason =

@@ -1,9 +1,11 @@
 #include "isc/gl/GpuScene.h"
 
 #include "isc/core/Assert.h"
+#include "isc/gl/Fence.h"
 #include "isc/scene/Scene.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace isc::gl {
 
@@ -113,7 +115,26 @@ void GpuScene::sync(const Scene& scene) {
 
     const std::size_t n = scene.objectCount();
     records_.resize(n);
-    std::vector<Vec4> verts;
+    // Deformed vertices are written straight into a persistently mapped staging buffer and
+    // go to the vertex buffer in one GPU copy per run of adjacent changed objects (a whole
+    // deforming scene: one copy), not one glBufferSubData per object. The staging buffer is
+    // reused once the GPU has passed the previous copies (their fence; normally long signalled).
+    std::vector<std::pair<std::size_t, std::size_t>>& runs = stagingRuns_;  // [first, end) vertices
+    runs.clear();
+    Vec4* staging = nullptr;
+    auto stage = [&]() -> Vec4* {
+        if (staging != nullptr) return staging;
+        const std::size_t bytes = vertices_.size();
+        if (staging_.size() != bytes || stagingData_ == nullptr) {
+            const GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+            staging_.allocate(bytes, nullptr, flags);
+            stagingData_ = glMapNamedBufferRange(staging_.id(), 0, static_cast<GLsizeiptr>(bytes), flags);
+            stagingFence_ = Fence();
+        }
+        if (stagingFence_.isValid()) (void)stagingFence_.wait();
+        staging = static_cast<Vec4*>(stagingData_);
+        return staging;
+    };
     for (ObjectId i = 0; i < n; ++i) {
         ObjectRange& r = ranges_[i];
         const Pose& pose = scene.pose(i);
@@ -126,14 +147,19 @@ void GpuScene::sync(const Scene& scene) {
         g.meshId = r.mesh | (r.active ? 0u : ISC_OBJECT_INACTIVE);
         if (r.deformed && uploadedVersion_[i] != scene.vertexVersion(i)) {
             const auto local = scene.localVertices(i);
-            verts.clear();
-            verts.reserve(local.size());
-            for (const Vec3& p : local) verts.emplace_back(p, 1.0f);
-            vertices_.upload(std::size_t(r.firstVertex) * sizeof(Vec4), verts.size() * sizeof(Vec4), verts.data());
+            Vec4* dst = stage() + r.firstVertex;
+            for (std::size_t v = 0; v < local.size(); ++v) dst[v] = Vec4(local[v], 1.0f);
+            if (!runs.empty() && runs.back().second == r.firstVertex) runs.back().second += local.size();
+            else runs.emplace_back(r.firstVertex, r.firstVertex + local.size());
             uploadedVersion_[i] = scene.vertexVersion(i);
             ++deformedUploads_;
         }
     }
+    for (const auto& [first, end] : runs)
+        glCopyNamedBufferSubData(staging_.id(), vertices_.id(), static_cast<GLintptr>(first * sizeof(Vec4)),
+                                 static_cast<GLintptr>(first * sizeof(Vec4)),
+                                 static_cast<GLsizeiptr>((end - first) * sizeof(Vec4)));
+    if (!runs.empty()) stagingFence_ = Fence::insert();
     if (n > 0) objects_.upload(0, n * sizeof(GpuObject), records_.data());
 }
 

@@ -20,6 +20,9 @@ namespace isc::gl {
 #define CULLIDE_BINDING_QUERY_RESULTS 12 // uint queryResults[items * 4]: occlusion query results (method "queries")
 #define CULLIDE_BINDING_BOXES 13         // vec4 boxes[2 * slots]: (min, max) world boxes standing in for triangles
                                          // (CULLIDE_BOXES: the object level on its clusters' boxes)
+#define CULLIDE_BINDING_CLIP 14          // vec4 clip[2 * items]: per item, the (min, max) world box where it can
+                                         // touch another object (its object's box met with its partners'):
+                                         // the query looks at its fragments there only (uClip)
 
 // A view's item is "not fully visible" from the front (the view direction) and/or from the
 // back (the opposite direction). It stays in the PCS only when both are set: an item fully
@@ -41,7 +44,8 @@ namespace isc::gl {
 // One member of a level's potentially colliding set, std430, 32 bytes: triangle slots
 // [firstSlot, firstSlot + slotCount) of `object` (slotTriangles[] maps a slot to the mesh
 // triangle): a whole object, a cluster of its hierarchy, or one triangle. With CULLIDE_BOXES
-// the slots index boxes[] instead (world boxes, already grown by the fattening).
+// the slots index boxes[] instead (world boxes, already grown by the fattening, or local boxes:
+// CULLIDE_ITEM_LOCAL_BOXES).
 struct CullideItem {
     uint object;     // scene object id (GpuScene)
     uint firstSlot;  // absolute index into slotTriangles[]
@@ -49,9 +53,15 @@ struct CullideItem {
     uint workStart;  // first work index (exclusive prefix sum of slotCount over the level)
     uint group;      // exclusion id: fragments of the same group never hide each other
     float fatten;    // world units: the item is tested as its triangles grown by this much
-    uint pad0;
+    uint flags;      // CULLIDE_ITEM_*
     uint pad1;
 };
+
+// CullideItem::flags. With CULLIDE_BOXES, the item's slots index boxes[] from 0 as LOCAL boxes
+// of its mesh (a cluster's BVH node box), posed on the GPU by the object's model matrix
+// (GpuScene) and grown by fatten plus the round-off bound; without it they index the per-call
+// world boxes, which start at uWorldBoxBase and are already grown.
+#define CULLIDE_ITEM_LOCAL_BOXES 1u
 
 #ifdef __cplusplus
 }  // namespace isc::gl

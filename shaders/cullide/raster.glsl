@@ -12,11 +12,38 @@
 #ifndef ISC_CULLIDE_RASTER_GLSL
 #define ISC_CULLIDE_RASTER_GLSL
 
+#ifdef CULLIDE_MULTIVIEW
+// Several views in one dispatch (gl_GlobalInvocationID.y picks the view): the view's
+// parameters are copied from the uView* arrays into these globals by cullideSelectView().
+#define CULLIDE_MAX_VIEWS 3
+uniform uint uViewAxis[CULLIDE_MAX_VIEWS];
+uniform vec3 uViewOrigin[CULLIDE_MAX_VIEWS];
+uniform float uViewInvPixel[CULLIDE_MAX_VIEWS];
+uniform float uViewInvDepth[CULLIDE_MAX_VIEWS];
+uniform uvec2 uViewSize[CULLIDE_MAX_VIEWS];
+uniform uint uViewBase[CULLIDE_MAX_VIEWS];  // first pixel of the view in the depth words
+uint uAxis;
+vec3 uOrigin;
+float uInvPixel;
+float uInvDepth;
+uvec2 uSize;
+uint uBase;
+void cullideSelectView(uint view) {
+    uAxis = uViewAxis[view];
+    uOrigin = uViewOrigin[view];
+    uInvPixel = uViewInvPixel[view];
+    uInvDepth = uViewInvDepth[view];
+    uSize = uViewSize[view];
+    uBase = uViewBase[view];
+}
+#else
 uniform uint uAxis;       // world axis along the view (0 x, 1 y, 2 z)
 uniform vec3 uOrigin;     // world coordinates of the view corner along uAxes
 uniform float uInvPixel;  // pixels per world unit
 uniform float uInvDepth;  // depth units per world unit (1 / depth range)
 uniform uvec2 uSize;      // view size in pixels
+const uint uBase = 0u;
+#endif
 uniform float uEpsilon;   // world units: bound on the GPU transform's round-off
 
 struct CullideRaster {

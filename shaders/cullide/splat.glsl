@@ -15,9 +15,19 @@
 // With CULLIDE_BOXES a work index is a world box (a cluster's) instead of a triangle: every
 // pixel its rectangle touches gets the box's whole depth range (a box holds its triangles, so
 // whatever hides a triangle hides its box: still conservative).
+// CULLIDE_LANES threads share one work index, taking its pixels in turn (a box covers many
+// pixels: one thread per box would leave the GPU nearly idle and serialise its atomics).
+// CULLIDE_MULTIVIEW: gl_GlobalInvocationID.y is the view; all views of a level in one
+// dispatch per mode, each view in its own range of depth words (uBase) and its own two bits
+// of marks (view v: bits 2v, 2v + 1). Every view then sees the whole PCS of the level: the
+// paper's reducePCS per axis, run side by side instead of one after the other.
 #include "common/scene.glsl"
 #include "cullide/items.glsl"
 #include "cullide/raster.glsl"
+
+#ifndef CULLIDE_LANES
+#define CULLIDE_LANES 1
+#endif
 
 layout(local_size_x = 64) in;
 
@@ -27,22 +37,50 @@ layout(std430, binding = CULLIDE_BINDING_DEPTH) buffer CullideDepth { uint depth
 layout(std430, binding = CULLIDE_BINDING_COUNTERS) buffer CullideCounters { uint counters[]; };
 #ifdef CULLIDE_BOXES
 layout(std430, binding = CULLIDE_BINDING_BOXES) readonly buffer CullideBoxes { vec4 boxes[]; };
+uniform uint uWorldBoxBase;  // boxes: first per-call world box (the local boxes come first)
 #endif
+
+layout(std430, binding = CULLIDE_BINDING_CLIP) readonly buffer CullideClip { vec4 clipBoxes[]; };
+uniform uint uClip;  // 1: the query (mode 2) only looks inside each item's clip box
 
 uniform uint uMode;
 uniform uint uIdBits;  // low bits of a key: the group; the rest: the quantised depth
 uniform uint uPerSlot; // 1: every triangle slot is a member of the PCS (alive, marks per work index)
 
 void main() {
-    uint work = gl_GlobalInvocationID.x;
+    uint work = gl_GlobalInvocationID.x / uint(CULLIDE_LANES);
+    uint lane = gl_GlobalInvocationID.x % uint(CULLIDE_LANES);
     if (work >= uWorkCount) return;
+#ifdef CULLIDE_MULTIVIEW
+    uint view = gl_GlobalInvocationID.y;
+    cullideSelectView(view);
+    uint markShift = 2u * view;
+#else
+    uint markShift = 0u;
+#endif
     uint item = cullideItemOf(work);
     uint unit = uPerSlot != 0u ? work : item;
     if (alive[unit] == 0u) return;
     CullideItem it = items[item];
 #ifdef CULLIDE_BOXES
-    uint b = 2u * (it.firstSlot + (work - it.workStart));
-    vec3 lo = cullideProject(boxes[b].xyz), hi = cullideProject(boxes[b + 1u].xyz);
+    vec3 wlo, whi;
+    if ((it.flags & CULLIDE_ITEM_LOCAL_BOXES) != 0u) {
+        // A local box posed by the object's model matrix: centre moved, half extents through
+        // |rotation| (the world box of its 8 corners), grown by the fattening and the round-off bound.
+        uint b = 2u * (it.firstSlot + (work - it.workStart));
+        vec3 c = 0.5 * (boxes[b].xyz + boxes[b + 1u].xyz), e = 0.5 * (boxes[b + 1u].xyz - boxes[b].xyz);
+        mat4 m = sceneObjects[it.object].model;
+        vec3 wc = (m * vec4(c, 1.0)).xyz;
+        vec3 we = abs(m[0].xyz) * e.x + abs(m[1].xyz) * e.y + abs(m[2].xyz) * e.z;
+        vec3 g = vec3(it.fatten + uEpsilon);
+        wlo = wc - we - g;
+        whi = wc + we + g;
+    } else {
+        uint b = 2u * (uWorldBoxBase + it.firstSlot + (work - it.workStart));
+        wlo = boxes[b].xyz;
+        whi = boxes[b + 1u].xyz;
+    }
+    vec3 lo = cullideProject(wlo), hi = cullideProject(whi);
     float ep = uEpsilon * uInvPixel, ez = uEpsilon * uInvDepth;
     if (hi.x + ep < 0.0 || hi.y + ep < 0.0 || lo.x - ep >= float(uSize.x) || lo.y - ep >= float(uSize.y)) return;
     ivec4 box = ivec4(ivec2(floor(max(lo.xy - ep, vec2(0.0)))), ivec2(floor(min(hi.xy + ep, vec2(uSize) - 0.5))));
@@ -55,42 +93,63 @@ void main() {
     ivec4 box = r.box;
 #endif
 
+    // The query only where the item can touch another object: a contact point lies in its
+    // object's box met with a partner's, so a fragment elsewhere (or the part of its depth
+    // interval outside) cannot be where it collides. Conservative: the contact point's
+    // fragment, clipped, still holds its depth. Occluders (modes 0 and 1) are not clipped.
+    float zClipLo = -1e30, zClipHi = 1e30;
+    if (uMode == 2u && uClip != 0u) {
+        vec3 clo = cullideProject(clipBoxes[2u * item].xyz), chi = cullideProject(clipBoxes[2u * item + 1u].xyz);
+        float cep = uEpsilon * uInvPixel, cez = uEpsilon * uInvDepth;
+        // Clamped before the conversion: an empty clip box is +-infinity (then nothing is queried).
+        vec2 lim = vec2(uSize) + 1.0;
+        box.xy = max(box.xy, ivec2(floor(clamp(clo.xy - cep, vec2(-1.0), lim))));
+        box.zw = min(box.zw, ivec2(floor(clamp(chi.xy + cep, vec2(-1.0), lim))));
+        if (box.x > box.z || box.y > box.w) return;
+        zClipLo = clo.z - cez;
+        zClipHi = chi.z + cez;
+    }
+
     uint dBits = 32u - uIdBits;
     float scale = float((1u << min(dBits, 24u)) - 4u);
     uint idMask = (1u << uIdBits) - 1u;
     uint group = it.group;
     uint found = 0u, fragments = 0u;
-    for (int y = box.y; y <= box.w; ++y) {
-        for (int x = box.x; x <= box.z; ++x) {
-            float zNear, zFar;
+    int bw = box.z - box.x + 1;
+    int count = bw * (box.w - box.y + 1);
+    for (int k = int(lane); k < count; k += CULLIDE_LANES) {
+        int y = box.y + k / bw, x = box.x + k % bw;
+        float zNear, zFar;
 #ifdef CULLIDE_BOXES
-            zNear = lo.z - ez;
-            zFar = hi.z + ez;
+        zNear = lo.z - ez;
+        zFar = hi.z + ez;
 #else
-            if (!cullidePixel(r, ivec2(x, y), zNear, zFar)) continue;
+        if (!cullidePixel(r, ivec2(x, y), zNear, zFar)) continue;
 #endif
-            uint qNear = uint(clamp(floor(zNear * scale) - 1.0, 0.0, scale)) + 1u;
-            uint qFar = uint(clamp(ceil(zFar * scale) + 1.0, 0.0, scale)) + 1u;
-            uint p = 4u * (uint(y) * uSize.x + uint(x));
-            if (uMode == 0u) {
-                atomicMin(depth[p], (qNear << uIdBits) | group);
-                atomicMax(depth[p + 2u], (qFar << uIdBits) | group);
-                ++fragments;
-            } else if (uMode == 1u) {
-                if ((depth[p] & idMask) != group) atomicMin(depth[p + 1u], qNear);
-                if ((depth[p + 2u] & idMask) != group) atomicMax(depth[p + 3u], qFar);
-            } else {
-                uint key = depth[p];
-                uint other = (key & idMask) == group ? depth[p + 1u] : (key >> uIdBits);
-                if (qFar >= other) found |= CULLIDE_MARK_FRONT;
-                key = depth[p + 2u];
-                other = (key & idMask) == group ? depth[p + 3u] : (key >> uIdBits);
-                if (qNear <= other) found |= CULLIDE_MARK_BACK;
-                if (found == (CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK)) break;
-            }
+        zNear = max(zNear, zClipLo);
+        zFar = min(zFar, zClipHi);
+        if (zNear > zFar) continue;
+        uint qNear = uint(clamp(floor(zNear * scale) - 1.0, 0.0, scale)) + 1u;
+        uint qFar = uint(clamp(ceil(zFar * scale) + 1.0, 0.0, scale)) + 1u;
+        uint p = 4u * (uBase + uint(y) * uSize.x + uint(x));
+        if (uMode == 0u) {
+            atomicMin(depth[p], (qNear << uIdBits) | group);
+            atomicMax(depth[p + 2u], (qFar << uIdBits) | group);
+            ++fragments;
+        } else if (uMode == 1u) {
+            if ((depth[p] & idMask) != group) atomicMin(depth[p + 1u], qNear);
+            if ((depth[p + 2u] & idMask) != group) atomicMax(depth[p + 3u], qFar);
+        } else {
+            uint key = depth[p];
+            uint other = (key & idMask) == group ? depth[p + 1u] : (key >> uIdBits);
+            if (qFar >= other) found |= CULLIDE_MARK_FRONT;
+            key = depth[p + 2u];
+            other = (key & idMask) == group ? depth[p + 3u] : (key >> uIdBits);
+            if (qNear <= other) found |= CULLIDE_MARK_BACK;
+            if (found == (CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK)) break;
         }
-        if (found == (CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK)) break;
     }
     if (fragments != 0u) atomicAdd(counters[CULLIDE_COUNTER_FRAGMENTS], fragments);
+    found <<= markShift;
     if (found != 0u && (marks[unit] & found) != found) atomicOr(marks[unit], found);
 }

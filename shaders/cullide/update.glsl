@@ -1,4 +1,4 @@
-// CULLIDE: after one axis, every member (item, or triangle slot) that was not hidden from both the front and the back
+// CULLIDE: after one axis (or all axes at once: two mark bits per view), every member (item, or triangle slot) that was not hidden from both the front and the back
 // leaves the PCS (it is fully visible from one side, so it collides with no other item of
 // the PCS); the marks are cleared for the next axis and the survivors counted.
 #include "cullide/bindings.h"
@@ -14,6 +14,7 @@ layout(std430, binding = CULLIDE_BINDING_QUERY_RESULTS) readonly buffer CullideQ
 
 uniform uint uUnitCount;  // members of the PCS: items, or work indices (triangle slots)
 uniform uint uLast;  // 1 on the level's last axis: count the survivors
+uniform uint uFullMask;  // marks of a member hidden from both sides in every view of the pass (3, or 3 per view)
 
 void main() {
     uint i = gl_GlobalInvocationID.x;
@@ -28,7 +29,12 @@ void main() {
     marks[i] = 0u;
 #endif
     if (alive[i] == 0u) return;
-    if (m != (CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK)) {
+#ifdef CULLIDE_QUERIES
+    const uint full = CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK;
+#else
+    uint full = uFullMask;
+#endif
+    if ((m & full) != full) {
         alive[i] = 0u;
         return;
     }

@@ -172,6 +172,29 @@ TEST_F(GpuSceneTest, DeformedVerticesUpdateInPlace) {
     EXPECT_EQ(gpu.objectBuffer().id(), objectName);
 }
 
+// Two deformed objects around a rigid one: each sync copies only what changed (one staging
+// copy per run of changed objects), and the unchanged deformed object keeps its vertices.
+TEST_F(GpuSceneTest, DeformedObjectsChangingApartEachKeepTheirVertices) {
+    std::vector<Vec3> v0(scene.localVertices(o0).begin(), scene.localVertices(o0).end());
+    std::vector<Vec3> v2(scene.localVertices(o2).begin(), scene.localVertices(o2).end());
+    for (Vec3& p : v0) p *= 0.5f;
+    for (Vec3& p : v2) p *= 2.0f;
+    scene.setVertices(o0, v0);
+    scene.setVertices(o2, v2);
+    gl::GpuScene gpu("test scene");
+    gpu.sync(scene);
+    EXPECT_EQ(gpu.deformedUploads(), 2u);
+    expectCornersMatchCpu(gpu);
+    for (int step = 0; step < 4; ++step) {
+        std::vector<Vec3>& v = step % 2 == 0 ? v2 : v0;
+        for (Vec3& p : v) p += Vec3(0.03f * p.z, -0.01f, 0.02f * p.x);
+        scene.setVertices(step % 2 == 0 ? o2 : o0, v);
+        gpu.sync(scene);
+        expectCornersMatchCpu(gpu);
+    }
+    EXPECT_EQ(gpu.deformedUploads(), 6u);
+}
+
 TEST_F(GpuSceneTest, InactiveAndNonFinitePosesAreFlagged) {
     scene.setActive(o0, false);
     Pose bad;

@@ -81,11 +81,26 @@ struct CullideDetector::Impl {
         std::vector<std::uint32_t> selfPairs;                   // candidate indices of the self pairs served
     };
     isc::Result<void> pipeline(const Scene& scene, std::span<const ObjectPair> candidates, CullideLevel limit,
-                               bool withSelf, std::span<const float> fatten, Pcs& out, DetectorStats& stats);
+                               bool objectLevel, bool withSelf, std::span<const float> fatten, Pcs& out, DetectorStats& stats);
+
+    // beginObjectPcs / endObjectPcs: the local cluster boxes of every mesh (static, uploaded
+    // once), where each mesh's start, and what the pass in flight needs at its end.
+    bool staticBoxesStale = true;
+    std::vector<std::uint32_t> staticBase;  // per MeshId: first box (in boxes, not vec4s)
+    struct ObjectPass {
+        bool open = false;
+        std::size_t objectCount = 0;            // scene objects
+        std::vector<ObjectId> objects;          // the PCS, in group order
+        std::vector<gl::CullideItem> items;
+        std::vector<glm::vec4> worldBoxes;      // deformed objects' cluster boxes
+        std::vector<std::string> warnings;
+        cullide::LevelResult result;
+        DetectorStats stats;                    // views, coarsened_views, cpu_object_setup_ms
+    } objectPass;
 };
 
 isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<const ObjectPair> candidates,
-                                                  CullideLevel limit, bool withSelf, std::span<const float> fatten,
+                                                  CullideLevel limit, bool objectLevel, bool withSelf, std::span<const float> fatten,
                                                   Pcs& res, DetectorStats& stats) {
     const auto tSetup = Clock::now();
     const CullideSettings& st = settings;
@@ -121,18 +136,24 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         }
     }
     const bool slotsChanged = hierarchies->sync(scene);
+    if (slotsChanged) staticBoxesStale = true;
     auto grow = [&](ObjectId o) { return fatten.empty() ? 0.0f : std::max(0.0f, fatten[o]); };
 
     // World boxes (grown by the object's fattening): rigid from the hierarchy root, deformed
     // from the vertices. The GPU's round-off bound scales with the largest coordinate.
     std::vector<Aabb> box(n);
     float scale = 0.0f;
+    // Deformed objects' boxes from their vertices, in parallel (the rest is cheap).
+#pragma omp parallel for schedule(dynamic, 4)
+    for (std::size_t o = 0; o < n; ++o) {
+        if (state[o] != 1 || !scene.isDeformed(ObjectId(o))) continue;
+        const Pose& pose = scene.pose(ObjectId(o));
+        for (const Vec3& v : scene.localVertices(ObjectId(o))) box[o].grow(pose.apply(v));
+    }
     for (ObjectId o = 0; o < n; ++o) {
         if (state[o] != 1) continue;
         const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
         if (scene.isDeformed(o)) {
-            const Pose& pose = scene.pose(o);
-            for (const Vec3& v : scene.localVertices(o)) box[o].grow(pose.apply(v));
             const float m = std::max({std::fabs(box[o].min.x), std::fabs(box[o].min.y), std::fabs(box[o].min.z),
                                       std::fabs(box[o].max.x), std::fabs(box[o].max.y), std::fabs(box[o].max.z)});
             box[o] = box[o].expanded(m * 2e-6f);
@@ -210,6 +231,26 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         level.queries = byQueries;
         level.perSlot = perSlot;
         level.boxes = boxes;
+        level.byBoxes = !boxes.empty();
+        level.viewsAtOnce = st.viewsAtOnce;
+        // Each item queried only inside its object's box met with its partners' boxes (the
+        // pairs left), where any contact point of it must lie.
+        std::vector<glm::vec4> clip;
+        if (st.contactClip && !self && !byQueries) {
+            std::vector<Aabb> contact(n);
+            for (std::uint32_t c : pairs) {
+                const ObjectPair p = candidates[c];
+                const Aabb meet = box[p.a].intersection(box[p.b]);
+                contact[p.a].grow(meet);
+                contact[p.b].grow(meet);
+            }
+            clip.reserve(2 * items.size());
+            for (const gl::CullideItem& it : items) {
+                clip.push_back(glm::vec4(contact[it.object].min, 0.0f));
+                clip.push_back(glm::vec4(contact[it.object].max, 0.0f));
+            }
+            level.clip = clip;
+        }
         cullide::LevelResult lr;
         if (auto r = passes.run(level, alive, lr); !r) return r;
         addCount(stats, counterIn, double(level.members()));
@@ -271,7 +312,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
     // the boxes of its clusters (settings.objectBoxes; a box holds its triangles, so this is
     // conservative and costs a box per cluster instead of every triangle); the paper draws
     // the triangles themselves (objectBoxes false, and always with method "queries").
-    if (!pairs.empty()) {
+    if (!pairs.empty() && (objectLevel || limit == CullideLevel::Object || st.clusterSize == 0)) {
         const auto t0 = Clock::now();
         const std::vector<ObjectId> objects = numberGroups(pairs);
         items.clear();
@@ -330,17 +371,27 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             items.clear();
             std::vector<std::pair<ObjectId, std::uint32_t>> itemCluster;
             std::uint32_t work = 0;
+            // clusterBoxes: each cluster drawn as its world box (one work index), not its triangles.
+            const bool byBoxes = st.clusterBoxes && !queries;
+            std::vector<glm::vec4> boxes;
             for (ObjectId o : objects) {
                 const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
                 for (std::uint32_t k = 0; k < h.clusters.size(); ++k) {
                     if (!need[o][k]) continue;
-                    addItem(o, h.slotBase + h.clusters[k].firstSlot, h.clusters[k].slotCount, groupOf[o], work);
+                    if (byBoxes) {
+                        addItem(o, static_cast<std::uint32_t>(boxes.size() / 2), 1u, groupOf[o], work);
+                        boxes.push_back(glm::vec4(clusterBox[o][k].min, 0.0f));
+                        boxes.push_back(glm::vec4(clusterBox[o][k].max, 0.0f));
+                    } else {
+                        addItem(o, h.slotBase + h.clusters[k].firstSlot, h.clusters[k].slotCount, groupOf[o], work);
+                    }
                     itemCluster.push_back({o, k});
                 }
             }
             if (auto r = runLevel("cluster", "pcs_clusters_in", "pcs_clusters", "gpu_cluster_ms", work,
                                   static_cast<std::uint32_t>(objects.size()),
-                                  pairViews(pairs, st.clusterResolution, kMaxDepthBytes / 16), false, queries, false);
+                                  pairViews(pairs, st.clusterResolution, kMaxDepthBytes / 16), false, queries, false,
+                                  boxes);
                 !r)
                 return r;
             for (ObjectId o : objects) survived[o].assign(clustersOf(o).size(), 0);
@@ -484,7 +535,9 @@ Result<void> CullideDetector::detect(const Scene& scene, std::span<const ObjectP
     out.clear();
     Impl& im = *impl_;
     Impl::Pcs res;
-    if (auto r = im.pipeline(scene, candidates, CullideLevel::Triangle, im.common.selfCollision, {}, res, out.stats); !r)
+    if (auto r = im.pipeline(scene, candidates, CullideLevel::Triangle, im.settings.objectLevel,
+                             im.common.selfCollision, {}, res, out.stats);
+        !r)
         return r;
     const auto tn = Clock::now();
     // Exact jobs in candidate order.
@@ -507,13 +560,13 @@ Result<void> CullideDetector::detect(const Scene& scene, std::span<const ObjectP
 
 Result<void> CullideDetector::prunePairs(const Scene& scene, std::span<const ObjectPair> candidates, CullideLevel level,
                                          std::vector<ObjectPair>& kept, DetectorStats& stats,
-                                         std::span<const float> fatten) {
+                                         std::span<const float> fatten, bool objectLevel) {
     const auto t0 = Clock::now();
     kept.clear();
     stats = {};
     Impl& im = *impl_;
     Impl::Pcs res;
-    if (auto r = im.pipeline(scene, candidates, level, false, fatten, res, stats); !r) return r;
+    if (auto r = im.pipeline(scene, candidates, level, objectLevel, false, fatten, res, stats); !r) return r;
     if (level == CullideLevel::Triangle) {
         // Both sides kept triangles: keep the pair when some of their boxes overlap (the
         // narrowphase's sweep, without the exact test).
@@ -550,6 +603,205 @@ Result<void> CullideDetector::prunePairs(const Scene& scene, std::span<const Obj
     stats.readbackMs = stats.counter("readback_ms");
     stats.totalMs = msSince(t0);
     stats.cpuMs = std::max(0.0, stats.totalMs - stats.gpuMs - stats.readbackMs);
+    return {};
+}
+
+Result<void> CullideDetector::beginObjectPcs(const Scene& scene, std::span<const float> fatten,
+                                             std::span<const ObjectPair> pairs) {
+    const auto t0 = Clock::now();
+    Impl& im = *impl_;
+    const CullideSettings& st = im.settings;
+    Impl::ObjectPass& pass = im.objectPass;
+    pass.open = false;
+    pass.objects.clear();
+    pass.items.clear();
+    pass.worldBoxes.clear();
+    pass.warnings.clear();
+    pass.result = {};
+    pass.stats = {};
+    const std::size_t n = scene.objectCount();
+    pass.objectCount = n;
+    if (!fatten.empty() && fatten.size() != n)
+        return fail("CullideDetector::beginObjectPcs(): fatten has " + std::to_string(fatten.size()) +
+                    " entries, the scene " + std::to_string(n) + " objects");
+    auto grow = [&](ObjectId o) { return fatten.empty() ? 0.0f : std::max(0.0f, fatten[o]); };
+    const bool changed = im.hierarchies->sync(scene);
+    if (changed) im.staticBoxesStale = true;
+    im.passes.sync(scene, im.hierarchies->slotTriangles(), changed);
+    // Each mesh's cluster boxes, local (clusterSize 0: the root box), once per set of meshes.
+    auto clusterNodes = [&](const cullide::MeshHierarchy& h) {
+        std::vector<std::uint32_t> nodes;
+        if (st.clusterSize > 0)
+            for (const cullide::Cluster& c : h.clusters) nodes.push_back(c.node);
+        else
+            nodes.push_back(0u);
+        return nodes;
+    };
+    if (im.staticBoxesStale || im.staticBase.size() != scene.meshCount()) {
+        std::vector<glm::vec4> local;
+        im.staticBase.assign(scene.meshCount(), 0u);
+        for (MeshId m = 0; m < scene.meshCount(); ++m) {
+            const cullide::MeshHierarchy& h = im.hierarchies->get(m);
+            im.staticBase[m] = static_cast<std::uint32_t>(local.size() / 2);
+            for (std::uint32_t node : clusterNodes(h)) {
+                const geometry::Bvh::Box& b = h.bvh.nodes()[node].box;
+                local.push_back(glm::vec4(b.min[0], b.min[1], b.min[2], 0.0f));
+                local.push_back(glm::vec4(b.max[0], b.max[1], b.max[2], 0.0f));
+            }
+        }
+        im.passes.setStaticBoxes(local);
+        im.staticBoxesStale = false;
+    }
+
+    // The PCS: every active object with a finite pose and triangles (of a pair, when given).
+    std::vector<char> inPairs(pairs.empty() ? 0 : n, 0);
+    for (const ObjectPair& p : pairs) {
+        if (p.a >= n || p.b >= n)
+            return fail("CullideDetector::beginObjectPcs(): pair (" + std::to_string(p.a) + ", " + std::to_string(p.b) +
+                        ") names an object the scene does not have");
+        if (p.a != p.b) inPairs[p.a] = inPairs[p.b] = 1;
+    }
+    std::vector<Aabb> box;
+    float scale = 0.0f;
+    for (ObjectId o = 0; o < n; ++o) {
+        if (!pairs.empty() && !inPairs[o]) continue;
+        if (!scene.isActive(o) || scene.objectMesh(o).triangleCount() == 0) continue;
+        if (!scene.pose(o).isFinite()) {
+            pass.warnings.push_back("object " + std::to_string(o) +
+                                    " has a non-finite pose (NaN or Inf): skipped this step");
+            continue;
+        }
+        const cullide::MeshHierarchy& h = im.hierarchies->get(scene.meshOf(o));
+        Aabb b;
+        if (scene.isDeformed(o)) {
+            const Pose& pose = scene.pose(o);
+            for (const Vec3& v : scene.localVertices(o)) b.grow(pose.apply(v));
+        } else {
+            b = cullide::worldBox(h.bvh.nodes()[0].box, scene.pose(o));
+        }
+        const Aabb local = h.mesh->localBounds();
+        for (int k = 0; k < 3; ++k)
+            scale = std::max({scale, std::fabs(b.min[k]), std::fabs(b.max[k]), std::fabs(local.min[k]),
+                              std::fabs(local.max[k])});
+        pass.objects.push_back(o);
+        box.push_back(b);
+    }
+    if (pass.objects.empty()) {
+        pass.open = true;
+        pass.stats.count("cpu_object_setup_ms", msSince(t0));
+        return {};
+    }
+    const float eps = 4e-6f * scale + 1e-30f;
+    std::vector<std::int64_t> groupOf(n, -1);
+    for (std::size_t g = 0; g < pass.objects.size(); ++g) {
+        const ObjectId o = pass.objects[g];
+        groupOf[o] = std::int64_t(g);
+        const float m = std::max({std::fabs(box[g].min.x), std::fabs(box[g].min.y), std::fabs(box[g].min.z),
+                                  std::fabs(box[g].max.x), std::fabs(box[g].max.y), std::fabs(box[g].max.z)});
+        box[g] = box[g].expanded(m * 2e-6f + grow(o) + eps);
+    }
+    // With pairs: each object queried only inside its box met with its partners' (contactClip),
+    // and the views only span those regions.
+    std::vector<Aabb> contact;
+    if (!pairs.empty()) {
+        contact.resize(pass.objects.size());
+        for (const ObjectPair& p : pairs) {
+            const std::int64_t ga = groupOf[p.a], gb = groupOf[p.b];
+            if (p.a == p.b || ga < 0 || gb < 0) continue;
+            const Aabb meet = box[std::size_t(ga)].intersection(box[std::size_t(gb)]);
+            if (meet.isEmpty()) continue;
+            contact[std::size_t(ga)].grow(meet);
+            contact[std::size_t(gb)].grow(meet);
+        }
+    }
+    std::vector<glm::vec4> clip;
+    Aabb lateral, all;
+    float smallest = INFINITY;
+    std::uint32_t work = 0;
+    for (std::size_t g = 0; g < pass.objects.size(); ++g) {
+        const ObjectId o = pass.objects[g];
+        const cullide::MeshHierarchy& h = im.hierarchies->get(scene.meshOf(o));
+        const std::vector<std::uint32_t> nodes = clusterNodes(h);
+        all.grow(box[g]);
+        lateral.grow(contact.empty() ? box[g] : contact[g]);
+        smallest = std::min(smallest, longest(box[g]));
+        if (!contact.empty() && st.contactClip) {
+            // An object whose partners' boxes miss it gets an empty clip box: never hidden.
+            clip.push_back(glm::vec4(contact[g].min, 0.0f));
+            clip.push_back(glm::vec4(contact[g].max, 0.0f));
+        }
+        gl::CullideItem item{o, 0u, static_cast<std::uint32_t>(nodes.size()), work, static_cast<std::uint32_t>(g),
+                             grow(o), 0u, 0u};
+        if (!scene.isDeformed(o)) {
+            item.firstSlot = im.staticBase[scene.meshOf(o)];
+            item.flags = CULLIDE_ITEM_LOCAL_BOXES;
+        } else {
+            // Deformed: the clusters' world boxes from the vertices, grown here.
+            item.firstSlot = static_cast<std::uint32_t>(pass.worldBoxes.size() / 2);
+            const Pose& pose = scene.pose(o);
+            const auto local = scene.localVertices(o);
+            const auto tris = h.mesh->triangles();
+            const auto slots = h.bvh.slotTriangles();
+            std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;  // (first slot, count) per cluster
+            if (st.clusterSize > 0)
+                for (const cullide::Cluster& c : h.clusters) ranges.push_back({c.firstSlot, c.slotCount});
+            else
+                ranges.push_back({0u, static_cast<std::uint32_t>(slots.size())});
+            for (const auto& [first, count] : ranges) {
+                Aabb b;
+                for (std::uint32_t s = first; s < first + count; ++s)
+                    for (int c = 0; c < 3; ++c) b.grow(pose.apply(local[tris[slots[s]][c]]));
+                const float mb = std::max({std::fabs(b.min.x), std::fabs(b.min.y), std::fabs(b.min.z),
+                                           std::fabs(b.max.x), std::fabs(b.max.y), std::fabs(b.max.z)});
+                b = b.expanded(mb * 2e-6f + grow(o) + eps);
+                pass.worldBoxes.push_back(glm::vec4(b.min, 0.0f));
+                pass.worldBoxes.push_back(glm::vec4(b.max, 0.0f));
+            }
+        }
+        pass.items.push_back(item);
+        work += item.slotCount;
+    }
+    cullide::Level level;
+    level.name = "object";
+    level.items = pass.items;
+    level.workCount = work;
+    level.groupCount = static_cast<std::uint32_t>(pass.objects.size());
+    if (lateral.isEmpty()) lateral = all;  // no pair boxes met: any view will do
+    level.views = makeViews(lateral, all, smallest / float(st.objectResolution), st.axes, kMaxDepthBytes / 16,
+                            pass.stats);
+    level.clip = clip;
+    level.epsilon = eps;
+    level.byBoxes = true;
+    level.boxes = pass.worldBoxes;
+    level.viewsAtOnce = st.viewsAtOnce;
+    pass.stats.count("pcs_boxes", double(work));
+    im.passes.issue(level, pass.result);
+    pass.open = true;
+    pass.stats.count("cpu_object_setup_ms", msSince(t0));
+    return {};
+}
+
+Result<void> CullideDetector::endObjectPcs(std::vector<std::uint8_t>& inPcs, DetectorStats& stats) {
+    Impl& im = *impl_;
+    Impl::ObjectPass& pass = im.objectPass;
+    stats = std::move(pass.stats);
+    pass.stats = {};
+    inPcs.assign(pass.objectCount, 0);
+    if (!pass.open) return fail("CullideDetector::endObjectPcs(): no beginObjectPcs() before it");
+    pass.open = false;
+    for (std::string& w : pass.warnings) stats.warnings.push_back(std::move(w));
+    std::vector<std::uint32_t> alive;
+    if (auto r = im.passes.collect(pass.items.size(), "object", alive, pass.result); !r) return r;
+    for (std::size_t i = 0; i < pass.objects.size() && i < alive.size(); ++i) inPcs[pass.objects[i]] = alive[i] != 0;
+    stats.count("pcs_objects_in", double(pass.objects.size()));
+    stats.count("pcs_objects", double(pass.result.alive));
+    stats.count("gpu_object_ms", pass.result.gpuMs);
+    stats.count("gpu_ms", pass.result.gpuMs);
+    stats.count("readback_ms", pass.result.readbackMs);
+    stats.count("fragments", pass.result.fragments);
+    stats.count("run_object_ms", pass.result.runMs);
+    stats.gpuMs = pass.result.gpuMs;
+    stats.readbackMs = pass.result.readbackMs;
     return {};
 }
 

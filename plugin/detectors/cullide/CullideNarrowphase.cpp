@@ -70,13 +70,16 @@ void Narrowphase::run(const Scene& scene, std::span<const Job> jobs,
         else pose(scene, o, selfSurvivors[o], posedSelf_[o]);
     }
 
-    std::vector<PairResult> results(jobs.size());
-    std::vector<double> tests(jobs.size(), 0.0);
+    // Candidate triangle pairs of every job (sweep and prune, parallel over jobs), then the
+    // exact tests flattened over all jobs in equal chunks: a pile's pairs differ in size by
+    // orders of magnitude, and one thread per pair would leave most cores waiting on the largest.
+    struct Test {
+        std::uint32_t i, j;  // survivor indices of the job's sides
+    };
+    std::vector<std::vector<Test>> jobTests(jobs.size());
 #pragma omp parallel for schedule(dynamic, 1)
     for (std::size_t ji = 0; ji < jobs.size(); ++ji) {
         const ObjectPair p = jobs[ji].pair;
-        PairResult& r = results[ji];
-        r.pair = p;
         const bool self = p.a == p.b;
         const Posed& A = self ? posedSelf_[p.a] : posed_[p.a];
         const Posed& B = self ? posedSelf_[p.b] : posed_[p.b];
@@ -93,6 +96,8 @@ void Narrowphase::run(const Scene& scene, std::span<const Job> jobs,
         std::vector<TrianglePair> boxPairs;
         geometry::sweepAndPrune(ba, bb, boxPairs);
         const std::span<const UVec3> tris = scene.objectMesh(p.a).triangles();
+        std::vector<Test>& tests = jobTests[ji];
+        tests.reserve(boxPairs.size());
         for (const TrianglePair& bp : boxPairs) {
             const std::uint32_t i = ia[bp.a], j = ib[bp.b];
             if (self) {
@@ -103,18 +108,59 @@ void Narrowphase::run(const Scene& scene, std::span<const Job> jobs,
                     for (int v = 0; v < 3; ++v) neighbours = neighbours || x[u] == y[v];
                 if (neighbours) continue;  // share a vertex: they touch by construction (as the reference)
             }
-            const DVec3* P = &A.corners[3 * std::size_t(i)];
-            const DVec3* Q = &B.corners[3 * std::size_t(j)];
-            tests[ji] += 1;
+            tests.push_back({i, j});
+        }
+    }
+    std::vector<std::size_t> first(jobs.size() + 1, 0);
+    for (std::size_t ji = 0; ji < jobs.size(); ++ji) first[ji + 1] = first[ji] + jobTests[ji].size();
+    const std::size_t total = first.back();
+    std::vector<std::uint32_t> jobOf(total);
+    for (std::size_t ji = 0; ji < jobs.size(); ++ji)
+        std::fill(jobOf.begin() + std::ptrdiff_t(first[ji]), jobOf.begin() + std::ptrdiff_t(first[ji + 1]),
+                  std::uint32_t(ji));
+    std::vector<char> hit(total, 0);
+    std::vector<Segment> segment(wantSegments ? total : 0);
+    constexpr std::ptrdiff_t kChunk = 256;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (std::ptrdiff_t c = 0; c < std::ptrdiff_t((total + kChunk - 1) / kChunk); ++c) {
+        const std::size_t end = std::min(total, std::size_t(c + 1) * kChunk);
+        for (std::size_t t = std::size_t(c) * kChunk; t < end; ++t) {
+            const std::uint32_t ji = jobOf[t];
+            const ObjectPair p = jobs[ji].pair;
+            const bool self = p.a == p.b;
+            const Posed& A = self ? posedSelf_[p.a] : posed_[p.a];
+            const Posed& B = self ? posedSelf_[p.b] : posed_[p.b];
+            const Test& x = jobTests[ji][t - first[ji]];
+            const DVec3* P = &A.corners[3 * std::size_t(x.i)];
+            const DVec3* Q = &B.corners[3 * std::size_t(x.j)];
             if (!wantSegments) {
-                if (geometry::trianglesIntersect(P, Q)) r.triangles.push_back({ta[i], tb[j]});
+                hit[t] = geometry::trianglesIntersect(P, Q) ? 1 : 0;
                 continue;
             }
             DVec3 p0(0.0), p1(0.0);
             if (geometry::triangleIntersection(P, Q, p0, p1) != geometry::TriangleContact::None) {
-                r.triangles.push_back({ta[i], tb[j]});
-                r.segments.push_back({Vec3(p0), Vec3(p1)});
+                hit[t] = 1;
+                segment[t] = {Vec3(p0), Vec3(p1)};
             }
+        }
+    }
+
+    std::vector<PairResult> results(jobs.size());
+    std::vector<double> tests(jobs.size(), 0.0);
+#pragma omp parallel for schedule(dynamic, 4)
+    for (std::size_t ji = 0; ji < jobs.size(); ++ji) {
+        const ObjectPair p = jobs[ji].pair;
+        PairResult& r = results[ji];
+        r.pair = p;
+        const bool self = p.a == p.b;
+        const std::span<const std::uint32_t> ta = self ? selfSurvivors[p.a] : survivors[p.a];
+        const std::span<const std::uint32_t> tb = self ? selfSurvivors[p.b] : survivors[p.b];
+        tests[ji] = double(jobTests[ji].size());
+        for (std::size_t t = first[ji]; t < first[ji + 1]; ++t) {
+            if (!hit[t]) continue;
+            const Test& x = jobTests[ji][t - first[ji]];
+            r.triangles.push_back({ta[x.i], tb[x.j]});
+            if (wantSegments) r.segments.push_back(segment[t]);
         }
         if (!r.segments.empty()) {
             // Sort both by triangle pair.

@@ -5,7 +5,7 @@
 // pairs reported are the reference's own (precision 1). Per pair, each object's survivors
 // are cut to the other's survivors' box and paired by sweep and prune over their world
 // boxes (isc/geometry/SweepAndPrune.h); self pairs skip triangles that share a vertex.
-// Parallel over pairs (OpenMP). Private to plugin/detectors/cullide. No GL.
+// Parallel over pairs, then over all their exact tests in equal chunks (OpenMP). Private to plugin/detectors/cullide. No GL.
 #include "isc/detect/Detector.h"
 
 #include <span>

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 
 namespace isc::cullide {
 
@@ -16,6 +18,8 @@ using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 constexpr GLuint kGroup = 64;  // local_size_x of every cullide compute shader
+constexpr GLuint kBoxLanes = 16;  // threads per box in the box splat (CULLIDE_LANES)
+constexpr std::size_t kMaxViewsAtOnce = 3;  // CULLIDE_MAX_VIEWS in raster.glsl
 
 GLuint groupsFor(std::size_t n) { return static_cast<GLuint>((n + kGroup - 1) / kGroup); }
 
@@ -29,17 +33,31 @@ std::uint32_t idBitsFor(std::uint32_t groupCount) {
 
 }  // namespace
 
+Passes::~Passes() {
+    if (fence_ != nullptr) glDeleteSync(fence_);
+}
+
 Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     queries_ = queries;
     selfLayers_ = selfLayers;
     queryPool_ = queryPool;
-    auto s = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/splat.glsl"}}, {}, "cullide splat");
-    if (!s) return fail(s.error().message);
-    splat_ = std::move(*s);
-    auto sb = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/splat.glsl"}}, "#define CULLIDE_BOXES 1\n",
-                                  "cullide splat (boxes)");
-    if (!sb) return fail(sb.error().message);
-    splatBoxes_ = std::move(*sb);
+    // Variants of the splat pass: triangles or boxes (kBoxLanes threads per box), one view per
+    // dispatch or all of a level's views at once.
+    const std::string lanes = "#define CULLIDE_LANES " + std::to_string(kBoxLanes) + "\n";
+    struct Variant {
+        gl::Program* program;
+        std::string defines;
+        const char* label;
+    };
+    for (const Variant& v : {Variant{&splat_, "", "cullide splat"},
+                             Variant{&splatBoxes_, "#define CULLIDE_BOXES 1\n" + lanes, "cullide splat (boxes)"},
+                             Variant{&splatMulti_, "#define CULLIDE_MULTIVIEW 1\n", "cullide splat (views at once)"},
+                             Variant{&splatBoxesMulti_, "#define CULLIDE_MULTIVIEW 1\n#define CULLIDE_BOXES 1\n" + lanes,
+                                     "cullide splat (boxes, views at once)"}}) {
+        auto p = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/splat.glsl"}}, v.defines, v.label);
+        if (!p) return fail(p.error().message);
+        *v.program = std::move(*p);
+    }
     auto u = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/update.glsl"}}, {}, "cullide update");
     if (!u) return fail(u.error().message);
     update_ = std::move(*u);
@@ -113,41 +131,101 @@ void Passes::setView(gl::Program& program, const View& view, float epsilon) cons
     program.setUniform("uEpsilon", epsilon);
 }
 
+void Passes::setStaticBoxes(std::span<const glm::vec4> boxes) {
+    staticBoxes_.assign(boxes.begin(), boxes.end());
+    staticBoxesUploaded_ = false;
+}
+
 Result<void> Passes::run(const Level& level, std::vector<std::uint32_t>& alive, LevelResult& result) {
-    const auto t0 = Clock::now();
+    issue(level, result);
+    return collect(level.members(), level.name, alive, result);
+}
+
+void Passes::issue(const Level& level, LevelResult& result) {
+    issuedAt_ = Clock::now();
     result = {};
-    alive.assign(level.members(), 0u);
-    if (level.items.empty() || level.workCount == 0 || level.views.empty()) return {};
-    ISC_ASSERT(!level.queries || !level.perSlot, "cullide::Passes::run(): queries are per item");
-    ISC_ASSERT(level.boxes.empty() || (!level.queries && !level.self), "cullide::Passes::run(): boxes are compute only");
-    if (!level.boxes.empty()) {
-        boxes_.reserve(level.boxes.size_bytes());
-        boxes_.upload(0, level.boxes.size_bytes(), level.boxes.data());
+    issued_ = false;
+    if (level.items.empty() || level.workCount == 0 || level.views.empty()) return;
+    ISC_ASSERT(!level.queries || !level.perSlot, "cullide::Passes::issue(): queries are per item");
+    ISC_ASSERT(!level.byBoxes || (!level.queries && !level.self), "cullide::Passes::issue(): boxes are compute only");
+    if (level.byBoxes) {
+        // [static local boxes | this call's world boxes]; a re-created buffer gets the static ones again.
+        const std::size_t staticBytes = staticBoxes_.size() * sizeof(glm::vec4);
+        if (boxes_.reserve(std::max<std::size_t>(32, staticBytes + level.boxes.size_bytes()))) staticBoxesUploaded_ = false;
+        if (!staticBoxesUploaded_ && staticBytes > 0) boxes_.upload(0, staticBytes, staticBoxes_.data());
+        staticBoxesUploaded_ = true;
+        if (!level.boxes.empty()) boxes_.upload(staticBytes, level.boxes.size_bytes(), level.boxes.data());
         boxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_BOXES);
+        for (gl::Program* p : {&splatBoxes_, &splatBoxesMulti_})
+            p->setUniform("uWorldBoxBase", static_cast<unsigned>(staticBoxes_.size() / 2));
     }
-    ISC_ASSERT(level.groupCount < (1u << 24), "cullide::Passes::run(): too many groups");
-    ISC_ASSERT(!level.queries || queries_, "cullide::Passes::run(): the query programs were not compiled");
+    const unsigned clip = level.clip.empty() ? 0u : 1u;
+    ISC_ASSERT(level.clip.empty() || level.clip.size() == 2 * level.items.size(),
+               "cullide::Passes::issue(): one clip box per item");
+    clip_.reserve(std::max<std::size_t>(32, level.clip.size_bytes()));
+    if (clip) clip_.upload(0, level.clip.size_bytes(), level.clip.data());
+    clip_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLIP);  // bound even when unused
+    for (gl::Program* p : {&splat_, &splatBoxes_, &splatMulti_, &splatBoxesMulti_}) p->setUniform("uClip", clip);
+    ISC_ASSERT(level.groupCount < (1u << 24), "cullide::Passes::issue(): too many groups");
+    ISC_ASSERT(!level.queries || queries_, "cullide::Passes::issue(): the query programs were not compiled");
     bindCommon(level);
     glQueryCounter(begin_.id(), GL_TIMESTAMP);
-    for (std::size_t i = 0; i < level.views.size(); ++i) {
+    const bool atOnce = level.viewsAtOnce && !level.self && !level.queries && level.views.size() > 1 &&
+                        level.views.size() <= kMaxViewsAtOnce;
+    if (atOnce) runComputeViews(level);
+    for (std::size_t i = 0; i < level.views.size() && !atOnce; ++i) {
         const bool last = i + 1 == level.views.size();
         if (level.self) runSelfView(level, level.views[i], last);
         else if (level.queries) runQueryView(level, level.views[i], last, result);
         else runComputeView(level, level.views[i], last);
     }
     glQueryCounter(end_.id(), GL_TIMESTAMP);
-    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    // The survivors and the counters into the mapped read-back buffer, then one fence.
+    const std::size_t members = level.members();
+    const std::size_t bytes = (CULLIDE_COUNTER_COUNT + members) * 4;
+    if (readback_.size() < bytes || readbackMap_ == nullptr) {
+        constexpr GLbitfield flags = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT | GL_CLIENT_STORAGE_BIT;
+        readback_.allocate(std::max(bytes, 2 * readback_.size()), nullptr, flags);
+        readbackMap_ = static_cast<const std::uint32_t*>(glMapNamedBufferRange(
+            readback_.id(), 0, static_cast<GLsizeiptr>(readback_.size()),
+            GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT));
+    }
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
+    glCopyNamedBufferSubData(counters_.id(), readback_.id(), 0, 0, CULLIDE_COUNTER_COUNT * 4);
+    glCopyNamedBufferSubData(alive_.id(), readback_.id(), 0, CULLIDE_COUNTER_COUNT * 4, static_cast<GLsizeiptr>(members * 4));
+    if (fence_ != nullptr) glDeleteSync(fence_);
+    fence_ = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    glFlush();
+    readbackMembers_ = members;
+    issued_ = true;
+}
+
+Result<void> Passes::collect(std::size_t members, const char* name, std::vector<std::uint32_t>& alive,
+                             LevelResult& result) {
+    alive.assign(members, 0u);
+    if (!issued_) return {};
+    issued_ = false;
     const auto tr = Clock::now();
-    alive_.read(0, alive.size() * 4, alive.data());
+    ISC_ASSERT(members == readbackMembers_, "cullide::Passes::collect(): not the level issued");
+    if (readbackMap_ == nullptr) return fail("cullide: the read-back buffer could not be mapped");
+    // Wait for the fence (in 10 s slices: a GPU reset must not hang the caller forever).
+    GLenum waited = GL_TIMEOUT_EXPIRED;
+    for (int i = 0; i < 6 && waited == GL_TIMEOUT_EXPIRED; ++i)
+        waited = glClientWaitSync(fence_, GL_SYNC_FLUSH_COMMANDS_BIT, 10'000'000'000ull);
+    glDeleteSync(fence_);
+    fence_ = nullptr;
+    if (waited != GL_ALREADY_SIGNALED && waited != GL_CONDITION_SATISFIED)
+        return fail(std::string("cullide: waiting for the ") + name + " level failed (glClientWaitSync)");
     std::uint32_t counters[CULLIDE_COUNTER_COUNT] = {};
-    counters_.read(0, sizeof(counters), counters);
+    std::memcpy(counters, readbackMap_, sizeof(counters));
+    if (members > 0) std::memcpy(alive.data(), readbackMap_ + CULLIDE_COUNTER_COUNT, members * 4);
     result.readbackMs = msSince(tr);
     result.gpuMs = double(end_.result() - begin_.result()) * 1e-6;
     result.fragments = counters[CULLIDE_COUNTER_FRAGMENTS];
     result.overflow = counters[CULLIDE_COUNTER_OVERFLOW];
     result.alive = counters[CULLIDE_COUNTER_ALIVE];
-    if (auto e = gl::checkError(std::string("after cullide ") + level.name + " level"); !e) return e;
-    result.runMs = msSince(t0);
+    if (auto e = gl::checkError(std::string("after cullide ") + name + " level"); !e) return e;
+    result.runMs = msSince(issuedAt_);
     return {};
 }
 
@@ -159,20 +237,76 @@ void Passes::runComputeView(const Level& level, const View& view, bool last) {
     glClearNamedBufferSubData(depth_.id(), GL_RGBA32UI, 0, static_cast<GLsizeiptr>(pixels * 16), GL_RGBA_INTEGER,
                               GL_UNSIGNED_INT, clear);
     depth_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_DEPTH);
-    gl::Program& splat = level.boxes.empty() ? splat_ : splatBoxes_;
+    gl::Program& splat = level.byBoxes ? splatBoxes_ : splat_;
     setView(splat, view, level.epsilon);
     splat.setUniform("uItemCount", static_cast<unsigned>(level.items.size()));
     splat.setUniform("uWorkCount", level.workCount);
     splat.setUniform("uIdBits", idBitsFor(level.groupCount));
     splat.setUniform("uPerSlot", level.perSlot ? 1u : 0u);
+    const GLuint lanes = level.byBoxes ? kBoxLanes : 1;
     splat.use();
     for (unsigned mode = 0; mode < 3; ++mode) {
         splat.setUniform("uMode", mode);
-        splat.dispatch(groupsFor(level.workCount));
+        splat.dispatch(groupsFor(std::size_t(level.workCount) * lanes));
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     }
     update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));
     update_.setUniform("uLast", last ? 1u : 0u);
+    update_.setUniform("uFullMask", CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK);
+    update_.use();
+    update_.dispatch(groupsFor(level.members()));
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+}
+
+// Every view of the level in one dispatch per pass (gl_GlobalInvocationID.y: the view), each
+// in its own range of depth words and its own two mark bits; one update keeps the members
+// hidden from both sides in every view. One clear, three splat passes and one update for the
+// level, instead of that per view.
+void Passes::runComputeViews(const Level& level) {
+    const std::size_t nv = level.views.size();
+    std::size_t pixels = 0;
+    std::uint32_t base[kMaxViewsAtOnce] = {};
+    for (std::size_t v = 0; v < nv; ++v) {
+        base[v] = static_cast<std::uint32_t>(pixels);
+        pixels += std::size_t(level.views[v].width) * level.views[v].height;
+    }
+    depth_.reserve(pixels * 16);
+    const GLuint clear[4] = {0xFFFFFFFFu, 0xFFFFFFFFu, 0u, 0u};
+    glClearNamedBufferSubData(depth_.id(), GL_RGBA32UI, 0, static_cast<GLsizeiptr>(pixels * 16), GL_RGBA_INTEGER,
+                              GL_UNSIGNED_INT, clear);
+    depth_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_DEPTH);
+    gl::Program& splat = level.byBoxes ? splatBoxesMulti_ : splatMulti_;
+    for (std::size_t v = 0; v < nv; ++v) {
+        const View& view = level.views[v];
+        // Element names of the uniform arrays ("uViewAxis[1]"); snprintf, not string sums
+        // (GCC 12's -Wrestrict misfires on those at -O3).
+        char name[32];
+        auto at = [&](const char* array) {
+            std::snprintf(name, sizeof name, "%s[%zu]", array, v);
+            return std::string_view(name);
+        };
+        splat.setUniform(at("uViewAxis"), static_cast<unsigned>(view.axis));
+        splat.setUniform(at("uViewOrigin"), view.origin);
+        splat.setUniform(at("uViewInvPixel"), 1.0f / view.pixel);
+        splat.setUniform(at("uViewInvDepth"), 1.0f / view.depth);
+        splat.setUniform(at("uViewSize"), glm::uvec2(view.width, view.height));
+        splat.setUniform(at("uViewBase"), base[v]);
+    }
+    splat.setUniform("uEpsilon", level.epsilon);
+    splat.setUniform("uItemCount", static_cast<unsigned>(level.items.size()));
+    splat.setUniform("uWorkCount", level.workCount);
+    splat.setUniform("uIdBits", idBitsFor(level.groupCount));
+    splat.setUniform("uPerSlot", level.perSlot ? 1u : 0u);
+    const GLuint lanes = level.byBoxes ? kBoxLanes : 1;
+    splat.use();
+    for (unsigned mode = 0; mode < 3; ++mode) {
+        splat.setUniform("uMode", mode);
+        splat.dispatch(groupsFor(std::size_t(level.workCount) * lanes), static_cast<GLuint>(nv));
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    }
+    update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));
+    update_.setUniform("uLast", 1u);
+    update_.setUniform("uFullMask", (1u << (2 * nv)) - 1u);
     update_.use();
     update_.dispatch(groupsFor(level.members()));
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
@@ -198,6 +332,7 @@ void Passes::runSelfView(const Level& level, const View& view, bool last) {
     }
     update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));
     update_.setUniform("uLast", last ? 1u : 0u);
+    update_.setUniform("uFullMask", CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK);
     update_.use();
     update_.dispatch(groupsFor(level.members()));
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);

@@ -16,6 +16,7 @@
 
 #include "cullide/bindings.h"  // shaders/: CullideItem
 
+#include <chrono>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -49,9 +50,18 @@ struct Level {
     /// and marks per work index; the triangle level and the self level).
     bool perSlot = false;
     std::size_t members() const { return perSlot ? workCount : items.size(); }
-    /// Non-empty: the items' slots index these (min, max) world boxes (grown by the fattening
-    /// and the round-off bound) instead of triangles (compute path only).
+    /// The items' slots index boxes instead of triangles (compute path only): per-call world
+    /// boxes `boxes` ((min, max), grown by the fattening and the round-off bound), or, for an
+    /// item flagged CULLIDE_ITEM_LOCAL_BOXES, the static local boxes (setStaticBoxes).
+    bool byBoxes = false;
     std::span<const glm::vec4> boxes;
+    /// Compute path: all views in one dispatch per pass, each view testing the whole PCS of
+    /// the level (true), or view after view, an item pruned in one gone for the next (false:
+    /// prunes a little more, one dispatch chain per view).
+    bool viewsAtOnce = false;
+    /// Compute path, optional: per item, a (min, max) world box (2 entries) outside which its
+    /// fragments are not queried (where it can touch another object; see splat.glsl).
+    std::span<const glm::vec4> clip;
 };
 
 /// What one level did on the GPU.
@@ -67,6 +77,10 @@ struct LevelResult {
 
 class Passes {
 public:
+    Passes() = default;
+    ~Passes();  // deletes a fence still pending (needs the context current, as the buffers do)
+    Passes(const Passes&) = delete;
+    Passes& operator=(const Passes&) = delete;
     /// Compiles the programs; `queries` also the occlusion-query path.
     [[nodiscard]] Result<void> compile(bool queries, int selfLayers, int queryPool);
     /// Mirrors `scene` (GpuScene) and uploads `slotTriangles` (every mesh's leaf order, at
@@ -74,30 +88,53 @@ public:
     void sync(const Scene& scene, std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
     /// Reduces `level` along its views; `alive` gets one flag per member (1: still in the PCS).
     [[nodiscard]] Result<void> run(const Level& level, std::vector<std::uint32_t>& alive, LevelResult& result);
+    /// run() in two halves: issue() uploads the items and queues every pass on the GPU without
+    /// waiting (and flushes); collect() then reads the survivors (the one synchronisation).
+    /// Between them the CPU is free; no other level may be issued in between.
+    void issue(const Level& level, LevelResult& result);
+    [[nodiscard]] Result<void> collect(std::size_t members, const char* name, std::vector<std::uint32_t>& alive,
+                                       LevelResult& result);
+    /// Local (min, max) boxes that items flagged CULLIDE_ITEM_LOCAL_BOXES index from 0 (posed
+    /// on the GPU by their object's model matrix); kept until replaced.
+    void setStaticBoxes(std::span<const glm::vec4> boxes);
 
 private:
     void bindCommon(const Level& level);
     void setView(gl::Program& program, const View& view, float epsilon) const;
     void runComputeView(const Level& level, const View& view, bool last);
+    void runComputeViews(const Level& level);
     void runSelfView(const Level& level, const View& view, bool last);
     void runQueryView(const Level& level, const View& view, bool last, LevelResult& result);
 
     bool queries_ = false;
     int selfLayers_ = 16;
     int queryPool_ = 1024;
-    gl::Program splat_, splatBoxes_, update_, self_, queryDraw_, queryUpdate_;
+    gl::Program splat_, splatBoxes_, splatMulti_, splatBoxesMulti_, update_, self_, queryDraw_, queryUpdate_;
     gl::GpuScene scene_{"cullide scene"};
     std::vector<const Mesh*> sceneMeshes_;  // what scene_ mirrors (a different Scene remakes it)
     gl::Buffer items_{"cullide items"}, slots_{"cullide slot triangles"}, alive_{"cullide alive"},
         marks_{"cullide marks"}, depth_{"cullide depth words"}, counters_{"cullide counters"},
         selfCount_{"cullide self fragment counts"}, selfEntries_{"cullide self fragments"},
-        queryResults_{"cullide query results"}, boxes_{"cullide boxes"};
+        queryResults_{"cullide query results"}, boxes_{"cullide boxes"},
+        clip_{"cullide clip boxes"};
     gl::VertexArray vao_;
     gl::Framebuffer framebuffer_;
     gl::Renderbuffer depthTarget_;
     std::vector<gl::Query> pool_;
     std::size_t poolNext_ = 0;
     gl::Query begin_, end_;
+    std::vector<glm::vec4> staticBoxes_;
+    bool staticBoxesUploaded_ = false;
+    // Read-back: the survivors and counters are copied on the GPU into this persistently mapped
+    // client buffer and read after one fence. Reading the working buffers directly made the
+    // NVIDIA driver move them to host memory ("copied/moved from VIDEO memory to HOST memory"),
+    // where every later pass then reached them across the bus.
+    gl::Buffer readback_{"cullide read-back"};
+    const std::uint32_t* readbackMap_ = nullptr;
+    GLsync fence_ = nullptr;
+    std::size_t readbackMembers_ = 0;
+    bool issued_ = false;
+    std::chrono::steady_clock::time_point issuedAt_{};
 };
 
 }  // namespace isc::cullide

@@ -93,6 +93,14 @@ Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& com
         return fail("createPeelDetector(): compaction \"packing\" (the paper's row packing, read back to the CPU) "
                     "runs with the pair tiles only; use sampling \"pairs\" or \"peeling\" with it, or compaction "
                     "\"auto\"");
+    if (settings.rays != "auto" && settings.rays != "on" && settings.rays != "off")
+        return fail("createPeelDetector(): rays \"" + settings.rays + "\" is unknown; use \"auto\", \"on\" or \"off\"");
+    if (settings.rays == "off" && common.selfCollision)
+        return fail("createPeelDetector(): rays \"off\" cannot serve self-collision (its facing rule needs the collision "
+                    "rays); use rays \"auto\" or \"on\" with selfCollision");
+    if (settings.rays == "off" && !sceneSampling)
+        return fail("createPeelDetector(): rays \"off\" is a form of scene sampling; use sampling \"auto\" or "
+                    "\"scene\" with it");
     if (settings.maxLayers < 2 || settings.maxLayers > 128)
         return fail("createPeelDetector(): maxLayers " + std::to_string(settings.maxLayers) +
                     " is outside [2, 128]");

@@ -33,6 +33,7 @@ public:
 private:
     std::vector<std::uint32_t> start_;           // per candidate: first entry in sorted_
     std::vector<TrianglePair> sorted_;           // found, grouped by candidate, as (a's, b's) triangles
+    std::vector<std::uint32_t> unique_, firstTest_;  // per candidate: distinct pairs, first test
     std::vector<std::uint8_t> hit_;              // per entry
     std::vector<Segment> segments_;              // per entry
 };

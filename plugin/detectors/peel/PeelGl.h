@@ -60,20 +60,26 @@ private:
     std::size_t used_ = 0;
 };
 
-/// A buffer mapped once for reading (persistent, coherent): after the call's fence the CPU
-/// reads it in place, no glGetBufferSubData and no second synchronisation.
+/// A buffer the shaders write in device memory, and its copy mapped once for reading
+/// (persistent, coherent). A persistently mapped read buffer lives in host memory on
+/// NVIDIA's driver: shaders' atomics and reads on it crossed PCIe (the H100 spent tens of
+/// milliseconds per call on the counters that way). So the shaders use `buffer()` and the
+/// call ends with `copyOut(bytes)` (a GPU copy into the mapping, before the fence); after
+/// the fence the CPU reads `data()` in place, with no glGetBufferSubData and no second wait.
 class ReadbackBuffer {
 public:
-    explicit ReadbackBuffer(std::string_view label) : buffer_(label) {}
+    explicit ReadbackBuffer(std::string_view label);
     /// Storage for at least `bytes` (re-created, and re-mapped, when larger is needed).
     void reserve(std::size_t bytes);
     const gl::Buffer& buffer() const { return buffer_; }
     gl::Buffer& buffer() { return buffer_; }
+    /// Records the copy of the first `bytes` into the mapped copy.
+    void copyOut(std::size_t bytes) const;
     const void* data() const { return data_; }
     std::size_t size() const { return buffer_.size(); }
 
 private:
-    gl::Buffer buffer_;
+    gl::Buffer buffer_, staging_;
     const void* data_ = nullptr;
 };
 

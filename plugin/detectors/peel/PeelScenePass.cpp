@@ -1,6 +1,7 @@
 #include "PeelScenePass.h"
 
 #include "isc/core/Assert.h"
+#include "isc/detect/AutoDetector.h"
 #include "isc/gl/Fence.h"
 #include "isc/scene/Scene.h"
 
@@ -30,9 +31,9 @@ constexpr std::uint32_t kSlotTriangles = 40, kSlotSeparate = 41, kSlotRecords = 
 // 3 per remaining level, so at most 31 levels may remain).
 constexpr std::uint32_t kLevelSteps = 5, kStackLevels = 31;
 // Stages of the GPU clock.
-enum Stage { kStageCull, kStageRaster, kStageRays, kStageGrid, kStageFilter, kStageCount };
-constexpr const char* kStageNames[kStageCount] = {"gpu_cull_ms", "gpu_raster_ms", "gpu_rays_ms", "gpu_grid_ms",
-                                                  "gpu_filter_ms"};
+enum Stage { kStageWorld, kStageCull, kStageRaster, kStageRays, kStageGrid, kStageFilter, kStageCount };
+constexpr const char* kStageNames[kStageCount] = {"gpu_world_ms", "gpu_cull_ms",  "gpu_raster_ms",
+                                                  "gpu_rays_ms",  "gpu_grid_ms",  "gpu_filter_ms"};
 
 void barrier(GLbitfield bits = GL_SHADER_STORAGE_BARRIER_BIT) { glMemoryBarrier(bits); }
 
@@ -60,6 +61,9 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // along z) leaves no fragment near its contacts once its other faces are culled, and the
     // view cannot see them (docs/detectors/peel.md, "The ray test on culled surfaces").
     cull_ = settings.cull && effectiveAxes(settings) == 3;
+    direct_ = !effectiveRays(settings, common.selfCollision);
+    const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+    softwareGl_ = renderer != nullptr && isSoftwareRenderer(renderer);
     limits_ = GlLimits::query();
     // A smaller storage-block limit than the driver's, to test what a small GPU is told.
     if (const char* cap = std::getenv("ISC_PEEL_LIMIT_STORAGE_BLOCK"); cap != nullptr && *cap != '\0')
@@ -88,6 +92,7 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
         {&scan_, "peel/scan.glsl", "#define PEEL_SCAN_MAIN 1\n", "peel scan"},
         {&pairTest_, "peel/pair_test.glsl", "", "peel pair test"},
         {&args_, "peel/args.glsl", "", "peel dispatch args"},
+        {&triPairs_, "peel/tri_pairs.glsl", "", "peel triangle pairs (no rays)"},
     };
     for (const Entry& e : entries) {
         auto p = compute(e.file, e.defines, e.label);
@@ -163,12 +168,17 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         return fail("peel: " + std::to_string(settings_.maxLayers) + " fragment slots per pixel leave room for no " +
                     "16-pixel tile in GL_MAX_SHADER_STORAGE_BLOCK_SIZE (" + std::to_string(limits_.maxStorageBlock) +
                     " bytes); lower maxLayers");
-    layout_ = makeSceneTiles(candidates, objects, edge_, settings_, common_.selfCollision, kMarginPixels, maxTile);
-    stats.count("views", double(layout_.views));
-    stats.count("cull", cull_ ? 1.0 : 0.0);
-    if (!layout_.pixel.empty())
-        stats.count("pixel_size", double(*std::min_element(layout_.pixel.begin(), layout_.pixel.end())));
-    stats.count("coarsened_views", double(layout_.coarsenedViews));
+    if (direct_) {
+        layout_ = SceneLayout{};
+    } else {
+        layout_ = makeSceneTiles(candidates, objects, edge_, settings_, common_.selfCollision, kMarginPixels, maxTile);
+        stats.count("views", double(layout_.views));
+        stats.count("cull", cull_ ? 1.0 : 0.0);
+        if (!layout_.pixel.empty())
+            stats.count("pixel_size", double(*std::min_element(layout_.pixel.begin(), layout_.pixel.end())));
+        stats.count("coarsened_views", double(layout_.coarsenedViews));
+    }
+    stats.count("rays", direct_ ? 0.0 : 1.0);
     constexpr std::uint32_t kNone = 0xFFFFFFFFu;
     std::vector<std::uint32_t> partOf(n, kNone);
     parts_.clear();
@@ -206,22 +216,29 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     };
     for (std::uint32_t c = 0; c < candidates.size(); ++c) {
         const ObjectPair p = candidates[c];
-        if (!pairTakesPart(p, objects, common_.selfCollision) || layout_.groupOf[p.a] < 0) continue;
-        const float pixel = layout_.pixel[std::size_t(layout_.groupOf[p.a])];
+        if (!pairTakesPart(p, objects, common_.selfCollision)) continue;
+        if (!direct_ && layout_.groupOf[p.a] < 0) continue;
+        // Without rays the margin is the float tolerance alone: only triangles that touch matter.
+        const float pixel = direct_ ? 0.0f : layout_.pixel[std::size_t(layout_.groupOf[p.a])];
         const Aabb& A = objects.bounds[p.a];
         const Aabb& B = objects.bounds[p.b];
-        const float margin = kMarginPixels * pixel +
-                             boxMargin(std::max(glm::length(A.extent()), glm::length(B.extent())));
+        const float boxes = boxMargin(std::max(glm::length(A.extent()), glm::length(B.extent())));
+        const float margin = kMarginPixels * pixel + boxes;
         if (p.a != p.b && A.expanded(margin).intersection(B.expanded(margin)).isEmpty()) continue;
         const std::uint32_t pa = partFor(p.a), pb = partFor(p.b);
         activeCandidates_.push_back(c);
-        if (p.a == p.b || !cull_) {
+        // With rays, a self pair or the cull off (one axis): drawn whole, nothing to walk.
+        // Without rays every pair is walked (the walk is what bounds its candidates).
+        const bool whole = !direct_ && (p.a == p.b || !cull_);
+        if (whole) {
             parts_[pa].flags |= PEEL_PART_KEEP_ALL;
             parts_[pb].flags |= PEEL_PART_KEEP_ALL;
+            continue;
         }
-        if (p.a == p.b || !cull_) continue;  // drawn whole: nothing to walk
-        // The margin in world units, plus the float rounding of the world boxes.
-        pairs_.push_back({c, pa, pb, margin + 1e-5f * std::max(parts_[pa].errorScale, parts_[pb].errorScale)});
+        // The margin in world units, plus the float rounding of the world boxes (without rays the
+        // cluster boxes are exact bounds of the float world vertices: their rounding alone).
+        const float rounding = 1e-5f * std::max(parts_[pa].errorScale, parts_[pb].errorScale);
+        pairs_.push_back({c, pa, pb, direct_ ? rounding : margin + rounding});
     }
     stats.count("triangles_in", double(triangleTotal_));
     if (activeCandidates_.empty()) {
@@ -300,7 +317,10 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     pairMask_ = static_cast<std::uint32_t>(tableSize - 1);
     // Pairing grid: level-0 cells as large as the smallest mean edge of the call's meshes.
     cellSize_ = cellSize == std::numeric_limits<float>::max() ? 1.0f : cellSize;
-    levelSteps_ = std::max(kLevelSteps, maxHeight > kStackLevels ? maxHeight - kStackLevels : 0u);
+    // Breadth first (one dispatch per level) down to the clusters where the slots allow: a
+    // depth-first walk per node pair leaves few long threads on deep trees (3.76M triangles).
+    levelSteps_ = std::max({kLevelSteps, maxHeight > kStackLevels ? maxHeight - kStackLevels : 0u,
+                            std::min(maxHeight + 1, kSlotTriangles - 2)});
     if (levelSteps_ + 1 >= kSlotTriangles)
         return fail("peel: a cluster tree " + std::to_string(maxHeight) + " levels deep is beyond the traversal's " +
                     std::to_string(kSlotTriangles - 2 + kStackLevels) + " levels");
@@ -422,13 +442,15 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     // Cleared every attempt.
     counters_.buffer().clearZero();
     argsBuffer_.clearZero();
-    keptBitsBuffer_.clearZero(0, std::size_t((triangleTotal_ + 31) / 32) * 4);
-    keptCountsBuffer_.clearZero(0, parts_.size() * 4);
     visitsBuffer_.clearZero(0, std::size_t(nodeTotal_) * 4);
-    cellStartsBuffer_.clearZero(0, (std::size_t(buckets) + 1) * 4);
-    cellFillBuffer_.clearZero(0, std::size_t(buckets) * 4);
-    hitsBuffer_.clearZero(0, (candidates.size() + layout_.tiles.size()) * 4);
     pairFlagsBuffer_.clearZero(0, std::max<std::size_t>(pairs_.size(), 1) * 4);
+    if (!direct_) {  // the image passes' lists
+        keptBitsBuffer_.clearZero(0, std::size_t((triangleTotal_ + 31) / 32) * 4);
+        keptCountsBuffer_.clearZero(0, parts_.size() * 4);
+        cellStartsBuffer_.clearZero(0, (std::size_t(buckets) + 1) * 4);
+        cellFillBuffer_.clearZero(0, std::size_t(buckets) * 4);
+        hitsBuffer_.clearZero(0, (candidates.size() + layout_.tiles.size()) * 4);
+    }
     stats.count("cpu_upload_ms", stats.counter("cpu_upload_ms") + msSince(tg));
 
     // Bindings: every buffer of scene sampling at its own binding point.
@@ -469,7 +491,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     for (const auto& [buffer, binding] : bindings) buffer->bindBase(GL_SHADER_STORAGE_BUFFER, binding);
 
     clock_.reset();
-    clock_.mark(kStageCull);
+    clock_.mark(kStageWorld);
     const auto partCount = static_cast<std::uint32_t>(parts_.size());
     // 1. World vertices.
     world_.setUniform("uPartCount", partCount);
@@ -484,6 +506,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     if (auto r = dispatch1d(refit_, nodeTotal_, 64, limits_, "the cluster refit"); !r) return r;
     barrier();
     // 3. Cluster pairs: roots, levelSteps_ levels, then depth first.
+    clock_.mark(kStageCull);
     const auto itemCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.items, 0xFFFFFFFFu));
     const auto clusterCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.clusterPairs, 0xFFFFFFFFu));
     for (gl::Program* p : {&pairsInit_, &pairsStep_, &pairsStack_}) {
@@ -509,11 +532,130 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
             if (!last)
                 if (auto r = writeArgs(s + 1, 0, 0, 0, 0, cap_.items, 64); !r) return r;
         }
-        // 4. Triangles of the cluster pairs.
+        // 4. Triangles of the cluster pairs: kept for the raster pass, or (no rays) paired and filtered.
         if (auto r = writeArgs(kSlotTriangles, 1, PEEL_COUNTER_CLUSTER_PAIRS, 0, 0, cap_.clusterPairs, 1); !r) return r;
-        cullTriangles_.setUniform("uClusterCapacity", clusterCap);
-        dispatchIndirect(cullTriangles_, kSlotTriangles);
+        if (direct_) {
+            clock_.mark(kStageFilter);
+            triPairs_.setUniform("uClusterCapacity", clusterCap);
+            triPairs_.setUniform("uOutputCapacity",
+                                 static_cast<std::uint32_t>(std::min<std::size_t>(cap_.output, 0xFFFFFFFFu)));
+            dispatchIndirect(triPairs_, kSlotTriangles);
+        } else {
+            cullTriangles_.setUniform("uClusterCapacity", clusterCap);
+            dispatchIndirect(cullTriangles_, kSlotTriangles);
+        }
     }
+    if (!direct_)
+        if (auto r = imagePasses(candidates, buckets); !r) return r;
+    clock_.stop();
+    // The counters and (the expected part of) the list into their mapped copies.
+    barrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    counters_.copyOut(PEEL_COUNTER_COUNT * sizeof(std::uint32_t));
+    const std::size_t copied = std::min(cap_.output, outputCopy_);
+    output_.copyOut(copied * sizeof(TrianglePairCandidate));
+    if (auto e = gl::checkError("after the peel scene passes"); !e) return e;
+
+    // 8. The one wait of the call, then the counters and the list, in place.
+    const gl::Fence fence = gl::Fence::insert();
+    const auto tw = Clock::now();
+    // The wait runs on this thread inside a parallel region: the exact test's worker threads,
+    // asleep since the last call when the caller did other work in between (a physics step,
+    // the deforming scene's update), wake up while the GPU works instead of after it (on the
+    // H100 host their wake-up cost up to a few ms per call); they then spin, ready.
+    // Not with software GL: there the spinning threads would take the cores it renders with.
+    bool finished = false;
+#pragma omp parallel if (!softwareGl_)
+    {
+#pragma omp master
+        finished = fence.wait(std::uint64_t(60) * 1000000000);
+    }
+    if (!finished) return fail("peel: the GPU did not finish the call's passes within 60 s");
+    const double waitMs = msSince(tw);
+    const auto tr = Clock::now();
+    std::uint32_t counters[PEEL_COUNTER_COUNT];
+    std::memcpy(counters, counters_.data(), sizeof counters);
+    // Overflows: grow what overflowed and redo; a list that cannot grow within one storage
+    // block is an error naming the limit.
+    std::string tooLarge;
+    auto grow = [&](std::size_t& capacity, std::size_t needed, std::size_t bytesEach, const char* what) {
+        if (needed <= capacity) return;
+        const std::size_t most = limits_.maxStorageBlock / bytesEach;
+        if (capacity >= most) {
+            tooLarge = std::string(what) + " (" + std::to_string(needed) + " entries of " + std::to_string(bytesEach) +
+                       " bytes)";
+            return;
+        }
+        capacity = std::min(most, needed + needed / 2 + 1024);
+        retry = true;
+    };
+    grow(cap_.items, counters[PEEL_COUNTER_ITEM_OVERFLOW] > 0 ? 2 * cap_.items : 0, sizeof(glm::uvec4),
+         "the node pair lists");
+    grow(cap_.clusterPairs, counters[PEEL_COUNTER_CLUSTER_PAIRS], sizeof(glm::uvec4), "the cluster pairs");
+    grow(cap_.records, counters[PEEL_COUNTER_RECORDS], sizeof(gl::PeelBox), "the records");
+    grow(cap_.entries, counters[PEEL_COUNTER_CELL_ENTRIES], 4 * sizeof(std::uint32_t), "the pairing grid");
+    grow(cap_.output, counters[PEEL_COUNTER_OUTPUT], 3 * sizeof(std::uint32_t), "the candidate triangle pairs");
+    if (!tooLarge.empty())
+        return fail("peel: " + tooLarge + " do not fit this GL's GL_MAX_SHADER_STORAGE_BLOCK_SIZE (" +
+                    std::to_string(limits_.maxStorageBlock) + " bytes); give fewer candidate pairs per call or use a "
+                    "GPU with larger storage blocks");
+    if (retry) {
+        out.stats.readbackMs += waitMs + msSince(tr);
+        return {};
+    }
+    const std::uint32_t found = counters[PEEL_COUNTER_OUTPUT];
+    // The list was copied as far as the last calls suggested; a longer one is copied now (a
+    // second wait, counted; the next calls copy more).
+    double lateMs = 0;
+    if (found > copied) {
+        const auto tl = Clock::now();
+        output_.copyOut(std::size_t(found) * sizeof(TrianglePairCandidate));
+        if (!gl::Fence::insert().wait(std::uint64_t(60) * 1000000000))
+            return fail("peel: the GPU did not finish copying the candidate list within 60 s");
+        lateMs = msSince(tl);
+        stats.count("late_copies", 1.0);
+    }
+    outputCopy_ = std::size_t(found) + found / 4 + 4096;
+    const std::span<const TrianglePairCandidate> list(static_cast<const TrianglePairCandidate*>(output_.data()), found);
+    const double readMs = msSince(tr);
+    const std::vector<double> stageMs = clock_.totals(kStageCount);
+    double gpuMs = 0;
+    for (int s = 0; s < kStageCount; ++s) {
+        stats.count(kStageNames[s], stageMs[std::size_t(s)]);
+        gpuMs += stageMs[std::size_t(s)];
+    }
+    stats.gpuMs = gpuMs;
+    stats.readbackMs += waitMs + readMs;
+    stats.count("gpu_wait_ms", waitMs + lateMs);
+    auto counter = [&](int k) { return double(counters[k]); };
+    stats.count("pairs_culled", double(pairs_.size()) - counter(PEEL_COUNTER_PAIRS_WITH_CLUSTERS));
+    stats.count("cluster_pairs", counter(PEEL_COUNTER_CLUSTER_PAIRS));
+    stats.count("triangles_kept", counter(PEEL_COUNTER_KEPT));
+    stats.count("triangles_rasterized", counter(PEEL_COUNTER_RASTER_TRIANGLES));  // kept x tiles drawn into
+    stats.count("fragments", counter(PEEL_COUNTER_FRAGMENTS));
+    stats.count("collision_rays", counter(PEEL_COUNTER_COLLISION_RAYS));
+    stats.count("overflow_rays", counter(PEEL_COUNTER_OVERFLOW_RAYS));
+    stats.count("max_depth_complexity", counter(PEEL_COUNTER_MAX_DEPTH));
+    stats.count("pairs_with_collision_rays", counter(PEEL_COUNTER_PAIRS_WITH_RAYS));
+    stats.count("records", counter(PEEL_COUNTER_RECORDS));
+    stats.count("grid_entries", counter(PEEL_COUNTER_CELL_ENTRIES));
+    stats.count("screen_pairs", counter(PEEL_COUNTER_SCREEN_PAIRS));
+    stats.count("filtered_pairs", double(found));
+    std::size_t pixels = 0;
+    for (const Batch& b : batches_) pixels += std::size_t(b.width) * b.height;
+    stats.count("pixels_sampled", double(pixels));
+
+    // The exact test.
+    const auto te = Clock::now();
+    exact_.run(scene, candidates, list, common_.wantSegments, out);
+    stats.count("cpu_exact_ms", msSince(te));
+    stats.cpuMs += msSince(te);
+    return {};
+}
+
+// Passes 5-7 (scene sampling with collision rays): kept lists, raster, rays, separation,
+// pairing and the float filter.
+Result<void> PeelScenePass::imagePasses(std::span<const ObjectPair> candidates, std::uint32_t buckets) {
+    const auto partCount = static_cast<std::uint32_t>(parts_.size());
     // 5. Kept lists and draws.
     compact_.setUniform("uPartCount", partCount);
     compact_.setUniform("uItemCount", triangleTotal_);
@@ -626,83 +768,6 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     pairTest_.setUniform("uPairMask", pairMask_);
     pairTest_.setUniform("uCandidateCount", static_cast<std::uint32_t>(candidates.size()));
     dispatchIndirect(pairTest_, kSlotRecords);
-    clock_.stop();
-    barrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
-    if (auto e = gl::checkError("after the peel scene passes"); !e) return e;
-
-    // 8. The one wait of the call, then the counters and the list, in place.
-    const gl::Fence fence = gl::Fence::insert();
-    const auto tw = Clock::now();
-    if (!fence.wait(std::uint64_t(60) * 1000000000))
-        return fail("peel: the GPU did not finish the call's passes within 60 s");
-    const double waitMs = msSince(tw);
-    const auto tr = Clock::now();
-    std::uint32_t counters[PEEL_COUNTER_COUNT];
-    std::memcpy(counters, counters_.data(), sizeof counters);
-    // Overflows: grow what overflowed and redo; a list that cannot grow within one storage
-    // block is an error naming the limit.
-    std::string tooLarge;
-    auto grow = [&](std::size_t& capacity, std::size_t needed, std::size_t bytesEach, const char* what) {
-        if (needed <= capacity) return;
-        const std::size_t most = limits_.maxStorageBlock / bytesEach;
-        if (capacity >= most) {
-            tooLarge = std::string(what) + " (" + std::to_string(needed) + " entries of " + std::to_string(bytesEach) +
-                       " bytes)";
-            return;
-        }
-        capacity = std::min(most, needed + needed / 2 + 1024);
-        retry = true;
-    };
-    grow(cap_.items, counters[PEEL_COUNTER_ITEM_OVERFLOW] > 0 ? 2 * cap_.items : 0, sizeof(glm::uvec4),
-         "the node pair lists");
-    grow(cap_.clusterPairs, counters[PEEL_COUNTER_CLUSTER_PAIRS], sizeof(glm::uvec4), "the cluster pairs");
-    grow(cap_.records, counters[PEEL_COUNTER_RECORDS], sizeof(gl::PeelBox), "the records");
-    grow(cap_.entries, counters[PEEL_COUNTER_CELL_ENTRIES], 4 * sizeof(std::uint32_t), "the pairing grid");
-    grow(cap_.output, counters[PEEL_COUNTER_OUTPUT], 3 * sizeof(std::uint32_t), "the candidate triangle pairs");
-    if (!tooLarge.empty())
-        return fail("peel: " + tooLarge + " do not fit this GL's GL_MAX_SHADER_STORAGE_BLOCK_SIZE (" +
-                    std::to_string(limits_.maxStorageBlock) + " bytes); give fewer candidate pairs per call or use a "
-                    "GPU with larger storage blocks");
-    if (retry) {
-        out.stats.readbackMs += waitMs + msSince(tr);
-        return {};
-    }
-    const std::uint32_t found = counters[PEEL_COUNTER_OUTPUT];
-    std::vector<TrianglePairCandidate> list(found);
-    if (found > 0) std::memcpy(list.data(), output_.data(), std::size_t(found) * sizeof(TrianglePairCandidate));
-    const double readMs = msSince(tr);
-    const std::vector<double> stageMs = clock_.totals(kStageCount);
-    double gpuMs = 0;
-    for (int s = 0; s < kStageCount; ++s) {
-        stats.count(kStageNames[s], stageMs[std::size_t(s)]);
-        gpuMs += stageMs[std::size_t(s)];
-    }
-    stats.gpuMs = gpuMs;
-    stats.readbackMs += waitMs + readMs;
-    stats.count("gpu_wait_ms", waitMs);
-    auto counter = [&](int k) { return double(counters[k]); };
-    stats.count("pairs_culled", double(pairs_.size()) - counter(PEEL_COUNTER_PAIRS_WITH_CLUSTERS));
-    stats.count("cluster_pairs", counter(PEEL_COUNTER_CLUSTER_PAIRS));
-    stats.count("triangles_kept", counter(PEEL_COUNTER_KEPT));
-    stats.count("triangles_rasterized", counter(PEEL_COUNTER_RASTER_TRIANGLES));  // kept x tiles drawn into
-    stats.count("fragments", counter(PEEL_COUNTER_FRAGMENTS));
-    stats.count("collision_rays", counter(PEEL_COUNTER_COLLISION_RAYS));
-    stats.count("overflow_rays", counter(PEEL_COUNTER_OVERFLOW_RAYS));
-    stats.count("max_depth_complexity", counter(PEEL_COUNTER_MAX_DEPTH));
-    stats.count("pairs_with_collision_rays", counter(PEEL_COUNTER_PAIRS_WITH_RAYS));
-    stats.count("records", counter(PEEL_COUNTER_RECORDS));
-    stats.count("grid_entries", counter(PEEL_COUNTER_CELL_ENTRIES));
-    stats.count("screen_pairs", counter(PEEL_COUNTER_SCREEN_PAIRS));
-    stats.count("filtered_pairs", double(found));
-    std::size_t pixels = 0;
-    for (const Batch& b : batches_) pixels += std::size_t(b.width) * b.height;
-    stats.count("pixels_sampled", double(pixels));
-
-    // The exact test.
-    const auto te = Clock::now();
-    exact_.run(scene, candidates, list, common_.wantSegments, out);
-    stats.count("cpu_exact_ms", msSince(te));
-    stats.cpuMs += msSince(te);
     return {};
 }
 

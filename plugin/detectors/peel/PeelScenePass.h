@@ -55,6 +55,8 @@ private:
     /// One attempt; `retry` set when a buffer overflowed (grown for the next attempt).
     [[nodiscard]] Result<void> attempt(const Scene& scene, gl::GpuScene& gpu, std::span<const ObjectPair> candidates,
                                        DetectionOutput& out, bool& retry);
+    /// Passes 5-7 (with collision rays): kept lists, raster, rays, separation, pairing, filter.
+    [[nodiscard]] Result<void> imagePasses(std::span<const ObjectPair> candidates, std::uint32_t buckets);
     [[nodiscard]] Result<void> writeArgs(std::uint32_t slot, std::uint32_t mode, std::uint32_t counter,
                                          std::uint32_t scanBegin, std::uint32_t scanEnd, std::size_t capacity,
                                          std::uint32_t perGroup);
@@ -64,6 +66,8 @@ private:
     DetectorSettings common_;
     bool conservativeRaster_ = false;
     bool cull_ = true;  // settings.cull, and three axes
+    bool direct_ = false;  // no collision rays: cluster pairs straight to the float filter
+    bool softwareGl_ = false;  // llvmpipe and the like: the GPU wait does not wake the exact test's threads
     GlLimits limits_;
     PeelClusters clusters_;
     Capacities cap_;
@@ -86,7 +90,7 @@ private:
     std::size_t clusterNodesUploaded_ = 0;
 
     gl::Program world_, refit_, pairsInit_, pairsStep_, pairsStack_, cullTriangles_, compact_, drawItems_, raster_,
-        resolve_, mip_, separate_, gridCount_, gridFill_, scan_, pairTest_, args_;
+        resolve_, mip_, separate_, gridCount_, gridFill_, scan_, pairTest_, args_, triPairs_;
     gl::VertexArray vao_;
     gl::Framebuffer framebuffer_;
     gl::Buffer partsBuffer_{"peel parts"}, worldBuffer_{"peel world vertices"}, nodesBuffer_{"peel cluster nodes"},
@@ -102,6 +106,7 @@ private:
         hitsBuffer_{"peel pair hits"}, pairFlagsBuffer_{"peel pair flags"}, recordBoxesBuffer_{"peel record boxes"};
     ReadbackBuffer counters_{"peel counters"}, output_{"peel candidate triangle pairs"};
     std::uint32_t drawIdCount_ = 0;
+    std::size_t outputCopy_ = 1 << 14;  // candidate triangle pairs copied to the mapping before the fence
 };
 
 }  // namespace isc::peel

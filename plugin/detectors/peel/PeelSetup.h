@@ -83,6 +83,11 @@ constexpr int kAutoMaxResolution = 1024;
 constexpr int kAutoResolution = 128;
 constexpr int kAutoAxes = 3;
 inline int effectiveAxes(const PeelSettings& s) { return s.axes == 0 ? kAutoAxes : s.axes; }
+/// Scene sampling with the image passes (collision rays): "on", or "auto" with self-collision
+/// (the facing rule needs them).
+inline bool effectiveRays(const PeelSettings& s, bool selfCollision) {
+    return s.rays == "on" || (s.rays == "auto" && selfCollision);
+}
 /// The pixel size (world units) of an object of longest side `size` and mean edge `edge`.
 float pixelSize(const PeelSettings& s, float size, float edge);
 

@@ -160,20 +160,31 @@ TEST_F(CullideDetectorTest, TwoCubesGiveExactlyTheReferencePairs) {
     scene.addObject(box, Pose{Vec3(0.7f, 0.3f, 0.1f), glm::angleAxis(0.4f, glm::normalize(Vec3(1, 2, 3)))});
     scene.addObject(box, Pose{Vec3(3.0f, 0.0f, 0.0f)});  // touches nothing
     const std::vector<ObjectPair> candidates = {{0, 1}, {0, 2}, {1, 2}};
-    for (const char* method : {"compute", "queries"}) {
-        auto d = makeCullide(settings(method, 32));
+    // Both methods with the object level, then the defaults (clusters first, all axes at once)
+    // and the paper's successive axes.
+    for (const char* method : {"compute", "queries", "default", "sequential"}) {
+        const std::string_view m = method;
+        CullideSettings s = settings(m == "queries" ? "queries" : "compute", 32);
+        s.objectLevel = m == "compute" || m == "queries";
+        s.viewsAtOnce = m != "sequential";
+        auto d = makeCullide(s);
         DetectionOutput out;
         ASSERT_TRUE(d->detect(scene, candidates, out));
         std::size_t colliding = 0;
         expectExact(scene, candidates, out, &colliding);
         EXPECT_EQ(colliding, 1u);
         EXPECT_EQ(out.pairs.size(), 1u);
-        EXPECT_GT(out.stats.counter("pcs_objects_in"), 0.0);
+        if (s.objectLevel) {
+            EXPECT_GT(out.stats.counter("pcs_objects_in"), 0.0) << method;
+        } else {
+            EXPECT_EQ(out.stats.counter("pcs_objects_in"), 0.0) << method << ": the object level is off";
+            EXPECT_GT(out.stats.counter("pcs_clusters_in"), 0.0) << method;
+        }
         EXPECT_LE(out.stats.counter("pcs_objects"), out.stats.counter("pcs_objects_in"));
         EXPECT_GT(out.stats.counter("pcs_triangles_in"), 0.0);
         EXPECT_LE(out.stats.counter("tri_tri_tests"), 12.0 * 12.0);
         EXPECT_GT(out.stats.gpuMs, 0.0);
-        if (std::string_view(method) == "queries") {
+        if (m == "queries") {
             EXPECT_GT(out.stats.counter("queries"), 0.0);
         } else {
             EXPECT_EQ(out.stats.counter("queries"), 0.0);
@@ -201,6 +212,7 @@ TEST_F(CullideDetectorTest, SeparatedButOverlappingBoxesArePruned) {
     for (const char* method : {"compute", "triangles", "queries"}) {
         CullideSettings s = settings(std::string_view(method) == "queries" ? "queries" : "compute", 64);
         s.objectBoxes = std::string_view(method) == "compute";
+        s.objectLevel = !s.objectBoxes;  // the paper's object level on the triangles
         auto d = makeCullide(s);
         DetectionOutput out;
         ASSERT_TRUE(d->detect(scene, candidates, out));
@@ -222,6 +234,10 @@ struct RecallCase {
     int resolution;
     int poses;
     int clusterSize = 64;
+    bool objectLevel = false;  // CullideSettings::objectLevel
+    bool viewsAtOnce = true;   // CullideSettings::viewsAtOnce
+    bool contactClip = true;   // CullideSettings::contactClip
+    bool clusterBoxes = false; // CullideSettings::clusterBoxes
 };
 
 std::shared_ptr<Mesh> namedMesh(const std::string& name) {
@@ -241,6 +257,10 @@ TEST_P(CullideRecallTest, MatchesTheReferenceExactly) {
     const ObjectId oa = scene.addObject(scene.addMesh(ma)), ob = scene.addObject(scene.addMesh(mb));
     CullideSettings s = settings(c.method, c.resolution);
     s.clusterSize = c.clusterSize;
+    s.objectLevel = c.objectLevel;
+    s.viewsAtOnce = c.viewsAtOnce;
+    s.contactClip = c.contactClip;
+    s.clusterBoxes = c.clusterBoxes;
     auto d = makeCullide(s);
     Tally tally;
     double objectsOut = 0, trianglesIn = 0, trianglesOut = 0, tests = 0;
@@ -278,8 +298,17 @@ INSTANTIATE_TEST_SUITE_P(
                       RecallCase{"torus_torus_64", "torus", "torus", "compute", 64, 20},
                       RecallCase{"box_bunny_64", "box", "bunny", "compute", 64, 16},
                       RecallCase{"bunny_bunny_no_clusters_64", "bunny", "bunny", "compute", 64, 16, 0},
-                      RecallCase{"queries_bunny_bunny_32", "bunny", "bunny", "queries", 32, 6},
-                      RecallCase{"queries_torus_torus_32", "torus", "torus", "queries", 32, 6}),
+                      RecallCase{"bunny_bunny_object_level_sequential_axes_64", "bunny", "bunny", "compute", 64, 16,
+                                 64, true, false},
+                      RecallCase{"torus_torus_object_level_32", "torus", "torus", "compute", 32, 12, 64, true, true},
+                      RecallCase{"bunny_bunny_no_contact_clip_64", "bunny", "bunny", "compute", 64, 12, 64, true, true,
+                                 false},
+                      RecallCase{"bunny_bunny_cluster_boxes_64", "bunny", "bunny", "compute", 64, 16, 64, false, true,
+                                 true, true},
+                      RecallCase{"torus_torus_cluster_boxes_32", "torus", "torus", "compute", 32, 12, 32, false, false,
+                                 true, true},
+                      RecallCase{"queries_bunny_bunny_32", "bunny", "bunny", "queries", 32, 6, 64, true},
+                      RecallCase{"queries_torus_torus_32", "torus", "torus", "queries", 32, 6, 64, true}),
     [](const ::testing::TestParamInfo<RecallCase>& p) { return std::string(p.param.name); });
 
 Scene bunnyHeap(int count) {
@@ -460,6 +489,99 @@ TEST_F(CullideDetectorTest, PrunePairsKeepsEveryCollidingPair) {
     ASSERT_TRUE(d->prunePairs(scene, candidates, CullideLevel::Cluster, plain, stats));
     ASSERT_TRUE(d->prunePairs(scene, candidates, CullideLevel::Cluster, grown, stats, fatten));
     for (const ObjectPair& c : plain) EXPECT_TRUE(std::find(grown.begin(), grown.end(), c) != grown.end());
+}
+
+
+// The object level over every object at once (the broadphase's pass): every object of a
+// colliding pair stays in the PCS, an object far from all others leaves it, a deformed
+// object is boxed from its vertices, both ways of running the axes agree on what collides.
+TEST_F(CullideDetectorTest, ObjectPcsOverAllObjectsKeepsEveryCollidingObject) {
+    Scene scene = bunnyHeap(12);
+    const ObjectId far = scene.addObject(scene.meshOf(0), Pose{Vec3(9.0f, 0.0f, 0.0f)});
+    // Object 3 deformed: pushed 8% outwards from its centre (it then reaches further).
+    {
+        std::vector<Vec3> v(scene.localVertices(3).begin(), scene.localVertices(3).end());
+        const Vec3 c = scene.objectMesh(3).localBounds().center();
+        for (Vec3& x : v) x = c + 1.08f * (x - c);
+        scene.setVertices(3, v);
+    }
+    std::vector<ObjectPair> colliding;
+    for (ObjectId a = 0; a < scene.objectCount(); ++a)
+        for (ObjectId b = a + 1; b < scene.objectCount(); ++b)
+            if (!reference(scene, a, b).empty()) colliding.push_back({a, b});
+    ASSERT_GE(colliding.size(), 5u);
+    for (bool atOnce : {true, false}) {
+        for (int axes : {3, 1}) {
+            CullideSettings s = settings("compute", 64);
+            s.viewsAtOnce = atOnce;
+            s.axes = axes;
+            auto d = makeCullide(s);
+            std::vector<std::uint8_t> in;
+            DetectorStats stats;
+            // Twice: the second call reuses every buffer and the static boxes.
+            for (int call = 0; call < 2; ++call) {
+                ASSERT_TRUE(d->beginObjectPcs(scene));
+                ASSERT_TRUE(d->endObjectPcs(in, stats));
+                ASSERT_EQ(in.size(), scene.objectCount());
+                for (const ObjectPair& c : colliding) {
+                    EXPECT_TRUE(in[c.a]) << c.a << " of " << c.a << "-" << c.b;
+                    EXPECT_TRUE(in[c.b]) << c.b << " of " << c.a << "-" << c.b;
+                }
+                EXPECT_FALSE(in[far]) << "alone, it is visible from every side";
+                EXPECT_EQ(stats.counter("pcs_objects_in"), double(scene.objectCount()));
+                EXPECT_GT(stats.counter("pcs_boxes"), double(scene.objectCount()));
+            }
+            std::printf("[ cullide ] object PCS over all %zu objects (%s, %d axes): %g left, gpu %.2f ms\n",
+                        scene.objectCount(), atOnce ? "views at once" : "view after view", axes,
+                        stats.counter("pcs_objects"), stats.gpuMs);
+            // With the candidate pairs: only their objects, each queried where its box meets
+            // its partners' (the broadphase's form); never more left than without.
+            const double without = stats.counter("pcs_objects");
+            const std::vector<ObjectPair> pairs = scene.overlappingPairs();
+            ASSERT_TRUE(d->beginObjectPcs(scene, {}, pairs));
+            ASSERT_TRUE(d->endObjectPcs(in, stats));
+            for (const ObjectPair& c : colliding) {
+                EXPECT_TRUE(in[c.a]) << c.a << " of " << c.a << "-" << c.b << " (with pairs)";
+                EXPECT_TRUE(in[c.b]) << c.b << " of " << c.a << "-" << c.b << " (with pairs)";
+            }
+            EXPECT_FALSE(in[far]);
+            EXPECT_LE(stats.counter("pcs_objects"), without);
+            std::printf("[ cullide ]   with the %zu candidate pairs: %g of %g left\n", pairs.size(),
+                        stats.counter("pcs_objects"), stats.counter("pcs_objects_in"));
+        }
+    }
+    // End without a begin: an error, not a stale answer.
+    auto d = makeCullide();
+    std::vector<std::uint8_t> in;
+    DetectorStats stats;
+    EXPECT_FALSE(d->endObjectPcs(in, stats));
+}
+
+// Two unit cubes 0.05 apart along x: with no fattening each is fully visible from its far
+// side and both leave the object PCS; grown by 0.03 each they overlap by 0.01 and both stay.
+TEST_F(CullideDetectorTest, ObjectPcsHonoursTheFattening) {
+    Scene scene;
+    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
+    scene.addObject(box, Pose{Vec3(0.0f)});
+    scene.addObject(box, Pose{Vec3(1.05f, 0.2f, -0.1f)});
+    auto d = makeCullide(settings("compute", 64));
+    std::vector<std::uint8_t> in;
+    DetectorStats stats;
+    ASSERT_TRUE(d->beginObjectPcs(scene));
+    ASSERT_TRUE(d->endObjectPcs(in, stats));
+    EXPECT_FALSE(in[0]);
+    EXPECT_FALSE(in[1]);
+    const std::vector<float> grow = {0.03f, 0.03f};
+    ASSERT_TRUE(d->beginObjectPcs(scene, grow));
+    ASSERT_TRUE(d->endObjectPcs(in, stats));
+    EXPECT_TRUE(in[0]);
+    EXPECT_TRUE(in[1]);
+    // A non-finite pose: skipped with a warning, never in the PCS.
+    scene.setPose(1, Pose{Vec3(NAN, 0.0f, 0.0f)});
+    ASSERT_TRUE(d->beginObjectPcs(scene, grow));
+    ASSERT_TRUE(d->endObjectPcs(in, stats));
+    EXPECT_FALSE(in[1]);
+    EXPECT_EQ(stats.warnings.size(), 1u);
 }
 
 

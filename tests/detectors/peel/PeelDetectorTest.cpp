@@ -26,12 +26,16 @@ std::unique_ptr<Detector> makePeel(const PeelSettings& s) {
     return d ? std::move(*d) : nullptr;
 }
 
-PeelSettings settings(int resolution, int axes, std::string compaction = "atomic", std::string sampling = "auto") {
+// Settings of the image passes (collision rays on: the tests of rays, tiles and raster); the
+// defaults (rays auto = off without self-collision) are PeelSettings{}.
+PeelSettings settings(int resolution, int axes, std::string compaction = "atomic", std::string sampling = "auto",
+                      std::string rays = "on") {
     PeelSettings s;
     s.resolution = resolution;
     s.axes = axes;
     s.compaction = std::move(compaction);
     s.sampling = std::move(sampling);
+    if (s.sampling == "auto" || s.sampling == "scene") s.rays = std::move(rays);
     return s;
 }
 
@@ -82,10 +86,11 @@ TEST_F(PeelDetectorTest, RejectsBadSettingsWithAMessage) {
     for (auto [res, axes, compaction, layers, word] :
          {std::tuple{100, 1, "atomic", 32, "power of two"}, std::tuple{256, 2, "atomic", 32, "axes"},
           std::tuple{256, 1, "magic", 32, "compaction"}, std::tuple{256, 1, "atomic", 1, "maxLayers"},
-          std::tuple{256, 1, "atomic", 32, "sampling"}}) {
+          std::tuple{256, 1, "atomic", 32, "sampling"}, std::tuple{256, 1, "atomic", 32, "rays"}}) {
         PeelSettings s = settings(res, axes, compaction);
         s.maxLayers = layers;
         if (std::string_view(word) == "sampling") s.sampling = "everything";
+        if (std::string_view(word) == "rays") s.rays = "sometimes";
         auto d = createPeelDetector({}, s);
         ASSERT_FALSE(d.has_value());
         EXPECT_NE(d.error().message.find(word), std::string::npos) << d.error().message;
@@ -227,6 +232,7 @@ struct RecallCase {
     int resolution;  // 0: auto
     int axes;        // 0: auto
     const char* sampling = "auto";
+    const char* rays = "on";  // "auto": the defaults (no rays)
 };
 
 std::shared_ptr<Mesh> namedMesh(const std::string& name) {
@@ -254,7 +260,7 @@ TEST_P(PeelRecallTest, MatchesTheReference) {
     Scene scene;
     const MeshId ia = scene.addMesh(ma), ib = scene.addMesh(mb);
     const ObjectId oa = scene.addObject(ia), ob = scene.addObject(ib);
-    auto peel = makePeel(settings(c.resolution, c.axes, "auto", c.sampling));
+    auto peel = makePeel(settings(c.resolution, c.axes, "auto", c.sampling, c.rays));
     Tally tally;
     const std::vector<ObjectPair> candidates = {{oa, ob}};
     for (auto [pa, pb] : geometry::sampleClosePoses(*ma, *mb, kRecallPoses, 11)) {
@@ -280,9 +286,12 @@ TEST_P(PeelRecallTest, MatchesTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(
     Meshes, PeelRecallTest,
-    ::testing::Values(RecallCase{"defaults_bunny_bunny", "bunny", "bunny", 0, 0},
-                      RecallCase{"defaults_torus_torus", "torus", "torus", 0, 0},
-                      RecallCase{"defaults_box_bunny", "box", "bunny", 0, 0},
+    ::testing::Values(RecallCase{"defaults_bunny_bunny", "bunny", "bunny", 0, 0, "auto", "auto"},
+                      RecallCase{"defaults_torus_torus", "torus", "torus", 0, 0, "auto", "auto"},
+                      RecallCase{"defaults_box_bunny", "box", "bunny", 0, 0, "auto", "auto"},
+                      RecallCase{"rays_bunny_bunny", "bunny", "bunny", 0, 0},
+                      RecallCase{"rays_torus_torus", "torus", "torus", 0, 0},
+                      RecallCase{"rays_box_bunny", "box", "bunny", 0, 0},
                       RecallCase{"bunny_bunny_128_1axis", "bunny", "bunny", 128, 1},
                       RecallCase{"torus_torus_128_1axis", "torus", "torus", 128, 1},
                       RecallCase{"pairs_bunny_bunny_128_1axis", "bunny", "bunny", 128, 1, "pairs"},
@@ -305,10 +314,13 @@ TEST_F(PeelDetectorTest, ManyPairsInOneCallAndAllModesAgree) {
                                  glm::angleAxis(0.7f * float(i), glm::normalize(Vec3(1, float(i), 2)))});
     const std::vector<ObjectPair> candidates = scene.overlappingPairs();
     ASSERT_GE(candidates.size(), 5u);
-    DetectionOutput atomic, packing, sceneSampled;
+    DetectionOutput atomic, packing, sceneSampled, direct;
     auto a = makePeel(settings(128, 3, "atomic", "pairs"));
     auto p = makePeel(settings(128, 3, "packing", "pairs"));
-    auto sc = makePeel(PeelSettings{});  // the defaults
+    auto sc = makePeel(settings(0, 0, "auto", "auto"));  // the defaults with collision rays
+    auto d = makePeel(PeelSettings{});                   // the defaults: no rays
+    ASSERT_TRUE(d->detect(scene, candidates, direct));
+    ASSERT_TRUE(d->detect(scene, candidates, direct));
     ASSERT_TRUE(a->detect(scene, candidates, atomic));
     // The first call may redo a batch once to grow the record buffer; the second runs one
     // raster pass per tile size (sizes 16..128: at most 4), far fewer than tiles.
@@ -338,7 +350,19 @@ TEST_F(PeelDetectorTest, ManyPairsInOneCallAndAllModesAgree) {
     for (const ObjectPair& c : candidates) colliding += reference(scene, c.a, c.b).empty() ? 0 : 1;
     EXPECT_GT(sceneSampled.stats.counter("pairs_culled"), 0.0);
     EXPECT_LE(sceneSampled.stats.counter("pairs_culled"), double(candidates.size() - colliding));
-    for (const DetectionOutput* o : {&atomic, &packing, &sceneSampled}) {
+    // Without rays: no raster pass, the cull's cluster pairs (walked with the float tolerance,
+    // so fewer than with the two-pixel margin) straight to the filter; each triangle pair is
+    // met once (tests = filtered pairs: no duplicates to merge), and more pairs are culled.
+    EXPECT_EQ(direct.stats.counter("rays"), 0.0);
+    EXPECT_EQ(direct.stats.counter("raster_passes"), 0.0);
+    EXPECT_EQ(direct.stats.counter("capacity_retries"), 0.0);
+    EXPECT_GT(direct.stats.counter("cluster_pairs"), 0.0);
+    EXPECT_LT(direct.stats.counter("cluster_pairs"), sceneSampled.stats.counter("cluster_pairs"));
+    EXPECT_LE(direct.stats.counter("filtered_pairs"), direct.stats.counter("screen_pairs"));
+    EXPECT_EQ(direct.stats.counter("tri_tri_tests"), direct.stats.counter("filtered_pairs"));
+    EXPECT_GE(direct.stats.counter("pairs_culled"), sceneSampled.stats.counter("pairs_culled"));
+    EXPECT_LE(direct.stats.counter("pairs_culled"), double(candidates.size() - colliding));
+    for (const DetectionOutput* o : {&atomic, &packing, &sceneSampled, &direct}) {
         Tally tally;
         std::map<ObjectPair, const PairResult*> found;
         for (const PairResult& r : o->pairs) found[r.pair] = &r;
@@ -348,12 +372,59 @@ TEST_F(PeelDetectorTest, ManyPairsInOneCallAndAllModesAgree) {
         }
         std::printf("[ peel ] 6 bunnies, %zu candidate pairs, %s: object recall %.4f, triangle-pair recall %.4f "
                     "(%zu / %zu)\n",
-                    candidates.size(), o == &atomic ? "pairs, atomic" : o == &packing ? "pairs, packing" : "scene",
+                    candidates.size(),
+                    o == &atomic    ? "pairs, atomic"
+                    : o == &packing ? "pairs, packing"
+                    : o == &direct  ? "scene, no rays"
+                                    : "scene",
                     tally.objectRecall(), tally.triangleRecall(), tally.foundTriangles, tally.refTriangles);
         EXPECT_EQ(tally.reportedExact, tally.reported);
         EXPECT_EQ(tally.falseObjects, 0u);
         EXPECT_EQ(tally.objectRecall(), 1.0);
         EXPECT_EQ(tally.triangleRecall(), 1.0);
+    }
+}
+
+// One detector over calls whose poses change (as in a simulation): every call gives exactly
+// the reference's triangle pairs, with the defaults (no rays; also with axes=1 given, which
+// only the image passes use) and with collision rays. Six bunnies on a box drift and turn a
+// little each call; the candidate pairs change with them.
+TEST_F(PeelDetectorTest, MovingBodiesOverManyCallsMatchTheReference) {
+    auto bunny = namedMesh("bunny");
+    PeelSettings oneAxis;
+    oneAxis.resolution = 64;
+    oneAxis.axes = 1;
+    for (const PeelSettings& s : {PeelSettings{}, oneAxis, settings(0, 0, "auto", "auto")}) {
+        Scene scene;
+        const MeshId ib = scene.addMesh(bunny);
+        scene.addObject(scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(2.0f, 0.1f, 2.0f)))),
+                        Pose{Vec3(0.5f, -0.15f, 0.2f)});
+        for (int i = 0; i < 6; ++i)
+            scene.addObject(ib, Pose{Vec3(0.55f * float(i % 3), 0.45f * float(i / 3), 0.05f * float(i)),
+                                     glm::angleAxis(0.7f * float(i), glm::normalize(Vec3(1, float(i), 2)))});
+        auto peel = makePeel(s);
+        std::size_t total = 0;
+        for (int call = 0; call < 8; ++call) {
+            for (ObjectId o = 1; o < scene.objectCount(); ++o) {
+                Pose p = scene.pose(o);
+                p.position += Vec3(0.01f * float(o % 3) - 0.01f, -0.02f, 0.015f * float(call % 2) - 0.005f);
+                p.rotation = glm::normalize(glm::angleAxis(0.05f, glm::normalize(Vec3(1, float(o), 1))) * p.rotation);
+                scene.setPose(o, p);
+            }
+            const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+            DetectionOutput out;
+            ASSERT_TRUE(peel->detect(scene, candidates, out));
+            std::map<ObjectPair, const PairResult*> found;
+            for (const PairResult& r : out.pairs) found[r.pair] = &r;
+            for (const ObjectPair& c : candidates) {
+                const auto ref = reference(scene, c.a, c.b);
+                total += ref.size();
+                auto it = found.find(c);
+                EXPECT_EQ(it == found.end() ? std::vector<TrianglePair>{} : it->second->triangles, ref)
+                    << "call " << call << ", pair (" << c.a << ", " << c.b << "), rays " << s.rays;
+            }
+        }
+        EXPECT_GT(total, 1000u) << "the bodies should collide (with each other and the ground)";
     }
 }
 
@@ -529,6 +600,17 @@ TEST_F(PeelDetectorTest, SelfCollisionOfOneObject) {
     auto off = makePeel(settings(64, 3));
     ASSERT_TRUE(off->detect(scene, candidates, out));
     EXPECT_TRUE(out.pairs.empty());
+    PeelSettings noRays = settings(64, 3);
+    noRays.rays = "off";
+    auto refused = createPeelDetector({.selfCollision = true}, noRays);
+    ASSERT_FALSE(refused.has_value());
+    EXPECT_NE(refused.error().message.find("self-collision"), std::string::npos) << refused.error().message;
+    auto defaults = createPeelDetector({.selfCollision = true}, PeelSettings{});  // rays auto: on
+    ASSERT_TRUE(defaults) << defaults.error().message;
+    ASSERT_TRUE((*defaults)->detect(scene, candidates, out));
+    ASSERT_EQ(out.pairs.size(), 1u);
+    EXPECT_EQ(out.stats.counter("rays"), 1.0);
+    EXPECT_EQ(out.pairs[0].triangles, ref);
     auto created = createPeelDetector({.selfCollision = true}, settings(64, 3));
     ASSERT_TRUE(created) << created.error().message;
     auto on = std::move(*created);
@@ -579,31 +661,35 @@ TEST_F(PeelDetectorTest, OpenMeshesNeedTheOpenVariant) {
 }
 
 // A deforming object (Scene::setVertices): the GPU sees the new vertices (GpuScene's own
-// range) and the CPU tests them; moving them again is seen on the next call.
+// range) and the CPU tests them; moving them again is seen on the next call. With collision
+// rays and without (the defaults: the vertices reach the cull and the filter alone).
 TEST_F(PeelDetectorTest, DeformedVerticesAreUsed) {
-    Scene scene;
-    const MeshId torus = scene.addMesh(std::make_shared<Mesh>(shapes::torus(0.5f, 0.15f, 32, 16)));
-    scene.addObject(torus);
-    scene.addObject(torus, Pose{Vec3(2.0f, 0.0f, 0.0f)});  // far away as posed
-    auto peel = makePeel(settings(128, 3));
-    const std::vector<ObjectPair> candidates = {{0, 1}};
-    DetectionOutput out;
-    ASSERT_TRUE(peel->detect(scene, candidates, out));
-    EXPECT_TRUE(out.pairs.empty());
-    // Deform object 1 so that it links object 0 (shifted back and turned up, in its local frame).
-    const Pose link{Vec3(-1.8f, 0.0f, 0.0f), glm::angleAxis(1.5708f, Vec3(1, 0, 0))};
-    std::vector<Vec3> moved;
-    for (const Vec3& v : scene.objectMesh(1).vertices()) moved.push_back(link.apply(v));
-    scene.setVertices(1, moved);
-    const auto ref = reference(scene, 0, 1);
-    ASSERT_FALSE(ref.empty());
-    ASSERT_TRUE(peel->detect(scene, candidates, out));
-    ASSERT_EQ(out.pairs.size(), 1u);
-    EXPECT_EQ(out.pairs[0].triangles, ref);
-    // And back apart.
-    scene.setVertices(1, std::vector<Vec3>(scene.objectMesh(1).vertices().begin(), scene.objectMesh(1).vertices().end()));
-    ASSERT_TRUE(peel->detect(scene, candidates, out));
-    EXPECT_TRUE(out.pairs.empty());
+    for (const PeelSettings& s : {settings(128, 3), PeelSettings{}}) {
+        Scene scene;
+        const MeshId torus = scene.addMesh(std::make_shared<Mesh>(shapes::torus(0.5f, 0.15f, 32, 16)));
+        scene.addObject(torus);
+        scene.addObject(torus, Pose{Vec3(2.0f, 0.0f, 0.0f)});  // far away as posed
+        auto peel = makePeel(s);
+        const std::vector<ObjectPair> candidates = {{0, 1}};
+        DetectionOutput out;
+        ASSERT_TRUE(peel->detect(scene, candidates, out));
+        EXPECT_TRUE(out.pairs.empty());
+        // Deform object 1 so that it links object 0 (shifted back and turned up, in its local frame).
+        const Pose link{Vec3(-1.8f, 0.0f, 0.0f), glm::angleAxis(1.5708f, Vec3(1, 0, 0))};
+        std::vector<Vec3> moved;
+        for (const Vec3& v : scene.objectMesh(1).vertices()) moved.push_back(link.apply(v));
+        scene.setVertices(1, moved);
+        const auto ref = reference(scene, 0, 1);
+        ASSERT_FALSE(ref.empty());
+        ASSERT_TRUE(peel->detect(scene, candidates, out));
+        ASSERT_EQ(out.pairs.size(), 1u);
+        EXPECT_EQ(out.pairs[0].triangles, ref);
+        // And back apart.
+        const auto rest = scene.objectMesh(1).vertices();
+        scene.setVertices(1, std::vector<Vec3>(rest.begin(), rest.end()));
+        ASSERT_TRUE(peel->detect(scene, candidates, out));
+        EXPECT_TRUE(out.pairs.empty());
+    }
 }
 
 TEST_F(PeelDetectorTest, NonFinitePoseIsSkippedWithAWarning) {

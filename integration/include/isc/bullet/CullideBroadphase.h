@@ -45,8 +45,13 @@ struct CullideBroadphaseSettings {
     /// The PCS passes' settings (resolutions, cluster size, axes, method).
     CullideSettings cullide{};
     /// How deep the PCS goes before a pair is dropped: Object (both objects in the object
-    /// PCS), Cluster (and overlapping surviving clusters, the default) or Triangle.
-    CullideLevel level = CullideLevel::Cluster;
+    /// PCS, the default), Cluster (and overlapping surviving clusters) or Triangle.
+    CullideLevel level = CullideLevel::Object;
+    /// The object level as one pass over the objects of all mesh pairs at once
+    /// (CullideDetector::beginObjectPcs with the pairs: cluster boxes posed on the GPU from the
+    /// mirrored poses, each object queried where its box meets its partners'), true (default);
+    /// false: the object level inside CullideDetector::prunePairs (boxes posed on the CPU).
+    bool objectPass = true;
     /// Expensive check: every pruned pair is also tested exactly (the `cpu` detector on the
     /// same swollen meshes); pairs it finds touching are counted in lostPairs (must stay 0).
     bool validate = false;
@@ -121,6 +126,13 @@ private:
     std::map<std::pair<const btCollisionShape*, float>, std::unique_ptr<MeshEntry>> meshes_;
     std::unordered_map<const btCollisionObject*, std::unique_ptr<Body>> bodies_;
     std::vector<float> fatten_;  // per scene object
+    std::vector<const btCollisionObject*> proxied_;  // every body with a proxy
+    std::vector<std::int64_t> objectByProxy_;        // this step: object per proxy m_uniqueId (-1: none)
+    int stamp_ = 0;                                  // steps, stamped on the cache's pairs (m_internalTmpValue)
+    // Per-step scratch, kept to reuse its storage.
+    std::vector<std::pair<btBroadphaseProxy*, btBroadphaseProxy*>> passed_, meshProxies_, stale_;
+    std::vector<ObjectPair> candidates_;
+    std::vector<char> keep_;
     std::vector<std::string> warned_;
     BroadphaseStats stats_;
     DetectorStats detectorStats_;

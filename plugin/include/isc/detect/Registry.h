@@ -29,6 +29,9 @@ struct DetectorInfo {
     /// GL extensions it uses where the driver has them, each with what it gives (`isc info`
     /// says for each whether this GL has it). Only extensions the code really uses.
     std::vector<std::pair<std::string, std::string>> extensions;
+    /// What the detector does on the current GL, where that varies (a probed fallback path);
+    /// `isc info` prints it. Empty: nothing to say. Needs a current GL context.
+    std::function<std::string()> describeGl;
     /// Creates it. GL detectors need a current context; an Error says why it cannot be made.
     std::function<Result<std::unique_ptr<Detector>>(const DetectorSettings&)> create;
 };

@@ -69,8 +69,24 @@ struct CullideSettings {
     /// triangles: conservative, a box per cluster instead of every triangle); false: the
     /// triangles, as the paper (method "queries" always does).
     bool objectBoxes = true;
+    /// detect() runs the object level before the cluster level (true), or starts at the cluster
+    /// level (false, default): with the cluster level on, an object fully visible at the object
+    /// level leaves every one of its clusters visible too, so the object level only saves
+    /// cluster work where it prunes whole objects (the broadphase's prunePairs always runs it).
+    bool objectLevel = false;
+    /// Compute path: every level's views in one dispatch per pass, each view testing the whole
+    /// PCS of the level (true, default), or view after view, an item pruned along one axis gone
+    /// for the next (false: the paper's successive reducePCS calls; prunes a little more).
+    bool viewsAtOnce = true;
+    /// Compute path: an item's fragments are queried only inside its object's box met with
+    /// its partners' boxes (where any contact point of it lies; occluders are not cut), true
+    /// (default); false: everywhere, as the paper (prunes less).
+    bool contactClip = true;
+    /// Compute path: the cluster level draws each cluster as its world box (one box per
+    /// cluster: far cheaper, prunes less), false (default): as its triangles.
+    bool clusterBoxes = false;
 
-    static constexpr std::array<SettingField<CullideSettings>, 9> fields{{
+    static constexpr std::array<SettingField<CullideSettings>, 13> fields{{
         {"method", &CullideSettings::method, "compute (default) or queries (the paper's occlusion queries, object and cluster levels)"},
         {"resolution", &CullideSettings::resolution, "triangle level: pixels across the smallest object (8..4096)"},
         {"clusterResolution", &CullideSettings::clusterResolution,
@@ -83,6 +99,14 @@ struct CullideSettings {
         {"queryPool", &CullideSettings::queryPool, "method queries: occlusion queries in the pool (1..65536)"},
         {"objectBoxes", &CullideSettings::objectBoxes,
          "object level on its clusters' boxes (true) or on its triangles (false, the paper's form)"},
+        {"objectLevel", &CullideSettings::objectLevel,
+         "detect(): run the object level before the cluster level (default false: clusters first)"},
+        {"viewsAtOnce", &CullideSettings::viewsAtOnce,
+         "compute: all axes of a level in one dispatch per pass (true) or axis after axis (false)"},
+        {"contactClip", &CullideSettings::contactClip,
+         "compute: query an item only inside its object's box met with its partners' (true) or everywhere (false)"},
+        {"clusterBoxes", &CullideSettings::clusterBoxes,
+         "compute: cluster level on the clusters' boxes (true: cheaper, prunes less) or their triangles (false)"},
     }};
 };
 
@@ -119,9 +143,32 @@ public:
     /// kept. `fatten`: per object, world units (empty: 0); the objects' triangles are tested
     /// grown by it. Objects with non-finite poses or inactive are dropped with their pairs
     /// (a warning in `stats`). Same counters as detect().
+    /// `objectLevel` false: the pair-based object level is skipped (the caller ran
+    /// beginObjectPcs / endObjectPcs and passes only pairs of objects left in that PCS).
     [[nodiscard]] Result<void> prunePairs(const Scene& scene, std::span<const ObjectPair> candidates,
                                           CullideLevel level, std::vector<ObjectPair>& kept, DetectorStats& stats,
-                                          std::span<const float> fatten = {});
+                                          std::span<const float> fatten = {}, bool objectLevel = true);
+
+    /// The object level over EVERY active object of `scene` at once, with no candidate pairs:
+    /// the PCS is all of them, each tested against all the others along the 3 axes (or 1), in
+    /// one view per axis over the whole scene, at `objectResolution` pixels across the smallest
+    /// object; each object is drawn as its clusters' boxes, rigid ones posed on the GPU from
+    /// the scene's model matrices (local boxes uploaded once per mesh), deformed ones from
+    /// their vertices. An object left out of the PCS is fully visible from some direction: it
+    /// touches no other object (grown by `fatten`, per object, world units; empty: 0), so
+    /// every pair naming it can be dropped. Split in two so that the CPU works while the GPU
+    /// does: beginObjectPcs() queues the passes and returns without waiting; endObjectPcs()
+    /// reads the result (one synchronisation): `inPcs[o]` is 1 for an object still in the PCS,
+    /// 0 for one pruned, inactive or with a non-finite pose (a warning in `stats`). Counters:
+    /// pcs_objects_in, pcs_objects, pcs_boxes, gpu_object_ms, views, coarsened_views,
+    /// cpu_object_setup_ms, run_object_ms. Nothing else may be called in between.
+    /// `pairs` (optional, the candidate pairs): the PCS is then the objects of these pairs
+    /// only, each queried only inside its box met with its partners' boxes (contactClip) and
+    /// the views span those regions: more is pruned, and an object none of whose partners'
+    /// boxes meets its own leaves the PCS.
+    [[nodiscard]] Result<void> beginObjectPcs(const Scene& scene, std::span<const float> fatten = {},
+                                              std::span<const ObjectPair> pairs = {});
+    [[nodiscard]] Result<void> endObjectPcs(std::vector<std::uint8_t>& inPcs, DetectorStats& stats);
 
     struct Impl;
 

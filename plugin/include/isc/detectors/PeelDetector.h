@@ -7,6 +7,12 @@
 /// every reported pair is exact (precision 1). docs/detectors/peel.md has the passes, the why
 /// and the measured figures.
 ///
+/// Default (settings.rays "auto" = "off" without self-collision): no image pass. The 3-D cull
+/// below walks each candidate pair's cluster trees with the float tolerance as the margin, and
+/// every triangle pair of the cluster pairs it reaches whose boxes meet goes to the GPU float
+/// filter and then the exact CPU test: recall 1 by construction, and on the lent H100 faster
+/// than the image passes (which stay: settings.rays "on", and self-collision).
+///
 /// Paper sections and where this implementation departs:
 /// - §4 object sampling, settings.sampling "scene" (default): one orthographic view per axis
 ///   and cluster of candidate pairs, cut into tiles. Before it (beyond the paper) a 3-D cull
@@ -73,8 +79,17 @@ struct PeelSettings {
     /// axis (a surface edge-on to the single view would be invisible near its contacts once its
     /// other faces are culled): every triangle is drawn.
     bool cull = true;
+    /// Scene sampling: "auto" (= "off" without self-collision, "on" with it), "on" or "off".
+    /// "on": the image passes above (object sampling, collision rays, ray merging, primitive
+    /// separation, pairing) choose the triangle pairs for the float filter. "off": every
+    /// triangle pair of the 3-D cull's cluster pairs (walked with the float tolerance as the
+    /// margin, not two pixels) whose world boxes overlap goes to the float filter, with no
+    /// raster pass: the candidates are bounded by the cull alone (recall 1 by construction,
+    /// docs/detectors/peel.md "Without collision rays"). Self-collision needs "on" (the
+    /// facing rule).
+    std::string rays = "auto";
 
-    static constexpr std::array<SettingField<PeelSettings>, 9> fields{{
+    static constexpr std::array<SettingField<PeelSettings>, 10> fields{{
         {"resolution", &PeelSettings::resolution,
          "pixels across the smallest object of a view: 0 = auto, or a power of two 16..4096"},
         {"axes", &PeelSettings::axes, "projection axes: 0 = auto, 1 (z) or 3 (x, y, z)"},
@@ -85,6 +100,9 @@ struct PeelSettings {
         {"depthProximity", &PeelSettings::depthProximity, "fragments of two objects within one pixel in depth mark a ray"},
         {"conservativeRaster", &PeelSettings::conservativeRaster, "GL_NV_conservative_raster where the driver has it"},
         {"cull", &PeelSettings::cull, "scene sampling, 3 axes: 3-D cull before the raster pass (off: draw every triangle)"},
+        {"rays", &PeelSettings::rays,
+         "scene sampling: auto (off unless selfCollision), on (collision rays choose the pairs) or off (the 3-D "
+         "cull's cluster pairs go straight to the GPU filter, no raster)"},
     }};
 };
 
@@ -100,8 +118,9 @@ public:
     bool reportsTrianglePairs() const override { return true; }
     bool needsClosedMeshes() const override;
     /// Timings: stats.gpuMs (GL timestamps), readbackMs (the one wait for the GPU and the
-    /// read), cpuMs, totalMs; per stage gpu_cull_ms, gpu_raster_ms, gpu_rays_ms, gpu_grid_ms,
-    /// gpu_filter_ms, cpu_setup_ms, cpu_upload_ms, cpu_exact_ms (scene sampling). Counters
+    /// read), cpuMs, totalMs; per stage gpu_world_ms, gpu_cull_ms, gpu_raster_ms, gpu_rays_ms,
+    /// gpu_grid_ms, gpu_filter_ms, cpu_setup_ms, cpu_upload_ms, cpu_exact_ms (exact_sort_ms,
+    /// exact_test_ms) (scene sampling; rays, late_copies). Counters
     /// (paper Table 1 and the cull): views, tiles, raster_passes, pixel_size, axes,
     /// triangles_in, cluster_pairs, triangles_kept, triangles_rasterized, pairs_culled,
     /// pixels_sampled, fragments, collision_rays, overflow_rays, max_depth_complexity,

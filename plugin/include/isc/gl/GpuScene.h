@@ -3,12 +3,14 @@
 #include "isc/core/Types.h"
 #include "isc/gl/Bindings.h"
 #include "isc/gl/Buffer.h"
+#include "isc/gl/Fence.h"
 #include "isc/gl/VertexArray.h"
 
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace isc {
@@ -101,6 +103,10 @@ private:
     std::vector<ObjectRange> ranges_;
     std::vector<std::uint64_t> uploadedVersion_;
     std::vector<GpuObject> records_;
+    Buffer staging_{"gpu scene vertex staging"};  // deformed vertices, persistently mapped for writing
+    void* stagingData_ = nullptr;
+    Fence stagingFence_;  // after the last copies out of staging_
+    std::vector<std::pair<std::size_t, std::size_t>> stagingRuns_;  // one sync's copies, kept across calls
     std::uint32_t vertexCount_ = 0, triangleCount_ = 0, totalTriangles_ = 0;
     std::uint64_t deformedUploads_ = 0;
     std::size_t syncedMeshes_ = 0;

@@ -1,0 +1,37 @@
+// CInDeR detector, the raster passes' fragments. With CD_EDGES (pass 1, the edges drawn as
+// lines): every edge fragment goes into its pixel's next edge slot, (window depth, object slot
+// << 24 | edge index); the paper keeps only the last edge per pixel in its depth buffer.
+// Without (the filled triangles of passes 2-3 and 5-6): every surface fragment goes into the
+// pixel's next surface slot, (window depth, object slot << 24 | triangle index); the resolve
+// pass counts them per object instead of the stencil. No depth test, no culling.
+// Defines: MAX_LAYERS, CD_EDGES (optional).
+#include "cinder/bindings.h"
+
+flat in uint vDraw;
+flat in uvec4 vTileRect;
+
+uniform uint uAtlasWidth;
+uniform uint uPixelCount;
+
+layout(std430, binding = CD_BINDING_DRAWS) readonly buffer CdDraws { CdDraw draws[]; };
+layout(std430, binding = CD_BINDING_COUNTS) buffer CdCounts { uint counts[]; };
+#ifdef CD_EDGES
+layout(std430, binding = CD_BINDING_EDGE_SLOTS) writeonly buffer CdSlots { uvec2 slots[]; };
+#else
+layout(std430, binding = CD_BINDING_SURF_SLOTS) writeonly buffer CdSlots { uvec2 slots[]; };
+#endif
+
+void main() {
+    uvec2 q = uvec2(gl_FragCoord.xy);
+    if (q.x < vTileRect.x || q.y < vTileRect.y || q.x >= vTileRect.z || q.y >= vTileRect.w) return;
+    uint pixel = q.y * uAtlasWidth + q.x;
+#ifdef CD_EDGES
+    uint index = atomicAdd(counts[pixel], 1u);
+#else
+    uint index = atomicAdd(counts[uPixelCount + pixel], 1u);
+#endif
+    if (index < uint(MAX_LAYERS)) {
+        uint id = (draws[vDraw].slot << 24) | (uint(gl_PrimitiveID) & CD_PRIM_MASK);
+        slots[pixel * uint(MAX_LAYERS) + index] = uvec2(floatBitsToUint(clamp(gl_FragCoord.z, 0.0, 1.0)), id);
+    }
+}

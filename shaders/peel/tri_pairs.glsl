@@ -1,0 +1,87 @@
+// Peel scene sampling without collision rays (settings.rays off, the default without
+// self-collision): the GPU narrowphase straight from the 3-D cull. One 64-invocation
+// workgroup per cluster pair (peel/cluster_pairs.glsl, walked with the float tolerance as
+// the margin): the two clusters' triangles (at most 32 each) go to shared memory, then the
+// 32 x 32 triangle pairs are split over the invocations; a pair whose world boxes come
+// within the tolerance and that the float separating-axis test (common/tritri.glsl) cannot
+// prove apart is written as (candidate, triangle of the lower object id, triangle of the
+// higher) for the exact CPU test, which has the final word.
+// Why nothing true is lost: two triangles that touch (exactly, in double) have float world
+// boxes within the tolerance (1e-5 of the parts' coordinate scale, far above the float
+// rounding of the world vertices), so their clusters' boxes, and every ancestor's, come within
+// it as well: the walk reaches the cluster pair, and each triangle is in exactly one cluster,
+// so each triangle pair is met once.
+#include "common/dispatch.glsl"
+#include "common/scene.glsl"
+#include "common/tritri.glsl"
+#include "peel/bindings.h"
+
+layout(local_size_x = 64) in;
+
+layout(std430, binding = PEEL_BINDING_PARTS) readonly buffer PeelParts { PeelPart parts[]; };
+layout(std430, binding = PEEL_BINDING_WORLD) readonly buffer PeelWorld { vec4 world[]; };
+layout(std430, binding = PEEL_BINDING_CLUSTER_NODES) readonly buffer PeelNodes { PeelClusterNode clusterNodes[]; };
+layout(std430, binding = PEEL_BINDING_CLUSTER_SLOTS) readonly buffer PeelSlots { uint clusterSlots[]; };
+layout(std430, binding = PEEL_BINDING_PAIR_LIST) readonly buffer PeelPairList { PeelPair pairList[]; };
+layout(std430, binding = PEEL_BINDING_CLUSTER_PAIRS) readonly buffer PeelClusterPairs { uvec4 clusterPairs[]; };
+layout(std430, binding = PEEL_BINDING_COUNTERS) buffer PeelCounters { uint counters[]; };
+layout(std430, binding = PEEL_BINDING_OUTPUT) writeonly buffer PeelOutput { uint outputPairs[]; };
+
+uniform uint uClusterCapacity;
+uniform uint uOutputCapacity;  // triangle pairs
+
+shared vec3 sV[64][3];  // corners: 0..31 the cluster of A, 32..63 that of B
+shared vec3 sLo[64];
+shared vec3 sHi[64];
+shared uint sTri[64];
+shared uint sBoxPairs;
+
+void main() {
+    uint g = iscFlatWorkGroup();
+    if (g >= min(counters[PEEL_COUNTER_CLUSTER_PAIRS], uClusterCapacity)) return;  // whole workgroup
+    uvec4 cp = clusterPairs[g];
+    PeelPair pr = pairList[cp.x];
+    uint lid = gl_LocalInvocationIndex;
+    if (lid == 0u) sBoxPairs = 0u;
+    uint side = lid >> 5, k = lid & 31u;
+    PeelPart pa = parts[pr.partA], pb = parts[pr.partB];
+    PeelClusterNode na = clusterNodes[pa.firstNode + cp.y], nb = clusterNodes[pb.firstNode + cp.z];
+    PeelPart p = side == 0u ? pa : pb;
+    PeelClusterNode mine = side == 0u ? na : nb;
+    if (k < mine.slotCount) {
+        uint t = clusterSlots[p.firstSlot + mine.firstSlot + k];
+        uint base = 3u * (sceneObjects[p.object].firstTriangle + t);
+        vec3 lo = vec3(3.4e38), hi = vec3(-3.4e38);
+        for (uint c = 0u; c < 3u; ++c) {
+            vec3 v = world[p.vertexBase + sceneIndices[base + c]].xyz;
+            sV[lid][c] = v;
+            lo = min(lo, v);
+            hi = max(hi, v);
+        }
+        sLo[lid] = lo;
+        sHi[lid] = hi;
+        sTri[lid] = t;
+    }
+    barrier();
+    float tolerance = pr.margin;
+    bool aLow = pa.object < pb.object;
+    uint boxPairs = 0u;
+    for (uint m = 0u; m < 16u; ++m) {
+        uint idx = lid + 64u * m;
+        uint i = idx >> 5, j = 32u + (idx & 31u);
+        if (i >= na.slotCount || (j - 32u) >= nb.slotCount) continue;
+        if (any(greaterThan(sLo[i], sHi[j] + tolerance)) || any(greaterThan(sLo[j], sHi[i] + tolerance))) continue;
+        ++boxPairs;
+        if (!iscTrianglesMayIntersect(sV[i][0], sV[i][1], sV[i][2], sV[j][0], sV[j][1], sV[j][2], tolerance))
+            continue;
+        uint slot = atomicAdd(counters[PEEL_COUNTER_OUTPUT], 1u);
+        if (slot < uOutputCapacity) {
+            outputPairs[3u * slot] = pr.candidate;
+            outputPairs[3u * slot + 1u] = aLow ? sTri[i] : sTri[j];
+            outputPairs[3u * slot + 2u] = aLow ? sTri[j] : sTri[i];
+        }
+    }
+    if (boxPairs != 0u) atomicAdd(sBoxPairs, boxPairs);
+    barrier();
+    if (lid == 0u && sBoxPairs != 0u) atomicAdd(counters[PEEL_COUNTER_SCREEN_PAIRS], sBoxPairs);
+}
