@@ -3,7 +3,7 @@
 # and runs the test suite on it (llvmpipe where there is no GPU). LeakSanitizer reports leaks
 # at exit; the only ones allowed are the GL driver's, listed by name in
 # tests/sanitizers/lsan-drivers.supp. Some GL-heavy tests are left out here (they run in the
-# plain suite): each is named with the reason in SLOW below. docs/robustness.md.
+# plain suite): each is named with the reason in SKIP below. docs/robustness.md.
 #   bash scripts/sanitize.sh [extra ctest args]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -11,6 +11,7 @@ packages=(
   libimgui-dev   # the demo window's panel (Dear ImGui 1.86, with its GLFW/OpenGL 3 backends)
   xvfb xauth     # the demo window test runs under xvfb-run
   gnuplot-nox    # bench/plots.sh and bench/detectors/peel_table.py: the plots in docs/
+  ccache         # scripts/build.sh: rebuilds (CI's plain and sanitize builds) from the cache
   # The sanitize preset (ASan + UBSan, libFuzzer: docs/robustness.md): clang 16 is the first
   # whose C++23 support takes libstdc++'s std::expected; libomp for its OpenMP.
   clang-16 libclang-rt-16-dev libomp-16-dev llvm   # llvm: llvm-symbolizer for the reports

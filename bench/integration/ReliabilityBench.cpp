@@ -3,7 +3,8 @@
 //
 //   isc_bench_reliability soak    [--bodies 100] [--steps 10000] [--switch-every 1000]
 //                                 [--churn-every 250] [--churn 10] [--detectors a,b,...]
-//   isc_bench_reliability physics [--bodies 100] [--seconds 6] [--detectors a,b,...]
+//   isc_bench_reliability physics [--bodies 100] [--seconds 6] [--penetration-every 1]
+//                                 [--detectors a,b,...]
 //
 // soak: the pile runs `--steps` steps of 1/60 s. Every `--churn-every` steps it alternately
 // takes `--churn` bodies out of the world and puts them back at the top of the pile (at rest,
@@ -11,7 +12,8 @@
 // to the next detector of the list (default: every registered detector; GL ones when a
 // headless context can be made). Every 100 steps one row: resident memory, GL buffer bytes
 // bullet-isc holds (gl::bufferBytes), total energy of the bodies in the world (kinetic +
-// potential above y = 0), bodies with a NaN/Inf position or velocity, contacts.
+// potential above y = 0), bodies with a NaN/Inf position or velocity, contacts, the fastest
+// body, bodies more than 1 m below the ground (fallen through it or off its edge).
 // bench/integration/soak_plot.sh plots the rows.
 //
 // physics: per detector (default: every registered detector, then stock Bullet GImpact) the
@@ -56,6 +58,7 @@ struct Args {
     int switchEvery = 1000;
     int churnEvery = 250;
     int churn = 10;
+    int penetrationEvery = 1;
     double seconds = 6.0;
     std::vector<std::string> detectors;
 };
@@ -63,7 +66,8 @@ struct Args {
 [[noreturn]] void usage(const char* why) {
     std::fprintf(stderr,
                  "isc_bench_reliability: %s\nusage: isc_bench_reliability soak|physics [--bodies N] [--steps N] "
-                 "[--switch-every N] [--churn-every N] [--churn N] [--seconds S] [--detectors a,b,...]\n",
+                 "[--switch-every N] [--churn-every N] [--churn N] [--seconds S] [--penetration-every N] "
+                 "[--detectors a,b,...]\n",
                  why);
     std::exit(2);
 }
@@ -83,6 +87,7 @@ Args parse(int argc, char** argv) {
         else if (k == "--churn-every") a.churnEvery = std::max(1, std::atoi(v));
         else if (k == "--churn") a.churn = std::atoi(v);
         else if (k == "--seconds") a.seconds = std::atof(v);
+        else if (k == "--penetration-every") a.penetrationEvery = std::max(1, std::atoi(v));
         else if (k == "--detectors") {
             std::string s = v;
             for (std::size_t at = 0; at <= s.size();) {
@@ -136,6 +141,15 @@ int nonFinite(bullet::RigidWorld& w) {
     return n;
 }
 
+// Bodies in the world whose centre is more than 1 m below the ground's top (y = 0): fallen
+// through the ground or off its edge.
+int belowGround(bullet::RigidWorld& w) {
+    int n = 0;
+    for (int i = 0; i < w.bodyCount(); ++i)
+        if (inWorld(w, i) && w.rigidBody(i)->getWorldTransform().getOrigin().y() < -1.0f) ++n;
+    return n;
+}
+
 double maxSpeedInWorld(bullet::RigidWorld& w) {
     double s = 0.0;
     for (int i = 0; i < w.bodyCount(); ++i)
@@ -172,7 +186,7 @@ int soak(const Args& a, bool haveGl) {
     for (const std::string& d : detectors) std::printf(" %s", d.c_str());
     std::printf("; every %d steps %d bodies alternately taken out / put back at the top\n", a.churnEvery, a.churn);
     std::printf("step\tdetector\tbodies_in_world\trss_mib\tgl_buffer_bytes\tenergy_j\tnan_bodies\tcontacts\t"
-                "max_speed\tstep_ms\n");
+                "max_speed\tbelow_ground\tstep_ms\n");
     std::mt19937 rng(7);
     std::vector<int> out;  // bodies taken out of the world
     std::size_t current = 0;
@@ -221,9 +235,9 @@ int soak(const Args& a, bool haveGl) {
         if (step % 100 == 0 || step == 1) {
             const int nan = nonFinite(w);
             worstNan = std::max(worstNan, nan);
-            std::printf("%d\t%s\t%d\t%.2f\t%zu\t%.3f\t%d\t%d\t%.4f\t%.3f\n", step, detectors[current].c_str(),
+            std::printf("%d\t%s\t%d\t%.2f\t%zu\t%.3f\t%d\t%d\t%.4f\t%d\t%.3f\n", step, detectors[current].c_str(),
                         w.bodyCount() - int(out.size()), residentMiB(), gl::bufferBytes(), energy(w), nan,
-                        w.contactCount(), maxSpeedInWorld(w), stepMsSum / stepsTimed);
+                        w.contactCount(), maxSpeedInWorld(w), belowGround(w), stepMsSum / stepsTimed);
             std::fflush(stdout);
             stepMsSum = 0.0;
             stepsTimed = 0;
@@ -233,8 +247,11 @@ int soak(const Args& a, bool haveGl) {
     return worstNan == 0 ? 0 : 1;
 }
 
-// Fraction of the contact points of manifolds with an awake body that were kept from the
-// previous step (Bullet's btManifoldPoint::m_lifeTime > 0 after the step's refresh).
+// Contact points of manifolds with an awake body, and of them those kept from the previous
+// step. Bullet keeps a point's m_lifeTime when a new contact matches it in the cache
+// (replaceContactPoint: what carries the applied impulse for warm starting), starts a new one
+// at 0, and adds 1 to every point in refreshContactPoints, once per step after the contacts
+// are added: after a step a new point reads 1, a kept one 2 or more.
 std::pair<long, long> keptPoints(btDiscreteDynamicsWorld& world) {
     long kept = 0, all = 0;
     btDispatcher* d = world.getDispatcher();
@@ -243,7 +260,7 @@ std::pair<long, long> keptPoints(btDiscreteDynamicsWorld& world) {
         if (!m->getBody0()->isActive() && !m->getBody1()->isActive()) continue;
         for (int p = 0; p < m->getNumContacts(); ++p) {
             ++all;
-            kept += m->getContactPoint(p).getLifeTime() > 0 ? 1 : 0;
+            kept += m->getContactPoint(p).getLifeTime() >= 2 ? 1 : 0;
         }
     }
     return {kept, all};
@@ -276,11 +293,13 @@ int physics(const Args& a, bool haveGl) {
     std::vector<std::string> detectors = a.detectors.empty() ? defaultDetectors(haveGl, true) : a.detectors;
     const int steps = int(std::lround(a.seconds * 60.0));
     const double settledSpeed = 0.05;  // m/s: every body slower than this from then on
+    const double restingSpeed = 0.2;   // m/s: persistence is measured on steps with every body slower
     std::printf("# physics: %d bunnies (seed 1), %d steps of 1/60 s; margin 0.04 m; penetration from the poses "
-                "(PenetrationProbe) every 10 steps; settled: every body below %.2f m/s from then on; persistence: "
-                "points kept from the previous step, manifolds with an awake body, from 3 s on; tunnelling: "
+                "(PenetrationProbe) every %d steps; settled: every body below %.2f m/s from then on; persistence: "
+                "points kept from the previous step, manifolds with an awake body, steps with every body "
+                "below %.1f m/s; tunnelling: "
                 "a bunny into a 2 cm static mesh wall, 1/60 s steps\n",
-                a.bodies, steps, settledSpeed);
+                a.bodies, steps, a.penetrationEvery, settledSpeed, restingSpeed);
     std::printf("detector\tsettle_s\tmax_pen_m\tmean_pen_m\tcontacts_end\tpersistence\tpersist_points\t"
                 "tunnel_5\ttunnel_20\tfallback_pairs\tstep_ms\n");
     int failures = 0;
@@ -305,13 +324,13 @@ int physics(const Args& a, bool haveGl) {
             stepMs += w.step().stepMs;
             if (w.maxSpeed() >= settledSpeed) lastMoving = s;
             if (w.dispatcher() != nullptr) fallback += w.dispatcher()->lastStats().fallbackPairs;
-            if (s % 10 == 0) {
+            if (s % a.penetrationEvery == 0) {
                 const double pen = w.maxPenetration();
                 maxPen = std::max(maxPen, pen);
                 sumPen += pen;
                 ++penSamples;
             }
-            if (s >= 180) {
+            if (w.maxSpeed() < restingSpeed) {  // settled or nearly: resting contact, where warm starting counts
                 const auto [k, n] = keptPoints(w.world());
                 kept += k;
                 all += n;
