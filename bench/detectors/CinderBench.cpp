@@ -4,11 +4,13 @@
 // resolution. One line per row, `key=value` fields, for bench/results/.
 //   isc_bench_cinder pile [bodies=100] [calls=15]
 //   isc_bench_cinder mipmap [bodies=30] [resolutions=128,256,512,1024,2048]  (pair tiles up to 512)
+//   isc_bench_cinder recall [poses=60] [resolutions=16,...,512] [maxLayers=16]  (bunny/bunny)
 // Scene: the dense pile of isc_bench_peel (bodies 0.9 m apart in a cube, random rotations,
 // seed 7), candidates = the overlapping world boxes. Needs a GL 4.5 context (headless EGL).
 #include "isc/detect/Registry.h"
 #include "isc/detectors/CinderDetector.h"
 #include "isc/detectors/CpuDetector.h"
+#include "isc/geometry/PoseSampler.h"
 #include "isc/gl/Context.h"
 #include "isc/mesh/MeshIo.h"
 
@@ -160,6 +162,58 @@ int main(int argc, char** argv) {
         }
         return 0;
     }
-    std::fprintf(stderr, "usage: isc_bench_cinder pile [bodies] [calls] | mipmap [bodies] [resolutions]\n");
+    if (mode == "recall") {
+        // bunny/bunny close poses (isc accuracy's sampler, seed 1): object recall per resolution
+        // and proximity, and how many colliding poses were served by the whole exact test
+        // (a pixel over maxLayers) rather than by the edge hits.
+        const int poses = argc > 2 ? std::atoi(argv[2]) : 60;
+        std::string list = argc > 3 ? argv[3] : "16,32,64,128,256,512";
+        const int layers = argc > 4 ? std::atoi(argv[4]) : 16;
+        auto b = loadBunny(0.1f);
+        if (!b) return 1;
+        auto mesh = std::make_shared<const Mesh>(std::move(*b));
+        Scene scene;
+        const MeshId m = scene.addMesh(mesh);
+        scene.addObject(m);
+        scene.addObject(m);
+        const auto sampled = geometry::sampleClosePoses(*mesh, *mesh, poses, 1);
+        const std::vector<ObjectPair> candidates = {{0, 1}};
+        std::stringstream ss(list);
+        std::string r;
+        while (std::getline(ss, r, ',')) {
+            for (const char* proximity : {"1.5", "0"}) {
+                const OptionList options = {{"resolution", r}, {"proximity", proximity}, {"maxLayers", std::to_string(layers)}};
+                auto d = createDetector("cinder", {.options = options});
+                if (!d) {
+                    std::printf("recall: options=%s error=\"%s\"\n", optionText(options).c_str(), d.error().message.c_str());
+                    continue;
+                }
+                CpuDetector reference;
+                std::size_t colliding = 0, found = 0, falsePairs = 0, byFallback = 0, foundByHits = 0;
+                for (const auto& [pa, pb] : sampled) {
+                    scene.setPose(0, pa);
+                    scene.setPose(1, pb);
+                    DetectionOutput truth, out;
+                    if (!reference.detect(scene, candidates, truth) || !(*d)->detect(scene, candidates, out)) return 1;
+                    const bool t = !truth.pairs.empty(), f = !out.pairs.empty();
+                    const bool fallback = out.stats.counter("full_exact_pairs") > 0;
+                    colliding += t;
+                    found += t && f;
+                    falsePairs += !t && f;
+                    byFallback += t && fallback;
+                    foundByHits += t && f && !fallback;
+                }
+                std::printf("recall: meshes=bunny,bunny poses=%d options=%s colliding=%zu found=%zu object_recall=%.4f "
+                            "false_pairs=%zu colliding_served_by_whole_exact_test=%zu found_by_edge_hits=%zu "
+                            "edge_hit_recall=%.4f\n",
+                            poses, optionText(options).c_str(), colliding, found,
+                            colliding ? double(found) / double(colliding) : 1.0, falsePairs, byFallback, foundByHits,
+                            colliding ? double(foundByHits) / double(colliding - byFallback > 0 ? colliding - byFallback : 1) : 1.0);
+                std::fflush(stdout);
+            }
+        }
+        return 0;
+    }
+    std::fprintf(stderr, "usage: isc_bench_cinder pile [bodies] [calls] | mipmap [bodies] [resolutions] | recall [poses] [resolutions] [maxLayers]\n");
     return 2;
 }

@@ -50,7 +50,8 @@ uint sTriangle[MAX_LAYERS];
 vec4 sPlane[MAX_LAYERS];  // world outward normal (unit), plane offset: dot(n, x) - w = signed distance
 
 void main() {
-    uint pixel = gl_GlobalInvocationID.x;
+    // Work groups in two dimensions (a 2048^2 tile has more than 65535 groups of 64 pixels).
+    uint pixel = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 64u + gl_LocalInvocationID.x;
     uint pixelCount = uAtlasSize.x * uAtlasSize.y;
     if (pixel >= pixelCount) return;
     uint edgeCount = counts[pixel];
@@ -60,11 +61,16 @@ void main() {
     uvec2 q = uvec2(pixel % uAtlasSize.x, pixel / uAtlasSize.x);
     uint viewIndex = (q.y / uTileSize) * uTilesX + q.x / uTileSize;
     if (viewIndex >= uViewCount) return;
-    if (edgeCount > uint(MAX_LAYERS) || surfCount > uint(MAX_LAYERS)) {
-        // Fragments were dropped: no count can be trusted here; the view's pairs go to the exact test.
+    // More fragments than slots: some were dropped and no winding can be trusted here. The kept
+    // edges still count, as near hits against every other object of the pixel (the exact check
+    // decides; no contact sample comes from them); the dropped ones are sampled by the pixels
+    // further along them and by the other axes.
+    bool overflow = edgeCount > uint(MAX_LAYERS) || surfCount > uint(MAX_LAYERS);
+    if (overflow) {
         atomicAdd(counters[CD_COUNTER_OVERFLOW], 1u);
         viewFlags[viewIndex] = 1u;
-        return;
+        edgeCount = min(edgeCount, uint(MAX_LAYERS));
+        surfCount = min(surfCount, uint(MAX_LAYERS));
     }
     CdView v = views[viewIndex];
     uint axis = v.axis;
@@ -127,9 +133,9 @@ void main() {
                     nNear = n;
                 }
             }
-            bool inside = winding != 0;
-            bool crossing = nearestDepth * v.depthExtent <= v.crossWorld;  // the edge crosses the surface here
-            bool near = !inside && nearestDepth * v.depthExtent <= v.nearWorld;
+            bool inside = !overflow && winding != 0;
+            bool crossing = !overflow && nearestDepth * v.depthExtent <= v.crossWorld;  // the edge crosses the surface here
+            bool near = overflow || (!inside && nearestDepth * v.depthExtent <= v.nearWorld);
             if (!inside && !near) continue;
             atomicAdd(counters[inside ? CD_COUNTER_INSIDE : CD_COUNTER_NEAR], 1u);
 #ifdef CD_MIPMAP

@@ -207,6 +207,7 @@ struct CinderDetector::Impl {
     cinder::CinderExact exact;
     std::vector<Aabb> localBoxes;  // per MeshId
     int lastWidth = 0, lastHeight = 0;
+    std::size_t maxBlockBytes = 0;  // GL_MAX_SHADER_STORAGE_BLOCK_SIZE: each slot buffer's limit
 
     Result<void> compile();
     void syncScene(const Scene& sc);
@@ -218,7 +219,6 @@ struct CinderDetector::Impl {
         std::vector<gl::CdHit> hits;
         std::vector<std::uint32_t> codes;  // mipmap: reduced codes with their tile index << 16... see below
         std::vector<std::pair<std::uint32_t, std::uint32_t>> mipPairs;  // (group, code & 0xFFFF)
-        std::vector<std::uint32_t> overflowGroups;
     };
     Result<void> runBatch(std::span<const Tile> tiles, std::span<const Group> groups, BatchResult& result,
                           DetectorStats& stats, double& readbackMs);
@@ -479,7 +479,7 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
     const GLuint groupsX = GLuint((pixels + 63) / 64);
     for (;;) {
         resolve.setUniform("uHitCapacity", std::uint32_t(hitCapacity));
-        resolve.dispatch(groupsX);
+        resolve.dispatch(std::min<GLuint>(groupsX, 65535u), (groupsX + 65534u) / 65535u);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
         if (mipmap) {
             std::size_t src = 0, w = W, h = H;
@@ -535,7 +535,7 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
         addCount(stats, "hits", double(result.hits.size()));
     }
     for (std::uint32_t i = 0; i < n; ++i)
-        if (flagValues[i]) result.overflowGroups.push_back(tiles[i].group);
+        if (flagValues[i]) addCount(stats, "overflow_views", 1);
     // Tiles index views of this batch: give hits their group through the caller (view -> tile).
     if (auto e = gl::checkError("after cinder batch"); !e) return e;
     return {};
@@ -675,8 +675,9 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
         im.stageTimersUsed = 0;
         const std::size_t R = std::size_t(im.settings.resolution);
         const std::size_t perTile = R * R * (8 + 16 * std::size_t(im.settings.maxLayers));
-        const std::size_t perBatch = std::clamp<std::size_t>(kBatchBytes / perTile, 1,
-                                                             (kMaxAtlasSide / R) * (kMaxAtlasSide / R));
+        const std::size_t slotBytes = R * R * std::size_t(im.settings.maxLayers) * 8;  // one slot buffer, one tile
+        const std::size_t perBatch = std::clamp<std::size_t>(
+            std::min(kBatchBytes / perTile, im.maxBlockBytes / slotBytes), 1, (kMaxAtlasSide / R) * (kMaxAtlasSide / R));
         // Pair lookup for the scene layout (objects to the candidate).
         std::unordered_map<std::uint64_t, std::uint32_t> candidateOf;
         if (im.sceneLayout)
@@ -693,8 +694,6 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
             const auto batch = std::span<const Impl::Tile>(tiles).subspan(first, count);
             Impl::BatchResult br;
             if (auto r = im.runBatch(batch, groups, br, stats, readbackMs); !r) return r;
-            for (std::uint32_t g : br.overflowGroups)
-                for (std::uint32_t c : groups[g].candidates) full[c] = 1;
             for (const auto& [g, code] : br.mipPairs) {
                 const Group& group = groups[g];
                 const std::uint32_t sa = (code >> 8) & 0xFFu, sb = code & 0xFFu;
@@ -791,7 +790,16 @@ Result<std::unique_ptr<Detector>> createCinderDetector(const DetectorSettings& c
         return fail("createCinderDetector(): proximity must be >= 0 pixels, got " + std::to_string(settings.proximity));
     if (glad_glCreateBuffers == nullptr)
         return fail("createCinderDetector(): no current GL context; create one with isc::gl::Context first");
+    GLint64 maxBlock = 0;
+    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &maxBlock);
+    const std::size_t slotBytes = std::size_t(r) * std::size_t(r) * std::size_t(settings.maxLayers) * 8;
+    if (slotBytes > std::size_t(maxBlock))
+        return fail("createCinderDetector(): resolution " + std::to_string(r) + " with maxLayers " +
+                    std::to_string(settings.maxLayers) + " needs " + std::to_string(slotBytes >> 20) +
+                    " MB per slot buffer, over this GL's GL_MAX_SHADER_STORAGE_BLOCK_SIZE (" +
+                    std::to_string(std::size_t(maxBlock) >> 20) + " MB); lower maxLayers or resolution");
     auto impl = std::make_unique<CinderDetector::Impl>();
+    impl->maxBlockBytes = std::size_t(maxBlock);
     impl->common = common;
     impl->settings = settings;
     impl->sceneLayout = settings.layout == "scene";
@@ -805,7 +813,7 @@ namespace detectors {
 DetectorInfo cinderInfo() {
     DetectorInfo d;
     d.name = "cinder";
-    d.summary = "edges ray-cast through volumes by parity counting, pair ids, encoded normals (CInDeR, Knott & Pai)";
+    d.summary = "edges ray-cast through the other volumes (front/back face counts, the paper's stencil), pair ids, encoded normals (CInDeR, Knott & Pai)";
     d.usesGl = true;
     d.needsClosedMeshes = true;
     d.reportsTrianglePairs = true;

@@ -2,9 +2,8 @@
 // The cinder detector's exact check: per edge hit (an edge of one object found inside or near
 // the other's volume), the triangles of the other object whose boxes the edge's segment
 // reaches (its BVH, in its local frame) against the edge's two faces, tested with the
-// reference's exact triangle test (through peel's PeelExact); pairs whose views could not be
-// trusted (a pixel over maxLayers) or that only the mip-map read-back names get the whole exact
-// reference. Private to plugin/detectors/cinder.
+// reference's exact triangle test (through peel's PeelExact); pairs that only the mip-map
+// read-back names (no edges read back) get the whole exact reference. Private to plugin/detectors/cinder.
 #include "isc/detect/Detector.h"
 #include "isc/geometry/Reference.h"
 

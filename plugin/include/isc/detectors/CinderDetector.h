@@ -56,7 +56,9 @@ struct CinderSettings {
     std::string layout = "pairs";      ///< "pairs" (one tile per candidate pair and axis) or "scene" (the paper's: one view of up to 255 objects)
     std::string readback = "compact";  ///< "compact" (every hit appended, lossless) or "mipmap" (the paper's lossy reduction)
     int mipLevels = 3;     ///< readback=mipmap: 2 x 2 reductions before the read-back, 1..log2(resolution)
-    int maxLayers = 16;    ///< edge and surface fragments kept per pixel, 4..64 (more: the whole pair goes to the exact test)
+    /// Edge and surface fragments kept per pixel, 4..64. A pixel with more: its kept edges count
+    /// as near hits against every other object there (the exact check decides), no winding.
+    int maxLayers = 32;
     /// Edge samples within this many pixels (in depth) of the other object's surface count as
     /// hits too (the exact check decides); 0: the paper's inside test alone.
     float proximity = 1.5f;
@@ -69,7 +71,7 @@ struct CinderSettings {
         {"layout", &CinderSettings::layout, "pairs (a tile per candidate pair) or scene (the paper's: a view of up to 255 objects)"},
         {"readback", &CinderSettings::readback, "compact (lossless append) or mipmap (the paper's 2x2 max reduction, lossy)"},
         {"mipLevels", &CinderSettings::mipLevels, "readback=mipmap: reductions before the read-back, 1..log2(resolution)"},
-        {"maxLayers", &CinderSettings::maxLayers, "edge and surface fragments kept per pixel, 4..64"},
+        {"maxLayers", &CinderSettings::maxLayers, "edge and surface fragments kept per pixel, 4..64 (more: near hits, no winding)"},
         {"proximity", &CinderSettings::proximity, "edge samples this many pixels from the other surface count too (0: inside only)"},
         {"samples", &CinderSettings::samples, "contact samples from the GPU's records (compact read-back)"},
     }};
@@ -87,8 +89,8 @@ public:
     bool needsClosedMeshes() const override { return true; }
     /// Counters per call: candidate_pairs, unserved_pairs, open_mesh_pairs, view_groups, views,
     /// batches, edges_drawn, triangles_drawn, inside_fragments (edge fragments inside the other
-    /// volume), near_fragments, overflow_pixels, hits (records read back), hit_pairs (pairs with
-    /// a hit), mipmap_pairs (readback=mipmap), full_exact_pairs (overflowed views, mipmap),
+    /// volume), near_fragments, overflow_pixels, overflow_views, hits (records read back), hit_pairs (pairs with
+    /// a hit), mipmap_pairs (readback=mipmap), full_exact_pairs (pairs only the mip-map names),
     /// tri_tri_tests, positive_tests, samples, colliding_pairs; gpu_ms split as
     /// gpu_edges_ms, gpu_surfaces_ms, gpu_resolve_ms.
     [[nodiscard]] Result<void> detect(const Scene& scene, std::span<const ObjectPair> candidates,
@@ -107,8 +109,10 @@ private:
 
 /// Creates the cinder detector: checks the settings (resolution a power of two in [16, 2048],
 /// axes 1 or 3, layout "pairs" or "scene", readback "compact" or "mipmap", mipLevels in [1,
-/// log2(resolution)], maxLayers in [4, 64], proximity >= 0) and compiles its shaders. Needs a
-/// current GL 4.5 context; errors carry the driver's log.
+/// log2(resolution)], maxLayers in [4, 64], proximity >= 0, a tile's slot buffer of resolution^2
+/// x maxLayers x 8 bytes within GL_MAX_SHADER_STORAGE_BLOCK_SIZE: 128 MB on llvmpipe, so 2048 px
+/// needs maxLayers 4 there) and compiles its shaders. Needs a current GL 4.5 context; errors
+/// carry the driver's log.
 [[nodiscard]] Result<std::unique_ptr<Detector>> createCinderDetector(const DetectorSettings& common,
                                                                      const CinderSettings& settings = {});
 
