@@ -56,7 +56,8 @@ AutoDetector& asAuto(Detector& d) {
 TEST_F(GlTest, AutoOnSoftwareGlIsCpuAtOnce) {
     const gl::ContextInfo* info = gl::Context::currentInfo();
     ASSERT_NE(info, nullptr);
-    ASSERT_TRUE(isSoftwareRenderer(info->renderer)) << "this test expects llvmpipe, got " << info->renderer;
+    if (!isSoftwareRenderer(info->renderer))  // the GPU round runs this suite on NVIDIA too
+        GTEST_SKIP() << "the software-GL rule; this GL is " << info->renderer;
     auto made = createDetector("auto");
     ASSERT_TRUE(made) << made.error().message;
     AutoDetector& a = asAuto(**made);
