@@ -46,6 +46,7 @@ int runInfo() {
         for (const auto& [ext, why] : d.extensions)
             std::printf("           [%s] %s: %s\n", info.has(ext) ? "yes" : " no", ext.c_str(), why.c_str());
         if (d.describeGl) std::printf("           here: %s\n", d.describeGl().c_str());
+        if (!d.knownIssue.empty()) std::printf("           known issue (auto leaves it out): %s\n", d.knownIssue.c_str());
     }
     return 0;
 }

@@ -232,8 +232,14 @@ Result<std::unique_ptr<Detector>> createAutoDetector(const DetectorSettings& set
         }
     }
     std::vector<const DetectorInfo*> pool;
+    std::string knownIssues;
     if (named.empty()) {
-        pool = exact;
+        for (const DetectorInfo* d : exact) {
+            if (d->knownIssue.empty())
+                pool.push_back(d);
+            else
+                knownIssues += ", " + d->name + " left out (known issue: " + d->knownIssue + ")";
+        }
     } else {
         for (const std::string& name : named) {
             const auto it = std::find_if(exact.begin(), exact.end(), [&](const auto* d) { return d->name == name; });
@@ -297,6 +303,7 @@ Result<std::unique_ptr<Detector>> createAutoDetector(const DetectorSettings& set
     if (!leftOut.empty())
         impl->notes = ", " + joined(leftOut) +
                       (gl == nullptr ? " left out (need GL)" : " left out (GL detectors would run on the CPU cores)");
+    impl->notes += knownIssues;
     if (!failedToCreate.empty()) impl->notes += ", left out as they failed to start: " + joined(failedToCreate);
     if (impl->candidates.size() == 1) {
         impl->decided = true;

@@ -25,6 +25,9 @@ struct DetectorInfo {
     bool needsClosedMeshes = false;
     bool reportsTrianglePairs = false;   ///< PairResult::triangles (triangle-pair recall applies)
     bool reportsContactSamples = false;  ///< PairResult::samples (points, normals, depths)
+    /// A known defect that makes it unsafe as a default (empty: none): `auto` leaves it out
+    /// unless named in `candidates`, and `isc info` prints it. Its page says more.
+    std::string knownIssue;
     std::vector<SettingDoc> settings;    ///< its own options (DetectorSettings::options)
     /// GL extensions it uses where the driver has them, each with what it gives (`isc info`
     /// says for each whether this GL has it). Only extensions the code really uses.
