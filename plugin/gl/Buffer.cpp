@@ -6,6 +6,8 @@
 #include <atomic>
 #include <cstdlib>
 #include <utility>
+#include <vector>
+#include <numeric>
 
 namespace isc::gl {
 
@@ -86,6 +88,15 @@ void Buffer::allocate(std::size_t bytes, const void* data, GLbitfield flags) {
 bool Buffer::reserve(std::size_t bytes, GLbitfield flags) {
     if (id_ != 0 && size_ >= bytes && flags_ == flags && size_ != 0) return false;
     allocate(bytes == 0 ? 4 : bytes, nullptr, flags);
+    return true;
+}
+
+bool Buffer::reserveSequence(std::uint32_t count) {
+    const std::size_t have = size_ / sizeof(std::uint32_t);
+    if (have >= count) return false;
+    std::vector<std::uint32_t> ids(std::max<std::size_t>(count, 2 * have));
+    std::iota(ids.begin(), ids.end(), 0u);
+    allocate(ids.size() * sizeof(std::uint32_t), ids.data(), 0);
     return true;
 }
 

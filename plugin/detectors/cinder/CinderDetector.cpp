@@ -200,7 +200,6 @@ struct CinderDetector::Impl {
         counters{"cinder counters"}, edges{"cinder edges"}, edgeIndices{"cinder edge indices"},
         viewObjects{"cinder view objects"}, colour{"cinder colour"}, meshEdgeFirst{"cinder mesh edges"},
         viewFlags{"cinder view flags"};
-    std::uint32_t drawIdCount = 0;
     std::size_t hitCapacity = 1 << 14;
     std::vector<std::unique_ptr<StageTimer>> stageTimers;
     std::size_t stageTimersUsed = 0;
@@ -373,21 +372,12 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
     addCount(stats, "batches", 1);
 
     const auto drawCount = static_cast<std::uint32_t>(drawData.size());
-    views.reserve(viewData.size() * sizeof(gl::CdView));
-    views.upload<gl::CdView>(0, viewData);
-    draws.reserve(drawData.size() * sizeof(gl::CdDraw));
-    draws.upload<gl::CdDraw>(0, drawData);
-    edgeIndirect.reserve(edgeCommands.size() * sizeof(gl::DrawElementsIndirectCommand));
-    edgeIndirect.upload<gl::DrawElementsIndirectCommand>(0, edgeCommands);
-    surfIndirect.reserve(surfCommands.size() * sizeof(gl::DrawElementsIndirectCommand));
-    surfIndirect.upload<gl::DrawElementsIndirectCommand>(0, surfCommands);
-    viewObjects.reserve(objectList.size() * sizeof(std::uint32_t));
-    viewObjects.upload<std::uint32_t>(0, objectList);
-    if (drawIdCount < drawCount) {
-        drawIdCount = std::max(drawCount, 2 * drawIdCount);
-        std::vector<std::uint32_t> iota(drawIdCount);
-        std::iota(iota.begin(), iota.end(), 0u);
-        drawIds.allocate(iota.size() * sizeof(std::uint32_t), iota.data(), 0);
+    views.assign(viewData);
+    draws.assign(drawData);
+    edgeIndirect.assign(edgeCommands);
+    surfIndirect.assign(surfCommands);
+    viewObjects.assign(objectList);
+    if (drawIds.reserveSequence(drawCount)) {
         for (gl::VertexArray* v : {&vaoEdges, &vaoSurfaces}) {
             v->setVertexBuffer(0, drawIds, 0, sizeof(std::uint32_t), 1);
             v->setIntegerAttribute(CD_ATTRIB_DRAW_ID, 0, 1, GL_UNSIGNED_INT);

@@ -109,7 +109,6 @@ struct HeightmapDetector::Impl {
         counts{"heightmap counts"}, slots{"heightmap slots"}, columns{"heightmap columns"}, flags{"heightmap flags"},
         samples{"heightmap samples"}, counters{"heightmap counters"}, best{"heightmap reduction best"},
         winner{"heightmap reduction winner"};
-    std::uint32_t drawIdCount = 0;
     std::size_t sampleCapacity = 1 << 12;
     detail::StaticEnvironment environment;
     std::vector<std::unique_ptr<StageTimer>> stageTimers;
@@ -255,23 +254,13 @@ Result<void> HeightmapDetector::Impl::runBatch(std::span<const View> batch, std:
     if (envCommands.empty()) return {};  // no environment triangle near any view: no contact
 
     const auto drawCount = static_cast<std::uint32_t>(drawData.size());
-    views.reserve(viewData.size() * sizeof(gl::HmView));
-    views.upload<gl::HmView>(0, viewData);
-    draws.reserve(drawData.size() * sizeof(gl::HmDraw));
-    draws.upload<gl::HmDraw>(0, drawData);
-    objectIndirect.reserve(objectCommands.size() * sizeof(gl::DrawElementsIndirectCommand));
-    objectIndirect.upload<gl::DrawElementsIndirectCommand>(0, objectCommands);
-    envIndirect.reserve(envCommands.size() * sizeof(gl::DrawElementsIndirectCommand));
-    envIndirect.upload<gl::DrawElementsIndirectCommand>(0, envCommands);
-    envIndices.reserve(indices.size() * sizeof(std::uint32_t));
-    envIndices.upload<std::uint32_t>(0, indices);
-    triangleIds.reserve(triIds.size() * sizeof(std::uint32_t));
-    triangleIds.upload<std::uint32_t>(0, triIds);
-    if (drawIdCount < drawCount) {
-        drawIdCount = std::max(drawCount, 2 * drawIdCount);
-        std::vector<std::uint32_t> iota(drawIdCount);
-        std::iota(iota.begin(), iota.end(), 0u);
-        drawIds.allocate(iota.size() * sizeof(std::uint32_t), iota.data(), 0);
+    views.assign(viewData);
+    draws.assign(drawData);
+    objectIndirect.assign(objectCommands);
+    envIndirect.assign(envCommands);
+    envIndices.assign(indices);
+    triangleIds.assign(triIds);
+    if (drawIds.reserveSequence(drawCount)) {
         for (gl::VertexArray* v : {&vaoObject, &vaoEnv}) {
             v->setVertexBuffer(0, drawIds, 0, sizeof(std::uint32_t), 1);
             v->setIntegerAttribute(HM_ATTRIB_DRAW_ID, 0, 1, GL_UNSIGNED_INT);

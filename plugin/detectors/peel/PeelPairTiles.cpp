@@ -182,19 +182,11 @@ Result<void> PeelPairTilePass::runBatch(const gl::GpuScene& scene, std::span<con
             items += range.triangleCount;
         }
     }
-    tiles_.reserve(tileData.size() * sizeof(gl::PeelTile));
-    tiles_.upload<gl::PeelTile>(0, tileData);
-    draws_.reserve(drawData.size() * sizeof(gl::PeelDraw));
-    draws_.upload<gl::PeelDraw>(0, drawData);
-    indirect_.reserve(commands.size() * sizeof(gl::DrawElementsIndirectCommand));
-    indirect_.upload<gl::DrawElementsIndirectCommand>(0, commands);
-    segments_.reserve(segmentData.size() * sizeof(gl::PeelSegment));
-    segments_.upload<gl::PeelSegment>(0, segmentData);
-    if (drawIdCount_ < drawData.size()) {
-        drawIdCount_ = std::max<std::uint32_t>(static_cast<std::uint32_t>(drawData.size()), 2 * drawIdCount_);
-        std::vector<std::uint32_t> ids(drawIdCount_);
-        std::iota(ids.begin(), ids.end(), 0u);
-        drawIds_.allocate(ids.size() * sizeof(std::uint32_t), ids.data(), 0);
+    tiles_.assign(tileData);
+    draws_.assign(drawData);
+    indirect_.assign(commands);
+    segments_.assign(segmentData);
+    if (drawIds_.reserveSequence(static_cast<std::uint32_t>(drawData.size()))) {
         vao_.setVertexBuffer(0, drawIds_, 0, sizeof(std::uint32_t), 1);
         vao_.setIntegerAttribute(PEEL_ATTRIB_DRAW_ID, 0, 1, GL_UNSIGNED_INT);
     }

@@ -45,7 +45,6 @@ heads_{"peel pixel counts"}, nodes_{"peel pixel slots"},
         packed_{"peel packed"}, culled_{"peel culled indices"}, peelState_{"peel peeling state"},
         peelLayers_{"peel peeled layer"};
     std::size_t recordCapacity_ = 1 << 14;
-    std::uint32_t drawIdCount_ = 0;
     StageClock clock_;
     PeelNarrowphase narrowphase_;
 };

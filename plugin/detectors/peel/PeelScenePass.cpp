@@ -347,11 +347,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         !r)
         return r;
     if (!commands_.empty()) commandsBuffer_.upload<gl::DrawElementsIndirectCommand>(0, commands_);
-    if (drawIdCount_ < draws_.size()) {
-        drawIdCount_ = std::max<std::uint32_t>(static_cast<std::uint32_t>(draws_.size()), 2 * drawIdCount_);
-        std::vector<std::uint32_t> ids(drawIdCount_);
-        std::iota(ids.begin(), ids.end(), 0u);
-        drawIdsBuffer_.allocate(ids.size() * sizeof(std::uint32_t), ids.data(), 0);
+    if (drawIdsBuffer_.reserveSequence(static_cast<std::uint32_t>(draws_.size()))) {
         vao_.setVertexBuffer(0, drawIdsBuffer_, 0, sizeof(std::uint32_t), 1);
         vao_.setIntegerAttribute(PEEL_ATTRIB_DRAW_ID, 0, 1, GL_UNSIGNED_INT);
     }

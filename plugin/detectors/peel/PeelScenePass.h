@@ -105,7 +105,6 @@ private:
         cellFillBuffer_{"peel cell fill"}, cellItemsBuffer_{"peel cell items"}, pairTableBuffer_{"peel pair table"},
         hitsBuffer_{"peel pair hits"}, pairFlagsBuffer_{"peel pair flags"}, recordBoxesBuffer_{"peel record boxes"};
     ReadbackBuffer counters_{"peel counters"}, output_{"peel candidate triangle pairs"};
-    std::uint32_t drawIdCount_ = 0;
     std::size_t outputCopy_ = 1 << 14;  // candidate triangle pairs copied to the mapping before the fence
 };
 

@@ -122,7 +122,6 @@ struct SlicesDetector::Impl {
     const Scene* sceneRef = nullptr;
     std::vector<std::vector<Aabb>> triangleBoxes;
     std::vector<float> cullEpsilon;
-    std::uint32_t drawIdCount = 0;
     std::vector<const Mesh*> syncedMeshes;
     detail::SlicesNormals normalData;
     detail::SlicesExact exact;
@@ -261,17 +260,10 @@ Result<void> SlicesDetector::Impl::runBatch(std::span<const View> batch, std::ve
     addCount(stats, "triangles_drawn", triangles * (settings.fill ? 2.0 : 1.0));
     addCount(stats, "batches", 1);
     const auto drawCount = static_cast<std::uint32_t>(drawData.size());
-    views.reserve(viewData.size() * sizeof(gl::SlView));
-    views.upload<gl::SlView>(0, viewData);
-    draws.reserve(drawData.size() * sizeof(gl::SlDraw));
-    draws.upload<gl::SlDraw>(0, drawData);
-    indirect.reserve(commands.size() * sizeof(gl::DrawElementsIndirectCommand));
-    indirect.upload<gl::DrawElementsIndirectCommand>(0, commands);
-    if (drawIdCount < drawCount) {
-        drawIdCount = std::max(drawCount, 2 * drawIdCount);
-        std::vector<std::uint32_t> iota(drawIdCount);
-        std::iota(iota.begin(), iota.end(), 0u);
-        drawIds.allocate(iota.size() * sizeof(std::uint32_t), iota.data(), 0);
+    views.assign(viewData);
+    draws.assign(drawData);
+    indirect.assign(commands);
+    if (drawIds.reserveSequence(drawCount)) {
         vao.setVertexBuffer(0, drawIds, 0, sizeof(std::uint32_t), 1);
         vao.setIntegerAttribute(SL_ATTRIB_DRAW_ID, 0, 1, GL_UNSIGNED_INT);
     }

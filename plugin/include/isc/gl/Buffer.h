@@ -57,6 +57,16 @@ public:
     void upload(std::size_t offset, const std::vector<T>& values) {
         upload(offset, values.size() * sizeof(T), values.data());
     }
+    /// reserve() for `values` (default flags), then upload() them at offset 0.
+    template <class T>
+    void assign(const std::vector<T>& values) {
+        reserve(values.size() * sizeof(T));
+        upload(0, values);
+    }
+    /// At least `count` uint32s holding 0, 1, 2, ...: a per-draw id stream read with divisor 1
+    /// (GL 4.5 core has no gl_DrawID), grown to twice what is asked. Immutable storage. True when
+    /// (re)created: vertex arrays that read it must be pointed at it again.
+    bool reserveSequence(std::uint32_t count);
     /// glGetNamedBufferSubData: blocks until the GPU wrote it. offset + bytes <= size() (asserted).
     void read(std::size_t offset, std::size_t bytes, void* out) const;
     template <class T, std::size_t N>
