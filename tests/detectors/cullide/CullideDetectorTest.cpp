@@ -668,5 +668,61 @@ INSTANTIATE_TEST_SUITE_P(Scenes, CullideSelfTest,
                                            SelfCase{"queries_128", 128, "queries"}),
                          [](const ::testing::TestParamInfo<SelfCase>& p) { return std::string(p.param.name); });
 
+// The ground bug (docs/detectors/cullide.md): five bunnies side by side, sunk 1 cm into a
+// 20 x 1 x 20 m box whose triangles are far larger than the views. Every colliding pair of the
+// reference must survive, at every resolution and with 1 or 3 axes (before the fix the triangle
+// level kept 4 of 5 pairs at 128 px and none at 512 px).
+Scene groundScene(int bunnies, float sink) {
+    Scene scene;
+    const MeshId ground = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(10.0f, 0.5f, 10.0f))));
+    scene.addObject(ground, Pose{Vec3(0.0f, -0.5f, 0.0f)});
+    auto bunny = bunnyMesh();
+    const MeshId b = scene.addMesh(bunny);
+    for (int i = 0; i < bunnies; ++i) {
+        const Vec3 at(1.3f * float(i % 3) - 1.3f, -bunny->localBounds().min.y - sink, 1.3f * float(i / 3));
+        scene.addObject(b, Pose{at});
+    }
+    return scene;
+}
+
+TEST_F(CullideDetectorTest, BunniesSunkIntoALargeBoxAreAllFound) {
+    const Scene scene = groundScene(5, 0.01f);
+    const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+    ASSERT_EQ(candidates.size(), 5u);
+    for (int axes : {1, 3})
+        for (int resolution : {32, 128, 512}) {
+            SCOPED_TRACE(::testing::Message() << "axes " << axes << ", resolution " << resolution);
+            CullideSettings s = settings("compute", resolution);
+            s.axes = axes;
+            auto d = makeCullide(s);
+            DetectionOutput out;
+            ASSERT_TRUE(d->detect(scene, candidates, out));
+            std::size_t colliding = 0;
+            expectExact(scene, candidates, out, &colliding);
+            EXPECT_EQ(colliding, 5u);
+            EXPECT_EQ(out.stats.counter("cut_levels"), 0.0);
+            EXPECT_TRUE(out.stats.warnings.empty());
+            // It still prunes: the ground's far faces and most of the bunnies leave the PCS.
+            EXPECT_LT(out.stats.counter("pcs_triangles"), 0.75 * out.stats.counter("pcs_triangles_in"));
+            std::printf("[ cullide ] ground, %d px, %d axes: triangles %g -> %g, splat threads %g\n", resolution, axes,
+                        out.stats.counter("pcs_triangles_in"), out.stats.counter("pcs_triangles"),
+                        out.stats.counter("splat_threads"));
+        }
+    // The other paths at 512 px: axis after axis, the object level and cluster boxes, queries.
+    for (int variant = 0; variant < 3; ++variant) {
+        SCOPED_TRACE(::testing::Message() << "variant " << variant);
+        CullideSettings s = settings(variant == 2 ? "queries" : "compute", 512);
+        s.viewsAtOnce = variant != 0;
+        s.objectLevel = s.clusterBoxes = variant == 1;
+        auto d = makeCullide(s);
+        DetectionOutput out;
+        ASSERT_TRUE(d->detect(scene, candidates, out));
+        std::size_t colliding = 0;
+        expectExact(scene, candidates, out, &colliding);
+        EXPECT_EQ(colliding, 5u);
+        EXPECT_EQ(out.stats.counter("cut_levels"), 0.0);
+    }
+}
+
 }  // namespace
 }  // namespace isc
