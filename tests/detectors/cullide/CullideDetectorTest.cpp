@@ -724,5 +724,32 @@ TEST_F(CullideDetectorTest, BunniesSunkIntoALargeBoxAreAllFound) {
     }
 }
 
+// The self level's thread per triangle (no split): a 1 m quad at 512 px covers 131K pixels per
+// triangle, more than one invocation's loops may run on llvmpipe (65535). Its fragments would be
+// cut short and the small triangle piercing its far corner pruned; instead the level keeps every
+// triangle (cut_levels, with a warning) and the exact test finds the reference's pairs.
+TEST_F(CullideDetectorTest, SelfLevelWithATriangleTooLargeKeepsEverything) {
+    std::vector<Vec3> v = {{0.0f, 0.0f, 0.0f},     {1.0f, 0.0f, 0.0f},    {1.0f, 0.0f, 1.0f},
+                           {0.0f, 0.0f, 1.0f},     {0.9f, -0.05f, 0.93f}, {0.95f, 0.05f, 0.93f},
+                           {0.9f, 0.05f, 0.97f}};
+    std::vector<UVec3> t = {{0, 1, 2}, {0, 2, 3}, {4, 5, 6}};
+    auto m = Mesh::create("quad pierced at its corner", std::move(v), std::move(t));
+    ASSERT_TRUE(m.has_value()) << m.error().message;
+    Scene scene;
+    scene.addObject(scene.addMesh(std::make_shared<Mesh>(std::move(*m))));
+    const std::vector<ObjectPair> candidates = {{0, 0}};
+    const auto ref = reference(scene, 0, 0);
+    ASSERT_FALSE(ref.empty());
+    auto d = makeCullide(settings("compute", 512), true);
+    DetectionOutput out;
+    ASSERT_TRUE(d->detect(scene, candidates, out));
+    ASSERT_EQ(out.pairs.size(), 1u);
+    EXPECT_EQ(out.pairs[0].triangles, ref);
+    EXPECT_EQ(out.stats.counter("cut_levels"), 1.0);
+    EXPECT_EQ(out.stats.counter("self_triangles"), 3.0);
+    ASSERT_EQ(out.stats.warnings.size(), 1u);
+    EXPECT_NE(out.stats.warnings[0].find("self level kept every member"), std::string::npos) << out.stats.warnings[0];
+}
+
 }  // namespace
 }  // namespace isc
