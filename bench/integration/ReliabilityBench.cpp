@@ -59,15 +59,19 @@ struct Args {
     int churnEvery = 250;
     int churn = 10;
     int penetrationEvery = 1;
+    int trace = 0;
     double seconds = 6.0;
+    /// Wall-clock seconds one detector may take (physics: its pile and tunnelling; soak: one
+    /// switch period). 0: no limit.
+    double wallLimit = 0.0;
     std::vector<std::string> detectors;
 };
 
 [[noreturn]] void usage(const char* why) {
     std::fprintf(stderr,
-                 "isc_bench_reliability: %s\nusage: isc_bench_reliability soak|physics [--bodies N] [--steps N] "
+                 "isc_bench_reliability: %s\nusage: isc_bench_reliability soak|physics|list [--bodies N] [--steps N] "
                  "[--switch-every N] [--churn-every N] [--churn N] [--seconds S] [--penetration-every N] "
-                 "[--detectors a,b,...]\n",
+                 "[--wall-limit S] [--trace N] [--detectors a,b,...]\n",
                  why);
     std::exit(2);
 }
@@ -76,7 +80,7 @@ Args parse(int argc, char** argv) {
     Args a;
     if (argc < 2) usage("no mode");
     a.mode = argv[1];
-    if (a.mode != "soak" && a.mode != "physics") usage("the mode is soak or physics");
+    if (a.mode != "soak" && a.mode != "physics" && a.mode != "list") usage("the mode is soak, physics or list");
     for (int i = 2; i < argc; ++i) {
         const std::string k = argv[i];
         if (i + 1 >= argc) usage(("no value after " + k).c_str());
@@ -88,6 +92,8 @@ Args parse(int argc, char** argv) {
         else if (k == "--churn") a.churn = std::atoi(v);
         else if (k == "--seconds") a.seconds = std::atof(v);
         else if (k == "--penetration-every") a.penetrationEvery = std::max(1, std::atoi(v));
+        else if (k == "--trace") a.trace = std::max(0, std::atoi(v));
+        else if (k == "--wall-limit") a.wallLimit = std::max(0.0, std::atof(v));
         else if (k == "--detectors") {
             std::string s = v;
             for (std::size_t at = 0; at <= s.size();) {
@@ -172,33 +178,96 @@ bullet::WorldSettings worldSettings(const std::string& detector) {
     return s;
 }
 
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Puts `body` back into the pile from above: at rest, `height` metres over the highest body in
+// the world, at a random spot within 2 m of the centre.
+void putBackOnTop(bullet::RigidWorld& w, int body, float height, std::mt19937& rng) {
+    std::uniform_real_distribution<float> side(-2.0f, 2.0f);
+    float top = 0.0f;
+    for (int i = 0; i < w.bodyCount(); ++i)
+        if (i != body && inWorld(w, i)) top = std::max(top, w.rigidBody(i)->getWorldTransform().getOrigin().y());
+    btRigidBody* b = w.rigidBody(body);
+    btTransform t = b->getWorldTransform();
+    t.setOrigin(btVector3(side(rng), top + height, side(rng)));
+    b->setWorldTransform(t);
+    b->setInterpolationWorldTransform(t);
+    if (b->getMotionState() != nullptr) b->getMotionState()->setWorldTransform(t);
+    b->setLinearVelocity(btVector3(0, 0, 0));
+    b->setAngularVelocity(btVector3(0, 0, 0));
+    b->clearForces();
+}
+
 int soak(const Args& a, bool haveGl) {
     std::vector<std::string> detectors = a.detectors.empty() ? defaultDetectors(haveGl, false) : a.detectors;
     auto pile = scenes::makeBunnyPile(a.bodies, 1);
     if (!pile) return std::fprintf(stderr, "%s\n", pile.error().message.c_str()), 1;
-    auto made = bullet::RigidWorld::create(worldSettings(detectors[0]));
-    if (!made) return std::fprintf(stderr, "%s\n", made.error().message.c_str()), 1;
-    bullet::RigidWorld& w = **made;
+    // The first detector that can be made starts the run.
+    std::unique_ptr<bullet::RigidWorld> made;
+    std::size_t current = 0;
+    for (; current < detectors.size(); ++current) {
+        auto m = bullet::RigidWorld::create(worldSettings(detectors[current]));
+        if (m) {
+            made = std::move(*m);
+            break;
+        }
+        std::printf("# %s cannot be made (%s): skipped\n", detectors[current].c_str(), m.error().message.c_str());
+    }
+    if (!made) return std::fprintf(stderr, "no detector of the list can be made\n"), 1;
+    bullet::RigidWorld& w = *made;
     w.addGround(pile->groundHalfExtents);
     for (const Pose& p : pile->poses) w.addMeshBody(pile->bunny, p);
     std::printf("# soak: %d bunnies, %d steps of 1/60 s, detector switched every %d steps among", a.bodies, a.steps,
                 a.switchEvery);
     for (const std::string& d : detectors) std::printf(" %s", d.c_str());
-    std::printf("; every %d steps %d bodies alternately taken out / put back at the top\n", a.churnEvery, a.churn);
+    std::printf("; every %d steps %d bodies alternately taken out / put back at the top; a body found 1 m below "
+                "the ground at a row is put back on top after it (fell_total counts them)%s\n",
+                a.churnEvery, a.churn,
+                a.wallLimit > 0
+                    ? ("; a detector that takes more than " + std::to_string(int(a.wallLimit)) +
+                       " s of wall clock over one period hands over to the next early")
+                          .c_str()
+                    : "");
+    std::printf("# per row: step_ms, collision_ms (the dispatcher), detect_ms (the detector's call), contacts_ms "
+                "(patch contacts into the manifolds), mesh_pairs: means over the steps since the last row; "
+                "awake: bodies awake now\n");
     std::printf("step\tdetector\tbodies_in_world\trss_mib\tgl_buffer_bytes\tenergy_j\tnan_bodies\tcontacts\t"
-                "max_speed\tbelow_ground\tstep_ms\n");
+                "max_speed\tbelow_ground\tstep_ms\tcollision_ms\tdetect_ms\tcontacts_ms\tmesh_pairs\tfallback_pairs\t"
+                "awake\tfell_total\n");
+    std::fflush(stdout);
     std::mt19937 rng(7);
     std::vector<int> out;  // bodies taken out of the world
-    std::size_t current = 0;
-    double stepMsSum = 0.0;
-    int stepsTimed = 0, worstNan = 0;
-    for (int step = 1; step <= a.steps; ++step) {
-        if (step % a.switchEvery == 0 && detectors.size() > 1) {
-            current = (current + 1) % detectors.size();
+    double stepMsSum = 0.0, collisionSum = 0.0, detectSum = 0.0, contactsSum = 0.0, pairsSum = 0.0;
+    std::size_t fallbackSum = 0;
+    int stepsTimed = 0, worstNan = 0, fellTotal = 0;
+    auto periodStart = Clock::now();
+    // Switches to the next detector of the list that can be made; false when none can.
+    auto switchDetector = [&](int step, const char* why) {
+        for (std::size_t tries = 1; tries <= detectors.size(); ++tries) {
+            const std::size_t next = (current + tries) % detectors.size();
             bullet::DispatcherSettings ds;
-            auto d = createDetector(detectors[current], ds.detectorSettings);
-            if (!d) return std::fprintf(stderr, "%s\n", d.error().message.c_str()), 1;
+            auto d = createDetector(detectors[next], ds.detectorSettings);
+            if (!d) {
+                std::printf("# step %d: %s cannot be made (%s): skipped\n", step, detectors[next].c_str(),
+                            d.error().message.c_str());
+                continue;
+            }
+            if (why != nullptr)
+                std::printf("# step %d: %s %s; %s from here\n", step, detectors[current].c_str(), why,
+                            detectors[next].c_str());
             w.dispatcher()->setDetector(std::move(*d));
+            current = next;
+            periodStart = Clock::now();
+            return true;
+        }
+        return false;
+    };
+    for (int step = 1; step <= a.steps; ++step) {
+        if (detectors.size() > 1 && w.dispatcher() != nullptr) {
+            if (step % a.switchEvery == 0) switchDetector(step, nullptr);
+            else if (a.wallLimit > 0 && secondsSince(periodStart) > a.wallLimit)
+                switchDetector(step, "went past its wall-clock limit");
         }
         if (step % a.churnEvery == 0) {
             if (out.empty()) {
@@ -210,19 +279,9 @@ int soak(const Args& a, bool haveGl) {
                     out.push_back(in[std::size_t(k)]);
                 }
             } else {
-                std::uniform_real_distribution<float> side(-2.0f, 2.0f);
-                float top = 0.0f;
-                for (int i = 0; i < w.bodyCount(); ++i)
-                    if (inWorld(w, i)) top = std::max(top, w.rigidBody(i)->getWorldTransform().getOrigin().y());
                 for (std::size_t k = 0; k < out.size(); ++k) {
+                    putBackOnTop(w, out[k], 1.5f + 1.2f * float(k), rng);
                     btRigidBody* b = w.rigidBody(out[k]);
-                    btTransform t = b->getWorldTransform();
-                    t.setOrigin(btVector3(side(rng), top + 1.5f + 1.2f * float(k), side(rng)));
-                    b->setWorldTransform(t);
-                    b->setInterpolationWorldTransform(t);
-                    if (b->getMotionState() != nullptr) b->getMotionState()->setWorldTransform(t);
-                    b->setLinearVelocity(btVector3(0, 0, 0));
-                    b->setAngularVelocity(btVector3(0, 0, 0));
                     w.world().addRigidBody(b);
                     b->activate(true);
                 }
@@ -231,19 +290,42 @@ int soak(const Args& a, bool haveGl) {
         }
         const bullet::StepTimes t = w.step();
         stepMsSum += t.stepMs;
+        collisionSum += t.collisionMs;
+        if (const bullet::CollisionDispatcher* d = w.dispatcher()) {
+            detectSum += d->lastStats().detectMs;
+            contactsSum += d->lastStats().contactsMs;
+            pairsSum += double(d->lastStats().meshPairs);
+            fallbackSum += d->lastStats().fallbackPairs;
+        }
         ++stepsTimed;
         if (step % 100 == 0 || step == 1) {
             const int nan = nonFinite(w);
             worstNan = std::max(worstNan, nan);
-            std::printf("%d\t%s\t%d\t%.2f\t%zu\t%.3f\t%d\t%d\t%.4f\t%d\t%.3f\n", step, detectors[current].c_str(),
-                        w.bodyCount() - int(out.size()), residentMiB(), gl::bufferBytes(), energy(w), nan,
-                        w.contactCount(), maxSpeedInWorld(w), belowGround(w), stepMsSum / stepsTimed);
+            int awake = 0;
+            for (int i = 0; i < w.bodyCount(); ++i) awake += inWorld(w, i) && w.rigidBody(i)->isActive() ? 1 : 0;
+            const int below = belowGround(w);
+            const double n = double(stepsTimed);
+            std::printf("%d\t%s\t%d\t%.2f\t%zu\t%.3f\t%d\t%d\t%.4f\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%zu\t%d\t%d\n",
+                        step, detectors[current].c_str(), w.bodyCount() - int(out.size()), residentMiB(),
+                        gl::bufferBytes(), energy(w), nan, w.contactCount(), maxSpeedInWorld(w), below,
+                        stepMsSum / n, collisionSum / n, detectSum / n, contactsSum / n, pairsSum / n, fallbackSum,
+                        awake, fellTotal + below);
             std::fflush(stdout);
-            stepMsSum = 0.0;
+            stepMsSum = collisionSum = detectSum = contactsSum = pairsSum = 0.0;
+            fallbackSum = 0;
             stepsTimed = 0;
+            // Fallen bodies (a detector that lost the ground) go back on top, so one detector's
+            // loss does not leave the rest of the run with bodies falling forever.
+            for (int i = 0; i < w.bodyCount(); ++i) {
+                if (!inWorld(w, i) || w.rigidBody(i)->getWorldTransform().getOrigin().y() >= -1.0f) continue;
+                putBackOnTop(w, i, 1.5f, rng);
+                w.rigidBody(i)->activate(true);
+                ++fellTotal;
+            }
         }
     }
-    std::printf("# done: worst NaN count %d, GL buffer peak %zu bytes\n", worstNan, gl::bufferBytesPeak());
+    std::printf("# done: worst NaN count %d, GL buffer peak %zu bytes, %d bodies fell through the ground\n", worstNan,
+                gl::bufferBytesPeak(), fellTotal);
     return worstNan == 0 ? 0 : 1;
 }
 
@@ -266,14 +348,31 @@ std::pair<long, long> keptPoints(btDiscreteDynamicsWorld& world) {
     return {kept, all};
 }
 
+// One line to stderr: awake bodies and the fastest one (the physics part's --trace N).
+void traceBodies(bullet::RigidWorld& w, const std::string& name, int step) {
+    int awake = 0, fastest = 0;
+    for (int i = 0; i < w.bodyCount(); ++i) {
+        const btRigidBody* b = w.rigidBody(i);
+        awake += b->isActive() ? 1 : 0;
+        if (b->getLinearVelocity().length() > w.rigidBody(fastest)->getLinearVelocity().length()) fastest = i;
+    }
+    const btRigidBody* f = w.rigidBody(fastest);
+    const btVector3 p = f->getWorldTransform().getOrigin();
+    std::fprintf(stderr, "trace %s step %d awake %d fastest %d v %.3f w %.3f at (%.2f %.2f %.2f) state %d island %d sleep_t %.2f\n",
+                 name.c_str(), step, awake, fastest, double(f->getLinearVelocity().length()),
+                 double(f->getAngularVelocity().length()), double(p.x()), double(p.y()), double(p.z()),
+                 f->getActivationState(), f->getIslandTag(), double(f->getDeactivationTime()));
+}
+
 struct Tunnel {
     bool through = false;
+    bool cut = false;  // stopped at the wall-clock limit
     double finalX = 0.0;
 };
 
 // A bunny at `speed` m/s along +x into a static mesh wall 2 cm thick (2 x 2 m, centred at x = 0,
 // y = 1), one second of 1/60 s steps. Passed through: its centre ends beyond the wall.
-Result<Tunnel> tunnel(const std::string& detector, float speed) {
+Result<Tunnel> tunnel(const std::string& detector, float speed, Clock::time_point start, double wallLimit) {
     auto made = bullet::RigidWorld::create(worldSettings(detector));
     if (!made) return fail(made.error().message);
     bullet::RigidWorld& w = **made;
@@ -282,11 +381,26 @@ Result<Tunnel> tunnel(const std::string& detector, float speed) {
     w.addStaticMesh(std::make_shared<const Mesh>(shapes::box(Vec3(0.01f, 1.0f, 1.0f))), Pose{Vec3(0.0f, 1.0f, 0.0f)});
     const int b = w.addMeshBody(std::make_shared<const Mesh>(std::move(*bunny)), Pose{Vec3(-1.5f, 1.2f, 0.0f)});
     w.rigidBody(b)->setLinearVelocity(btVector3(speed, 0, 0));
-    for (int i = 0; i < 60; ++i) w.step();
     Tunnel t;
+    for (int i = 0; i < 60 && !t.cut; ++i) {
+        w.step();
+        t.cut = wallLimit > 0 && secondsSince(start) > wallLimit;
+    }
     t.finalX = w.pose(b).position.x;
     t.through = t.finalX > 0.0;
     return t;
+}
+
+int countBelowGround(bullet::RigidWorld& w) {
+    int n = 0;
+    for (int i = 0; i < w.bodyCount(); ++i) n += w.pose(i).position.y < -1.0f ? 1 : 0;
+    return n;
+}
+
+bool allAsleep(bullet::RigidWorld& w) {
+    for (int i = 0; i < w.bodyCount(); ++i)
+        if (w.rigidBody(i)->isActive()) return false;
+    return true;
 }
 
 int physics(const Args& a, bool haveGl) {
@@ -294,65 +408,111 @@ int physics(const Args& a, bool haveGl) {
     const int steps = int(std::lround(a.seconds * 60.0));
     const double settledSpeed = 0.05;  // m/s: every body slower than this from then on
     const double restingSpeed = 0.2;   // m/s: persistence is measured on steps with every body slower
-    std::printf("# physics: %d bunnies (seed 1), %d steps of 1/60 s; margin 0.04 m; penetration from the poses "
-                "(PenetrationProbe) every %d steps; settled: every body below %.2f m/s from then on; persistence: "
-                "points kept from the previous step, manifolds with an awake body, steps with every body "
-                "below %.1f m/s; tunnelling: "
-                "a bunny into a 2 cm static mesh wall, 1/60 s steps\n",
-                a.bodies, steps, a.penetrationEvery, settledSpeed, restingSpeed);
+    std::printf("# physics: %d bunnies (seed 1), up to %d steps of 1/60 s, the same world settings for every "
+                "detector; margin 0.04 m; penetration from the poses (PenetrationProbe) every %d steps and at the "
+                "last; settled: every body below %.2f m/s from then on; the run stops early once every body "
+                "sleeps (nothing wakes them here, so that is final: asleep_s) or a body is 1 m below the ground "
+                "(fell); persistence: points kept from the previous step, manifolds with an awake body, steps "
+                "with every body below %.1f m/s; tunnelling: a bunny into a 2 cm static mesh wall, 1/60 s "
+                "steps; step_ms: mean over the steps run, without the probe (probe_ms: one probe)%s\n",
+                a.bodies, steps, a.penetrationEvery, settledSpeed, restingSpeed,
+                a.wallLimit > 0 ? ("; wall-clock limit per detector " + std::to_string(int(a.wallLimit)) + " s").c_str()
+                                : "");
     std::printf("detector\tsettle_s\tmax_pen_m\tmean_pen_m\tcontacts_end\tpersistence\tpersist_points\t"
-                "tunnel_5\ttunnel_20\tfallback_pairs\tstep_ms\n");
+                "tunnel_5\ttunnel_20\tfallback_pairs\tstep_ms\tsteps_run\tasleep_s\tbelow_ground\tprobe_ms\twall_s\t"
+                "note\n");
+    std::fflush(stdout);
     int failures = 0;
     for (const std::string& name : detectors) {
+        const auto start = Clock::now();
         auto pile = scenes::makeBunnyPile(a.bodies, 1);
         if (!pile) return std::fprintf(stderr, "%s\n", pile.error().message.c_str()), 1;
         auto made = bullet::RigidWorld::create(worldSettings(name));
         if (!made) {
-            std::printf("%s\tcannot be made: %s\n", name.c_str(), made.error().message.c_str());
+            std::printf("%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t0\t-\t-\t-\t%.1f\tcannot be made: %s\n", name.c_str(),
+                        secondsSince(start), made.error().message.c_str());
+            std::fflush(stdout);
             ++failures;
             continue;
         }
         bullet::RigidWorld& w = **made;
         w.addGround(pile->groundHalfExtents);
         for (const Pose& p : pile->poses) w.addMeshBody(pile->bunny, p);
-        int lastMoving = 0;
-        double maxPen = 0.0, sumPen = 0.0, stepMs = 0.0;
+        int lastMoving = 0, run = 0, asleepAt = 0, below = 0;
+        double maxPen = 0.0, sumPen = 0.0, stepMs = 0.0, probeMs = 0.0;
         int penSamples = 0;
         long kept = 0, all = 0;
         std::size_t fallback = 0;
+        std::string note;
+        auto probe = [&] {
+            const bullet::PenetrationReport r = w.measurePenetration();
+            maxPen = std::max(maxPen, r.maxDepth);
+            sumPen += r.maxDepth;
+            probeMs += r.ms;
+            ++penSamples;
+        };
         for (int s = 1; s <= steps; ++s) {
             stepMs += w.step().stepMs;
+            run = s;
             if (w.maxSpeed() >= settledSpeed) lastMoving = s;
             if (w.dispatcher() != nullptr) fallback += w.dispatcher()->lastStats().fallbackPairs;
-            if (s % a.penetrationEvery == 0) {
-                const double pen = w.maxPenetration();
-                maxPen = std::max(maxPen, pen);
-                sumPen += pen;
-                ++penSamples;
-            }
+            if (a.trace > 0 && s % a.trace == 0) traceBodies(w, name, s);
+            const bool last = s == steps;
             if (w.maxSpeed() < restingSpeed) {  // settled or nearly: resting contact, where warm starting counts
                 const auto [k, n] = keptPoints(w.world());
                 kept += k;
                 all += n;
             }
+            if ((below = countBelowGround(w)) > 0) {
+                note = "stopped: " + std::to_string(below) + " bodies fell through the ground by step " + std::to_string(s);
+                probe();
+                break;
+            }
+            if (allAsleep(w)) {
+                asleepAt = s;
+                probe();
+                break;
+            }
+            if (a.wallLimit > 0 && secondsSince(start) > a.wallLimit) {
+                note = "stopped at the wall-clock limit at step " + std::to_string(s);
+                probe();
+                break;
+            }
+            if (s % a.penetrationEvery == 0 || last) probe();
         }
-        const bool settled = lastMoving < steps;
-        char settle[32];
-        std::snprintf(settle, sizeof settle, settled ? "%.3f" : "no(>%.0f)", settled ? lastMoving / 60.0 : a.seconds);
-        auto t5 = tunnel(name, 5.0f), t20 = tunnel(name, 20.0f);
+        // Settled: asleep (final), or every body below settledSpeed over the last steps of the run.
+        const bool settled = below == 0 && (asleepAt > 0 || (run == steps && lastMoving < steps));
+        char settle[48];
+        if (settled) std::snprintf(settle, sizeof settle, "%.3f", lastMoving / 60.0);
+        else if (below > 0) std::snprintf(settle, sizeof settle, "no(fell)");
+        else if (run < steps) std::snprintf(settle, sizeof settle, "no(cut at %.2f)", run / 60.0);
+        else std::snprintf(settle, sizeof settle, "no(>%.0f)", a.seconds);
+        char asleep[32];
+        if (asleepAt > 0) std::snprintf(asleep, sizeof asleep, "%.3f", asleepAt / 60.0);
+        else std::snprintf(asleep, sizeof asleep, "no");
         auto say = [](const Result<Tunnel>& t) {
             if (!t) return std::string("error");
             char b[48];
-            std::snprintf(b, sizeof b, "%s(x=%.2f)", t->through ? "through" : "stopped", t->finalX);
+            std::snprintf(b, sizeof b, "%s(x=%.2f)", t->cut ? "cut" : t->through ? "through" : "stopped", t->finalX);
             return std::string(b);
         };
-        std::printf("%s\t%s\t%.4f\t%.4f\t%d\t%s\t%ld\t%s\t%s\t%zu\t%.2f\n", name.c_str(), settle, maxPen,
-                    penSamples ? sumPen / penSamples : 0.0, w.contactCount(),
-                    all ? std::to_string(double(kept) / double(all)).substr(0, 5).c_str() : "n/a", all,
-                    say(t5).c_str(), say(t20).c_str(), fallback, stepMs / steps);
+        const std::string t5 = say(tunnel(name, 5.0f, start, a.wallLimit));
+        const std::string t20 = say(tunnel(name, 20.0f, start, a.wallLimit));
+        if (!settled) ++failures;
+        std::printf("%s\t%s\t%.4f\t%.4f\t%d\t%s\t%ld\t%s\t%s\t%zu\t%.2f\t%d\t%s\t%d\t%.2f\t%.1f\t%s\n", name.c_str(),
+                    settle, maxPen, penSamples ? sumPen / penSamples : 0.0, w.contactCount(),
+                    all ? std::to_string(double(kept) / double(all)).substr(0, 5).c_str() : "n/a", all, t5.c_str(),
+                    t20.c_str(), fallback, stepMs / std::max(1, run), run, asleep, below,
+                    penSamples ? probeMs / penSamples : 0.0, secondsSince(start), note.empty() ? "-" : note.c_str());
         std::fflush(stdout);
     }
     return failures == 0 ? 0 : 1;
+}
+
+// The names `physics` runs by default, one a line (GL ones when a context can be made).
+int list(bool haveGl) {
+    for (const std::string& n : defaultDetectors(haveGl, true)) std::printf("%s\n", n.c_str());
+    return 0;
 }
 
 }  // namespace
@@ -363,6 +523,7 @@ int main(int argc, char** argv) {
     std::optional<gl::Context> context;
     if (auto c = gl::Context::createHeadless()) context.emplace(std::move(*c));
     else std::fprintf(stderr, "no GL context (%s): CPU detectors only\n", c.error().message.c_str());
-    if (context) std::printf("# GL: %s\n", context->info().renderer.c_str());
+    if (context && a.mode != "list") std::printf("# GL: %s\n", context->info().renderer.c_str());
+    if (a.mode == "list") return list(context.has_value());
     return a.mode == "soak" ? soak(a, context.has_value()) : physics(a, context.has_value());
 }
