@@ -2,9 +2,12 @@
 // docs/robustness.md and docs/integration.md).
 //
 //   isc_bench_reliability soak    [--bodies 100] [--steps 10000] [--switch-every 1000]
-//                                 [--churn-every 250] [--churn 10] [--detectors a,b,...]
-//   isc_bench_reliability physics [--bodies 100] [--seconds 6] [--penetration-every 1]
+//                                 [--churn-every 250] [--churn 10] [--wall-limit S]
 //                                 [--detectors a,b,...]
+//   isc_bench_reliability physics [--bodies 100] [--seconds 6] [--penetration-every 1]
+//                                 [--wall-limit S] [--trace N] [--world name=value ...]
+//                                 [--detectors a,b,...]
+//   isc_bench_reliability list    (the detectors `physics` runs by default, one a line)
 //
 // soak: the pile runs `--steps` steps of 1/60 s. Every `--churn-every` steps it alternately
 // takes `--churn` bodies out of the world and puts them back at the top of the pile (at rest,
@@ -51,6 +54,11 @@ using namespace isc;
 
 namespace {
 
+// --world name=value: WorldSettings changed from the defaults (experiments; the tables use none).
+std::vector<std::pair<std::string, std::string>> worldOverrides;
+const char* const kWorldKeys[] = {"iterations", "deactivation", "angularDamping", "linearDamping",
+                                  "rollingFriction", "friction", "splitThreshold"};
+
 struct Args {
     std::string mode;
     int bodies = 100;
@@ -64,6 +72,7 @@ struct Args {
     /// Wall-clock seconds one detector may take (physics: its pile and tunnelling; soak: one
     /// switch period). 0: no limit.
     double wallLimit = 0.0;
+    std::vector<std::string> world;  // --world name=value
     std::vector<std::string> detectors;
 };
 
@@ -71,7 +80,7 @@ struct Args {
     std::fprintf(stderr,
                  "isc_bench_reliability: %s\nusage: isc_bench_reliability soak|physics|list [--bodies N] [--steps N] "
                  "[--switch-every N] [--churn-every N] [--churn N] [--seconds S] [--penetration-every N] "
-                 "[--wall-limit S] [--trace N] [--detectors a,b,...]\n",
+                 "[--wall-limit S] [--trace N] [--world name=value] [--detectors a,b,...]\n",
                  why);
     std::exit(2);
 }
@@ -94,6 +103,7 @@ Args parse(int argc, char** argv) {
         else if (k == "--penetration-every") a.penetrationEvery = std::max(1, std::atoi(v));
         else if (k == "--trace") a.trace = std::max(0, std::atoi(v));
         else if (k == "--wall-limit") a.wallLimit = std::max(0.0, std::atof(v));
+        else if (k == "--world") a.world.push_back(v);
         else if (k == "--detectors") {
             std::string s = v;
             for (std::size_t at = 0; at <= s.size();) {
@@ -104,6 +114,14 @@ Args parse(int argc, char** argv) {
         } else usage(("unknown option " + k).c_str());
     }
     if (a.bodies < 1 || a.steps < 1) usage("--bodies and --steps must be at least 1");
+    for (const std::string& kv : a.world) {
+        const std::size_t eq = kv.find('=');
+        const std::string key = kv.substr(0, eq);
+        if (eq == std::string::npos || std::find(std::begin(kWorldKeys), std::end(kWorldKeys), key) == std::end(kWorldKeys))
+            usage(("--world takes name=value, name one of iterations, deactivation, angularDamping, linearDamping, "
+                   "rollingFriction, friction, splitThreshold; not " + kv).c_str());
+        worldOverrides.emplace_back(key, kv.substr(eq + 1));
+    }
     return a;
 }
 
@@ -174,6 +192,16 @@ std::vector<std::string> defaultDetectors(bool withGl, bool withGImpact) {
 bullet::WorldSettings worldSettings(const std::string& detector) {
     bullet::WorldSettings s;
     s.detector = detector;
+    for (const auto& [k, v] : worldOverrides) {
+        const float f = float(std::atof(v.c_str()));
+        if (k == "iterations") s.solverIterations = int(f);
+        else if (k == "deactivation") s.deactivationTime = f;
+        else if (k == "angularDamping") s.angularDamping = f;
+        else if (k == "linearDamping") s.linearDamping = f;
+        else if (k == "rollingFriction") s.rollingFriction = f;
+        else if (k == "friction") s.friction = f;
+        else if (k == "splitThreshold") s.splitImpulseThreshold = f;
+    }
     s.onWarning = [](std::string_view w) { std::fprintf(stderr, "warning: %.*s\n", int(w.size()), w.data()); };
     return s;
 }
@@ -181,16 +209,21 @@ bullet::WorldSettings worldSettings(const std::string& detector) {
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// Puts `body` back into the pile from above: at rest, `height` metres over the highest body in
-// the world, at a random spot within 2 m of the centre.
-void putBackOnTop(bullet::RigidWorld& w, int body, float height, std::mt19937& rng) {
-    std::uniform_real_distribution<float> side(-2.0f, 2.0f);
+// The highest body centre in the world (0 when none is above the ground).
+float pileTop(bullet::RigidWorld& w) {
     float top = 0.0f;
     for (int i = 0; i < w.bodyCount(); ++i)
-        if (i != body && inWorld(w, i)) top = std::max(top, w.rigidBody(i)->getWorldTransform().getOrigin().y());
+        if (inWorld(w, i)) top = std::max(top, w.rigidBody(i)->getWorldTransform().getOrigin().y());
+    return top;
+}
+
+// Puts `body` back into the pile from above, at rest: the k-th of a batch in a 4 x 4 grid 1.3 m
+// apart (layers of 16, 1.2 m apart) from 1.5 m over `top`, turned about y at random.
+void putBackOnTop(bullet::RigidWorld& w, int body, int k, float top, std::mt19937& rng) {
+    std::uniform_real_distribution<float> jitter(-0.15f, 0.15f), angle(0.0f, 6.2831853f);
+    const float x = (float(k % 4) - 1.5f) * 1.3f + jitter(rng), z = (float(k / 4 % 4) - 1.5f) * 1.3f + jitter(rng);
     btRigidBody* b = w.rigidBody(body);
-    btTransform t = b->getWorldTransform();
-    t.setOrigin(btVector3(side(rng), top + height, side(rng)));
+    btTransform t(btQuaternion(btVector3(0, 1, 0), angle(rng)), btVector3(x, top + 1.5f + 1.2f * float(k / 16), z));
     b->setWorldTransform(t);
     b->setInterpolationWorldTransform(t);
     if (b->getMotionState() != nullptr) b->getMotionState()->setWorldTransform(t);
@@ -221,7 +254,7 @@ int soak(const Args& a, bool haveGl) {
     std::printf("# soak: %d bunnies, %d steps of 1/60 s, detector switched every %d steps among", a.bodies, a.steps,
                 a.switchEvery);
     for (const std::string& d : detectors) std::printf(" %s", d.c_str());
-    std::printf("; every %d steps %d bodies alternately taken out / put back at the top; a body found 1 m below "
+    std::printf("; every %d steps %d bodies alternately taken out / put back above the pile (a 4 x 4 grid, 1.5 m over the highest body); a body found 1 m below "
                 "the ground at a row is put back on top after it (fell_total counts them)%s\n",
                 a.churnEvery, a.churn,
                 a.wallLimit > 0
@@ -246,17 +279,14 @@ int soak(const Args& a, bool haveGl) {
     auto switchDetector = [&](int step, const char* why) {
         for (std::size_t tries = 1; tries <= detectors.size(); ++tries) {
             const std::size_t next = (current + tries) % detectors.size();
-            bullet::DispatcherSettings ds;
-            auto d = createDetector(detectors[next], ds.detectorSettings);
-            if (!d) {
+            if (Result<void> r = w.dispatcher()->switchDetector(detectors[next]); !r) {
                 std::printf("# step %d: %s cannot be made (%s): skipped\n", step, detectors[next].c_str(),
-                            d.error().message.c_str());
+                            r.error().message.c_str());
                 continue;
             }
             if (why != nullptr)
                 std::printf("# step %d: %s %s; %s from here\n", step, detectors[current].c_str(), why,
                             detectors[next].c_str());
-            w.dispatcher()->setDetector(std::move(*d));
             current = next;
             periodStart = Clock::now();
             return true;
@@ -279,8 +309,9 @@ int soak(const Args& a, bool haveGl) {
                     out.push_back(in[std::size_t(k)]);
                 }
             } else {
+                const float top = pileTop(w);
                 for (std::size_t k = 0; k < out.size(); ++k) {
-                    putBackOnTop(w, out[k], 1.5f + 1.2f * float(k), rng);
+                    putBackOnTop(w, out[k], int(k), top, rng);
                     btRigidBody* b = w.rigidBody(out[k]);
                     w.world().addRigidBody(b);
                     b->activate(true);
@@ -311,14 +342,23 @@ int soak(const Args& a, bool haveGl) {
                         stepMsSum / n, collisionSum / n, detectSum / n, contactsSum / n, pairsSum / n, fallbackSum,
                         awake, fellTotal + below);
             std::fflush(stdout);
+            // The detector's own figures of this step's call, to stderr (the step breakdown).
+            if (bullet::CollisionDispatcher* d = w.dispatcher()) {
+                const DetectorStats& ds = d->lastDetectorStats();
+                std::fprintf(stderr, "step %d %s: gpu %.3f readback %.3f cpu %.3f total %.3f ms", step,
+                             detectors[current].c_str(), ds.gpuMs, ds.readbackMs, ds.cpuMs, ds.totalMs);
+                for (const auto& [k, v] : ds.counters) std::fprintf(stderr, " %s=%g", k.c_str(), v);
+                std::fprintf(stderr, "\n");
+            }
             stepMsSum = collisionSum = detectSum = contactsSum = pairsSum = 0.0;
             fallbackSum = 0;
             stepsTimed = 0;
             // Fallen bodies (a detector that lost the ground) go back on top, so one detector's
             // loss does not leave the rest of the run with bodies falling forever.
-            for (int i = 0; i < w.bodyCount(); ++i) {
+            const float top = pileTop(w);
+            for (int i = 0, k = 0; i < w.bodyCount(); ++i) {
                 if (!inWorld(w, i) || w.rigidBody(i)->getWorldTransform().getOrigin().y() >= -1.0f) continue;
-                putBackOnTop(w, i, 1.5f, rng);
+                putBackOnTop(w, i, k++, top, rng);
                 w.rigidBody(i)->activate(true);
                 ++fellTotal;
             }
@@ -350,16 +390,20 @@ std::pair<long, long> keptPoints(btDiscreteDynamicsWorld& world) {
 
 // One line to stderr: awake bodies and the fastest one (the physics part's --trace N).
 void traceBodies(bullet::RigidWorld& w, const std::string& name, int step) {
-    int awake = 0, fastest = 0;
+    int awake = 0, fastest = 0, moving = 0, aboveSleep = 0;
     for (int i = 0; i < w.bodyCount(); ++i) {
         const btRigidBody* b = w.rigidBody(i);
         awake += b->isActive() ? 1 : 0;
+        moving += b->getLinearVelocity().length() >= 0.05f ? 1 : 0;
+        aboveSleep += b->getLinearVelocity().length() > 0.8f || b->getAngularVelocity().length() > 1.0f ? 1 : 0;
         if (b->getLinearVelocity().length() > w.rigidBody(fastest)->getLinearVelocity().length()) fastest = i;
     }
     const btRigidBody* f = w.rigidBody(fastest);
     const btVector3 p = f->getWorldTransform().getOrigin();
-    std::fprintf(stderr, "trace %s step %d awake %d fastest %d v %.3f w %.3f at (%.2f %.2f %.2f) state %d island %d sleep_t %.2f\n",
-                 name.c_str(), step, awake, fastest, double(f->getLinearVelocity().length()),
+    std::fprintf(stderr, "trace %s step %d moving %d above_sleep %d ke %.4f", name.c_str(), step, moving, aboveSleep,
+                 w.energy() - [&] { double pe = 0; for (int i = 0; i < w.bodyCount(); ++i) pe += 9.81 * double(w.rigidBody(i)->getWorldTransform().getOrigin().y()); return pe; }());
+    std::fprintf(stderr, " awake %d fastest %d v %.3f w %.3f at (%.2f %.2f %.2f) state %d island %d sleep_t %.2f\n",
+                 awake, fastest, double(f->getLinearVelocity().length()),
                  double(f->getAngularVelocity().length()), double(p.x()), double(p.y()), double(p.z()),
                  f->getActivationState(), f->getIslandTag(), double(f->getDeactivationTime()));
 }
@@ -418,6 +462,7 @@ int physics(const Args& a, bool haveGl) {
                 a.bodies, steps, a.penetrationEvery, settledSpeed, restingSpeed,
                 a.wallLimit > 0 ? ("; wall-clock limit per detector " + std::to_string(int(a.wallLimit)) + " s").c_str()
                                 : "");
+    for (const auto& [k, v] : worldOverrides) std::printf("# world setting changed: %s = %s\n", k.c_str(), v.c_str());
     std::printf("detector\tsettle_s\tmax_pen_m\tmean_pen_m\tcontacts_end\tpersistence\tpersist_points\t"
                 "tunnel_5\ttunnel_20\tfallback_pairs\tstep_ms\tsteps_run\tasleep_s\tbelow_ground\tprobe_ms\twall_s\t"
                 "note\n");
