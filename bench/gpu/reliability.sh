@@ -11,7 +11,8 @@
 #   from the poses (probed every ISC_PHYSICS_PROBE_EVERY steps), contacts, manifold persistence,
 #   tunnelling at 5 and 20 m/s. A run stops early once the whole pile sleeps or a body falls
 #   through the ground; each detector has a wall-clock limit (ISC_PHYSICS_WALL, seconds, then a
-#   hard timeout 10 s later).
+#   hard timeout 10 s later). Then, while the part's budget lasts, seeds 2-5 of the same pile for
+#   cpu and GImpact (rows "seed N<TAB>detector ...": how much the settling time varies).
 # soak: 100 bunnies, 10,000 steps of 1/60 s, 10 bodies taken out / put back every 250 steps, the
 #   detector switched every 1,000 steps among every registered detector (one that cannot be made
 #   is skipped; one that takes more than ISC_SOAK_WALL seconds of one period hands over early);
@@ -24,7 +25,8 @@
 # their step times were 5x too slow and the GPU was shared).
 #
 # Smaller runs (the llvmpipe check): ISC_BIN=<folder with isc_bench_reliability>
-# ISC_PHYSICS_BODIES=3 ISC_PHYSICS_DETECTORS="cpu peel" ISC_SOAK_STEPS=200 ISC_SOAK_BODIES=5.
+# ISC_PHYSICS_BODIES=3 ISC_PHYSICS_DETECTORS="cpu peel" ISC_PHYSICS_SEEDS=2 ISC_SOAK_STEPS=200
+# ISC_SOAK_BODIES=5.
 set -uo pipefail
 parts=${1:-physics soak}
 export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$PWD/.devrun/lib
@@ -50,6 +52,19 @@ physics() {
         else echo "$d	(no row: exit $rc after $((SECONDS - t)) s$( [ $rc = 124 ] && echo ', killed at the hard timeout'))"; fi
         rm -f "$out/physics.$d.tmp"
     done > "$out/physics.txt"
+    # Other seeds of the same pile for cpu and GImpact, while the part's budget
+    # (ISC_PHYSICS_BUDGET seconds, 270 by default) leaves room for one more at its hard timeout.
+    local budget=${ISC_PHYSICS_BUDGET:-270} seeds=${ISC_PHYSICS_SEEDS:-2 3 4 5}
+    for seed in $seeds; do
+        for d in ${ISC_PHYSICS_SEED_DETECTORS:-cpu bullet-gimpact}; do
+            if [ $((SECONDS - t0 + wall + 10)) -gt "$budget" ]; then
+                echo "# seed $seed $d: not run (the part's ${budget} s budget)"; continue
+            fi
+            timeout $((wall + 10)) "$rel" physics --bodies "$bodies" --seed "$seed" --seconds 6 \
+                --penetration-every "$every" --wall-limit "$wall" --detectors "$d" 2>> "$out/physics.err" |
+                grep "^$d	" | sed "s/^/seed $seed	/" || echo "seed $seed	$d	(no row)"
+        done
+    done >> "$out/physics.txt"
     echo "# physics part: $((SECONDS - t0)) s" >> "$out/physics.txt"
     echo "=== physics"; cat "$out/physics.txt"; tail -5 "$out/physics.err"
 }

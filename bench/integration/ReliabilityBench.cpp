@@ -4,7 +4,7 @@
 //   isc_bench_reliability soak    [--bodies 100] [--steps 10000] [--switch-every 1000]
 //                                 [--churn-every 250] [--churn 10] [--wall-limit S]
 //                                 [--detectors a,b,...]
-//   isc_bench_reliability physics [--bodies 100] [--seconds 6] [--penetration-every 1]
+//   isc_bench_reliability physics [--bodies 100] [--seed 1] [--seconds 6] [--penetration-every 1]
 //                                 [--wall-limit S] [--trace N] [--world name=value ...]
 //                                 [--detectors a,b,...]
 //   isc_bench_reliability list    (the detectors `physics` runs by default, one a line)
@@ -68,6 +68,7 @@ struct Args {
     int churn = 10;
     int penetrationEvery = 1;
     int trace = 0;
+    int seed = 1;
     double seconds = 6.0;
     /// Wall-clock seconds one detector may take (physics: its pile and tunnelling; soak: one
     /// switch period). 0: no limit.
@@ -79,7 +80,7 @@ struct Args {
 [[noreturn]] void usage(const char* why) {
     std::fprintf(stderr,
                  "isc_bench_reliability: %s\nusage: isc_bench_reliability soak|physics|list [--bodies N] [--steps N] "
-                 "[--switch-every N] [--churn-every N] [--churn N] [--seconds S] [--penetration-every N] "
+                 "[--switch-every N] [--churn-every N] [--churn N] [--seconds S] [--seed N] [--penetration-every N] "
                  "[--wall-limit S] [--trace N] [--world name=value] [--detectors a,b,...]\n",
                  why);
     std::exit(2);
@@ -102,6 +103,7 @@ Args parse(int argc, char** argv) {
         else if (k == "--seconds") a.seconds = std::atof(v);
         else if (k == "--penetration-every") a.penetrationEvery = std::max(1, std::atoi(v));
         else if (k == "--trace") a.trace = std::max(0, std::atoi(v));
+        else if (k == "--seed") a.seed = std::atoi(v);
         else if (k == "--wall-limit") a.wallLimit = std::max(0.0, std::atof(v));
         else if (k == "--world") a.world.push_back(v);
         else if (k == "--detectors") {
@@ -452,14 +454,14 @@ int physics(const Args& a, bool haveGl) {
     const int steps = int(std::lround(a.seconds * 60.0));
     const double settledSpeed = 0.05;  // m/s: every body slower than this from then on
     const double restingSpeed = 0.2;   // m/s: persistence is measured on steps with every body slower
-    std::printf("# physics: %d bunnies (seed 1), up to %d steps of 1/60 s, the same world settings for every "
+    std::printf("# physics: %d bunnies (seed %d), up to %d steps of 1/60 s, the same world settings for every "
                 "detector; margin 0.04 m; penetration from the poses (PenetrationProbe) every %d steps and at the "
                 "last; settled: every body below %.2f m/s from then on; the run stops early once every body "
                 "sleeps (nothing wakes them here, so that is final: asleep_s) or a body is 1 m below the ground "
                 "(fell); persistence: points kept from the previous step, manifolds with an awake body, steps "
                 "with every body below %.1f m/s; tunnelling: a bunny into a 2 cm static mesh wall, 1/60 s "
                 "steps; step_ms: mean over the steps run, without the probe (probe_ms: one probe)%s\n",
-                a.bodies, steps, a.penetrationEvery, settledSpeed, restingSpeed,
+                a.bodies, a.seed, steps, a.penetrationEvery, settledSpeed, restingSpeed,
                 a.wallLimit > 0 ? ("; wall-clock limit per detector " + std::to_string(int(a.wallLimit)) + " s").c_str()
                                 : "");
     for (const auto& [k, v] : worldOverrides) std::printf("# world setting changed: %s = %s\n", k.c_str(), v.c_str());
@@ -470,7 +472,7 @@ int physics(const Args& a, bool haveGl) {
     int failures = 0;
     for (const std::string& name : detectors) {
         const auto start = Clock::now();
-        auto pile = scenes::makeBunnyPile(a.bodies, 1);
+        auto pile = scenes::makeBunnyPile(a.bodies, std::uint32_t(a.seed));
         if (!pile) return std::fprintf(stderr, "%s\n", pile.error().message.c_str()), 1;
         auto made = bullet::RigidWorld::create(worldSettings(name));
         if (!made) {
