@@ -277,6 +277,16 @@ int soak(const Args& a, bool haveGl) {
     std::size_t fallbackSum = 0;
     int stepsTimed = 0, worstNan = 0, fellTotal = 0;
     auto periodStart = Clock::now();
+    // Per detector, (step, resident MiB, GL bytes) of the last row of each of its periods: the
+    // same detector's memory compared across the run (what it holds differs by detector).
+    struct Period {
+        std::string detector;
+        int lastStep = 0;
+        double rss = 0.0;
+        std::size_t glBytes = 0;
+    };
+    std::vector<Period> periods;
+    double energyMin = INFINITY, energyMax = -INFINITY;
     // Switches to the next detector of the list that can be made; false when none can.
     auto switchDetector = [&](int step, const char* why) {
         for (std::size_t tries = 1; tries <= detectors.size(); ++tries) {
@@ -338,9 +348,16 @@ int soak(const Args& a, bool haveGl) {
             for (int i = 0; i < w.bodyCount(); ++i) awake += inWorld(w, i) && w.rigidBody(i)->isActive() ? 1 : 0;
             const int below = belowGround(w);
             const double n = double(stepsTimed);
+            const double rss = residentMiB(), e = energy(w);
+            energyMin = std::min(energyMin, e);
+            energyMax = std::max(energyMax, e);
+            if (periods.empty() || periods.back().detector != detectors[current]) periods.push_back({detectors[current]});
+            periods.back().lastStep = step;
+            periods.back().rss = rss;
+            periods.back().glBytes = gl::bufferBytes();
             std::printf("%d\t%s\t%d\t%.2f\t%zu\t%.3f\t%d\t%d\t%.4f\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%zu\t%d\t%d\n",
-                        step, detectors[current].c_str(), w.bodyCount() - int(out.size()), residentMiB(),
-                        gl::bufferBytes(), energy(w), nan, w.contactCount(), maxSpeedInWorld(w), below,
+                        step, detectors[current].c_str(), w.bodyCount() - int(out.size()), rss,
+                        gl::bufferBytes(), e, nan, w.contactCount(), maxSpeedInWorld(w), below,
                         stepMsSum / n, collisionSum / n, detectSum / n, contactsSum / n, pairsSum / n, fallbackSum,
                         awake, fellTotal + below);
             std::fflush(stdout);
@@ -366,8 +383,20 @@ int soak(const Args& a, bool haveGl) {
             }
         }
     }
-    std::printf("# done: worst NaN count %d, GL buffer peak %zu bytes, %d bodies fell through the ground\n", worstNan,
-                gl::bufferBytesPeak(), fellTotal);
+    std::printf("# done: worst NaN count %d, GL buffer peak %zu bytes, %d bodies fell through the ground, energy "
+                "%.1f..%.1f J over the rows\n",
+                worstNan, gl::bufferBytesPeak(), fellTotal, energyMin, energyMax);
+    std::printf("# memory at the last row of each detector's periods (step: resident MiB, GL buffer bytes):\n");
+    for (const std::string& d : detectors) {
+        std::string line;
+        for (const Period& p : periods)
+            if (p.detector == d) {
+                char b[96];
+                std::snprintf(b, sizeof b, "  %d: %.2f MiB, %zu B", p.lastStep, p.rss, p.glBytes);
+                line += b;
+            }
+        if (!line.empty()) std::printf("#   %s%s\n", d.c_str(), line.c_str());
+    }
     return worstNan == 0 ? 0 : 1;
 }
 
