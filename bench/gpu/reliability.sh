@@ -38,7 +38,7 @@ rel=$bin/isc_bench_reliability
 { date -u; nproc; nvidia-smi -L 2>/dev/null; [ -x "$bin/isc" ] && "$bin/isc" info 2>&1 | head -8; } >> "$out/info.txt"
 
 physics() {
-    local bodies=${ISC_PHYSICS_BODIES:-100} wall=${ISC_PHYSICS_WALL:-30} every=${ISC_PHYSICS_PROBE_EVERY:-3}
+    local bodies=${ISC_PHYSICS_BODIES:-100} wall=${ISC_PHYSICS_WALL:-28} every=${ISC_PHYSICS_PROBE_EVERY:-2}
     local detectors=${ISC_PHYSICS_DETECTORS:-$("$rel" list 2>/dev/null)}
     local first=1 t0=$SECONDS
     : > "$out/physics.err"
@@ -53,8 +53,8 @@ physics() {
         rm -f "$out/physics.$d.tmp"
     done > "$out/physics.txt"
     # Other seeds of the same pile for cpu and GImpact, while the part's budget
-    # (ISC_PHYSICS_BUDGET seconds, 270 by default) leaves room for one more at its hard timeout.
-    local budget=${ISC_PHYSICS_BUDGET:-270} seeds=${ISC_PHYSICS_SEEDS:-2 3 4 5}
+    # (ISC_PHYSICS_BUDGET seconds, 260 by default) leaves room for one more at its hard timeout.
+    local budget=${ISC_PHYSICS_BUDGET:-260} seeds=${ISC_PHYSICS_SEEDS:-2 3 4 5}
     for seed in $seeds; do
         for d in ${ISC_PHYSICS_SEED_DETECTORS:-cpu bullet-gimpact}; do
             if [ $((SECONDS - t0 + wall + 10)) -gt "$budget" ]; then
@@ -70,10 +70,10 @@ physics() {
 }
 
 soak() {
-    local steps=${ISC_SOAK_STEPS:-10000} bodies=${ISC_SOAK_BODIES:-100} wall=${ISC_SOAK_WALL:-48}
+    local steps=${ISC_SOAK_STEPS:-10000} bodies=${ISC_SOAK_BODIES:-100} wall=${ISC_SOAK_WALL:-45}
     local every=$(( steps >= 10000 ? 1000 : (steps / 5 > 0 ? steps / 5 : 1) ))
     local t0=$SECONDS
-    timeout 520 "$rel" soak --bodies "$bodies" --steps "$steps" --switch-every "$every" \
+    timeout 500 "$rel" soak --bodies "$bodies" --steps "$steps" --switch-every "$every" \
         --churn-every $(( every / 4 > 0 ? every / 4 : 1 )) --churn $(( bodies / 10 > 0 ? bodies / 10 : 1 )) \
         --wall-limit "$wall" > "$out/soak.txt" 2> "$out/soak.err"
     echo "# soak part: exit $? after $((SECONDS - t0)) s" >> "$out/soak.txt"
