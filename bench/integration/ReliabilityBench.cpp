@@ -36,6 +36,7 @@
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <btBulletDynamicsCommon.h>
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -264,12 +265,14 @@ int soak(const Args& a, bool haveGl) {
                        " s of wall clock over one period hands over to the next early")
                           .c_str()
                     : "");
+    std::printf("# rss_mib: resident memory at the row; rss_trim_mib: the same after malloc_trim(0) (free heap "
+                "pages handed back, so what the allocator keeps after a detector freed it does not count)\n");
     std::printf("# per row: step_ms, collision_ms (the dispatcher), detect_ms (the detector's call), contacts_ms "
                 "(patch contacts into the manifolds), mesh_pairs: means over the steps since the last row; "
                 "awake: bodies awake now\n");
     std::printf("step\tdetector\tbodies_in_world\trss_mib\tgl_buffer_bytes\tenergy_j\tnan_bodies\tcontacts\t"
                 "max_speed\tbelow_ground\tstep_ms\tcollision_ms\tdetect_ms\tcontacts_ms\tmesh_pairs\tfallback_pairs\t"
-                "awake\tfell_total\n");
+                "awake\tfell_total\trss_trim_mib\n");
     std::fflush(stdout);
     std::mt19937 rng(7);
     std::vector<int> out;  // bodies taken out of the world
@@ -282,7 +285,7 @@ int soak(const Args& a, bool haveGl) {
     struct Period {
         std::string detector;
         int lastStep = 0;
-        double rss = 0.0;
+        double rss = 0.0, rssTrim = 0.0;
         std::size_t glBytes = 0;
     };
     std::vector<Period> periods;
@@ -353,13 +356,18 @@ int soak(const Args& a, bool haveGl) {
             energyMax = std::max(energyMax, e);
             if (periods.empty() || periods.back().detector != detectors[current]) periods.push_back({detectors[current]});
             periods.back().lastStep = step;
+            // Resident memory again after handing free heap pages back (malloc_trim): what the
+            // process still uses, without what the allocator keeps after a detector let it go.
+            malloc_trim(0);
+            const double rssTrim = residentMiB();
             periods.back().rss = rss;
+            periods.back().rssTrim = rssTrim;
             periods.back().glBytes = gl::bufferBytes();
-            std::printf("%d\t%s\t%d\t%.2f\t%zu\t%.3f\t%d\t%d\t%.4f\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%zu\t%d\t%d\n",
+            std::printf("%d\t%s\t%d\t%.2f\t%zu\t%.3f\t%d\t%d\t%.4f\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%zu\t%d\t%d\t%.2f\n",
                         step, detectors[current].c_str(), w.bodyCount() - int(out.size()), rss,
                         gl::bufferBytes(), e, nan, w.contactCount(), maxSpeedInWorld(w), below,
                         stepMsSum / n, collisionSum / n, detectSum / n, contactsSum / n, pairsSum / n, fallbackSum,
-                        awake, fellTotal + below);
+                        awake, fellTotal + below, rssTrim);
             std::fflush(stdout);
             // The detector's own figures of this step's call, to stderr (the step breakdown).
             if (bullet::CollisionDispatcher* d = w.dispatcher()) {
@@ -386,13 +394,14 @@ int soak(const Args& a, bool haveGl) {
     std::printf("# done: worst NaN count %d, GL buffer peak %zu bytes, %d bodies fell through the ground, energy "
                 "%.1f..%.1f J over the rows\n",
                 worstNan, gl::bufferBytesPeak(), fellTotal, energyMin, energyMax);
-    std::printf("# memory at the last row of each detector's periods (step: resident MiB, GL buffer bytes):\n");
+    std::printf("# memory at the last row of each detector's periods (step: resident MiB / after malloc_trim, GL "
+                "buffer bytes):\n");
     for (const std::string& d : detectors) {
         std::string line;
         for (const Period& p : periods)
             if (p.detector == d) {
                 char b[96];
-                std::snprintf(b, sizeof b, "  %d: %.2f MiB, %zu B", p.lastStep, p.rss, p.glBytes);
+                std::snprintf(b, sizeof b, "  %d: %.2f / %.2f MiB, %zu B", p.lastStep, p.rss, p.rssTrim, p.glBytes);
                 line += b;
             }
         if (!line.empty()) std::printf("#   %s%s\n", d.c_str(), line.c_str());
