@@ -10,19 +10,23 @@
 //   isc_bench_reliability list    (the detectors `physics` runs by default, one a line)
 //
 // soak: the pile runs `--steps` steps of 1/60 s. Every `--churn-every` steps it alternately
-// takes `--churn` bodies out of the world and puts them back at the top of the pile (at rest,
-// new broadphase proxies, new manifolds); every `--switch-every` steps the dispatcher switches
-// to the next detector of the list (default: every registered detector; GL ones when a
-// headless context can be made). Every 100 steps one row: resident memory, GL buffer bytes
-// bullet-isc holds (gl::bufferBytes), total energy of the bodies in the world (kinetic +
-// potential above y = 0), bodies with a NaN/Inf position or velocity, contacts, the fastest
-// body, bodies more than 1 m below the ground (fallen through it or off its edge).
-// bench/integration/soak_plot.sh plots the rows.
+// takes `--churn` bodies out of the world and puts them back above the pile (at rest, new
+// broadphase proxies, new manifolds); every `--switch-every` steps the dispatcher switches
+// (CollisionDispatcher::switchDetector) to the next detector of the list that can be made
+// (default: every registered detector; GL ones when a headless context can be made), or
+// earlier when one went past `--wall-limit` seconds in its period. Every 100 steps one row:
+// resident memory (also after malloc_trim), GL buffer bytes bullet-isc holds
+// (gl::bufferBytes), total energy of the bodies in the world (kinetic + potential above y = 0),
+// bodies with a NaN/Inf position or velocity, contacts, the fastest body, bodies more than 1 m
+// below the ground (then put back above the pile), the step's breakdown; the detector's own
+// figures to stderr. bench/integration/soak_plot.sh plots the rows.
 //
 // physics: per detector (default: every registered detector, then stock Bullet GImpact) the
-// pile for `--seconds` simulated seconds: time to settle, max and mean penetration measured
-// from the poses (PenetrationProbe), contacts, manifold persistence, then the tunnelling test
-// (a bunny at 5 and at 20 m/s into a 2 cm thick static mesh wall, steps of 1/60 s).
+// pile for up to `--seconds` simulated seconds, stopping once every body sleeps, a body falls
+// through the ground or 70 % of `--wall-limit` has passed: time to settle, max and mean
+// penetration measured from the poses (PenetrationProbe), contacts, manifold persistence, then
+// the tunnelling test (a bunny at 5 and at 20 m/s into a 2 cm thick static mesh wall, steps of
+// 1/60 s). One row per detector; one that cannot be made gets a row saying why.
 #include "isc/bullet/CollisionDispatcher.h"
 #include "isc/bullet/RigidWorld.h"
 #include "isc/detect/Registry.h"
