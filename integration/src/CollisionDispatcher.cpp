@@ -164,6 +164,15 @@ void CollisionDispatcher::setDetector(std::unique_ptr<Detector> detector) {
         [this](const std::string& key, const std::string& message) { warnOnce(key, message); });
 }
 
+Result<void> CollisionDispatcher::switchDetector(std::string_view name) {
+    DetectorSettings ds = settings_.detectorSettings;
+    ds.wantSegments = ds.validate;
+    Result<std::unique_ptr<Detector>> d = createDetector(name, ds);
+    if (!d) return fail("CollisionDispatcher::switchDetector(): " + d.error().message);
+    setDetector(std::move(*d));
+    return {};
+}
+
 void CollisionDispatcher::init() {
     batch_ = std::make_unique<Batch>();
     mirror_ = std::make_unique<SceneMirror>(

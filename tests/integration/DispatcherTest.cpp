@@ -329,3 +329,46 @@ INSTANTIATE_TEST_SUITE_P(Grounds, SmallBoxOnStaticMesh,
                                            GroundCase{"BvhTwoTriangles", Ground::BvhTwoTriangles},
                                            GroundCase{"BvhBigBox", Ground::BvhBigBox}),
                          [](const auto& param) { return std::string(param.param.name); });
+
+// switchDetector() makes the detector as the constructor does (segments off: the dispatcher
+// reads triangle pairs only) and keeps the one in use when the name is unknown; a box resting
+// on the ground goes on resting across the switch (manifolds stay).
+TEST(Dispatcher, SwitchDetectorMakesItLikeTheConstructor) {
+    bullet::WorldSettings settings;
+    settings.detector = "cpu";
+    auto world = bullet::RigidWorld::create(settings);
+    ASSERT_TRUE(world.has_value()) << world.error().message;
+    bullet::CollisionDispatcher* d = (*world)->dispatcher();
+    ASSERT_NE(d, nullptr);
+    (*world)->addGround(Vec3(3.0f, 0.5f, 3.0f));
+    BoxPair pair;
+    Pose start;
+    start.position = Vec3(0.0f, 0.52f, 0.0f);
+    (*world)->addMeshBody(pair.box, start, 1.0f);
+    for (int i = 0; i < 30; ++i) (*world)->step();
+
+    ASSERT_TRUE(d->switchDetector("cpu").has_value());
+    Detector* switched = d->detector();
+    ASSERT_NE(switched, nullptr);
+    EXPECT_EQ(switched->name(), "cpu");
+    // The new detector on two crossing boxes: triangle pairs, no segments.
+    Scene scene;
+    const MeshId box = scene.addMesh(pair.box);
+    scene.addObject(box, Pose{Vec3(0.0f)});
+    scene.addObject(box, Pose{Vec3(0.5f, 0.3f, 0.2f)});
+    const ObjectPair both{0, 1};
+    DetectionOutput out;
+    ASSERT_TRUE(switched->detect(scene, {&both, 1}, out).has_value());
+    ASSERT_EQ(out.pairs.size(), 1u);
+    EXPECT_FALSE(out.pairs[0].triangles.empty());
+    EXPECT_TRUE(out.pairs[0].segments.empty());
+
+    const Result<void> bad = d->switchDetector("no-such-detector");
+    ASSERT_FALSE(bad.has_value());
+    EXPECT_NE(bad.error().message.find("no-such-detector"), std::string::npos) << bad.error().message;
+    EXPECT_EQ(d->detector(), switched);
+
+    for (int i = 0; i < 30; ++i) (*world)->step();
+    EXPECT_NEAR((*world)->pose(0).position.y, 0.5f, 0.01f);
+    EXPECT_EQ((*world)->contactCount(), 4);
+}

@@ -31,6 +31,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -91,11 +92,18 @@ public:
 
     /// The detector in use; null when it could not be created.
     Detector* detector() { return detector_.get(); }
-    /// Switches to `detector` (owned; not null) from the next step on, e.g. to another
-    /// registered detector mid-run (the soak bench does every 1,000 steps). The scene mirror
-    /// is rebuilt on demand (meshes validated again); Bullet's manifolds and their contact
-    /// points stay, so warm starting goes on. Call between steps.
+    /// Switches to `detector` (owned; not null) from the next step on. The scene mirror is
+    /// rebuilt on demand (meshes validated again); Bullet's manifolds and their contact
+    /// points stay, so warm starting goes on. Call between steps. The detector is used as
+    /// made: the dispatcher reads only triangle pairs, so make it with
+    /// DetectorSettings::wantSegments off (unless validating) or it computes intersection
+    /// segments for nothing; switchDetector() does that.
     void setDetector(std::unique_ptr<Detector> detector);
+    /// Switches to the registered detector `name` from the next step on, made as the
+    /// constructor makes it: the settings' detectorSettings with segments off unless
+    /// `validate` (e.g. another detector mid-run: the soak bench does every 1,000 steps).
+    /// Errors: createDetector's (an unknown name, no GL context); the detector in use stays.
+    [[nodiscard]] Result<void> switchDetector(std::string_view name);
     /// Why the detector could not be created; empty when it was.
     const std::string& detectorError() const { return detectorError_; }
     const DispatcherSettings& settings() const { return settings_; }
