@@ -413,6 +413,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         } else {
             survived = need;
         }
+        const auto tPairs = Clock::now();
         // Per pair: surviving clusters of each side that meet a surviving cluster of the other
         // (in parallel over pairs; the flags are only ever set to 1).
         for (ObjectId o : objects) clusterWanted[o].assign(clustersOf(o).size(), 0);
@@ -441,6 +442,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                     clusterWanted[p.b][kb[y]] = 1;
                 }
         }
+        stats.count("cpu_cluster_pairs_ms", msSince(tPairs));
         std::vector<std::uint32_t> kept;
         for (std::size_t pi = 0; pi < pairs.size(); ++pi)
             if (keep[pi]) kept.push_back(pairs[pi]);

@@ -103,16 +103,13 @@ void Passes::sync(const Scene& scene, std::span<const std::uint32_t> slotTriangl
     }
 }
 
-// Pixels a world box can reach in `view` (its rectangle, 2 pixels of slack each side for the
-// growth and the float round-off), clipped to the view.
-static double pixelsOf(const Aabb& b, const View& view) {
+// At most the pixels a world box can reach in `view`: its extent in pixels across the view plus
+// 2 pixels of slack each side (growth, float round-off), each side capped by the view's.
+static float pixelsOf(const Aabb& b, const View& view, float invPixel) {
     const int u = (view.axis + 1) % 3, v = (view.axis + 2) % 3;
-    auto span = [&](float lo, float hi, float origin, std::uint32_t size) {
-        const double a = std::max(std::floor((double(lo) - origin) / view.pixel) - 2.0, 0.0);
-        const double z = std::min(std::floor((double(hi) - origin) / view.pixel) + 2.0, double(size) - 1.0);
-        return std::max(z - a + 1.0, 0.0);
-    };
-    return span(b.min[u], b.max[u], view.origin.x, view.width) * span(b.min[v], b.max[v], view.origin.y, view.height);
+    const float nu = std::min((b.max[u] - b.min[u]) * invPixel + 5.0f, float(view.width));
+    const float nv = std::min((b.max[v] - b.min[v]) * invPixel + 5.0f, float(view.height));
+    return nu * nv;
 }
 
 std::uint32_t Passes::splitItems(const Level& level) {
@@ -124,13 +121,17 @@ std::uint32_t Passes::splitItems(const Level& level) {
     const std::uint64_t maxThreads = std::uint64_t(65535) * kGroup / lanes;
     std::uint64_t threads = 0;
     std::uint32_t members = 0;
+    const float per = float(CULLIDE_PIXELS_PER_THREAD) * float(lanes);
+    std::vector<float> inv(level.views.size());
+    for (std::size_t v = 0; v < level.views.size(); ++v) inv[v] = 1.0f / level.views[v].pixel;
     for (std::size_t i = 0; i < splitItems_.size(); ++i) {
         gl::CullideItem& it = splitItems_[i];
-        double pixels = 0.0;
+        float pixels = 0.0f;
         if (split)
-            for (const View& view : level.views) pixels = std::max(pixels, pixelsOf(level.itemBoxes[i], view));
-        const double per = double(CULLIDE_PIXELS_PER_THREAD) * double(lanes);
-        const std::uint64_t k = std::clamp<std::uint64_t>(std::uint64_t(std::ceil(pixels / per)), 1, 0xFFFF);
+            for (std::size_t v = 0; v < level.views.size(); ++v)
+                pixels = std::max(pixels, pixelsOf(level.itemBoxes[i], level.views[v], inv[v]));
+        const std::uint64_t k =
+            pixels <= per ? 1 : std::clamp<std::uint64_t>(std::uint64_t(std::ceil(double(pixels) / per)), 1, 0xFFFF);
         it.flags = (it.flags & ((1u << CULLIDE_ITEM_SPLIT_SHIFT) - 1u)) | (k > 1 ? std::uint32_t(k) << CULLIDE_ITEM_SPLIT_SHIFT : 0u);
         it.memberStart = members;
         it.workStart = static_cast<std::uint32_t>(std::min<std::uint64_t>(threads, 0xFFFFFFFFu));
