@@ -378,9 +378,9 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                     }
         }
         std::vector<std::vector<char>> survived(n);
-        if (st.clusterSize > 0) {
+        if (st.clusterSize > 0 && (st.clusterPass || limit != CullideLevel::Triangle)) {
             items.clear();
-        itemBoxes.clear();
+            itemBoxes.clear();
             std::vector<std::pair<ObjectId, std::uint32_t>> itemCluster;
             std::uint32_t work = 0;
             // clusterBoxes: each cluster drawn as its world box (one work index), not its triangles.
