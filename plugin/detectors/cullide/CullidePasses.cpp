@@ -79,6 +79,9 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
         for (int i = 0; i < queryPool_; ++i) pool_.emplace_back("cullide occlusion query", GL_ANY_SAMPLES_PASSED_CONSERVATIVE);
         framebuffer_ = gl::Framebuffer("cullide query depth");
     }
+    GLint maxGroups = 65535;
+    glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &maxGroups);
+    maxGroupsX_ = static_cast<std::uint32_t>(std::max(maxGroups, 65535));
     vao_ = gl::VertexArray("cullide vao (vertex pulling)");
     counters_.allocate(CULLIDE_COUNTER_COUNT * sizeof(std::uint32_t));
     begin_ = gl::Query("cullide level begin", GL_TIMESTAMP);
@@ -116,9 +119,10 @@ std::uint32_t Passes::splitItems(const Level& level) {
     splitItems_.assign(level.items.begin(), level.items.end());
     const bool split = !level.self && !level.queries && level.itemBoxes.size() == level.items.size();
     const std::uint64_t lanes = level.byBoxes ? kBoxLanes : 1;
-    // The dispatch's x dimension holds at most 65535 groups (the GL minimum): past that, one
-    // thread per slot, and the cut counter keeps the level conservative.
-    const std::uint64_t maxThreads = std::uint64_t(65535) * kGroup / lanes;
+    // The dispatch's x dimension holds at most GL_MAX_COMPUTE_WORK_GROUP_COUNT groups (65535 on
+    // llvmpipe, the GL minimum): past that, one thread per slot, and the cut counter keeps the
+    // level conservative.
+    const std::uint64_t maxThreads = std::min<std::uint64_t>(std::uint64_t(maxGroupsX_) * kGroup, 0x7FFFFFFFu) / lanes;
     std::uint64_t threads = 0;
     std::uint32_t members = 0;
     const float per = float(CULLIDE_PIXELS_PER_THREAD) * float(lanes);
