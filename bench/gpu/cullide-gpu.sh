@@ -3,8 +3,9 @@
 # on the 100-bunny pile and the deforming pile, with its variants; the Bullet broadphase
 # against btDbvtBroadphase alone on the 100- and 1000-bunny piles with cpu and with peel in
 # the dispatcher (validate rows count the pruned pairs cpu finds touching); the accuracy run;
-# the cullide tests on the NVIDIA driver where they were packed. About 2.5 minutes on an H100
-# (round two of 2026-11-25: 175 s with a longer peel part).
+# the cullide tests on the NVIDIA driver where they were packed (isc_test_cullide*, and
+# isc_test_pile_cullide: bunnies resting on a large ground with cullide in the dispatcher).
+# About 2.5 minutes on an H100 (round two of 2026-11-25: 175 s with a longer peel part).
 #
 # Usage, on the GPU machine in the repository root, after `bash bench/gpu/pack.sh build/release`
 # here (ISC_PACK_TESTS=1 to pack the tests too): `bash bench/gpu/cullide-gpu.sh`.
@@ -61,7 +62,8 @@ cat "$out/accuracy.txt"
 for t in "$dev"/tests/isc_test_cullide* "$dev"/tests/isc_test_pile_cullide; do
   [ -x "$t" ] || continue
   echo "=== $t" >> "$out/tests.txt"
-  timeout 60 "$t" --gtest_brief=1 >> "$out/tests.txt" 2>&1
+  timeout 45 "$t" --gtest_brief=1 >> "$out/tests.txt" 2>&1
   echo "rc=$?" >> "$out/tests.txt"
 done
 grep -E "^===|FAILED|PASSED|^rc=" "$out/tests.txt"
+echo "elapsed ${SECONDS}s" | tee -a "$out/gpu.txt"
