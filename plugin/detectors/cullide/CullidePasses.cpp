@@ -127,13 +127,25 @@ std::uint32_t Passes::splitItems(const Level& level) {
     std::uint32_t members = 0;
     const float per = float(CULLIDE_PIXELS_PER_THREAD) * float(lanes);
     std::vector<float> inv(level.views.size());
-    for (std::size_t v = 0; v < level.views.size(); ++v) inv[v] = 1.0f / level.views[v].pixel;
+    float invMax = 0.0f;
+    for (std::size_t v = 0; v < level.views.size(); ++v) {
+        inv[v] = 1.0f / level.views[v].pixel;
+        invMax = std::max(invMax, inv[v]);
+    }
+    // Every item this small in pixels along its longest side fits one thread in any view: the
+    // common case (a pile's clusters), one test per item. (On the H100's host the per-view
+    // bound for every item, in double, cost 0.8 ms a call at the cluster level:
+    // bench/results/h100-2026-11-25-round-c-cullide.json, run_cluster_ms.)
+    const float smallSide = std::sqrt(float(CULLIDE_PIXELS_PER_THREAD) * float(lanes)) - 5.0f;
     for (std::size_t i = 0; i < splitItems_.size(); ++i) {
         gl::CullideItem& it = splitItems_[i];
         float pixels = 0.0f;
-        if (split)
-            for (std::size_t v = 0; v < level.views.size(); ++v)
-                pixels = std::max(pixels, pixelsOf(level.itemBoxes[i], level.views[v], inv[v]));
+        if (split) {
+            const Vec3 e = level.itemBoxes[i].max - level.itemBoxes[i].min;
+            if (std::max({e.x, e.y, e.z}) * invMax > smallSide)
+                for (std::size_t v = 0; v < level.views.size(); ++v)
+                    pixels = std::max(pixels, pixelsOf(level.itemBoxes[i], level.views[v], inv[v]));
+        }
         const std::uint64_t k =
             pixels <= per ? 1 : std::clamp<std::uint64_t>(std::uint64_t(std::ceil(double(pixels) / per)), 1, 0xFFFF);
         it.flags = (it.flags & ((1u << CULLIDE_ITEM_SPLIT_SHIFT) - 1u)) | (k > 1 ? std::uint32_t(k) << CULLIDE_ITEM_SPLIT_SHIFT : 0u);
