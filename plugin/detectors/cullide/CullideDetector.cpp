@@ -482,7 +482,8 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             for (std::uint32_t k = 0; k < it.slotCount; ++k)
                 if (alive[it.workStart + k]) res.survivors[it.object].push_back(slots[it.firstSlot - h.slotBase + k]);
         }
-        for (ObjectId o : objects) std::sort(res.survivors[o].begin(), res.survivors[o].end());
+        // (Left in slot order, the hierarchy's leaf order: nothing needs them sorted, and the
+        // sort took 0.3 ms a call on pile/100, more than the rest of the level's CPU work.)
         // A pair goes on when both sides kept a triangle.
         std::erase_if(pairs, [&](std::uint32_t c) {
             return res.survivors[candidates[c].a].empty() || res.survivors[candidates[c].b].empty();
