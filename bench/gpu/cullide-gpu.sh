@@ -11,7 +11,8 @@
 # here (ISC_PACK_TESTS=1 to pack the tests too): `bash bench/gpu/cullide-gpu.sh`.
 # ISC_DEVRUN=<folder> takes the packed binaries from another folder than .devrun. A smoke test
 # on llvmpipe: ISC_CULLIDE_GPU_SMOKE=1 (8-bunny detector scenes, 100 bodies, 2 steps, 20 poses).
-# Writes under $OUT (default /tmp/out), 7 files: cullide.txt, cullide.json (isc_bench_cullide),
+# Writes under $OUT (default /tmp/out), 8 files: cullide.txt, cullide.json (isc_bench_cullide),
+# cullide-omp-active.txt (the same with OMP_WAIT_POLICY=ACTIVE),
 # broadphase-cpu.txt, broadphase-peel.txt (isc_bench_broadphase), accuracy.txt, tests.txt, gpu.txt.
 set -uo pipefail
 dev=${ISC_DEVRUN:-$PWD/.devrun}
@@ -40,6 +41,13 @@ ISC_BENCH_CULLIDE_VARIANTS="cullide_sequential:viewsAtOnce=false;cullide_noclust
   --benchmark_filter="^(pile|deforming)/$size/(cullide|cullide_sequential|cullide_noclusterpass|cullide_clusterboxes|cpu|peel)/" \
   --benchmark_out="$out/cullide.json" --benchmark_out_format=json
 sed -n '/# isc_bench_cullide summary/,$p' "$out/cullide.txt"
+
+# The same defaults and cpu with OpenMP's threads spinning between parallel regions instead of
+# sleeping (OMP_WAIT_POLICY=ACTIVE): is the host's CPU time around the GPU waits thread
+# wake-ups? (cpu_*_ms counters in the raw lines.)
+OMP_WAIT_POLICY=ACTIVE ISC_BENCH_CULLIDE_SIZES=$size run cullide-omp-active 30 "$bin/isc_bench_cullide" \
+  --benchmark_filter="^(pile|deforming)/$size/(cullide|cpu)/"
+sed -n '/# isc_bench_cullide summary/,/^$/p' "$out/cullide-omp-active.txt"
 
 # Broadphase, cpu in the dispatcher: dbvt alone, cullide (object pass), cullide_clusterboxes,
 # cullide_clusters, and the validate rows (every pruned pair tested exactly: lost_pairs must be
