@@ -703,8 +703,16 @@ Result<void> CullideDetector::beginObjectPcs(const Scene& scene, std::span<const
         const cullide::MeshHierarchy& h = im.hierarchies->get(scene.meshOf(o));
         Aabb b;
         if (scene.isDeformed(o)) {
+            // Posed once, kept for the cluster boxes below.
             const Pose& pose = scene.pose(o);
-            for (const Vec3& v : scene.localVertices(o)) b.grow(pose.apply(v));
+            const auto local = scene.localVertices(o);
+            if (im.worldVertices.size() < n) im.worldVertices.resize(n);
+            std::vector<Vec3>& world = im.worldVertices[o];
+            world.resize(local.size());
+            for (std::size_t i = 0; i < local.size(); ++i) {
+                world[i] = pose.apply(local[i]);
+                b.grow(world[i]);
+            }
         } else {
             b = cullide::worldBox(h.bvh.nodes()[0].box, scene.pose(o));
         }
@@ -768,8 +776,7 @@ Result<void> CullideDetector::beginObjectPcs(const Scene& scene, std::span<const
         } else {
             // Deformed: the clusters' world boxes from the vertices, grown here.
             item.firstSlot = static_cast<std::uint32_t>(pass.worldBoxes.size() / 2);
-            const Pose& pose = scene.pose(o);
-            const auto local = scene.localVertices(o);
+            const std::vector<Vec3>& world = im.worldVertices[o];  // posed above
             const auto tris = h.mesh->triangles();
             const auto slots = h.bvh.slotTriangles();
             std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;  // (first slot, count) per cluster
@@ -780,7 +787,7 @@ Result<void> CullideDetector::beginObjectPcs(const Scene& scene, std::span<const
             for (const auto& [first, count] : ranges) {
                 Aabb b;
                 for (std::uint32_t s = first; s < first + count; ++s)
-                    for (int c = 0; c < 3; ++c) b.grow(pose.apply(local[tris[slots[s]][c]]));
+                    for (int c = 0; c < 3; ++c) b.grow(world[tris[slots[s]][c]]);
                 const float mb = std::max({std::fabs(b.min.x), std::fabs(b.min.y), std::fabs(b.min.z),
                                            std::fabs(b.max.x), std::fabs(b.max.y), std::fabs(b.max.z)});
                 b = b.expanded(mb * 2e-6f + grow(o) + eps);
