@@ -137,6 +137,34 @@ TEST(AutoDetectorNoGl, MeasuresAgainWhenTheCallsGrowDense) {
     EXPECT_EQ(b->rounds(), 1);
 }
 
+// A pile that fills gradually (2 to 300 candidate pairs, 5 % more each call, then dense):
+// each doubling starts a round, and the default cap (8) is enough to reach the dense calls,
+// where the gpu detector wins (crossover with the 10 % margin at 190 pairs).
+TEST(AutoDetectorNoGl, AGraduallyFillingPileEndsOnTheFasterDetectorForTheDenseCalls) {
+    FakePair fakes;
+    auto made = fakes.make();
+    ASSERT_TRUE(made);
+    auto* a = dynamic_cast<AutoDetector*>(made->get());
+    Scene scene;
+    DetectionOutput out;
+    double w = 2.0;
+    for (; w < 300.0; w *= 1.05) ASSERT_TRUE(a->detect(scene, pairsOf(std::size_t(w)), out));
+    for (int k = 0; k < 30; ++k) ASSERT_TRUE(a->detect(scene, pairsOf(300), out));
+    EXPECT_TRUE(a->decided());
+    EXPECT_EQ(a->current(), "gpu") << a->describe();
+    EXPECT_GE(a->rounds(), 6);
+    EXPECT_LE(a->rounds(), 9);
+    // With only 4 later rounds the last one is measured at about 55 pairs: cpu stays.
+    FakePair capped;
+    auto few = capped.make(AutoTuning{.remeasureMax = 4});
+    ASSERT_TRUE(few);
+    auto* b = dynamic_cast<AutoDetector*>(few->get());
+    for (w = 2.0; w < 300.0; w *= 1.05) ASSERT_TRUE(b->detect(scene, pairsOf(std::size_t(w)), out));
+    for (int k = 0; k < 30; ++k) ASSERT_TRUE(b->detect(scene, pairsOf(300), out));
+    EXPECT_EQ(b->current(), "cpu") << b->describe();
+    EXPECT_EQ(b->rounds(), 5);
+}
+
 // Hysteresis and the cap: a later round whose winner is less than 10 % faster keeps the
 // choice; rounds stop after remeasureMax; calls without pairs never start one.
 TEST(AutoDetectorNoGl, LaterRoundsNeedAClearWinnerAndAreCapped) {

@@ -24,12 +24,13 @@
 ///    `remeasureAt` (2) times, or less than 1 / `remeasureAt` of, the median of the calls the
 ///    choice was measured on starts a new round as in 4 (every candidate made again). The
 ///    choice changes only when another candidate is faster by more than 10 % (hysteresis);
-///    at most `remeasureMax` (4) such rounds. A pile's first calls with pairs are the sparse
-///    start of the fall (cpu fastest); its dense rest is measured again.
+///    at most `remeasureMax` (8) such rounds (2^8: a pile grows from a few pairs to hundreds).
+///    A pile's first calls with pairs are the sparse start of the fall (cpu fastest); its
+///    dense rest is measured again.
 ///
 /// Options (DetectorSettings::options): its own `candidates` (comma-separated names),
 /// `warmupCalls` (int >= 1, default 3), `remeasureAt` (factor > 1, or 0: never again; default
-/// 2) and `remeasureMax` (int >= 0, default 4); every other option goes to the candidates that
+/// 2) and `remeasureMax` (int >= 0, default 8); every other option goes to the candidates that
 /// have a setting of that name (e.g. `resolution=128` to peel only); a name no candidate has is
 /// an Error listing them all.
 #include "isc/detect/Detector.h"
@@ -53,7 +54,7 @@ struct AutoCandidate {
 struct AutoTuning {
     int warmupCalls = 3;       ///< timed calls per candidate and round (>= 1)
     double remeasureAt = 2.0;  ///< candidate-pair factor that starts a new round; <= 1: never
-    int remeasureMax = 4;      ///< most rounds after the first
+    int remeasureMax = 8;      ///< most rounds after the first
     double switchMargin = 0.1; ///< a later round replaces the choice only when faster by this fraction
     /// Milliseconds now; empty: the steady clock. Tests pass a clock their fake detectors advance.
     std::function<double()> clockMs;
