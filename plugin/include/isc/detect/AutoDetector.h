@@ -20,13 +20,14 @@
 ///    `warmupCalls` timed calls each, the candidate with the smallest median wall time is
 ///    chosen (ties: the earlier in the registry), the others are destroyed. A candidate that
 ///    leaves pairs unserved (DetectionOutput::unserved) during the warm-up drops out.
-/// 5. Measured again when the scene changes size: a call whose candidate pairs are more than
-///    `remeasureAt` (2) times, or less than 1 / `remeasureAt` of, the median of the calls the
-///    choice was measured on starts a new round as in 4 (every candidate made again). The
-///    choice changes only when another candidate is faster by more than 10 % (hysteresis);
-///    at most `remeasureMax` (8) such rounds (2^8: a pile grows from a few pairs to hundreds).
-///    A pile's first calls with pairs are the sparse start of the fall (cpu fastest); its
-///    dense rest is measured again.
+/// 5. Measured again when the scene's work changes: when the median wall time of the choice's
+///    last 3 calls with pairs is more than `remeasureAt` (2) times, or less than
+///    1 / `remeasureAt` of, its median in the round that chose it, a new round as in 4 starts
+///    (every candidate made again). The choice changes only when another candidate is faster
+///    by more than 10 % (hysteresis); at most `remeasureMax` (8) such rounds. A candidate more
+///    than 10 times and 5 ms slower than the choice is not measured again. A pile's first
+///    calls with pairs are the sparse start of the fall (cpu fastest); its dense rest, where
+///    each call costs several times more, is measured again.
 ///
 /// Options (DetectorSettings::options): its own `candidates` (comma-separated names),
 /// `warmupCalls` (int >= 1, default 3), `remeasureAt` (factor > 1, or 0: never again; default
@@ -53,7 +54,7 @@ struct AutoCandidate {
 /// The measuring rule's numbers (see AutoDetector).
 struct AutoTuning {
     int warmupCalls = 3;       ///< timed calls per candidate and round (>= 1)
-    double remeasureAt = 2.0;  ///< candidate-pair factor that starts a new round; <= 1: never
+    double remeasureAt = 2.0;  ///< factor of the choice's call time that starts a new round; <= 1: never
     int remeasureMax = 8;      ///< most rounds after the first
     double switchMargin = 0.1; ///< a later round replaces the choice only when faster by this fraction
     /// Milliseconds now; empty: the steady clock. Tests pass a clock their fake detectors advance.
