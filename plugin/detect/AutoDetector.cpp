@@ -97,6 +97,7 @@ struct AutoDetector::Impl {
     double decidedWork = 0.0;       // median candidate pairs of the calls the choice rests on
     double decidedMs = 0.0;         // the choice's median wall time in that round
     std::vector<double> recentMs;   // the choice's last calls with pairs since (at most 3)
+    std::vector<AutoDetector::Timing> decidedTimings;  // every candidate's of the deciding round
     int rounds = 0;                 // measuring rounds after the first
     std::string incumbent;          // during a later round: the choice it may replace
     std::string history;            // ", first cpu at 12 pairs, ..." for the reason
@@ -129,6 +130,10 @@ struct AutoDetector::Impl {
         decidedWork = median(roundWork);
         decidedMs = median(candidates[chosen].timedMs);
         recentMs.clear();
+        decidedTimings.clear();
+        for (const Candidate& c : candidates)
+            if (!c.timedMs.empty())
+                decidedTimings.push_back({c.name, median(c.timedMs), static_cast<int>(c.timedMs.size())});
         char work[64];
         std::snprintf(work, sizeof work, "%.0f", decidedWork);
         reason = glNote + notes + ", fastest by median wall time over " + std::to_string(tuning.warmupCalls) +
@@ -223,6 +228,7 @@ std::string AutoDetector::describe() const {
 }
 
 std::vector<AutoDetector::Timing> AutoDetector::timings() const {
+    if (impl_->decided && !impl_->decidedTimings.empty()) return impl_->decidedTimings;  // dropped ones too
     std::vector<Timing> out;
     for (const auto& c : impl_->candidates)
         if (!c.timedMs.empty()) out.push_back({c.name, median(c.timedMs), static_cast<int>(c.timedMs.size())});

@@ -216,11 +216,13 @@ TEST(AutoDetectorNoGl, AHopelesslySlowCandidateIsNotMeasuredAgain) {
     for (int k = 0; k < 4; ++k) ASSERT_TRUE(a->detect(scene, pairsOf(10), out));
     ASSERT_TRUE(a->decided());
     EXPECT_EQ(a->current(), "cpu");
+    EXPECT_EQ(a->timings().size(), 3u);  // the round's medians, the dropped one's too
     for (int k = 0; k < 7; ++k) ASSERT_TRUE(a->detect(scene, pairsOf(300), out));
     EXPECT_EQ(a->current(), "gpu") << a->describe();
     EXPECT_EQ(fakes.slowMade, 1);  // made once, dropped after the first round
     EXPECT_EQ(fakes.gpuMade, 2);
     EXPECT_NE(a->describe().find("slow left out (more than 10x slower than cpu"), std::string::npos) << a->describe();
+    EXPECT_EQ(a->timings().size(), 2u);  // the deciding round's: cpu and gpu
 }
 
 TEST(AutoDetectorNoGl, RemeasureOptionsAreChecked) {

@@ -99,7 +99,8 @@ public:
     const std::string& reason() const;
     /// "auto -> cpu (reason)" or "auto -> measuring cpu, peel (reason)": the line tools print.
     std::string describe() const;
-    /// Medians per candidate that was timed in the latest round (empty when none ran).
+    /// Medians per candidate that was timed in the latest round (once decided: every candidate
+    /// of the deciding round, those left out after it too; empty when none ran).
     std::vector<Timing> timings() const;
     /// Measuring rounds begun so far (1: only the first).
     int rounds() const;
