@@ -6,6 +6,7 @@
 #include "MeshArg.h"
 
 #include "BunnyPile.h"
+#include "BunnyWobble.h"
 #include "isc/bullet/CollisionDispatcher.h"
 #include "isc/bullet/RigidWorld.h"
 #include "viewer/Demo.h"
@@ -15,7 +16,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace isc::tool {
 namespace {
@@ -23,7 +26,9 @@ namespace {
 struct PileOptions {
     std::string mesh = "bunny";  // the body mesh: a built-in name or an OBJ path
     std::string broadphase = "dbvt";  // or "cullide" (isc::bullet::CullideBroadphase)
-    // (peel-speed adds --deform here: the deforming pile, Demo::beforeStep moving the vertices.)
+    // Every body's vertices wobble each step (scenes::BunnyWobble, as the bench's deform/100):
+    // each body has its own shape, moved in beforeStep through RigidWorld::setBodyVertices.
+    bool deform = false;
 };
 
 class BunnyPileDemo final : public Demo {
@@ -47,7 +52,11 @@ public:
         if (!created) return fail(created.error().message);
         bullet::RigidWorld& world = **created;
         world.addGround(pile->groundHalfExtents);
-        for (const Pose& p : pile->poses) world.addMeshBody(pile->bunny, p, 1.0f);
+        for (const Pose& p : pile->poses) {
+            if (options_.deform) world.addDeformingMeshBody(pile->bunny, p, 1.0f);
+            else world.addMeshBody(pile->bunny, p, 1.0f);
+        }
+        if (options_.deform) wobble_ = std::make_unique<scenes::BunnyWobble>(pile->bunny);
         // The render scene: object i is body i.
         scene_ = Scene();
         const MeshId mesh = scene_.addMesh(pile->bunny);
@@ -57,6 +66,16 @@ public:
     }
 
     Scene& scene() override { return scene_; }
+
+    void beforeStep(bullet::RigidWorld& world, int step) override {
+        if (!wobble_) return;
+        const float t = float(step) / 60.0f;
+        for (int i = 0; i < world.bodyCount(); ++i) {
+            wobble_->vertices(std::uint32_t(i), t, vertices_);
+            world.setBodyVertices(i, vertices_);
+            scene_.setVertices(ObjectId(i), vertices_);  // drawn as detected
+        }
+    }
 
     void afterStep(bullet::RigidWorld& world, int step) override {
         if (step == 1) fallbackPairs_ = 0;
@@ -75,9 +94,9 @@ public:
     std::string describe() const override {
         const Aabb& box = pile_.bunny->localBounds();
         char text[160];
-        std::snprintf(text, sizeof text, "%zu %s (%zu triangles each, %.2f m tall)", pile_.poses.size(),
+        std::snprintf(text, sizeof text, "%zu %s (%zu triangles each, %.2f m tall)%s", pile_.poses.size(),
                       options_.mesh == "bunny" ? "bunnies" : options_.mesh.c_str(), pile_.bunny->triangleCount(),
-                      double(box.max.y - box.min.y));
+                      double(box.max.y - box.min.y), options_.deform ? ", every vertex wobbling each step" : "");
         return text;
     }
 
@@ -94,6 +113,8 @@ private:
     std::size_t fallbackPairs_ = 0;     // pairs served by the exact path, summed over the steps
     scenes::BunnyPile pile_;
     Scene scene_;
+    std::unique_ptr<scenes::BunnyWobble> wobble_;  // --deform
+    std::vector<Vec3> vertices_;                   // one body's, reused
 };
 
 }  // namespace
@@ -110,6 +131,9 @@ void addBunnyPileDemo(CLI::App& demo, int& exitCode) {
         ->capture_default_str();
     pile->add_option("--broadphase", options->broadphase, "dbvt (Bullet's) or cullide (GPU-pruned pairs)")
         ->capture_default_str();
+    pile->add_flag("--deform", options->deform,
+                   "every body's vertices wobble each step (2 % of its size; each body its own shape, "
+                   "CollisionDispatcher::meshVerticesChanged)");
 }
 
 }  // namespace isc::tool

@@ -29,7 +29,8 @@
 // filtered_pairs, tri_tri_tests, positive_tests, pairs_culled, capacity_retries, ...
 //
 // Tuning rows (tune/...): peel at explicit resolutions (32..256, 3 axes), auto at 1 axis, and
-// with the cull off, on the 100-bunny pile, the deforming pile and the 3.76M-triangle scene.
+// with the cull off, on the 100-bunny pile, the deforming pile and the 3.76M-triangle scene;
+// (threads/...): peel with exactThreads = 4, 8, 12, 15 on the pile and the deforming pile.
 // Run everything (medians of 5):
 //   isc_bench_peel --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //                  --benchmark_out=peel.json --benchmark_out_format=json
@@ -254,6 +255,16 @@ void registerAll() {
     addRows("tune/pile/100", tune, [] { return densePile(100, 0); }, nullptr);
     addRows("tune/deform/100", tune, [] { return densePile(100, 0); }, wobbling);
     addRows("tune/scaling/16x_sub3", tune, [] { return densePile(16, 3); }, nullptr);
+    // Threads of the exact test (and of the team woken during the GPU wait): fewer than the
+    // cores leave one for the GL driver's thread (the deforming pile's variance, peel.md).
+    std::vector<std::pair<Kind, std::string>> threads;
+    for (int t : {4, 8, 12, 15}) {
+        PeelSettings s;
+        s.exactThreads = t;
+        threads.push_back({Kind{false, s}, "peel_exact" + std::to_string(t)});
+    }
+    addRows("threads/pile/100", threads, [] { return densePile(100, 0); }, nullptr);
+    addRows("threads/deform/100", threads, [] { return densePile(100, 0); }, wobbling);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 9 (CULLIDE) on the lent GPU: the cullide detector beside cpu and peel (128 px, 1 axis)
+# Issue 9 (CULLIDE) on the lent GPU: the cullide detector beside cpu and peel (its defaults)
 # on the 100-bunny pile and the deforming pile, with its variants; the Bullet broadphase
 # against btDbvtBroadphase alone on the 100- and 1000-bunny piles with cpu and with peel in
 # the dispatcher (validate rows count the pruned pairs cpu finds touching); the accuracy run;
@@ -35,7 +35,7 @@ cat "$out/gpu.txt"
 ISC_BENCH_CULLIDE_SIZES=$size \
 ISC_BENCH_CULLIDE_VARIANTS="cullide_sequential:viewsAtOnce=false;cullide_noclip:contactClip=false;cullide_clusterboxes:clusterBoxes=true" \
   run cullide 75 "$bin/isc_bench_cullide" \
-  --benchmark_filter="^(pile|deforming)/$size/(cullide|cullide_sequential|cullide_noclip|cullide_clusterboxes|cpu|peel_128_1axis)/" \
+  --benchmark_filter="^(pile|deforming)/$size/(cullide|cullide_sequential|cullide_noclip|cullide_clusterboxes|cpu|peel)/" \
   --benchmark_out="$out/cullide.json" --benchmark_out_format=json
 sed -n '/# isc_bench_cullide summary/,$p' "$out/cullide.txt"
 
@@ -46,8 +46,8 @@ ISC_BENCH_BROADPHASE_STEPS_1000=40 run broadphase-cpu 110 "$bin/isc_bench_broadp
   --benchmark_filter="^BM_(Dbvt|Cullide|CullideClusterBoxes|CullideClusters)(Validate)?/($bodies)/"
 sed -n '/# isc_bench_broadphase summary/,$p' "$out/broadphase-cpu.txt"
 
-# Broadphase, peel (128 px, 1 axis, scene sampling) in the dispatcher: 90 steps at 100 bodies,
-# 30 at 1000 (round two of 2026-11-25 ran 180 steps at 100 and ran out of time in the last row).
+# Broadphase, peel (its defaults) in the dispatcher: 90 steps at 100 bodies, 30 at 1000 (round
+# two of 2026-11-25, with peel at 128 px / 1 axis, ran 180 steps at 100 and ran out of time).
 ISC_BENCH_BROADPHASE_DETECTOR=peel ISC_BENCH_BROADPHASE_STEPS_100=90 ISC_BENCH_BROADPHASE_STEPS_1000=30 \
   run broadphase-peel 60 "$bin/isc_bench_broadphase" \
   --benchmark_filter="^BM_(Dbvt|Cullide|CullideClusters)/($bodies)/"
@@ -57,7 +57,7 @@ timeout 40 "$bin/isc" accuracy --detector cullide --poses $poses --quiet > "$out
 cat "$out/accuracy.txt"
 
 : > "$out/tests.txt"
-for t in "$dev"/tests/isc_test_cullide*; do
+for t in "$dev"/tests/isc_test_cullide* "$dev"/tests/isc_test_pile_cullide; do
   [ -x "$t" ] || continue
   echo "=== $t" >> "$out/tests.txt"
   timeout 60 "$t" --gtest_brief=1 >> "$out/tests.txt" 2>&1

@@ -1,6 +1,6 @@
 // isc_bench_broadphase: the bunny pile (demos/scenes/BunnyPile) stepped through RigidWorld
-// with the "cpu" detector (or ISC_BENCH_BROADPHASE_DETECTOR=peel: peel at its pile settings,
-// 128 px, 1 axis, scene sampling), once with btDbvtBroadphase alone ("dbvt") and with
+// with the "cpu" detector (or ISC_BENCH_BROADPHASE_DETECTOR=peel: peel at its defaults;
+// =peel_128_1axis: peel at 128 px, 1 axis, scene sampling, as measured before), once with btDbvtBroadphase alone ("dbvt") and with
 // isc::bullet::CullideBroadphase: "cullide" (defaults: the object pass over all mesh bodies
 // at once), "cullide_clusterboxes" (that pass, then the cluster level per pair on the clusters'
 // boxes), "cullide_clusters" (the cluster level on their triangles), same scene, same process;
@@ -20,7 +20,7 @@
 // Environment: ISC_BENCH_BROADPHASE_LEVEL (the "cullide" rows' level: object (default),
 // cluster or triangle), ISC_BENCH_BROADPHASE_OBJECT_PASS=0 (the object level per pair instead
 // of over all bodies at once), ISC_CULLIDE_SET (options of the PCS passes,
-// "clusterSize=32,clusterResolution=128"), ISC_BENCH_BROADPHASE_DETECTOR (cpu or peel).
+// "clusterSize=32,clusterResolution=128"), ISC_BENCH_BROADPHASE_DETECTOR (cpu, peel or peel_128_1axis).
 // CullideBroadphase needs a headless GL context, made in main().
 #include "BunnyPile.h"
 
@@ -109,8 +109,12 @@ void runPile(benchmark::State& state, const std::string& mode) {
         state.PauseTiming();
         isc::bullet::WorldSettings ws;
         ws.detector = detectorName();
-        if (ws.detector == "peel")
+        // "peel": its defaults (the cluster-tree walk); "peel_128_1axis": the raster path of the
+        // pile settings measured before (docs/detectors/cullide.md).
+        if (ws.detector == "peel_128_1axis") {
+            ws.detector = "peel";
             ws.detectorSettings.options = {{"resolution", "128"}, {"axes", "1"}, {"sampling", "scene"}};
+        }
         ws.broadphase = "dbvt";
         auto world = isc::bullet::RigidWorld::create(ws);
         if (!world) {

@@ -109,7 +109,7 @@ Result<void> DemoSession::switchDetector(const std::string& detector) {
     world_ = std::move(*world);
     restoreBodies(*world_, states);
     detector_ = detector;
-    autoReported_ = false;
+    autoReportedRound_ = 0;
     return {};
 }
 
@@ -125,7 +125,7 @@ Result<void> DemoSession::reset(int bodies) {
     steps_ = 0;
     sumStepMs_ = sumCollisionMs_ = maxPenetration_ = 0.0;
     history_.clear();
-    autoReported_ = false;
+    autoReportedRound_ = 0;
     return {};
 }
 
@@ -173,13 +173,12 @@ void DemoSession::reportDetector(std::FILE* out) {
     std::fprintf(out, "detector: %s\n", detectorLine().c_str());
     std::fflush(out);
     const AutoDetector* a = findAuto(*world_);
-    autoReported_ = a == nullptr || a->decided();
+    autoReportedRound_ = a != nullptr && a->decided() ? a->rounds() : 0;
 }
 
 bool DemoSession::autoChoicePending() const {
-    if (autoReported_) return false;
     const AutoDetector* a = findAuto(*world_);
-    return a != nullptr && a->decided();
+    return a != nullptr && a->decided() && a->rounds() != autoReportedRound_;
 }
 
 void DemoSession::reportAutoChoice(std::FILE* out) {
@@ -187,7 +186,7 @@ void DemoSession::reportAutoChoice(std::FILE* out) {
     const AutoDetector* a = findAuto(*world_);
     std::fprintf(out, "detector: %s\n", a->describe().c_str());
     std::fflush(out);
-    autoReported_ = true;
+    autoReportedRound_ = a->rounds();
 }
 
 std::vector<DetectorDebugView> DemoSession::debugViews() {

@@ -56,7 +56,8 @@ public:
     std::string detectorLine() const;
     /// Prints "detector: <detectorLine()>" (at the start and after a switch).
     void reportDetector(std::FILE* out);
-    /// Prints "detector: auto -> ..." once, when auto has decided after reportDetector().
+    /// Prints "detector: auto -> ..." once per measuring round of auto, when it has decided
+    /// (the first choice, and each later round's: AutoDetector::rounds()).
     void reportAutoChoice(std::FILE* out);
     /// True when reportAutoChoice() would print now.
     bool autoChoicePending() const;
@@ -86,7 +87,7 @@ private:
     int steps_ = 0;
     double sumStepMs_ = 0.0, sumCollisionMs_ = 0.0, maxPenetration_ = 0.0;
     std::deque<StepSample> history_;
-    bool autoReported_ = false;
+    int autoReportedRound_ = 0;  // auto's round whose choice was printed (0: none)
 };
 
 }  // namespace isc::tool

@@ -279,6 +279,7 @@ void CollisionDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* pair
         return;
     }
 
+    applyVertexChanges();
     Batch& batch = *batch_;
     batch.clear();
     double bulletMs = 0.0;
@@ -312,6 +313,28 @@ void CollisionDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* pair
     stats_.mirrorMs = msSince(t0) - bulletMs;
     runBatch(batch);
     stats_.totalMs = msSince(t0);
+}
+
+void CollisionDispatcher::meshVerticesChanged(const btCollisionShape* shape) {
+    ISC_ASSERT(shape != nullptr, "CollisionDispatcher::meshVerticesChanged(): no shape");
+    if (std::find(changedShapes_.begin(), changedShapes_.end(), shape) == changedShapes_.end())
+        changedShapes_.push_back(shape);
+}
+
+void CollisionDispatcher::applyVertexChanges() {
+    if (changedShapes_.empty() || !mirror_) return;
+    // Compound shapes: their children are the mirrored meshes.
+    std::vector<const btCollisionShape*> meshes;
+    for (const btCollisionShape* shape : changedShapes_) {
+        if (shape->getShapeType() == COMPOUND_SHAPE_PROXYTYPE) {
+            const auto* c = static_cast<const btCompoundShape*>(shape);
+            for (int i = 0; i < c->getNumChildShapes(); ++i) meshes.push_back(c->getChildShape(i));
+        } else {
+            meshes.push_back(shape);
+        }
+    }
+    mirror_->verticesChanged(meshes);
+    changedShapes_.clear();
 }
 
 void CollisionDispatcher::gather(Batch& batch, MeshPairAlgorithm& algorithm, btCollisionObject* body0,
@@ -503,6 +526,7 @@ void CollisionDispatcher::collideOnePair(MeshPairAlgorithm&, const btCollisionOb
         }
     }
     const float margin0 = margin(objects[0]), margin1 = margin(objects[1]);
+    applyVertexChanges();
     const MirroredMesh* m0 = mirror_->mesh(*body0->getCollisionShape(), margin0);
     const MirroredMesh* m1 = mirror_->mesh(*body1->getCollisionShape(), margin1);
     if (!m0 || !m1) {
@@ -519,6 +543,8 @@ void CollisionDispatcher::collideOnePair(MeshPairAlgorithm&, const btCollisionOb
     one.addObject(one.addMesh(mirror_->scene().meshPtr(m0->detectMesh)), toPose(body0->getWorldTransform()));
     one.addObject(one.addMesh(mirror_->scene().meshPtr(m1->detectMesh)), toPose(body1->getWorldTransform()));
     // Static bodies are the environment for detectors that serve object-vs-environment pairs.
+    if (m0->version > 0) one.setVertices(0, m0->detectVertices);  // deforming shapes
+    if (m1->version > 0) one.setVertices(1, m1->detectVertices);
     one.setStatic(0, objects[0]->isStaticObject());
     one.setStatic(1, objects[1]->isStaticObject());
     const ObjectPair pair{0, 1};

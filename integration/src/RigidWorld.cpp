@@ -46,6 +46,12 @@ struct RigidWorld::Shared {
         btVector3 inertiaPerKg;
     };
     std::map<const Mesh*, MeshShape> shapes;
+    struct DeformingShape {  // one per deforming body: its own vertices
+        std::vector<Vec3> vertices;
+        std::unique_ptr<btTriangleIndexVertexArray> array;
+        std::unique_ptr<btGImpactMeshShape> shape;
+    };
+    std::vector<std::unique_ptr<DeformingShape>> deforming;
     std::unique_ptr<btBoxShape> groundShape;
     struct StaticMesh {
         std::shared_ptr<const Mesh> mesh;
@@ -188,6 +194,51 @@ int RigidWorld::addMeshBody(std::shared_ptr<const Mesh> mesh, const Pose& pose, 
     s.world->addRigidBody(s.rigid.back().get());
     bodies_.push_back({s.rigid.back().get(), std::move(mesh)});
     return int(bodies_.size()) - 1;
+}
+
+int RigidWorld::addDeformingMeshBody(std::shared_ptr<const Mesh> mesh, const Pose& pose, float mass) {
+    ISC_ASSERT(mesh && mesh->triangleCount() > 0, "RigidWorld::addDeformingMeshBody(): mesh must have triangles");
+    Shared& s = *shared_;
+    auto d = std::make_unique<Shared::DeformingShape>();
+    d->vertices.assign(mesh->vertices().begin(), mesh->vertices().end());
+    d->array = std::make_unique<btTriangleIndexVertexArray>(
+        int(mesh->triangleCount()), const_cast<int*>(reinterpret_cast<const int*>(mesh->triangles().data())),
+        int(sizeof(UVec3)), int(d->vertices.size()), reinterpret_cast<btScalar*>(d->vertices.data()), int(sizeof(Vec3)));
+    d->shape = std::make_unique<btGImpactMeshShape>(d->array.get());
+    d->shape->setMargin(settings_.margin);
+    d->shape->updateBound();
+    btVector3 inertiaPerKg;
+    d->shape->calculateLocalInertia(1.0f, inertiaPerKg);
+    btTransform t;
+    t.setOrigin(btVector3(pose.position.x, pose.position.y, pose.position.z));
+    t.setRotation(btQuaternion(pose.rotation.x, pose.rotation.y, pose.rotation.z, pose.rotation.w));
+    s.motion.push_back(std::make_unique<btDefaultMotionState>(t));
+    btRigidBody::btRigidBodyConstructionInfo ci(mass, s.motion.back().get(), d->shape.get(), inertiaPerKg * mass);
+    applyMaterial(ci, settings_);
+    ci.m_linearDamping = settings_.linearDamping;
+    ci.m_angularDamping = settings_.angularDamping;
+    ci.m_linearSleepingThreshold = settings_.sleepLinear;
+    ci.m_angularSleepingThreshold = settings_.sleepAngular;
+    s.rigid.push_back(std::make_unique<btRigidBody>(ci));
+    // A deforming body never sleeps: its surface moves even when the body rests, and a
+    // sleeping pair would not be detected.
+    s.rigid.back()->setActivationState(DISABLE_DEACTIVATION);
+    s.world->addRigidBody(s.rigid.back().get());
+    s.deforming.push_back(std::move(d));
+    bodies_.push_back({s.rigid.back().get(), std::move(mesh), int(s.deforming.size()) - 1});
+    return int(bodies_.size()) - 1;
+}
+
+void RigidWorld::setBodyVertices(int body, std::span<const Vec3> vertices) {
+    ISC_ASSERT(body >= 0 && std::size_t(body) < bodies_.size(), "RigidWorld::setBodyVertices(): no such body");
+    const Body& b = bodies_[std::size_t(body)];
+    ISC_ASSERT(b.deforming >= 0, "RigidWorld::setBodyVertices(): the body was not made by addDeformingMeshBody");
+    Shared::DeformingShape& d = *shared_->deforming[std::size_t(b.deforming)];
+    ISC_ASSERT(vertices.size() == d.vertices.size(), "RigidWorld::setBodyVertices(): vertex count differs from the mesh's");
+    std::copy(vertices.begin(), vertices.end(), d.vertices.begin());
+    d.shape->postUpdate();
+    d.shape->updateBound();
+    if (iscDispatcher_) iscDispatcher_->meshVerticesChanged(d.shape.get());
 }
 
 StepTimes RigidWorld::step(float dt) {

@@ -57,14 +57,50 @@ const MirroredMesh* SceneMirror::mesh(const btCollisionShape& shape, float margi
     std::shared_ptr<const Mesh> detectMesh = m->real.mesh;
     if (margin > 0.0f) {
         Mesh offset = swollen(*m->real.mesh, 0.5f * margin);
-        if (offset.triangleCount() == m->real.mesh->triangleCount())
+        if (offset.triangleCount() == m->real.mesh->triangleCount()) {
             detectMesh = std::make_shared<const Mesh>(std::move(offset));
-        else
+            m->offset = true;
+        } else
             warn_("offset:" + who.str(), who.str() + ": its offset surface lost triangles; detecting "
                                                      "on the real surface (contacts only on penetration)");
     }
     m->detectMesh = scene_.addMesh(std::move(detectMesh));
     return (meshes_[key] = std::move(m)).get();
+}
+
+void SceneMirror::verticesChanged(std::span<const btCollisionShape* const> shapes) {
+    struct Job {
+        const btCollisionShape* shape;
+        float margin;
+        MirroredMesh* mesh;
+        std::string error;
+    };
+    std::vector<Job> jobs;
+    for (auto& [key, m] : meshes_)
+        if (std::find(shapes.begin(), shapes.end(), key.first) != shapes.end()) jobs.push_back({key.first, key.second, m.get(), {}});
+    // Each job touches its own mirrored mesh only: all cores (a deforming pile changes every
+    // body's shape every step).
+    const auto count = static_cast<std::int64_t>(jobs.size());
+#pragma omp parallel for schedule(dynamic, 1) if (count > 1)
+    for (std::int64_t k = 0; k < count; ++k) {
+        Job& job = jobs[std::size_t(k)];
+        MirroredMesh& m = *job.mesh;
+        if (Result<void> r = rereadVertices(m.real, *job.shape); !r) {
+            job.error = r.error().message;
+            continue;
+        }
+        m.grid = TriangleGrid(*m.real.mesh, std::max(job.margin, gridReach_));
+        if (m.offset) m.detectVertices = swollenVertices(*m.real.mesh, 0.5f * job.margin);
+        else m.detectVertices.assign(m.real.mesh->vertices().begin(), m.real.mesh->vertices().end());
+        ++m.version;
+    }
+    for (const Job& job : jobs) {
+        if (job.error.empty()) continue;
+        std::ostringstream who;
+        who << "mesh shape " << job.shape->getName() << " at " << static_cast<const void*>(job.shape);
+        warn_("reread:" + who.str(),
+              who.str() + ": its changed vertices cannot be used, it keeps the previous ones: " + job.error);
+    }
 }
 
 const MirroredBody& SceneMirror::body(const btCollisionObject& object, float margin) {
@@ -111,6 +147,10 @@ const MirroredBody& SceneMirror::body(const btCollisionObject& object, float mar
         if (compound && p.childIndex < compound->getNumChildShapes())
             p.local = compound->getChildTransform(p.childIndex);
         scene_.setPose(p.object, toPose(world * p.local));
+        if (p.version != p.mesh->version) {  // a deforming shape read again
+            scene_.setVertices(p.object, p.mesh->detectVertices);
+            p.version = p.mesh->version;
+        }
         scene_.setStatic(p.object, object.isStaticObject());  // the environment (heightmap detector)
     }
     return b;

@@ -12,8 +12,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
+#include <cstdint>
 #include <vector>
 
 class btCollisionObject;
@@ -29,6 +31,12 @@ struct MirroredMesh {
     /// The detector cannot take this mesh (it needs closed meshes and this one is open):
     /// pairs with it go to the dispatcher's exact path (the `cpu` detector) instead.
     bool exactOnly = false;
+    bool offset = false;  ///< detectMesh is `real` swollen by half the margin
+    /// A deforming shape (SceneMirror::verticesChanged): the detection vertices of its latest
+    /// read (as many as detectMesh has), given to every scene object of this mesh; `version`
+    /// counts the reads (0: never deformed, the objects use detectMesh's own vertices).
+    std::vector<Vec3> detectVertices;
+    std::uint64_t version = 0;
 };
 
 /// A scene object: one mesh of one body.
@@ -37,6 +45,7 @@ struct MirroredPart {
     int childIndex = -1;            ///< index in the body's compound, -1 when not a compound
     btTransform local;              ///< child transform in the body (identity when not a compound)
     const MirroredMesh* mesh = nullptr;
+    std::uint64_t version = 0;      ///< mesh->version whose vertices the scene object has
 };
 
 /// A mesh body. `usable` is false when one of its meshes could not be read.
@@ -63,6 +72,13 @@ public:
     const MirroredBody& body(const btCollisionObject& body, float margin);
     /// A mesh shape at a margin (cached); null when it cannot be used (warned once).
     const MirroredMesh* mesh(const btCollisionShape& shape, float margin);
+    /// The shapes' vertices changed (same triangles): every mirrored copy of one (one per margin)
+    /// reads them again (rereadVertices), with its triangle grid and swollen detection
+    /// vertices; the scene objects of it get them when their bodies are next mirrored. A
+    /// shape not mirrored yet is read whole when first used. A read that fails (a
+    /// degenerate triangle, a NaN) keeps the previous vertices, warned once per shape.
+    /// Every shape of the list at once (in parallel over the mirrored copies).
+    void verticesChanged(std::span<const btCollisionShape* const> shapes);
 
     Scene& scene() { return scene_; }
     const Scene& scene() const { return scene_; }

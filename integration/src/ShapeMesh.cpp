@@ -82,8 +82,10 @@ struct PositionHash {
 };
 
 // Merges vertices at exactly the same position (-0 and +0 alike) and renumbers the
-// triangles; vertices no triangle uses are dropped.
-void weld(std::vector<Vec3>& vertices, std::vector<RawTriangle>& triangles) {
+// triangles; vertices no triangle uses are dropped. `rawOf`: per welded vertex, its first
+// input vertex.
+void weld(std::vector<Vec3>& vertices, std::vector<RawTriangle>& triangles, std::vector<std::uint32_t>& rawOf) {
+    rawOf.clear();
     std::unordered_map<Vec3, std::uint32_t, PositionHash> first;
     first.reserve(vertices.size());
     std::vector<Vec3> welded;
@@ -94,7 +96,10 @@ void weld(std::vector<Vec3>& vertices, std::vector<RawTriangle>& triangles) {
             if (r == ~0u) {
                 const Vec3 p = vertices[t.v[k]] + Vec3(0.0f);  // -0 + 0 = +0
                 auto [it, added] = first.emplace(p, std::uint32_t(welded.size()));
-                if (added) welded.push_back(p);
+                if (added) {
+                    welded.push_back(p);
+                    rawOf.push_back(t.v[k]);
+                }
                 r = it->second;
             }
             t.v[k] = r;
@@ -140,6 +145,15 @@ void addContactData(ShapeMesh& out) {
 }  // namespace
 
 Mesh swollen(const Mesh& mesh, float distance) {
+    std::vector<Vec3> moved = swollenVertices(mesh, distance);
+    const auto tris = mesh.triangles();
+    std::vector<UVec3> kept(tris.begin(), tris.end());
+    Result<Mesh> m = Mesh::create(mesh.name() + "/swollen", std::move(moved), std::move(kept));
+    ISC_ASSERT(m.has_value(), "swollen(): a valid mesh moved by a finite distance stays valid");
+    return std::move(*m);
+}
+
+std::vector<Vec3> swollenVertices(const Mesh& mesh, float distance) {
     const auto verts = mesh.vertices();
     const auto tris = mesh.triangles();
     std::vector<glm::dvec3> normal(verts.size(), glm::dvec3(0.0));
@@ -170,10 +184,7 @@ Mesh swollen(const Mesh& mesh, float distance) {
     std::vector<Vec3> moved(verts.begin(), verts.end());
     for (std::size_t v = 0; v < moved.size(); ++v)
         moved[v] += Vec3(normal[v] * (double(distance) / std::max(least[v], 1.0 / 3.0)));
-    std::vector<UVec3> kept(tris.begin(), tris.end());
-    Result<Mesh> m = Mesh::create(mesh.name() + "/swollen", std::move(moved), std::move(kept));
-    ISC_ASSERT(m.has_value(), "swollen(): a valid mesh moved by a finite distance stays valid");
-    return std::move(*m);
+    return moved;
 }
 
 Result<ShapeMesh> readShapeMesh(const btCollisionShape& shape) {
@@ -217,7 +228,8 @@ Result<ShapeMesh> readShapeMesh(const btCollisionShape& shape) {
     // removeDuplicateVertices): weld equal positions, so the mesh has its real vertex
     // normals, adjacency and closedness (an unwelded box reads as 12 loose triangles: its
     // offset copy falls apart and the contact walk cannot leave a triangle).
-    weld(vertices, raw);
+    std::vector<std::uint32_t> rawOf;
+    weld(vertices, raw, rawOf);
     std::vector<UVec3> tris;
     tris.reserve(raw.size());
     for (const RawTriangle& t : raw) tris.push_back(t.v);
@@ -239,8 +251,58 @@ Result<ShapeMesh> readShapeMesh(const btCollisionShape& shape) {
     }
     if (k != kept.size()) return fail("internal: could not match the mesh's triangles to Bullet's");
     out.mesh = std::make_shared<const Mesh>(std::move(*mesh));
+    out.rawVertex = std::move(rawOf);
     addContactData(out);
     return out;
+}
+
+Result<void> rereadVertices(ShapeMesh& mesh, const btCollisionShape& shape) {
+    if (mesh.rawVertex.size() != mesh.mesh->vertexCount())
+        return fail("its vertices cannot be read again (a box shape, or not read from a mesh shape)");
+    std::vector<Vec3> raw;
+    std::vector<RawTriangle> rawTriangles;
+    Result<void> status;
+    const int type = shape.getShapeType();
+    if (type == GIMPACT_SHAPE_PROXYTYPE &&
+        static_cast<const btGImpactShapeInterface&>(shape).getGImpactShapeType() == CONST_GIMPACT_TRIMESH_SHAPE) {
+        const auto& m = static_cast<const btGImpactMeshShape&>(shape);
+        const btVector3 scale = m.getMeshPartCount() > 0 ? m.getMeshPart(0)->getLocalScaling() : btVector3(1, 1, 1);
+        status = readInterface(*m.getMeshInterface(), scale, raw, rawTriangles);
+    } else if (type == TRIANGLE_MESH_SHAPE_PROXYTYPE) {
+        const auto& m = static_cast<const btTriangleMeshShape&>(shape);
+        status = readInterface(*m.getMeshInterface(), m.getMeshInterface()->getScaling(), raw, rawTriangles);
+    } else if (type == CONVEX_TRIANGLEMESH_SHAPE_PROXYTYPE) {
+        const auto& m = static_cast<const btConvexTriangleMeshShape&>(shape);
+        status = readInterface(*m.getMeshInterface(), m.getMeshInterface()->getScaling(), raw, rawTriangles);
+    } else {
+        return fail(std::string("shape type ") + shape.getName() + " is not a triangle mesh");
+    }
+    if (!status) return std::unexpected(status.error());
+    std::vector<Vec3> vertices(mesh.rawVertex.size());
+    for (std::size_t v = 0; v < vertices.size(); ++v) {
+        if (mesh.rawVertex[v] >= raw.size())
+            return fail("it has " + std::to_string(raw.size()) + " vertices now, fewer than when it was first read");
+        vertices[v] = raw[mesh.rawVertex[v]] + Vec3(0.0f);
+    }
+    Result<Mesh> m = mesh.mesh->withVertices(std::move(vertices));  // same triangles, no re-validation
+    if (!m) return std::unexpected(m.error());
+    mesh.mesh = std::make_shared<const Mesh>(std::move(*m));
+    // Normals from the new positions; adjacency and ids are the same (same triangles).
+    const auto verts = mesh.mesh->vertices();
+    const auto tris = mesh.mesh->triangles();
+    mesh.vertexNormals.assign(verts.size(), Vec3(0.0f));
+    for (std::uint32_t t = 0; t < tris.size(); ++t) {
+        const UVec3 i = tris[t];
+        const Vec3 c = glm::cross(verts[i.y] - verts[i.x], verts[i.z] - verts[i.x]);
+        const float len = glm::length(c);
+        mesh.faceNormals[t] = len > 0.0f ? c / len : Vec3(0.0f);
+        for (int k = 0; k < 3; ++k) mesh.vertexNormals[i[k]] += c;
+    }
+    for (Vec3& n : mesh.vertexNormals) {
+        const float len = glm::length(n);
+        n = len > 0.0f ? n / len : Vec3(0.0f);
+    }
+    return {};
 }
 
 }  // namespace isc::bullet

@@ -26,6 +26,9 @@ struct ShapeMesh {
     std::vector<std::uint32_t> adjacentStart, adjacent;
     /// One triangle using each vertex (for the manifold's id fields).
     std::vector<std::uint32_t> triangleOf;
+    /// Per mesh vertex, the Bullet vertex it was read from (subparts' vertices numbered one
+    /// after the other; welded duplicates keep the first): rereadVertices() follows it.
+    std::vector<std::uint32_t> rawVertex;
 };
 
 /// The mesh swollen by `distance` (metres, >= 0) for detection: every face plane moves out
@@ -37,10 +40,18 @@ struct ShapeMesh {
 /// spike moves at most 3 x distance). Same vertices and triangles, same order; an open
 /// mesh (a 2-triangle ground) moves along its one side's normals.
 Mesh swollen(const Mesh& mesh, float distance);
+/// The vertices of swollen(mesh, distance) alone (no Mesh made: a deforming mesh's per-step copy).
+std::vector<Vec3> swollenVertices(const Mesh& mesh, float distance);
 
 /// Reads btGImpactMeshShape, btBvhTriangleMeshShape (any btTriangleMeshShape),
 /// btConvexTriangleMeshShape, or a btBoxShape (12 triangles, half extents with margin). Errors: another shape type, a mesh with no usable triangle,
 /// a NaN vertex (Mesh::create's message).
 [[nodiscard]] Result<ShapeMesh> readShapeMesh(const btCollisionShape& shape);
+
+/// A deforming shape: reads `shape`'s vertex positions again (the same shape `mesh` was read
+/// from, its triangles unchanged) into `mesh`: new Mesh, normals; the topology (triangles,
+/// subpart ids, adjacency) is kept. O(vertices + triangles). Errors: a box shape, a vertex
+/// count that changed, a NaN vertex, a triangle that became degenerate (`mesh` unchanged).
+[[nodiscard]] Result<void> rereadVertices(ShapeMesh& mesh, const btCollisionShape& shape);
 
 }  // namespace isc::bullet

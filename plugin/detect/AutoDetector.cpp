@@ -8,6 +8,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <set>
 
 namespace isc {
@@ -16,7 +17,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 // One line of an error message (a driver's compile log has several), at most 200 characters.
 std::string brief(const std::string& message) {
@@ -79,12 +79,13 @@ struct AutoDetector::Impl {
     struct Candidate {
         std::string name;
         bool usesGl = false;
-        std::unique_ptr<Detector> detector;
-        std::vector<double> timedMs;  // wall time of the timed warm-up calls
-        bool warm = false;            // its first call with pairs has run (not timed)
+        std::unique_ptr<Detector> detector;  // null when destroyed after a decision
+        std::function<Result<std::unique_ptr<Detector>>()> make;  // for a later round
+        std::vector<double> timedMs;  // wall time of the timed calls of this round
+        bool warm = false;            // its first call with pairs of this round has run (not timed)
     };
-    std::vector<Candidate> candidates;  // registry order; [0] runs during the warm-up
-    int warmupCalls = 3;
+    std::vector<Candidate> candidates;  // registry order; [0] answers during a round
+    AutoTuning tuning;
     bool decided = false;
     std::size_t chosen = 0;
     std::string reason;
@@ -92,6 +93,16 @@ struct AutoDetector::Impl {
     std::size_t rotation = 0;
     std::string glNote;  // "llvmpipe (...): software GL" / "NVIDIA H100...: hardware GL" / "no current GL context"
     DetectionOutput scratch;
+    std::vector<double> roundWork;  // candidate pairs of this round's timed calls
+    double decidedWork = 0.0;       // median candidate pairs of the calls the choice rests on
+    int rounds = 0;                 // measuring rounds after the first
+    std::string incumbent;          // during a later round: the choice it may replace
+    std::string history;            // ", first cpu at 12 pairs, ..." for the reason
+
+    double now() const {
+        if (tuning.clockMs) return tuning.clockMs();
+        return std::chrono::duration<double, std::milli>(Clock::now().time_since_epoch()).count();
+    }
 
     void decide() {
         std::size_t best = 0;
@@ -102,13 +113,63 @@ struct AutoDetector::Impl {
             medians += (medians.empty() ? "" : ", ") + candidates[i].name + " " + formatMs(m);
             if (i == 0 || m < bestMs) best = i, bestMs = m;
         }
+        // Hysteresis: a later round replaces the choice only when another is clearly faster.
+        std::string kept;
+        for (std::size_t i = 0; i < candidates.size(); ++i)
+            if (!incumbent.empty() && candidates[i].name == incumbent && best != i &&
+                bestMs > (1.0 - tuning.switchMargin) * median(candidates[i].timedMs)) {
+                kept = ", kept " + incumbent + " (not " + std::to_string(int(tuning.switchMargin * 100.0 + 0.5)) +
+                       " % slower)";
+                best = i;
+            }
         chosen = best;
         decided = true;
-        reason = glNote + notes + ", fastest by median wall time over " + std::to_string(warmupCalls) +
-                 " calls with pairs (" + medians + ")";
-        // Free the others (GL buffers, caches).
+        decidedWork = median(roundWork);
+        char work[64];
+        std::snprintf(work, sizeof work, "%.0f", decidedWork);
+        reason = glNote + notes + ", fastest by median wall time over " + std::to_string(tuning.warmupCalls) +
+                 " calls with pairs (" + medians + "; " + work + " candidate pairs a call)" + kept;
+        if (rounds > 0) reason += ", measuring round " + std::to_string(rounds + 1) + history;
+        history += std::string(history.empty() ? ", after " : ", ") + candidates[chosen].name + " at " + work +
+                   " pairs";
+        incumbent.clear();
+        // Free the others (GL buffers, caches); a later round makes them again.
         for (std::size_t i = 0; i < candidates.size(); ++i)
             if (i != chosen) candidates[i].detector.reset();
+    }
+
+    // A new measuring round when the calls' size left the range the choice was measured on
+    // (candidate pairs beyond remeasureAt times, or below 1 / remeasureAt of, the median).
+    bool wantsRound(std::size_t pairs) const {
+        if (!decided || candidates.size() < 2 || tuning.remeasureAt <= 1.0 || rounds >= tuning.remeasureMax) return false;
+        if (pairs == 0) return false;
+        const double w = double(pairs);
+        return w > tuning.remeasureAt * decidedWork || w * tuning.remeasureAt < decidedWork;
+    }
+
+    // Starts a round: every candidate made again (one that cannot be is left out, said).
+    void startRound() {
+        incumbent = candidates[chosen].name;
+        ++rounds;
+        decided = false;
+        roundWork.clear();
+        for (std::size_t i = candidates.size(); i-- > 0;) {
+            Candidate& c = candidates[i];
+            c.timedMs.clear();
+            c.warm = false;
+            if (c.detector) continue;
+            auto made = c.make ? c.make() : fail("no way to make it again");
+            if (made) {
+                c.detector = std::move(*made);
+            } else {
+                drop(i, "failed to start again: " + brief(made.error().message));
+            }
+        }
+        if (candidates.size() == 1) {
+            decided = true;
+            chosen = 0;
+            reason = glNote + notes + ", " + candidates[0].name + " is the only exact detector left";
+        }
     }
 
     void drop(std::size_t i, const std::string& why) {
@@ -155,32 +216,35 @@ std::vector<AutoDetector::Timing> AutoDetector::timings() const {
 
 Result<void> AutoDetector::detect(const Scene& scene, std::span<const ObjectPair> candidates, DetectionOutput& out) {
     Impl& m = *impl_;
+    if (m.wantsRound(candidates.size())) m.startRound();
     if (m.decided) return m.candidates[m.chosen].detector->detect(scene, candidates, out);
     if (candidates.empty()) return m.candidates[0].detector->detect(scene, candidates, out);
 
-    // Warm-up: every candidate on this input; the first one's output is returned. Start
-    // with a different candidate each call so that none always runs on cold caches.
-    const auto t0 = Clock::now();
+    // A measuring call: every candidate on this input; the first one's output is returned.
+    // Start with a different candidate each call so that none always runs on cold caches.
+    const double t0 = m.now();
     const std::size_t n = m.candidates.size();
     const std::size_t rotation = m.rotation++;
     std::vector<std::size_t> unservedBy;
     std::vector<std::pair<std::size_t, std::string>> failed;
+    bool timed = false;
     for (std::size_t k = 0; k < n; ++k) {
         const std::size_t i = (k + rotation) % n;
         Impl::Candidate& c = m.candidates[i];
         DetectionOutput& target = i == 0 ? out : m.scratch;
-        const auto tc = Clock::now();
+        const double tc = m.now();
         if (auto r = c.detector->detect(scene, candidates, target); !r) {
             // A candidate that fails (a driver that rejects its shaders, a GPU limit) drops
             // out with its reason; the call fails only when none is left.
             failed.push_back({i, brief(r.error().message)});
             continue;
         }
-        const double ms = msSince(tc);
+        const double ms = m.now() - tc;
         if (!target.unserved.empty() && i != 0) unservedBy.push_back(i);
-        if (c.warm) c.timedMs.push_back(ms);
+        if (c.warm) c.timedMs.push_back(ms), timed = true;
         c.warm = true;
     }
+    if (timed) m.roundWork.push_back(double(candidates.size()));
     // A candidate that cannot serve every pair is not comparable (and the caller would run
     // cpu for the rest): it drops out. Highest index first, so the indices stay valid.
     const bool firstFailed = std::any_of(failed.begin(), failed.end(), [](const auto& f) { return f.first == 0; });
@@ -196,16 +260,47 @@ Result<void> AutoDetector::detect(const Scene& scene, std::span<const ObjectPair
             return fail("auto: " + m.candidates[0].name + ": " + r.error().message);
     }
     out.stats.count("auto_warmup", 1.0);
-    out.stats.totalMs = msSince(t0);  // the whole call, warm-up included
+    out.stats.totalMs = m.now() - t0;  // the whole call, every candidate included
     if (m.candidates.size() == 1) {
         m.decided = true;
         m.chosen = 0;
         m.reason = m.glNote + m.notes + ", " + m.candidates[0].name + " is the only exact detector left";
     } else if (std::all_of(m.candidates.begin(), m.candidates.end(),
-                           [&](const auto& c) { return static_cast<int>(c.timedMs.size()) >= m.warmupCalls; })) {
+                           [&](const auto& c) { return static_cast<int>(c.timedMs.size()) >= m.tuning.warmupCalls; })) {
         m.decide();
     }
     return {};
+}
+
+int AutoDetector::rounds() const { return impl_->rounds + 1; }
+
+Result<std::unique_ptr<Detector>> createAutoDetector(std::vector<AutoCandidate> candidates, AutoTuning tuning,
+                                                     std::string why) {
+    if (candidates.empty()) return fail("auto: no candidate");
+    if (tuning.warmupCalls < 1) return fail("auto: warmupCalls must be >= 1");
+    auto impl = std::make_unique<AutoDetector::Impl>();
+    impl->tuning = std::move(tuning);
+    impl->glNote = std::move(why);
+    std::vector<std::string> failedToCreate;
+    for (AutoCandidate& c : candidates) {
+        auto made = c.create();
+        if (!made) {
+            failedToCreate.push_back(c.name + " (" + brief(made.error().message) + ")");
+            continue;
+        }
+        impl->candidates.push_back({c.name, c.usesGl, std::move(*made), std::move(c.create), {}, false});
+    }
+    if (impl->candidates.empty()) return fail("auto: every candidate failed to start: " + joined(failedToCreate));
+    if (!failedToCreate.empty()) impl->notes += ", left out as they failed to start: " + joined(failedToCreate);
+    if (impl->candidates.size() == 1) {
+        impl->decided = true;
+        impl->reason = impl->glNote + impl->notes + ", " + impl->candidates[0].name + " is the only candidate";
+    } else {
+        impl->reason = impl->glNote + impl->notes + ", the fastest of " + std::to_string(impl->candidates.size()) +
+                       " by median wall time over the first " + std::to_string(impl->tuning.warmupCalls) +
+                       " calls with pairs";
+    }
+    return std::unique_ptr<Detector>(new AutoDetector(std::move(impl)));
 }
 
 Result<std::unique_ptr<Detector>> createAutoDetector(const DetectorSettings& settings) {
@@ -226,7 +321,18 @@ Result<std::unique_ptr<Detector>> createAutoDetector(const DetectorSettings& set
             int calls = 0;
             if (!detail::parseValue(value, calls) || calls < 1)
                 return fail("auto: option warmupCalls=" + value + " is not an int >= 1 (timed calls per candidate)");
-            impl->warmupCalls = calls;
+            impl->tuning.warmupCalls = calls;
+        } else if (key == "remeasureAt") {
+            float at = 0.0f;
+            if (!detail::parseValue(value, at) || !(at == 0.0 || at > 1.0))
+                return fail("auto: option remeasureAt=" + value +
+                            " is not 0 (never measure again) or a factor > 1 (candidate pairs a call)");
+            impl->tuning.remeasureAt = double(at);
+        } else if (key == "remeasureMax") {
+            int most = 0;
+            if (!detail::parseValue(value, most) || most < 0)
+                return fail("auto: option remeasureMax=" + value + " is not an int >= 0 (later measuring rounds)");
+            impl->tuning.remeasureMax = most;
         } else {
             forwarded.emplace_back(key, value);
         }
@@ -257,7 +363,7 @@ Result<std::unique_ptr<Detector>> createAutoDetector(const DetectorSettings& set
     }
     for (const auto& [key, value] : forwarded) {
         bool any = false;
-        std::set<std::string> known{"candidates", "warmupCalls"};
+        std::set<std::string> known{"candidates", "warmupCalls", "remeasureAt", "remeasureMax"};
         for (const auto* d : exact)
             for (const SettingDoc& s : d->settings) {
                 known.insert(s.name);
@@ -293,7 +399,8 @@ Result<std::unique_ptr<Detector>> createAutoDetector(const DetectorSettings& set
             failedToCreate.push_back(d->name + " (" + brief(made.error().message) + ")");
             continue;
         }
-        impl->candidates.push_back({d->name, d->usesGl, std::move(*made), {}, false});
+        auto make = [d, own]() { return d->create(own); };
+        impl->candidates.push_back({d->name, d->usesGl, std::move(*made), std::move(make), {}, false});
     }
     if (impl->candidates.empty() && !failedToCreate.empty())
         return fail("auto: every candidate failed to start: " + joined(failedToCreate));
@@ -312,7 +419,7 @@ Result<std::unique_ptr<Detector>> createAutoDetector(const DetectorSettings& set
     } else {
         impl->reason = impl->glNote + impl->notes + ", the fastest of " +
                        std::to_string(impl->candidates.size()) + " by median wall time over the first " +
-                       std::to_string(impl->warmupCalls) + " calls with pairs";
+                       std::to_string(impl->tuning.warmupCalls) + " calls with pairs";
     }
     return std::unique_ptr<Detector>(new AutoDetector(std::move(impl)));
 }

@@ -10,6 +10,9 @@
 namespace isc::gl {
 
 namespace {
+// Deformed vertices converted per sync from which the conversion runs on all cores (a
+// parallel region costs a few microseconds; one bunny has 1.9K vertices).
+constexpr std::size_t kParallelVertices = 16384;
 // Buffers grow by half again so that adding objects one by one does not re-create them each time.
 std::size_t grown(std::size_t bytes) { return std::max<std::size_t>(256, bytes + bytes / 2); }
 }  // namespace
@@ -121,6 +124,8 @@ void GpuScene::sync(const Scene& scene) {
     // reused once the GPU has passed the previous copies (their fence; normally long signalled).
     std::vector<std::pair<std::size_t, std::size_t>>& runs = stagingRuns_;  // [first, end) vertices
     runs.clear();
+    std::vector<ObjectId>& changed = stagingObjects_;
+    changed.clear();
     Vec4* staging = nullptr;
     auto stage = [&]() -> Vec4* {
         if (staging != nullptr) return staging;
@@ -146,13 +151,27 @@ void GpuScene::sync(const Scene& scene) {
         g.triangleCount = r.triangleCount;
         g.meshId = r.mesh | (r.active ? 0u : ISC_OBJECT_INACTIVE);
         if (r.deformed && uploadedVersion_[i] != scene.vertexVersion(i)) {
-            const auto local = scene.localVertices(i);
-            Vec4* dst = stage() + r.firstVertex;
-            for (std::size_t v = 0; v < local.size(); ++v) dst[v] = Vec4(local[v], 1.0f);
-            if (!runs.empty() && runs.back().second == r.firstVertex) runs.back().second += local.size();
-            else runs.emplace_back(r.firstVertex, r.firstVertex + local.size());
+            const std::size_t count = scene.localVertices(i).size();
+            changed.push_back(i);
+            if (!runs.empty() && runs.back().second == r.firstVertex) runs.back().second += count;
+            else runs.emplace_back(r.firstVertex, r.firstVertex + count);
             uploadedVersion_[i] = scene.vertexVersion(i);
             ++deformedUploads_;
+        }
+    }
+    // The changed objects' vertices into the staging buffer as vec4, on all cores when there
+    // are many (a deforming pile: 190K vertices, about 0.7 ms on one core of the H100 host).
+    if (!changed.empty()) {
+        Vec4* const base = stage();
+        std::size_t total = 0;
+        for (ObjectId i : changed) total += ranges_[i].vertexCount;
+        const auto count = static_cast<std::int64_t>(changed.size());
+#pragma omp parallel for schedule(dynamic, 1) if (total >= kParallelVertices && count > 1)
+        for (std::int64_t k = 0; k < count; ++k) {
+            const ObjectId i = changed[std::size_t(k)];
+            const auto local = scene.localVertices(i);
+            Vec4* dst = base + ranges_[i].firstVertex;
+            for (std::size_t v = 0; v < local.size(); ++v) dst[v] = Vec4(local[v], 1.0f);
         }
     }
     for (const auto& [first, end] : runs)

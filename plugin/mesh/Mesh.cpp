@@ -63,6 +63,31 @@ std::string MeshReport::describe() const {
     return s.str();
 }
 
+Result<Mesh> Mesh::withVertices(std::vector<Vec3> vertices) const {
+    const std::string where = "Mesh::withVertices(" + quoted(name_) + "): ";
+    if (vertices.size() != vertices_.size())
+        return fail(where + std::to_string(vertices.size()) + " vertices given, the mesh has " +
+                    std::to_string(vertices_.size()));
+    Aabb bounds;
+    for (std::size_t i = 0; i < vertices.size(); ++i) {
+        if (!isFinite(vertices[i]))
+            return fail(where + "vertex " + std::to_string(i) + " has a non-finite coordinate " + formatVec(vertices[i]));
+        bounds.grow(vertices[i]);
+    }
+    for (std::size_t t = 0; t < triangles_.size(); ++t) {
+        const UVec3 tri = triangles_[t];
+        if (isZeroArea(vertices[tri.x], vertices[tri.y], vertices[tri.z]))
+            return fail(where + "triangle " + std::to_string(t) + " has zero area at the new vertices");
+    }
+    Mesh m;
+    m.name_ = name_;
+    m.vertices_ = std::move(vertices);
+    m.triangles_ = triangles_;
+    m.report_ = report_;
+    m.bounds_ = bounds;
+    return m;
+}
+
 Result<Mesh> Mesh::create(std::string name, std::vector<Vec3> vertices,
                           std::vector<UVec3> triangles) {
     const std::string where = "Mesh::create(" + quoted(name) + "): ";

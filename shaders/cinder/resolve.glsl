@@ -137,7 +137,11 @@ void main() {
             bool crossing = !overflow && nearestDepth * v.depthExtent <= v.crossWorld;  // the edge crosses the surface here
             bool near = overflow || (!inside && nearestDepth * v.depthExtent <= v.nearWorld);
             if (!inside && !near) continue;
-            atomicAdd(counters[inside ? CD_COUNTER_INSIDE : CD_COUNTER_NEAR], 1u);
+            // Two atomics, not one at a selected index: NVIDIA 580's compiler fails on an atomic
+            // whose buffer index is a ?: ("C9999: unexpected expression in DUI_foreachId" at link;
+            // bisected with isc_glsl_probe, bench/results/h100-2026-11-25-cinder-probe.txt).
+            if (inside) atomicAdd(counters[CD_COUNTER_INSIDE], 1u);
+            else atomicAdd(counters[CD_COUNTER_NEAR], 1u);
 #ifdef CD_MIPMAP
             colour[pixel] = 0x10000u | (slotA << 8) | slotB;  // the last hit wins, as in the paper
 #else

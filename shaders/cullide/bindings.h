@@ -34,12 +34,25 @@ namespace isc::gl {
 #define CULLIDE_COUNTER_FRAGMENTS 0   // conservative fragments generated (splat pass 0)
 #define CULLIDE_COUNTER_ALIVE 1       // items left in the PCS after the last view
 #define CULLIDE_COUNTER_OVERFLOW 2    // self level: pixels over the layer cap (marked, conservative)
+#define CULLIDE_COUNTER_CUT 3         // threads with more pixels than CULLIDE_MAX_PIXELS_PER_THREAD: the
+                                      // level keeps every member (conservative; see below)
 #define CULLIDE_COUNTER_COUNT 4
 
 // Self level: triangle indices below 2^20, self objects below 2^12 in one call.
 #define CULLIDE_SELF_TRIANGLE_BITS 20u
 #define CULLIDE_SELF_MAX_TRIANGLES 1048576u
 #define CULLIDE_SELF_MAX_GROUPS 4096u
+
+// Pixels one thread may visit in one pass. Mesa's llvmpipe ends every shader loop silently after
+// 65535 iterations (LP_MAX_TGSI_LOOP_ITERATIONS, shared by the loops of an invocation): a
+// triangle larger than that in pixels (a ground box's face across a whole view) lost the rest
+// of its fragments, and the items it should have hidden were pruned. So a slot's pixels are
+// shared among CullideItem::flags >> CULLIDE_ITEM_SPLIT_SHIFT threads (the host sizes the split
+// from the item's box, at most CULLIDE_PIXELS_PER_THREAD pixels each), and a thread that would
+// still visit more than CULLIDE_MAX_PIXELS_PER_THREAD counts itself in CULLIDE_COUNTER_CUT: the
+// host then keeps the whole level (nothing pruned, never a miss).
+#define CULLIDE_PIXELS_PER_THREAD 2048u
+#define CULLIDE_MAX_PIXELS_PER_THREAD 65000u
 
 // One member of a level's potentially colliding set, std430, 32 bytes: triangle slots
 // [firstSlot, firstSlot + slotCount) of `object` (slotTriangles[] maps a slot to the mesh
@@ -53,8 +66,8 @@ struct CullideItem {
     uint workStart;  // first work index (exclusive prefix sum of slotCount over the level)
     uint group;      // exclusion id: fragments of the same group never hide each other
     float fatten;    // world units: the item is tested as its triangles grown by this much
-    uint flags;      // CULLIDE_ITEM_*
-    uint pad1;
+    uint flags;      // CULLIDE_ITEM_*, and from bit CULLIDE_ITEM_SPLIT_SHIFT the threads per slot (0: 1)
+    uint memberStart;  // first member of the item's slots (alive, marks) when every slot is a member
 };
 
 // CullideItem::flags. With CULLIDE_BOXES, the item's slots index boxes[] from 0 as LOCAL boxes
@@ -62,6 +75,8 @@ struct CullideItem {
 // (GpuScene) and grown by fatten plus the round-off bound; without it they index the per-call
 // world boxes, which start at uWorldBoxBase and are already grown.
 #define CULLIDE_ITEM_LOCAL_BOXES 1u
+// Threads sharing each slot's pixels (splat passes): workStart counts threads, memberStart slots.
+#define CULLIDE_ITEM_SPLIT_SHIFT 16u
 
 #ifdef __cplusplus
 }  // namespace isc::gl

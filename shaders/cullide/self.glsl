@@ -35,7 +35,7 @@ void main() {
     uint work = gl_GlobalInvocationID.x;
     if (work >= uWorkCount) return;
     uint item = cullideItemOf(work);
-    uint unit = uPerSlot != 0u ? work : item;
+    uint unit = uPerSlot != 0u ? items[item].memberStart + (work - items[item].workStart) : item;
     if (alive[unit] == 0u) return;
     CullideItem it = items[item];
     uint triangle = slotTriangles[it.firstSlot + (work - it.workStart)];
@@ -47,6 +47,12 @@ void main() {
     uint self = (it.group << CULLIDE_SELF_TRIANGLE_BITS) | triangle;
     uvec3 mine = triangleVertices(it.object, triangle);
     uint found = 0u, fragments = 0u, overflow = 0u;
+    // One thread per triangle here (no split): a triangle whose pixels and their fragment lists
+    // would take more loop iterations than an invocation may run (bindings.h) makes the host
+    // keep the whole level.
+    if (uMode == 0u &&
+        uint(r.box.z - r.box.x + 1) * uint(r.box.w - r.box.y + 1) * (uLayers + 2u) > CULLIDE_MAX_PIXELS_PER_THREAD)
+        atomicAdd(counters[CULLIDE_COUNTER_CUT], 1u);
     for (int y = r.box.y; y <= r.box.w; ++y) {
         for (int x = r.box.x; x <= r.box.z; ++x) {
             float zNear, zFar;

@@ -16,7 +16,11 @@
 // pixel its rectangle touches gets the box's whole depth range (a box holds its triangles, so
 // whatever hides a triangle hides its box: still conservative).
 // CULLIDE_LANES threads share one work index, taking its pixels in turn (a box covers many
-// pixels: one thread per box would leave the GPU nearly idle and serialise its atomics).
+// pixels: one thread per box would leave the GPU nearly idle and serialise its atomics), and
+// an item's slot may have several work indices (its split, bindings.h), so that no thread visits
+// more than about CULLIDE_PIXELS_PER_THREAD pixels: Mesa's llvmpipe silently ends a loop after
+// 65535 iterations, which lost a ground box's fragments (the ground bug), and on a GPU one
+// thread walking a whole view would stall its pass.
 // CULLIDE_MULTIVIEW: gl_GlobalInvocationID.y is the view; all views of a level in one
 // dispatch per mode, each view in its own range of depth words (uBase) and its own two bits
 // of marks (view v: bits 2v, 2v + 1). Every view then sees the whole PCS of the level: the
@@ -59,15 +63,21 @@ void main() {
     uint markShift = 0u;
 #endif
     uint item = cullideItemOf(work);
-    uint unit = uPerSlot != 0u ? work : item;
-    if (alive[unit] == 0u) return;
     CullideItem it = items[item];
+    // A slot's pixels are shared by `split` threads (bindings.h: bounded loops), lane after lane.
+    uint split = max(it.flags >> CULLIDE_ITEM_SPLIT_SHIFT, 1u);
+    uint local = work - it.workStart;
+    uint slot = local / split;
+    uint first = (local % split) * uint(CULLIDE_LANES) + lane;
+    uint stride = split * uint(CULLIDE_LANES);
+    uint unit = uPerSlot != 0u ? it.memberStart + slot : item;
+    if (alive[unit] == 0u) return;
 #ifdef CULLIDE_BOXES
     vec3 wlo, whi;
     if ((it.flags & CULLIDE_ITEM_LOCAL_BOXES) != 0u) {
         // A local box posed by the object's model matrix: centre moved, half extents through
         // |rotation| (the world box of its 8 corners), grown by the fattening and the round-off bound.
-        uint b = 2u * (it.firstSlot + (work - it.workStart));
+        uint b = 2u * (it.firstSlot + slot);
         vec3 c = 0.5 * (boxes[b].xyz + boxes[b + 1u].xyz), e = 0.5 * (boxes[b + 1u].xyz - boxes[b].xyz);
         mat4 m = sceneObjects[it.object].model;
         vec3 wc = (m * vec4(c, 1.0)).xyz;
@@ -76,7 +86,7 @@ void main() {
         wlo = wc - we - g;
         whi = wc + we + g;
     } else {
-        uint b = 2u * (uWorldBoxBase + it.firstSlot + (work - it.workStart));
+        uint b = 2u * (uWorldBoxBase + it.firstSlot + slot);
         wlo = boxes[b].xyz;
         whi = boxes[b + 1u].xyz;
     }
@@ -85,7 +95,7 @@ void main() {
     if (hi.x + ep < 0.0 || hi.y + ep < 0.0 || lo.x - ep >= float(uSize.x) || lo.y - ep >= float(uSize.y)) return;
     ivec4 box = ivec4(ivec2(floor(max(lo.xy - ep, vec2(0.0)))), ivec2(floor(min(hi.xy + ep, vec2(uSize) - 0.5))));
 #else
-    uint triangle = slotTriangles[it.firstSlot + (work - it.workStart)];
+    uint triangle = slotTriangles[it.firstSlot + slot];
     vec3 A, B, C;
     sceneWorldTriangle(it.object, triangle, A, B, C);
     CullideRaster r;
@@ -117,7 +127,8 @@ void main() {
     uint found = 0u, fragments = 0u;
     int bw = box.z - box.x + 1;
     int count = bw * (box.w - box.y + 1);
-    for (int k = int(lane); k < count; k += CULLIDE_LANES) {
+    if (uMode == 0u && uint(count) > stride * CULLIDE_MAX_PIXELS_PER_THREAD) atomicAdd(counters[CULLIDE_COUNTER_CUT], 1u);
+    for (int k = int(first); k < count; k += int(stride)) {
         int y = box.y + k / bw, x = box.x + k % bw;
         float zNear, zFar;
 #ifdef CULLIDE_BOXES

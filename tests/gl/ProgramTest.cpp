@@ -7,6 +7,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <string>
+#include <string_view>
 #include <vector>
 
 using namespace isc;
@@ -130,4 +132,43 @@ TEST_F(GlTest, MovedFromProgramHoldsZero) {
     EXPECT_EQ(p->id(), 0u);
     EXPECT_EQ(q.id(), id);
     EXPECT_TRUE(glIsProgram(id));
+}
+
+namespace {
+// The first argument of every atomic*() call in `text` that holds a ?: (at any depth), as found.
+std::vector<std::string> atomicsAtASelectedIndex(std::string_view text) {
+    std::vector<std::string> found;
+    for (std::size_t at = text.find("atomic"); at != std::string_view::npos; at = text.find("atomic", at + 1)) {
+        const std::size_t open = text.find('(', at);
+        if (open == std::string_view::npos) break;
+        const std::string_view name = text.substr(at, open - at);
+        if (name.find_first_of(" \t\n;{}") != std::string_view::npos) continue;  // not a call
+        int depth = 0;
+        std::size_t end = open + 1;
+        for (; end < text.size(); ++end) {
+            const char c = text[end];
+            if (c == '(' || c == '[') ++depth;
+            else if ((c == ')' || c == ']') && depth > 0) --depth;
+            else if ((c == ',' || c == ')') && depth == 0) break;
+        }
+        const std::string_view first = text.substr(open + 1, end - open - 1);
+        if (first.find('?') != std::string_view::npos) found.emplace_back(first);
+    }
+    return found;
+}
+}  // namespace
+
+// NVIDIA's GLSL compiler (driver 580) fails to link a program with an atomic on a buffer element
+// whose index is a ?: ("C9999: unexpected expression in DUI_foreachId"; bisected on the H100,
+// bench/results/h100-2026-11-25-cinder-probe.txt). Mesa compiles it, so only this text check
+// keeps the form out of every embedded shader.
+TEST(Shaders, NoAtomicAtASelectedIndex) {
+    ASSERT_EQ(atomicsAtASelectedIndex("atomicAdd(counters[inside ? 1 : 2], 1u);").size(), 1u);
+    ASSERT_EQ(atomicsAtASelectedIndex("atomicAdd(counters[f(a, b)], x ? 1u : 2u);").size(), 0u);
+    for (const std::string& name : gl::embeddedShaderNames()) {
+        const auto text = gl::embeddedShader(name);
+        ASSERT_TRUE(text.has_value()) << name;
+        for (const std::string& arg : atomicsAtASelectedIndex(*text))
+            ADD_FAILURE() << name << ": an atomic at a selected index, '" << arg << "' (use an if and two atomics)";
+    }
 }

@@ -40,6 +40,36 @@ TEST(Mesh, CubeIsClosedWithVolumeEight) {
     EXPECT_EQ(mesh->localBounds().max, Vec3(1.0f));
 }
 
+// A deforming mesh: new positions, same triangles and report; bounds and volume follow
+// (the cube stretched to 2 x 4 x 2 has volume 16). Wrong counts, NaN and a triangle of zero
+// area are errors naming the problem.
+TEST(Mesh, WithVerticesKeepsTheTrianglesAndChecksThePositions) {
+    Result<Mesh> cube = Mesh::create("cube", cubeVertices(), cubeTriangles());
+    ASSERT_TRUE(cube);
+    std::vector<Vec3> tall = cubeVertices();
+    for (Vec3& v : tall) v.y *= 2.0f;
+    Result<Mesh> stretched = cube->withVertices(tall);
+    ASSERT_TRUE(stretched) << stretched.error().message;
+    EXPECT_EQ(stretched->name(), "cube");
+    EXPECT_EQ(stretched->triangleCount(), 12u);
+    EXPECT_TRUE(stretched->isClosed());
+    EXPECT_DOUBLE_EQ(stretched->signedVolume(), 16.0);
+    EXPECT_EQ(stretched->localBounds().max, Vec3(1.0f, 2.0f, 1.0f));
+    EXPECT_EQ(cube->localBounds().max, Vec3(1.0f));  // the original is untouched
+
+    EXPECT_FALSE(cube->withVertices(std::vector<Vec3>(7, Vec3(0.0f))));
+    std::vector<Vec3> nan = cubeVertices();
+    nan[3].x = std::numeric_limits<float>::quiet_NaN();
+    auto bad = cube->withVertices(nan);
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().message.find("vertex 3"), std::string::npos) << bad.error().message;
+    std::vector<Vec3> flat = cubeVertices();
+    for (Vec3& v : flat) v.x = 0.0f;  // every +-x face collapses
+    auto degenerate = cube->withVertices(flat);
+    ASSERT_FALSE(degenerate);
+    EXPECT_NE(degenerate.error().message.find("zero area"), std::string::npos) << degenerate.error().message;
+}
+
 TEST(Mesh, InsideOutCubeHasNegativeVolume) {
     std::vector<UVec3> tris = cubeTriangles();
     for (UVec3& t : tris) std::swap(t.y, t.z);

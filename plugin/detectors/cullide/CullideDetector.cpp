@@ -92,6 +92,7 @@ struct CullideDetector::Impl {
         std::size_t objectCount = 0;            // scene objects
         std::vector<ObjectId> objects;          // the PCS, in group order
         std::vector<gl::CullideItem> items;
+        std::vector<Aabb> itemBoxes;            // per item: its object's world box (grown)
         std::vector<glm::vec4> worldBoxes;      // deformed objects' cluster boxes
         std::vector<std::string> warnings;
         cullide::LevelResult result;
@@ -205,10 +206,12 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         return objects;
     };
     std::vector<gl::CullideItem> items;
+    std::vector<Aabb> itemBoxes;  // per item: a world box holding its slots (sizes the threads per slot)
     std::vector<std::uint32_t> alive;
     auto addItem = [&](ObjectId o, std::uint32_t firstSlot, std::uint32_t count, std::uint32_t group,
-                       std::uint32_t& work) {
-        items.push_back({o, firstSlot, count, work, group, grow(o), 0u, 0u});
+                       std::uint32_t& work, const Aabb& within) {
+        items.push_back({o, firstSlot, count, work, group, grow(o), 0u, work});
+        itemBoxes.push_back(within);
         work += count;
     };
     auto runLevel = [&](const char* name, const char* counterIn, const char* counterOut, const char* gpuCounter,
@@ -233,6 +236,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         level.boxes = boxes;
         level.byBoxes = !boxes.empty();
         level.viewsAtOnce = st.viewsAtOnce;
+        level.itemBoxes = itemBoxes;
         // Each item queried only inside its object's box met with its partners' boxes (the
         // pairs left), where any contact point of it must lie.
         std::vector<glm::vec4> clip;
@@ -259,6 +263,12 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         addCount(stats, "gpu_ms", lr.gpuMs);
         addCount(stats, "readback_ms", lr.readbackMs);
         addCount(stats, "fragments", lr.fragments);
+        addCount(stats, "splat_threads", lr.threads);
+        if (lr.cut > 0) {
+            addCount(stats, "cut_levels", 1);
+            stats.warnings.push_back(std::string("cullide: the ") + name +
+                                     " level kept every member (a thread had more pixels than one loop may visit)");
+        }
         addCount(stats, "queries", lr.queries);
         addCount(stats, std::string("run_") + name + "_ms", lr.runMs);
         if (self) addCount(stats, "self_overflow_pixels", lr.overflow);
@@ -316,6 +326,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         const auto t0 = Clock::now();
         const std::vector<ObjectId> objects = numberGroups(pairs);
         items.clear();
+        itemBoxes.clear();
         std::uint32_t work = 0;
         const bool byBoxes = st.objectBoxes && !queries;
         std::vector<glm::vec4> boxes;
@@ -323,10 +334,10 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
             if (byBoxes) {
                 addItem(o, static_cast<std::uint32_t>(boxes.size() / 2), static_cast<std::uint32_t>(clusterBox[o].size()),
-                        groupOf[o], work);
+                        groupOf[o], work, box[o]);
                 for (const Aabb& b : clusterBox[o]) boxes.push_back(glm::vec4(b.min, 0.0f)), boxes.push_back(glm::vec4(b.max, 0.0f));
             } else {
-                addItem(o, h.slotBase, static_cast<std::uint32_t>(h.mesh->triangleCount()), groupOf[o], work);
+                addItem(o, h.slotBase, static_cast<std::uint32_t>(h.mesh->triangleCount()), groupOf[o], work, box[o]);
             }
         }
         if (auto r = runLevel("object", "pcs_objects_in", "pcs_objects", "gpu_object_ms", work,
@@ -369,6 +380,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         std::vector<std::vector<char>> survived(n);
         if (st.clusterSize > 0) {
             items.clear();
+        itemBoxes.clear();
             std::vector<std::pair<ObjectId, std::uint32_t>> itemCluster;
             std::uint32_t work = 0;
             // clusterBoxes: each cluster drawn as its world box (one work index), not its triangles.
@@ -379,11 +391,12 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 for (std::uint32_t k = 0; k < h.clusters.size(); ++k) {
                     if (!need[o][k]) continue;
                     if (byBoxes) {
-                        addItem(o, static_cast<std::uint32_t>(boxes.size() / 2), 1u, groupOf[o], work);
+                        addItem(o, static_cast<std::uint32_t>(boxes.size() / 2), 1u, groupOf[o], work, clusterBox[o][k]);
                         boxes.push_back(glm::vec4(clusterBox[o][k].min, 0.0f));
                         boxes.push_back(glm::vec4(clusterBox[o][k].max, 0.0f));
                     } else {
-                        addItem(o, h.slotBase + h.clusters[k].firstSlot, h.clusters[k].slotCount, groupOf[o], work);
+                        addItem(o, h.slotBase + h.clusters[k].firstSlot, h.clusters[k].slotCount, groupOf[o], work,
+                                clusterBox[o][k]);
                     }
                     itemCluster.push_back({o, k});
                 }
@@ -442,17 +455,19 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         const auto t0 = Clock::now();
         const std::vector<ObjectId> objects = numberGroups(pairs);
         items.clear();
+        itemBoxes.clear();
         std::uint32_t work = 0;
         for (ObjectId o : objects) {
             const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
             if (st.clusterSize == 0) {
                 if (!clusterWanted[o].empty() && clusterWanted[o][0])
-                    addItem(o, h.slotBase, static_cast<std::uint32_t>(h.mesh->triangleCount()), groupOf[o], work);
+                    addItem(o, h.slotBase, static_cast<std::uint32_t>(h.mesh->triangleCount()), groupOf[o], work, box[o]);
                 continue;
             }
             for (std::uint32_t k = 0; k < h.clusters.size(); ++k)
                 if (clusterWanted[o][k])
-                    addItem(o, h.slotBase + h.clusters[k].firstSlot, h.clusters[k].slotCount, groupOf[o], work);
+                    addItem(o, h.slotBase + h.clusters[k].firstSlot, h.clusters[k].slotCount, groupOf[o], work,
+                            clusterBox[o][k]);
         }
         if (auto r = runLevel("triangle", "pcs_triangles_in", "pcs_triangles", "gpu_triangle_ms", work,
                               static_cast<std::uint32_t>(objects.size()),
@@ -490,6 +505,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             return fail("CullideDetector: " + std::to_string(objects.size()) + " objects with self pairs in one call; "
                         "the self level holds at most " + std::to_string(CULLIDE_SELF_MAX_GROUPS));
         items.clear();
+        itemBoxes.clear();
         std::uint32_t work = 0;
         Aabb all;
         float smallest = INFINITY;
@@ -500,7 +516,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 return fail("CullideDetector: object " + std::to_string(o) + " has " +
                             std::to_string(h.mesh->triangleCount()) + " triangles; the self level holds at most " +
                             std::to_string(CULLIDE_SELF_MAX_TRIANGLES) + " per object");
-            addItem(o, h.slotBase, static_cast<std::uint32_t>(h.mesh->triangleCount()), g, work);
+            addItem(o, h.slotBase, static_cast<std::uint32_t>(h.mesh->triangleCount()), g, work, box[o]);
             all.grow(box[o]);
             smallest = std::min(smallest, longest(box[o]));
         }
@@ -615,6 +631,7 @@ Result<void> CullideDetector::beginObjectPcs(const Scene& scene, std::span<const
     pass.open = false;
     pass.objects.clear();
     pass.items.clear();
+    pass.itemBoxes.clear();
     pass.worldBoxes.clear();
     pass.warnings.clear();
     pass.result = {};
@@ -731,7 +748,8 @@ Result<void> CullideDetector::beginObjectPcs(const Scene& scene, std::span<const
             clip.push_back(glm::vec4(contact[g].max, 0.0f));
         }
         gl::CullideItem item{o, 0u, static_cast<std::uint32_t>(nodes.size()), work, static_cast<std::uint32_t>(g),
-                             grow(o), 0u, 0u};
+                             grow(o), 0u, work};
+        pass.itemBoxes.push_back(box[g]);
         if (!scene.isDeformed(o)) {
             item.firstSlot = im.staticBase[scene.meshOf(o)];
             item.flags = CULLIDE_ITEM_LOCAL_BOXES;
@@ -774,6 +792,7 @@ Result<void> CullideDetector::beginObjectPcs(const Scene& scene, std::span<const
     level.byBoxes = true;
     level.boxes = pass.worldBoxes;
     level.viewsAtOnce = st.viewsAtOnce;
+    level.itemBoxes = pass.itemBoxes;
     pass.stats.count("pcs_boxes", double(work));
     im.passes.issue(level, pass.result);
     pass.open = true;
@@ -847,8 +866,6 @@ DetectorInfo cullideInfo() {
     d.usesGl = true;
     d.needsClosedMeshes = false;
     d.reportsTrianglePairs = true;
-    d.knownIssue = "misses contacts with large static meshes: bodies fall through the ground in the dispatcher "
-                   "(docs/detectors/cullide.md)";
     d.settings = describeSettings<CullideSettings>();
     d.create = [](const DetectorSettings& common) -> Result<std::unique_ptr<Detector>> {
         CullideSettings settings;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 
@@ -102,10 +103,55 @@ void Passes::sync(const Scene& scene, std::span<const std::uint32_t> slotTriangl
     }
 }
 
-void Passes::bindCommon(const Level& level) {
+// Pixels a world box can reach in `view` (its rectangle, 2 pixels of slack each side for the
+// growth and the float round-off), clipped to the view.
+static double pixelsOf(const Aabb& b, const View& view) {
+    const int u = (view.axis + 1) % 3, v = (view.axis + 2) % 3;
+    auto span = [&](float lo, float hi, float origin, std::uint32_t size) {
+        const double a = std::max(std::floor((double(lo) - origin) / view.pixel) - 2.0, 0.0);
+        const double z = std::min(std::floor((double(hi) - origin) / view.pixel) + 2.0, double(size) - 1.0);
+        return std::max(z - a + 1.0, 0.0);
+    };
+    return span(b.min[u], b.max[u], view.origin.x, view.width) * span(b.min[v], b.max[v], view.origin.y, view.height);
+}
+
+std::uint32_t Passes::splitItems(const Level& level) {
+    splitItems_.assign(level.items.begin(), level.items.end());
+    const bool split = !level.self && !level.queries && level.itemBoxes.size() == level.items.size();
+    const std::uint64_t lanes = level.byBoxes ? kBoxLanes : 1;
+    // The dispatch's x dimension holds at most 65535 groups (the GL minimum): past that, one
+    // thread per slot, and the cut counter keeps the level conservative.
+    const std::uint64_t maxThreads = std::uint64_t(65535) * kGroup / lanes;
+    std::uint64_t threads = 0;
+    std::uint32_t members = 0;
+    for (std::size_t i = 0; i < splitItems_.size(); ++i) {
+        gl::CullideItem& it = splitItems_[i];
+        double pixels = 0.0;
+        if (split)
+            for (const View& view : level.views) pixels = std::max(pixels, pixelsOf(level.itemBoxes[i], view));
+        const double per = double(CULLIDE_PIXELS_PER_THREAD) * double(lanes);
+        const std::uint64_t k = std::clamp<std::uint64_t>(std::uint64_t(std::ceil(pixels / per)), 1, 0xFFFF);
+        it.flags = (it.flags & ((1u << CULLIDE_ITEM_SPLIT_SHIFT) - 1u)) | (k > 1 ? std::uint32_t(k) << CULLIDE_ITEM_SPLIT_SHIFT : 0u);
+        it.memberStart = members;
+        it.workStart = static_cast<std::uint32_t>(std::min<std::uint64_t>(threads, 0xFFFFFFFFu));
+        members += it.slotCount;
+        threads += std::uint64_t(it.slotCount) * k;
+    }
+    if (threads > maxThreads) {
+        threads = 0;
+        for (gl::CullideItem& it : splitItems_) {
+            it.flags &= (1u << CULLIDE_ITEM_SPLIT_SHIFT) - 1u;
+            it.workStart = static_cast<std::uint32_t>(threads);
+            threads += it.slotCount;
+        }
+    }
+    return static_cast<std::uint32_t>(threads);
+}
+
+void Passes::bindCommon(const Level& level, std::span<const gl::CullideItem> items) {
     scene_.bind();
-    items_.reserve(std::max<std::size_t>(32, level.items.size_bytes()));
-    items_.upload(0, level.items.size_bytes(), level.items.data());
+    items_.reserve(std::max<std::size_t>(32, items.size_bytes()));
+    items_.upload(0, items.size_bytes(), items.data());
     const std::size_t members = level.members();
     alive_.reserve(std::max<std::size_t>(4, members * 4));
     marks_.reserve(std::max<std::size_t>(4, members * 4));
@@ -168,7 +214,9 @@ void Passes::issue(const Level& level, LevelResult& result) {
     for (gl::Program* p : {&splat_, &splatBoxes_, &splatMulti_, &splatBoxesMulti_}) p->setUniform("uClip", clip);
     ISC_ASSERT(level.groupCount < (1u << 24), "cullide::Passes::issue(): too many groups");
     ISC_ASSERT(!level.queries || queries_, "cullide::Passes::issue(): the query programs were not compiled");
-    bindCommon(level);
+    threads_ = splitItems(level);
+    result.threads = threads_;
+    bindCommon(level, splitItems_);
     glQueryCounter(begin_.id(), GL_TIMESTAMP);
     const bool atOnce = level.viewsAtOnce && !level.self && !level.queries && level.views.size() > 1 &&
                         level.views.size() <= kMaxViewsAtOnce;
@@ -224,6 +272,13 @@ Result<void> Passes::collect(std::size_t members, const char* name, std::vector<
     result.fragments = counters[CULLIDE_COUNTER_FRAGMENTS];
     result.overflow = counters[CULLIDE_COUNTER_OVERFLOW];
     result.alive = counters[CULLIDE_COUNTER_ALIVE];
+    result.cut = counters[CULLIDE_COUNTER_CUT];
+    if (counters[CULLIDE_COUNTER_CUT] != 0) {
+        // Some thread had more pixels than its loop may visit (bindings.h): its fragments may be
+        // incomplete, so nothing of the level is pruned.
+        alive.assign(members, 1u);
+        result.alive = static_cast<std::uint32_t>(members);
+    }
     if (auto e = gl::checkError(std::string("after cullide ") + name + " level"); !e) return e;
     result.runMs = msSince(issuedAt_);
     return {};
@@ -240,14 +295,14 @@ void Passes::runComputeView(const Level& level, const View& view, bool last) {
     gl::Program& splat = level.byBoxes ? splatBoxes_ : splat_;
     setView(splat, view, level.epsilon);
     splat.setUniform("uItemCount", static_cast<unsigned>(level.items.size()));
-    splat.setUniform("uWorkCount", level.workCount);
+    splat.setUniform("uWorkCount", threads_);
     splat.setUniform("uIdBits", idBitsFor(level.groupCount));
     splat.setUniform("uPerSlot", level.perSlot ? 1u : 0u);
     const GLuint lanes = level.byBoxes ? kBoxLanes : 1;
     splat.use();
     for (unsigned mode = 0; mode < 3; ++mode) {
         splat.setUniform("uMode", mode);
-        splat.dispatch(groupsFor(std::size_t(level.workCount) * lanes));
+        splat.dispatch(groupsFor(std::size_t(threads_) * lanes));
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     }
     update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));
@@ -294,14 +349,14 @@ void Passes::runComputeViews(const Level& level) {
     }
     splat.setUniform("uEpsilon", level.epsilon);
     splat.setUniform("uItemCount", static_cast<unsigned>(level.items.size()));
-    splat.setUniform("uWorkCount", level.workCount);
+    splat.setUniform("uWorkCount", threads_);
     splat.setUniform("uIdBits", idBitsFor(level.groupCount));
     splat.setUniform("uPerSlot", level.perSlot ? 1u : 0u);
     const GLuint lanes = level.byBoxes ? kBoxLanes : 1;
     splat.use();
     for (unsigned mode = 0; mode < 3; ++mode) {
         splat.setUniform("uMode", mode);
-        splat.dispatch(groupsFor(std::size_t(level.workCount) * lanes), static_cast<GLuint>(nv));
+        splat.dispatch(groupsFor(std::size_t(threads_) * lanes), static_cast<GLuint>(nv));
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     }
     update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));

@@ -62,6 +62,11 @@ struct Level {
     /// Compute path, optional: per item, a (min, max) world box (2 entries) outside which its
     /// fragments are not queried (where it can touch another object; see splat.glsl).
     std::span<const glm::vec4> clip;
+    /// Per item, a world box holding every pixel footprint of its slots (triangles or boxes,
+    /// grown by the fattening): sizes how many threads share each slot's pixels (bindings.h,
+    /// CULLIDE_PIXELS_PER_THREAD). Empty: one thread per slot (then a slot over too many pixels
+    /// makes the level keep every member).
+    std::span<const Aabb> itemBoxes;
 };
 
 /// What one level did on the GPU.
@@ -70,6 +75,8 @@ struct LevelResult {
     double readbackMs = 0.0;  // reading the survivors
     double fragments = 0.0;   // conservative fragments stored (compute and self paths)
     double overflow = 0.0;    // self level: pixels over the layer cap
+    double cut = 0.0;         // threads over CULLIDE_MAX_PIXELS_PER_THREAD (then every member kept)
+    double threads = 0.0;     // splat work indices (slots times their split)
     double queries = 0.0;     // method "queries": occlusion queries issued
     std::uint32_t alive = 0;  // members left
     double runMs = 0.0;       // wall time of run(): issuing the passes, waiting, reading back
@@ -99,7 +106,10 @@ public:
     void setStaticBoxes(std::span<const glm::vec4> boxes);
 
 private:
-    void bindCommon(const Level& level);
+    void bindCommon(const Level& level, std::span<const gl::CullideItem> items);
+    /// The level's items with their split (threads per slot) and work ranges in threads;
+    /// returns the thread count.
+    std::uint32_t splitItems(const Level& level);
     void setView(gl::Program& program, const View& view, float epsilon) const;
     void runComputeView(const Level& level, const View& view, bool last);
     void runComputeViews(const Level& level);
@@ -123,6 +133,8 @@ private:
     std::vector<gl::Query> pool_;
     std::size_t poolNext_ = 0;
     gl::Query begin_, end_;
+    std::vector<gl::CullideItem> splitItems_;  // the level's items as uploaded (split, memberStart)
+    std::uint32_t threads_ = 0;                // work indices of the splat passes
     std::vector<glm::vec4> staticBoxes_;
     bool staticBoxesUploaded_ = false;
     // Read-back: the survivors and counters are copied on the GPU into this persistently mapped

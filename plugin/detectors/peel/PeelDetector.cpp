@@ -101,6 +101,9 @@ Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& com
     if (settings.rays == "off" && !sceneSampling)
         return fail("createPeelDetector(): rays \"off\" is a form of scene sampling; use sampling \"auto\" or "
                     "\"scene\" with it");
+    if (settings.exactThreads < 0 || settings.exactThreads > 1024)
+        return fail("createPeelDetector(): exactThreads " + std::to_string(settings.exactThreads) +
+                    " is not 0 (every core) or 1..1024");
     if (settings.maxLayers < 2 || settings.maxLayers > 128)
         return fail("createPeelDetector(): maxLayers " + std::to_string(settings.maxLayers) +
                     " is outside [2, 128]");

@@ -4,18 +4,23 @@
 
 #include <algorithm>
 #include <chrono>
+#include <numeric>
+
+#include <omp.h>
 
 namespace isc::peel {
 
 namespace {
-// Exact tests per unit of parallel work, and the least work worth a parallel region (a
-// region costs a few microseconds of fork and join).
+// Entries per unit of parallel work, and the least work worth a parallel region (a region
+// costs a few microseconds of fork and join).
 constexpr std::size_t kChunk = 256;
 constexpr std::size_t kParallelFrom = 2048;
 }  // namespace
 
 void PeelExact::run(const Scene& scene, std::span<const ObjectPair> candidates,
-                    std::span<const TrianglePairCandidate> found, bool wantSegments, DetectionOutput& out) {
+                    std::span<const TrianglePairCandidate> found, bool wantSegments, DetectionOutput& out,
+                    int threads) {
+    const auto t0 = std::chrono::steady_clock::now();
     // Group by candidate (counting sort), as (triangle of a, triangle of b).
     const std::size_t nc = candidates.size();
     start_.assign(nc + 1, 0);
@@ -29,82 +34,95 @@ void PeelExact::run(const Scene& scene, std::span<const ObjectPair> candidates,
             sorted_[cursor[f.candidate]++] = p.a <= p.b ? TrianglePair{f.low, f.high} : TrianglePair{f.high, f.low};
         }
     }
-    // One parallel region (one wake-up of the thread team): sort and merge duplicates per
-    // candidate, compacting in place; number the tests; test (static-size chunks: each test
-    // costs about the same).
-    const auto t0 = std::chrono::steady_clock::now();
-    auto t1 = t0;
-    unique_.assign(nc, 0);
-    firstTest_.assign(nc + 1, 0);
-    std::size_t total = 0;
+    // Work items: each candidate's entries cut into chunks of at most kChunk (a pile has a few
+    // dozen entries per candidate: one chunk each; one pair with thousands still spreads).
+    items_.clear();
+    for (std::size_t c = 0; c < nc; ++c)
+        for (std::uint32_t b = start_[c]; b < start_[c + 1]; b += kChunk)
+            items_.push_back({static_cast<std::uint32_t>(c), b,
+                              std::min<std::uint32_t>(start_[c + 1], b + static_cast<std::uint32_t>(kChunk)), 0});
+    hit_.assign(found.size(), 0);
+    if (wantSegments) segments_.resize(found.size());
+    const auto t1 = std::chrono::steady_clock::now();
+    // One parallel loop, one join: each item sorts its entries, merges their duplicates (one
+    // per axis and tile that found the pair, with rays) and tests what is left. No barrier in
+    // between: a thread the OS parks for a while (a VM's vCPU, the GL driver's thread on the
+    // same core) delays only its own items, not a phase of every thread.
+    const auto count = static_cast<std::int64_t>(items_.size());
     const bool parallel = found.size() >= kParallelFrom;
-#pragma omp parallel if (parallel)
-    {
-#pragma omp for schedule(dynamic, 8)
-        for (std::size_t c = 0; c < nc; ++c) {
-            auto b = sorted_.begin() + start_[c], e = sorted_.begin() + start_[c + 1];
-            std::sort(b, e);
-            unique_[c] = static_cast<std::uint32_t>(std::unique(b, e) - b);
-        }
-#pragma omp single
-        {
-            // Tests: entries [start_[c], start_[c] + unique_[c]).
-            for (std::size_t c = 0; c < nc; ++c) firstTest_[c + 1] = firstTest_[c] + unique_[c];
-            total = firstTest_[nc];
-            hit_.assign(total, 0);
-            if (wantSegments) segments_.resize(total);
-            t1 = std::chrono::steady_clock::now();
-        }
-        const auto chunks = static_cast<std::int64_t>((total + kChunk - 1) / kChunk);
-#pragma omp for schedule(dynamic, 1)
-        for (std::int64_t k = 0; k < chunks; ++k) {
-            std::size_t i = std::size_t(k) * kChunk;
-            const std::size_t e = std::min(total, i + kChunk);
-            std::size_t c = std::size_t(std::upper_bound(firstTest_.begin(), firstTest_.end(), std::uint32_t(i)) -
-                                        firstTest_.begin()) - 1;
-            for (; i < e; ++i) {
-                while (firstTest_[c + 1] <= i) ++c;
-                const ObjectPair pair = candidates[c];
-                const TrianglePair p = sorted_[start_[c] + (i - firstTest_[c])];
-                const UVec3 fa = scene.objectMesh(pair.a).triangles()[p.a];
-                const UVec3 fb = scene.objectMesh(pair.b).triangles()[p.b];
-                const std::span<const Vec3> va = scene.localVertices(pair.a), vb = scene.localVertices(pair.b);
-                const Pose& pa = scene.pose(pair.a);
-                const Pose& pb = scene.pose(pair.b);
-                const DVec3 P[3] = {pa.applyDouble(va[fa.x]), pa.applyDouble(va[fa.y]), pa.applyDouble(va[fa.z])};
-                const DVec3 Q[3] = {pb.applyDouble(vb[fb.x]), pb.applyDouble(vb[fb.y]), pb.applyDouble(vb[fb.z])};
-                if (!wantSegments) {  // the same decision, without the segment's construction
-                    hit_[i] = geometry::trianglesIntersect(P, Q) ? 1 : 0;
-                    continue;
-                }
-                DVec3 p0, p1;
-                if (geometry::triangleIntersection(P, Q, p0, p1) == geometry::TriangleContact::None) continue;
-                hit_[i] = 1;
-                segments_[i] = {Vec3(p0), Vec3(p1)};
+    const int team = threads > 0 ? threads : omp_get_max_threads();
+#pragma omp parallel for schedule(dynamic, 1) if (parallel) num_threads(team)
+    for (std::int64_t k = 0; k < count; ++k) {
+        Item& item = items_[std::size_t(k)];
+        const auto b = sorted_.begin() + item.begin, e = sorted_.begin() + item.end;
+        std::sort(b, e);
+        item.tests = static_cast<std::uint32_t>(std::unique(b, e) - b);
+        const ObjectPair pair = candidates[item.candidate];
+        const Mesh& ma = scene.objectMesh(pair.a);
+        const Mesh& mb = scene.objectMesh(pair.b);
+        const std::span<const Vec3> va = scene.localVertices(pair.a), vb = scene.localVertices(pair.b);
+        const Pose& pa = scene.pose(pair.a);
+        const Pose& pb = scene.pose(pair.b);
+        for (std::uint32_t i = item.begin; i < item.begin + item.tests; ++i) {
+            const TrianglePair p = sorted_[i];
+            const UVec3 fa = ma.triangles()[p.a];
+            const UVec3 fb = mb.triangles()[p.b];
+            const DVec3 P[3] = {pa.applyDouble(va[fa.x]), pa.applyDouble(va[fa.y]), pa.applyDouble(va[fa.z])};
+            const DVec3 Q[3] = {pb.applyDouble(vb[fb.x]), pb.applyDouble(vb[fb.y]), pb.applyDouble(vb[fb.z])};
+            if (!wantSegments) {  // the same decision, without the segment's construction
+                hit_[i] = geometry::trianglesIntersect(P, Q) ? 1 : 0;
+                continue;
             }
+            DVec3 p0, p1;
+            if (geometry::triangleIntersection(P, Q, p0, p1) == geometry::TriangleContact::None) continue;
+            hit_[i] = 1;
+            segments_[i] = {Vec3(p0), Vec3(p1)};
         }
     }
     const auto t2 = std::chrono::steady_clock::now();
     out.stats.count("exact_sort_ms", std::chrono::duration<double, std::milli>(t1 - t0).count());
     out.stats.count("exact_test_ms", std::chrono::duration<double, std::milli>(t2 - t1).count());
-    const std::vector<std::uint32_t>& firstTest = firstTest_;
-    double positives = 0;
+    // The results, per candidate in candidate order. A candidate of one item is sorted and
+    // unique already; one of several is merged here (sorted, and unique across its items).
+    double tests = 0, positives = 0;
+    std::size_t k = 0;
     for (std::size_t c = 0; c < nc; ++c) {
+        const std::size_t first = k;
         std::size_t n = 0;
-        for (std::size_t i = firstTest[c]; i < firstTest[c + 1]; ++i) n += hit_[i];
+        for (; k < items_.size() && items_[k].candidate == c; ++k) {
+            tests += double(items_[k].tests);
+            for (std::uint32_t i = items_[k].begin; i < items_[k].begin + items_[k].tests; ++i) n += hit_[i];
+        }
         if (n == 0) continue;
-        positives += double(n);
         PairResult& r = out.pairs.emplace_back();
         r.pair = candidates[c];
         r.triangles.reserve(n);
         if (wantSegments) r.segments.reserve(n);
-        for (std::size_t i = firstTest[c]; i < firstTest[c + 1]; ++i) {
-            if (!hit_[i]) continue;
-            r.triangles.push_back(sorted_[start_[c] + (i - firstTest[c])]);
-            if (wantSegments) r.segments.push_back(segments_[i]);
+        for (std::size_t j = first; j < k; ++j)
+            for (std::uint32_t i = items_[j].begin; i < items_[j].begin + items_[j].tests; ++i) {
+                if (!hit_[i]) continue;
+                r.triangles.push_back(sorted_[i]);
+                if (wantSegments) r.segments.push_back(segments_[i]);
+            }
+        if (k - first > 1) {
+            order_.resize(r.triangles.size());
+            std::iota(order_.begin(), order_.end(), 0u);
+            std::stable_sort(order_.begin(), order_.end(),
+                             [&](std::uint32_t x, std::uint32_t y) { return r.triangles[x] < r.triangles[y]; });
+            std::vector<TrianglePair> tris;
+            std::vector<Segment> segs;
+            tris.reserve(order_.size());
+            for (std::uint32_t x : order_) {
+                if (!tris.empty() && tris.back() == r.triangles[x]) continue;  // found in two items
+                tris.push_back(r.triangles[x]);
+                if (wantSegments) segs.push_back(r.segments[x]);
+            }
+            r.triangles = std::move(tris);
+            if (wantSegments) r.segments = std::move(segs);
         }
+        positives += double(r.triangles.size());
     }
-    out.stats.count("tri_tri_tests", double(total));
+    out.stats.count("tri_tri_tests", tests);
     out.stats.count("positive_tests", positives);
 }
 

@@ -13,6 +13,8 @@
 #include <limits>
 #include <numeric>
 
+#include <omp.h>
+
 namespace isc::peel {
 
 namespace {
@@ -560,7 +562,8 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     // H100 host their wake-up cost up to a few ms per call); they then spin, ready.
     // Not with software GL: there the spinning threads would take the cores it renders with.
     bool finished = false;
-#pragma omp parallel if (!softwareGl_)
+    const int team = settings_.exactThreads > 0 ? settings_.exactThreads : omp_get_max_threads();
+#pragma omp parallel if (!softwareGl_) num_threads(team)
     {
 #pragma omp master
         finished = fence.wait(std::uint64_t(60) * 1000000000);
@@ -642,7 +645,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
 
     // The exact test.
     const auto te = Clock::now();
-    exact_.run(scene, candidates, list, common_.wantSegments, out);
+    exact_.run(scene, candidates, list, common_.wantSegments, out, settings_.exactThreads);
     stats.count("cpu_exact_ms", msSince(te));
     stats.cpuMs += msSince(te);
     return {};

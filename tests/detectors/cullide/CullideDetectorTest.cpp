@@ -668,5 +668,88 @@ INSTANTIATE_TEST_SUITE_P(Scenes, CullideSelfTest,
                                            SelfCase{"queries_128", 128, "queries"}),
                          [](const ::testing::TestParamInfo<SelfCase>& p) { return std::string(p.param.name); });
 
+// The ground bug (docs/detectors/cullide.md): five bunnies side by side, sunk 1 cm into a
+// 20 x 1 x 20 m box whose triangles are far larger than the views. Every colliding pair of the
+// reference must survive, at every resolution and with 1 or 3 axes (before the fix the triangle
+// level kept 4 of 5 pairs at 128 px and none at 512 px).
+Scene groundScene(int bunnies, float sink) {
+    Scene scene;
+    const MeshId ground = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(10.0f, 0.5f, 10.0f))));
+    scene.addObject(ground, Pose{Vec3(0.0f, -0.5f, 0.0f)});
+    auto bunny = bunnyMesh();
+    const MeshId b = scene.addMesh(bunny);
+    for (int i = 0; i < bunnies; ++i) {
+        const Vec3 at(1.3f * float(i % 3) - 1.3f, -bunny->localBounds().min.y - sink, 1.3f * float(i / 3));
+        scene.addObject(b, Pose{at});
+    }
+    return scene;
+}
+
+TEST_F(CullideDetectorTest, BunniesSunkIntoALargeBoxAreAllFound) {
+    const Scene scene = groundScene(5, 0.01f);
+    const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+    ASSERT_EQ(candidates.size(), 5u);
+    for (int axes : {1, 3})
+        for (int resolution : {32, 128, 512}) {
+            SCOPED_TRACE(::testing::Message() << "axes " << axes << ", resolution " << resolution);
+            CullideSettings s = settings("compute", resolution);
+            s.axes = axes;
+            auto d = makeCullide(s);
+            DetectionOutput out;
+            ASSERT_TRUE(d->detect(scene, candidates, out));
+            std::size_t colliding = 0;
+            expectExact(scene, candidates, out, &colliding);
+            EXPECT_EQ(colliding, 5u);
+            EXPECT_EQ(out.stats.counter("cut_levels"), 0.0);
+            EXPECT_TRUE(out.stats.warnings.empty());
+            // It still prunes: the ground's far faces and most of the bunnies leave the PCS.
+            EXPECT_LT(out.stats.counter("pcs_triangles"), 0.75 * out.stats.counter("pcs_triangles_in"));
+            std::printf("[ cullide ] ground, %d px, %d axes: triangles %g -> %g, splat threads %g\n", resolution, axes,
+                        out.stats.counter("pcs_triangles_in"), out.stats.counter("pcs_triangles"),
+                        out.stats.counter("splat_threads"));
+        }
+    // The other paths at 512 px: axis after axis, the object level and cluster boxes, queries.
+    for (int variant = 0; variant < 3; ++variant) {
+        SCOPED_TRACE(::testing::Message() << "variant " << variant);
+        CullideSettings s = settings(variant == 2 ? "queries" : "compute", 512);
+        s.viewsAtOnce = variant != 0;
+        s.objectLevel = s.clusterBoxes = variant == 1;
+        auto d = makeCullide(s);
+        DetectionOutput out;
+        ASSERT_TRUE(d->detect(scene, candidates, out));
+        std::size_t colliding = 0;
+        expectExact(scene, candidates, out, &colliding);
+        EXPECT_EQ(colliding, 5u);
+        EXPECT_EQ(out.stats.counter("cut_levels"), 0.0);
+    }
+}
+
+// The self level's thread per triangle (no split): a 1 m quad at 512 px covers 131K pixels per
+// triangle, more than one invocation's loops may run on llvmpipe (65535). Its fragments would be
+// cut short and the small triangle piercing its far corner pruned; instead the level keeps every
+// triangle (cut_levels, with a warning) and the exact test finds the reference's pairs.
+TEST_F(CullideDetectorTest, SelfLevelWithATriangleTooLargeKeepsEverything) {
+    std::vector<Vec3> v = {{0.0f, 0.0f, 0.0f},     {1.0f, 0.0f, 0.0f},    {1.0f, 0.0f, 1.0f},
+                           {0.0f, 0.0f, 1.0f},     {0.9f, -0.05f, 0.93f}, {0.95f, 0.05f, 0.93f},
+                           {0.9f, 0.05f, 0.97f}};
+    std::vector<UVec3> t = {{0, 1, 2}, {0, 2, 3}, {4, 5, 6}};
+    auto m = Mesh::create("quad pierced at its corner", std::move(v), std::move(t));
+    ASSERT_TRUE(m.has_value()) << m.error().message;
+    Scene scene;
+    scene.addObject(scene.addMesh(std::make_shared<Mesh>(std::move(*m))));
+    const std::vector<ObjectPair> candidates = {{0, 0}};
+    const auto ref = reference(scene, 0, 0);
+    ASSERT_FALSE(ref.empty());
+    auto d = makeCullide(settings("compute", 512), true);
+    DetectionOutput out;
+    ASSERT_TRUE(d->detect(scene, candidates, out));
+    ASSERT_EQ(out.pairs.size(), 1u);
+    EXPECT_EQ(out.pairs[0].triangles, ref);
+    EXPECT_EQ(out.stats.counter("cut_levels"), 1.0);
+    EXPECT_EQ(out.stats.counter("self_triangles"), 3.0);
+    ASSERT_EQ(out.stats.warnings.size(), 1u);
+    EXPECT_NE(out.stats.warnings[0].find("self level kept every member"), std::string::npos) << out.stats.warnings[0];
+}
+
 }  // namespace
 }  // namespace isc

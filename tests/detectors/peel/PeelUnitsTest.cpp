@@ -225,5 +225,46 @@ TEST(PeelExact, MergesDuplicatesAndKeepsOnlyIntersectingPairs) {
     EXPECT_EQ(out.stats.counter("positive_tests"), double(truth[0].size() + truth[1].size()));
 }
 
+// A candidate with more entries than one work item holds (256): its pairs and their
+// duplicates spread over several items, tested apart and merged after; the result is the
+// same as with every pair once (triangles sorted and unique, each with its segment), with
+// any thread count.
+TEST(PeelExact, CandidateOverSeveralWorkItemsIsMergedExactly) {
+    Scene scene;
+    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
+    scene.addObject(box, Pose{Vec3(0.0f)});
+    scene.addObject(box, Pose{Vec3(0.7f, 0.3f, 0.1f), glm::angleAxis(0.4f, glm::normalize(Vec3(1, 2, 3)))});
+    const std::vector<ObjectPair> candidates = {{1, 0}};
+    std::vector<peel::TrianglePairCandidate> once, thrice;
+    for (std::uint32_t a = 0; a < 12; ++a)
+        for (std::uint32_t b = 0; b < 12; ++b) {
+            once.push_back({0, a, b});
+            for (int k = 0; k < 3; ++k) thrice.push_back({0, a, b});  // 432 entries: two items
+        }
+    std::mt19937 rng(9);
+    std::shuffle(thrice.begin(), thrice.end(), rng);
+    peel::PeelExact exact;
+    DetectionOutput single;
+    exact.run(scene, candidates, once, true, single);
+    ASSERT_EQ(single.pairs.size(), 1u);
+    ASSERT_FALSE(single.pairs[0].triangles.empty());
+    EXPECT_TRUE(std::is_sorted(single.pairs[0].triangles.begin(), single.pairs[0].triangles.end()));
+    for (int threads : {0, 1, 3}) {
+        DetectionOutput out;
+        exact.run(scene, candidates, thrice, true, out, threads);
+        ASSERT_EQ(out.pairs.size(), 1u) << threads << " threads";
+        EXPECT_EQ(out.pairs[0].pair, candidates[0]);
+        EXPECT_EQ(out.pairs[0].triangles, single.pairs[0].triangles) << threads << " threads";
+        ASSERT_EQ(out.pairs[0].segments.size(), single.pairs[0].segments.size());
+        for (std::size_t i = 0; i < out.pairs[0].segments.size(); ++i) {
+            EXPECT_EQ(out.pairs[0].segments[i].p0, single.pairs[0].segments[i].p0) << i;
+            EXPECT_EQ(out.pairs[0].segments[i].p1, single.pairs[0].segments[i].p1) << i;
+        }
+        EXPECT_EQ(out.stats.counter("positive_tests"), double(single.pairs[0].triangles.size()));
+        EXPECT_GE(out.stats.counter("tri_tri_tests"), 144.0);
+        EXPECT_LE(out.stats.counter("tri_tri_tests"), 2.0 * 144.0);  // two items: a pair at most twice
+    }
+}
+
 }  // namespace
 }  // namespace isc

@@ -78,6 +78,18 @@ public:
     /// The margin of `body`: its own, or the settings' default.
     float margin(const btCollisionObject* body) const;
 
+    /// A deforming mesh: the vertices of `shape` (a mesh shape of a body in the world) were
+    /// changed in place, as Bullet's own deforming meshes are (write the shape's
+    /// btStridingMeshInterface vertex data, then for GImpact `postUpdate()` and
+    /// `updateBound()`); the triangles and the vertex count stay. The dispatcher reads the
+    /// vertices again before its next batch (its contact data, triangle grid and swollen
+    /// detection copy; the detector gets them as the scene objects' vertices: `cpu` refits
+    /// its trees, GPU detectors upload them). Call after each change, between steps. A shape
+    /// shared by several bodies deforms them all: give each deforming body its own shape.
+    /// A change that cannot be used (a triangle gone degenerate, a NaN) keeps the previous
+    /// vertices, with a warning. docs/integration.md, "Deforming meshes".
+    void meshVerticesChanged(const btCollisionShape* shape);
+
     /// The detector in use; null when it could not be created.
     Detector* detector() { return detector_.get(); }
     /// Switches to `detector` (owned; not null) from the next step on. The scene mirror is
@@ -121,6 +133,7 @@ private:
     void gather(Batch& batch, MeshPairAlgorithm& algorithm, btCollisionObject* body0,
                 btCollisionObject* body1);
     void runBatch(Batch& batch);
+    void applyVertexChanges();
 
     DispatcherSettings settings_;
     std::unique_ptr<Detector> detector_;
@@ -135,6 +148,7 @@ private:
     std::vector<std::string> warnedKeys_;
     std::unique_ptr<Batch> batch_;
     std::unordered_map<const btCollisionObject*, float> margins_;
+    std::vector<const btCollisionShape*> changedShapes_;  // meshVerticesChanged since the last batch
 };
 
 }  // namespace isc::bullet

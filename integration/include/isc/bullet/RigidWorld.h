@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <string>
 #include <vector>
@@ -95,6 +96,16 @@ public:
     /// A dynamic body of `mesh` (kept alive by the world; shapes are shared per mesh) at
     /// `pose`, `mass` kg. Returns its index. A mesh with no triangle is a programmer error.
     int addMeshBody(std::shared_ptr<const Mesh> mesh, const Pose& pose, float mass = 1.0f);
+    /// A dynamic body like addMeshBody, but with its own btGImpactMeshShape over its own copy
+    /// of the vertices, so that setBodyVertices can deform it (mass properties: the rest shape's).
+    int addDeformingMeshBody(std::shared_ptr<const Mesh> mesh, const Pose& pose, float mass = 1.0f);
+    /// New local vertices (as many as the mesh has, same triangles) of a body made by
+    /// addDeformingMeshBody, as a Bullet app deforms a GImpact mesh: written into the shape's
+    /// vertex array, `postUpdate()` and `updateBound()` (the broadphase box follows), and
+    /// CollisionDispatcher::meshVerticesChanged. Takes effect on the next step. The
+    /// measurements from poses (maxPenetration, lowestPoint, bodyClearances) still use the
+    /// rest mesh.
+    void setBodyVertices(int body, std::span<const Vec3> vertices);
     /// Advances one fixed step of `dt` seconds.
     StepTimes step(float dt = 1.0f / 60.0f);
 
@@ -140,6 +151,7 @@ private:
     struct Body {
         btRigidBody* rigid = nullptr;
         std::shared_ptr<const Mesh> mesh;
+        int deforming = -1;  ///< index of its own shape (addDeformingMeshBody), else -1
     };
     struct Shared;
     WorldSettings settings_;

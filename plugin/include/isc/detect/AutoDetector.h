@@ -20,18 +20,44 @@
 ///    `warmupCalls` timed calls each, the candidate with the smallest median wall time is
 ///    chosen (ties: the earlier in the registry), the others are destroyed. A candidate that
 ///    leaves pairs unserved (DetectionOutput::unserved) during the warm-up drops out.
+/// 5. Measured again when the scene changes size: a call whose candidate pairs are more than
+///    `remeasureAt` (2) times, or less than 1 / `remeasureAt` of, the median of the calls the
+///    choice was measured on starts a new round as in 4 (every candidate made again). The
+///    choice changes only when another candidate is faster by more than 10 % (hysteresis);
+///    at most `remeasureMax` (4) such rounds. A pile's first calls with pairs are the sparse
+///    start of the fall (cpu fastest); its dense rest is measured again.
 ///
-/// Options (DetectorSettings::options): its own `candidates` (comma-separated names) and
-/// `warmupCalls` (int >= 1, default 3); every other option goes to the candidates that have
-/// a setting of that name (e.g. `resolution=128` to peel only); a name no candidate has is
+/// Options (DetectorSettings::options): its own `candidates` (comma-separated names),
+/// `warmupCalls` (int >= 1, default 3), `remeasureAt` (factor > 1, or 0: never again; default
+/// 2) and `remeasureMax` (int >= 0, default 4); every other option goes to the candidates that
+/// have a setting of that name (e.g. `resolution=128` to peel only); a name no candidate has is
 /// an Error listing them all.
 #include "isc/detect/Detector.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace isc {
+
+/// One candidate of an auto detector made from a list (createAutoDetector(candidates, ...)).
+struct AutoCandidate {
+    std::string name;
+    bool usesGl = false;
+    /// Makes the detector: at creation, and again for a later measuring round.
+    std::function<Result<std::unique_ptr<Detector>>()> create;
+};
+
+/// The measuring rule's numbers (see AutoDetector).
+struct AutoTuning {
+    int warmupCalls = 3;       ///< timed calls per candidate and round (>= 1)
+    double remeasureAt = 2.0;  ///< candidate-pair factor that starts a new round; <= 1: never
+    int remeasureMax = 4;      ///< most rounds after the first
+    double switchMargin = 0.1; ///< a later round replaces the choice only when faster by this fraction
+    /// Milliseconds now; empty: the steady clock. Tests pass a clock their fake detectors advance.
+    std::function<double()> clockMs;
+};
 
 /// The registry name of the automatic choice.
 inline constexpr const char* kAutoDetectorName = "auto";
@@ -71,13 +97,16 @@ public:
     const std::string& reason() const;
     /// "auto -> cpu (reason)" or "auto -> measuring cpu, peel (reason)": the line tools print.
     std::string describe() const;
-    /// Medians per candidate that was timed (kept after the choice; empty when no warm-up ran).
+    /// Medians per candidate that was timed in the latest round (empty when none ran).
     std::vector<Timing> timings() const;
+    /// Measuring rounds begun so far (1: only the first).
+    int rounds() const;
 
     struct Impl;
 
 private:
     friend Result<std::unique_ptr<Detector>> createAutoDetector(const DetectorSettings&);
+    friend Result<std::unique_ptr<Detector>> createAutoDetector(std::vector<AutoCandidate>, AutoTuning, std::string);
     explicit AutoDetector(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;
 };
@@ -86,6 +115,12 @@ private:
 /// option, no candidate left, a candidate that cannot be created (its message). With
 /// settings.validate the candidates are not wrapped: createDetector wraps the whole.
 [[nodiscard]] Result<std::unique_ptr<Detector>> createAutoDetector(const DetectorSettings& settings = {});
+
+/// An auto detector over the given candidates (any detectors, e.g. one's own, or fakes in a
+/// test) with `tuning`; `why` starts the reason line. No GL rule: the list is taken as given.
+/// Errors: an empty list, warmupCalls < 1, every candidate failing to start.
+[[nodiscard]] Result<std::unique_ptr<Detector>> createAutoDetector(std::vector<AutoCandidate> candidates,
+                                                                   AutoTuning tuning = {}, std::string why = {});
 
 /// True when `renderer` (GL_RENDERER) names a software rasterizer (llvmpipe, softpipe,
 /// swrast, SwiftShader, "Software Rasterizer").

@@ -88,8 +88,12 @@ struct PeelSettings {
     /// docs/detectors/peel.md "Without collision rays"). Self-collision needs "on" (the
     /// facing rule).
     std::string rays = "auto";
+    /// Threads of the exact CPU test (and of the team that wakes during the wait for the
+    /// GPU): 0 = OpenMP's default (every core), else 1..1024. Fewer than the cores leaves
+    /// room for the GL driver's own thread (docs/detectors/peel.md, the deforming pile).
+    int exactThreads = 0;
 
-    static constexpr std::array<SettingField<PeelSettings>, 10> fields{{
+    static constexpr std::array<SettingField<PeelSettings>, 11> fields{{
         {"resolution", &PeelSettings::resolution,
          "pixels across the smallest object of a view: 0 = auto, or a power of two 16..4096"},
         {"axes", &PeelSettings::axes, "projection axes: 0 = auto, 1 (z) or 3 (x, y, z)"},
@@ -103,6 +107,8 @@ struct PeelSettings {
         {"rays", &PeelSettings::rays,
          "scene sampling: auto (off unless selfCollision), on (collision rays choose the pairs) or off (the 3-D "
          "cull's cluster pairs go straight to the GPU filter, no raster)"},
+        {"exactThreads", &PeelSettings::exactThreads,
+         "threads of the exact CPU test: 0 = every core (OpenMP's default), else 1..1024"},
     }};
 };
 

@@ -107,6 +107,7 @@ private:
     void* stagingData_ = nullptr;
     Fence stagingFence_;  // after the last copies out of staging_
     std::vector<std::pair<std::size_t, std::size_t>> stagingRuns_;  // one sync's copies, kept across calls
+    std::vector<ObjectId> stagingObjects_;                          // one sync's changed objects
     std::uint32_t vertexCount_ = 0, triangleCount_ = 0, totalTriangles_ = 0;
     std::uint64_t deformedUploads_ = 0;
     std::size_t syncedMeshes_ = 0;

@@ -47,6 +47,11 @@ public:
     /// Bounds of the vertices in the local frame.
     const Aabb& localBounds() const { return bounds_; }
 
+    /// The same triangles on new vertex positions (a deforming mesh), without validating the
+    /// topology again (same triangles, same report): O(vertices + triangles). Errors: a
+    /// different vertex count, a non-finite coordinate, a triangle of zero area (create()
+    /// would drop it and change the triangles).
+    [[nodiscard]] Result<Mesh> withVertices(std::vector<Vec3> vertices) const;
     /// Uniformly scaled copy (about the local origin).
     Mesh scaled(float factor) const;
     /// Copy moved so that its bounding-box centre is at the origin (before scaling).
