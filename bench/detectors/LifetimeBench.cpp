@@ -17,7 +17,8 @@
 //
 // Rows: mode, detector, cycle, resident MiB, the same after malloc_trim(0), GL buffer bytes
 // bullet-isc holds (gl::bufferBytes), the live GL objects of every kind (gl::liveObjects), the
-// colliding pairs of the last call and the cycle's wall time.
+// colliding pairs of the last call, the cycle's wall time, and resident MiB once more after every
+// binding point of the context was set back to zero (unbindAll; the detector of reuse binds again).
 #include "isc/detect/Registry.h"
 #include "isc/gl/Buffer.h"
 #include "isc/gl/Context.h"
@@ -27,6 +28,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -89,11 +91,39 @@ Result<std::unique_ptr<Pile>> makePile(int bodies) {
     return pile;
 }
 
+// Every binding point a detector may leave pointing at (deleted) objects, back to zero: a driver
+// that keeps deleted objects alive while some binding of the context names them would give
+// their memory back now (rss_unbound_mib).
+void unbindAll() {
+    GLint n = 0;
+    for (GLenum target : {GL_SHADER_STORAGE_BUFFER, GL_UNIFORM_BUFFER, GL_ATOMIC_COUNTER_BUFFER,
+                          GL_TRANSFORM_FEEDBACK_BUFFER}) {
+        const GLenum max = target == GL_SHADER_STORAGE_BUFFER  ? GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS
+                           : target == GL_UNIFORM_BUFFER       ? GL_MAX_UNIFORM_BUFFER_BINDINGS
+                           : target == GL_ATOMIC_COUNTER_BUFFER ? GL_MAX_ATOMIC_COUNTER_BUFFER_BINDINGS
+                                                                : GL_MAX_TRANSFORM_FEEDBACK_BUFFERS;
+        glGetIntegerv(max, &n);
+        for (GLint i = 0; i < std::min(n, 96); ++i) glBindBufferBase(target, GLuint(i), 0);
+    }
+    for (GLenum target : {GL_ARRAY_BUFFER, GL_DRAW_INDIRECT_BUFFER, GL_DISPATCH_INDIRECT_BUFFER, GL_PIXEL_PACK_BUFFER,
+                          GL_PIXEL_UNPACK_BUFFER, GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, GL_QUERY_BUFFER})
+        glBindBuffer(target, 0);
+    glGetIntegerv(GL_MAX_IMAGE_UNITS, &n);
+    for (GLint i = 0; i < std::min(n, 32); ++i) glBindImageTexture(GLuint(i), 0, 0, GL_FALSE, 0, GL_READ_ONLY, GL_R32UI);
+    glGetIntegerv(GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS, &n);
+    for (GLint i = 0; i < std::min(n, 64); ++i) glBindTextureUnit(GLuint(i), 0);
+    glBindVertexArray(0);
+    glUseProgram(0);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glBindRenderbuffer(GL_RENDERBUFFER, 0);
+    glFinish();
+}
+
 void header() {
     std::printf("mode\tdetector\tcycle\trss_mib\trss_trim_mib\tgl_buffer_bytes");
     for (std::size_t k = 0; k < gl::kObjectKinds; ++k)
         std::printf("\t%s", gl::objectKindName(static_cast<gl::ObjectKind>(k)));
-    std::printf("\tpairs\tcycle_ms\n");
+    std::printf("\tpairs\tcycle_ms\trss_unbound_mib\n");
 }
 
 void row(const char* mode, const std::string& what, int cycle, std::size_t pairs, double ms) {
@@ -101,7 +131,8 @@ void row(const char* mode, const std::string& what, int cycle, std::size_t pairs
     std::printf("%s\t%s\t%d\t%.2f\t%.2f\t%zu", mode, what.c_str(), cycle, rss, trimmed, gl::bufferBytes());
     const gl::LiveObjects live = gl::liveObjects();
     for (long c : live.count) std::printf("\t%ld", c);
-    std::printf("\t%zu\t%.1f\n", pairs, ms);
+    unbindAll();
+    std::printf("\t%zu\t%.1f\t%.2f\n", pairs, ms, trimmedMiB());
     std::fflush(stdout);
 }
 
@@ -185,8 +216,7 @@ int mapProbe(bool unmap, int cycles, double mib) {
         glNamedBufferStorage(dst, bytes, nullptr, access | GL_CLIENT_STORAGE_BIT);
         const auto* map = static_cast<const unsigned char*>(glMapNamedBufferRange(dst, 0, bytes, access));
         glCopyNamedBufferSubData(src, dst, 0, 0, bytes);
-        gl::Fence f = gl::Fence::insert();
-        (void)f.wait();
+        (void)gl::Fence::insert().wait();
         unsigned sum = 0;
         for (GLsizeiptr i = 0; map != nullptr && i < bytes; i += 4096) sum += map[i];
         if (unmap) glUnmapNamedBuffer(dst);
