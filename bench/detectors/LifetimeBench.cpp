@@ -9,6 +9,11 @@
 //       one detector for the whole run; a row after every `detects` calls.
 //   isc_bench_lifetime create-only <detector> [cycles]
 //       createDetector() and destroy, no detect(): what creation alone (shader compiles) costs.
+//   isc_bench_lifetime switch|switch-keep <d1,d2,...|all> [rounds] [bodies] [detects]
+//       the soak's pattern without the physics: the detectors in turn, `detects` calls each,
+//       for `rounds` rounds; switch destroys each before making the next (as
+//       CollisionDispatcher::switchDetector does), switch-keep makes each once and keeps them
+//       all alive (the remedy docs/robustness.md proposes). A row after each turn.
 //   isc_bench_lifetime map-probe <unmap|no-unmap> [cycles] [mib]
 //       no detector: a GL buffer of `mib` MiB with persistent, coherent, client-storage read
 //       mapping (what cullide's and peel's read-back buffers are), a copy into it, a fence wait,
@@ -195,6 +200,65 @@ int detectorModes(const std::string& mode, const std::string& name, int cycles, 
     return 0;
 }
 
+int switchModes(const std::string& mode, const std::string& list, int rounds, int bodies, int detects) {
+    std::vector<std::string> names;
+    if (list == "all") {
+        for (const DetectorInfo& d : registeredDetectors())
+            if (d.usesGl) names.push_back(d.name);
+    } else {
+        for (std::size_t at = 0; at <= list.size();) {
+            const std::size_t comma = std::min(list.find(',', at), list.size());
+            if (comma > at) names.push_back(list.substr(at, comma - at));
+            at = comma + 1;
+        }
+    }
+    auto pile = makePile(bodies);
+    if (!pile) {
+        std::fprintf(stderr, "isc_bench_lifetime: %s\n", pile.error().message.c_str());
+        return 1;
+    }
+    Pile& p = **pile;
+    const std::vector<ObjectPair> candidates = p.scene.overlappingPairs();
+    std::printf("# %s %s: %d bunnies, %zu candidate pairs, %d detect() calls per turn, %d rounds\n", mode.c_str(),
+                list.c_str(), bodies, candidates.size(), detects, rounds);
+    header();
+    row(mode.c_str(), "-", 0, 0, 0.0);
+    const bool keep = mode == "switch-keep";
+    std::vector<std::unique_ptr<Detector>> kept(names.size());
+    DetectionOutput out;
+    for (int r = 1; r <= rounds; ++r) {
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            const auto t = Clock::now();
+            std::unique_ptr<Detector> made;
+            Detector* d = kept[i].get();
+            if (d == nullptr) {
+                auto m = createDetector(names[i]);
+                if (!m) {
+                    std::fprintf(stderr, "isc_bench_lifetime: %s\n", m.error().message.c_str());
+                    return 1;
+                }
+                made = std::move(*m);
+                d = made.get();
+            }
+            for (int k = 0; k < detects; ++k) {
+                p.jitter();
+                if (auto e = d->detect(p.scene, candidates, out); !e) {
+                    std::fprintf(stderr, "isc_bench_lifetime: %s detect(): %s\n", names[i].c_str(), e.error().message.c_str());
+                    return 1;
+                }
+            }
+            if (keep && made) kept[i] = std::move(made);
+            made.reset();
+            glFinish();
+            row(mode.c_str(), names[i], r, out.pairs.size(), msSince(t));
+        }
+    }
+    kept.clear();
+    glFinish();
+    std::printf("# after the last destroy: %s\n", gl::liveObjects().describe().c_str());
+    return 0;
+}
+
 int mapProbe(bool unmap, int cycles, double mib) {
     std::printf("# map-probe %s: a persistent coherent client-storage read mapping of %.0f MiB, filled by a GPU copy, "
                 "deleted %s and made again 20%% larger, %d cycles (raw GL, no gl::Buffer)\n",
@@ -234,6 +298,7 @@ int main(int argc, char** argv) {
     if (argc < 3) {
         std::fprintf(stderr,
                      "usage: isc_bench_lifetime recreate|reuse|create-only <detector> [cycles] [bodies] [detects]\n"
+                     "       isc_bench_lifetime switch|switch-keep <d1,d2,...|all> [rounds] [bodies] [detects]\n"
                      "       isc_bench_lifetime map-probe unmap|no-unmap [cycles] [mib]\n");
         return 2;
     }
@@ -247,6 +312,8 @@ int main(int argc, char** argv) {
     std::printf("# GL: %s | %s\n", ctx->info().renderer.c_str(), ctx->info().version.c_str());
     std::printf("# start (context made): resident %.2f MiB\n", residentMiB());
     if (mode == "map-probe") return mapProbe(what == "unmap", cycles, argc > 4 ? std::atof(argv[4]) : 16.0);
+    if (mode == "switch" || mode == "switch-keep")
+        return switchModes(mode, what, cycles, argc > 4 ? std::atoi(argv[4]) : 100, argc > 5 ? std::atoi(argv[5]) : 3);
     if (mode != "recreate" && mode != "reuse" && mode != "create-only") {
         std::fprintf(stderr, "isc_bench_lifetime: unknown mode '%s'\n", mode.c_str());
         return 2;
