@@ -9,10 +9,10 @@
 #                 same poses, and peel with exactThreads = 4, 8, 12, 15 (threads/...); medians
 #                 of PEEL_DEFORM_REPS (default 7) repetitions of 0.2 s each
 #   demo.txt      `isc demo bunny-pile --headless --bodies 100 --steps 300`: auto (its lines,
-#                 the summary), then cpu and peel with --deform when the binary has it, and
-#                 auto with --deform
+#                 the summary), then cpu and peel with --deform when the binary has it (with the
+#                 last step's dispatcher split: mirror, detect, contacts), and auto with --deform
 # Env: PEEL_DEFORM_REPS, PEEL_DEFORM_QUICK=1 (tiny sizes, for a check on llvmpipe).
-# About 100 s on the H100 (estimate: 12 bench rows of ~3 s, four 300-step demos).
+# About 70 s on the H100 (round c, 2026-11-25: bench/results/h100-2026-11-25-round-c-peel-deform*).
 set -uo pipefail
 dir=${1:-.devrun}
 bin=$PWD/$dir/bin
@@ -52,19 +52,21 @@ grep -E "median|^(deform|pile|threads)" "$out/peel.txt" | awk '{print $1, $2, $3
 # 2. The pile demo: auto on the rigid pile, then the deforming pile.
 bodies=$([ "$quick" = 1 ] && echo 6 || echo 100)
 steps=$([ "$quick" = 1 ] && echo 20 || echo 300)
-demo() {
+demo() {  # progress lines left out; with --detector-stats the last step's split kept
   echo "== isc demo bunny-pile --headless --bodies $bodies --steps $steps $*"
   timeout 150 "$bin/isc" demo bunny-pile --headless --bodies "$bodies" --steps "$steps" --out /tmp/peel-deform.png "$@" \
-    2>&1 | grep -v '^step '
+    > /tmp/peel-deform-demo.log 2>&1
+  grep -v -E '^(step |  )' /tmp/peel-deform-demo.log
+  grep -E '^  ' /tmp/peel-deform-demo.log | tail -2
 }
 {
   demo --detector auto
   if "$bin/isc" demo bunny-pile --help 2>&1 | grep -q -- '--deform'; then
-    demo --detector cpu --deform
-    demo --detector peel --deform
+    demo --detector cpu --deform --detector-stats
+    demo --detector peel --deform --detector-stats
     demo --detector auto --deform
   else
     echo "this isc has no bunny-pile --deform"
   fi
 } > "$out/demo.txt" 2>&1
-grep -E "^==|auto ->|summary" "$out/demo.txt"
+grep -E "^==|auto ->|summary|^  dispatch" "$out/demo.txt"

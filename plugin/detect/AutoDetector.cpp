@@ -95,6 +95,9 @@ struct AutoDetector::Impl {
     DetectionOutput scratch;
     std::vector<double> roundWork;  // candidate pairs of this round's timed calls
     double decidedWork = 0.0;       // median candidate pairs of the calls the choice rests on
+    double decidedMs = 0.0;         // the choice's median wall time in that round
+    std::vector<double> recentMs;   // the choice's last calls with pairs since (at most 3)
+    std::vector<AutoDetector::Timing> decidedTimings;  // every candidate's of the deciding round
     int rounds = 0;                 // measuring rounds after the first
     std::string incumbent;          // during a later round: the choice it may replace
     std::string history;            // ", first cpu at 12 pairs, ..." for the reason
@@ -125,26 +128,42 @@ struct AutoDetector::Impl {
         chosen = best;
         decided = true;
         decidedWork = median(roundWork);
+        decidedMs = median(candidates[chosen].timedMs);
+        recentMs.clear();
+        decidedTimings.clear();
+        for (const Candidate& c : candidates)
+            if (!c.timedMs.empty())
+                decidedTimings.push_back({c.name, median(c.timedMs), static_cast<int>(c.timedMs.size())});
         char work[64];
         std::snprintf(work, sizeof work, "%.0f", decidedWork);
         reason = glNote + notes + ", fastest by median wall time over " + std::to_string(tuning.warmupCalls) +
                  " calls with pairs (" + medians + "; " + work + " candidate pairs a call)" + kept;
         if (rounds > 0) reason += ", measuring round " + std::to_string(rounds + 1) + history;
         history += std::string(history.empty() ? ", after " : ", ") + candidates[chosen].name + " at " + work +
-                   " pairs";
+                   " pairs " + formatMs(decidedMs);
         incumbent.clear();
-        // Free the others (GL buffers, caches); a later round makes them again.
+        // Free the others (GL buffers, caches); a later round makes them again, except those
+        // more than 10 times and 5 ms slower than the choice: never worth a round's calls again.
+        const std::string chosenName = candidates[chosen].name;
+        for (std::size_t i = candidates.size(); i-- > 0;) {
+            if (i == chosen) continue;
+            candidates[i].detector.reset();
+            const double m = median(candidates[i].timedMs);
+            if (m > 10.0 * decidedMs && m > decidedMs + 5.0)
+                drop(i, "more than 10x slower than " + chosenName + " at " + work + " pairs, " + formatMs(m));
+        }
         for (std::size_t i = 0; i < candidates.size(); ++i)
-            if (i != chosen) candidates[i].detector.reset();
+            if (candidates[i].name == chosenName) chosen = i;
     }
 
-    // A new measuring round when the calls' size left the range the choice was measured on
-    // (candidate pairs beyond remeasureAt times, or below 1 / remeasureAt of, the median).
-    bool wantsRound(std::size_t pairs) const {
+    // A new measuring round when the choice's own calls got dearer or cheaper: the median of
+    // its last 3 calls with pairs beyond remeasureAt times, or below 1 / remeasureAt of, its
+    // median in the round that chose it (the scene's work changed, whatever its pair count).
+    bool wantsRound() const {
         if (!decided || candidates.size() < 2 || tuning.remeasureAt <= 1.0 || rounds >= tuning.remeasureMax) return false;
-        if (pairs == 0) return false;
-        const double w = double(pairs);
-        return w > tuning.remeasureAt * decidedWork || w * tuning.remeasureAt < decidedWork;
+        if (recentMs.size() < 3 || !(decidedMs > 0.0)) return false;
+        const double now = median(recentMs);
+        return now > tuning.remeasureAt * decidedMs || now * tuning.remeasureAt < decidedMs;
     }
 
     // Starts a round: every candidate made again (one that cannot be is left out, said).
@@ -153,6 +172,7 @@ struct AutoDetector::Impl {
         ++rounds;
         decided = false;
         roundWork.clear();
+        recentMs.clear();
         for (std::size_t i = candidates.size(); i-- > 0;) {
             Candidate& c = candidates[i];
             c.timedMs.clear();
@@ -208,6 +228,7 @@ std::string AutoDetector::describe() const {
 }
 
 std::vector<AutoDetector::Timing> AutoDetector::timings() const {
+    if (impl_->decided && !impl_->decidedTimings.empty()) return impl_->decidedTimings;  // dropped ones too
     std::vector<Timing> out;
     for (const auto& c : impl_->candidates)
         if (!c.timedMs.empty()) out.push_back({c.name, median(c.timedMs), static_cast<int>(c.timedMs.size())});
@@ -216,8 +237,16 @@ std::vector<AutoDetector::Timing> AutoDetector::timings() const {
 
 Result<void> AutoDetector::detect(const Scene& scene, std::span<const ObjectPair> candidates, DetectionOutput& out) {
     Impl& m = *impl_;
-    if (m.wantsRound(candidates.size())) m.startRound();
-    if (m.decided) return m.candidates[m.chosen].detector->detect(scene, candidates, out);
+    if (m.decided) {
+        const double t = m.now();
+        Result<void> r = m.candidates[m.chosen].detector->detect(scene, candidates, out);
+        if (r && !candidates.empty()) {
+            m.recentMs.push_back(m.now() - t);
+            if (m.recentMs.size() > 3) m.recentMs.erase(m.recentMs.begin());
+            if (m.wantsRound()) m.startRound();  // from the next call on
+        }
+        return r;
+    }
     if (candidates.empty()) return m.candidates[0].detector->detect(scene, candidates, out);
 
     // A measuring call: every candidate on this input; the first one's output is returned.

@@ -75,8 +75,11 @@ struct FakePair {
     std::shared_ptr<FakeClock> clock = std::make_shared<FakeClock>();
     int cpuMade = 0, gpuMade = 0;
 
-    // cpu: 0.01 ms + 0.008 ms a pair; gpu: 1 ms + 0.002 ms a pair (even at 167 pairs).
-    Result<std::unique_ptr<Detector>> make(AutoTuning tuning = {}) {
+    int slowMade = 0;
+
+    // cpu: 0.01 ms + 0.008 ms a pair; gpu: 1 ms + 0.002 ms a pair (even at 167 pairs);
+    // with `slow`, a third at 20 ms a call.
+    Result<std::unique_ptr<Detector>> make(AutoTuning tuning = {}, bool slow = false) {
         tuning.clockMs = [c = clock] { return c->ms; };
         std::vector<AutoCandidate> list;
         list.push_back({"cpu", false, [this]() -> Result<std::unique_ptr<Detector>> {
@@ -85,6 +88,10 @@ struct FakePair {
         list.push_back({"gpu", false, [this]() -> Result<std::unique_ptr<Detector>> {
                             return std::unique_ptr<Detector>(new FakeDetector("gpu", clock, 1.0, 0.002, &gpuMade));
                         }});
+        if (slow)
+            list.push_back({"slow", false, [this]() -> Result<std::unique_ptr<Detector>> {
+                                return std::unique_ptr<Detector>(new FakeDetector("slow", clock, 20.0, 0.0, &slowMade));
+                            }});
         return createAutoDetector(std::move(list), tuning, "fake GL");
     }
 };
@@ -110,11 +117,14 @@ TEST(AutoDetectorNoGl, MeasuresAgainWhenTheCallsGrowDense) {
     EXPECT_EQ(a->current(), "cpu") << a->describe();
     EXPECT_EQ(a->rounds(), 1);
     EXPECT_EQ(fakes.gpuMade, 1);
-    // Up to twice the pairs: no new round.
-    ASSERT_TRUE(a->detect(scene, pairsOf(20), out));
+    // cpu's calls up to twice as dear as when chosen (20 pairs: 0.17 against 0.09 ms): no new round.
+    for (int k = 0; k < 5; ++k) ASSERT_TRUE(a->detect(scene, pairsOf(20), out));
     EXPECT_TRUE(a->decided());
     EXPECT_EQ(a->rounds(), 1);
-    // 300 pairs (cpu 2.4 ms, gpu 1.6 ms): a new round, the gpu detector made again and chosen.
+    // 300 pairs (cpu 2.4 ms, gpu 1.6 ms): after 3 such calls a new round, the gpu detector
+    // made again, warmed, timed 3 times and chosen.
+    for (int k = 0; k < 3; ++k) ASSERT_TRUE(a->detect(scene, pairsOf(300), out));
+    EXPECT_FALSE(a->decided());
     for (int k = 0; k < 4; ++k) ASSERT_TRUE(a->detect(scene, pairsOf(300), out));
     ASSERT_TRUE(a->decided()) << a->describe();
     EXPECT_EQ(a->rounds(), 2);
@@ -132,9 +142,37 @@ TEST(AutoDetectorNoGl, MeasuresAgainWhenTheCallsGrowDense) {
     ASSERT_TRUE(off);
     auto* b = dynamic_cast<AutoDetector*>(off->get());
     for (int k = 0; k < 4; ++k) ASSERT_TRUE(b->detect(scene, pairsOf(10), out));
-    for (int k = 0; k < 8; ++k) ASSERT_TRUE(b->detect(scene, pairsOf(300), out));
+    for (int k = 0; k < 12; ++k) ASSERT_TRUE(b->detect(scene, pairsOf(300), out));
     EXPECT_EQ(b->current(), "cpu");
     EXPECT_EQ(b->rounds(), 1);
+}
+
+// A pile that fills gradually (2 to 300 candidate pairs, 5 % more each call, then dense):
+// each doubling starts a round, and the default cap (8) is enough to reach the dense calls,
+// where the gpu detector wins (crossover with the 10 % margin at 190 pairs).
+TEST(AutoDetectorNoGl, AGraduallyFillingPileEndsOnTheFasterDetectorForTheDenseCalls) {
+    FakePair fakes;
+    auto made = fakes.make();
+    ASSERT_TRUE(made);
+    auto* a = dynamic_cast<AutoDetector*>(made->get());
+    Scene scene;
+    DetectionOutput out;
+    double w = 2.0;
+    for (; w < 300.0; w *= 1.05) ASSERT_TRUE(a->detect(scene, pairsOf(std::size_t(w)), out));
+    for (int k = 0; k < 30; ++k) ASSERT_TRUE(a->detect(scene, pairsOf(300), out));
+    EXPECT_TRUE(a->decided());
+    EXPECT_EQ(a->current(), "gpu") << a->describe();
+    EXPECT_GE(a->rounds(), 6);
+    EXPECT_LE(a->rounds(), 9);
+    // With only 4 later rounds the last one is measured at about 55 pairs: cpu stays.
+    FakePair capped;
+    auto few = capped.make(AutoTuning{.remeasureMax = 4});
+    ASSERT_TRUE(few);
+    auto* b = dynamic_cast<AutoDetector*>(few->get());
+    for (w = 2.0; w < 300.0; w *= 1.05) ASSERT_TRUE(b->detect(scene, pairsOf(std::size_t(w)), out));
+    for (int k = 0; k < 30; ++k) ASSERT_TRUE(b->detect(scene, pairsOf(300), out));
+    EXPECT_EQ(b->current(), "cpu") << b->describe();
+    EXPECT_EQ(b->rounds(), 5);
 }
 
 // Hysteresis and the cap: a later round whose winner is less than 10 % faster keeps the
@@ -149,7 +187,7 @@ TEST(AutoDetectorNoGl, LaterRoundsNeedAClearWinnerAndAreCapped) {
     for (int k = 0; k < 4; ++k) ASSERT_TRUE(a->detect(scene, pairsOf(10), out));
     EXPECT_EQ(a->current(), "cpu");
     // 175 pairs: cpu 1.41 ms, gpu 1.35 ms: gpu faster by 4 %, cpu kept.
-    for (int k = 0; k < 4; ++k) ASSERT_TRUE(a->detect(scene, pairsOf(175), out));
+    for (int k = 0; k < 7; ++k) ASSERT_TRUE(a->detect(scene, pairsOf(175), out));
     ASSERT_TRUE(a->decided());
     EXPECT_EQ(a->rounds(), 2);
     EXPECT_EQ(a->current(), "cpu") << a->describe();
@@ -157,13 +195,34 @@ TEST(AutoDetectorNoGl, LaterRoundsNeedAClearWinnerAndAreCapped) {
     ASSERT_TRUE(a->detect(scene, {}, out));  // no pairs: no round
     EXPECT_EQ(a->rounds(), 2);
     // 1000 pairs: the last allowed round, gpu chosen.
-    for (int k = 0; k < 4; ++k) ASSERT_TRUE(a->detect(scene, pairsOf(1000), out));
+    for (int k = 0; k < 7; ++k) ASSERT_TRUE(a->detect(scene, pairsOf(1000), out));
     EXPECT_EQ(a->rounds(), 3);
     EXPECT_EQ(a->current(), "gpu");
-    // Back to 10 pairs: the cap is reached, no more rounds.
+    // Back to 10 pairs (gpu 1.02 ms, a third of its 3 ms when chosen): the cap is reached,
+    // no more rounds.
+    for (int k = 0; k < 7; ++k) ASSERT_TRUE(a->detect(scene, pairsOf(10), out));
+    EXPECT_EQ(a->rounds(), 3);
+    EXPECT_EQ(a->current(), "gpu");
+}
+
+// A candidate more than 10 times and 5 ms slower than the choice is not measured again.
+TEST(AutoDetectorNoGl, AHopelesslySlowCandidateIsNotMeasuredAgain) {
+    FakePair fakes;
+    auto made = fakes.make({}, true);
+    ASSERT_TRUE(made);
+    auto* a = dynamic_cast<AutoDetector*>(made->get());
+    Scene scene;
+    DetectionOutput out;
     for (int k = 0; k < 4; ++k) ASSERT_TRUE(a->detect(scene, pairsOf(10), out));
-    EXPECT_EQ(a->rounds(), 3);
-    EXPECT_EQ(a->current(), "gpu");
+    ASSERT_TRUE(a->decided());
+    EXPECT_EQ(a->current(), "cpu");
+    EXPECT_EQ(a->timings().size(), 3u);  // the round's medians, the dropped one's too
+    for (int k = 0; k < 7; ++k) ASSERT_TRUE(a->detect(scene, pairsOf(300), out));
+    EXPECT_EQ(a->current(), "gpu") << a->describe();
+    EXPECT_EQ(fakes.slowMade, 1);  // made once, dropped after the first round
+    EXPECT_EQ(fakes.gpuMade, 2);
+    EXPECT_NE(a->describe().find("slow left out (more than 10x slower than cpu"), std::string::npos) << a->describe();
+    EXPECT_EQ(a->timings().size(), 2u);  // the deciding round's: cpu and gpu
 }
 
 TEST(AutoDetectorNoGl, RemeasureOptionsAreChecked) {

@@ -1,9 +1,9 @@
 #include "CullideNarrowphase.h"
 
-#include "isc/geometry/SweepAndPrune.h"
 #include "isc/geometry/TriangleTriangle.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 namespace isc::cullide {
@@ -18,6 +18,49 @@ inline float roundDown(double x) {
 inline float roundUp(double x) {
     const float f = static_cast<float>(x);
     return f + (std::fabs(f) * 0x1.0p-23f + 0x1.0p-126f);
+}
+
+// Every (i, j) with a[i] and b[j] overlapping, grouped by i: geometry::sweepAndPrune with the z
+// test inline and a counting sort instead of its sort.
+void sweepPairs(std::span<const Aabb> a, std::span<const Aabb> b, std::vector<TrianglePair>& out) {
+    out.clear();
+    struct Entry {
+        float minX;
+        std::uint32_t index;  // high bit: from b
+    };
+    constexpr std::uint32_t kFromB = 0x80000000u;
+    std::vector<Entry> order;
+    order.reserve(a.size() + b.size());
+    for (std::uint32_t i = 0; i < a.size(); ++i) order.push_back({a[i].min.x, i});
+    for (std::uint32_t j = 0; j < b.size(); ++j) order.push_back({b[j].min.x, j | kFromB});
+    std::sort(order.begin(), order.end(), [](const Entry& l, const Entry& r) { return l.minX < r.minX; });
+    std::vector<std::uint32_t> activeA, activeB;
+    for (const Entry& e : order) {
+        const bool fromB = (e.index & kFromB) != 0;
+        const std::uint32_t idx = e.index & ~kFromB;
+        const Aabb& box = fromB ? b[idx] : a[idx];
+        std::vector<std::uint32_t>& other = fromB ? activeA : activeB;
+        const std::span<const Aabb> otherBoxes = fromB ? a : b;
+        std::size_t kept = 0;
+        for (std::size_t k = 0; k < other.size(); ++k) {
+            const std::uint32_t o = other[k];
+            const Aabb& ob = otherBoxes[o];
+            if (ob.max.x < box.min.x) continue;  // ends before this one starts: done with it
+            other[kept++] = o;
+            if (ob.min.y <= box.max.y && box.min.y <= ob.max.y && ob.min.z <= box.max.z && box.min.z <= ob.max.z)
+                out.push_back(fromB ? TrianglePair{o, idx} : TrianglePair{idx, o});
+        }
+        other.resize(kept);
+        (fromB ? activeB : activeA).push_back(idx);
+    }
+    // Grouped by i (a counting sort): the exact tests then walk A's corners in order (in sweep
+    // order they took three times as long, cache misses on the double corners).
+    std::vector<std::uint32_t> start(a.size() + 1, 0);
+    for (const TrianglePair& p : out) ++start[p.a + 1];
+    for (std::size_t i = 0; i < a.size(); ++i) start[i + 1] += start[i];
+    std::vector<TrianglePair> sorted(out.size());
+    for (const TrianglePair& p : out) sorted[start[p.a]++] = p;
+    out.swap(sorted);
 }
 
 }  // namespace
@@ -50,6 +93,9 @@ void Narrowphase::run(const Scene& scene, std::span<const Job> jobs,
                       std::span<const std::vector<std::uint32_t>> survivors,
                       std::span<const std::vector<std::uint32_t>> selfSurvivors, bool wantSegments,
                       DetectionOutput& out) {
+    using Clock = std::chrono::steady_clock;
+    auto since = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
+    auto stage = Clock::now();
     // World corners of every survivor list a job needs, once, in parallel.
     posed_.resize(scene.objectCount());
     posedSelf_.resize(scene.objectCount());
@@ -70,6 +116,8 @@ void Narrowphase::run(const Scene& scene, std::span<const Job> jobs,
         else pose(scene, o, selfSurvivors[o], posedSelf_[o]);
     }
 
+    out.stats.count("cpu_narrow_pose_ms", since(stage));
+    stage = Clock::now();
     // Candidate triangle pairs of every job (sweep and prune, parallel over jobs), then the
     // exact tests flattened over all jobs in equal chunks: a pile's pairs differ in size by
     // orders of magnitude, and one thread per pair would leave most cores waiting on the largest.
@@ -86,15 +134,21 @@ void Narrowphase::run(const Scene& scene, std::span<const Job> jobs,
         const std::span<const std::uint32_t> ta = self ? selfSurvivors[p.a] : survivors[p.a];
         const std::span<const std::uint32_t> tb = self ? selfSurvivors[p.b] : survivors[p.b];
         if (ta.empty() || tb.empty()) continue;
-        // Each side cut to the other side's box, then sweep and prune over the world boxes.
-        std::vector<std::uint32_t> ia, ib;
+        // Each side cut to the other side's box (an object's survivors are those of all its
+        // pairs: most lie elsewhere), in three rounds: A to B's box, B to what is left of A's,
+        // A to what is left of B's (a box pair that overlaps survives every round). Then sweep
+        // and prune over the world boxes.
+        std::vector<std::uint32_t> ia0, ia, ib;
         std::vector<Aabb> ba, bb;
+        Aabb cutA, cutB;
         for (std::uint32_t i = 0; i < ta.size(); ++i)
-            if (A.boxes[i].overlaps(B.all)) ia.push_back(i), ba.push_back(A.boxes[i]);
+            if (A.boxes[i].overlaps(B.all)) ia0.push_back(i), cutA.grow(A.boxes[i]);
         for (std::uint32_t j = 0; j < tb.size(); ++j)
-            if (B.boxes[j].overlaps(A.all)) ib.push_back(j), bb.push_back(B.boxes[j]);
+            if (B.boxes[j].overlaps(cutA)) ib.push_back(j), bb.push_back(B.boxes[j]), cutB.grow(B.boxes[j]);
+        for (std::uint32_t i : ia0)
+            if (A.boxes[i].overlaps(cutB)) ia.push_back(i), ba.push_back(A.boxes[i]);
         std::vector<TrianglePair> boxPairs;
-        geometry::sweepAndPrune(ba, bb, boxPairs);
+        sweepPairs(ba, bb, boxPairs);
         const std::span<const UVec3> tris = scene.objectMesh(p.a).triangles();
         std::vector<Test>& tests = jobTests[ji];
         tests.reserve(boxPairs.size());
@@ -111,6 +165,8 @@ void Narrowphase::run(const Scene& scene, std::span<const Job> jobs,
             tests.push_back({i, j});
         }
     }
+    out.stats.count("cpu_narrow_sap_ms", since(stage));
+    stage = Clock::now();
     std::vector<std::size_t> first(jobs.size() + 1, 0);
     for (std::size_t ji = 0; ji < jobs.size(); ++ji) first[ji + 1] = first[ji] + jobTests[ji].size();
     const std::size_t total = first.back();
@@ -145,6 +201,8 @@ void Narrowphase::run(const Scene& scene, std::span<const Job> jobs,
         }
     }
 
+    out.stats.count("cpu_narrow_exact_ms", since(stage));
+    stage = Clock::now();
     std::vector<PairResult> results(jobs.size());
     std::vector<double> tests(jobs.size(), 0.0);
 #pragma omp parallel for schedule(dynamic, 4)
@@ -183,6 +241,7 @@ void Narrowphase::run(const Scene& scene, std::span<const Job> jobs,
         positives += double(results[ji].triangles.size());
         out.pairs.push_back(std::move(results[ji]));
     }
+    out.stats.count("cpu_narrow_results_ms", since(stage));
     out.stats.count("tri_tri_tests", testsAll);
     out.stats.count("positive_tests", positives);
 }

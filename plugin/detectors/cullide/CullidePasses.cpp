@@ -79,6 +79,9 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
         for (int i = 0; i < queryPool_; ++i) pool_.emplace_back("cullide occlusion query", GL_ANY_SAMPLES_PASSED_CONSERVATIVE);
         framebuffer_ = gl::Framebuffer("cullide query depth");
     }
+    GLint maxGroups = 65535;
+    glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &maxGroups);
+    maxGroupsX_ = static_cast<std::uint32_t>(std::max(maxGroups, 65535));
     vao_ = gl::VertexArray("cullide vao (vertex pulling)");
     counters_.allocate(CULLIDE_COUNTER_COUNT * sizeof(std::uint32_t));
     begin_ = gl::Query("cullide level begin", GL_TIMESTAMP);
@@ -103,34 +106,48 @@ void Passes::sync(const Scene& scene, std::span<const std::uint32_t> slotTriangl
     }
 }
 
-// Pixels a world box can reach in `view` (its rectangle, 2 pixels of slack each side for the
-// growth and the float round-off), clipped to the view.
-static double pixelsOf(const Aabb& b, const View& view) {
+// At most the pixels a world box can reach in `view`: its extent in pixels across the view plus
+// 2 pixels of slack each side (growth, float round-off), each side capped by the view's.
+static float pixelsOf(const Aabb& b, const View& view, float invPixel) {
     const int u = (view.axis + 1) % 3, v = (view.axis + 2) % 3;
-    auto span = [&](float lo, float hi, float origin, std::uint32_t size) {
-        const double a = std::max(std::floor((double(lo) - origin) / view.pixel) - 2.0, 0.0);
-        const double z = std::min(std::floor((double(hi) - origin) / view.pixel) + 2.0, double(size) - 1.0);
-        return std::max(z - a + 1.0, 0.0);
-    };
-    return span(b.min[u], b.max[u], view.origin.x, view.width) * span(b.min[v], b.max[v], view.origin.y, view.height);
+    const float nu = std::min((b.max[u] - b.min[u]) * invPixel + 5.0f, float(view.width));
+    const float nv = std::min((b.max[v] - b.min[v]) * invPixel + 5.0f, float(view.height));
+    return nu * nv;
 }
 
 std::uint32_t Passes::splitItems(const Level& level) {
     splitItems_.assign(level.items.begin(), level.items.end());
     const bool split = !level.self && !level.queries && level.itemBoxes.size() == level.items.size();
     const std::uint64_t lanes = level.byBoxes ? kBoxLanes : 1;
-    // The dispatch's x dimension holds at most 65535 groups (the GL minimum): past that, one
-    // thread per slot, and the cut counter keeps the level conservative.
-    const std::uint64_t maxThreads = std::uint64_t(65535) * kGroup / lanes;
+    // The dispatch's x dimension holds at most GL_MAX_COMPUTE_WORK_GROUP_COUNT groups (65535 on
+    // llvmpipe, the GL minimum): past that, one thread per slot, and the cut counter keeps the
+    // level conservative.
+    const std::uint64_t maxThreads = std::min<std::uint64_t>(std::uint64_t(maxGroupsX_) * kGroup, 0x7FFFFFFFu) / lanes;
     std::uint64_t threads = 0;
     std::uint32_t members = 0;
+    const float per = float(CULLIDE_PIXELS_PER_THREAD) * float(lanes);
+    std::vector<float> inv(level.views.size());
+    float invMax = 0.0f;
+    for (std::size_t v = 0; v < level.views.size(); ++v) {
+        inv[v] = 1.0f / level.views[v].pixel;
+        invMax = std::max(invMax, inv[v]);
+    }
+    // Every item this small in pixels along its longest side fits one thread in any view: the
+    // common case (a pile's clusters), one test per item. (On the H100's host the per-view
+    // bound for every item, in double, cost 0.8 ms a call at the cluster level:
+    // bench/results/h100-2026-11-25-round-c-cullide.json, run_cluster_ms.)
+    const float smallSide = std::sqrt(float(CULLIDE_PIXELS_PER_THREAD) * float(lanes)) - 5.0f;
     for (std::size_t i = 0; i < splitItems_.size(); ++i) {
         gl::CullideItem& it = splitItems_[i];
-        double pixels = 0.0;
-        if (split)
-            for (const View& view : level.views) pixels = std::max(pixels, pixelsOf(level.itemBoxes[i], view));
-        const double per = double(CULLIDE_PIXELS_PER_THREAD) * double(lanes);
-        const std::uint64_t k = std::clamp<std::uint64_t>(std::uint64_t(std::ceil(pixels / per)), 1, 0xFFFF);
+        float pixels = 0.0f;
+        if (split) {
+            const Vec3 e = level.itemBoxes[i].max - level.itemBoxes[i].min;
+            if (std::max({e.x, e.y, e.z}) * invMax > smallSide)
+                for (std::size_t v = 0; v < level.views.size(); ++v)
+                    pixels = std::max(pixels, pixelsOf(level.itemBoxes[i], level.views[v], inv[v]));
+        }
+        const std::uint64_t k =
+            pixels <= per ? 1 : std::clamp<std::uint64_t>(std::uint64_t(std::ceil(double(pixels) / per)), 1, 0xFFFF);
         it.flags = (it.flags & ((1u << CULLIDE_ITEM_SPLIT_SHIFT) - 1u)) | (k > 1 ? std::uint32_t(k) << CULLIDE_ITEM_SPLIT_SHIFT : 0u);
         it.memberStart = members;
         it.workStart = static_cast<std::uint32_t>(std::min<std::uint64_t>(threads, 0xFFFFFFFFu));

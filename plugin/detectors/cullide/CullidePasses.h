@@ -135,6 +135,7 @@ private:
     gl::Query begin_, end_;
     std::vector<gl::CullideItem> splitItems_;  // the level's items as uploaded (split, memberStart)
     std::uint32_t threads_ = 0;                // work indices of the splat passes
+    std::uint32_t maxGroupsX_ = 65535;         // GL_MAX_COMPUTE_WORK_GROUP_COUNT along x
     std::vector<glm::vec4> staticBoxes_;
     bool staticBoxesUploaded_ = false;
     // Read-back: the survivors and counters are copied on the GPU into this persistently mapped

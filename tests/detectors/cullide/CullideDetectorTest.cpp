@@ -238,6 +238,7 @@ struct RecallCase {
     bool viewsAtOnce = true;   // CullideSettings::viewsAtOnce
     bool contactClip = true;   // CullideSettings::contactClip
     bool clusterBoxes = false; // CullideSettings::clusterBoxes
+    bool clusterPass = true;   // CullideSettings::clusterPass
 };
 
 std::shared_ptr<Mesh> namedMesh(const std::string& name) {
@@ -261,6 +262,7 @@ TEST_P(CullideRecallTest, MatchesTheReferenceExactly) {
     s.viewsAtOnce = c.viewsAtOnce;
     s.contactClip = c.contactClip;
     s.clusterBoxes = c.clusterBoxes;
+    s.clusterPass = c.clusterPass;
     auto d = makeCullide(s);
     Tally tally;
     double objectsOut = 0, trianglesIn = 0, trianglesOut = 0, tests = 0;
@@ -307,6 +309,8 @@ INSTANTIATE_TEST_SUITE_P(
                                  true, true},
                       RecallCase{"torus_torus_cluster_boxes_32", "torus", "torus", "compute", 32, 12, 32, false, false,
                                  true, true},
+                      RecallCase{"bunny_bunny_no_cluster_pass_64", "bunny", "bunny", "compute", 64, 16, 64, false, true,
+                                 true, false, false},
                       RecallCase{"queries_bunny_bunny_32", "bunny", "bunny", "queries", 32, 6, 64, true},
                       RecallCase{"queries_torus_torus_32", "torus", "torus", "queries", 32, 6, 64, true}),
     [](const ::testing::TestParamInfo<RecallCase>& p) { return std::string(p.param.name); });
@@ -708,12 +712,14 @@ TEST_F(CullideDetectorTest, BunniesSunkIntoALargeBoxAreAllFound) {
                         out.stats.counter("pcs_triangles_in"), out.stats.counter("pcs_triangles"),
                         out.stats.counter("splat_threads"));
         }
-    // The other paths at 512 px: axis after axis, the object level and cluster boxes, queries.
-    for (int variant = 0; variant < 3; ++variant) {
+    // The other paths at 512 px: axis after axis, the object level and cluster boxes, queries,
+    // no cluster pass.
+    for (int variant = 0; variant < 4; ++variant) {
         SCOPED_TRACE(::testing::Message() << "variant " << variant);
         CullideSettings s = settings(variant == 2 ? "queries" : "compute", 512);
         s.viewsAtOnce = variant != 0;
         s.objectLevel = s.clusterBoxes = variant == 1;
+        s.clusterPass = variant != 3;
         auto d = makeCullide(s);
         DetectionOutput out;
         ASSERT_TRUE(d->detect(scene, candidates, out));

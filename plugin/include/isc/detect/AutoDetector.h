@@ -20,16 +20,18 @@
 ///    `warmupCalls` timed calls each, the candidate with the smallest median wall time is
 ///    chosen (ties: the earlier in the registry), the others are destroyed. A candidate that
 ///    leaves pairs unserved (DetectionOutput::unserved) during the warm-up drops out.
-/// 5. Measured again when the scene changes size: a call whose candidate pairs are more than
-///    `remeasureAt` (2) times, or less than 1 / `remeasureAt` of, the median of the calls the
-///    choice was measured on starts a new round as in 4 (every candidate made again). The
-///    choice changes only when another candidate is faster by more than 10 % (hysteresis);
-///    at most `remeasureMax` (4) such rounds. A pile's first calls with pairs are the sparse
-///    start of the fall (cpu fastest); its dense rest is measured again.
+/// 5. Measured again when the scene's work changes: when the median wall time of the choice's
+///    last 3 calls with pairs is more than `remeasureAt` (2) times, or less than
+///    1 / `remeasureAt` of, its median in the round that chose it, a new round as in 4 starts
+///    (every candidate made again). The choice changes only when another candidate is faster
+///    by more than 10 % (hysteresis); at most `remeasureMax` (8) such rounds. A candidate more
+///    than 10 times and 5 ms slower than the choice is not measured again. A pile's first
+///    calls with pairs are the sparse start of the fall (cpu fastest); its dense rest, where
+///    each call costs several times more, is measured again.
 ///
 /// Options (DetectorSettings::options): its own `candidates` (comma-separated names),
 /// `warmupCalls` (int >= 1, default 3), `remeasureAt` (factor > 1, or 0: never again; default
-/// 2) and `remeasureMax` (int >= 0, default 4); every other option goes to the candidates that
+/// 2) and `remeasureMax` (int >= 0, default 8); every other option goes to the candidates that
 /// have a setting of that name (e.g. `resolution=128` to peel only); a name no candidate has is
 /// an Error listing them all.
 #include "isc/detect/Detector.h"
@@ -52,8 +54,8 @@ struct AutoCandidate {
 /// The measuring rule's numbers (see AutoDetector).
 struct AutoTuning {
     int warmupCalls = 3;       ///< timed calls per candidate and round (>= 1)
-    double remeasureAt = 2.0;  ///< candidate-pair factor that starts a new round; <= 1: never
-    int remeasureMax = 4;      ///< most rounds after the first
+    double remeasureAt = 2.0;  ///< factor of the choice's call time that starts a new round; <= 1: never
+    int remeasureMax = 8;      ///< most rounds after the first
     double switchMargin = 0.1; ///< a later round replaces the choice only when faster by this fraction
     /// Milliseconds now; empty: the steady clock. Tests pass a clock their fake detectors advance.
     std::function<double()> clockMs;
@@ -97,7 +99,8 @@ public:
     const std::string& reason() const;
     /// "auto -> cpu (reason)" or "auto -> measuring cpu, peel (reason)": the line tools print.
     std::string describe() const;
-    /// Medians per candidate that was timed in the latest round (empty when none ran).
+    /// Medians per candidate that was timed in the latest round (once decided: every candidate
+    /// of the deciding round, those left out after it too; empty when none ran).
     std::vector<Timing> timings() const;
     /// Measuring rounds begun so far (1: only the first).
     int rounds() const;

@@ -85,8 +85,12 @@ struct CullideSettings {
     /// Compute path: the cluster level draws each cluster as its world box (one box per
     /// cluster: far cheaper, prunes less), false (default): as its triangles.
     bool clusterBoxes = false;
+    /// detect(): the cluster level's visibility pass on the GPU (true, default), or clusters
+    /// cut by boxes only (false: a cluster goes on when its box meets a cluster box of the
+    /// partner; one GPU round trip less per call, more triangles at the triangle level).
+    bool clusterPass = true;
 
-    static constexpr std::array<SettingField<CullideSettings>, 13> fields{{
+    static constexpr std::array<SettingField<CullideSettings>, 14> fields{{
         {"method", &CullideSettings::method, "compute (default) or queries (the paper's occlusion queries, object and cluster levels)"},
         {"resolution", &CullideSettings::resolution, "triangle level: pixels across the smallest object (8..4096)"},
         {"clusterResolution", &CullideSettings::clusterResolution,
@@ -107,6 +111,8 @@ struct CullideSettings {
          "compute: query an item only inside its object's box met with its partners' (true) or everywhere (false)"},
         {"clusterBoxes", &CullideSettings::clusterBoxes,
          "compute: cluster level on the clusters' boxes (true: cheaper, prunes less) or their triangles (false)"},
+        {"clusterPass", &CullideSettings::clusterPass,
+         "detect(): the cluster level's GPU pass (true) or clusters cut by their boxes only (false: one round trip less)"},
     }};
 };
 
@@ -132,7 +138,10 @@ public:
     /// self_triangles, pairs_after_objects / pairs_after_clusters / pairs_after_triangles,
     /// queries (method "queries"), fragments, views, gpu_object_ms / gpu_cluster_ms /
     /// gpu_triangle_ms / gpu_self_ms (GL timestamps per level), tri_tri_tests,
-    /// positive_tests, cpu_setup_ms, cpu_narrowphase_ms.
+    /// positive_tests, cpu_setup_ms, cpu_narrowphase_ms (and its stages cpu_narrow_pose_ms,
+    /// _sap_ms, _exact_ms, _results_ms), cpu_cluster_pairs_ms (per-pair cluster overlap),
+    /// splat_threads (work indices of the splat passes), cut_levels (levels kept whole: a
+    /// thread had more pixels than a shader loop may visit; conservative, with a warning).
     [[nodiscard]] Result<void> detect(const Scene& scene, std::span<const ObjectPair> candidates,
                                       DetectionOutput& out) override;
 
