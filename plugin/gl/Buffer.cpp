@@ -46,37 +46,64 @@ std::size_t bufferByteLimit() { return limitBytes().load(); }
 
 Buffer::Buffer(std::string_view label) : label_(label) {
     glCreateBuffers(1, &id_);
+    detail::countObject(ObjectKind::Buffer, 1);
     if (!label_.empty()) glObjectLabel(GL_BUFFER, id_, static_cast<GLsizei>(label_.size()), label_.data());
 }
 
 Buffer::Buffer(Buffer&& other) noexcept
     : id_(std::exchange(other.id_, 0)), size_(std::exchange(other.size_, 0)),
-      flags_(std::exchange(other.flags_, 0)), label_(std::move(other.label_)) {}
+      flags_(std::exchange(other.flags_, 0)), mapped_(std::exchange(other.mapped_, nullptr)),
+      label_(std::move(other.label_)) {}
 
 Buffer& Buffer::operator=(Buffer&& other) noexcept {
     if (this != &other) {
         std::swap(id_, other.id_);
         std::swap(size_, other.size_);
         std::swap(flags_, other.flags_);
+        std::swap(mapped_, other.mapped_);
         std::swap(label_, other.label_);
     }
     return *this;
 }
 
 Buffer::~Buffer() {
-    if (id_ != 0) glDeleteBuffers(1, &id_);
+    deleteName();
     track(size_, 0);
+}
+
+void Buffer::deleteName() {
+    if (id_ == 0) return;
+    // Deleting a mapped buffer unmaps it (GL 4.5, 6.3.1), but say so: a driver that keeps the
+    // mapping's pages until the name's last use is gone has no reason to here.
+    unmap();
+    glDeleteBuffers(1, &id_);
+    detail::countObject(ObjectKind::Buffer, -1);
+    id_ = 0;
+}
+
+void* Buffer::mapPersistent(GLbitfield access) {
+    ISC_ASSERT(id_ != 0 && size_ != 0, "Buffer::mapPersistent(): no storage");
+    ISC_ASSERT((flags_ & GL_MAP_PERSISTENT_BIT) != 0, "Buffer::mapPersistent(): storage lacks GL_MAP_PERSISTENT_BIT");
+    unmap();
+    mapped_ = glMapNamedBufferRange(id_, 0, static_cast<GLsizeiptr>(size_), access);
+    if (mapped_ != nullptr) detail::countObject(ObjectKind::MappedBuffer, 1);
+    return mapped_;
+}
+
+void Buffer::unmap() {
+    if (mapped_ == nullptr) return;
+    glUnmapNamedBuffer(id_);
+    detail::countObject(ObjectKind::MappedBuffer, -1);
+    mapped_ = nullptr;
 }
 
 void Buffer::allocate(std::size_t bytes, const void* data, GLbitfield flags) {
     ISC_ASSERT(bytes > 0, "Buffer::allocate(): zero bytes (GL refuses empty storage)");
     // Immutable storage cannot be resized: a new name, same label.
-    if (id_ != 0 && size_ != 0) {
-        glDeleteBuffers(1, &id_);
-        id_ = 0;
-    }
+    if (id_ != 0 && size_ != 0) deleteName();
     if (id_ == 0) {
         glCreateBuffers(1, &id_);
+        detail::countObject(ObjectKind::Buffer, 1);
         if (!label_.empty()) glObjectLabel(GL_BUFFER, id_, static_cast<GLsizei>(label_.size()), label_.data());
     }
     glNamedBufferStorage(id_, static_cast<GLsizeiptr>(bytes), data, flags);
@@ -131,7 +158,10 @@ void Buffer::bindRange(GLenum target, GLuint index, std::size_t offset, std::siz
 void Buffer::bind(GLenum target) const { glBindBuffer(target, id_); }
 
 GLuint Buffer::release() {
-    track(size_, 0);  // the caller owns it now
+    track(size_, 0);  // the caller owns it now (mapped or not)
+    if (id_ != 0) detail::countObject(ObjectKind::Buffer, -1);
+    if (mapped_ != nullptr) detail::countObject(ObjectKind::MappedBuffer, -1);
+    mapped_ = nullptr;
     size_ = 0;
     flags_ = 0;
     return std::exchange(id_, 0);

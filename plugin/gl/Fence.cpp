@@ -7,6 +7,7 @@ namespace isc::gl {
 Fence Fence::insert() {
     Fence f;
     f.sync_ = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    if (f.sync_ != nullptr) detail::countObject(ObjectKind::Sync, 1);
     glFlush();  // so that a wait in another context (or a later poll) can see it signalled
     return f;
 }
@@ -19,7 +20,10 @@ Fence& Fence::operator=(Fence&& o) noexcept {
 }
 
 Fence::~Fence() {
-    if (sync_ != nullptr) glDeleteSync(sync_);
+    if (sync_ != nullptr) {
+        glDeleteSync(sync_);
+        detail::countObject(ObjectKind::Sync, -1);
+    }
 }
 
 bool Fence::signaled() const {
@@ -35,6 +39,9 @@ bool Fence::wait(std::uint64_t timeoutNs) const {
     return r == GL_ALREADY_SIGNALED || r == GL_CONDITION_SATISFIED;
 }
 
-GLsync Fence::release() { return std::exchange(sync_, nullptr); }
+GLsync Fence::release() {
+    if (sync_ != nullptr) detail::countObject(ObjectKind::Sync, -1);
+    return std::exchange(sync_, nullptr);
+}
 
 }  // namespace isc::gl

@@ -10,6 +10,7 @@ namespace isc::gl {
 
 Framebuffer::Framebuffer(std::string_view label) {
     glCreateFramebuffers(1, &id_);
+    detail::countObject(ObjectKind::Framebuffer, 1);
     if (!label.empty()) glObjectLabel(GL_FRAMEBUFFER, id_, static_cast<GLsizei>(label.size()), label.data());
 }
 
@@ -21,7 +22,10 @@ Framebuffer& Framebuffer::operator=(Framebuffer&& o) noexcept {
 }
 
 Framebuffer::~Framebuffer() {
-    if (id_ != 0) glDeleteFramebuffers(1, &id_);
+    if (id_ != 0) {
+        glDeleteFramebuffers(1, &id_);
+        detail::countObject(ObjectKind::Framebuffer, -1);
+    }
 }
 
 void Framebuffer::attachTexture(GLenum attachment, const Texture& texture, int level) {
@@ -70,6 +74,9 @@ void Framebuffer::clearColorUint(int drawBuffer, unsigned r, unsigned g, unsigne
 
 void Framebuffer::clearDepth(float depth) { glClearNamedFramebufferfv(id_, GL_DEPTH, 0, &depth); }
 
-GLuint Framebuffer::release() { return std::exchange(id_, 0); }
+GLuint Framebuffer::release() {
+    if (id_ != 0) detail::countObject(ObjectKind::Framebuffer, -1);
+    return std::exchange(id_, 0);
+}
 
 }  // namespace isc::gl

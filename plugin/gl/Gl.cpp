@@ -2,9 +2,56 @@
 
 #include "isc/gl/Buffer.h"
 
+#include <atomic>
 #include <cstdio>
 
 namespace isc::gl {
+
+namespace {
+std::array<std::atomic<long>, kObjectKinds> liveCounts{};
+}  // namespace
+
+void detail::countObject(ObjectKind kind, int delta) {
+    liveCounts[static_cast<std::size_t>(kind)].fetch_add(delta, std::memory_order_relaxed);
+}
+
+LiveObjects liveObjects() {
+    LiveObjects o;
+    for (std::size_t i = 0; i < kObjectKinds; ++i) o.count[i] = liveCounts[i].load(std::memory_order_relaxed);
+    return o;
+}
+
+long LiveObjects::total() const {
+    long t = 0;
+    for (long c : count) t += c;
+    return t;
+}
+
+const char* objectKindName(ObjectKind kind) {
+    switch (kind) {
+        case ObjectKind::Buffer: return "buffers";
+        case ObjectKind::Texture: return "textures";
+        case ObjectKind::Renderbuffer: return "renderbuffers";
+        case ObjectKind::Framebuffer: return "framebuffers";
+        case ObjectKind::VertexArray: return "vertex_arrays";
+        case ObjectKind::Query: return "queries";
+        case ObjectKind::Program: return "programs";
+        case ObjectKind::Sync: return "syncs";
+        case ObjectKind::MappedBuffer: return "mapped";
+    }
+    return "?";
+}
+
+std::string LiveObjects::describe() const {
+    std::string s;
+    for (std::size_t i = 0; i < kObjectKinds; ++i) {
+        if (i) s += ' ';
+        s += objectKindName(static_cast<ObjectKind>(i));
+        s += '=';
+        s += std::to_string(count[i]);
+    }
+    return s;
+}
 
 std::string enumName(GLenum value) {
     switch (value) {

@@ -133,7 +133,7 @@ void GpuScene::sync(const Scene& scene) {
         if (staging_.size() != bytes || stagingData_ == nullptr) {
             const GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
             staging_.allocate(bytes, nullptr, flags);
-            stagingData_ = glMapNamedBufferRange(staging_.id(), 0, static_cast<GLsizeiptr>(bytes), flags);
+            stagingData_ = staging_.mapPersistent(flags);
             stagingFence_ = Fence();
         }
         if (stagingFence_.isValid()) (void)stagingFence_.wait();

@@ -87,6 +87,7 @@ Result<Program> Program::create(std::initializer_list<ShaderStage> stages, std::
     }
     Program p;
     p.id_ = glCreateProgram();
+    detail::countObject(ObjectKind::Program, 1);
     p.label_ = label.empty() ? names : std::string(label);
     glObjectLabel(GL_PROGRAM, p.id_, static_cast<GLsizei>(p.label_.size()), p.label_.data());
     for (GLuint s : shaders) glAttachShader(p.id_, s);
@@ -112,7 +113,15 @@ Program& Program::operator=(Program&& o) noexcept {
 }
 
 Program::~Program() {
-    if (id_ != 0) glDeleteProgram(id_);
+    if (id_ != 0) {
+        // A program in use is only flagged for deletion (GL 4.5, 7.3): it would live on, with
+        // its compiled code, until the next glUseProgram. Leave it so that it goes now.
+        GLint current = 0;
+        glGetIntegerv(GL_CURRENT_PROGRAM, &current);
+        if (static_cast<GLuint>(current) == id_) glUseProgram(0);
+        glDeleteProgram(id_);
+        detail::countObject(ObjectKind::Program, -1);
+    }
 }
 
 void Program::use() const { glUseProgram(id_); }
@@ -162,6 +171,9 @@ glm::ivec3 Program::workGroupSize() const {
     return size;
 }
 
-GLuint Program::release() { return std::exchange(id_, 0); }
+GLuint Program::release() {
+    if (id_ != 0) detail::countObject(ObjectKind::Program, -1);
+    return std::exchange(id_, 0);
+}
 
 }  // namespace isc::gl

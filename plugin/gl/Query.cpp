@@ -6,6 +6,7 @@ namespace isc::gl {
 
 Query::Query(std::string_view label, GLenum target) : target_(target) {
     glCreateQueries(target, 1, &id_);
+    detail::countObject(ObjectKind::Query, 1);
     if (!label.empty()) glObjectLabel(GL_QUERY, id_, static_cast<GLsizei>(label.size()), label.data());
 }
 
@@ -20,7 +21,10 @@ Query& Query::operator=(Query&& o) noexcept {
 }
 
 Query::~Query() {
-    if (id_ != 0) glDeleteQueries(1, &id_);
+    if (id_ != 0) {
+        glDeleteQueries(1, &id_);
+        detail::countObject(ObjectKind::Query, -1);
+    }
 }
 
 void Query::begin() { glBeginQuery(target_, id_); }
@@ -38,6 +42,9 @@ std::uint64_t Query::result() const {
     return value;
 }
 
-GLuint Query::release() { return std::exchange(id_, 0); }
+GLuint Query::release() {
+    if (id_ != 0) detail::countObject(ObjectKind::Query, -1);
+    return std::exchange(id_, 0);
+}
 
 }  // namespace isc::gl

@@ -10,6 +10,7 @@ Renderbuffer::Renderbuffer(std::string_view label, GLenum internalFormat, int wi
     : internalFormat_(internalFormat), width_(width), height_(height) {
     ISC_ASSERT(width > 0 && height > 0, "Renderbuffer::Renderbuffer(): size must be positive");
     glCreateRenderbuffers(1, &id_);
+    detail::countObject(ObjectKind::Renderbuffer, 1);
     if (!label.empty()) glObjectLabel(GL_RENDERBUFFER, id_, static_cast<GLsizei>(label.size()), label.data());
     if (samples > 0)
         glNamedRenderbufferStorageMultisample(id_, samples, internalFormat, width, height);
@@ -31,9 +32,15 @@ Renderbuffer& Renderbuffer::operator=(Renderbuffer&& o) noexcept {
 }
 
 Renderbuffer::~Renderbuffer() {
-    if (id_ != 0) glDeleteRenderbuffers(1, &id_);
+    if (id_ != 0) {
+        glDeleteRenderbuffers(1, &id_);
+        detail::countObject(ObjectKind::Renderbuffer, -1);
+    }
 }
 
-GLuint Renderbuffer::release() { return std::exchange(id_, 0); }
+GLuint Renderbuffer::release() {
+    if (id_ != 0) detail::countObject(ObjectKind::Renderbuffer, -1);
+    return std::exchange(id_, 0);
+}
 
 }  // namespace isc::gl

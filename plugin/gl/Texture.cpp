@@ -16,6 +16,7 @@ Texture Texture::create2D(std::string_view name, GLenum internalFormat, int widt
     ISC_ASSERT(width > 0 && height > 0 && levels > 0, "Texture::create2D(): size and levels must be positive");
     Texture t;
     glCreateTextures(GL_TEXTURE_2D, 1, &t.id_);
+    detail::countObject(ObjectKind::Texture, 1);
     label(GL_TEXTURE, t.id_, name);
     glTextureStorage2D(t.id_, levels, internalFormat, width, height);
     t.target_ = GL_TEXTURE_2D;
@@ -35,6 +36,7 @@ Texture Texture::create2DArray(std::string_view name, GLenum internalFormat, int
                "Texture::create2DArray(): size, layers and levels must be positive");
     Texture t;
     glCreateTextures(GL_TEXTURE_2D_ARRAY, 1, &t.id_);
+    detail::countObject(ObjectKind::Texture, 1);
     label(GL_TEXTURE, t.id_, name);
     glTextureStorage3D(t.id_, levels, internalFormat, width, height, layers);
     t.target_ = GL_TEXTURE_2D_ARRAY;
@@ -66,7 +68,10 @@ Texture& Texture::operator=(Texture&& o) noexcept {
 }
 
 Texture::~Texture() {
-    if (id_ != 0) glDeleteTextures(1, &id_);
+    if (id_ != 0) {
+        glDeleteTextures(1, &id_);
+        detail::countObject(ObjectKind::Texture, -1);
+    }
 }
 
 void Texture::bindUnit(GLuint unit) const { glBindTextureUnit(unit, id_); }
@@ -110,6 +115,9 @@ void Texture::read(int level, GLenum format, GLenum type, std::size_t bytes, voi
 
 void Texture::generateMipmaps() { glGenerateTextureMipmap(id_); }
 
-GLuint Texture::release() { return std::exchange(id_, 0); }
+GLuint Texture::release() {
+    if (id_ != 0) detail::countObject(ObjectKind::Texture, -1);
+    return std::exchange(id_, 0);
+}
 
 }  // namespace isc::gl

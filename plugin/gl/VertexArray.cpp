@@ -8,6 +8,7 @@ namespace isc::gl {
 
 VertexArray::VertexArray(std::string_view label) {
     glCreateVertexArrays(1, &id_);
+    detail::countObject(ObjectKind::VertexArray, 1);
     if (!label.empty()) glObjectLabel(GL_VERTEX_ARRAY, id_, static_cast<GLsizei>(label.size()), label.data());
 }
 
@@ -19,7 +20,10 @@ VertexArray& VertexArray::operator=(VertexArray&& o) noexcept {
 }
 
 VertexArray::~VertexArray() {
-    if (id_ != 0) glDeleteVertexArrays(1, &id_);
+    if (id_ != 0) {
+        glDeleteVertexArrays(1, &id_);
+        detail::countObject(ObjectKind::VertexArray, -1);
+    }
 }
 
 void VertexArray::setVertexBuffer(GLuint binding, const Buffer& buffer, std::size_t offset, int stride, GLuint divisor) {
@@ -44,6 +48,9 @@ void VertexArray::setElementBuffer(const Buffer& buffer) { glVertexArrayElementB
 
 void VertexArray::bind() const { glBindVertexArray(id_); }
 
-GLuint VertexArray::release() { return std::exchange(id_, 0); }
+GLuint VertexArray::release() {
+    if (id_ != 0) detail::countObject(ObjectKind::VertexArray, -1);
+    return std::exchange(id_, 0);
+}
 
 }  // namespace isc::gl

@@ -208,3 +208,67 @@ void main() {
             for (int x = 0; x < 16; ++x)
                 ASSERT_EQ(v[(std::size_t(z) * 8 + y) * 16 + x], std::uint32_t(x + 100 * y + 10000 * z));
 }
+
+TEST_F(GlTest, LiveObjectsCountEveryWrapperFromCreationToDeletion) {
+    using K = gl::ObjectKind;
+    const gl::LiveObjects before = gl::liveObjects();
+    {
+        gl::Buffer b("counted");
+        EXPECT_EQ(gl::liveObjects()[K::Buffer], before[K::Buffer] + 1);
+        b.allocate(64);
+        b.allocate(128);  // a new name, the old one deleted: still one
+        EXPECT_EQ(gl::liveObjects()[K::Buffer], before[K::Buffer] + 1);
+        gl::Buffer mapped("counted mapped");
+        constexpr GLbitfield flags = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+        mapped.allocate(256, nullptr, flags | GL_CLIENT_STORAGE_BIT);
+        ASSERT_NE(mapped.mapPersistent(flags), nullptr);
+        EXPECT_EQ(gl::liveObjects()[K::MappedBuffer], before[K::MappedBuffer] + 1);
+        mapped.allocate(512, nullptr, flags);  // the mapping ends with the old storage
+        EXPECT_EQ(mapped.mapped(), nullptr);
+        EXPECT_EQ(gl::liveObjects()[K::MappedBuffer], before[K::MappedBuffer]);
+        ASSERT_NE(mapped.mapPersistent(flags), nullptr);
+        GLint isMapped = GL_FALSE;
+        glGetNamedBufferParameteriv(mapped.id(), GL_BUFFER_MAPPED, &isMapped);
+        EXPECT_EQ(isMapped, GL_TRUE);
+        gl::Buffer moved = std::move(mapped);  // the mapping goes with it, counted once
+        EXPECT_EQ(moved.mapped() != nullptr, true);
+        EXPECT_EQ(gl::liveObjects()[K::MappedBuffer], before[K::MappedBuffer] + 1);
+        moved.unmap();
+        glGetNamedBufferParameteriv(moved.id(), GL_BUFFER_MAPPED, &isMapped);
+        EXPECT_EQ(isMapped, GL_FALSE);
+        ASSERT_NE(moved.mapPersistent(flags), nullptr);  // the destructor unmaps it
+
+        gl::Texture t = gl::Texture::create2D("counted", GL_R32UI, 4, 4);
+        gl::Texture ta = gl::Texture::create2DArray("counted", GL_R32UI, 4, 4, 2);
+        gl::Renderbuffer r("counted", GL_DEPTH_COMPONENT32F, 4, 4);
+        gl::Framebuffer f("counted");
+        gl::VertexArray v("counted");
+        gl::Query q("counted", GL_TIME_ELAPSED);
+        gl::Fence fence = gl::Fence::insert();
+        isc::test::writeTestShader("test_counted.glsl", "layout(local_size_x = 1) in;\nvoid main() {}\n");
+        auto p = gl::Program::create({{GL_COMPUTE_SHADER, "test_counted.glsl"}}, "", "counted");
+        ASSERT_TRUE(p.has_value()) << p.error().message;
+        const gl::LiveObjects during = gl::liveObjects();
+        EXPECT_EQ(during[K::Buffer], before[K::Buffer] + 2);  // b and moved (mapped was moved from)
+        EXPECT_EQ(during[K::Texture], before[K::Texture] + 2);
+        EXPECT_EQ(during[K::Renderbuffer], before[K::Renderbuffer] + 1);
+        EXPECT_EQ(during[K::Framebuffer], before[K::Framebuffer] + 1);
+        EXPECT_EQ(during[K::VertexArray], before[K::VertexArray] + 1);
+        EXPECT_EQ(during[K::Query], before[K::Query] + 1);
+        EXPECT_EQ(during[K::Sync], before[K::Sync] + 1);
+        EXPECT_EQ(during[K::Program], before[K::Program] + 1);
+        EXPECT_EQ(during[K::MappedBuffer], before[K::MappedBuffer] + 1);
+        // A program in use when destroyed is really deleted (not left flagged until the next glUseProgram).
+        p->use();
+        const GLuint id = p->id();
+        *p = gl::Program();
+        EXPECT_FALSE(glIsProgram(id));
+        EXPECT_EQ(gl::liveObjects()[K::Program], before[K::Program]);
+        // release() hands the object to the caller: no longer ours.
+        const GLuint released = gl::Texture::create2D("released", GL_R8, 2, 2).release();
+        EXPECT_EQ(gl::liveObjects()[K::Texture], before[K::Texture] + 2);
+        glDeleteTextures(1, &released);
+    }
+    const gl::LiveObjects after = gl::liveObjects();
+    EXPECT_EQ(after.count, before.count) << "before: " << before.describe() << "\nafter:  " << after.describe();
+}

@@ -34,9 +34,7 @@ std::uint32_t idBitsFor(std::uint32_t groupCount) {
 
 }  // namespace
 
-Passes::~Passes() {
-    if (fence_ != nullptr) glDeleteSync(fence_);
-}
+Passes::~Passes() = default;
 
 Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     queries_ = queries;
@@ -251,16 +249,13 @@ void Passes::issue(const Level& level, LevelResult& result) {
     if (readback_.size() < bytes || readbackMap_ == nullptr) {
         constexpr GLbitfield flags = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT | GL_CLIENT_STORAGE_BIT;
         readback_.allocate(std::max(bytes, 2 * readback_.size()), nullptr, flags);
-        readbackMap_ = static_cast<const std::uint32_t*>(glMapNamedBufferRange(
-            readback_.id(), 0, static_cast<GLsizeiptr>(readback_.size()),
-            GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT));
+        readbackMap_ = static_cast<const std::uint32_t*>(
+            readback_.mapPersistent(GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT));
     }
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
     glCopyNamedBufferSubData(counters_.id(), readback_.id(), 0, 0, CULLIDE_COUNTER_COUNT * 4);
     glCopyNamedBufferSubData(alive_.id(), readback_.id(), 0, CULLIDE_COUNTER_COUNT * 4, static_cast<GLsizeiptr>(members * 4));
-    if (fence_ != nullptr) glDeleteSync(fence_);
-    fence_ = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-    glFlush();
+    fence_ = gl::Fence::insert();  // flushes
     readbackMembers_ = members;
     issued_ = true;
 }
@@ -276,9 +271,8 @@ Result<void> Passes::collect(std::size_t members, const char* name, std::vector<
     // Wait for the fence (in 10 s slices: a GPU reset must not hang the caller forever).
     GLenum waited = GL_TIMEOUT_EXPIRED;
     for (int i = 0; i < 6 && waited == GL_TIMEOUT_EXPIRED; ++i)
-        waited = glClientWaitSync(fence_, GL_SYNC_FLUSH_COMMANDS_BIT, 10'000'000'000ull);
-    glDeleteSync(fence_);
-    fence_ = nullptr;
+        waited = glClientWaitSync(fence_.sync(), GL_SYNC_FLUSH_COMMANDS_BIT, 10'000'000'000ull);
+    fence_ = gl::Fence();
     if (waited != GL_ALREADY_SIGNALED && waited != GL_CONDITION_SATISFIED)
         return fail(std::string("cullide: waiting for the ") + name + " level failed (glClientWaitSync)");
     std::uint32_t counters[CULLIDE_COUNTER_COUNT] = {};

@@ -7,6 +7,7 @@
 #include "isc/detect/Detector.h"
 #include "isc/gl/Bindings.h"
 #include "isc/gl/Buffer.h"
+#include "isc/gl/Fence.h"
 #include "isc/gl/Framebuffer.h"
 #include "isc/gl/GpuScene.h"
 #include "isc/gl/Program.h"
@@ -85,7 +86,7 @@ struct LevelResult {
 class Passes {
 public:
     Passes() = default;
-    ~Passes();  // deletes a fence still pending (needs the context current, as the buffers do)
+    ~Passes();  // needs the context current, as the buffers and the fence do
     Passes(const Passes&) = delete;
     Passes& operator=(const Passes&) = delete;
     /// Compiles the programs; `queries` also the occlusion-query path.
@@ -144,7 +145,7 @@ private:
     // where every later pass then reached them across the bus.
     gl::Buffer readback_{"cullide read-back"};
     const std::uint32_t* readbackMap_ = nullptr;
-    GLsync fence_ = nullptr;
+    gl::Fence fence_;
     std::size_t readbackMembers_ = 0;
     bool issued_ = false;
     std::chrono::steady_clock::time_point issuedAt_{};

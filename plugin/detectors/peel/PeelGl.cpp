@@ -76,8 +76,7 @@ void ReadbackBuffer::reserve(std::size_t bytes) {
     buffer_.allocate(size);
     const GLbitfield flags = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT | GL_CLIENT_STORAGE_BIT;
     staging_.allocate(size, nullptr, flags);  // a new name: the old mapping goes with it
-    data_ = glMapNamedBufferRange(staging_.id(), 0, static_cast<GLsizeiptr>(size),
-                                  GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT);
+    data_ = staging_.mapPersistent(GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT);
 }
 
 void ReadbackBuffer::copyOut(std::size_t bytes) const {

@@ -87,6 +87,16 @@ public:
     /// glBindBuffer(target, id): e.g. GL_DRAW_INDIRECT_BUFFER, GL_DISPATCH_INDIRECT_BUFFER.
     void bind(GLenum target) const;
 
+    /// Maps the whole storage (glMapNamedBufferRange with `access`, which must include
+    /// GL_MAP_PERSISTENT_BIT, as the storage flags must) and returns the pointer (null on
+    /// failure). The mapping is counted (liveObjects(): mapped) and ends with unmap(), a new
+    /// allocate() or the destructor, which unmap before deleting the name.
+    void* mapPersistent(GLbitfield access);
+    /// glUnmapNamedBuffer when mapped by mapPersistent(); nothing otherwise.
+    void unmap();
+    /// The pointer mapPersistent() returned, null when not mapped.
+    void* mapped() const { return mapped_; }
+
     /// Bytes of storage (0 before allocate()).
     std::size_t size() const { return size_; }
     GLuint id() const { return id_; }
@@ -98,7 +108,10 @@ private:
     GLuint id_ = 0;
     std::size_t size_ = 0;
     GLbitfield flags_ = 0;
+    void* mapped_ = nullptr;
     std::string label_;
+
+    void deleteName();
 };
 
 }  // namespace isc::gl
