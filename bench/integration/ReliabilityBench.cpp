@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -137,6 +138,41 @@ double residentMiB() {
     long pages = 0, resident = 0;
     statm >> pages >> resident;
     return double(resident) * double(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
+// Where the resident memory is (/proc/self/smaps, MiB): the malloc heap ([heap] and the
+// allocator's in-use bytes, mallinfo2, which covers the main arena and its mmapped chunks),
+// anonymous mappings (other arenas, mmapped chunks, a driver's own allocations), mappings of
+// device files (/dev/dri, /dev/nvidia*: buffer memory a driver maps into the process) and
+// every other file mapping (code, libraries).
+struct MemoryParts {
+    double heap = 0.0, anonymous = 0.0, device = 0.0, files = 0.0, mallocInUse = 0.0;
+};
+
+MemoryParts memoryParts() {
+    MemoryParts m;
+    std::ifstream smaps("/proc/self/smaps");
+    std::string line, name;
+    while (std::getline(smaps, line)) {
+        if (line.empty()) continue;
+        // A mapping's header: "start-end perms offset dev inode [name]"; its fields follow.
+        if (std::isxdigit(static_cast<unsigned char>(line[0])) && line.find('-') < line.find(' ')) {
+            std::size_t at = 0;
+            for (int field = 0; field < 5 && at != std::string::npos; ++field) at = line.find(' ', at + 1);
+            const std::size_t start = at == std::string::npos ? at : line.find_first_not_of(' ', at);
+            name = start == std::string::npos ? std::string() : line.substr(start);
+            continue;
+        }
+        if (line.rfind("Rss:", 0) != 0) continue;
+        const double mib = std::atof(line.c_str() + 4) / 1024.0;  // kB
+        if (name == "[heap]") m.heap += mib;
+        else if (name.empty() || name[0] == '[') m.anonymous += mib;
+        else if (name.rfind("/dev/", 0) == 0) m.device += mib;
+        else m.files += mib;
+    }
+    const struct mallinfo2 mi = mallinfo2();
+    m.mallocInUse = double(mi.uordblks + mi.hblkhd) / (1024.0 * 1024.0);
+    return m;
 }
 
 bool inWorld(bullet::RigidWorld& w, int body) { return w.rigidBody(body)->isInWorld(); }
@@ -271,12 +307,16 @@ int soak(const Args& a, bool haveGl) {
                     : "");
     std::printf("# rss_mib: resident memory at the row; rss_trim_mib: the same after malloc_trim(0) (free heap "
                 "pages handed back, so what the allocator keeps after a detector freed it does not count)\n");
+    std::printf("# after malloc_trim, resident memory by kind (/proc/self/smaps): heap_mib the malloc heap, "
+                "anon_mib anonymous mappings (other malloc arenas, large blocks, a driver's own), device_mib "
+                "mappings of /dev files (a driver's buffer memory), files_mib code and other files; "
+                "malloc_in_use_mib: bytes malloc has handed out (mallinfo2: main arena and large blocks)\n");
     std::printf("# per row: step_ms, collision_ms (the dispatcher), detect_ms (the detector's call), contacts_ms "
                 "(patch contacts into the manifolds), mesh_pairs: means over the steps since the last row; "
                 "awake: bodies awake now\n");
     std::printf("step\tdetector\tbodies_in_world\trss_mib\tgl_buffer_bytes\tenergy_j\tnan_bodies\tcontacts\t"
                 "max_speed\tbelow_ground\tstep_ms\tcollision_ms\tdetect_ms\tcontacts_ms\tmesh_pairs\tfallback_pairs\t"
-                "awake\tfell_total\trss_trim_mib\n");
+                "awake\tfell_total\trss_trim_mib\theap_mib\tanon_mib\tdevice_mib\tfiles_mib\tmalloc_in_use_mib\n");
     std::fflush(stdout);
     std::mt19937 rng(7);
     std::vector<int> out;  // bodies taken out of the world
@@ -367,11 +407,14 @@ int soak(const Args& a, bool haveGl) {
             periods.back().rss = rss;
             periods.back().rssTrim = rssTrim;
             periods.back().glBytes = gl::bufferBytes();
-            std::printf("%d\t%s\t%d\t%.2f\t%zu\t%.3f\t%d\t%d\t%.4f\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%zu\t%d\t%d\t%.2f\n",
+            const MemoryParts parts = memoryParts();
+            std::printf("%d\t%s\t%d\t%.2f\t%zu\t%.3f\t%d\t%d\t%.4f\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%zu\t%d\t%d\t%.2f\t"
+                        "%.2f\t%.2f\t%.2f\t%.2f\t%.2f\n",
                         step, detectors[current].c_str(), w.bodyCount() - int(out.size()), rss,
                         gl::bufferBytes(), e, nan, w.contactCount(), maxSpeedInWorld(w), below,
                         stepMsSum / n, collisionSum / n, detectSum / n, contactsSum / n, pairsSum / n, fallbackSum,
-                        awake, fellTotal + below, rssTrim);
+                        awake, fellTotal + below, rssTrim, parts.heap, parts.anonymous, parts.device, parts.files,
+                        parts.mallocInUse);
             std::fflush(stdout);
             // The detector's own figures of this step's call, to stderr (the step breakdown).
             if (bullet::CollisionDispatcher* d = w.dispatcher()) {
