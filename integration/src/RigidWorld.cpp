@@ -125,6 +125,15 @@ void applyMaterial(btRigidBody::btRigidBodyConstructionInfo& ci, const WorldSett
     ci.m_spinningFriction = settings.spinningFriction;
 }
 
+// Dynamic bodies (mesh bodies, rigid or deforming) add damping and sleeping to the material.
+void applyDynamics(btRigidBody::btRigidBodyConstructionInfo& ci, const WorldSettings& settings) {
+    applyMaterial(ci, settings);
+    ci.m_linearDamping = settings.linearDamping;
+    ci.m_angularDamping = settings.angularDamping;
+    ci.m_linearSleepingThreshold = settings.sleepLinear;
+    ci.m_angularSleepingThreshold = settings.sleepAngular;
+}
+
 }  // namespace
 
 void RigidWorld::addGround(Vec3 halfExtents, float top) {
@@ -185,11 +194,7 @@ int RigidWorld::addMeshBody(std::shared_ptr<const Mesh> mesh, const Pose& pose, 
     s.motion.push_back(std::make_unique<btDefaultMotionState>(t));
     btRigidBody::btRigidBodyConstructionInfo ci(mass, s.motion.back().get(), it->second.shape.get(),
                                                 it->second.inertiaPerKg * mass);
-    applyMaterial(ci, settings_);
-    ci.m_linearDamping = settings_.linearDamping;
-    ci.m_angularDamping = settings_.angularDamping;
-    ci.m_linearSleepingThreshold = settings_.sleepLinear;
-    ci.m_angularSleepingThreshold = settings_.sleepAngular;
+    applyDynamics(ci, settings_);
     s.rigid.push_back(std::make_unique<btRigidBody>(ci));
     s.world->addRigidBody(s.rigid.back().get());
     bodies_.push_back({s.rigid.back().get(), std::move(mesh)});
@@ -214,11 +219,7 @@ int RigidWorld::addDeformingMeshBody(std::shared_ptr<const Mesh> mesh, const Pos
     t.setRotation(btQuaternion(pose.rotation.x, pose.rotation.y, pose.rotation.z, pose.rotation.w));
     s.motion.push_back(std::make_unique<btDefaultMotionState>(t));
     btRigidBody::btRigidBodyConstructionInfo ci(mass, s.motion.back().get(), d->shape.get(), inertiaPerKg * mass);
-    applyMaterial(ci, settings_);
-    ci.m_linearDamping = settings_.linearDamping;
-    ci.m_angularDamping = settings_.angularDamping;
-    ci.m_linearSleepingThreshold = settings_.sleepLinear;
-    ci.m_angularSleepingThreshold = settings_.sleepAngular;
+    applyDynamics(ci, settings_);
     s.rigid.push_back(std::make_unique<btRigidBody>(ci));
     // A deforming body never sleeps: its surface moves even when the body rests, and a
     // sleeping pair would not be detected.

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <numeric>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 namespace isc {
@@ -124,7 +125,13 @@ struct EdgePoint {
 // that cross the surface carry the contact.
 void makeSamples(std::vector<EdgePoint>& points, std::span<const cinder::MeshEdge> edgesA,
                  std::span<const cinder::MeshEdge> edgesB, std::vector<ContactSample>& out) {
-    std::sort(points.begin(), points.end(), [](const EdgePoint& x, const EdgePoint& y) { return x.key < y.key; });
+    // The GPU appends points in whatever order its atomics ran: order them fully (not just by
+    // edge), so that ties below pick the same point every run and the contacts, and the
+    // physics built on them, do not change from run to run.
+    std::sort(points.begin(), points.end(), [](const EdgePoint& x, const EdgePoint& y) {
+        return std::tie(x.key, x.triangle, x.flags, x.point.x, x.point.y, x.point.z, x.distance, x.rayDistance) <
+               std::tie(y.key, y.triangle, y.flags, y.point.x, y.point.y, y.point.z, y.distance, y.rayDistance);
+    });
     for (std::size_t i = 0; i < points.size();) {
         std::size_t j = i;
         while (j < points.size() && points[j].key == points[i].key) ++j;
