@@ -55,6 +55,7 @@ struct ParticleSystem::Impl {
     float pixel = 0.0f;
     std::vector<gl::PtMap> maps;
     std::size_t mapPixels = 0;
+    std::size_t largestMapPixels = 0;  // pixels of the largest map (splits the big raster items)
     std::size_t count = 0;
     gl::Buffer positions{"particles positions"}, velocities{"particles velocities"}, mapBuffer{"particles maps"},
         depths{"particles map depths"}, normals{"particles map normals"}, counters{"particles counters"},
@@ -164,6 +165,7 @@ Result<ParticleSystem> ParticleSystem::create(const ParticleSettings& s) {
         m.height = std::max<std::uint32_t>(1, std::uint32_t(std::ceil(ext[v] / im.pixel)));
         m.offset = std::uint32_t(im.mapPixels);
         im.mapPixels += std::size_t(m.width) * m.height;
+        im.largestMapPixels = std::max(im.largestMapPixels, std::size_t(m.width) * m.height);
         im.maps.push_back(m);
     }
     if (im.mapPixels * 4 > std::size_t(block))
@@ -263,7 +265,14 @@ Result<EnvironmentUpdate> ParticleSystem::setEnvironment(const Scene& scene) {
             if (bigCount > 0) {
                 p.setUniform("uBig", 1u);
                 p.setUniform("uBigCount", bigCount);
-                p.dispatch(std::min<GLuint>(bigCount, kMaxGroups));
+                // Each item's pixels split over `split` groups (gl_WorkGroupID.y): at most
+                // PT_BIG_PIXELS_PER_LANE iterations an invocation, all its items together.
+                const GLuint groups = std::min<GLuint>(bigCount, kMaxGroups);
+                const std::size_t perGroup = (std::size_t(bigCount) + groups - 1) / groups;
+                const std::size_t perLane = std::size_t(64) * PT_BIG_PIXELS_PER_LANE;
+                const auto split = static_cast<GLuint>(std::min<std::size_t>(
+                    kMaxGroups, (im.largestMapPixels * perGroup + perLane - 1) / perLane));
+                p.dispatch(groups, std::max<GLuint>(split, 1));
                 glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
             }
         }

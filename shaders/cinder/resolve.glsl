@@ -48,6 +48,12 @@ float sDepth[MAX_LAYERS];
 uint sSlot[MAX_LAYERS];
 uint sTriangle[MAX_LAYERS];
 vec4 sPlane[MAX_LAYERS];  // world outward normal (unit), plane offset: dot(n, x) - w = signed distance
+// An object's fragments, linked in depth-slot order: sFirst[j] when j is its object's first,
+// sNext[j] its next (surfCount: none). Made once a pixel (S^2 / 2 steps) so that an edge walks
+// S + S fragments, not S^2: llvmpipe silently ends an invocation's loops after 65535
+// iterations in all, which E x S^2 passed from maxLayers 40 (docs/gl.md).
+bool sFirst[MAX_LAYERS];
+uint sNext[MAX_LAYERS];
 
 void main() {
     // Work groups in two dimensions (a 2048^2 tile has more than 65535 groups of 64 pixels).
@@ -85,6 +91,13 @@ void main() {
         float len = length(n);
         n = len > 0.0 ? n / len : vec3(0.0);
         sPlane[j] = vec4(n, dot(n, a));
+        sFirst[j] = true;
+        sNext[j] = surfCount;
+        for (uint k = 0u; k < j; ++k) {
+            if (sSlot[k] != sSlot[j]) continue;
+            sFirst[j] = false;
+            if (sNext[k] == surfCount) sNext[k] = j;  // k was its object's last so far
+        }
     }
     // The pixel centre across the view, in the tile's clip space.
     vec2 centre = (vec2(q - uvec2(v.originX, v.originY)) + 0.5) / float(uTileSize) * 2.0 - 1.0;
@@ -106,16 +119,13 @@ void main() {
         for (uint j0 = 0u; j0 < surfCount; ++j0) {
             uint slotB = sSlot[j0];
             if (slotB == slotA) continue;  // self-interference prevented
-            bool first = true;  // each other object once: at its first fragment
-            for (uint k = 0u; k < j0; ++k) first = first && sSlot[k] != slotB;
-            if (!first) continue;
+            if (!sFirst[j0]) continue;  // each other object once: at its first fragment
             int winding = 0;
             float bestInside = -3.4e38, nearestDepth = 3.4e38;
             uint triInside = 0xFFFFFFFFu, triNear = 0u;
             float distInside = 0.0, distNear = 0.0;
             vec3 nInside = vec3(0.0), nNear = vec3(0.0);
-            for (uint j = j0; j < surfCount; ++j) {
-                if (sSlot[j] != slotB) continue;
+            for (uint j = j0; j < surfCount; j = sNext[j]) {  // slotB's fragments
                 vec3 n = sPlane[j].xyz;
                 if (sDepth[j] < ze) winding += n[axis] < 0.0 ? 1 : -1;  // entering faces look back at the viewer
                 float sd = dot(n, p) - sPlane[j].w;

@@ -28,6 +28,10 @@ namespace isc::gl {
 
 // Pixels one thread of the environment raster covers itself; larger triangles go to big[].
 #define PT_SMALL_PIXELS 256
+// Pixels of one big[] item one invocation covers at most (its work group's 64 lanes, times
+// the groups the item's pixels are split over): llvmpipe ends an invocation's loops silently
+// after 65535 iterations in all, which a 4096-pixel map's ground triangle passed (docs/gl.md).
+#define PT_BIG_PIXELS_PER_LANE 16384u
 
 // One height map, std430, 64 bytes: looking along `direction` (an axis, +-) into the domain.
 // Pixel (i, j) covers world [origin.x + i p, +p] on axis `axisU` and [origin.y + j p, +p] on

@@ -122,9 +122,14 @@ void main() {
         if (triangle >= uTriangleCount || mapIndex >= uMapCount) return;
         raster(uObject, triangle, mapIndex, false, 0u, 1u);
     } else {
+        // gl_WorkGroupID.y splits an item's pixels over gl_NumWorkGroups.y groups, so that no
+        // invocation loops more than about PT_BIG_PIXELS_PER_LANE times (llvmpipe silently
+        // ends an invocation's loops after 65535 iterations in all; docs/gl.md).
+        uint lane = gl_WorkGroupID.y * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+        uint stride = gl_NumWorkGroups.y * gl_WorkGroupSize.x;
         for (uint item = gl_WorkGroupID.x; item < uBigCount; item += gl_NumWorkGroups.x) {
             uvec4 b = big[item];
-            raster(b.z, b.x, b.y, true, gl_LocalInvocationID.x, gl_WorkGroupSize.x);
+            raster(b.z, b.x, b.y, true, lane, stride);
         }
     }
 }

@@ -80,8 +80,10 @@ namespace isc::gl {
 #define PEEL_COUNTER_COUNT 20
 
 // Levels of the pairing grid: cells of level L are 8^L times the finest (a record sits at the
-// level where its box spans at most two cells a side).
+// level where its box spans at most two cells a side). At least PEEL_GRID_LEVELS; more
+// (uGridLevels, up to PEEL_GRID_MAX_LEVELS) where a call's longest object needs them.
 #define PEEL_GRID_LEVELS 4u
+#define PEEL_GRID_MAX_LEVELS 10u
 
 // Tile flags.
 #define PEEL_TILE_SELF 1u       // one object against itself (paper's facing rule)

@@ -4,6 +4,7 @@
 
 uniform float uCellSize;    // world units of a level-0 cell
 uniform uint uBucketMask;   // buckets - 1 (a power of two minus one)
+uniform uint uGridLevels;   // levels of the call, PEEL_GRID_LEVELS..PEEL_GRID_MAX_LEVELS
 
 float peelCellSize(uint level) { return uCellSize * float(1u << (3u * level)); }
 
@@ -13,7 +14,7 @@ uint peelGridLevel(vec3 lo, vec3 hi) {
     vec3 e = hi - lo;
     float longest = max(e.x, max(e.y, e.z));
     uint level = 0u;
-    while (level + 1u < PEEL_GRID_LEVELS && longest > 2.0 * peelCellSize(level)) ++level;
+    while (level + 1u < uGridLevels && longest > 2.0 * peelCellSize(level)) ++level;
     return level;
 }
 

@@ -77,7 +77,7 @@ void main() {
         corners(pr, r.triangle, a0, a1, a2, aIds);
         bool tileFlag = hits[uCandidateCount + dr.tile] != 0u;
         uint lastObject = 0xFFFFFFFFu, lastCandidate = 0xFFFFFFFFu;
-        for (uint level = rLevel; level < PEEL_GRID_LEVELS; ++level) {
+        for (uint level = rLevel; level < uGridLevels; ++level) {
             ivec3 c0 = peelCell(rb.lo.xyz, level), c1 = peelCell(rb.hi.xyz, level);
             for (int z = c0.z; z <= c1.z; ++z)
                 for (int y = c0.y; y <= c1.y; ++y)

@@ -189,6 +189,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     vertexTotal_ = nodeTotal_ = triangleTotal_ = 0;
     std::uint32_t maxHeight = 0;
     float cellSize = std::numeric_limits<float>::max();
+    float longestBox = 0.0f;  // the longest world-box diagonal: bounds every triangle's box
     auto partFor = [&](ObjectId o) {
         if (partOf[o] != kNone) return partOf[o];
         const Mesh& mesh = scene.objectMesh(o);
@@ -212,6 +213,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         triangleTotal_ += p.triangleCount;
         maxHeight = std::max(maxHeight, tree.height);
         if (tree.meanEdge > 0.0f) cellSize = std::min(cellSize, tree.meanEdge);
+        longestBox = std::max(longestBox, glm::length(b.max - b.min));
         partOf[o] = static_cast<std::uint32_t>(parts_.size());
         parts_.push_back(p);
         return partOf[o];
@@ -319,6 +321,15 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     pairMask_ = static_cast<std::uint32_t>(tableSize - 1);
     // Pairing grid: level-0 cells as large as the smallest mean edge of the call's meshes.
     cellSize_ = cellSize == std::numeric_limits<float>::max() ? 1.0f : cellSize;
+    // Enough levels that the call's longest triangle spans at most three top-level cells a
+    // side: a record's cell loops (pair_grid, pair_test) stay short, where llvmpipe ends an
+    // invocation's loops silently after 65535 iterations (a 300 m ground beside 1 mm edges
+    // spanned 476^2 level-3 cells; docs/gl.md "Loop bounds on llvmpipe").
+    gridLevels_ = PEEL_GRID_LEVELS;
+    while (gridLevels_ < PEEL_GRID_MAX_LEVELS &&
+           2.0f * cellSize_ * float(1u << (3u * (gridLevels_ - 1u))) < 1.01f * longestBox)
+        ++gridLevels_;
+    stats.count("grid_levels", double(gridLevels_));
     // Breadth first (one dispatch per level) down to the clusters where the slots allow: a
     // depth-first walk per node pair leaves few long threads on deep trees (3.76M triangles).
     levelSteps_ = std::max({kLevelSteps, maxHeight > kStackLevels ? maxHeight - kStackLevels : 0u,
@@ -747,6 +758,7 @@ Result<void> PeelScenePass::imagePasses(std::span<const ObjectPair> candidates, 
     if (auto r = writeArgs(kSlotRecords, 1, PEEL_COUNTER_RECORDS, 0, 0, cap_.records, 64); !r) return r;
     for (gl::Program* p : {&gridCount_, &gridFill_, &pairTest_}) {
         p->setUniform("uCellSize", cellSize_);
+        p->setUniform("uGridLevels", gridLevels_);
         p->setUniform("uBucketMask", buckets - 1);
     }
     gridCount_.setUniform("uRecordCapacity", recordCap);

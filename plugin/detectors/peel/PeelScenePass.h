@@ -85,6 +85,7 @@ private:
     std::vector<Batch> batches_;
     std::uint32_t vertexTotal_ = 0, nodeTotal_ = 0, triangleTotal_ = 0, pairMask_ = 0;
     float cellSize_ = 1.0f;  // pairing grid, level 0 (world units)
+    std::uint32_t gridLevels_ = PEEL_GRID_LEVELS;  // pairing grid levels of the call (uGridLevels)
     std::uint32_t levelSteps_ = 0;
     std::size_t atlasPixels_ = 0;  // largest batch
     std::size_t clusterNodesUploaded_ = 0;

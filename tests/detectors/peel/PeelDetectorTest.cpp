@@ -706,5 +706,27 @@ TEST_F(PeelDetectorTest, NonFinitePoseIsSkippedWithAWarning) {
     EXPECT_NE(out.stats.warnings[0].find("non-finite"), std::string::npos);
 }
 
+// A small sphere (2 mm edges: the level-0 cell) sunk into the far corner of a 300 m ground
+// box: the ground's top triangles sit at the grid's top level (cells of 512 x 2 mm) and span
+// ~300 x 300 of them, past llvmpipe's silent 65535 loop iterations (docs/gl.md, "Loop bounds
+// on llvmpipe"). Every triangle pair of the reference must be found.
+TEST_F(PeelDetectorTest, ASmallSphereSunkIntoAVeryLargeGroundIsFound) {
+    Scene scene;
+    const ObjectId ground = scene.addObject(scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(150.0f, 0.5f, 150.0f)))),
+                                            {Vec3(0.0f, -0.5f, 0.0f), Quat(1, 0, 0, 0)});
+    const ObjectId ball = scene.addObject(scene.addMesh(std::make_shared<Mesh>(shapes::uvSphere(0.05f, 256, 128))),
+                                          {Vec3(140.0f, 0.02f, 140.0f), Quat(1, 0, 0, 0)});
+    const std::vector<ObjectPair> candidates{{ground, ball}};
+    PeelSettings s;
+    s.rays = "on";  // the image passes and the pairing grid (off by default without self-collision)
+    auto peel = makePeel(s);
+    DetectionOutput out;
+    ASSERT_TRUE(peel->detect(scene, candidates, out));
+    const auto ref = reference(scene, ground, ball);
+    ASSERT_FALSE(ref.empty());
+    ASSERT_EQ(out.pairs.size(), 1u);
+    EXPECT_EQ(out.pairs[0].triangles, ref);
+}
+
 }  // namespace
 }  // namespace isc
