@@ -1,5 +1,6 @@
 #include "CullideNarrowphase.h"
 
+#include "isc/geometry/SweepAndPrune.h"
 #include "isc/geometry/TriangleTriangle.h"
 
 #include <algorithm>
@@ -18,49 +19,6 @@ inline float roundDown(double x) {
 inline float roundUp(double x) {
     const float f = static_cast<float>(x);
     return f + (std::fabs(f) * 0x1.0p-23f + 0x1.0p-126f);
-}
-
-// Every (i, j) with a[i] and b[j] overlapping, grouped by i: geometry::sweepAndPrune with the z
-// test inline and a counting sort instead of its sort.
-void sweepPairs(std::span<const Aabb> a, std::span<const Aabb> b, std::vector<TrianglePair>& out) {
-    out.clear();
-    struct Entry {
-        float minX;
-        std::uint32_t index;  // high bit: from b
-    };
-    constexpr std::uint32_t kFromB = 0x80000000u;
-    std::vector<Entry> order;
-    order.reserve(a.size() + b.size());
-    for (std::uint32_t i = 0; i < a.size(); ++i) order.push_back({a[i].min.x, i});
-    for (std::uint32_t j = 0; j < b.size(); ++j) order.push_back({b[j].min.x, j | kFromB});
-    std::sort(order.begin(), order.end(), [](const Entry& l, const Entry& r) { return l.minX < r.minX; });
-    std::vector<std::uint32_t> activeA, activeB;
-    for (const Entry& e : order) {
-        const bool fromB = (e.index & kFromB) != 0;
-        const std::uint32_t idx = e.index & ~kFromB;
-        const Aabb& box = fromB ? b[idx] : a[idx];
-        std::vector<std::uint32_t>& other = fromB ? activeA : activeB;
-        const std::span<const Aabb> otherBoxes = fromB ? a : b;
-        std::size_t kept = 0;
-        for (std::size_t k = 0; k < other.size(); ++k) {
-            const std::uint32_t o = other[k];
-            const Aabb& ob = otherBoxes[o];
-            if (ob.max.x < box.min.x) continue;  // ends before this one starts: done with it
-            other[kept++] = o;
-            if (ob.min.y <= box.max.y && box.min.y <= ob.max.y && ob.min.z <= box.max.z && box.min.z <= ob.max.z)
-                out.push_back(fromB ? TrianglePair{o, idx} : TrianglePair{idx, o});
-        }
-        other.resize(kept);
-        (fromB ? activeB : activeA).push_back(idx);
-    }
-    // Grouped by i (a counting sort): the exact tests then walk A's corners in order (in sweep
-    // order they took three times as long, cache misses on the double corners).
-    std::vector<std::uint32_t> start(a.size() + 1, 0);
-    for (const TrianglePair& p : out) ++start[p.a + 1];
-    for (std::size_t i = 0; i < a.size(); ++i) start[i + 1] += start[i];
-    std::vector<TrianglePair> sorted(out.size());
-    for (const TrianglePair& p : out) sorted[start[p.a]++] = p;
-    out.swap(sorted);
 }
 
 }  // namespace
@@ -148,7 +106,7 @@ void Narrowphase::run(const Scene& scene, std::span<const Job> jobs,
         for (std::uint32_t i : ia0)
             if (A.boxes[i].overlaps(cutB)) ia.push_back(i), ba.push_back(A.boxes[i]);
         std::vector<TrianglePair> boxPairs;
-        sweepPairs(ba, bb, boxPairs);
+        geometry::sweepAndPrune(ba, bb, boxPairs);
         const std::span<const UVec3> tris = scene.objectMesh(p.a).triangles();
         std::vector<Test>& tests = jobTests[ji];
         tests.reserve(boxPairs.size());

@@ -62,7 +62,17 @@ void sweepAndPruneLazyZ(std::span<const Aabb> a, std::span<const Aabb> b, std::v
         other.resize(kept);
         (fromB ? activeB : activeA).push_back(idx);
     }
-    std::sort(out.begin(), out.end());
+    // Sorted by (i, j): a counting sort on i, then each i's few j sorted (a full sort of the
+    // pairs cost cullide's exact stage several times more; callers then walk a's boxes in order).
+    std::vector<std::uint32_t> start(a.size() + 1, 0);
+    for (const TrianglePair& p : out) ++start[p.a + 1];
+    for (std::size_t i = 0; i < a.size(); ++i) start[i + 1] += start[i];
+    std::vector<TrianglePair> sorted(out.size());
+    std::vector<std::uint32_t> next(start.begin(), start.end() - 1);
+    for (const TrianglePair& p : out) sorted[next[p.a]++] = p;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (start[i + 1] - start[i] > 1) std::sort(sorted.begin() + start[i], sorted.begin() + start[i + 1]);
+    out.swap(sorted);
 }
 
 }  // namespace isc::geometry
