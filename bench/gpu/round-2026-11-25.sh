@@ -2,7 +2,8 @@
 # GPU round of 2026-11-25, run on the lent NVIDIA machine from the repository root after
 # `ISC_PACK_TESTS=1 bash bench/gpu/pack.sh` here and the GL debs unpacked there.
 # Usage: bench/gpu/round-2026-11-25.sh PART...   (parts, in order given; output under $OUT)
-#   tests     every test executable on the NVIDIA driver (the tool tests need the build tree: left out)
+#   tests     every test executable on the NVIDIA driver (the tool tests run the packed isc through
+#             ISC_TOOL; isc_test_tools needs the build tree's data: left out)
 #   accuracy  `isc accuracy` of every registered GPU detector at its defaults, 200 poses
 #   demo      `isc demo bunny-pile --headless --bodies 100`: the auto line and the summary
 #   peel-again  the 100-bunny pile and deforming pile, cpu beside peel, once more (a second sample)
@@ -12,7 +13,7 @@
 # Everything the parts write goes into one archive $OUT/round-<parts>.tgz (the device returns at
 # most 8 files).
 set -uo pipefail
-export LD_LIBRARY_PATH=$PWD/.devrun/lib ISC_BUNNY_OBJ=${ISC_BUNNY_OBJ:-$PWD/.devrun/data/bunny.obj}
+export ISC_TOOL=$PWD/.devrun/bin/isc LD_LIBRARY_PATH=$PWD/.devrun/lib ISC_BUNNY_OBJ=${ISC_BUNNY_OBJ:-$PWD/.devrun/data/bunny.obj}
 nv=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 [ -f $nv ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$nv
 final=${OUT:-/tmp/out}; out=$(mktemp -d); bin=$PWD/.devrun/bin; mkdir -p "$final"

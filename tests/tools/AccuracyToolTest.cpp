@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "ToolRun.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -28,7 +30,7 @@ std::string tempPath(const std::string& name) {
 
 std::string runTool(const std::string& args, int& status) {
     const std::string out = tempPath("isc_tool_out.txt");
-    status = std::system((std::string(ISC_TOOL_PATH) + " " + args + " > " + out + " 2>&1").c_str());
+    status = std::system((test::toolPath() + " " + args + " > " + out + " 2>&1").c_str());
     std::ifstream f(out);
     std::stringstream ss;
     ss << f.rdbuf();
