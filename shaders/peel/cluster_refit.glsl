@@ -3,7 +3,9 @@
 // One invocation per (part, node); those of clusters (leaves) box their triangles, then walk
 // up: at each parent the first child to arrive stops (atomic counter), the second unites the
 // two children's boxes (written before the counter, made visible by memoryBarrierBuffer) and
-// goes on. Parts are sorted by nodeBase.
+// goes on. Parts are sorted by nodeBase. With PEEL_LOCAL_VERTICES (the fused walk's chain)
+// the corners come from the scene's local vertices and the model matrix, the expression of
+// peel/world.glsl, with no world-vertex pass before it.
 #include "common/dispatch.glsl"
 #include "common/scene.glsl"
 #include "peel/bindings.h"
@@ -11,7 +13,9 @@
 layout(local_size_x = 64) in;
 
 layout(std430, binding = PEEL_BINDING_PARTS) readonly buffer PeelParts { PeelPart parts[]; };
+#ifndef PEEL_LOCAL_VERTICES
 layout(std430, binding = PEEL_BINDING_WORLD) readonly buffer PeelWorld { vec4 world[]; };
+#endif
 layout(std430, binding = PEEL_BINDING_CLUSTER_NODES) readonly buffer PeelNodes { PeelClusterNode clusterNodes[]; };
 layout(std430, binding = PEEL_BINDING_CLUSTER_SLOTS) readonly buffer PeelSlots { uint clusterSlots[]; };
 layout(std430, binding = PEEL_BINDING_NODE_BOXES) coherent buffer PeelBoxes { PeelBox nodeBoxes[]; };
@@ -38,7 +42,11 @@ void main() {
         uint t = clusterSlots[p.firstSlot + node.firstSlot + s];
         uint base = 3u * (o.firstTriangle + t);
         for (uint c = 0u; c < 3u; ++c) {
+#ifdef PEEL_LOCAL_VERTICES
+            vec3 v = (o.model * vec4(sceneVertices[o.firstVertex + sceneIndices[base + c]].xyz, 1.0)).xyz;
+#else
             vec3 v = world[p.vertexBase + sceneIndices[base + c]].xyz;
+#endif
             bmin = min(bmin, v);
             bmax = max(bmax, v);
         }

@@ -36,6 +36,17 @@ constexpr std::uint32_t kLevelSteps = 5, kStackLevels = 31;
 enum Stage { kStageWorld, kStageCull, kStageRaster, kStageRays, kStageGrid, kStageFilter, kStageCount };
 constexpr const char* kStageNames[kStageCount] = {"gpu_world_ms", "gpu_cull_ms",  "gpu_raster_ms",
                                                   "gpu_rays_ms",  "gpu_grid_ms",  "gpu_filter_ms"};
+// Dispatches of the cull and the triangle pairs, timed one by one with gpuTimers "passes"
+// (counters gpu_pass_<name>_ms), and the stage each belongs to (-1: the stage it runs in).
+enum Pass { kPassWorld, kPassRefit, kPassRoots, kPassArgs, kPassLevel, kPassStack, kPassWalk, kPassTriangles,
+            kPassTriangleCull, kPassCount };
+constexpr const char* kPassNames[kPassCount] = {
+    "gpu_pass_world_ms", "gpu_pass_refit_ms", "gpu_pass_roots_ms",     "gpu_pass_args_ms",         "gpu_pass_level_ms",
+    "gpu_pass_stack_ms", "gpu_pass_walk_ms",  "gpu_pass_triangles_ms", "gpu_pass_triangle_cull_ms"};
+constexpr int kPassStage[kPassCount] = {kStageWorld, kStageWorld, kStageCull,   -1,       kStageCull,
+                                        kStageCull,  kStageCull,  kStageFilter, kStageCull};
+// Deepest cluster tree the fused walk takes (its per-invocation stack: 4 + 3 per level below).
+constexpr std::uint32_t kFusedLevels = 30;
 
 void barrier(GLbitfield bits = GL_SHADER_STORAGE_BARRIER_BIT) { glMemoryBarrier(bits); }
 
@@ -59,6 +70,8 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     settings_ = settings;
     common_ = common;
     conservativeRaster_ = conservativeRaster;
+    fusedWalk_ = settings.walk != "levels";
+    timers_ = settings.gpuTimers == "off" ? 0 : settings.gpuTimers == "passes" ? 2 : 1;
     // The cull needs three views: with one, a surface edge-on to it (the ground's top in a view
     // along z) leaves no fragment near its contacts once its other faces are culled, and the
     // view cannot see them (docs/detectors/peel.md, "The ray test on culled surfaces").
@@ -70,6 +83,15 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // A smaller storage-block limit than the driver's, to test what a small GPU is told.
     if (const char* cap = std::getenv("ISC_PEEL_LIMIT_STORAGE_BLOCK"); cap != nullptr && *cap != '\0')
         limits_.maxStorageBlock = std::min<std::size_t>(limits_.maxStorageBlock, std::strtoull(cap, nullptr, 10));
+    // Test hooks: a smaller frontier (the walk's stack path) and step budget (its cut, redone
+    // with the levels walk) than the shader's.
+    auto hook = [](const char* name, std::uint32_t most) {
+        const char* v = std::getenv(name);
+        if (v == nullptr || *v == '\0') return most;
+        return static_cast<std::uint32_t>(std::clamp<unsigned long long>(std::strtoull(v, nullptr, 10), 1, most));
+    };
+    walkQueue_ = hook("ISC_PEEL_WALK_QUEUE", PEEL_WALK_QUEUE);
+    walkBudget_ = hook("ISC_PEEL_WALK_BUDGET", PEEL_WALK_BUDGET);
     const std::string layers = "#define MAX_LAYERS " + std::to_string(settings.maxLayers) + "\n";
     struct Entry {
         gl::Program* program;
@@ -95,6 +117,9 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
         {&pairTest_, "peel/pair_test.glsl", "", "peel pair test"},
         {&args_, "peel/args.glsl", "", "peel dispatch args"},
         {&triPairs_, "peel/tri_pairs.glsl", "", "peel triangle pairs (no rays)"},
+        {&walk_, "peel/cluster_walk.glsl", "", "peel cluster walk (fused)"},
+        {&refitLocal_, "peel/cluster_refit.glsl", "#define PEEL_LOCAL_VERTICES 1\n", "peel cluster refit (local)"},
+        {&triPairsLocal_, "peel/tri_pairs.glsl", "#define PEEL_LOCAL_VERTICES 1\n", "peel triangle pairs (local)"},
     };
     for (const Entry& e : entries) {
         auto p = compute(e.file, e.defines, e.label);
@@ -116,6 +141,7 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
 Result<void> PeelScenePass::writeArgs(std::uint32_t slot, std::uint32_t mode, std::uint32_t counter,
                                       std::uint32_t scanBegin, std::uint32_t scanEnd, std::size_t capacity,
                                       std::uint32_t perGroup) {
+    markPass(kPassArgs);
     args_.setUniform("uSlot", slot);
     args_.setUniform("uMode", mode);
     args_.setUniform("uCounter", counter);
@@ -128,6 +154,24 @@ Result<void> PeelScenePass::writeArgs(std::uint32_t slot, std::uint32_t mode, st
     args_.dispatch(1);
     barrier(GL_COMMAND_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
     return {};
+}
+
+void PeelScenePass::markPass(int pass) {
+    if (timers_ == 0) return;
+    const int stage = kPassStage[pass] < 0 ? std::max(stage_, 0) : kPassStage[pass];
+    // With "passes" every pass gets its own timestamp; its index says pass and stage.
+    if (timers_ == 2) {
+        clock_.mark(kStageCount + pass * kStageCount + stage);
+    } else if (stage != stage_) {
+        clock_.mark(stage);
+    }
+    stage_ = stage;
+}
+
+void PeelScenePass::markStage(int stage) {
+    if (timers_ == 0) return;
+    clock_.mark(stage);
+    stage_ = stage;
 }
 
 void PeelScenePass::dispatchIndirect(const gl::Program& program, std::uint32_t slot) const {
@@ -332,6 +376,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     stats.count("grid_levels", double(gridLevels_));
     // Breadth first (one dispatch per level) down to the clusters where the slots allow: a
     // depth-first walk per node pair leaves few long threads on deep trees (3.76M triangles).
+    treeHeight_ = maxHeight;
     levelSteps_ = std::max({kLevelSteps, maxHeight > kStackLevels ? maxHeight - kStackLevels : 0u,
                             std::min(maxHeight + 1, kSlotTriangles - 2)});
     if (levelSteps_ + 1 >= kSlotTriangles)
@@ -500,63 +545,14 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     for (const auto& [buffer, binding] : bindings) buffer->bindBase(GL_SHADER_STORAGE_BUFFER, binding);
 
     clock_.reset();
-    clock_.mark(kStageWorld);
-    const auto partCount = static_cast<std::uint32_t>(parts_.size());
-    // 1. World vertices.
-    world_.setUniform("uPartCount", partCount);
-    world_.setUniform("uItemCount", vertexTotal_);
-    world_.use();
-    if (auto r = dispatch1d(world_, vertexTotal_, 64, limits_, "the world vertices"); !r) return r;
-    barrier();
-    // 2. Cluster boxes, bottom-up.
-    refit_.setUniform("uPartCount", partCount);
-    refit_.setUniform("uItemCount", nodeTotal_);
-    refit_.use();
-    if (auto r = dispatch1d(refit_, nodeTotal_, 64, limits_, "the cluster refit"); !r) return r;
-    barrier();
-    // 3. Cluster pairs: roots, levelSteps_ levels, then depth first.
-    clock_.mark(kStageCull);
-    const auto itemCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.items, 0xFFFFFFFFu));
+    stage_ = -1;
     const auto clusterCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.clusterPairs, 0xFFFFFFFFu));
-    for (gl::Program* p : {&pairsInit_, &pairsStep_, &pairsStack_}) {
-        p->setUniform("uItemCapacity", itemCap);
-        p->setUniform("uClusterCapacity", clusterCap);
-    }
-    if (!pairs_.empty()) {
-        itemsBuffer_[0].bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_ITEMS_OUT);
-        pairsInit_.setUniform("uPairCount", static_cast<std::uint32_t>(pairs_.size()));
-        pairsInit_.setUniform("uOutSlot", 0u);
-        pairsInit_.use();
-        if (auto r = dispatch1d(pairsInit_, pairs_.size(), 64, limits_, "the pair list"); !r) return r;
-        barrier();
-        if (auto r = writeArgs(0, 0, 0, 0, 0, cap_.items, 64); !r) return r;
-        for (std::uint32_t s = 0; s <= levelSteps_; ++s) {
-            const bool last = s == levelSteps_;
-            itemsBuffer_[s % 2].bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_ITEMS_IN);
-            itemsBuffer_[(s + 1) % 2].bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_ITEMS_OUT);
-            gl::Program& p = last ? pairsStack_ : pairsStep_;
-            p.setUniform("uInSlot", s);
-            p.setUniform("uOutSlot", s + 1);
-            dispatchIndirect(p, s);
-            if (!last)
-                if (auto r = writeArgs(s + 1, 0, 0, 0, 0, cap_.items, 64); !r) return r;
-        }
-        // 4. Triangles of the cluster pairs: kept for the raster pass, or (no rays) paired and filtered.
-        if (auto r = writeArgs(kSlotTriangles, 1, PEEL_COUNTER_CLUSTER_PAIRS, 0, 0, cap_.clusterPairs, 1); !r) return r;
-        if (direct_) {
-            clock_.mark(kStageFilter);
-            triPairs_.setUniform("uClusterCapacity", clusterCap);
-            triPairs_.setUniform("uOutputCapacity",
-                                 static_cast<std::uint32_t>(std::min<std::size_t>(cap_.output, 0xFFFFFFFFu)));
-            dispatchIndirect(triPairs_, kSlotTriangles);
-        } else {
-            cullTriangles_.setUniform("uClusterCapacity", clusterCap);
-            dispatchIndirect(cullTriangles_, kSlotTriangles);
-        }
-    }
+    fusedCall_ = fusedWalk_ && treeHeight_ <= kFusedLevels;
+    stats.count("walk_fused", fusedCall_ ? 1.0 : 0.0);
+    if (auto r = fusedCall_ ? fusedCull(clusterCap) : levelsCull(clusterCap); !r) return r;
     if (!direct_)
         if (auto r = imagePasses(candidates, buckets); !r) return r;
-    clock_.stop();
+    if (timers_ != 0) clock_.stop();
     // The counters and (the expected part of) the list into their mapped copies.
     barrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     counters_.copyOut(PEEL_COUNTER_COUNT * sizeof(std::uint32_t));
@@ -600,6 +596,13 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     };
     grow(cap_.items, counters[PEEL_COUNTER_ITEM_OVERFLOW] > 0 ? 2 * cap_.items : 0, sizeof(glm::uvec4),
          "the node pair lists");
+    if (counters[PEEL_COUNTER_WALK_CUT] > 0) {
+        // A fused walk's invocation ran out of stack or loop budget (docs/gl.md): this call is
+        // redone, and every later one made, with the levels walk.
+        fusedWalk_ = false;
+        retry = true;
+        stats.count("walk_cut", double(counters[PEEL_COUNTER_WALK_CUT]));
+    }
     grow(cap_.clusterPairs, counters[PEEL_COUNTER_CLUSTER_PAIRS], sizeof(glm::uvec4), "the cluster pairs");
     grow(cap_.records, counters[PEEL_COUNTER_RECORDS], sizeof(gl::PeelBox), "the records");
     grow(cap_.entries, counters[PEEL_COUNTER_CELL_ENTRIES], 4 * sizeof(std::uint32_t), "the pairing grid");
@@ -625,13 +628,22 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         stats.count("late_copies", 1.0);
     }
     outputCopy_ = std::size_t(found) + found / 4 + 4096;
+    lastClusterPairs_ = counters[PEEL_COUNTER_CLUSTER_PAIRS];
     const std::span<const TrianglePairCandidate> list(static_cast<const TrianglePairCandidate*>(output_.data()), found);
     const double readMs = msSince(tr);
-    const std::vector<double> stageMs = clock_.totals(kStageCount);
+    // Clock indices: a stage s, or (gpuTimers "passes") kStageCount + pass x kStageCount + s.
+    const std::vector<double> spans = clock_.totals(int(kStageCount) + int(kPassCount) * int(kStageCount));
     double gpuMs = 0;
-    for (int s = 0; s < kStageCount; ++s) {
-        stats.count(kStageNames[s], stageMs[std::size_t(s)]);
-        gpuMs += stageMs[std::size_t(s)];
+    for (int s = 0; s < kStageCount && timers_ != 0; ++s) {
+        double ms = spans[std::size_t(s)];
+        for (int p = 0; p < kPassCount; ++p) ms += spans[std::size_t(kStageCount + p * kStageCount + s)];
+        stats.count(kStageNames[s], ms);
+        gpuMs += ms;
+    }
+    for (int p = 0; p < kPassCount && timers_ == 2; ++p) {
+        double ms = 0;
+        for (int s = 0; s < kStageCount; ++s) ms += spans[std::size_t(kStageCount + p * kStageCount + s)];
+        stats.count(kPassNames[p], ms);
     }
     stats.gpuMs = gpuMs;
     stats.readbackMs += waitMs + readMs;
@@ -662,6 +674,120 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     return {};
 }
 
+// The world vertices (with rays: the raster pass draws them) and the cluster boxes; then
+// the fused walk in one dispatch; then the triangle pairs (no rays: a fixed grid of workgroups
+// striding over the list, sized from the last call: no indirect-argument pass) or, with rays,
+// the triangle cull. Four dispatches without rays (three: the refit and the triangle pairs
+// read the local vertices), each after one barrier; nothing read back.
+Result<void> PeelScenePass::fusedCull(std::uint32_t clusterCap) {
+    const auto partCount = static_cast<std::uint32_t>(parts_.size());
+    if (!direct_) {
+        markPass(kPassWorld);
+        world_.setUniform("uPartCount", partCount);
+        world_.setUniform("uItemCount", vertexTotal_);
+        world_.use();
+        if (auto r = dispatch1d(world_, vertexTotal_, 64, limits_, "the world vertices"); !r) return r;
+        barrier();
+    }
+    markPass(kPassRefit);
+    gl::Program& refit = direct_ ? refitLocal_ : refit_;
+    refit.setUniform("uPartCount", partCount);
+    refit.setUniform("uItemCount", nodeTotal_);
+    refit.use();
+    if (auto r = dispatch1d(refit, nodeTotal_, 64, limits_, "the cluster refit"); !r) return r;
+    barrier();
+    if (pairs_.empty()) return {};
+    markPass(kPassWalk);
+    walk_.setUniform("uPairCount", static_cast<std::uint32_t>(pairs_.size()));
+    walk_.setUniform("uClusterCapacity", clusterCap);
+    walk_.setUniform("uQueueLimit", walkQueue_);
+    walk_.setUniform("uStepBudget", walkBudget_);
+    walk_.use();
+    if (auto r = dispatch1d(walk_, pairs_.size(), 1, limits_, "the pair list (one workgroup each)"); !r) return r;
+    barrier();
+    if (direct_) {
+        markPass(kPassTriangles);
+        triPairsLocal_.setUniform("uClusterCapacity", clusterCap);
+        triPairsLocal_.setUniform("uOutputCapacity",
+                                  static_cast<std::uint32_t>(std::min<std::size_t>(cap_.output, 0xFFFFFFFFu)));
+        triPairsLocal_.use();
+        // As many workgroups as the last call's cluster pairs and a quarter more (each strides
+        // over the list, so any count is served; a good guess makes it one cluster pair each).
+        const std::size_t groups = std::clamp<std::size_t>(lastClusterPairs_ + lastClusterPairs_ / 4 + 256, 256,
+                                                           std::max<std::size_t>(256, cap_.clusterPairs));
+        if (auto r = dispatch1d(triPairsLocal_, groups, 1, limits_, "the triangle pairs"); !r) return r;
+        barrier();
+    } else {
+        if (auto r = writeArgs(kSlotTriangles, 1, PEEL_COUNTER_CLUSTER_PAIRS, 0, 0, cap_.clusterPairs, 1); !r) return r;
+        markPass(kPassTriangleCull);
+        cullTriangles_.setUniform("uClusterCapacity", clusterCap);
+        dispatchIndirect(cullTriangles_, kSlotTriangles);
+    }
+    return {};
+}
+
+// The walk before round e: world vertices, refit, the roots, one dispatch per level (each
+// sized by an indirect-argument pass from the previous level's count), the depth-first rest,
+// then the triangle pairs (or the triangle cull) sized the same way.
+Result<void> PeelScenePass::levelsCull(std::uint32_t clusterCap) {
+    const auto partCount = static_cast<std::uint32_t>(parts_.size());
+    // 1. World vertices.
+    markPass(kPassWorld);
+    world_.setUniform("uPartCount", partCount);
+    world_.setUniform("uItemCount", vertexTotal_);
+    world_.use();
+    if (auto r = dispatch1d(world_, vertexTotal_, 64, limits_, "the world vertices"); !r) return r;
+    barrier();
+    // 2. Cluster boxes, bottom-up.
+    markPass(kPassRefit);
+    refit_.setUniform("uPartCount", partCount);
+    refit_.setUniform("uItemCount", nodeTotal_);
+    refit_.use();
+    if (auto r = dispatch1d(refit_, nodeTotal_, 64, limits_, "the cluster refit"); !r) return r;
+    barrier();
+    // 3. Cluster pairs: roots, levelSteps_ levels, then depth first.
+    const auto itemCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.items, 0xFFFFFFFFu));
+    for (gl::Program* p : {&pairsInit_, &pairsStep_, &pairsStack_}) {
+        p->setUniform("uItemCapacity", itemCap);
+        p->setUniform("uClusterCapacity", clusterCap);
+    }
+    if (pairs_.empty()) return {};
+    markPass(kPassRoots);
+    itemsBuffer_[0].bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_ITEMS_OUT);
+    pairsInit_.setUniform("uPairCount", static_cast<std::uint32_t>(pairs_.size()));
+    pairsInit_.setUniform("uOutSlot", 0u);
+    pairsInit_.use();
+    if (auto r = dispatch1d(pairsInit_, pairs_.size(), 64, limits_, "the pair list"); !r) return r;
+    barrier();
+    if (auto r = writeArgs(0, 0, 0, 0, 0, cap_.items, 64); !r) return r;
+    for (std::uint32_t s = 0; s <= levelSteps_; ++s) {
+        const bool last = s == levelSteps_;
+        itemsBuffer_[s % 2].bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_ITEMS_IN);
+        itemsBuffer_[(s + 1) % 2].bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_ITEMS_OUT);
+        gl::Program& p = last ? pairsStack_ : pairsStep_;
+        p.setUniform("uInSlot", s);
+        p.setUniform("uOutSlot", s + 1);
+        markPass(last ? kPassStack : kPassLevel);
+        dispatchIndirect(p, s);
+        if (!last)
+            if (auto r = writeArgs(s + 1, 0, 0, 0, 0, cap_.items, 64); !r) return r;
+    }
+    // 4. Triangles of the cluster pairs: kept for the raster pass, or (no rays) paired and filtered.
+    if (auto r = writeArgs(kSlotTriangles, 1, PEEL_COUNTER_CLUSTER_PAIRS, 0, 0, cap_.clusterPairs, 1); !r) return r;
+    if (direct_) {
+        markPass(kPassTriangles);
+        triPairs_.setUniform("uClusterCapacity", clusterCap);
+        triPairs_.setUniform("uOutputCapacity",
+                             static_cast<std::uint32_t>(std::min<std::size_t>(cap_.output, 0xFFFFFFFFu)));
+        dispatchIndirect(triPairs_, kSlotTriangles);
+    } else {
+        markPass(kPassTriangleCull);
+        cullTriangles_.setUniform("uClusterCapacity", clusterCap);
+        dispatchIndirect(cullTriangles_, kSlotTriangles);
+    }
+    return {};
+}
+
 // Passes 5-7 (scene sampling with collision rays): kept lists, raster, rays, separation,
 // pairing and the float filter.
 Result<void> PeelScenePass::imagePasses(std::span<const ObjectPair> candidates, std::uint32_t buckets) {
@@ -681,7 +807,7 @@ Result<void> PeelScenePass::imagePasses(std::span<const ObjectPair> candidates, 
     vao_.setElementBuffer(keptIndicesBuffer_);
     const auto recordCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.records, 0xFFFFFFFFu));
     for (const Batch& b : batches_) {
-        clock_.mark(kStageRaster);
+        markStage(kStageRaster);
         const std::uint32_t R = b.size, W = b.width, H = b.height;
         headsBuffer_.clearZero(0, std::size_t(W) * H * 4);
         maskBuffer_.clearZero(0, std::size_t(b.tileCount) * ((R * R + 31) / 32) * 4);
@@ -711,7 +837,7 @@ Result<void> PeelScenePass::imagePasses(std::span<const ObjectPair> candidates, 
         glDisable(GL_DEPTH_CLAMP);
         gl::Framebuffer::bindDefault();
         barrier();
-        clock_.mark(kStageRays);
+        markStage(kStageRays);
         resolve_.setUniform("uFirstTile", b.firstTile);
         resolve_.setUniform("uCulled", cull_ ? 1u : 0u);
         // The cull keeps a band of kMarginPixels pixels: a nearest fragment farther than that in
@@ -749,11 +875,12 @@ Result<void> PeelScenePass::imagePasses(std::span<const ObjectPair> candidates, 
         separate_.setUniform("uDrawEnd", b.endDraw);
         separate_.setUniform("uFirstTile", b.firstTile);
         separate_.setUniform("uRecordCapacity", recordCap);
+        if (timers_ == 2) markStage(kStageRays);  // ends the arguments pass's span
         dispatchIndirect(separate_, kSlotSeparate);
     }
 
     // 7. Pairing and the float filter.
-    clock_.mark(kStageGrid);
+    markStage(kStageGrid);
     const auto entryCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.entries, 0xFFFFFFFFu));
     if (auto r = writeArgs(kSlotRecords, 1, PEEL_COUNTER_RECORDS, 0, 0, cap_.records, 64); !r) return r;
     for (gl::Program* p : {&gridCount_, &gridFill_, &pairTest_}) {
@@ -762,6 +889,7 @@ Result<void> PeelScenePass::imagePasses(std::span<const ObjectPair> candidates, 
         p->setUniform("uBucketMask", buckets - 1);
     }
     gridCount_.setUniform("uRecordCapacity", recordCap);
+    if (timers_ == 2) markStage(kStageGrid);
     dispatchIndirect(gridCount_, kSlotRecords);
     cellStartsBuffer_.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_SCAN);
     scan_.setUniform("uScanCount", buckets);
@@ -772,7 +900,7 @@ Result<void> PeelScenePass::imagePasses(std::span<const ObjectPair> candidates, 
     gridFill_.setUniform("uRecordCapacity", recordCap);
     gridFill_.setUniform("uEntryCapacity", entryCap);
     dispatchIndirect(gridFill_, kSlotRecords);
-    clock_.mark(kStageFilter);
+    markStage(kStageFilter);
     pairTest_.setUniform("uRecordCapacity", recordCap);
     pairTest_.setUniform("uEntryCapacity", entryCap);
     pairTest_.setUniform("uOutputCapacity", static_cast<std::uint32_t>(std::min<std::size_t>(cap_.output, 0xFFFFFFFFu)));

@@ -61,6 +61,15 @@ private:
                                          std::uint32_t scanBegin, std::uint32_t scanEnd, std::size_t capacity,
                                          std::uint32_t perGroup);
     void dispatchIndirect(const gl::Program& program, std::uint32_t slot) const;
+    /// GPU timers: the pass about to be recorded (its stage for the stage clock; with
+    /// gpuTimers "passes" a timestamp of its own).
+    void markPass(int pass);
+    /// GPU timers: a stage of the image passes starts (a timestamp unless gpuTimers is "off").
+    void markStage(int stage);
+    /// The fused chain (no rays): refit from local vertices, the one-dispatch walk, the
+    /// triangle pairs as a fixed grid. The levels chain: world, refit, one dispatch per level.
+    [[nodiscard]] Result<void> fusedCull(std::uint32_t clusterCap);
+    [[nodiscard]] Result<void> levelsCull(std::uint32_t clusterCap);
 
     PeelSettings settings_;
     DetectorSettings common_;
@@ -68,6 +77,12 @@ private:
     bool cull_ = true;  // settings.cull, and three axes
     bool direct_ = false;  // no collision rays: cluster pairs straight to the float filter
     bool softwareGl_ = false;  // llvmpipe and the like: the GPU wait does not wake the exact test's threads
+    bool fusedWalk_ = true;    // settings.walk; off for good once a fused walk was cut (redone with levels)
+    bool fusedCall_ = true;    // this call: the fused walk (trees shallow enough)
+    int timers_ = 1;           // 0 off, 1 stages, 2 passes
+    int stage_ = -1;           // stage of the last marked pass
+    std::size_t lastClusterPairs_ = 0;
+    std::uint32_t walkQueue_ = PEEL_WALK_QUEUE, walkBudget_ = PEEL_WALK_BUDGET;  // test hooks (environment)  // sizes the triangle pairs' grid of the fused chain
     GlLimits limits_;
     PeelClusters clusters_;
     Capacities cap_;
@@ -87,11 +102,13 @@ private:
     float cellSize_ = 1.0f;  // pairing grid, level 0 (world units)
     std::uint32_t gridLevels_ = PEEL_GRID_LEVELS;  // pairing grid levels of the call (uGridLevels)
     std::uint32_t levelSteps_ = 0;
+    std::uint32_t treeHeight_ = 0;  // deepest cluster tree of the call
     std::size_t atlasPixels_ = 0;  // largest batch
     std::size_t clusterNodesUploaded_ = 0;
 
     gl::Program world_, refit_, pairsInit_, pairsStep_, pairsStack_, cullTriangles_, compact_, drawItems_, raster_,
-        resolve_, mip_, separate_, gridCount_, gridFill_, scan_, pairTest_, args_, triPairs_;
+        resolve_, mip_, separate_, gridCount_, gridFill_, scan_, pairTest_, args_, triPairs_, walk_, refitLocal_,
+        triPairsLocal_;
     gl::VertexArray vao_;
     gl::Framebuffer framebuffer_;
     gl::Buffer partsBuffer_{"peel parts"}, worldBuffer_{"peel world vertices"}, nodesBuffer_{"peel cluster nodes"},
