@@ -27,6 +27,7 @@ layout(std430, binding = PEEL_BINDING_CLUSTER_PAIRS) writeonly buffer PeelCluste
 layout(std430, binding = PEEL_BINDING_COUNTERS) buffer PeelCounters { uint counters[]; };
 layout(std430, binding = PEEL_BINDING_PAIR_FLAGS) buffer PeelPairFlags { uint pairFlags[]; };
 
+uniform uint uPairBase;   // the call's pairs [uPairBase, uPairBase + uPairCount) (a split call walks two halves)
 uniform uint uPairCount;
 uniform uint uClusterCapacity;  // entries of clusterPairs
 uniform uint uQueueLimit;       // node pairs a frontier may hold, <= PEEL_WALK_QUEUE (lower in tests: the stack path)
@@ -93,6 +94,7 @@ void expand(uint pair, PeelPart pa, PeelPart pb, float margin, uint a, uint b) {
 void main() {
     uint g = iscFlatWorkGroup();
     if (g >= uPairCount) return;  // the whole workgroup
+    g += uPairBase;
     PeelPair pr = pairList[g];
     PeelPart pa = parts[pr.partA], pb = parts[pr.partB];
     uint lid = gl_LocalInvocationIndex;

@@ -37,6 +37,8 @@ layout(std430, binding = PEEL_BINDING_OUTPUT) writeonly buffer PeelOutput { uint
 
 uniform uint uClusterCapacity;
 uniform uint uOutputCapacity;  // triangle pairs
+uniform uint uStartCounter;    // PEEL_COUNTER_COUNT: the list from 0; else counters[uStartCounter] (a split call's 2nd half)
+uniform uint uOutputCounter;   // PEEL_COUNTER_OUTPUT, or PEEL_COUNTER_OUTPUT_B (a split call's 2nd half, its own list)
 
 shared vec3 sV[64][3];  // corners: 0..31 the cluster of A, 32..63 that of B
 shared vec3 sLo[64];
@@ -49,7 +51,8 @@ void main() {
     uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
     uint lid = gl_LocalInvocationIndex;
     uint side = lid >> 5, k = lid & 31u;
-    for (uint g = iscFlatWorkGroup(); g < count; g += groups) {  // uniform in the workgroup
+    uint first = uStartCounter < uint(PEEL_COUNTER_COUNT) ? counters[uStartCounter] : 0u;
+    for (uint g = first + iscFlatWorkGroup(); g < count; g += groups) {  // uniform in the workgroup
         uvec4 cp = clusterPairs[g];
         PeelPair pr = pairList[cp.x];
         if (lid == 0u) sBoxPairs = 0u;
@@ -93,7 +96,7 @@ void main() {
             ++boxPairs;
             if (!iscTrianglesMayIntersect(sV[i][0], sV[i][1], sV[i][2], sV[j][0], sV[j][1], sV[j][2], tolerance))
                 continue;
-            uint slot = atomicAdd(counters[PEEL_COUNTER_OUTPUT], 1u);
+            uint slot = atomicAdd(counters[uOutputCounter], 1u);
             if (slot < uOutputCapacity) {
                 outputPairs[3u * slot] = pr.candidate;
                 outputPairs[3u * slot + 1u] = aLow ? sTri[i] : sTri[j];

@@ -134,6 +134,7 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     vao_ = gl::VertexArray("peel vao (scene)");
     framebuffer_ = gl::Framebuffer("peel atlas (no attachments)");
     counters_.reserve(PEEL_COUNTER_COUNT * sizeof(std::uint32_t));
+    countersB_.reserve(PEEL_COUNTER_COUNT * sizeof(std::uint32_t));
     argsBuffer_.reserve(kSlotCount * 4 * sizeof(std::uint32_t));
     return {};
 }
@@ -493,6 +494,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     if (auto r = limits_.checkBlock(cap_.output * 3 * sizeof(std::uint32_t), "the candidate triangle pairs"); !r)
         return r;
     output_.reserve(cap_.output * 3 * sizeof(std::uint32_t));
+    if (direct_ && settings_.overlap) outputB_.reserve(cap_.output * 3 * sizeof(std::uint32_t));
     // Cleared every attempt.
     counters_.buffer().clearZero();
     argsBuffer_.clearZero();
@@ -549,37 +551,87 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     const auto clusterCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.clusterPairs, 0xFFFFFFFFu));
     fusedCall_ = fusedWalk_ && treeHeight_ <= kFusedLevels;
     stats.count("walk_fused", fusedCall_ ? 1.0 : 0.0);
-    if (auto r = fusedCall_ ? fusedCull(clusterCap) : levelsCull(clusterCap); !r) return r;
+    // Two halves (settings.overlap): the first half's pairs walked, paired, copied and fenced,
+    // then the second's; the CPU tests the first list while the GPU makes the second.
+    splitCall_ = fusedCall_ && direct_ && settings_.overlap && pairs_.size() >= 2;
+    splitPairs_ = static_cast<std::uint32_t>(splitCall_ ? pairs_.size() / 2 : pairs_.size());
+    stats.count("split", splitCall_ ? 1.0 : 0.0);
+    if (auto r = fusedCall_ ? fusedCull(clusterCap, 0) : levelsCull(clusterCap); !r) return r;
     if (!direct_)
         if (auto r = imagePasses(candidates, buckets); !r) return r;
-    if (timers_ != 0) clock_.stop();
     // The counters and (the expected part of) the list into their mapped copies.
+    const std::size_t copied = std::min(cap_.output, outputCopy_);
+    if (!splitCall_ && timers_ != 0) clock_.stop();
     barrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     counters_.copyOut(PEEL_COUNTER_COUNT * sizeof(std::uint32_t));
-    const std::size_t copied = std::min(cap_.output, outputCopy_);
     output_.copyOut(copied * sizeof(TrianglePairCandidate));
+    const gl::Fence fenceA = gl::Fence::insert();
+    gl::Fence fenceB;
+    if (splitCall_) {
+        if (auto r = fusedCull(clusterCap, 1); !r) return r;
+        if (timers_ != 0) clock_.stop();
+        barrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+        countersB_.copyFrom(counters_.buffer(), PEEL_COUNTER_COUNT * sizeof(std::uint32_t));
+        outputB_.copyOut(copied * sizeof(TrianglePairCandidate));
+        fenceB = gl::Fence::insert();
+    }
     if (auto e = gl::checkError("after the peel scene passes"); !e) return e;
 
-    // 8. The one wait of the call, then the counters and the list, in place.
-    const gl::Fence fence = gl::Fence::insert();
+    // 8. The one wait of the call (of each half), then the counters and the list, in place.
     const auto tw = Clock::now();
     // The wait runs on this thread inside a parallel region: the exact test's worker threads,
     // asleep since the last call when the caller did other work in between (a physics step,
     // the deforming scene's update), wake up while the GPU works instead of after it (on the
     // H100 host their wake-up cost up to a few ms per call); they then spin, ready.
     // Not with software GL: there the spinning threads would take the cores it renders with.
-    bool finished = false;
     const int team = settings_.exactThreads > 0 ? settings_.exactThreads : omp_get_max_threads();
+    auto waitFor = [&](const gl::Fence& fence) {
+        bool finished = false;
 #pragma omp parallel if (!softwareGl_) num_threads(team)
-    {
+        {
 #pragma omp master
-        finished = fence.wait(std::uint64_t(60) * 1000000000);
-    }
-    if (!finished) return fail("peel: the GPU did not finish the call's passes within 60 s");
-    const double waitMs = msSince(tw);
-    const auto tr = Clock::now();
+            finished = fence.wait(std::uint64_t(60) * 1000000000);
+        }
+        return finished;
+    };
+    if (!waitFor(fenceA)) return fail("peel: the GPU did not finish the call's passes within 60 s");
+    double waitMs = msSince(tw);
+    auto tr = Clock::now();
     std::uint32_t counters[PEEL_COUNTER_COUNT];
     std::memcpy(counters, counters_.data(), sizeof counters);
+    // A split call: the first half's list is tested now, while the GPU works on the second
+    // (unless something overflowed: the call is redone then). Its pairs of parts come first
+    // in candidate order, so out.pairs stays in candidate order.
+    const std::size_t pairsBefore = out.pairs.size();
+    double exactMs = 0, lateMs = 0, readMs = 0;
+    std::uint32_t foundA = 0;
+    if (splitCall_) {
+        const bool overflowA = counters[PEEL_COUNTER_CLUSTER_PAIRS] > cap_.clusterPairs ||
+                               counters[PEEL_COUNTER_OUTPUT] > cap_.output || counters[PEEL_COUNTER_WALK_CUT] > 0;
+        if (!overflowA) {
+            foundA = counters[PEEL_COUNTER_OUTPUT];
+            if (foundA > copied) {  // copied as far as the last calls suggested: the rest now
+                const auto tl = Clock::now();
+                output_.copyOut(std::size_t(foundA) * sizeof(TrianglePairCandidate));
+                if (!gl::Fence::insert().wait(std::uint64_t(60) * 1000000000))
+                    return fail("peel: the GPU did not finish copying the candidate list within 60 s");
+                lateMs += msSince(tl);
+                stats.count("late_copies", 1.0);
+            }
+            readMs += msSince(tr);
+            const auto te = Clock::now();
+            exact_.run(scene, candidates,
+                       std::span<const TrianglePairCandidate>(
+                           static_cast<const TrianglePairCandidate*>(output_.data()), foundA),
+                       common_.wantSegments, out, settings_.exactThreads);
+            exactMs += msSince(te);
+        }
+        const auto tb = Clock::now();
+        if (!waitFor(fenceB)) return fail("peel: the GPU did not finish the call's passes within 60 s");
+        waitMs += msSince(tb);
+        tr = Clock::now();
+        std::memcpy(counters, countersB_.data(), sizeof counters);
+    }
     // Overflows: grow what overflowed and redo; a list that cannot grow within one storage
     // block is an error naming the limit.
     std::string tooLarge;
@@ -606,31 +658,37 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     grow(cap_.clusterPairs, counters[PEEL_COUNTER_CLUSTER_PAIRS], sizeof(glm::uvec4), "the cluster pairs");
     grow(cap_.records, counters[PEEL_COUNTER_RECORDS], sizeof(gl::PeelBox), "the records");
     grow(cap_.entries, counters[PEEL_COUNTER_CELL_ENTRIES], 4 * sizeof(std::uint32_t), "the pairing grid");
-    grow(cap_.output, counters[PEEL_COUNTER_OUTPUT], 3 * sizeof(std::uint32_t), "the candidate triangle pairs");
+    grow(cap_.output, std::max(counters[PEEL_COUNTER_OUTPUT], counters[PEEL_COUNTER_OUTPUT_B]),
+         3 * sizeof(std::uint32_t), "the candidate triangle pairs");
     if (!tooLarge.empty())
         return fail("peel: " + tooLarge + " do not fit this GL's GL_MAX_SHADER_STORAGE_BLOCK_SIZE (" +
                     std::to_string(limits_.maxStorageBlock) + " bytes); give fewer candidate pairs per call or use a "
                     "GPU with larger storage blocks");
     if (retry) {
         out.stats.readbackMs += waitMs + msSince(tr);
+        // A first half tested before the overflow showed: its results go with the attempt.
+        out.pairs.resize(pairsBefore);
+        for (const char* name : {"exact_sort_ms", "exact_test_ms", "tri_tri_tests", "positive_tests"})
+            stats.count(name, 0.0);
         return {};
     }
-    const std::uint32_t found = counters[PEEL_COUNTER_OUTPUT];
-    // The list was copied as far as the last calls suggested; a longer one is copied now (a
-    // second wait, counted; the next calls copy more).
-    double lateMs = 0;
+    // The (second half's) list: copied as far as the last calls suggested; a longer one is
+    // copied now (a second wait, counted; the next calls copy more).
+    const std::uint32_t found = counters[splitCall_ ? PEEL_COUNTER_OUTPUT_B : PEEL_COUNTER_OUTPUT];
+    ReadbackBuffer& listBuffer = splitCall_ ? outputB_ : output_;
     if (found > copied) {
         const auto tl = Clock::now();
-        output_.copyOut(std::size_t(found) * sizeof(TrianglePairCandidate));
+        listBuffer.copyOut(std::size_t(found) * sizeof(TrianglePairCandidate));
         if (!gl::Fence::insert().wait(std::uint64_t(60) * 1000000000))
             return fail("peel: the GPU did not finish copying the candidate list within 60 s");
-        lateMs = msSince(tl);
+        lateMs += msSince(tl);
         stats.count("late_copies", 1.0);
     }
-    outputCopy_ = std::size_t(found) + found / 4 + 4096;
+    outputCopy_ = std::size_t(std::max(found, foundA)) + std::max(found, foundA) / 4 + 4096;
     lastClusterPairs_ = counters[PEEL_COUNTER_CLUSTER_PAIRS];
-    const std::span<const TrianglePairCandidate> list(static_cast<const TrianglePairCandidate*>(output_.data()), found);
-    const double readMs = msSince(tr);
+    const std::span<const TrianglePairCandidate> list(static_cast<const TrianglePairCandidate*>(listBuffer.data()),
+                                                      found);
+    readMs += msSince(tr);
     // Clock indices: a stage s, or (gpuTimers "passes") kStageCount + pass x kStageCount + s.
     const std::vector<double> spans = clock_.totals(int(kStageCount) + int(kPassCount) * int(kStageCount));
     double gpuMs = 0;
@@ -661,7 +719,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     stats.count("records", counter(PEEL_COUNTER_RECORDS));
     stats.count("grid_entries", counter(PEEL_COUNTER_CELL_ENTRIES));
     stats.count("screen_pairs", counter(PEEL_COUNTER_SCREEN_PAIRS));
-    stats.count("filtered_pairs", double(found));
+    stats.count("filtered_pairs", double(found) + double(foundA));
     std::size_t pixels = 0;
     for (const Batch& b : batches_) pixels += std::size_t(b.width) * b.height;
     stats.count("pixels_sampled", double(pixels));
@@ -669,8 +727,9 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     // The exact test.
     const auto te = Clock::now();
     exact_.run(scene, candidates, list, common_.wantSegments, out, settings_.exactThreads);
-    stats.count("cpu_exact_ms", msSince(te));
-    stats.cpuMs += msSince(te);
+    exactMs += msSince(te);
+    stats.count("cpu_exact_ms", exactMs);
+    stats.cpuMs += exactMs;
     return {};
 }
 
@@ -679,8 +738,13 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
 // striding over the list, sized from the last call: no indirect-argument pass) or, with rays,
 // the triangle cull. Four dispatches without rays (three: the refit and the triangle pairs
 // read the local vertices), each after one barrier; nothing read back.
-Result<void> PeelScenePass::fusedCull(std::uint32_t clusterCap) {
+Result<void> PeelScenePass::fusedCull(std::uint32_t clusterCap, int half) {
     const auto partCount = static_cast<std::uint32_t>(parts_.size());
+    const auto pairCount = static_cast<std::uint32_t>(pairs_.size());
+    if (half == 1) {  // the second half of a split call: its pairs, its list
+        if (auto r = fusedWalkAndPairs(clusterCap, splitPairs_, pairCount - splitPairs_, 1); !r) return r;
+        return {};
+    }
     if (!direct_) {
         markPass(kPassWorld);
         world_.setUniform("uPartCount", partCount);
@@ -697,26 +761,45 @@ Result<void> PeelScenePass::fusedCull(std::uint32_t clusterCap) {
     if (auto r = dispatch1d(refit, nodeTotal_, 64, limits_, "the cluster refit"); !r) return r;
     barrier();
     if (pairs_.empty()) return {};
+    return fusedWalkAndPairs(clusterCap, 0, splitPairs_, 0);
+}
+
+Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uint32_t first, std::uint32_t count,
+                                              int half) {
     markPass(kPassWalk);
-    walk_.setUniform("uPairCount", static_cast<std::uint32_t>(pairs_.size()));
+    walk_.setUniform("uPairBase", first);
+    walk_.setUniform("uPairCount", count);
     walk_.setUniform("uClusterCapacity", clusterCap);
     walk_.setUniform("uQueueLimit", walkQueue_);
     walk_.setUniform("uStepBudget", walkBudget_);
     walk_.use();
-    if (auto r = dispatch1d(walk_, pairs_.size(), 1, limits_, "the pair list (one workgroup each)"); !r) return r;
+    if (auto r = dispatch1d(walk_, count, 1, limits_, "the pair list (one workgroup each)"); !r) return r;
     barrier();
     if (direct_) {
         markPass(kPassTriangles);
+        // The second half starts where the first half's cluster pairs end, and appends to its
+        // own list (the first one is being read by the CPU meanwhile).
+        (half == 1 ? outputB_ : output_).buffer().bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_OUTPUT);
+        triPairsLocal_.setUniform("uStartCounter",
+                                  std::uint32_t(half == 1 ? PEEL_COUNTER_CLUSTER_SPLIT : PEEL_COUNTER_COUNT));
+        triPairsLocal_.setUniform("uOutputCounter", std::uint32_t(half == 1 ? PEEL_COUNTER_OUTPUT_B : PEEL_COUNTER_OUTPUT));
         triPairsLocal_.setUniform("uClusterCapacity", clusterCap);
         triPairsLocal_.setUniform("uOutputCapacity",
                                   static_cast<std::uint32_t>(std::min<std::size_t>(cap_.output, 0xFFFFFFFFu)));
         triPairsLocal_.use();
         // As many workgroups as the last call's cluster pairs and a quarter more (each strides
         // over the list, so any count is served; a good guess makes it one cluster pair each).
-        const std::size_t groups = std::clamp<std::size_t>(lastClusterPairs_ + lastClusterPairs_ / 4 + 256, 256,
+        const std::size_t expected = splitCall_ ? lastClusterPairs_ / 2 : lastClusterPairs_;
+        const std::size_t groups = std::clamp<std::size_t>(expected + expected / 4 + 256, 256,
                                                            std::max<std::size_t>(256, cap_.clusterPairs));
         if (auto r = dispatch1d(triPairsLocal_, groups, 1, limits_, "the triangle pairs"); !r) return r;
         barrier();
+        if (splitCall_ && half == 0) {  // where the second half's cluster pairs will start
+            barrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+            glCopyNamedBufferSubData(counters_.buffer().id(), counters_.buffer().id(),
+                                     PEEL_COUNTER_CLUSTER_PAIRS * sizeof(std::uint32_t),
+                                     PEEL_COUNTER_CLUSTER_SPLIT * sizeof(std::uint32_t), sizeof(std::uint32_t));
+        }
     } else {
         if (auto r = writeArgs(kSlotTriangles, 1, PEEL_COUNTER_CLUSTER_PAIRS, 0, 0, cap_.clusterPairs, 1); !r) return r;
         markPass(kPassTriangleCull);
@@ -776,6 +859,8 @@ Result<void> PeelScenePass::levelsCull(std::uint32_t clusterCap) {
     if (auto r = writeArgs(kSlotTriangles, 1, PEEL_COUNTER_CLUSTER_PAIRS, 0, 0, cap_.clusterPairs, 1); !r) return r;
     if (direct_) {
         markPass(kPassTriangles);
+        triPairs_.setUniform("uStartCounter", std::uint32_t(PEEL_COUNTER_COUNT));
+        triPairs_.setUniform("uOutputCounter", std::uint32_t(PEEL_COUNTER_OUTPUT));
         triPairs_.setUniform("uClusterCapacity", clusterCap);
         triPairs_.setUniform("uOutputCapacity",
                              static_cast<std::uint32_t>(std::min<std::size_t>(cap_.output, 0xFFFFFFFFu)));

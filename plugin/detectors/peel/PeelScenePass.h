@@ -68,8 +68,12 @@ private:
     void markStage(int stage);
     /// The fused chain (no rays): refit from local vertices, the one-dispatch walk, the
     /// triangle pairs as a fixed grid. The levels chain: world, refit, one dispatch per level.
-    [[nodiscard]] Result<void> fusedCull(std::uint32_t clusterCap);
+    /// `half`: 0 the first (or only) half of the pairs (with the refit), 1 the second.
+    [[nodiscard]] Result<void> fusedCull(std::uint32_t clusterCap, int half);
     [[nodiscard]] Result<void> levelsCull(std::uint32_t clusterCap);
+    /// The fused walk of pairs [first, first + count) and their triangle pairs (or cull).
+    [[nodiscard]] Result<void> fusedWalkAndPairs(std::uint32_t clusterCap, std::uint32_t first, std::uint32_t count,
+                                                 int half);
 
     PeelSettings settings_;
     DetectorSettings common_;
@@ -82,6 +86,8 @@ private:
     int timers_ = 1;           // 0 off, 1 stages, 2 passes
     int stage_ = -1;           // stage of the last marked pass
     std::size_t lastClusterPairs_ = 0;
+    bool splitCall_ = false;        // this call: two halves (settings.overlap, no rays, fused walk)
+    std::uint32_t splitPairs_ = 0;  // pairs of the first half
     std::uint32_t walkQueue_ = PEEL_WALK_QUEUE, walkBudget_ = PEEL_WALK_BUDGET;  // test hooks (environment)  // sizes the triangle pairs' grid of the fused chain
     GlLimits limits_;
     PeelClusters clusters_;
@@ -122,7 +128,8 @@ private:
         pyramidBuffer_{"peel pyramid"}, recordsBuffer_{"peel records"}, cellStartsBuffer_{"peel cell starts"},
         cellFillBuffer_{"peel cell fill"}, cellItemsBuffer_{"peel cell items"}, pairTableBuffer_{"peel pair table"},
         hitsBuffer_{"peel pair hits"}, pairFlagsBuffer_{"peel pair flags"}, recordBoxesBuffer_{"peel record boxes"};
-    ReadbackBuffer counters_{"peel counters"}, output_{"peel candidate triangle pairs"};
+    ReadbackBuffer counters_{"peel counters"}, output_{"peel candidate triangle pairs"},
+        countersB_{"peel counters (second half)"}, outputB_{"peel candidate triangle pairs (second half)"};
     std::size_t outputCopy_ = 1 << 14;  // candidate triangle pairs copied to the mapping before the fence
 };
 

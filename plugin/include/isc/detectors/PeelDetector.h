@@ -102,8 +102,12 @@ struct PeelSettings {
     /// gpu_world_ms ... gpu_filter_ms), "passes" (a timestamp around every dispatch: counters
     /// gpu_pass_<name>_ms, for benchmarks) or "off" (no queries; gpuMs 0).
     std::string gpuTimers = "stages";
+    /// Without rays, with the fused walk: split the call's pairs of parts in two halves, each
+    /// walked and paired on the GPU with its own fence and list, so that the exact CPU test of
+    /// the first half runs while the GPU works on the second. Off: one half, one fence.
+    bool overlap = true;
 
-    static constexpr std::array<SettingField<PeelSettings>, 13> fields{{
+    static constexpr std::array<SettingField<PeelSettings>, 14> fields{{
         {"resolution", &PeelSettings::resolution,
          "pixels across the smallest object of a view: 0 = auto, or a power of two 16..4096"},
         {"axes", &PeelSettings::axes, "projection axes: 0 = auto, 1 (z) or 3 (x, y, z)"},
@@ -123,6 +127,8 @@ struct PeelSettings {
          "scene sampling's cluster-tree walk: auto (= fused), fused (one dispatch) or levels (one dispatch per level)"},
         {"gpuTimers", &PeelSettings::gpuTimers,
          "GPU timestamps: stages (default), passes (one per dispatch, gpu_pass_*_ms) or off"},
+        {"overlap", &PeelSettings::overlap,
+         "no rays: two halves of the pairs, the exact test of the first while the GPU does the second"},
     }};
 };
 
