@@ -31,9 +31,9 @@
 // Tuning rows (tune/...): peel at explicit resolutions (32..256, 3 axes), auto at 1 axis, and
 // with the cull off, on the 100-bunny pile, the deforming pile and the 3.76M-triangle scene;
 // (threads/...): peel with exactThreads = 4, 8, 12, 15 on the pile and the deforming pile;
-// (chain/...): the fused walk with one fence (overlap off: peel_nooverlap, also without
-// timers), with a timestamp per dispatch (peel_passes) and with no timers (peel_notimers), and
-// the levels walk (one fence: the form before round e) the same three ways (peel_levels*).
+// (chain/...): the fused walk with the call split in two halves (peel_overlap), with a
+// timestamp per dispatch (peel_passes) and with no timers (peel_notimers), and the levels walk
+// (the walk before round e) with stage timers, per dispatch and without (peel_levels*).
 // Run everything (medians of 5):
 //   isc_bench_peel --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //                  --benchmark_out=peel.json --benchmark_out_format=json
@@ -268,7 +268,7 @@ void registerAll() {
     }
     // The GPU chain (round e): the fused walk (default) against the levels walk, each with a
     // timestamp per dispatch (gpuTimers=passes: gpu_pass_*_ms) and with no timers at all.
-    auto chainKind = [](const char* walk, const char* timers, bool overlap = true) {
+    auto chainKind = [](const char* walk, const char* timers, bool overlap = false) {
         PeelSettings s;
         s.walk = walk;
         s.gpuTimers = timers;
@@ -276,13 +276,12 @@ void registerAll() {
         return Kind{false, s};
     };
     const std::vector<std::pair<Kind, std::string>> chain = {
-        {chainKind("fused", "stages", false), "peel_nooverlap"},
-        {chainKind("fused", "off", false), "peel_nooverlap_notimers"},
+        {chainKind("fused", "stages", true), "peel_overlap"},
         {chainKind("fused", "passes"), "peel_passes"},
         {chainKind("fused", "off"), "peel_notimers"},
-        {chainKind("levels", "stages", false), "peel_levels"},
-        {chainKind("levels", "passes", false), "peel_levels_passes"},
-        {chainKind("levels", "off", false), "peel_levels_notimers"}};
+        {chainKind("levels", "stages"), "peel_levels"},
+        {chainKind("levels", "passes"), "peel_levels_passes"},
+        {chainKind("levels", "off"), "peel_levels_notimers"}};
     addRows("chain/pile/100", chain, [] { return densePile(100, 0); }, nullptr);
     addRows("chain/deform/100", chain, [] { return densePile(100, 0); }, wobbling);
     addRows("threads/pile/100", threads, [] { return densePile(100, 0); }, nullptr);

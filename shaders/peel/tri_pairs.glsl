@@ -44,7 +44,8 @@ shared vec3 sV[64][3];  // corners: 0..31 the cluster of A, 32..63 that of B
 shared vec3 sLo[64];
 shared vec3 sHi[64];
 shared uint sTri[64];
-shared uint sBoxPairs;
+shared uint sBoxPairs;      // triangle pairs whose boxes meet (the box test's survivors)
+shared uint sSurvivors[1024];  // their indices (i x 32 + j - 32), for the float test
 
 void main() {
     uint count = min(counters[PEEL_COUNTER_CLUSTER_PAIRS], uClusterCapacity);
@@ -87,13 +88,22 @@ void main() {
         barrier();
         float tolerance = pr.margin;
         bool aLow = pa.object < pb.object;
-        uint boxPairs = 0u;
+        // The box test on all (at most 32 x 32) pairs, its survivors listed in shared memory;
+        // then the float test spread evenly over the invocations (a few dozen survivors of
+        // 1024: one round of the costly test per invocation instead of up to 16 divergent ones).
         for (uint m = 0u; m < 16u; ++m) {
             uint idx = lid + 64u * m;
             uint i = idx >> 5, j = 32u + (idx & 31u);
             if (i >= na.slotCount || (j - 32u) >= nb.slotCount) continue;
             if (any(greaterThan(sLo[i], sHi[j] + tolerance)) || any(greaterThan(sLo[j], sHi[i] + tolerance))) continue;
-            ++boxPairs;
+            sSurvivors[atomicAdd(sBoxPairs, 1u)] = idx;
+        }
+        memoryBarrierShared();
+        barrier();
+        uint survivors = sBoxPairs;
+        for (uint q = lid; q < survivors; q += 64u) {
+            uint idx = sSurvivors[q];
+            uint i = idx >> 5, j = 32u + (idx & 31u);
             if (!iscTrianglesMayIntersect(sV[i][0], sV[i][1], sV[i][2], sV[j][0], sV[j][1], sV[j][2], tolerance))
                 continue;
             uint slot = atomicAdd(counters[uOutputCounter], 1u);
@@ -103,10 +113,7 @@ void main() {
                 outputPairs[3u * slot + 2u] = aLow ? sTri[j] : sTri[i];
             }
         }
-        if (boxPairs != 0u) atomicAdd(sBoxPairs, boxPairs);
-        memoryBarrierShared();
-        barrier();
-        if (lid == 0u && sBoxPairs != 0u) atomicAdd(counters[PEEL_COUNTER_SCREEN_PAIRS], sBoxPairs);
+        if (lid == 0u && survivors != 0u) atomicAdd(counters[PEEL_COUNTER_SCREEN_PAIRS], survivors);
         barrier();  // shared memory is rewritten by the next cluster pair
     }
 }

@@ -758,7 +758,7 @@ Result<void> PeelScenePass::fusedCull(std::uint32_t clusterCap, int half) {
     refit.setUniform("uPartCount", partCount);
     refit.setUniform("uItemCount", nodeTotal_);
     refit.use();
-    if (auto r = dispatch1d(refit, nodeTotal_, 64, limits_, "the cluster refit"); !r) return r;
+    if (auto r = dispatch1d(refit, std::size_t(nodeTotal_) * 32, 64, limits_, "the cluster refit"); !r) return r;
     barrier();
     if (pairs_.empty()) return {};
     return fusedWalkAndPairs(clusterCap, 0, splitPairs_, 0);
@@ -826,7 +826,7 @@ Result<void> PeelScenePass::levelsCull(std::uint32_t clusterCap) {
     refit_.setUniform("uPartCount", partCount);
     refit_.setUniform("uItemCount", nodeTotal_);
     refit_.use();
-    if (auto r = dispatch1d(refit_, nodeTotal_, 64, limits_, "the cluster refit"); !r) return r;
+    if (auto r = dispatch1d(refit_, std::size_t(nodeTotal_) * 32, 64, limits_, "the cluster refit"); !r) return r;
     barrier();
     // 3. Cluster pairs: roots, levelSteps_ levels, then depth first.
     const auto itemCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.items, 0xFFFFFFFFu));

@@ -699,8 +699,8 @@ TEST_F(PeelDetectorTest, DeformedVerticesAreUsed) {
 // forced through its test hooks: a frontier of 2 node pairs (nearly everything walked depth
 // first on the invocations' stacks) must still give the reference; a step budget of 5 cuts
 // the walk, which is counted (walk_cut), redone with the levels walk in the same call
-// (still the reference's answer) and not tried again (walk_fused 0 on later calls). The
-// defaults split the call in two halves (overlap); overlap off gives the same answer at once.
+// (still the reference's answer) and not tried again (walk_fused 0 on later calls). With
+// overlap the call is split in two halves: the same cluster pairs and the same answer.
 TEST_F(PeelDetectorTest, FusedAndLevelsWalksAgree) {
     auto bunny = namedMesh("bunny");
     Scene scene;
@@ -757,7 +757,7 @@ TEST_F(PeelDetectorTest, FusedAndLevelsWalksAgree) {
         DetectionOutput out;
         ASSERT_TRUE(fused->detect(scene, scene.overlappingPairs(), out));
         EXPECT_EQ(out.stats.counter("walk_fused"), 1.0);
-        EXPECT_EQ(out.stats.counter("split"), std::string(rays) == "off" ? 1.0 : 0.0);  // overlap: two halves
+        EXPECT_EQ(out.stats.counter("split"), 0.0);  // overlap is off by default
         EXPECT_GT(out.stats.counter("gpu_pass_walk_ms"), 0.0);
         EXPECT_GT(out.stats.counter("gpu_pass_refit_ms"), 0.0);
         EXPECT_EQ(out.stats.counter("gpu_pass_level_ms"), 0.0);
@@ -766,15 +766,21 @@ TEST_F(PeelDetectorTest, FusedAndLevelsWalksAgree) {
         EXPECT_EQ(out.stats.counter("walk_fused"), 0.0);
         EXPECT_EQ(out.stats.gpuMs, 0.0);
     }
-    {  // No overlap: one half, the same answer.
-        PeelSettings one;
-        one.overlap = false;
-        auto whole = makePeel(one);
-        double c = 0, sp = 0;
-        check(*whole, "overlap off", c, sp);
+    {  // Overlap: two halves, the same answer (and the same cluster pairs as one half).
+        PeelSettings halves;
+        halves.overlap = true;
+        auto split = makePeel(halves);
+        auto whole = makePeel(PeelSettings{});
+        for (int call = 0; call < 2; ++call) {
+            double c = 0, sp = 0, wc = 0, wsp = 0;
+            check(*split, "overlap on", c, sp);
+            check(*whole, "overlap off", wc, wsp);
+            EXPECT_EQ(c, wc);
+            EXPECT_EQ(sp, wsp);
+        }
         DetectionOutput out;
-        ASSERT_TRUE(whole->detect(scene, scene.overlappingPairs(), out));
-        EXPECT_EQ(out.stats.counter("split"), 0.0);
+        ASSERT_TRUE(split->detect(scene, scene.overlappingPairs(), out));
+        EXPECT_EQ(out.stats.counter("split"), 1.0);
     }
     {  // A frontier of two node pairs: the stack path.
         ::setenv("ISC_PEEL_WALK_QUEUE", "2", 1);

@@ -104,8 +104,10 @@ struct PeelSettings {
     std::string gpuTimers = "stages";
     /// Without rays, with the fused walk: split the call's pairs of parts in two halves, each
     /// walked and paired on the GPU with its own fence and list, so that the exact CPU test of
-    /// the first half runs while the GPU works on the second. Off: one half, one fence.
-    bool overlap = true;
+    /// the first half runs while the GPU works on the second. Off (default): one fence. On the
+    /// lent H100 the second half's own dispatches cost about what the overlap saves
+    /// (docs/detectors/peel.md, "The deforming pile").
+    bool overlap = false;
 
     static constexpr std::array<SettingField<PeelSettings>, 14> fields{{
         {"resolution", &PeelSettings::resolution,
