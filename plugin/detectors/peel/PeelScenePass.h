@@ -18,6 +18,10 @@
 //     flagged candidate pairs whose world and screen boxes overlap, filtered by a float
 //     separating-axis test (common/tritri.glsl); survivors written to a mapped buffer;
 //  8. one fence; the CPU reads the counters and the list in place (PeelExact tests them).
+// Without rays (the default) the chain is 2-3 then the triangle pairs (tri_pairs.glsl), and
+// with the fused walk (settings.walk) three dispatches in all: cluster_refit.glsl from the
+// local vertices, cluster_walk.glsl (every level of the walk in one dispatch), tri_pairs.glsl
+// as a fixed grid; settings.overlap splits it in two halves with a fence each.
 // A buffer found too small after the fence is grown and the call redone (counted in
 // capacity_retries; the buffers are kept, so later calls do not repeat it).
 #include "PeelClusters.h"
