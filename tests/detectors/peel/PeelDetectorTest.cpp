@@ -86,11 +86,14 @@ TEST_F(PeelDetectorTest, RejectsBadSettingsWithAMessage) {
     for (auto [res, axes, compaction, layers, word] :
          {std::tuple{100, 1, "atomic", 32, "power of two"}, std::tuple{256, 2, "atomic", 32, "axes"},
           std::tuple{256, 1, "magic", 32, "compaction"}, std::tuple{256, 1, "atomic", 1, "maxLayers"},
-          std::tuple{256, 1, "atomic", 32, "sampling"}, std::tuple{256, 1, "atomic", 32, "rays"}}) {
+          std::tuple{256, 1, "atomic", 32, "sampling"}, std::tuple{256, 1, "atomic", 32, "rays"},
+          std::tuple{256, 1, "atomic", 32, "walk"}, std::tuple{256, 1, "atomic", 32, "gpuTimers"}}) {
         PeelSettings s = settings(res, axes, compaction);
         s.maxLayers = layers;
         if (std::string_view(word) == "sampling") s.sampling = "everything";
         if (std::string_view(word) == "rays") s.rays = "sometimes";
+        if (std::string_view(word) == "walk") s.walk = "sideways";
+        if (std::string_view(word) == "gpuTimers") s.gpuTimers = "sometimes";
         auto d = createPeelDetector({}, s);
         ASSERT_FALSE(d.has_value());
         EXPECT_NE(d.error().message.find(word), std::string::npos) << d.error().message;
