@@ -30,7 +30,10 @@
 //
 // Tuning rows (tune/...): peel at explicit resolutions (32..256, 3 axes), auto at 1 axis, and
 // with the cull off, on the 100-bunny pile, the deforming pile and the 3.76M-triangle scene;
-// (threads/...): peel with exactThreads = 4, 8, 12, 15 on the pile and the deforming pile.
+// (threads/...): peel with exactThreads = 4, 8, 12, 15 on the pile and the deforming pile;
+// (chain/...): the fused walk with the call split in two halves (peel_overlap), with a
+// timestamp per dispatch (peel_passes) and with no timers (peel_notimers), and the levels walk
+// (the walk before round e) with stage timers, per dispatch and without (peel_levels*).
 // Run everything (medians of 5):
 //   isc_bench_peel --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //                  --benchmark_out=peel.json --benchmark_out_format=json
@@ -263,6 +266,24 @@ void registerAll() {
         s.exactThreads = t;
         threads.push_back({Kind{false, s}, "peel_exact" + std::to_string(t)});
     }
+    // The GPU chain (round e): the fused walk (default) against the levels walk, each with a
+    // timestamp per dispatch (gpuTimers=passes: gpu_pass_*_ms) and with no timers at all.
+    auto chainKind = [](const char* walk, const char* timers, bool overlap = false) {
+        PeelSettings s;
+        s.walk = walk;
+        s.gpuTimers = timers;
+        s.overlap = overlap;
+        return Kind{false, s};
+    };
+    const std::vector<std::pair<Kind, std::string>> chain = {
+        {chainKind("fused", "stages", true), "peel_overlap"},
+        {chainKind("fused", "passes"), "peel_passes"},
+        {chainKind("fused", "off"), "peel_notimers"},
+        {chainKind("levels", "stages"), "peel_levels"},
+        {chainKind("levels", "passes"), "peel_levels_passes"},
+        {chainKind("levels", "off"), "peel_levels_notimers"}};
+    addRows("chain/pile/100", chain, [] { return densePile(100, 0); }, nullptr);
+    addRows("chain/deform/100", chain, [] { return densePile(100, 0); }, wobbling);
     addRows("threads/pile/100", threads, [] { return densePile(100, 0); }, nullptr);
     addRows("threads/deform/100", threads, [] { return densePile(100, 0); }, wobbling);
 }

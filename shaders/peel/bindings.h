@@ -75,9 +75,18 @@ namespace isc::gl {
 #define PEEL_COUNTER_CELL_OVERFLOW 11     // entries that did not fit
 #define PEEL_COUNTER_SCREEN_PAIRS 12      // triangle pairs of flagged pairs whose screen and world boxes overlap
 #define PEEL_COUNTER_OUTPUT 13            // of them, not proven apart by the float test (written: min(count, capacity))
+#define PEEL_COUNTER_CLUSTER_SPLIT 14     // split call (overlap): cluster pairs of the first half (copied after it)
+#define PEEL_COUNTER_OUTPUT_B 15          // split call: the second half's triangle pairs (its own list)
 #define PEEL_COUNTER_PAIRS_WITH_RAYS 16    // candidate pairs flagged by a collision ray
 #define PEEL_COUNTER_PAIRS_WITH_CLUSTERS 17  // pairs of parts the 3-D cull left something of
+#define PEEL_COUNTER_WALK_CUT 18          // fused walk (peel/cluster_walk.glsl): invocations that gave up (stack
+                                          // full or iteration budget spent); the call is redone with the levels walk
 #define PEEL_COUNTER_COUNT 20
+
+// The fused walk (peel/cluster_walk.glsl): node pairs a round's frontier holds in shared
+// memory, and expansions one invocation may make (below llvmpipe's silent loop cut at 65535).
+#define PEEL_WALK_QUEUE 512u
+#define PEEL_WALK_BUDGET 50000u
 
 // Levels of the pairing grid: cells of level L are 8^L times the finest (a record sits at the
 // level where its box spans at most two cells a side). At least PEEL_GRID_LEVELS; more

@@ -11,6 +11,12 @@
 // rounding of the world vertices), so their clusters' boxes, and every ancestor's, come within
 // it as well: the walk reaches the cluster pair, and each triangle is in exactly one cluster,
 // so each triangle pair is met once.
+// The workgroups stride over the list (workgroup g takes cluster pairs g, g + groups, ...):
+// dispatched indirectly from the count (the levels walk) or as a fixed grid sized from the
+// last call (the fused walk: no indirect-argument pass). With PEEL_LOCAL_VERTICES the corners
+// come from the scene's local vertices and the object's model matrix (no world-vertex pass;
+// the same expression as peel/world.glsl: within float rounding of the exact corners, which
+// is all the tolerance argument above needs).
 #include "common/dispatch.glsl"
 #include "common/scene.glsl"
 #include "common/tritri.glsl"
@@ -19,7 +25,9 @@
 layout(local_size_x = 64) in;
 
 layout(std430, binding = PEEL_BINDING_PARTS) readonly buffer PeelParts { PeelPart parts[]; };
+#ifndef PEEL_LOCAL_VERTICES
 layout(std430, binding = PEEL_BINDING_WORLD) readonly buffer PeelWorld { vec4 world[]; };
+#endif
 layout(std430, binding = PEEL_BINDING_CLUSTER_NODES) readonly buffer PeelNodes { PeelClusterNode clusterNodes[]; };
 layout(std430, binding = PEEL_BINDING_CLUSTER_SLOTS) readonly buffer PeelSlots { uint clusterSlots[]; };
 layout(std430, binding = PEEL_BINDING_PAIR_LIST) readonly buffer PeelPairList { PeelPair pairList[]; };
@@ -29,59 +37,83 @@ layout(std430, binding = PEEL_BINDING_OUTPUT) writeonly buffer PeelOutput { uint
 
 uniform uint uClusterCapacity;
 uniform uint uOutputCapacity;  // triangle pairs
+uniform uint uStartCounter;    // PEEL_COUNTER_COUNT: the list from 0; else counters[uStartCounter] (a split call's 2nd half)
+uniform uint uOutputCounter;   // PEEL_COUNTER_OUTPUT, or PEEL_COUNTER_OUTPUT_B (a split call's 2nd half, its own list)
 
 shared vec3 sV[64][3];  // corners: 0..31 the cluster of A, 32..63 that of B
 shared vec3 sLo[64];
 shared vec3 sHi[64];
 shared uint sTri[64];
-shared uint sBoxPairs;
+shared uint sBoxPairs;      // triangle pairs whose boxes meet (the box test's survivors)
+shared uint sSurvivors[1024];  // their indices (i x 32 + j - 32), for the float test
 
 void main() {
-    uint g = iscFlatWorkGroup();
-    if (g >= min(counters[PEEL_COUNTER_CLUSTER_PAIRS], uClusterCapacity)) return;  // whole workgroup
-    uvec4 cp = clusterPairs[g];
-    PeelPair pr = pairList[cp.x];
+    uint count = min(counters[PEEL_COUNTER_CLUSTER_PAIRS], uClusterCapacity);
+    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
     uint lid = gl_LocalInvocationIndex;
-    if (lid == 0u) sBoxPairs = 0u;
     uint side = lid >> 5, k = lid & 31u;
-    PeelPart pa = parts[pr.partA], pb = parts[pr.partB];
-    PeelClusterNode na = clusterNodes[pa.firstNode + cp.y], nb = clusterNodes[pb.firstNode + cp.z];
-    PeelPart p = side == 0u ? pa : pb;
-    PeelClusterNode mine = side == 0u ? na : nb;
-    if (k < mine.slotCount) {
-        uint t = clusterSlots[p.firstSlot + mine.firstSlot + k];
-        uint base = 3u * (sceneObjects[p.object].firstTriangle + t);
-        vec3 lo = vec3(3.4e38), hi = vec3(-3.4e38);
-        for (uint c = 0u; c < 3u; ++c) {
-            vec3 v = world[p.vertexBase + sceneIndices[base + c]].xyz;
-            sV[lid][c] = v;
-            lo = min(lo, v);
-            hi = max(hi, v);
+    uint first = uStartCounter < uint(PEEL_COUNTER_COUNT) ? counters[uStartCounter] : 0u;
+    for (uint g = first + iscFlatWorkGroup(); g < count; g += groups) {  // uniform in the workgroup
+        uvec4 cp = clusterPairs[g];
+        PeelPair pr = pairList[cp.x];
+        if (lid == 0u) sBoxPairs = 0u;
+        PeelPart pa = parts[pr.partA], pb = parts[pr.partB];
+        PeelClusterNode na = clusterNodes[pa.firstNode + cp.y], nb = clusterNodes[pb.firstNode + cp.z];
+        PeelPart p = side == 0u ? pa : pb;
+        PeelClusterNode mine = side == 0u ? na : nb;
+        if (k < mine.slotCount) {
+            uint t = clusterSlots[p.firstSlot + mine.firstSlot + k];
+#ifdef PEEL_LOCAL_VERTICES
+            GpuObject o = sceneObjects[p.object];
+            uint base = 3u * (o.firstTriangle + t);
+#else
+            uint base = 3u * (sceneObjects[p.object].firstTriangle + t);
+#endif
+            vec3 lo = vec3(3.4e38), hi = vec3(-3.4e38);
+            for (uint c = 0u; c < 3u; ++c) {
+#ifdef PEEL_LOCAL_VERTICES
+                vec3 v = (o.model * vec4(sceneVertices[o.firstVertex + sceneIndices[base + c]].xyz, 1.0)).xyz;
+#else
+                vec3 v = world[p.vertexBase + sceneIndices[base + c]].xyz;
+#endif
+                sV[lid][c] = v;
+                lo = min(lo, v);
+                hi = max(hi, v);
+            }
+            sLo[lid] = lo;
+            sHi[lid] = hi;
+            sTri[lid] = t;
         }
-        sLo[lid] = lo;
-        sHi[lid] = hi;
-        sTri[lid] = t;
-    }
-    barrier();
-    float tolerance = pr.margin;
-    bool aLow = pa.object < pb.object;
-    uint boxPairs = 0u;
-    for (uint m = 0u; m < 16u; ++m) {
-        uint idx = lid + 64u * m;
-        uint i = idx >> 5, j = 32u + (idx & 31u);
-        if (i >= na.slotCount || (j - 32u) >= nb.slotCount) continue;
-        if (any(greaterThan(sLo[i], sHi[j] + tolerance)) || any(greaterThan(sLo[j], sHi[i] + tolerance))) continue;
-        ++boxPairs;
-        if (!iscTrianglesMayIntersect(sV[i][0], sV[i][1], sV[i][2], sV[j][0], sV[j][1], sV[j][2], tolerance))
-            continue;
-        uint slot = atomicAdd(counters[PEEL_COUNTER_OUTPUT], 1u);
-        if (slot < uOutputCapacity) {
-            outputPairs[3u * slot] = pr.candidate;
-            outputPairs[3u * slot + 1u] = aLow ? sTri[i] : sTri[j];
-            outputPairs[3u * slot + 2u] = aLow ? sTri[j] : sTri[i];
+        memoryBarrierShared();
+        barrier();
+        float tolerance = pr.margin;
+        bool aLow = pa.object < pb.object;
+        // The box test on all (at most 32 x 32) pairs, its survivors listed in shared memory;
+        // then the float test spread evenly over the invocations (a few dozen survivors of
+        // 1024: one round of the costly test per invocation instead of up to 16 divergent ones).
+        for (uint m = 0u; m < 16u; ++m) {
+            uint idx = lid + 64u * m;
+            uint i = idx >> 5, j = 32u + (idx & 31u);
+            if (i >= na.slotCount || (j - 32u) >= nb.slotCount) continue;
+            if (any(greaterThan(sLo[i], sHi[j] + tolerance)) || any(greaterThan(sLo[j], sHi[i] + tolerance))) continue;
+            sSurvivors[atomicAdd(sBoxPairs, 1u)] = idx;
         }
+        memoryBarrierShared();
+        barrier();
+        uint survivors = sBoxPairs;
+        for (uint q = lid; q < survivors; q += 64u) {
+            uint idx = sSurvivors[q];
+            uint i = idx >> 5, j = 32u + (idx & 31u);
+            if (!iscTrianglesMayIntersect(sV[i][0], sV[i][1], sV[i][2], sV[j][0], sV[j][1], sV[j][2], tolerance))
+                continue;
+            uint slot = atomicAdd(counters[uOutputCounter], 1u);
+            if (slot < uOutputCapacity) {
+                outputPairs[3u * slot] = pr.candidate;
+                outputPairs[3u * slot + 1u] = aLow ? sTri[i] : sTri[j];
+                outputPairs[3u * slot + 2u] = aLow ? sTri[j] : sTri[i];
+            }
+        }
+        if (lid == 0u && survivors != 0u) atomicAdd(counters[PEEL_COUNTER_SCREEN_PAIRS], survivors);
+        barrier();  // shared memory is rewritten by the next cluster pair
     }
-    if (boxPairs != 0u) atomicAdd(sBoxPairs, boxPairs);
-    barrier();
-    if (lid == 0u && sBoxPairs != 0u) atomicAdd(counters[PEEL_COUNTER_SCREEN_PAIRS], sBoxPairs);
 }

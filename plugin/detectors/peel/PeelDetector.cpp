@@ -104,6 +104,11 @@ Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& com
     if (settings.exactThreads < 0 || settings.exactThreads > 1024)
         return fail("createPeelDetector(): exactThreads " + std::to_string(settings.exactThreads) +
                     " is not 0 (every core) or 1..1024");
+    if (settings.walk != "auto" && settings.walk != "fused" && settings.walk != "levels")
+        return fail("createPeelDetector(): walk \"" + settings.walk + "\" is unknown; use \"auto\", \"fused\" or \"levels\"");
+    if (settings.gpuTimers != "stages" && settings.gpuTimers != "passes" && settings.gpuTimers != "off")
+        return fail("createPeelDetector(): gpuTimers \"" + settings.gpuTimers +
+                    "\" is unknown; use \"stages\", \"passes\" or \"off\"");
     if (settings.maxLayers < 2 || settings.maxLayers > 128)
         return fail("createPeelDetector(): maxLayers " + std::to_string(settings.maxLayers) +
                     " is outside [2, 128]");

@@ -85,4 +85,9 @@ void ReadbackBuffer::copyOut(std::size_t bytes) const {
         glCopyNamedBufferSubData(buffer_.id(), staging_.id(), 0, 0, static_cast<GLsizeiptr>(bytes));
 }
 
+void ReadbackBuffer::copyFrom(const gl::Buffer& source, std::size_t bytes) const {
+    bytes = std::min({bytes, source.size(), staging_.size()});
+    if (bytes > 0) glCopyNamedBufferSubData(source.id(), staging_.id(), 0, 0, static_cast<GLsizeiptr>(bytes));
+}
+
 }  // namespace isc::peel

@@ -75,6 +75,8 @@ public:
     gl::Buffer& buffer() { return buffer_; }
     /// Records the copy of the first `bytes` into the mapped copy.
     void copyOut(std::size_t bytes) const;
+    /// Records the copy of the first `bytes` of `source` (another buffer) into the mapped copy.
+    void copyFrom(const gl::Buffer& source, std::size_t bytes) const;
     const void* data() const { return data_; }
     std::size_t size() const { return buffer_.size(); }
 

@@ -36,6 +36,17 @@ constexpr std::uint32_t kLevelSteps = 5, kStackLevels = 31;
 enum Stage { kStageWorld, kStageCull, kStageRaster, kStageRays, kStageGrid, kStageFilter, kStageCount };
 constexpr const char* kStageNames[kStageCount] = {"gpu_world_ms", "gpu_cull_ms",  "gpu_raster_ms",
                                                   "gpu_rays_ms",  "gpu_grid_ms",  "gpu_filter_ms"};
+// Dispatches of the cull and the triangle pairs, timed one by one with gpuTimers "passes"
+// (counters gpu_pass_<name>_ms), and the stage each belongs to (-1: the stage it runs in).
+enum Pass { kPassWorld, kPassRefit, kPassRoots, kPassArgs, kPassLevel, kPassStack, kPassWalk, kPassTriangles,
+            kPassTriangleCull, kPassCount };
+constexpr const char* kPassNames[kPassCount] = {
+    "gpu_pass_world_ms", "gpu_pass_refit_ms", "gpu_pass_roots_ms",     "gpu_pass_args_ms",         "gpu_pass_level_ms",
+    "gpu_pass_stack_ms", "gpu_pass_walk_ms",  "gpu_pass_triangles_ms", "gpu_pass_triangle_cull_ms"};
+constexpr int kPassStage[kPassCount] = {kStageWorld, kStageWorld, kStageCull,   -1,       kStageCull,
+                                        kStageCull,  kStageCull,  kStageFilter, kStageCull};
+// Deepest cluster tree the fused walk takes (its per-invocation stack: 4 + 3 per level below).
+constexpr std::uint32_t kFusedLevels = 30;
 
 void barrier(GLbitfield bits = GL_SHADER_STORAGE_BARRIER_BIT) { glMemoryBarrier(bits); }
 
@@ -59,6 +70,8 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     settings_ = settings;
     common_ = common;
     conservativeRaster_ = conservativeRaster;
+    fusedWalk_ = settings.walk != "levels";
+    timers_ = settings.gpuTimers == "off" ? 0 : settings.gpuTimers == "passes" ? 2 : 1;
     // The cull needs three views: with one, a surface edge-on to it (the ground's top in a view
     // along z) leaves no fragment near its contacts once its other faces are culled, and the
     // view cannot see them (docs/detectors/peel.md, "The ray test on culled surfaces").
@@ -70,6 +83,15 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // A smaller storage-block limit than the driver's, to test what a small GPU is told.
     if (const char* cap = std::getenv("ISC_PEEL_LIMIT_STORAGE_BLOCK"); cap != nullptr && *cap != '\0')
         limits_.maxStorageBlock = std::min<std::size_t>(limits_.maxStorageBlock, std::strtoull(cap, nullptr, 10));
+    // Test hooks: a smaller frontier (the walk's stack path) and step budget (its cut, redone
+    // with the levels walk) than the shader's.
+    auto hook = [](const char* name, std::uint32_t most) {
+        const char* v = std::getenv(name);
+        if (v == nullptr || *v == '\0') return most;
+        return static_cast<std::uint32_t>(std::clamp<unsigned long long>(std::strtoull(v, nullptr, 10), 1, most));
+    };
+    walkQueue_ = hook("ISC_PEEL_WALK_QUEUE", PEEL_WALK_QUEUE);
+    walkBudget_ = hook("ISC_PEEL_WALK_BUDGET", PEEL_WALK_BUDGET);
     const std::string layers = "#define MAX_LAYERS " + std::to_string(settings.maxLayers) + "\n";
     struct Entry {
         gl::Program* program;
@@ -95,6 +117,9 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
         {&pairTest_, "peel/pair_test.glsl", "", "peel pair test"},
         {&args_, "peel/args.glsl", "", "peel dispatch args"},
         {&triPairs_, "peel/tri_pairs.glsl", "", "peel triangle pairs (no rays)"},
+        {&walk_, "peel/cluster_walk.glsl", "", "peel cluster walk (fused)"},
+        {&refitLocal_, "peel/cluster_refit.glsl", "#define PEEL_LOCAL_VERTICES 1\n", "peel cluster refit (local)"},
+        {&triPairsLocal_, "peel/tri_pairs.glsl", "#define PEEL_LOCAL_VERTICES 1\n", "peel triangle pairs (local)"},
     };
     for (const Entry& e : entries) {
         auto p = compute(e.file, e.defines, e.label);
@@ -109,6 +134,7 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     vao_ = gl::VertexArray("peel vao (scene)");
     framebuffer_ = gl::Framebuffer("peel atlas (no attachments)");
     counters_.reserve(PEEL_COUNTER_COUNT * sizeof(std::uint32_t));
+    countersB_.reserve(PEEL_COUNTER_COUNT * sizeof(std::uint32_t));
     argsBuffer_.reserve(kSlotCount * 4 * sizeof(std::uint32_t));
     return {};
 }
@@ -116,6 +142,7 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
 Result<void> PeelScenePass::writeArgs(std::uint32_t slot, std::uint32_t mode, std::uint32_t counter,
                                       std::uint32_t scanBegin, std::uint32_t scanEnd, std::size_t capacity,
                                       std::uint32_t perGroup) {
+    markPass(kPassArgs);
     args_.setUniform("uSlot", slot);
     args_.setUniform("uMode", mode);
     args_.setUniform("uCounter", counter);
@@ -128,6 +155,24 @@ Result<void> PeelScenePass::writeArgs(std::uint32_t slot, std::uint32_t mode, st
     args_.dispatch(1);
     barrier(GL_COMMAND_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
     return {};
+}
+
+void PeelScenePass::markPass(int pass) {
+    if (timers_ == 0) return;
+    const int stage = kPassStage[pass] < 0 ? std::max(stage_, 0) : kPassStage[pass];
+    // With "passes" every pass gets its own timestamp; its index says pass and stage.
+    if (timers_ == 2) {
+        clock_.mark(kStageCount + pass * kStageCount + stage);
+    } else if (stage != stage_) {
+        clock_.mark(stage);
+    }
+    stage_ = stage;
+}
+
+void PeelScenePass::markStage(int stage) {
+    if (timers_ == 0) return;
+    clock_.mark(stage);
+    stage_ = stage;
 }
 
 void PeelScenePass::dispatchIndirect(const gl::Program& program, std::uint32_t slot) const {
@@ -332,6 +377,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     stats.count("grid_levels", double(gridLevels_));
     // Breadth first (one dispatch per level) down to the clusters where the slots allow: a
     // depth-first walk per node pair leaves few long threads on deep trees (3.76M triangles).
+    treeHeight_ = maxHeight;
     levelSteps_ = std::max({kLevelSteps, maxHeight > kStackLevels ? maxHeight - kStackLevels : 0u,
                             std::min(maxHeight + 1, kSlotTriangles - 2)});
     if (levelSteps_ + 1 >= kSlotTriangles)
@@ -448,6 +494,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     if (auto r = limits_.checkBlock(cap_.output * 3 * sizeof(std::uint32_t), "the candidate triangle pairs"); !r)
         return r;
     output_.reserve(cap_.output * 3 * sizeof(std::uint32_t));
+    if (direct_ && settings_.overlap) outputB_.reserve(cap_.output * 3 * sizeof(std::uint32_t));
     // Cleared every attempt.
     counters_.buffer().clearZero();
     argsBuffer_.clearZero();
@@ -500,90 +547,91 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     for (const auto& [buffer, binding] : bindings) buffer->bindBase(GL_SHADER_STORAGE_BUFFER, binding);
 
     clock_.reset();
-    clock_.mark(kStageWorld);
-    const auto partCount = static_cast<std::uint32_t>(parts_.size());
-    // 1. World vertices.
-    world_.setUniform("uPartCount", partCount);
-    world_.setUniform("uItemCount", vertexTotal_);
-    world_.use();
-    if (auto r = dispatch1d(world_, vertexTotal_, 64, limits_, "the world vertices"); !r) return r;
-    barrier();
-    // 2. Cluster boxes, bottom-up.
-    refit_.setUniform("uPartCount", partCount);
-    refit_.setUniform("uItemCount", nodeTotal_);
-    refit_.use();
-    if (auto r = dispatch1d(refit_, nodeTotal_, 64, limits_, "the cluster refit"); !r) return r;
-    barrier();
-    // 3. Cluster pairs: roots, levelSteps_ levels, then depth first.
-    clock_.mark(kStageCull);
-    const auto itemCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.items, 0xFFFFFFFFu));
+    stage_ = -1;
     const auto clusterCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.clusterPairs, 0xFFFFFFFFu));
-    for (gl::Program* p : {&pairsInit_, &pairsStep_, &pairsStack_}) {
-        p->setUniform("uItemCapacity", itemCap);
-        p->setUniform("uClusterCapacity", clusterCap);
-    }
-    if (!pairs_.empty()) {
-        itemsBuffer_[0].bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_ITEMS_OUT);
-        pairsInit_.setUniform("uPairCount", static_cast<std::uint32_t>(pairs_.size()));
-        pairsInit_.setUniform("uOutSlot", 0u);
-        pairsInit_.use();
-        if (auto r = dispatch1d(pairsInit_, pairs_.size(), 64, limits_, "the pair list"); !r) return r;
-        barrier();
-        if (auto r = writeArgs(0, 0, 0, 0, 0, cap_.items, 64); !r) return r;
-        for (std::uint32_t s = 0; s <= levelSteps_; ++s) {
-            const bool last = s == levelSteps_;
-            itemsBuffer_[s % 2].bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_ITEMS_IN);
-            itemsBuffer_[(s + 1) % 2].bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_ITEMS_OUT);
-            gl::Program& p = last ? pairsStack_ : pairsStep_;
-            p.setUniform("uInSlot", s);
-            p.setUniform("uOutSlot", s + 1);
-            dispatchIndirect(p, s);
-            if (!last)
-                if (auto r = writeArgs(s + 1, 0, 0, 0, 0, cap_.items, 64); !r) return r;
-        }
-        // 4. Triangles of the cluster pairs: kept for the raster pass, or (no rays) paired and filtered.
-        if (auto r = writeArgs(kSlotTriangles, 1, PEEL_COUNTER_CLUSTER_PAIRS, 0, 0, cap_.clusterPairs, 1); !r) return r;
-        if (direct_) {
-            clock_.mark(kStageFilter);
-            triPairs_.setUniform("uClusterCapacity", clusterCap);
-            triPairs_.setUniform("uOutputCapacity",
-                                 static_cast<std::uint32_t>(std::min<std::size_t>(cap_.output, 0xFFFFFFFFu)));
-            dispatchIndirect(triPairs_, kSlotTriangles);
-        } else {
-            cullTriangles_.setUniform("uClusterCapacity", clusterCap);
-            dispatchIndirect(cullTriangles_, kSlotTriangles);
-        }
-    }
+    fusedCall_ = fusedWalk_ && treeHeight_ <= kFusedLevels;
+    stats.count("walk_fused", fusedCall_ ? 1.0 : 0.0);
+    // Two halves (settings.overlap): the first half's pairs walked, paired, copied and fenced,
+    // then the second's; the CPU tests the first list while the GPU makes the second.
+    splitCall_ = fusedCall_ && direct_ && settings_.overlap && pairs_.size() >= 2;
+    splitPairs_ = static_cast<std::uint32_t>(splitCall_ ? pairs_.size() / 2 : pairs_.size());
+    stats.count("split", splitCall_ ? 1.0 : 0.0);
+    if (auto r = fusedCall_ ? fusedCull(clusterCap, 0) : levelsCull(clusterCap); !r) return r;
     if (!direct_)
         if (auto r = imagePasses(candidates, buckets); !r) return r;
-    clock_.stop();
     // The counters and (the expected part of) the list into their mapped copies.
+    const std::size_t copied = std::min(cap_.output, outputCopy_);
+    if (!splitCall_ && timers_ != 0) clock_.stop();
     barrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     counters_.copyOut(PEEL_COUNTER_COUNT * sizeof(std::uint32_t));
-    const std::size_t copied = std::min(cap_.output, outputCopy_);
     output_.copyOut(copied * sizeof(TrianglePairCandidate));
+    const gl::Fence fenceA = gl::Fence::insert();
+    gl::Fence fenceB;
+    if (splitCall_) {
+        if (auto r = fusedCull(clusterCap, 1); !r) return r;
+        if (timers_ != 0) clock_.stop();
+        barrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+        countersB_.copyFrom(counters_.buffer(), PEEL_COUNTER_COUNT * sizeof(std::uint32_t));
+        outputB_.copyOut(copied * sizeof(TrianglePairCandidate));
+        fenceB = gl::Fence::insert();
+    }
     if (auto e = gl::checkError("after the peel scene passes"); !e) return e;
 
-    // 8. The one wait of the call, then the counters and the list, in place.
-    const gl::Fence fence = gl::Fence::insert();
+    // 8. The one wait of the call (of each half), then the counters and the list, in place.
     const auto tw = Clock::now();
     // The wait runs on this thread inside a parallel region: the exact test's worker threads,
     // asleep since the last call when the caller did other work in between (a physics step,
     // the deforming scene's update), wake up while the GPU works instead of after it (on the
     // H100 host their wake-up cost up to a few ms per call); they then spin, ready.
     // Not with software GL: there the spinning threads would take the cores it renders with.
-    bool finished = false;
     const int team = settings_.exactThreads > 0 ? settings_.exactThreads : omp_get_max_threads();
+    auto waitFor = [&](const gl::Fence& fence) {
+        bool finished = false;
 #pragma omp parallel if (!softwareGl_) num_threads(team)
-    {
+        {
 #pragma omp master
-        finished = fence.wait(std::uint64_t(60) * 1000000000);
-    }
-    if (!finished) return fail("peel: the GPU did not finish the call's passes within 60 s");
-    const double waitMs = msSince(tw);
-    const auto tr = Clock::now();
+            finished = fence.wait(std::uint64_t(60) * 1000000000);
+        }
+        return finished;
+    };
+    if (!waitFor(fenceA)) return fail("peel: the GPU did not finish the call's passes within 60 s");
+    double waitMs = msSince(tw);
+    auto tr = Clock::now();
     std::uint32_t counters[PEEL_COUNTER_COUNT];
     std::memcpy(counters, counters_.data(), sizeof counters);
+    // A split call: the first half's list is tested now, while the GPU works on the second
+    // (unless something overflowed: the call is redone then). Its pairs of parts come first
+    // in candidate order, so out.pairs stays in candidate order.
+    const std::size_t pairsBefore = out.pairs.size();
+    double exactMs = 0, lateMs = 0, readMs = 0;
+    std::uint32_t foundA = 0;
+    if (splitCall_) {
+        const bool overflowA = counters[PEEL_COUNTER_CLUSTER_PAIRS] > cap_.clusterPairs ||
+                               counters[PEEL_COUNTER_OUTPUT] > cap_.output || counters[PEEL_COUNTER_WALK_CUT] > 0;
+        if (!overflowA) {
+            foundA = counters[PEEL_COUNTER_OUTPUT];
+            if (foundA > copied) {  // copied as far as the last calls suggested: the rest now
+                const auto tl = Clock::now();
+                output_.copyOut(std::size_t(foundA) * sizeof(TrianglePairCandidate));
+                if (!gl::Fence::insert().wait(std::uint64_t(60) * 1000000000))
+                    return fail("peel: the GPU did not finish copying the candidate list within 60 s");
+                lateMs += msSince(tl);
+                stats.count("late_copies", 1.0);
+            }
+            readMs += msSince(tr);
+            const auto te = Clock::now();
+            exact_.run(scene, candidates,
+                       std::span<const TrianglePairCandidate>(
+                           static_cast<const TrianglePairCandidate*>(output_.data()), foundA),
+                       common_.wantSegments, out, settings_.exactThreads);
+            exactMs += msSince(te);
+        }
+        const auto tb = Clock::now();
+        if (!waitFor(fenceB)) return fail("peel: the GPU did not finish the call's passes within 60 s");
+        waitMs += msSince(tb);
+        tr = Clock::now();
+        std::memcpy(counters, countersB_.data(), sizeof counters);
+    }
     // Overflows: grow what overflowed and redo; a list that cannot grow within one storage
     // block is an error naming the limit.
     std::string tooLarge;
@@ -600,38 +648,60 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     };
     grow(cap_.items, counters[PEEL_COUNTER_ITEM_OVERFLOW] > 0 ? 2 * cap_.items : 0, sizeof(glm::uvec4),
          "the node pair lists");
+    if (counters[PEEL_COUNTER_WALK_CUT] > 0) {
+        // A fused walk's invocation ran out of stack or loop budget (docs/gl.md): this call is
+        // redone, and every later one made, with the levels walk.
+        fusedWalk_ = false;
+        retry = true;
+        stats.count("walk_cut", double(counters[PEEL_COUNTER_WALK_CUT]));
+    }
     grow(cap_.clusterPairs, counters[PEEL_COUNTER_CLUSTER_PAIRS], sizeof(glm::uvec4), "the cluster pairs");
     grow(cap_.records, counters[PEEL_COUNTER_RECORDS], sizeof(gl::PeelBox), "the records");
     grow(cap_.entries, counters[PEEL_COUNTER_CELL_ENTRIES], 4 * sizeof(std::uint32_t), "the pairing grid");
-    grow(cap_.output, counters[PEEL_COUNTER_OUTPUT], 3 * sizeof(std::uint32_t), "the candidate triangle pairs");
+    grow(cap_.output, std::max(counters[PEEL_COUNTER_OUTPUT], counters[PEEL_COUNTER_OUTPUT_B]),
+         3 * sizeof(std::uint32_t), "the candidate triangle pairs");
     if (!tooLarge.empty())
         return fail("peel: " + tooLarge + " do not fit this GL's GL_MAX_SHADER_STORAGE_BLOCK_SIZE (" +
                     std::to_string(limits_.maxStorageBlock) + " bytes); give fewer candidate pairs per call or use a "
                     "GPU with larger storage blocks");
     if (retry) {
         out.stats.readbackMs += waitMs + msSince(tr);
+        // A first half tested before the overflow showed: its results go with the attempt.
+        out.pairs.resize(pairsBefore);
+        for (const char* name : {"exact_sort_ms", "exact_test_ms", "tri_tri_tests", "positive_tests"})
+            stats.count(name, 0.0);
         return {};
     }
-    const std::uint32_t found = counters[PEEL_COUNTER_OUTPUT];
-    // The list was copied as far as the last calls suggested; a longer one is copied now (a
-    // second wait, counted; the next calls copy more).
-    double lateMs = 0;
+    // The (second half's) list: copied as far as the last calls suggested; a longer one is
+    // copied now (a second wait, counted; the next calls copy more).
+    const std::uint32_t found = counters[splitCall_ ? PEEL_COUNTER_OUTPUT_B : PEEL_COUNTER_OUTPUT];
+    ReadbackBuffer& listBuffer = splitCall_ ? outputB_ : output_;
     if (found > copied) {
         const auto tl = Clock::now();
-        output_.copyOut(std::size_t(found) * sizeof(TrianglePairCandidate));
+        listBuffer.copyOut(std::size_t(found) * sizeof(TrianglePairCandidate));
         if (!gl::Fence::insert().wait(std::uint64_t(60) * 1000000000))
             return fail("peel: the GPU did not finish copying the candidate list within 60 s");
-        lateMs = msSince(tl);
+        lateMs += msSince(tl);
         stats.count("late_copies", 1.0);
     }
-    outputCopy_ = std::size_t(found) + found / 4 + 4096;
-    const std::span<const TrianglePairCandidate> list(static_cast<const TrianglePairCandidate*>(output_.data()), found);
-    const double readMs = msSince(tr);
-    const std::vector<double> stageMs = clock_.totals(kStageCount);
+    outputCopy_ = std::size_t(std::max(found, foundA)) + std::max(found, foundA) / 4 + 4096;
+    lastClusterPairs_ = counters[PEEL_COUNTER_CLUSTER_PAIRS];
+    const std::span<const TrianglePairCandidate> list(static_cast<const TrianglePairCandidate*>(listBuffer.data()),
+                                                      found);
+    readMs += msSince(tr);
+    // Clock indices: a stage s, or (gpuTimers "passes") kStageCount + pass x kStageCount + s.
+    const std::vector<double> spans = clock_.totals(int(kStageCount) + int(kPassCount) * int(kStageCount));
     double gpuMs = 0;
-    for (int s = 0; s < kStageCount; ++s) {
-        stats.count(kStageNames[s], stageMs[std::size_t(s)]);
-        gpuMs += stageMs[std::size_t(s)];
+    for (int s = 0; s < kStageCount && timers_ != 0; ++s) {
+        double ms = spans[std::size_t(s)];
+        for (int p = 0; p < kPassCount; ++p) ms += spans[std::size_t(kStageCount + p * kStageCount + s)];
+        stats.count(kStageNames[s], ms);
+        gpuMs += ms;
+    }
+    for (int p = 0; p < kPassCount && timers_ == 2; ++p) {
+        double ms = 0;
+        for (int s = 0; s < kStageCount; ++s) ms += spans[std::size_t(kStageCount + p * kStageCount + s)];
+        stats.count(kPassNames[p], ms);
     }
     stats.gpuMs = gpuMs;
     stats.readbackMs += waitMs + readMs;
@@ -649,7 +719,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     stats.count("records", counter(PEEL_COUNTER_RECORDS));
     stats.count("grid_entries", counter(PEEL_COUNTER_CELL_ENTRIES));
     stats.count("screen_pairs", counter(PEEL_COUNTER_SCREEN_PAIRS));
-    stats.count("filtered_pairs", double(found));
+    stats.count("filtered_pairs", double(found) + double(foundA));
     std::size_t pixels = 0;
     for (const Batch& b : batches_) pixels += std::size_t(b.width) * b.height;
     stats.count("pixels_sampled", double(pixels));
@@ -657,8 +727,149 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     // The exact test.
     const auto te = Clock::now();
     exact_.run(scene, candidates, list, common_.wantSegments, out, settings_.exactThreads);
-    stats.count("cpu_exact_ms", msSince(te));
-    stats.cpuMs += msSince(te);
+    exactMs += msSince(te);
+    stats.count("cpu_exact_ms", exactMs);
+    stats.cpuMs += exactMs;
+    return {};
+}
+
+// The world vertices (with rays: the raster pass draws them) and the cluster boxes; then
+// the fused walk in one dispatch; then the triangle pairs (no rays: a fixed grid of workgroups
+// striding over the list, sized from the last call: no indirect-argument pass) or, with rays,
+// the triangle cull. Four dispatches without rays (three: the refit and the triangle pairs
+// read the local vertices), each after one barrier; nothing read back.
+Result<void> PeelScenePass::fusedCull(std::uint32_t clusterCap, int half) {
+    const auto partCount = static_cast<std::uint32_t>(parts_.size());
+    const auto pairCount = static_cast<std::uint32_t>(pairs_.size());
+    if (half == 1) {  // the second half of a split call: its pairs, its list
+        if (auto r = fusedWalkAndPairs(clusterCap, splitPairs_, pairCount - splitPairs_, 1); !r) return r;
+        return {};
+    }
+    if (!direct_) {
+        markPass(kPassWorld);
+        world_.setUniform("uPartCount", partCount);
+        world_.setUniform("uItemCount", vertexTotal_);
+        world_.use();
+        if (auto r = dispatch1d(world_, vertexTotal_, 64, limits_, "the world vertices"); !r) return r;
+        barrier();
+    }
+    markPass(kPassRefit);
+    gl::Program& refit = direct_ ? refitLocal_ : refit_;
+    refit.setUniform("uPartCount", partCount);
+    refit.setUniform("uItemCount", nodeTotal_);
+    refit.use();
+    if (auto r = dispatch1d(refit, std::size_t(nodeTotal_) * 32, 64, limits_, "the cluster refit"); !r) return r;
+    barrier();
+    if (pairs_.empty()) return {};
+    return fusedWalkAndPairs(clusterCap, 0, splitPairs_, 0);
+}
+
+Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uint32_t first, std::uint32_t count,
+                                              int half) {
+    markPass(kPassWalk);
+    walk_.setUniform("uPairBase", first);
+    walk_.setUniform("uPairCount", count);
+    walk_.setUniform("uClusterCapacity", clusterCap);
+    walk_.setUniform("uQueueLimit", walkQueue_);
+    walk_.setUniform("uStepBudget", walkBudget_);
+    walk_.use();
+    if (auto r = dispatch1d(walk_, count, 1, limits_, "the pair list (one workgroup each)"); !r) return r;
+    barrier();
+    if (direct_) {
+        markPass(kPassTriangles);
+        // The second half starts where the first half's cluster pairs end, and appends to its
+        // own list (the first one is being read by the CPU meanwhile).
+        (half == 1 ? outputB_ : output_).buffer().bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_OUTPUT);
+        triPairsLocal_.setUniform("uStartCounter",
+                                  std::uint32_t(half == 1 ? PEEL_COUNTER_CLUSTER_SPLIT : PEEL_COUNTER_COUNT));
+        triPairsLocal_.setUniform("uOutputCounter", std::uint32_t(half == 1 ? PEEL_COUNTER_OUTPUT_B : PEEL_COUNTER_OUTPUT));
+        triPairsLocal_.setUniform("uClusterCapacity", clusterCap);
+        triPairsLocal_.setUniform("uOutputCapacity",
+                                  static_cast<std::uint32_t>(std::min<std::size_t>(cap_.output, 0xFFFFFFFFu)));
+        triPairsLocal_.use();
+        // As many workgroups as the last call's cluster pairs and a quarter more (each strides
+        // over the list, so any count is served; a good guess makes it one cluster pair each).
+        const std::size_t expected = splitCall_ ? lastClusterPairs_ / 2 : lastClusterPairs_;
+        const std::size_t groups = std::clamp<std::size_t>(expected + expected / 4 + 256, 256,
+                                                           std::max<std::size_t>(256, cap_.clusterPairs));
+        if (auto r = dispatch1d(triPairsLocal_, groups, 1, limits_, "the triangle pairs"); !r) return r;
+        barrier();
+        if (splitCall_ && half == 0) {  // where the second half's cluster pairs will start
+            barrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+            glCopyNamedBufferSubData(counters_.buffer().id(), counters_.buffer().id(),
+                                     PEEL_COUNTER_CLUSTER_PAIRS * sizeof(std::uint32_t),
+                                     PEEL_COUNTER_CLUSTER_SPLIT * sizeof(std::uint32_t), sizeof(std::uint32_t));
+        }
+    } else {
+        if (auto r = writeArgs(kSlotTriangles, 1, PEEL_COUNTER_CLUSTER_PAIRS, 0, 0, cap_.clusterPairs, 1); !r) return r;
+        markPass(kPassTriangleCull);
+        cullTriangles_.setUniform("uClusterCapacity", clusterCap);
+        dispatchIndirect(cullTriangles_, kSlotTriangles);
+    }
+    return {};
+}
+
+// The walk before round e: world vertices, refit, the roots, one dispatch per level (each
+// sized by an indirect-argument pass from the previous level's count), the depth-first rest,
+// then the triangle pairs (or the triangle cull) sized the same way.
+Result<void> PeelScenePass::levelsCull(std::uint32_t clusterCap) {
+    const auto partCount = static_cast<std::uint32_t>(parts_.size());
+    // 1. World vertices.
+    markPass(kPassWorld);
+    world_.setUniform("uPartCount", partCount);
+    world_.setUniform("uItemCount", vertexTotal_);
+    world_.use();
+    if (auto r = dispatch1d(world_, vertexTotal_, 64, limits_, "the world vertices"); !r) return r;
+    barrier();
+    // 2. Cluster boxes, bottom-up.
+    markPass(kPassRefit);
+    refit_.setUniform("uPartCount", partCount);
+    refit_.setUniform("uItemCount", nodeTotal_);
+    refit_.use();
+    if (auto r = dispatch1d(refit_, std::size_t(nodeTotal_) * 32, 64, limits_, "the cluster refit"); !r) return r;
+    barrier();
+    // 3. Cluster pairs: roots, levelSteps_ levels, then depth first.
+    const auto itemCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.items, 0xFFFFFFFFu));
+    for (gl::Program* p : {&pairsInit_, &pairsStep_, &pairsStack_}) {
+        p->setUniform("uItemCapacity", itemCap);
+        p->setUniform("uClusterCapacity", clusterCap);
+    }
+    if (pairs_.empty()) return {};
+    markPass(kPassRoots);
+    itemsBuffer_[0].bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_ITEMS_OUT);
+    pairsInit_.setUniform("uPairCount", static_cast<std::uint32_t>(pairs_.size()));
+    pairsInit_.setUniform("uOutSlot", 0u);
+    pairsInit_.use();
+    if (auto r = dispatch1d(pairsInit_, pairs_.size(), 64, limits_, "the pair list"); !r) return r;
+    barrier();
+    if (auto r = writeArgs(0, 0, 0, 0, 0, cap_.items, 64); !r) return r;
+    for (std::uint32_t s = 0; s <= levelSteps_; ++s) {
+        const bool last = s == levelSteps_;
+        itemsBuffer_[s % 2].bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_ITEMS_IN);
+        itemsBuffer_[(s + 1) % 2].bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_ITEMS_OUT);
+        gl::Program& p = last ? pairsStack_ : pairsStep_;
+        p.setUniform("uInSlot", s);
+        p.setUniform("uOutSlot", s + 1);
+        markPass(last ? kPassStack : kPassLevel);
+        dispatchIndirect(p, s);
+        if (!last)
+            if (auto r = writeArgs(s + 1, 0, 0, 0, 0, cap_.items, 64); !r) return r;
+    }
+    // 4. Triangles of the cluster pairs: kept for the raster pass, or (no rays) paired and filtered.
+    if (auto r = writeArgs(kSlotTriangles, 1, PEEL_COUNTER_CLUSTER_PAIRS, 0, 0, cap_.clusterPairs, 1); !r) return r;
+    if (direct_) {
+        markPass(kPassTriangles);
+        triPairs_.setUniform("uStartCounter", std::uint32_t(PEEL_COUNTER_COUNT));
+        triPairs_.setUniform("uOutputCounter", std::uint32_t(PEEL_COUNTER_OUTPUT));
+        triPairs_.setUniform("uClusterCapacity", clusterCap);
+        triPairs_.setUniform("uOutputCapacity",
+                             static_cast<std::uint32_t>(std::min<std::size_t>(cap_.output, 0xFFFFFFFFu)));
+        dispatchIndirect(triPairs_, kSlotTriangles);
+    } else {
+        markPass(kPassTriangleCull);
+        cullTriangles_.setUniform("uClusterCapacity", clusterCap);
+        dispatchIndirect(cullTriangles_, kSlotTriangles);
+    }
     return {};
 }
 
@@ -681,7 +892,7 @@ Result<void> PeelScenePass::imagePasses(std::span<const ObjectPair> candidates, 
     vao_.setElementBuffer(keptIndicesBuffer_);
     const auto recordCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.records, 0xFFFFFFFFu));
     for (const Batch& b : batches_) {
-        clock_.mark(kStageRaster);
+        markStage(kStageRaster);
         const std::uint32_t R = b.size, W = b.width, H = b.height;
         headsBuffer_.clearZero(0, std::size_t(W) * H * 4);
         maskBuffer_.clearZero(0, std::size_t(b.tileCount) * ((R * R + 31) / 32) * 4);
@@ -711,7 +922,7 @@ Result<void> PeelScenePass::imagePasses(std::span<const ObjectPair> candidates, 
         glDisable(GL_DEPTH_CLAMP);
         gl::Framebuffer::bindDefault();
         barrier();
-        clock_.mark(kStageRays);
+        markStage(kStageRays);
         resolve_.setUniform("uFirstTile", b.firstTile);
         resolve_.setUniform("uCulled", cull_ ? 1u : 0u);
         // The cull keeps a band of kMarginPixels pixels: a nearest fragment farther than that in
@@ -749,11 +960,12 @@ Result<void> PeelScenePass::imagePasses(std::span<const ObjectPair> candidates, 
         separate_.setUniform("uDrawEnd", b.endDraw);
         separate_.setUniform("uFirstTile", b.firstTile);
         separate_.setUniform("uRecordCapacity", recordCap);
+        if (timers_ == 2) markStage(kStageRays);  // ends the arguments pass's span
         dispatchIndirect(separate_, kSlotSeparate);
     }
 
     // 7. Pairing and the float filter.
-    clock_.mark(kStageGrid);
+    markStage(kStageGrid);
     const auto entryCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.entries, 0xFFFFFFFFu));
     if (auto r = writeArgs(kSlotRecords, 1, PEEL_COUNTER_RECORDS, 0, 0, cap_.records, 64); !r) return r;
     for (gl::Program* p : {&gridCount_, &gridFill_, &pairTest_}) {
@@ -762,6 +974,7 @@ Result<void> PeelScenePass::imagePasses(std::span<const ObjectPair> candidates, 
         p->setUniform("uBucketMask", buckets - 1);
     }
     gridCount_.setUniform("uRecordCapacity", recordCap);
+    if (timers_ == 2) markStage(kStageGrid);
     dispatchIndirect(gridCount_, kSlotRecords);
     cellStartsBuffer_.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_SCAN);
     scan_.setUniform("uScanCount", buckets);
@@ -772,7 +985,7 @@ Result<void> PeelScenePass::imagePasses(std::span<const ObjectPair> candidates, 
     gridFill_.setUniform("uRecordCapacity", recordCap);
     gridFill_.setUniform("uEntryCapacity", entryCap);
     dispatchIndirect(gridFill_, kSlotRecords);
-    clock_.mark(kStageFilter);
+    markStage(kStageFilter);
     pairTest_.setUniform("uRecordCapacity", recordCap);
     pairTest_.setUniform("uEntryCapacity", entryCap);
     pairTest_.setUniform("uOutputCapacity", static_cast<std::uint32_t>(std::min<std::size_t>(cap_.output, 0xFFFFFFFFu)));

@@ -18,6 +18,10 @@
 //     flagged candidate pairs whose world and screen boxes overlap, filtered by a float
 //     separating-axis test (common/tritri.glsl); survivors written to a mapped buffer;
 //  8. one fence; the CPU reads the counters and the list in place (PeelExact tests them).
+// Without rays (the default) the chain is 2-3 then the triangle pairs (tri_pairs.glsl), and
+// with the fused walk (settings.walk) three dispatches in all: cluster_refit.glsl from the
+// local vertices, cluster_walk.glsl (every level of the walk in one dispatch), tri_pairs.glsl
+// as a fixed grid; settings.overlap splits it in two halves with a fence each.
 // A buffer found too small after the fence is grown and the call redone (counted in
 // capacity_retries; the buffers are kept, so later calls do not repeat it).
 #include "PeelClusters.h"
@@ -61,6 +65,19 @@ private:
                                          std::uint32_t scanBegin, std::uint32_t scanEnd, std::size_t capacity,
                                          std::uint32_t perGroup);
     void dispatchIndirect(const gl::Program& program, std::uint32_t slot) const;
+    /// GPU timers: the pass about to be recorded (its stage for the stage clock; with
+    /// gpuTimers "passes" a timestamp of its own).
+    void markPass(int pass);
+    /// GPU timers: a stage of the image passes starts (a timestamp unless gpuTimers is "off").
+    void markStage(int stage);
+    /// The fused chain (no rays): refit from local vertices, the one-dispatch walk, the
+    /// triangle pairs as a fixed grid. The levels chain: world, refit, one dispatch per level.
+    /// `half`: 0 the first (or only) half of the pairs (with the refit), 1 the second.
+    [[nodiscard]] Result<void> fusedCull(std::uint32_t clusterCap, int half);
+    [[nodiscard]] Result<void> levelsCull(std::uint32_t clusterCap);
+    /// The fused walk of pairs [first, first + count) and their triangle pairs (or cull).
+    [[nodiscard]] Result<void> fusedWalkAndPairs(std::uint32_t clusterCap, std::uint32_t first, std::uint32_t count,
+                                                 int half);
 
     PeelSettings settings_;
     DetectorSettings common_;
@@ -68,6 +85,14 @@ private:
     bool cull_ = true;  // settings.cull, and three axes
     bool direct_ = false;  // no collision rays: cluster pairs straight to the float filter
     bool softwareGl_ = false;  // llvmpipe and the like: the GPU wait does not wake the exact test's threads
+    bool fusedWalk_ = true;    // settings.walk; off for good once a fused walk was cut (redone with levels)
+    bool fusedCall_ = true;    // this call: the fused walk (trees shallow enough)
+    int timers_ = 1;           // 0 off, 1 stages, 2 passes
+    int stage_ = -1;           // stage of the last marked pass
+    std::size_t lastClusterPairs_ = 0;
+    bool splitCall_ = false;        // this call: two halves (settings.overlap, no rays, fused walk)
+    std::uint32_t splitPairs_ = 0;  // pairs of the first half
+    std::uint32_t walkQueue_ = PEEL_WALK_QUEUE, walkBudget_ = PEEL_WALK_BUDGET;  // test hooks (environment)  // sizes the triangle pairs' grid of the fused chain
     GlLimits limits_;
     PeelClusters clusters_;
     Capacities cap_;
@@ -87,11 +112,13 @@ private:
     float cellSize_ = 1.0f;  // pairing grid, level 0 (world units)
     std::uint32_t gridLevels_ = PEEL_GRID_LEVELS;  // pairing grid levels of the call (uGridLevels)
     std::uint32_t levelSteps_ = 0;
+    std::uint32_t treeHeight_ = 0;  // deepest cluster tree of the call
     std::size_t atlasPixels_ = 0;  // largest batch
     std::size_t clusterNodesUploaded_ = 0;
 
     gl::Program world_, refit_, pairsInit_, pairsStep_, pairsStack_, cullTriangles_, compact_, drawItems_, raster_,
-        resolve_, mip_, separate_, gridCount_, gridFill_, scan_, pairTest_, args_, triPairs_;
+        resolve_, mip_, separate_, gridCount_, gridFill_, scan_, pairTest_, args_, triPairs_, walk_, refitLocal_,
+        triPairsLocal_;
     gl::VertexArray vao_;
     gl::Framebuffer framebuffer_;
     gl::Buffer partsBuffer_{"peel parts"}, worldBuffer_{"peel world vertices"}, nodesBuffer_{"peel cluster nodes"},
@@ -105,7 +132,8 @@ private:
         pyramidBuffer_{"peel pyramid"}, recordsBuffer_{"peel records"}, cellStartsBuffer_{"peel cell starts"},
         cellFillBuffer_{"peel cell fill"}, cellItemsBuffer_{"peel cell items"}, pairTableBuffer_{"peel pair table"},
         hitsBuffer_{"peel pair hits"}, pairFlagsBuffer_{"peel pair flags"}, recordBoxesBuffer_{"peel record boxes"};
-    ReadbackBuffer counters_{"peel counters"}, output_{"peel candidate triangle pairs"};
+    ReadbackBuffer counters_{"peel counters"}, output_{"peel candidate triangle pairs"},
+        countersB_{"peel counters (second half)"}, outputB_{"peel candidate triangle pairs (second half)"};
     std::size_t outputCopy_ = 1 << 14;  // candidate triangle pairs copied to the mapping before the fence
 };
 

@@ -86,11 +86,14 @@ TEST_F(PeelDetectorTest, RejectsBadSettingsWithAMessage) {
     for (auto [res, axes, compaction, layers, word] :
          {std::tuple{100, 1, "atomic", 32, "power of two"}, std::tuple{256, 2, "atomic", 32, "axes"},
           std::tuple{256, 1, "magic", 32, "compaction"}, std::tuple{256, 1, "atomic", 1, "maxLayers"},
-          std::tuple{256, 1, "atomic", 32, "sampling"}, std::tuple{256, 1, "atomic", 32, "rays"}}) {
+          std::tuple{256, 1, "atomic", 32, "sampling"}, std::tuple{256, 1, "atomic", 32, "rays"},
+          std::tuple{256, 1, "atomic", 32, "walk"}, std::tuple{256, 1, "atomic", 32, "gpuTimers"}}) {
         PeelSettings s = settings(res, axes, compaction);
         s.maxLayers = layers;
         if (std::string_view(word) == "sampling") s.sampling = "everything";
         if (std::string_view(word) == "rays") s.rays = "sometimes";
+        if (std::string_view(word) == "walk") s.walk = "sideways";
+        if (std::string_view(word) == "gpuTimers") s.gpuTimers = "sometimes";
         auto d = createPeelDetector({}, s);
         ASSERT_FALSE(d.has_value());
         EXPECT_NE(d.error().message.find(word), std::string::npos) << d.error().message;
@@ -689,6 +692,128 @@ TEST_F(PeelDetectorTest, DeformedVerticesAreUsed) {
         scene.setVertices(1, std::vector<Vec3>(rest.begin(), rest.end()));
         ASSERT_TRUE(peel->detect(scene, candidates, out));
         EXPECT_TRUE(out.pairs.empty());
+    }
+}
+
+// The fused walk (every level in one dispatch, the frontier in shared memory) against the
+// levels walk (one dispatch per level): the same cluster pairs, the same triangle pairs to
+// the filter and exactly the reference's answer, without and with collision rays, on six
+// bunnies and a ground box over several moving calls. Then the walk's two escape paths,
+// forced through its test hooks: a frontier of 2 node pairs (nearly everything walked depth
+// first on the invocations' stacks) must still give the reference; a step budget of 5 cuts
+// the walk, which is counted (walk_cut), redone with the levels walk in the same call
+// (still the reference's answer) and not tried again (walk_fused 0 on later calls). With
+// overlap the call is split in two halves: the same cluster pairs and the same answer.
+TEST_F(PeelDetectorTest, FusedAndLevelsWalksAgree) {
+    auto bunny = namedMesh("bunny");
+    Scene scene;
+    const MeshId ib = scene.addMesh(bunny);
+    scene.addObject(scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(2.0f, 0.1f, 2.0f)))),
+                    Pose{Vec3(0.5f, -0.15f, 0.2f)});
+    for (int i = 0; i < 6; ++i)
+        scene.addObject(ib, Pose{Vec3(0.55f * float(i % 3), 0.45f * float(i / 3), 0.05f * float(i)),
+                                 glm::angleAxis(0.7f * float(i), glm::normalize(Vec3(1, float(i), 2)))});
+    auto withWalk = [](PeelSettings s, const char* walk, const char* timers = "stages") {
+        s.walk = walk;
+        s.gpuTimers = timers;
+        return s;
+    };
+    auto check = [&](Detector& peel, const std::string& what, double& clusterPairs, double& screenPairs) {
+        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+        DetectionOutput out;
+        ASSERT_TRUE(peel.detect(scene, candidates, out)) << what;
+        std::map<ObjectPair, const PairResult*> found;
+        for (const PairResult& r : out.pairs) found[r.pair] = &r;
+        std::size_t total = 0;
+        for (const ObjectPair& c : candidates) {
+            const auto ref = reference(scene, c.a, c.b);
+            total += ref.size();
+            auto it = found.find(c);
+            EXPECT_EQ(it == found.end() ? std::vector<TrianglePair>{} : it->second->triangles, ref)
+                << what << ", pair (" << c.a << ", " << c.b << ")";
+        }
+        EXPECT_GT(total, 1000u) << what;
+        clusterPairs = out.stats.counter("cluster_pairs");
+        screenPairs = out.stats.counter("screen_pairs");
+        EXPECT_GT(clusterPairs, 0.0) << what;
+    };
+    for (const char* rays : {"off", "on"}) {
+        PeelSettings base;
+        base.rays = rays;
+        auto fused = makePeel(withWalk(base, "fused", "passes"));
+        auto levels = makePeel(withWalk(base, "levels", "off"));
+        for (int call = 0; call < 3; ++call) {
+            for (ObjectId o = 1; o < scene.objectCount(); ++o) {
+                Pose p = scene.pose(o);
+                p.position += Vec3(0.01f * float(o % 3) - 0.01f, -0.02f, 0.01f);
+                scene.setPose(o, p);
+            }
+            double fc = 0, fs = 0, lc = 0, ls = 0;
+            check(*fused, std::string("fused, rays ") + rays, fc, fs);
+            check(*levels, std::string("levels, rays ") + rays, lc, ls);
+            EXPECT_EQ(fc, lc) << "rays " << rays << ", call " << call;
+            if (std::string(rays) == "off") {
+                EXPECT_EQ(fs, ls) << "call " << call;
+            }
+        }
+        // The timers: per pass with "passes", none with "off".
+        DetectionOutput out;
+        ASSERT_TRUE(fused->detect(scene, scene.overlappingPairs(), out));
+        EXPECT_EQ(out.stats.counter("walk_fused"), 1.0);
+        EXPECT_EQ(out.stats.counter("split"), 0.0);  // overlap is off by default
+        EXPECT_GT(out.stats.counter("gpu_pass_walk_ms"), 0.0);
+        EXPECT_GT(out.stats.counter("gpu_pass_refit_ms"), 0.0);
+        EXPECT_EQ(out.stats.counter("gpu_pass_level_ms"), 0.0);
+        EXPECT_GT(out.stats.gpuMs, 0.0);
+        ASSERT_TRUE(levels->detect(scene, scene.overlappingPairs(), out));
+        EXPECT_EQ(out.stats.counter("walk_fused"), 0.0);
+        EXPECT_EQ(out.stats.gpuMs, 0.0);
+    }
+    {  // Overlap: two halves, the same answer (and the same cluster pairs as one half).
+        PeelSettings halves;
+        halves.overlap = true;
+        auto split = makePeel(halves);
+        auto whole = makePeel(PeelSettings{});
+        for (int call = 0; call < 2; ++call) {
+            double c = 0, sp = 0, wc = 0, wsp = 0;
+            check(*split, "overlap on", c, sp);
+            check(*whole, "overlap off", wc, wsp);
+            EXPECT_EQ(c, wc);
+            EXPECT_EQ(sp, wsp);
+        }
+        DetectionOutput out;
+        ASSERT_TRUE(split->detect(scene, scene.overlappingPairs(), out));
+        EXPECT_EQ(out.stats.counter("split"), 1.0);
+    }
+    {  // A frontier of two node pairs: the stack path.
+        ::setenv("ISC_PEEL_WALK_QUEUE", "2", 1);
+        auto narrow = makePeel(PeelSettings{});
+        ::unsetenv("ISC_PEEL_WALK_QUEUE");
+        double c = 0, sp = 0;
+        check(*narrow, "frontier of 2", c, sp);
+        DetectionOutput out;
+        ASSERT_TRUE(narrow->detect(scene, scene.overlappingPairs(), out));
+        EXPECT_EQ(out.stats.counter("walk_fused"), 1.0);
+        EXPECT_EQ(out.stats.counter("walk_cut"), 0.0);
+    }
+    {  // A budget of five steps: cut, counted, redone with levels.
+        ::setenv("ISC_PEEL_WALK_BUDGET", "5", 1);
+        auto cut = makePeel(PeelSettings{});
+        ::unsetenv("ISC_PEEL_WALK_BUDGET");
+        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+        DetectionOutput first;
+        ASSERT_TRUE(cut->detect(scene, candidates, first));
+        EXPECT_GT(first.stats.counter("walk_cut"), 0.0);
+        EXPECT_EQ(first.stats.counter("walk_fused"), 0.0);  // the redone attempt's
+        double c = 0, sp = 0;
+        check(*cut, "after a cut", c, sp);
+        DetectionOutput later;
+        ASSERT_TRUE(cut->detect(scene, candidates, later));
+        EXPECT_EQ(later.stats.counter("walk_cut"), 0.0);
+        EXPECT_EQ(later.stats.counter("walk_fused"), 0.0);
+        std::size_t n = 0;
+        for (const PairResult& r : first.pairs) n += r.triangles.size();
+        EXPECT_GT(n, 1000u);
     }
 }
 

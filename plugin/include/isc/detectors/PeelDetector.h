@@ -92,8 +92,24 @@ struct PeelSettings {
     /// GPU): 0 = OpenMP's default (every core), else 1..1024. Fewer than the cores leaves
     /// room for the GL driver's own thread (docs/detectors/peel.md, the deforming pile).
     int exactThreads = 0;
+    /// Scene sampling's walk of the cluster trees: "auto" (= "fused"), "fused" (every level in
+    /// one dispatch, one workgroup per pair of parts, the frontier in shared memory) or
+    /// "levels" (one dispatch per level, each sized by an indirect-argument pass; the form
+    /// before 2026-11-25's round e, kept for comparison and as the fallback of trees deeper
+    /// than 30 levels). Both give the same cluster pairs.
+    std::string walk = "auto";
+    /// GPU timers of scene sampling: "stages" (default: GL timestamps around each stage,
+    /// gpu_world_ms ... gpu_filter_ms), "passes" (a timestamp around every dispatch: counters
+    /// gpu_pass_<name>_ms, for benchmarks) or "off" (no queries; gpuMs 0).
+    std::string gpuTimers = "stages";
+    /// Without rays, with the fused walk: split the call's pairs of parts in two halves, each
+    /// walked and paired on the GPU with its own fence and list, so that the exact CPU test of
+    /// the first half runs while the GPU works on the second. Off (default): one fence. On the
+    /// lent H100 the second half's own dispatches cost about what the overlap saves
+    /// (docs/detectors/peel.md, "The deforming pile").
+    bool overlap = false;
 
-    static constexpr std::array<SettingField<PeelSettings>, 11> fields{{
+    static constexpr std::array<SettingField<PeelSettings>, 14> fields{{
         {"resolution", &PeelSettings::resolution,
          "pixels across the smallest object of a view: 0 = auto, or a power of two 16..4096"},
         {"axes", &PeelSettings::axes, "projection axes: 0 = auto, 1 (z) or 3 (x, y, z)"},
@@ -109,6 +125,12 @@ struct PeelSettings {
          "cull's cluster pairs go straight to the GPU filter, no raster)"},
         {"exactThreads", &PeelSettings::exactThreads,
          "threads of the exact CPU test: 0 = every core (OpenMP's default), else 1..1024"},
+        {"walk", &PeelSettings::walk,
+         "scene sampling's cluster-tree walk: auto (= fused), fused (one dispatch) or levels (one dispatch per level)"},
+        {"gpuTimers", &PeelSettings::gpuTimers,
+         "GPU timestamps: stages (default), passes (one per dispatch, gpu_pass_*_ms) or off"},
+        {"overlap", &PeelSettings::overlap,
+         "no rays: two halves of the pairs, the exact test of the first while the GPU does the second"},
     }};
 };
 
