@@ -239,6 +239,7 @@ struct RecallCase {
     bool contactClip = true;   // CullideSettings::contactClip
     bool clusterBoxes = false; // CullideSettings::clusterBoxes
     bool clusterPass = true;   // CullideSettings::clusterPass
+    bool chain = true;         // CullideSettings::chain
 };
 
 std::shared_ptr<Mesh> namedMesh(const std::string& name) {
@@ -263,6 +264,7 @@ TEST_P(CullideRecallTest, MatchesTheReferenceExactly) {
     s.contactClip = c.contactClip;
     s.clusterBoxes = c.clusterBoxes;
     s.clusterPass = c.clusterPass;
+    s.chain = c.chain;
     auto d = makeCullide(s);
     Tally tally;
     double objectsOut = 0, trianglesIn = 0, trianglesOut = 0, tests = 0;
@@ -311,6 +313,10 @@ INSTANTIATE_TEST_SUITE_P(
                                  true, true},
                       RecallCase{"bunny_bunny_no_cluster_pass_64", "bunny", "bunny", "compute", 64, 16, 64, false, true,
                                  true, false, false},
+                      RecallCase{"bunny_bunny_unchained_64", "bunny", "bunny", "compute", 64, 16, 64, false, true,
+                                 true, false, true, false},
+                      RecallCase{"torus_torus_unchained_cluster_boxes_32", "torus", "torus", "compute", 32, 12, 32,
+                                 false, true, true, true, true, false},
                       RecallCase{"queries_bunny_bunny_32", "bunny", "bunny", "queries", 32, 6, 64, true},
                       RecallCase{"queries_torus_torus_32", "torus", "torus", "queries", 32, 6, 64, true}),
     [](const ::testing::TestParamInfo<RecallCase>& p) { return std::string(p.param.name); });
@@ -345,6 +351,48 @@ TEST_F(CullideDetectorTest, ManyObjectsInOneCall) {
                 out.stats.counter("pcs_triangles"));
     EXPECT_LT(out.stats.counter("pcs_clusters"), out.stats.counter("pcs_clusters_in"));
     EXPECT_LT(out.stats.counter("pcs_triangles"), out.stats.counter("pcs_triangles_in"));
+}
+
+// The chain (cluster level, per-pair cluster overlap and triangle level on the GPU, one
+// read-back) against the levels read back one by one: the same cluster survivors, the same
+// pairs after the cluster level and the same clusters sent on (the pair pass on the GPU is
+// the CPU's per-pair overlap), and both exactly the reference; on the clusters' triangles and
+// on their boxes.
+TEST_F(CullideDetectorTest, ChainedLevelsMatchTheLevelsReadBackOneByOne) {
+    const Scene scene = bunnyHeap(8);
+    const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+    for (bool boxes : {false, true}) {
+        CullideSettings s = settings("compute", 64);
+        s.clusterBoxes = boxes;
+        s.chain = true;
+        auto chained = makeCullide(s);
+        s.chain = false;
+        auto oneByOne = makeCullide(s);
+        DetectionOutput a, b;
+        ASSERT_TRUE(chained->detect(scene, candidates, a));
+        ASSERT_TRUE(oneByOne->detect(scene, candidates, b));
+        std::size_t colliding = 0;
+        expectExact(scene, candidates, a, &colliding);
+        EXPECT_GE(colliding, 4u);
+        expectExact(scene, candidates, b);
+        std::printf("[ cullide ] chain, 8 bunnies, %s: clusters %g -> %g, pairs %g -> %g, triangles %g -> %g "
+                    "(one by one: %g -> %g, pairs %g, triangles %g -> %g)\n",
+                    boxes ? "cluster boxes" : "cluster triangles", a.stats.counter("pcs_clusters_in"),
+                    a.stats.counter("pcs_clusters"), double(candidates.size()), a.stats.counter("pairs_after_clusters"),
+                    a.stats.counter("pcs_triangles_in"), a.stats.counter("pcs_triangles"),
+                    b.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters"),
+                    b.stats.counter("pairs_after_clusters"), b.stats.counter("pcs_triangles_in"),
+                    b.stats.counter("pcs_triangles"));
+        EXPECT_GT(a.stats.counter("run_chain_ms"), 0.0) << "the chain ran";
+        EXPECT_EQ(b.stats.counter("run_chain_ms"), 0.0);
+        EXPECT_EQ(a.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters_in"));
+        EXPECT_EQ(a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters"));
+        EXPECT_EQ(a.stats.counter("pairs_after_clusters"), b.stats.counter("pairs_after_clusters"));
+        EXPECT_LT(a.stats.counter("pairs_after_clusters"), double(candidates.size())) << "the pair pass prunes";
+        EXPECT_EQ(a.stats.counter("pcs_triangles_in"), b.stats.counter("pcs_triangles_in"));
+        EXPECT_LT(a.stats.counter("pcs_triangles"), a.stats.counter("pcs_triangles_in"));
+        EXPECT_EQ(a.pairs.size(), b.pairs.size());
+    }
 }
 
 // The paper's form with a pool of 3 queries, far fewer than the PCS holds (5 linked tori,

@@ -89,8 +89,13 @@ struct CullideSettings {
     /// cut by boxes only (false: a cluster goes on when its box meets a cluster box of the
     /// partner; one GPU round trip less per call, more triangles at the triangle level).
     bool clusterPass = true;
+    /// Compute path: the cluster level, the per-pair cluster overlap and the triangle level
+    /// chained on the GPU with one read-back per call (true, default; the triangle level's PCS
+    /// seeded on the GPU from the clusters the kept pairs need), or each level read back and
+    /// the next one built on the CPU (false).
+    bool chain = true;
 
-    static constexpr std::array<SettingField<CullideSettings>, 14> fields{{
+    static constexpr std::array<SettingField<CullideSettings>, 15> fields{{
         {"method", &CullideSettings::method, "compute (default) or queries (the paper's occlusion queries, object and cluster levels)"},
         {"resolution", &CullideSettings::resolution, "triangle level: pixels across the smallest object (8..4096)"},
         {"clusterResolution", &CullideSettings::clusterResolution,
@@ -113,6 +118,9 @@ struct CullideSettings {
          "compute: cluster level on the clusters' boxes (true: cheaper, prunes less) or their triangles (false)"},
         {"clusterPass", &CullideSettings::clusterPass,
          "detect(): the cluster level's GPU pass (true) or clusters cut by their boxes only (false: one round trip less)"},
+        {"chain", &CullideSettings::chain,
+         "compute: cluster level, per-pair cluster overlap and triangle level chained on the GPU, one read-back (true) or "
+         "a read-back per level (false)"},
     }};
 };
 
