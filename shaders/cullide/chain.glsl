@@ -3,6 +3,8 @@
 //   uMode 0 (pairs): one thread per (object pair, cluster item of side A) of the cluster level.
 //            A surviving cluster of A that overlaps (world boxes) a surviving cluster of B marks
 //            both as wanted and keeps the pair: the per-pair cluster overlap, as the CPU did it.
+//            With uClusterPairCapacity > 0 each such cluster pair is also appended to
+//            clusterPairs[] for the filter (cullide/filter.glsl).
 //            When the cluster level kept everything (its cut counter: a thread had more pixels
 //            than one loop may visit) every cluster counts as surviving (conservative).
 //   uMode 1 (seed): one thread per item of the triangle level (the same clusters, one member
@@ -24,11 +26,14 @@ layout(std430, binding = CULLIDE_BINDING_CHAIN_BOXES) readonly buffer CullideCha
 layout(std430, binding = CULLIDE_BINDING_WANTED) buffer CullideWanted { uint wanted[]; };
 layout(std430, binding = CULLIDE_BINDING_KEEP) buffer CullideKeep { uint keep[]; };
 layout(std430, binding = CULLIDE_BINDING_BITS) buffer CullideBits { uint bits[]; };
+layout(std430, binding = CULLIDE_BINDING_CLUSTER_PAIRS) writeonly buffer CullideClusterPairs { uvec4 clusterPairs[]; };
+layout(std430, binding = CULLIDE_BINDING_CHAIN_COUNTERS) buffer CullideChainCounters { uint chainCounters[]; };
 
 uniform uint uMode;
 uniform uint uCount;      // threads of the mode
 uniform uint uPairCount;  // mode 0: chain pairs
 uniform uint uMembers;    // mode 2: members of the triangle level
+uniform uint uClusterPairCapacity;  // mode 0: entries of clusterPairs[] (0: no list)
 
 // The pair whose thread range holds `t` (binary search over threadStart).
 uint cullideChainPairOf(uint t) {
@@ -58,6 +63,13 @@ void main() {
             if (all(lessThanEqual(alo, bhi)) && all(lessThanEqual(blo, ahi))) {
                 wanted[b] = 1u;
                 any = true;
+                if (uClusterPairCapacity != 0u) {
+                    // Past the capacity the count still grows: the host sees the overflow and
+                    // tests this call's survivors on the CPU instead.
+                    uint slot = atomicAdd(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], 1u);
+                    if (slot < uClusterPairCapacity)
+                        clusterPairs[slot] = p.swapped != 0u ? uvec4(pi, b, a, 0u) : uvec4(pi, a, b, 0u);
+                }
             }
         }
         if (any) {

@@ -82,9 +82,16 @@ struct CullideDetector::Impl {
         std::vector<std::vector<std::uint32_t>> survivors;      // per object: its triangles left (inter)
         std::vector<std::vector<std::uint32_t>> selfSurvivors;  // per object: its triangles left (self)
         std::vector<std::uint32_t> selfPairs;                   // candidate indices of the self pairs served
+        // The chain's GPU filter listed the inter pairs' triangle pairs that may touch: `tests`
+        // (3 words each: index into listedPairs, triangle of its a, of its b) replaces the
+        // survivor lists for the exact test.
+        bool listed = false;
+        std::vector<std::uint32_t> listedPairs;  // candidate indices
+        std::vector<std::uint32_t> tests;
     };
     isc::Result<void> pipeline(const Scene& scene, std::span<const ObjectPair> candidates, CullideLevel limit,
-                               bool objectLevel, bool withSelf, std::span<const float> fatten, Pcs& out, DetectorStats& stats);
+                               bool objectLevel, bool withSelf, std::span<const float> fatten, bool gpuFilter, Pcs& out,
+                               DetectorStats& stats);
 
     // beginObjectPcs / endObjectPcs: the local cluster boxes of every mesh (static, uploaded
     // once), where each mesh's start, and what the pass in flight needs at its end.
@@ -105,7 +112,7 @@ struct CullideDetector::Impl {
 
 isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<const ObjectPair> candidates,
                                                   CullideLevel limit, bool objectLevel, bool withSelf, std::span<const float> fatten,
-                                                  Pcs& res, DetectorStats& stats) {
+                                                  bool gpuFilter, Pcs& res, DetectorStats& stats) {
     const auto tSetup = Clock::now();
     const CullideSettings& st = settings;
     // The paper's occlusion queries at the object and cluster levels; at the triangle level one
@@ -450,8 +457,9 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             std::uint32_t pairThreads = 0;
             for (std::uint32_t c : pairs) {
                 ObjectId a = candidates[c].a, b = candidates[c].b;
-                if (itemCount[a] > itemCount[b]) std::swap(a, b);  // fewer threads, longer loops
-                chainPairs.push_back({itemFirst[a], itemCount[a], itemFirst[b], itemCount[b], pairThreads});
+                const bool swapped = itemCount[a] > itemCount[b];  // fewer threads, longer loops
+                if (swapped) std::swap(a, b);
+                chainPairs.push_back({itemFirst[a], itemCount[a], itemFirst[b], itemCount[b], pairThreads, swapped ? 1u : 0u});
                 pairThreads += itemCount[a];
             }
             const std::uint32_t groups = static_cast<std::uint32_t>(objects.size());
@@ -474,9 +482,28 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             chain.pairs = chainPairs;
             chain.pairThreads = pairThreads;
             chain.clusterBoxes = chainBoxes;
+            // The float filter (exact test's input listed on the GPU): detect() only (no fattening),
+            // clusters that fit its shared memory. Tolerance: 1e-5 of the scene's coordinate scale,
+            // far above the float rounding of the world vertices (as peel).
+            chain.filter = gpuFilter && st.gpuFilter && limit == CullideLevel::Triangle && fatten.empty() &&
+                           st.clusterSize <= int(CULLIDE_FILTER_MAX_CLUSTER);
+            chain.tolerance = 1e-5f * scale;
             stats.count("cpu_chain_setup_ms", msSince(t0));
             cullide::ChainResult cr;
             if (auto r = passes.runChain(chain, cr); !r) return r;
+            if (chain.filter) {
+                addCount(stats, "gpu_filter_ms", cr.filterGpuMs);
+                addCount(stats, "gpu_ms", cr.filterGpuMs);
+                addCount(stats, "filter_cluster_pairs", cr.clusterPairs);
+                addCount(stats, "filter_box_pairs", cr.boxPairs);
+                if (!cr.listed) addCount(stats, "filter_overflows", 1);
+            }
+            if (cr.listed) {
+                res.listed = true;
+                res.listedPairs = pairs;
+                res.tests = std::move(cr.tests);
+                addCount(stats, "filtered_pairs", double(res.tests.size() / 3));
+            }
             recordLevel("cluster", "pcs_clusters_in", "pcs_clusters", "gpu_cluster_ms", items.size(), cr.cluster, false);
             addCount(stats, "run_chain_ms", cr.runMs);
             std::vector<std::uint32_t> kept;
@@ -485,7 +512,15 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             pairs = std::move(kept);
             stats.count("pairs_after_clusters", double(pairs.size()));
             stats.count("cpu_cluster_ms", msSince(t0));
-            if (triangleLevel) {
+            if (triangleLevel && res.listed) {
+                recordLevel("triangle", "pcs_triangles_in", "pcs_triangles", "gpu_triangle_ms", cr.seeded, cr.triangle,
+                            false);
+                // Pairs with a listed triangle pair (the survivor lists are not needed).
+                std::vector<char> listedPair(res.listedPairs.size(), 0);
+                for (std::size_t t = 0; t < res.tests.size(); t += 3) listedPair[res.tests[t]] = 1;
+                stats.count("pairs_after_triangles",
+                            double(std::count(listedPair.begin(), listedPair.end(), char(1))));
+            } else if (triangleLevel) {
                 const auto t1 = Clock::now();
                 // Survivors from the packed bits, item by item (members are the items' slots in order).
                 cr.triangle.readbackMs = 0.0;  // counted with the cluster level: one read-back
@@ -696,10 +731,52 @@ Result<void> CullideDetector::detect(const Scene& scene, std::span<const ObjectP
     Impl& im = *impl_;
     Impl::Pcs res;
     if (auto r = im.pipeline(scene, candidates, CullideLevel::Triangle, im.settings.objectLevel,
-                             im.common.selfCollision, {}, res, out.stats);
+                             im.common.selfCollision, {}, true, res, out.stats);
         !r)
         return r;
     const auto tn = Clock::now();
+    if (res.listed) {
+        // The GPU filter listed the inter pairs' triangle pairs: the self pairs' survivors, then
+        // the listed tests, merged in candidate order.
+        std::vector<cullide::Narrowphase::Job> selfJobs;
+        for (std::uint32_t c : res.selfPairs) selfJobs.push_back({candidates[c]});
+        if (!selfJobs.empty())
+            im.narrowphase.run(scene, selfJobs, res.survivors, res.selfSurvivors, im.common.wantSegments, out);
+        const std::size_t selfResults = out.pairs.size();
+        std::vector<ObjectPair> listed;
+        listed.reserve(res.listedPairs.size());
+        for (std::uint32_t c : res.listedPairs) listed.push_back(candidates[c]);
+        im.narrowphase.runListed(scene, listed, res.tests, im.common.wantSegments, out);
+        if (selfResults > 0 && selfResults < out.pairs.size()) {
+            // Both kinds: candidate order (each list is in it already).
+            std::vector<std::pair<std::uint32_t, std::size_t>> order;  // (candidate, position)
+            std::size_t si = 0, li = 0;
+            for (std::size_t k = 0; k < out.pairs.size(); ++k) {
+                const bool self = k < selfResults;
+                std::uint32_t c = 0;
+                if (self) {
+                    while (si < res.selfPairs.size() && candidates[res.selfPairs[si]] != out.pairs[k].pair) ++si;
+                    c = si < res.selfPairs.size() ? res.selfPairs[si] : std::uint32_t(candidates.size());
+                } else {
+                    while (li < res.listedPairs.size() && candidates[res.listedPairs[li]] != out.pairs[k].pair) ++li;
+                    c = li < res.listedPairs.size() ? res.listedPairs[li] : std::uint32_t(candidates.size());
+                }
+                order.push_back({c, k});
+            }
+            std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+            std::vector<PairResult> sorted;
+            sorted.reserve(out.pairs.size());
+            for (const auto& [c, k] : order) sorted.push_back(std::move(out.pairs[k]));
+            out.pairs = std::move(sorted);
+        }
+        DetectorStats& stats = out.stats;
+        stats.count("cpu_narrowphase_ms", msSince(tn));
+        stats.gpuMs = stats.counter("gpu_ms");
+        stats.readbackMs = stats.counter("readback_ms");
+        stats.totalMs = msSince(t0);
+        stats.cpuMs = std::max(0.0, stats.totalMs - stats.gpuMs - stats.readbackMs);
+        return {};
+    }
     // Exact jobs in candidate order.
     std::vector<cullide::Narrowphase::Job> jobs;
     std::size_t i = 0, j = 0;
@@ -726,7 +803,7 @@ Result<void> CullideDetector::prunePairs(const Scene& scene, std::span<const Obj
     stats = {};
     Impl& im = *impl_;
     Impl::Pcs res;
-    if (auto r = im.pipeline(scene, candidates, level, objectLevel, false, fatten, res, stats); !r) return r;
+    if (auto r = im.pipeline(scene, candidates, level, objectLevel, false, fatten, false, res, stats); !r) return r;
     if (level == CullideLevel::Triangle) {
         // Both sides kept triangles: keep the pair when some of their boxes overlap (the
         // narrowphase's sweep, without the exact test).

@@ -63,6 +63,9 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     auto ch = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/chain.glsl"}}, {}, "cullide chain");
     if (!ch) return fail(ch.error().message);
     chain_ = std::move(*ch);
+    auto fl = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/filter.glsl"}}, {}, "cullide filter");
+    if (!fl) return fail(fl.error().message);
+    filter_ = std::move(*fl);
     auto f = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/self.glsl"}}, {}, "cullide self");
     if (!f) return fail(f.error().message);
     self_ = std::move(*f);
@@ -87,6 +90,7 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     counters_.allocate(CULLIDE_COUNTER_COUNT * sizeof(std::uint32_t));
     begin_ = gl::Query("cullide level begin", GL_TIMESTAMP);
     mid_ = gl::Query("cullide chain middle", GL_TIMESTAMP);
+    filterEnd_ = gl::Query("cullide filter end", GL_TIMESTAMP);
     end_ = gl::Query("cullide level end", GL_TIMESTAMP);
     return {};
 }
@@ -328,14 +332,22 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     chainBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_BOXES);
     wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
     keep_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_KEEP);
+    const bool filter = chain.filter && chain.triangle != nullptr;
+    chainCounters_.reserve(CULLIDE_CHAIN_COUNTER_COUNT * 4);
+    chainCounters_.clearZero(0, CULLIDE_CHAIN_COUNTER_COUNT * 4);
+    chainCounters_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_COUNTERS);
+    clusterPairs_.reserve(std::size_t(filter ? clusterPairCapacity_ : 1u) * 16);
+    clusterPairs_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLUSTER_PAIRS);
+    chain_.setUniform("uClusterPairCapacity", filter ? clusterPairCapacity_ : 0u);
     chain_.setUniform("uPairCount", static_cast<unsigned>(nPairs));
     dispatchChain(0u, chain.pairThreads);
     glQueryCounter(mid_.id(), GL_TIMESTAMP);
     // The cluster level's counters before the triangle level clears them.
     const std::size_t members = chain.triangle != nullptr ? chain.triangle->members() : 0;
     const std::size_t words = (members + 31) / 32;
-    const std::size_t keepAt = 2 * CULLIDE_COUNTER_COUNT, bitsAt = keepAt + nPairs;
-    reserveReadback((bitsAt + words) * 4);
+    const std::size_t chainAt = 2 * CULLIDE_COUNTER_COUNT, keepAt = chainAt + CULLIDE_CHAIN_COUNTER_COUNT,
+                      bitsAt = keepAt + nPairs, outputAt = bitsAt + words;
+    reserveReadback((outputAt + (filter ? 3 * std::size_t(outputCapacity_) : 0)) * 4);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     glCopyNamedBufferSubData(counters_.id(), readback_.id(), 0, 0, CULLIDE_COUNTER_COUNT * 4);
     const bool triangles = chain.triangle != nullptr && members > 0 && !chain.triangle->views.empty();
@@ -351,11 +363,42 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         dispatchChain(2u, static_cast<std::uint32_t>(words));
     }
     glQueryCounter(end_.id(), GL_TIMESTAMP);
+    // The filter: indirect arguments from the cluster pairs appended, then one workgroup each
+    // (items, slots, the triangle level's alive flags and the scene are still bound).
+    std::uint32_t copied = 0;  // triangle pairs copied with the first fence
+    if (triangles && filter) {
+        output_.reserve(std::size_t(outputCapacity_) * 12);
+        output_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_OUTPUT);
+        filter_.setUniform("uClusterPairCapacity", clusterPairCapacity_);
+        filter_.setUniform("uOutputCapacity", outputCapacity_);
+        filter_.setUniform("uMaxGroups", std::min<std::uint32_t>(maxGroupsX_, 65535u));
+        filter_.setUniform("uTolerance", chain.tolerance);
+        filter_.setUniform("uMode", 0u);
+        filter_.use();
+        filter_.dispatch(1);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
+        filter_.setUniform("uMode", 1u);
+        glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, chainCounters_.id());
+        glDispatchComputeIndirect(static_cast<GLintptr>(CULLIDE_CHAIN_ARGS * 4));
+        glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        glQueryCounter(filterEnd_.id(), GL_TIMESTAMP);
+        // The list's length is on the GPU: copy what the last call needed and some more; a
+        // longer list gets a second copy below.
+        copied = std::min(outputCapacity_, lastOutput_ + lastOutput_ / 4 + 4096u);
+    }
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
     if (triangles)
         glCopyNamedBufferSubData(counters_.id(), readback_.id(), 0, CULLIDE_COUNTER_COUNT * 4, CULLIDE_COUNTER_COUNT * 4);
     glCopyNamedBufferSubData(keep_.id(), readback_.id(), 0, static_cast<GLintptr>(keepAt * 4),
                              static_cast<GLsizeiptr>(nPairs * 4));
+    if (filter) {
+        glCopyNamedBufferSubData(chainCounters_.id(), readback_.id(), 0, static_cast<GLintptr>(chainAt * 4),
+                                 CULLIDE_CHAIN_COUNTER_COUNT * 4);
+        if (copied > 0)
+            glCopyNamedBufferSubData(output_.id(), readback_.id(), 0, static_cast<GLintptr>(outputAt * 4),
+                                     static_cast<GLsizeiptr>(copied) * 12);
+    }
     if (triangles && words > 0)
         glCopyNamedBufferSubData(bits_.id(), readback_.id(), 0, static_cast<GLintptr>(bitsAt * 4),
                                  static_cast<GLsizeiptr>(words * 4));
@@ -394,6 +437,39 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             if (members % 32 != 0) out.bits.back() = (1u << (members % 32)) - 1u;
             out.triangle.alive = static_cast<std::uint32_t>(members);
         }
+    }
+    if (triangles && filter) {
+        std::uint32_t cc[CULLIDE_CHAIN_COUNTER_COUNT] = {};
+        std::memcpy(cc, readbackMap_ + chainAt, sizeof(cc));
+        out.clusterPairs = cc[CULLIDE_CHAIN_CLUSTER_PAIRS];
+        out.boxPairs = cc[CULLIDE_CHAIN_BOX_PAIRS];
+        out.filterGpuMs = (double(filterEnd_.result()) - double(end_.result())) * 1e-6;
+        const std::uint32_t listed = cc[CULLIDE_CHAIN_OUTPUT];
+        if (cc[CULLIDE_CHAIN_CLUSTER_PAIRS] > clusterPairCapacity_ || listed > outputCapacity_ ||
+            out.triangle.cut != 0 || out.cluster.cut != 0) {
+            // A list overflowed (or a level kept everything): this call tests the survivors on
+            // the CPU; the next one gets room for what this one needed.
+            while (clusterPairCapacity_ < cc[CULLIDE_CHAIN_CLUSTER_PAIRS] && clusterPairCapacity_ < (1u << 30))
+                clusterPairCapacity_ *= 2;
+            while (outputCapacity_ < listed && outputCapacity_ < (1u << 28)) outputCapacity_ *= 2;
+        } else {
+            if (listed > copied) {
+                // The rest of the list: one more copy and fence (rare: the list grew by more
+                // than a quarter since the last call).
+                glCopyNamedBufferSubData(output_.id(), readback_.id(), static_cast<GLintptr>(copied) * 12,
+                                         static_cast<GLintptr>(outputAt * 4 + std::size_t(copied) * 12),
+                                         static_cast<GLsizeiptr>(listed - copied) * 12);
+                gl::Fence more = gl::Fence::insert();
+                GLenum w = GL_TIMEOUT_EXPIRED;
+                for (int i = 0; i < 6 && w == GL_TIMEOUT_EXPIRED; ++i)
+                    w = glClientWaitSync(more.sync(), GL_SYNC_FLUSH_COMMANDS_BIT, 10'000'000'000ull);
+                if (w != GL_ALREADY_SIGNALED && w != GL_CONDITION_SATISFIED)
+                    return fail("cullide: waiting for the filter's triangle pairs failed (glClientWaitSync)");
+            }
+            out.tests.assign(readbackMap_ + outputAt, readbackMap_ + outputAt + 3 * std::size_t(listed));
+            out.listed = true;
+        }
+        lastOutput_ = listed;
     }
     if (auto e = gl::checkError("after the cullide chain"); !e) return e;
     out.runMs = msSince(t0);

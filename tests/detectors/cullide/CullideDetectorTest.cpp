@@ -395,6 +395,63 @@ TEST_F(CullideDetectorTest, ChainedLevelsMatchTheLevelsReadBackOneByOne) {
     }
 }
 
+// The chain's GPU float filter (filter.glsl) in front of the exact test: with self pairs in
+// the same call (their survivors still go to the CPU pairing) and with intersection segments,
+// the output is exactly the reference's, in candidate order, identical (pairs, triangle pairs,
+// segments) to the survivors paired on the CPU, and the filter sends far fewer pairs to the
+// exact test.
+TEST_F(CullideDetectorTest, GpuFilterListsEveryTouchingTrianglePair) {
+    Scene scene = bunnyHeap(8);
+    std::vector<ObjectPair> candidates = scene.overlappingPairs();
+    // Bunny 2 folded into itself (its top pushed through its body), and a self pair for it and
+    // for bunny 5 (no self-intersection) among the inter pairs.
+    const Aabb bounds = bunnyMesh()->localBounds();
+    const float top = bounds.min.y + 0.6f * bounds.extent().y;
+    std::vector<Vec3> pushed;
+    for (const Vec3& p : bunnyMesh()->vertices())
+        pushed.push_back(p.y > top ? p + Vec3(0.08f, -0.25f * bounds.extent().y, 0.03f) : p);
+    scene.setVertices(2, pushed);
+    candidates.push_back({2, 2});
+    candidates.push_back({5, 5});
+    std::sort(candidates.begin(), candidates.end());
+    DetectorSettings common{.wantSegments = true, .selfCollision = true};
+    CullideSettings s = settings("compute", 64);
+    auto filtered = createCullideDetector(common, s);
+    s.gpuFilter = false;
+    auto paired = createCullideDetector(common, s);
+    ASSERT_TRUE(filtered && paired);
+    DetectionOutput a, b;
+    ASSERT_TRUE((*filtered)->detect(scene, candidates, a));
+    ASSERT_TRUE((*paired)->detect(scene, candidates, b));
+    std::size_t colliding = 0;
+    expectExact(scene, candidates, a, &colliding);
+    EXPECT_GE(colliding, 5u);
+    EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0) << "the filter ran";
+    EXPECT_EQ(b.stats.counter("filtered_pairs"), 0.0);
+    EXPECT_LT(a.stats.counter("tri_tri_tests"), 0.6 * b.stats.counter("tri_tri_tests"));
+    std::printf("[ cullide ] gpu filter, 8 bunnies and 2 self pairs: %zu pairs reported; exact tests %g (paired on "
+                "the CPU: %g), cluster pairs %g, box pairs %g\n",
+                a.pairs.size(), a.stats.counter("tri_tri_tests"), b.stats.counter("tri_tri_tests"),
+                a.stats.counter("filter_cluster_pairs"), a.stats.counter("filter_box_pairs"));
+    bool self2 = false;
+    ASSERT_EQ(a.pairs.size(), b.pairs.size());
+    for (std::size_t i = 0; i < a.pairs.size(); ++i) {
+        EXPECT_EQ(a.pairs[i].pair, b.pairs[i].pair);
+        EXPECT_EQ(a.pairs[i].triangles, b.pairs[i].triangles);
+        ASSERT_EQ(a.pairs[i].segments.size(), a.pairs[i].triangles.size());
+        ASSERT_EQ(a.pairs[i].segments.size(), b.pairs[i].segments.size());
+        for (std::size_t k = 0; k < a.pairs[i].segments.size(); ++k) {
+            EXPECT_EQ(a.pairs[i].segments[k].p0, b.pairs[i].segments[k].p0);
+            EXPECT_EQ(a.pairs[i].segments[k].p1, b.pairs[i].segments[k].p1);
+        }
+        if (i > 0) {
+            EXPECT_LT(a.pairs[i - 1].pair, a.pairs[i].pair) << "candidate order";
+        }
+        self2 = self2 || a.pairs[i].pair == ObjectPair{2, 2};
+    }
+    EXPECT_TRUE(self2) << "the folded bunny's self pair is reported beside the inter pairs";
+}
+
 // The paper's form with a pool of 3 queries, far fewer than the PCS holds (5 linked tori,
 // tens of clusters, hundreds of triangles): the items are queried in rounds that reuse the
 // pool, and the answer is the same as with a pool larger than the PCS (and the reference's).

@@ -94,8 +94,13 @@ struct CullideSettings {
     /// seeded on the GPU from the clusters the kept pairs need), or each level read back and
     /// the next one built on the CPU (false).
     bool chain = true;
+    /// With the chain, detect(): after the triangle level, a float triangle–triangle filter on
+    /// the GPU lists the surviving triangle pairs that may touch (conservative tolerance), and
+    /// only those go to the exact CPU test (true, default; clusters of at most 64 triangles), or
+    /// the survivors are read back and paired on the CPU by sweep and prune (false).
+    bool gpuFilter = true;
 
-    static constexpr std::array<SettingField<CullideSettings>, 15> fields{{
+    static constexpr std::array<SettingField<CullideSettings>, 16> fields{{
         {"method", &CullideSettings::method, "compute (default) or queries (the paper's occlusion queries, object and cluster levels)"},
         {"resolution", &CullideSettings::resolution, "triangle level: pixels across the smallest object (8..4096)"},
         {"clusterResolution", &CullideSettings::clusterResolution,
@@ -121,6 +126,9 @@ struct CullideSettings {
         {"chain", &CullideSettings::chain,
          "compute: cluster level, per-pair cluster overlap and triangle level chained on the GPU, one read-back (true) or "
          "a read-back per level (false)"},
+        {"gpuFilter", &CullideSettings::gpuFilter,
+         "chain, detect(): float triangle-triangle filter on the GPU lists the pairs for the exact test (true) or the "
+         "survivors are paired on the CPU (false)"},
     }};
 };
 
