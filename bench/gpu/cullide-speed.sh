@@ -15,6 +15,12 @@
 # bench/gpu/pack.sh packs them (ISC_PACK_TESTS=1) into ISC_DEVRUN (default .devrun):
 #   ISC_DEVRUN=$PWD/.devrun-cullide-speed bash bench/gpu/cullide-speed.sh
 # Smoke test on llvmpipe: ISC_CULLIDE_GPU_SMOKE=1 (8-bunny scenes, 100 bodies, 2 steps, 20 poses).
+# ISC_CULLIDE_SPEED_PARTS (default "detector broadphase tests"): which parts run. The detector
+# part also runs the chain without the triangle level's passes (triangleLevel=false: the GPU
+# filter alone narrows the wanted clusters' triangles), that with the cluster level on the
+# clusters' boxes (clusterBoxes=true) and at 32 px (clusterResolution=32), and the chain
+# without the filter (gpuFilter=false)
+# (chain=false, round D's path: cullide_unchained in the round-E run 1 file); the deforming rows time 40 calls (five rounds of the eight frames: the GPU stays clocked up).
 # Writes under $OUT (default /tmp/out): cullide.txt, cullide.json, broadphase-cpu.txt,
 # broadphase-cpu-clusters-alone.txt, accuracy-tests.txt, gpu.txt.
 set -uo pipefail
@@ -33,12 +39,19 @@ run() { local name=$1 limit=$2; shift 2; echo "=== $name"; timeout "$limit" "$@"
   > "$out/gpu.txt"
 cat "$out/gpu.txt"
 
-ISC_BENCH_CULLIDE_SIZES=$size ISC_BENCH_CULLIDE_VARIANTS="cullide_nofilter:gpuFilter=false;cullide_unchained:chain=false" \
-  run cullide 60 "$bin/isc_bench_cullide" \
-  --benchmark_filter="^(pile|deforming)/$size/(cullide|cullide_nofilter|cullide_unchained|cpu|peel)/" \
+parts=${ISC_CULLIDE_SPEED_PARTS:-detector broadphase tests}
+has() { case " $parts " in *" $1 "*) return 0;; esac; return 1; }
+
+if has detector; then
+ISC_BENCH_CULLIDE_SIZES=$size ISC_BENCH_CULLIDE_DEFORM_CALLS=40 \
+ISC_BENCH_CULLIDE_VARIANTS="cullide_notri:triangleLevel=false;cullide_boxes_notri:clusterBoxes=true,triangleLevel=false;cullide_c32_notri:clusterResolution=32,triangleLevel=false;cullide_nofilter:gpuFilter=false" \
+  run cullide 70 "$bin/isc_bench_cullide" \
+  --benchmark_filter="^(pile|deforming)/$size/(cullide|cullide_notri|cullide_boxes_notri|cullide_c32_notri|cullide_nofilter|cpu|peel)/" \
   --benchmark_out="$out/cullide.json" --benchmark_out_format=json
 sed -n '/# isc_bench_cullide summary/,$p' "$out/cullide.txt"
+fi
 
+if has broadphase; then
 ISC_BENCH_BROADPHASE_STEPS_1000=40 run broadphase-cpu 90 "$bin/isc_bench_broadphase" \
   --benchmark_filter="^BM_(Dbvt|Cullide|CullideClusterBoxes|CullideClusters)(Validate)?/($bodies)/"
 sed -n '/# isc_bench_broadphase summary/,$p' "$out/broadphase-cpu.txt"
@@ -46,8 +59,9 @@ sed -n '/# isc_bench_broadphase summary/,$p' "$out/broadphase-cpu.txt"
 ISC_BENCH_BROADPHASE_OBJECT_PASS=0 ISC_BENCH_BROADPHASE_STEPS_1000=40 run broadphase-cpu-clusters-alone 60 \
   "$bin/isc_bench_broadphase" --benchmark_filter="^BM_(Dbvt|CullideClusterBoxes|CullideClusters)(Validate)?/($bodies)/"
 sed -n '/# isc_bench_broadphase summary/,$p' "$out/broadphase-cpu-clusters-alone.txt"
+fi
 
-{
+has tests && {
   echo "=== isc accuracy --detector cullide --poses $poses"
   timeout 40 "$bin/isc" accuracy --detector cullide --poses $poses --quiet 2>&1
   for t in "$dev"/tests/isc_test_cullide* "$dev"/tests/isc_test_pile_cullide; do
@@ -56,6 +70,5 @@ sed -n '/# isc_bench_broadphase summary/,$p' "$out/broadphase-cpu-clusters-alone
     timeout 45 "$t" --gtest_brief=1 2>&1
     echo "rc=$?"
   done
-} > "$out/accuracy-tests.txt"
-grep -E "^===|accuracy:|FAILED|PASSED|^rc=" "$out/accuracy-tests.txt"
+} > "$out/accuracy-tests.txt" && grep -E "^===|accuracy:|FAILED|PASSED|^rc=" "$out/accuracy-tests.txt"
 echo "elapsed ${SECONDS}s" | tee -a "$out/gpu.txt"

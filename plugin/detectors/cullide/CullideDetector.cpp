@@ -420,6 +420,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         const bool chained = st.chain && !queries && st.clusterSize > 0 &&
                              (st.clusterPass || limit != CullideLevel::Triangle) && mostItems <= CULLIDE_CHAIN_MAX_ITEMS;
         if (chained) {
+            stats.count("cpu_chain_need_ms", msSince(t0));
             items.clear();
             itemBoxes.clear();
             std::vector<std::uint32_t> itemFirst(n, 0), itemCount(n, 0);
@@ -463,6 +464,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 pairThreads += itemCount[a];
             }
             const std::uint32_t groups = static_cast<std::uint32_t>(objects.size());
+            stats.count("cpu_chain_items_ms", msSince(t0));
             std::vector<glm::vec4> clusterClip, triangleClip;
             auto clusterLevel = makeLevel("cluster", items, itemBoxes, work, groups,
                                           pairViews(pairs, st.clusterResolution, kMaxDepthBytes / 16), false, false,
@@ -488,6 +490,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             chain.filter = gpuFilter && st.gpuFilter && limit == CullideLevel::Triangle && fatten.empty() &&
                            st.clusterSize <= int(CULLIDE_FILTER_MAX_CLUSTER);
             chain.tolerance = 1e-5f * scale;
+            chain.triangleVisibility = st.triangleLevel;
             stats.count("cpu_chain_setup_ms", msSince(t0));
             cullide::ChainResult cr;
             if (auto r = passes.runChain(chain, cr); !r) return r;
@@ -506,6 +509,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             }
             recordLevel("cluster", "pcs_clusters_in", "pcs_clusters", "gpu_cluster_ms", items.size(), cr.cluster, false);
             addCount(stats, "run_chain_ms", cr.runMs);
+            addCount(stats, "run_chain_issue_ms", cr.issueMs);
             std::vector<std::uint32_t> kept;
             for (std::size_t pi = 0; pi < pairs.size(); ++pi)
                 if (cr.keep[pi]) kept.push_back(pairs[pi]);

@@ -353,9 +353,17 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     const bool triangles = chain.triangle != nullptr && members > 0 && !chain.triangle->views.empty();
     if (triangles) {
         const Level& tl = *chain.triangle;
-        // Same clusters, same clip boxes: the clip buffer is not uploaded again.
-        queueLevel(tl, chainItems_, chainAlive_, true, false);
-        out.triangle.threads = threads_;
+        if (chain.triangleVisibility) {
+            // Same clusters, same clip boxes: the clip buffer is not uploaded again.
+            queueLevel(tl, chainItems_, chainAlive_, true, false);
+            out.triangle.threads = threads_;
+        } else {
+            // Only the seed: the wanted clusters' triangles are the level's survivors.
+            threads_ = splitItems(tl);
+            bindCommon(tl, splitItems_, chainItems_, chainAlive_, true);
+            wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
+            dispatchChain(1u, static_cast<std::uint32_t>(tl.items.size()));
+        }
         bits_.reserve(std::max<std::size_t>(4, words * 4));
         bits_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_BITS);
         chainAlive_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ALIVE);
@@ -404,6 +412,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
                                  static_cast<GLsizeiptr>(words * 4));
     fence_ = gl::Fence::insert();  // flushes
     const auto tr = Clock::now();
+    out.issueMs = std::chrono::duration<double, std::milli>(tr - t0).count();
     GLenum waited = GL_TIMEOUT_EXPIRED;
     for (int i = 0; i < 6 && waited == GL_TIMEOUT_EXPIRED; ++i)
         waited = glClientWaitSync(fence_.sync(), GL_SYNC_FLUSH_COMMANDS_BIT, 10'000'000'000ull);
@@ -430,6 +439,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         out.triangle.alive = counters[1][CULLIDE_COUNTER_ALIVE];
         out.triangle.cut = counters[1][CULLIDE_COUNTER_CUT];
         out.seeded = counters[1][CULLIDE_COUNTER_SEEDED];
+        if (!chain.triangleVisibility) out.triangle.alive = out.seeded;
         if (out.triangle.cut != 0) {
             // A thread of the triangle level had more pixels than its loop may visit: nothing of
             // the level is pruned (every member of the chained clusters stays).

@@ -97,6 +97,9 @@ struct Chain {
     /// CULLIDE_FILTER_MAX_CLUSTER triangles.
     bool filter = false;
     float tolerance = 0.0f;  // world units: the filter's float tolerance
+    /// The triangle level's visibility passes; false: its members are the wanted clusters'
+    /// triangles as seeded (no pruning by visibility).
+    bool triangleVisibility = true;
 };
 
 /// What the chain left.
@@ -113,6 +116,7 @@ struct ChainResult {
     double clusterPairs = 0.0;  // cluster pairs the filter walked
     double boxPairs = 0.0;      // triangle pairs whose boxes met (before the separating-axis test)
     double filterGpuMs = 0.0;   // GPU time of the filter (after the triangle level)
+    double issueMs = 0.0;       // wall time issuing everything (before the wait)
     double runMs = 0.0;               // wall time: issuing, waiting, reading back
 };
 

@@ -240,6 +240,7 @@ struct RecallCase {
     bool clusterBoxes = false; // CullideSettings::clusterBoxes
     bool clusterPass = true;   // CullideSettings::clusterPass
     bool chain = true;         // CullideSettings::chain
+    bool triangleLevel = true; // CullideSettings::triangleLevel
 };
 
 std::shared_ptr<Mesh> namedMesh(const std::string& name) {
@@ -265,6 +266,7 @@ TEST_P(CullideRecallTest, MatchesTheReferenceExactly) {
     s.clusterBoxes = c.clusterBoxes;
     s.clusterPass = c.clusterPass;
     s.chain = c.chain;
+    s.triangleLevel = c.triangleLevel;
     auto d = makeCullide(s);
     Tally tally;
     double objectsOut = 0, trianglesIn = 0, trianglesOut = 0, tests = 0;
@@ -317,6 +319,10 @@ INSTANTIATE_TEST_SUITE_P(
                                  true, false, true, false},
                       RecallCase{"torus_torus_unchained_cluster_boxes_32", "torus", "torus", "compute", 32, 12, 32,
                                  false, true, true, true, true, false},
+                      RecallCase{"bunny_bunny_no_triangle_level", "bunny", "bunny", "compute",
+                                 CullideSettings{}.resolution, 30, 64, false, true, true, false, true, true, false},
+                      RecallCase{"torus_torus_no_triangle_level_cluster_boxes_32", "torus", "torus", "compute", 32, 12,
+                                 32, false, true, true, true, true, true, false},
                       RecallCase{"queries_bunny_bunny_32", "bunny", "bunny", "queries", 32, 6, 64, true},
                       RecallCase{"queries_torus_torus_32", "torus", "torus", "queries", 32, 6, 64, true}),
     [](const ::testing::TestParamInfo<RecallCase>& p) { return std::string(p.param.name); });
@@ -419,10 +425,21 @@ TEST_F(CullideDetectorTest, GpuFilterListsEveryTouchingTrianglePair) {
     auto filtered = createCullideDetector(common, s);
     s.gpuFilter = false;
     auto paired = createCullideDetector(common, s);
-    ASSERT_TRUE(filtered && paired);
-    DetectionOutput a, b;
+    s.gpuFilter = true;
+    s.triangleLevel = false;
+    auto filterOnly = createCullideDetector(common, s);
+    ASSERT_TRUE(filtered && paired && filterOnly);
+    DetectionOutput a, b, c;
     ASSERT_TRUE((*filtered)->detect(scene, candidates, a));
     ASSERT_TRUE((*paired)->detect(scene, candidates, b));
+    ASSERT_TRUE((*filterOnly)->detect(scene, candidates, c));
+    // Without the triangle level's passes the filter alone narrows the wanted clusters'
+    // triangles: the same answer.
+    expectExact(scene, candidates, c);
+    EXPECT_EQ(c.stats.counter("pcs_triangles"), c.stats.counter("pcs_triangles_in"));
+    EXPECT_GT(c.stats.counter("filtered_pairs"), 0.0);
+    ASSERT_EQ(c.pairs.size(), a.pairs.size());
+    for (std::size_t i = 0; i < a.pairs.size(); ++i) EXPECT_EQ(c.pairs[i].triangles, a.pairs[i].triangles);
     std::size_t colliding = 0;
     expectExact(scene, candidates, a, &colliding);
     EXPECT_GE(colliding, 5u);

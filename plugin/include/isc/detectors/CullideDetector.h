@@ -99,8 +99,12 @@ struct CullideSettings {
     /// only those go to the exact CPU test (true, default; clusters of at most 64 triangles), or
     /// the survivors are read back and paired on the CPU by sweep and prune (false).
     bool gpuFilter = true;
+    /// The triangle level's visibility passes (the paper's last reducePCS, true, default). False
+    /// (with the chain): every triangle of the clusters the kept pairs need goes on as it is,
+    /// and only the GPU filter (or the CPU pairing) narrows them.
+    bool triangleLevel = true;
 
-    static constexpr std::array<SettingField<CullideSettings>, 16> fields{{
+    static constexpr std::array<SettingField<CullideSettings>, 17> fields{{
         {"method", &CullideSettings::method, "compute (default) or queries (the paper's occlusion queries, object and cluster levels)"},
         {"resolution", &CullideSettings::resolution, "triangle level: pixels across the smallest object (8..4096)"},
         {"clusterResolution", &CullideSettings::clusterResolution,
@@ -129,6 +133,8 @@ struct CullideSettings {
         {"gpuFilter", &CullideSettings::gpuFilter,
          "chain, detect(): float triangle-triangle filter on the GPU lists the pairs for the exact test (true) or the "
          "survivors are paired on the CPU (false)"},
+        {"triangleLevel", &CullideSettings::triangleLevel,
+         "chain: the triangle level's visibility passes (true) or the wanted clusters' triangles as they are (false)"},
     }};
 };
 
