@@ -19,7 +19,8 @@
 # part also runs the chain without the triangle level's passes (triangleLevel=false: the GPU
 # filter alone narrows the wanted clusters' triangles), that with the cluster level on the
 # clusters' boxes (clusterBoxes=true) and at 32 px (clusterResolution=32), and the chain
-# without the filter (gpuFilter=false)
+# without the filter (gpuFilter=false); ISC_CULLIDE_SPEED_VARIANTS / ISC_CULLIDE_SPEED_ROWS
+# replace those variants / the rows run (a regex alternation of row names).
 # (chain=false, round D's path: cullide_unchained in the round-E run 1 file); the deforming rows time 40 calls (five rounds of the eight frames: the GPU stays clocked up).
 # Writes under $OUT (default /tmp/out): cullide.txt, cullide.json, broadphase-cpu.txt,
 # broadphase-cpu-clusters-alone.txt, accuracy-tests.txt, gpu.txt.
@@ -44,9 +45,9 @@ has() { case " $parts " in *" $1 "*) return 0;; esac; return 1; }
 
 if has detector; then
 ISC_BENCH_CULLIDE_SIZES=$size ISC_BENCH_CULLIDE_DEFORM_CALLS=40 \
-ISC_BENCH_CULLIDE_VARIANTS="cullide_notri:triangleLevel=false;cullide_boxes_notri:clusterBoxes=true,triangleLevel=false;cullide_c32_notri:clusterResolution=32,triangleLevel=false;cullide_nofilter:gpuFilter=false" \
+ISC_BENCH_CULLIDE_VARIANTS=${ISC_CULLIDE_SPEED_VARIANTS:-"cullide_notri:triangleLevel=false;cullide_boxes_notri:clusterBoxes=true,triangleLevel=false;cullide_c32_notri:clusterResolution=32,triangleLevel=false;cullide_nofilter:gpuFilter=false"} \
   run cullide 70 "$bin/isc_bench_cullide" \
-  --benchmark_filter="^(pile|deforming)/$size/(cullide|cullide_notri|cullide_boxes_notri|cullide_c32_notri|cullide_nofilter|cpu|peel)/" \
+  --benchmark_filter="^(pile|deforming)/$size/(${ISC_CULLIDE_SPEED_ROWS:-cullide|cullide_notri|cullide_boxes_notri|cullide_c32_notri|cullide_nofilter|cpu|peel})/" \
   --benchmark_out="$out/cullide.json" --benchmark_out_format=json
 sed -n '/# isc_bench_cullide summary/,$p' "$out/cullide.txt"
 fi

@@ -312,11 +312,33 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
     // World boxes of each object's clusters (the largest subtrees of its BVH with at most
     // clusterSize triangles; with clusterSize 0 the whole object), grown by the fattening.
     std::vector<std::vector<Aabb>> clusterBox(n);
+    bool needStale = false;
     std::vector<std::vector<cullide::Cluster>> wholeObject(n);  // clusterSize 0: one cluster per object
     auto clustersOf = [&](ObjectId o) -> std::span<const cullide::Cluster> {
         const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
         if (st.clusterSize > 0) return h.clusters;
         return wholeObject[o];
+    };
+    // need[o]: per cluster of o, whether its box reaches a partner's box (per object, over its
+    // partners), found with the boxes (one parallel region, not two: on the H100's host each
+    // region's thread wake-up costs about 0.1 ms); again after an object level changed the pairs.
+    std::vector<std::vector<ObjectId>> partners(n);
+    std::vector<std::vector<char>> need(n);
+    auto findPartners = [&] {
+        for (auto& v : partners) v.clear();
+        for (std::uint32_t c : pairs) {
+            partners[candidates[c].a].push_back(candidates[c].b);
+            partners[candidates[c].b].push_back(candidates[c].a);
+        }
+    };
+    auto findNeed = [&](ObjectId o) {
+        need[o].assign(clusterBox[o].size(), 0);
+        for (std::size_t k = 0; k < clusterBox[o].size(); ++k)
+            for (ObjectId y : partners[o])
+                if (clusterBox[o][k].overlaps(box[y])) {
+                    need[o][k] = 1;
+                    break;
+                }
     };
     if (!pairs.empty()) {
         const auto t0 = Clock::now();
@@ -324,6 +346,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         for (ObjectId o : objects)
             if (st.clusterSize == 0)
                 wholeObject[o] = {{0u, static_cast<std::uint32_t>(scene.objectMesh(o).triangleCount()), 0u}};
+        findPartners();
 #pragma omp parallel for schedule(dynamic, 4)
         for (std::size_t oi = 0; oi < objects.size(); ++oi) {
             const ObjectId o = objects[oi];
@@ -347,6 +370,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                     clusterBox[o][k] = cullide::worldBox(h.bvh.nodes()[cl[k].node].box, scene.pose(o))
                                            .expanded(grow(o) + eps);
             }
+            findNeed(o);
         }
         stats.count("cpu_boxes_ms", msSince(t0));
     }
@@ -381,6 +405,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         std::vector<char> in(n, 0);
         for (std::size_t i = 0; i < objects.size(); ++i) in[objects[i]] = alive[i] != 0;
         std::erase_if(pairs, [&](std::uint32_t c) { return !in[candidates[c].a] || !in[candidates[c].b]; });
+        needStale = true;
         stats.count("pairs_after_objects", double(pairs.size()));
         stats.count("cpu_object_ms", msSince(t0));
     }
@@ -393,23 +418,12 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
     if (!pairs.empty() && limit != CullideLevel::Object) {
         const auto t0 = Clock::now();
         const std::vector<ObjectId> objects = numberGroups(pairs);
-        // Clusters that reach a partner's box (per object, over its partners).
-        std::vector<std::vector<ObjectId>> partners(n);
-        for (std::uint32_t c : pairs) {
-            partners[candidates[c].a].push_back(candidates[c].b);
-            partners[candidates[c].b].push_back(candidates[c].a);
-        }
-        std::vector<std::vector<char>> need(n);
+        // Clusters that reach a partner's box: found with the boxes unless the object level
+        // dropped pairs since.
+        if (needStale) {
+            findPartners();
 #pragma omp parallel for schedule(dynamic, 4)
-        for (std::size_t oi = 0; oi < objects.size(); ++oi) {
-            const ObjectId o = objects[oi];
-            need[o].assign(clusterBox[o].size(), 0);
-            for (std::size_t k = 0; k < clusterBox[o].size(); ++k)
-                for (ObjectId y : partners[o])
-                    if (clusterBox[o][k].overlaps(box[y])) {
-                        need[o][k] = 1;
-                        break;
-                    }
+            for (std::size_t oi = 0; oi < objects.size(); ++oi) findNeed(objects[oi]);
         }
         std::vector<std::vector<char>> survived(n);
         // The chain: cluster level, per-pair cluster overlap and triangle level on the GPU, one

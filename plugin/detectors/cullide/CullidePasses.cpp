@@ -319,6 +319,8 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     glQueryCounter(begin_.id(), GL_TIMESTAMP);
     queueLevel(cl, items_, alive_, false, true);
     out.cluster.threads = threads_;
+    // The GPU starts on the cluster level while the rest is prepared and queued.
+    glFlush();
     // The pair pass: reads the cluster level's alive flags (still bound) and its cut counter.
     chainPairs_.reserve(std::max<std::size_t>(32, chain.pairs.size_bytes()));
     chainPairs_.upload(0, chain.pairs.size_bytes(), chain.pairs.data());
