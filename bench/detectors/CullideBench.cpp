@@ -24,7 +24,9 @@
 // Run: isc_bench_cullide [--benchmark_filter=...]. Environment: ISC_CULLIDE_SET, options for
 // the cullide rows ("resolution=128,clusterSize=32"); ISC_BENCH_CULLIDE_SIZES (default
 // "100,300"); ISC_BENCH_CULLIDE_VARIANTS, more cullide rows, each a name and its options on
-// top of ISC_CULLIDE_SET ("cullide_seq:viewsAtOnce=false;cullide_obj:objectLevel=true").
+// top of ISC_CULLIDE_SET ("cullide_seq:viewsAtOnce=false;cullide_obj:objectLevel=true");
+// ISC_BENCH_CULLIDE_DEFORM_CALLS, timed calls of a deforming row (default 8: the eight frames
+// once; more go round the frames again, every row the same calls, and keep the GPU clocked up).
 #include "isc/detect/Registry.h"
 #include "isc/detectors/CpuDetector.h"
 #include "isc/detectors/CullideDetector.h"
@@ -262,6 +264,8 @@ void registerAll() {
     g_detectorOrder.push_back("cpu");
     g_detectorOrder.push_back("peel");
     g_detectorOrder.push_back("peel_128_1axis");
+    int deformCalls = kFrames;
+    if (const char* env = std::getenv("ISC_BENCH_CULLIDE_DEFORM_CALLS")) deformCalls = std::max(1, std::atoi(env));
     for (bool deforming : {false, true}) {
         for (int bodies : sizes) {
             const std::string scene = std::string(deforming ? "deforming/" : "pile/") + std::to_string(bodies);
@@ -271,8 +275,8 @@ void registerAll() {
                                                        [=](benchmark::State& s) { run(s, scene, bodies, deforming, name); })
                               ->Unit(benchmark::kMillisecond)
                               ->UseManualTime();
-                // Deforming: every detector sees the same frames (all eight, once each).
-                if (deforming) b->Iterations(kFrames);
+                // Deforming: every detector sees the same frames (all eight, once each by default).
+                if (deforming) b->Iterations(deformCalls);
                 else b->MinTime(0.5);
             }
         }

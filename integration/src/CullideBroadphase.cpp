@@ -260,7 +260,12 @@ void CullideBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
             if (keep_[i]) left.push_back(candidates_[i]), leftIndex.push_back(std::uint32_t(i));
         if (!left.empty()) {
             DetectorStats deeper;
-            if (auto r = cullide_->prunePairs(*scene_, left, settings_.level, kept, deeper, fatten_, !objectPass); !r) {
+            // Without the object pass, the object level only where it is the level asked for or
+            // the settings ask for it (it prunes whole objects only; the cluster level repeats
+            // its work per cluster, and each level is one more GPU round trip).
+            const bool objectLevel =
+                !objectPass && (settings_.level == CullideLevel::Object || settings_.cullide.objectLevel);
+            if (auto r = cullide_->prunePairs(*scene_, left, settings_.level, kept, deeper, fatten_, objectLevel); !r) {
                 warnOnce("prune:" + r.error().message,
                          "CullideBroadphase: the PCS passes failed, no pair pruned by them: " + r.error().message);
             } else {

@@ -23,6 +23,28 @@ namespace isc::gl {
 #define CULLIDE_BINDING_CLIP 14          // vec4 clip[2 * items]: per item, the (min, max) world box where it can
                                          // touch another object (its object's box met with its partners'):
                                          // the query looks at its fragments there only (uClip)
+// The chain (cullide/chain.glsl): cluster level -> per-pair cluster overlap -> triangle level on
+// the GPU with one read-back.
+#define CULLIDE_BINDING_CHAIN_PAIRS 15   // CullideChainPair chainPairs[]: the object pairs, as cluster item ranges
+#define CULLIDE_BINDING_CHAIN_BOXES 16   // vec4 chainBoxes[2 * clusters]: per cluster item, its world box (min, max)
+#define CULLIDE_BINDING_WANTED 17        // uint wanted[clusters]: 1 when a kept pair needs the cluster's triangles
+#define CULLIDE_BINDING_KEEP 18          // uint keep[pairs]: 1 when surviving clusters of both sides overlap
+#define CULLIDE_BINDING_BITS 19          // uint bits[(members + 31) / 32]: the triangle level's survivors, packed
+// The chain's GPU filter (cullide/filter.glsl): the triangle pairs of the surviving triangles
+// of overlapping cluster pairs that the float separating-axis test cannot prove apart.
+#define CULLIDE_BINDING_CLUSTER_PAIRS 20   // uvec4 clusterPairs[]: (chain pair, cluster item of its a, of its b, 0)
+#define CULLIDE_BINDING_CHAIN_COUNTERS 21  // uint chainCounters[8]: CULLIDE_CHAIN_* counters, then the indirect args
+#define CULLIDE_BINDING_OUTPUT 22          // uint outputPairs[3 * capacity]: (chain pair, triangle of its a, of its b)
+#define CULLIDE_CHAIN_CLUSTER_PAIRS 0      // cluster pairs appended (the pair pass)
+#define CULLIDE_CHAIN_OUTPUT 1             // triangle pairs appended (the filter)
+#define CULLIDE_CHAIN_BOX_PAIRS 2          // triangle pairs whose boxes met (before the separating-axis test)
+#define CULLIDE_CHAIN_ARGS 4               // uint offset of the filter's indirect dispatch arguments (x, y, z)
+#define CULLIDE_CHAIN_COUNTER_COUNT 8
+// The filter holds both clusters of a pair in shared memory: clusters of at most this many triangles.
+#define CULLIDE_FILTER_MAX_CLUSTER 64u
+// The chain's pair pass walks one object's cluster items per thread: objects with more are not
+// chained (bounded loops, see CULLIDE_MAX_PIXELS_PER_THREAD below).
+#define CULLIDE_CHAIN_MAX_ITEMS 60000u
 
 // A view's item is "not fully visible" from the front (the view direction) and/or from the
 // back (the opposite direction). It stays in the PCS only when both are set: an item fully
@@ -36,7 +58,8 @@ namespace isc::gl {
 #define CULLIDE_COUNTER_OVERFLOW 2    // self level: pixels over the layer cap (marked, conservative)
 #define CULLIDE_COUNTER_CUT 3         // threads with more pixels than CULLIDE_MAX_PIXELS_PER_THREAD: the
                                       // level keeps every member (conservative; see below)
-#define CULLIDE_COUNTER_COUNT 4
+#define CULLIDE_COUNTER_SEEDED 4      // chain: triangle slots of the wanted clusters (the triangle level's PCS)
+#define CULLIDE_COUNTER_COUNT 5
 
 // Self level: triangle indices below 2^20, self objects below 2^12 in one call.
 #define CULLIDE_SELF_TRIANGLE_BITS 20u
@@ -68,6 +91,19 @@ struct CullideItem {
     float fatten;    // world units: the item is tested as its triangles grown by this much
     uint flags;      // CULLIDE_ITEM_*, and from bit CULLIDE_ITEM_SPLIT_SHIFT the threads per slot (0: 1)
     uint memberStart;  // first member of the item's slots (alive, marks) when every slot is a member
+};
+
+// One object pair of the chain, std430, 24 bytes: side A's cluster items [firstA, firstA + countA),
+// side B's [firstB, firstB + countB) (items of the cluster level); threadStart: the first
+// thread of the pair (one thread per item of A; exclusive prefix sum of countA); swapped: 1
+// when side A is the candidate's b (the side with fewer items goes first).
+struct CullideChainPair {
+    uint firstA;
+    uint countA;
+    uint firstB;
+    uint countB;
+    uint threadStart;
+    uint swapped;
 };
 
 // CullideItem::flags. With CULLIDE_BOXES, the item's slots index boxes[] from 0 as LOCAL boxes

@@ -165,7 +165,8 @@ INSTANTIATE_TEST_SUITE_P(Levels, CullideBroadphasePileTest,
                                            PileCase{"object_pass_then_clusters", CullideLevel::Cluster, true},
                                            PileCase{"object_pass_then_cluster_boxes", CullideLevel::Cluster, true, true},
                                            PileCase{"pairwise_object_level", CullideLevel::Object, false},
-                                           PileCase{"pairwise_clusters", CullideLevel::Cluster, false}),
+                                           PileCase{"pairwise_clusters", CullideLevel::Cluster, false},
+                                           PileCase{"cluster_boxes_alone", CullideLevel::Cluster, false, true}),
                          [](const auto& p) { return std::string(p.param.name); });
 
 TEST_F(CullideBroadphaseTest, RigidWorldSetting) {

@@ -10,7 +10,9 @@
 #include "isc/gl/Gl.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
+#include <optional>
 #include <cmath>
 #include <string>
 
@@ -80,9 +82,16 @@ struct CullideDetector::Impl {
         std::vector<std::vector<std::uint32_t>> survivors;      // per object: its triangles left (inter)
         std::vector<std::vector<std::uint32_t>> selfSurvivors;  // per object: its triangles left (self)
         std::vector<std::uint32_t> selfPairs;                   // candidate indices of the self pairs served
+        // The chain's GPU filter listed the inter pairs' triangle pairs that may touch: `tests`
+        // (3 words each: index into listedPairs, triangle of its a, of its b) replaces the
+        // survivor lists for the exact test.
+        bool listed = false;
+        std::vector<std::uint32_t> listedPairs;  // candidate indices
+        std::vector<std::uint32_t> tests;
     };
     isc::Result<void> pipeline(const Scene& scene, std::span<const ObjectPair> candidates, CullideLevel limit,
-                               bool objectLevel, bool withSelf, std::span<const float> fatten, Pcs& out, DetectorStats& stats);
+                               bool objectLevel, bool withSelf, std::span<const float> fatten, bool gpuFilter, Pcs& out,
+                               DetectorStats& stats);
 
     // beginObjectPcs / endObjectPcs: the local cluster boxes of every mesh (static, uploaded
     // once), where each mesh's start, and what the pass in flight needs at its end.
@@ -103,7 +112,7 @@ struct CullideDetector::Impl {
 
 isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<const ObjectPair> candidates,
                                                   CullideLevel limit, bool objectLevel, bool withSelf, std::span<const float> fatten,
-                                                  Pcs& res, DetectorStats& stats) {
+                                                  bool gpuFilter, Pcs& res, DetectorStats& stats) {
     const auto tSetup = Clock::now();
     const CullideSettings& st = settings;
     // The paper's occlusion queries at the object and cluster levels; at the triangle level one
@@ -224,10 +233,11 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         itemBoxes.push_back(within);
         work += count;
     };
-    auto runLevel = [&](const char* name, const char* counterIn, const char* counterOut, const char* gpuCounter,
-                        std::uint32_t work, std::uint32_t groups, std::vector<cullide::View> views,
-                        bool self, bool byQueries, bool perSlot,
-                        std::span<const glm::vec4> boxes = {}) -> isc::Result<void> {
+    // A level over `levelItems` (their world boxes `levelItemBoxes`); `clip` holds its clip boxes.
+    auto makeLevel = [&](const char* name, std::span<const gl::CullideItem> levelItems,
+                         std::span<const Aabb> levelItemBoxes, std::uint32_t work, std::uint32_t groups,
+                         std::vector<cullide::View> views, bool self, bool byQueries, bool perSlot,
+                         std::span<const glm::vec4> boxes, std::vector<glm::vec4>& clip) -> isc::Result<cullide::Level> {
         // Depth keys hold the group id in at most 24 bits (cullide::Passes): more groups is an
         // Error of this call (the dispatcher then serves its pairs exactly), never an assert.
         if (groups >= (1u << 24))
@@ -235,7 +245,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                              " groups, more than the 16777215 its depth keys can name; use the exact detector");
         cullide::Level level;
         level.name = name;
-        level.items = items;
+        level.items = levelItems;
         level.workCount = work;
         level.groupCount = groups;
         level.views = std::move(views);
@@ -246,10 +256,10 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         level.boxes = boxes;
         level.byBoxes = !boxes.empty();
         level.viewsAtOnce = st.viewsAtOnce;
-        level.itemBoxes = itemBoxes;
+        level.itemBoxes = levelItemBoxes;
         // Each item queried only inside its object's box met with its partners' boxes (the
         // pairs left), where any contact point of it must lie.
-        std::vector<glm::vec4> clip;
+        clip.clear();
         if (st.contactClip && !self && !byQueries) {
             std::vector<Aabb> contact(n);
             for (std::uint32_t c : pairs) {
@@ -258,16 +268,19 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 contact[p.a].grow(meet);
                 contact[p.b].grow(meet);
             }
-            clip.reserve(2 * items.size());
-            for (const gl::CullideItem& it : items) {
+            clip.reserve(2 * levelItems.size());
+            for (const gl::CullideItem& it : levelItems) {
                 clip.push_back(glm::vec4(contact[it.object].min, 0.0f));
                 clip.push_back(glm::vec4(contact[it.object].max, 0.0f));
             }
             level.clip = clip;
         }
-        cullide::LevelResult lr;
-        if (auto r = passes.run(level, alive, lr); !r) return r;
-        addCount(stats, counterIn, double(level.members()));
+        return level;
+    };
+    // The counters of a level that ran.
+    auto recordLevel = [&](const char* name, const char* counterIn, const char* counterOut, const char* gpuCounter,
+                           std::size_t membersIn, const cullide::LevelResult& lr, bool self) {
+        addCount(stats, counterIn, double(membersIn));
         addCount(stats, counterOut, double(lr.alive));
         addCount(stats, gpuCounter, lr.gpuMs);
         addCount(stats, "gpu_ms", lr.gpuMs);
@@ -280,19 +293,52 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                                      " level kept every member (a thread had more pixels than one loop may visit)");
         }
         addCount(stats, "queries", lr.queries);
-        addCount(stats, std::string("run_") + name + "_ms", lr.runMs);
         if (self) addCount(stats, "self_overflow_pixels", lr.overflow);
+    };
+    auto runLevel = [&](const char* name, const char* counterIn, const char* counterOut, const char* gpuCounter,
+                        std::uint32_t work, std::uint32_t groups, std::vector<cullide::View> views,
+                        bool self, bool byQueries, bool perSlot,
+                        std::span<const glm::vec4> boxes = {}) -> isc::Result<void> {
+        std::vector<glm::vec4> clip;
+        auto level = makeLevel(name, items, itemBoxes, work, groups, std::move(views), self, byQueries, perSlot, boxes, clip);
+        if (!level) return fail(level.error().message);
+        cullide::LevelResult lr;
+        if (auto r = passes.run(*level, alive, lr); !r) return r;
+        recordLevel(name, counterIn, counterOut, gpuCounter, level->members(), lr, self);
+        addCount(stats, std::string("run_") + name + "_ms", lr.runMs);
         return {};
     };
 
     // World boxes of each object's clusters (the largest subtrees of its BVH with at most
     // clusterSize triangles; with clusterSize 0 the whole object), grown by the fattening.
     std::vector<std::vector<Aabb>> clusterBox(n);
+    bool needStale = false;
     std::vector<std::vector<cullide::Cluster>> wholeObject(n);  // clusterSize 0: one cluster per object
     auto clustersOf = [&](ObjectId o) -> std::span<const cullide::Cluster> {
         const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
         if (st.clusterSize > 0) return h.clusters;
         return wholeObject[o];
+    };
+    // need[o]: per cluster of o, whether its box reaches a partner's box (per object, over its
+    // partners), found with the boxes (one parallel region, not two: on the H100's host each
+    // region's thread wake-up costs about 0.1 ms); again after an object level changed the pairs.
+    std::vector<std::vector<ObjectId>> partners(n);
+    std::vector<std::vector<char>> need(n);
+    auto findPartners = [&] {
+        for (auto& v : partners) v.clear();
+        for (std::uint32_t c : pairs) {
+            partners[candidates[c].a].push_back(candidates[c].b);
+            partners[candidates[c].b].push_back(candidates[c].a);
+        }
+    };
+    auto findNeed = [&](ObjectId o) {
+        need[o].assign(clusterBox[o].size(), 0);
+        for (std::size_t k = 0; k < clusterBox[o].size(); ++k)
+            for (ObjectId y : partners[o])
+                if (clusterBox[o][k].overlaps(box[y])) {
+                    need[o][k] = 1;
+                    break;
+                }
     };
     if (!pairs.empty()) {
         const auto t0 = Clock::now();
@@ -300,6 +346,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         for (ObjectId o : objects)
             if (st.clusterSize == 0)
                 wholeObject[o] = {{0u, static_cast<std::uint32_t>(scene.objectMesh(o).triangleCount()), 0u}};
+        findPartners();
 #pragma omp parallel for schedule(dynamic, 4)
         for (std::size_t oi = 0; oi < objects.size(); ++oi) {
             const ObjectId o = objects[oi];
@@ -323,6 +370,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                     clusterBox[o][k] = cullide::worldBox(h.bvh.nodes()[cl[k].node].box, scene.pose(o))
                                            .expanded(grow(o) + eps);
             }
+            findNeed(o);
         }
         stats.count("cpu_boxes_ms", msSince(t0));
     }
@@ -357,6 +405,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         std::vector<char> in(n, 0);
         for (std::size_t i = 0; i < objects.size(); ++i) in[objects[i]] = alive[i] != 0;
         std::erase_if(pairs, [&](std::uint32_t c) { return !in[candidates[c].a] || !in[candidates[c].b]; });
+        needStale = true;
         stats.count("pairs_after_objects", double(pairs.size()));
         stats.count("cpu_object_ms", msSince(t0));
     }
@@ -365,104 +414,240 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
     // pair kept only when surviving clusters of both sides overlap.
     // clusterWanted[o]: per cluster of o, whether its triangles go to the triangle level.
     std::vector<std::vector<char>> clusterWanted(n);
+    bool chainedDone = false;
     if (!pairs.empty() && limit != CullideLevel::Object) {
         const auto t0 = Clock::now();
         const std::vector<ObjectId> objects = numberGroups(pairs);
-        // Clusters that reach a partner's box (per object, over its partners).
-        std::vector<std::vector<ObjectId>> partners(n);
-        for (std::uint32_t c : pairs) {
-            partners[candidates[c].a].push_back(candidates[c].b);
-            partners[candidates[c].b].push_back(candidates[c].a);
-        }
-        std::vector<std::vector<char>> need(n);
+        // Clusters that reach a partner's box: found with the boxes unless the object level
+        // dropped pairs since.
+        if (needStale) {
+            findPartners();
 #pragma omp parallel for schedule(dynamic, 4)
-        for (std::size_t oi = 0; oi < objects.size(); ++oi) {
-            const ObjectId o = objects[oi];
-            need[o].assign(clusterBox[o].size(), 0);
-            for (std::size_t k = 0; k < clusterBox[o].size(); ++k)
-                for (ObjectId y : partners[o])
-                    if (clusterBox[o][k].overlaps(box[y])) {
-                        need[o][k] = 1;
-                        break;
-                    }
+            for (std::size_t oi = 0; oi < objects.size(); ++oi) findNeed(objects[oi]);
         }
         std::vector<std::vector<char>> survived(n);
-        if (st.clusterSize > 0 && (st.clusterPass || limit != CullideLevel::Triangle)) {
+        // The chain: cluster level, per-pair cluster overlap and triangle level on the GPU, one
+        // read-back (objects with more cluster items than one loop of the pair pass may walk
+        // take the path below).
+        std::size_t mostItems = 0;
+        for (ObjectId o : objects) mostItems = std::max<std::size_t>(mostItems, std::size_t(std::count(need[o].begin(), need[o].end(), 1)));
+        const bool chained = st.chain && !queries && st.clusterSize > 0 &&
+                             (st.clusterPass || limit != CullideLevel::Triangle) && mostItems <= CULLIDE_CHAIN_MAX_ITEMS;
+        if (chained) {
+            stats.count("cpu_chain_need_ms", msSince(t0));
             items.clear();
             itemBoxes.clear();
-            std::vector<std::pair<ObjectId, std::uint32_t>> itemCluster;
-            std::uint32_t work = 0;
-            // clusterBoxes: each cluster drawn as its world box (one work index), not its triangles.
-            const bool byBoxes = st.clusterBoxes && !queries;
-            std::vector<glm::vec4> boxes;
+            std::vector<std::uint32_t> itemFirst(n, 0), itemCount(n, 0);
+            std::vector<glm::vec4> chainBoxes, boxes;
+            std::vector<gl::CullideItem> triItems;
+            std::uint32_t work = 0, triWork = 0;
+            const bool byBoxes = st.clusterBoxes;
             for (ObjectId o : objects) {
                 const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
+                itemFirst[o] = static_cast<std::uint32_t>(items.size());
                 for (std::uint32_t k = 0; k < h.clusters.size(); ++k) {
                     if (!need[o][k]) continue;
+                    const Aabb& cb = clusterBox[o][k];
                     if (byBoxes) {
-                        addItem(o, static_cast<std::uint32_t>(boxes.size() / 2), 1u, groupOf[o], work, clusterBox[o][k]);
-                        boxes.push_back(glm::vec4(clusterBox[o][k].min, 0.0f));
-                        boxes.push_back(glm::vec4(clusterBox[o][k].max, 0.0f));
+                        addItem(o, static_cast<std::uint32_t>(boxes.size() / 2), 1u, groupOf[o], work, cb);
+                        boxes.push_back(glm::vec4(cb.min, 0.0f));
+                        boxes.push_back(glm::vec4(cb.max, 0.0f));
+                        triItems.push_back({o, h.slotBase + h.clusters[k].firstSlot, h.clusters[k].slotCount, triWork,
+                                            groupOf[o], grow(o), 0u, triWork});
+                        triWork += h.clusters[k].slotCount;
                     } else {
-                        addItem(o, h.slotBase + h.clusters[k].firstSlot, h.clusters[k].slotCount, groupOf[o], work,
-                                clusterBox[o][k]);
+                        addItem(o, h.slotBase + h.clusters[k].firstSlot, h.clusters[k].slotCount, groupOf[o], work, cb);
                     }
-                    itemCluster.push_back({o, k});
+                    chainBoxes.push_back(glm::vec4(cb.min, 0.0f));
+                    chainBoxes.push_back(glm::vec4(cb.max, 0.0f));
                 }
+                itemCount[o] = static_cast<std::uint32_t>(items.size()) - itemFirst[o];
             }
-            if (auto r = runLevel("cluster", "pcs_clusters_in", "pcs_clusters", "gpu_cluster_ms", work,
-                                  static_cast<std::uint32_t>(objects.size()),
-                                  pairViews(pairs, st.clusterResolution, kMaxDepthBytes / 16), false, queries, false,
-                                  boxes);
-                !r)
-                return r;
-            for (ObjectId o : objects) survived[o].assign(clustersOf(o).size(), 0);
-            for (std::size_t i = 0; i < itemCluster.size(); ++i)
-                survived[itemCluster[i].first][itemCluster[i].second] = alive[i] != 0 ? 1 : 0;
-        } else {
-            survived = need;
+            if (!byBoxes) {
+                triItems = items;
+                triWork = work;
+            }
+            std::vector<gl::CullideChainPair> chainPairs;
+            chainPairs.reserve(pairs.size());
+            std::uint32_t pairThreads = 0;
+            for (std::uint32_t c : pairs) {
+                ObjectId a = candidates[c].a, b = candidates[c].b;
+                const bool swapped = itemCount[a] > itemCount[b];  // fewer threads, longer loops
+                if (swapped) std::swap(a, b);
+                chainPairs.push_back({itemFirst[a], itemCount[a], itemFirst[b], itemCount[b], pairThreads, swapped ? 1u : 0u});
+                pairThreads += itemCount[a];
+            }
+            const std::uint32_t groups = static_cast<std::uint32_t>(objects.size());
+            stats.count("cpu_chain_items_ms", msSince(t0));
+            std::vector<glm::vec4> clusterClip, triangleClip;
+            auto clusterLevel = makeLevel("cluster", items, itemBoxes, work, groups,
+                                          pairViews(pairs, st.clusterResolution, kMaxDepthBytes / 16), false, false,
+                                          false, boxes, clusterClip);
+            if (!clusterLevel) return fail(clusterLevel.error().message);
+            std::optional<cullide::Level> triangleLevel;
+            if (limit == CullideLevel::Triangle) {
+                auto tl = makeLevel("triangle", triItems, itemBoxes, triWork, groups,
+                                    pairViews(pairs, st.resolution, kMaxDepthBytes / 16), false, false, true, {},
+                                    triangleClip);
+                if (!tl) return fail(tl.error().message);
+                triangleLevel = std::move(*tl);
+            }
+            cullide::Chain chain;
+            chain.cluster = &*clusterLevel;
+            chain.triangle = triangleLevel ? &*triangleLevel : nullptr;
+            chain.pairs = chainPairs;
+            chain.pairThreads = pairThreads;
+            chain.clusterBoxes = chainBoxes;
+            // The float filter (exact test's input listed on the GPU): detect() only (no fattening),
+            // clusters that fit its shared memory. Tolerance: 1e-5 of the scene's coordinate scale,
+            // far above the float rounding of the world vertices (as peel).
+            chain.filter = gpuFilter && st.gpuFilter && limit == CullideLevel::Triangle && fatten.empty() &&
+                           st.clusterSize <= int(CULLIDE_FILTER_MAX_CLUSTER);
+            chain.tolerance = 1e-5f * scale;
+            chain.triangleVisibility = st.triangleLevel;
+            stats.count("cpu_chain_setup_ms", msSince(t0));
+            cullide::ChainResult cr;
+            if (auto r = passes.runChain(chain, cr); !r) return r;
+            if (chain.filter) {
+                addCount(stats, "gpu_filter_ms", cr.filterGpuMs);
+                addCount(stats, "gpu_ms", cr.filterGpuMs);
+                addCount(stats, "filter_cluster_pairs", cr.clusterPairs);
+                addCount(stats, "filter_box_pairs", cr.boxPairs);
+                if (!cr.listed) addCount(stats, "filter_overflows", 1);
+            }
+            if (cr.listed) {
+                res.listed = true;
+                res.listedPairs = pairs;
+                res.tests = std::move(cr.tests);
+                addCount(stats, "filtered_pairs", double(res.tests.size() / 3));
+            }
+            recordLevel("cluster", "pcs_clusters_in", "pcs_clusters", "gpu_cluster_ms", items.size(), cr.cluster, false);
+            addCount(stats, "run_chain_ms", cr.runMs);
+            addCount(stats, "run_chain_issue_ms", cr.issueMs);
+            std::vector<std::uint32_t> kept;
+            for (std::size_t pi = 0; pi < pairs.size(); ++pi)
+                if (cr.keep[pi]) kept.push_back(pairs[pi]);
+            pairs = std::move(kept);
+            stats.count("pairs_after_clusters", double(pairs.size()));
+            stats.count("cpu_cluster_ms", msSince(t0));
+            if (triangleLevel && res.listed) {
+                recordLevel("triangle", "pcs_triangles_in", "pcs_triangles", "gpu_triangle_ms", cr.seeded, cr.triangle,
+                            false);
+                // Pairs with a listed triangle pair (the survivor lists are not needed).
+                std::vector<char> listedPair(res.listedPairs.size(), 0);
+                for (std::size_t t = 0; t < res.tests.size(); t += 3) listedPair[res.tests[t]] = 1;
+                stats.count("pairs_after_triangles",
+                            double(std::count(listedPair.begin(), listedPair.end(), char(1))));
+            } else if (triangleLevel) {
+                const auto t1 = Clock::now();
+                // Survivors from the packed bits, item by item (members are the items' slots in order).
+                cr.triangle.readbackMs = 0.0;  // counted with the cluster level: one read-back
+                recordLevel("triangle", "pcs_triangles_in", "pcs_triangles", "gpu_triangle_ms", cr.seeded, cr.triangle,
+                            false);
+                std::size_t item = 0;
+                const cullide::MeshHierarchy* h = nullptr;
+                std::span<const std::uint32_t> slots;
+                std::size_t hItem = SIZE_MAX;
+                for (std::size_t w = 0; w < cr.bits.size(); ++w) {
+                    for (std::uint32_t v = cr.bits[w]; v != 0; v &= v - 1) {
+                        const std::uint32_t m = static_cast<std::uint32_t>(32 * w) + std::uint32_t(std::countr_zero(v));
+                        while (item < triItems.size() && m >= triItems[item].memberStart + triItems[item].slotCount) ++item;
+                        if (item == triItems.size()) break;
+                        const gl::CullideItem& it = triItems[item];
+                        if (hItem != item) {
+                            h = &hierarchies->get(scene.meshOf(it.object));
+                            slots = h->bvh.slotTriangles();
+                            hItem = item;
+                        }
+                        res.survivors[it.object].push_back(slots[it.firstSlot - h->slotBase + (m - it.memberStart)]);
+                    }
+                }
+                std::erase_if(pairs, [&](std::uint32_t c) {
+                    return res.survivors[candidates[c].a].empty() || res.survivors[candidates[c].b].empty();
+                });
+                stats.count("pairs_after_triangles", double(pairs.size()));
+                stats.count("cpu_triangle_ms", msSince(t1));
+            }
+            chainedDone = true;
         }
-        const auto tPairs = Clock::now();
-        // Per pair: surviving clusters of each side that meet a surviving cluster of the other
-        // (in parallel over pairs; the flags are only ever set to 1).
-        for (ObjectId o : objects) clusterWanted[o].assign(clustersOf(o).size(), 0);
-        std::vector<char> keep(pairs.size(), 0);
-#pragma omp parallel for schedule(dynamic, 8)
-        for (std::size_t pi = 0; pi < pairs.size(); ++pi) {
-            const ObjectPair p = candidates[pairs[pi]];
-            std::vector<std::uint32_t> ka, kb;
-            for (std::uint32_t k = 0; k < clusterBox[p.a].size(); ++k)
-                if (survived[p.a][k] && clusterBox[p.a][k].overlaps(box[p.b])) ka.push_back(k);
-            for (std::uint32_t k = 0; k < clusterBox[p.b].size(); ++k)
-                if (survived[p.b][k] && clusterBox[p.b][k].overlaps(box[p.a])) kb.push_back(k);
-            std::vector<char> wantA(ka.size(), 0), wantB(kb.size(), 0);
-            for (std::size_t x = 0; x < ka.size(); ++x)
+        if (!chainedDone) {  // the chain did the cluster level, the pair overlap and the triangle level
+    if (st.clusterSize > 0 && (st.clusterPass || limit != CullideLevel::Triangle)) {
+                items.clear();
+                itemBoxes.clear();
+                std::vector<std::pair<ObjectId, std::uint32_t>> itemCluster;
+                std::uint32_t work = 0;
+                // clusterBoxes: each cluster drawn as its world box (one work index), not its triangles.
+                const bool byBoxes = st.clusterBoxes && !queries;
+                std::vector<glm::vec4> boxes;
+                for (ObjectId o : objects) {
+                    const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
+                    for (std::uint32_t k = 0; k < h.clusters.size(); ++k) {
+                        if (!need[o][k]) continue;
+                        if (byBoxes) {
+                            addItem(o, static_cast<std::uint32_t>(boxes.size() / 2), 1u, groupOf[o], work, clusterBox[o][k]);
+                            boxes.push_back(glm::vec4(clusterBox[o][k].min, 0.0f));
+                            boxes.push_back(glm::vec4(clusterBox[o][k].max, 0.0f));
+                        } else {
+                            addItem(o, h.slotBase + h.clusters[k].firstSlot, h.clusters[k].slotCount, groupOf[o], work,
+                                    clusterBox[o][k]);
+                        }
+                        itemCluster.push_back({o, k});
+                    }
+                }
+                if (auto r = runLevel("cluster", "pcs_clusters_in", "pcs_clusters", "gpu_cluster_ms", work,
+                                      static_cast<std::uint32_t>(objects.size()),
+                                      pairViews(pairs, st.clusterResolution, kMaxDepthBytes / 16), false, queries, false,
+                                      boxes);
+                    !r)
+                    return r;
+                for (ObjectId o : objects) survived[o].assign(clustersOf(o).size(), 0);
+                for (std::size_t i = 0; i < itemCluster.size(); ++i)
+                    survived[itemCluster[i].first][itemCluster[i].second] = alive[i] != 0 ? 1 : 0;
+            } else {
+                survived = need;
+            }
+            const auto tPairs = Clock::now();
+            // Per pair: surviving clusters of each side that meet a surviving cluster of the other
+            // (in parallel over pairs; the flags are only ever set to 1).
+            for (ObjectId o : objects) clusterWanted[o].assign(clustersOf(o).size(), 0);
+            std::vector<char> keep(pairs.size(), 0);
+    #pragma omp parallel for schedule(dynamic, 8)
+            for (std::size_t pi = 0; pi < pairs.size(); ++pi) {
+                const ObjectPair p = candidates[pairs[pi]];
+                std::vector<std::uint32_t> ka, kb;
+                for (std::uint32_t k = 0; k < clusterBox[p.a].size(); ++k)
+                    if (survived[p.a][k] && clusterBox[p.a][k].overlaps(box[p.b])) ka.push_back(k);
+                for (std::uint32_t k = 0; k < clusterBox[p.b].size(); ++k)
+                    if (survived[p.b][k] && clusterBox[p.b][k].overlaps(box[p.a])) kb.push_back(k);
+                std::vector<char> wantA(ka.size(), 0), wantB(kb.size(), 0);
+                for (std::size_t x = 0; x < ka.size(); ++x)
+                    for (std::size_t y = 0; y < kb.size(); ++y)
+                        if (clusterBox[p.a][ka[x]].overlaps(clusterBox[p.b][kb[y]])) wantA[x] = wantB[y] = 1;
+                for (std::size_t x = 0; x < ka.size(); ++x)
+                    if (wantA[x]) {
+                        keep[pi] = 1;
+    #pragma omp atomic write
+                        clusterWanted[p.a][ka[x]] = 1;
+                    }
                 for (std::size_t y = 0; y < kb.size(); ++y)
-                    if (clusterBox[p.a][ka[x]].overlaps(clusterBox[p.b][kb[y]])) wantA[x] = wantB[y] = 1;
-            for (std::size_t x = 0; x < ka.size(); ++x)
-                if (wantA[x]) {
-                    keep[pi] = 1;
-#pragma omp atomic write
-                    clusterWanted[p.a][ka[x]] = 1;
-                }
-            for (std::size_t y = 0; y < kb.size(); ++y)
-                if (wantB[y]) {
-#pragma omp atomic write
-                    clusterWanted[p.b][kb[y]] = 1;
-                }
+                    if (wantB[y]) {
+    #pragma omp atomic write
+                        clusterWanted[p.b][kb[y]] = 1;
+                    }
+            }
+            stats.count("cpu_cluster_pairs_ms", msSince(tPairs));
+            std::vector<std::uint32_t> kept;
+            for (std::size_t pi = 0; pi < pairs.size(); ++pi)
+                if (keep[pi]) kept.push_back(pairs[pi]);
+            pairs = std::move(kept);
+            stats.count("pairs_after_clusters", double(pairs.size()));
+            stats.count("cpu_cluster_ms", msSince(t0));
         }
-        stats.count("cpu_cluster_pairs_ms", msSince(tPairs));
-        std::vector<std::uint32_t> kept;
-        for (std::size_t pi = 0; pi < pairs.size(); ++pi)
-            if (keep[pi]) kept.push_back(pairs[pi]);
-        pairs = std::move(kept);
-        stats.count("pairs_after_clusters", double(pairs.size()));
-        stats.count("cpu_cluster_ms", msSince(t0));
     }
 
     // Level 3: every triangle of the clusters left is a member of the PCS (the items are the
     // clusters, their slots the members).
-    if (!pairs.empty() && limit == CullideLevel::Triangle) {
+    if (!pairs.empty() && limit == CullideLevel::Triangle && !chainedDone) {
         const auto t0 = Clock::now();
         const std::vector<ObjectId> objects = numberGroups(pairs);
         items.clear();
@@ -564,10 +749,52 @@ Result<void> CullideDetector::detect(const Scene& scene, std::span<const ObjectP
     Impl& im = *impl_;
     Impl::Pcs res;
     if (auto r = im.pipeline(scene, candidates, CullideLevel::Triangle, im.settings.objectLevel,
-                             im.common.selfCollision, {}, res, out.stats);
+                             im.common.selfCollision, {}, true, res, out.stats);
         !r)
         return r;
     const auto tn = Clock::now();
+    if (res.listed) {
+        // The GPU filter listed the inter pairs' triangle pairs: the self pairs' survivors, then
+        // the listed tests, merged in candidate order.
+        std::vector<cullide::Narrowphase::Job> selfJobs;
+        for (std::uint32_t c : res.selfPairs) selfJobs.push_back({candidates[c]});
+        if (!selfJobs.empty())
+            im.narrowphase.run(scene, selfJobs, res.survivors, res.selfSurvivors, im.common.wantSegments, out);
+        const std::size_t selfResults = out.pairs.size();
+        std::vector<ObjectPair> listed;
+        listed.reserve(res.listedPairs.size());
+        for (std::uint32_t c : res.listedPairs) listed.push_back(candidates[c]);
+        im.narrowphase.runListed(scene, listed, res.tests, im.common.wantSegments, out);
+        if (selfResults > 0 && selfResults < out.pairs.size()) {
+            // Both kinds: candidate order (each list is in it already).
+            std::vector<std::pair<std::uint32_t, std::size_t>> order;  // (candidate, position)
+            std::size_t si = 0, li = 0;
+            for (std::size_t k = 0; k < out.pairs.size(); ++k) {
+                const bool self = k < selfResults;
+                std::uint32_t c = 0;
+                if (self) {
+                    while (si < res.selfPairs.size() && candidates[res.selfPairs[si]] != out.pairs[k].pair) ++si;
+                    c = si < res.selfPairs.size() ? res.selfPairs[si] : std::uint32_t(candidates.size());
+                } else {
+                    while (li < res.listedPairs.size() && candidates[res.listedPairs[li]] != out.pairs[k].pair) ++li;
+                    c = li < res.listedPairs.size() ? res.listedPairs[li] : std::uint32_t(candidates.size());
+                }
+                order.push_back({c, k});
+            }
+            std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+            std::vector<PairResult> sorted;
+            sorted.reserve(out.pairs.size());
+            for (const auto& [c, k] : order) sorted.push_back(std::move(out.pairs[k]));
+            out.pairs = std::move(sorted);
+        }
+        DetectorStats& stats = out.stats;
+        stats.count("cpu_narrowphase_ms", msSince(tn));
+        stats.gpuMs = stats.counter("gpu_ms");
+        stats.readbackMs = stats.counter("readback_ms");
+        stats.totalMs = msSince(t0);
+        stats.cpuMs = std::max(0.0, stats.totalMs - stats.gpuMs - stats.readbackMs);
+        return {};
+    }
     // Exact jobs in candidate order.
     std::vector<cullide::Narrowphase::Job> jobs;
     std::size_t i = 0, j = 0;
@@ -594,7 +821,7 @@ Result<void> CullideDetector::prunePairs(const Scene& scene, std::span<const Obj
     stats = {};
     Impl& im = *impl_;
     Impl::Pcs res;
-    if (auto r = im.pipeline(scene, candidates, level, objectLevel, false, fatten, res, stats); !r) return r;
+    if (auto r = im.pipeline(scene, candidates, level, objectLevel, false, fatten, false, res, stats); !r) return r;
     if (level == CullideLevel::Triangle) {
         // Both sides kept triangles: keep the pair when some of their boxes overlap (the
         // narrowphase's sweep, without the exact test).

@@ -204,4 +204,79 @@ void Narrowphase::run(const Scene& scene, std::span<const Job> jobs,
     out.stats.count("positive_tests", positives);
 }
 
+void Narrowphase::runListed(const Scene& scene, std::span<const ObjectPair> pairs,
+                            std::span<const std::uint32_t> tests, bool wantSegments, DetectionOutput& out) {
+    using Clock = std::chrono::steady_clock;
+    auto since = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
+    auto stage = Clock::now();
+    const std::size_t total = tests.size() / 3;
+    // Grouped by pair (counting sort: the GPU appends in no particular order).
+    std::vector<std::uint32_t> first(pairs.size() + 1, 0);
+    for (std::size_t t = 0; t < total; ++t) ++first[tests[3 * t] + 1];
+    for (std::size_t i = 0; i < pairs.size(); ++i) first[i + 1] += first[i];
+    std::vector<std::uint32_t> order(total), next(first.begin(), first.end() - 1);
+    for (std::size_t t = 0; t < total; ++t) order[next[tests[3 * t]]++] = static_cast<std::uint32_t>(t);
+    out.stats.count("cpu_narrow_sort_ms", out.stats.counter("cpu_narrow_sort_ms") + since(stage));
+    stage = Clock::now();
+    // The exact tests in equal chunks over all pairs, on world vertices computed exactly as the
+    // reference computes them.
+    std::vector<char> hit(total, 0);
+    std::vector<Segment> segment(wantSegments ? total : 0);
+    constexpr std::ptrdiff_t kChunk = 256;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (std::ptrdiff_t c = 0; c < std::ptrdiff_t((total + kChunk - 1) / kChunk); ++c) {
+        const std::size_t end = std::min(total, std::size_t(c + 1) * kChunk);
+        for (std::size_t k = std::size_t(c) * kChunk; k < end; ++k) {
+            const std::uint32_t t = order[k];
+            const ObjectPair p = pairs[tests[3 * std::size_t(t)]];
+            DVec3 P[3], Q[3];
+            for (int side = 0; side < 2; ++side) {
+                const ObjectId o = side == 0 ? p.a : p.b;
+                const Pose& pose = scene.pose(o);
+                const std::span<const Vec3> local = scene.localVertices(o);
+                const UVec3 tri = scene.objectMesh(o).triangles()[tests[3 * std::size_t(t) + 1 + std::size_t(side)]];
+                DVec3* W = side == 0 ? P : Q;
+                for (int v = 0; v < 3; ++v) W[v] = pose.applyDouble(local[tri[v]]);
+            }
+            if (!wantSegments) {
+                hit[k] = geometry::trianglesIntersect(P, Q) ? 1 : 0;
+                continue;
+            }
+            DVec3 p0(0.0), p1(0.0);
+            if (geometry::triangleIntersection(P, Q, p0, p1) != geometry::TriangleContact::None) {
+                hit[k] = 1;
+                segment[k] = {Vec3(p0), Vec3(p1)};
+            }
+        }
+    }
+    out.stats.count("cpu_narrow_exact_ms", out.stats.counter("cpu_narrow_exact_ms") + since(stage));
+    stage = Clock::now();
+    std::vector<PairResult> results(pairs.size());
+#pragma omp parallel for schedule(dynamic, 4)
+    for (std::size_t pi = 0; pi < pairs.size(); ++pi) {
+        PairResult& r = results[pi];
+        r.pair = pairs[pi];
+        std::vector<std::pair<TrianglePair, Segment>> found;
+        for (std::uint32_t k = first[pi]; k < first[pi + 1]; ++k) {
+            if (!hit[k]) continue;
+            const std::size_t t = order[k];
+            found.push_back({TrianglePair{tests[3 * t + 1], tests[3 * t + 2]}, wantSegments ? segment[k] : Segment{}});
+        }
+        std::sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+        for (const auto& [tp, sg] : found) {
+            r.triangles.push_back(tp);
+            if (wantSegments) r.segments.push_back(sg);
+        }
+    }
+    double positives = 0;
+    for (PairResult& r : results) {
+        if (r.triangles.empty()) continue;
+        positives += double(r.triangles.size());
+        out.pairs.push_back(std::move(r));
+    }
+    out.stats.count("cpu_narrow_results_ms", out.stats.counter("cpu_narrow_results_ms") + since(stage));
+    out.stats.count("tri_tri_tests", out.stats.counter("tri_tri_tests") + double(total));
+    out.stats.count("positive_tests", out.stats.counter("positive_tests") + positives);
+}
+
 }  // namespace isc::cullide

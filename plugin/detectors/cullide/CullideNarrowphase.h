@@ -27,6 +27,13 @@ public:
     void run(const Scene& scene, std::span<const Job> jobs, std::span<const std::vector<std::uint32_t>> survivors,
              std::span<const std::vector<std::uint32_t>> selfSurvivors, bool wantSegments, DetectionOutput& out);
 
+    /// The exact test of listed triangle pairs (the GPU filter's output): `tests` holds 3 words
+    /// per test, (index into `pairs`, triangle of pairs[i].a, triangle of pairs[i].b), in any
+    /// order and each pair of triangles once. Appends the colliding pairs (in `pairs` order,
+    /// triangle pairs sorted) to out.pairs and counts tri_tri_tests and positive_tests.
+    void runListed(const Scene& scene, std::span<const ObjectPair> pairs, std::span<const std::uint32_t> tests,
+                   bool wantSegments, DetectionOutput& out);
+
 private:
     // World corners (3 per survivor) and float boxes (outward) of one survivor list.
     struct Posed {

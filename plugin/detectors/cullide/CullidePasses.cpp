@@ -60,6 +60,12 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     auto u = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/update.glsl"}}, {}, "cullide update");
     if (!u) return fail(u.error().message);
     update_ = std::move(*u);
+    auto ch = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/chain.glsl"}}, {}, "cullide chain");
+    if (!ch) return fail(ch.error().message);
+    chain_ = std::move(*ch);
+    auto fl = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/filter.glsl"}}, {}, "cullide filter");
+    if (!fl) return fail(fl.error().message);
+    filter_ = std::move(*fl);
     auto f = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/self.glsl"}}, {}, "cullide self");
     if (!f) return fail(f.error().message);
     self_ = std::move(*f);
@@ -83,6 +89,8 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     vao_ = gl::VertexArray("cullide vao (vertex pulling)");
     counters_.allocate(CULLIDE_COUNTER_COUNT * sizeof(std::uint32_t));
     begin_ = gl::Query("cullide level begin", GL_TIMESTAMP);
+    mid_ = gl::Query("cullide chain middle", GL_TIMESTAMP);
+    filterEnd_ = gl::Query("cullide filter end", GL_TIMESTAMP);
     end_ = gl::Query("cullide level end", GL_TIMESTAMP);
     return {};
 }
@@ -163,22 +171,24 @@ std::uint32_t Passes::splitItems(const Level& level) {
     return static_cast<std::uint32_t>(threads);
 }
 
-void Passes::bindCommon(const Level& level, std::span<const gl::CullideItem> items) {
+void Passes::bindCommon(const Level& level, std::span<const gl::CullideItem> items, gl::Buffer& itemsBuffer,
+                        gl::Buffer& aliveBuffer, bool seeded) {
     scene_.bind();
-    items_.reserve(std::max<std::size_t>(32, items.size_bytes()));
-    items_.upload(0, items.size_bytes(), items.data());
+    itemsBuffer.reserve(std::max<std::size_t>(32, items.size_bytes()));
+    itemsBuffer.upload(0, items.size_bytes(), items.data());
     const std::size_t members = level.members();
-    alive_.reserve(std::max<std::size_t>(4, members * 4));
+    aliveBuffer.reserve(std::max<std::size_t>(4, members * 4));
     marks_.reserve(std::max<std::size_t>(4, members * 4));
-    // Every member starts in the PCS, unmarked.
+    // Every member starts in the PCS (unless seeded by the chain), unmarked.
     const GLuint one = 1;
-    glClearNamedBufferSubData(alive_.id(), GL_R32UI, 0, static_cast<GLsizeiptr>(members * 4), GL_RED_INTEGER,
-                              GL_UNSIGNED_INT, &one);
+    if (!seeded)
+        glClearNamedBufferSubData(aliveBuffer.id(), GL_R32UI, 0, static_cast<GLsizeiptr>(members * 4), GL_RED_INTEGER,
+                                  GL_UNSIGNED_INT, &one);
     marks_.clearZero(0, members * 4);
     counters_.clearZero();
-    items_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ITEMS);
+    itemsBuffer.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ITEMS);
     slots_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOTS);
-    alive_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ALIVE);
+    aliveBuffer.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ALIVE);
     marks_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_MARKS);
     counters_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_COUNTERS);
 }
@@ -207,6 +217,34 @@ void Passes::issue(const Level& level, LevelResult& result) {
     result = {};
     issued_ = false;
     if (level.items.empty() || level.workCount == 0 || level.views.empty()) return;
+    glQueryCounter(begin_.id(), GL_TIMESTAMP);
+    queueLevel(level, items_, alive_, false, true);
+    result.threads = threads_;
+    if (level.queries) result.queries = double(queriesIssued_);
+    glQueryCounter(end_.id(), GL_TIMESTAMP);
+    // The survivors and the counters into the mapped read-back buffer, then one fence.
+    const std::size_t members = level.members();
+    reserveReadback((CULLIDE_COUNTER_COUNT + members) * 4);
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
+    glCopyNamedBufferSubData(counters_.id(), readback_.id(), 0, 0, CULLIDE_COUNTER_COUNT * 4);
+    glCopyNamedBufferSubData(alive_.id(), readback_.id(), 0, CULLIDE_COUNTER_COUNT * 4, static_cast<GLsizeiptr>(members * 4));
+    fence_ = gl::Fence::insert();  // flushes
+    readbackMembers_ = members;
+    issued_ = true;
+}
+
+void Passes::reserveReadback(std::size_t bytes) {
+    if (readback_.size() < bytes || readbackMap_ == nullptr) {
+        constexpr GLbitfield flags = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT | GL_CLIENT_STORAGE_BIT;
+        readback_.allocate(std::max(bytes, 2 * readback_.size()), nullptr, flags);
+        readbackMap_ = static_cast<const std::uint32_t*>(
+            readback_.mapPersistent(GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT));
+    }
+}
+
+void Passes::queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer& aliveBuffer, bool seeded,
+                        bool uploadClip) {
+    queriesIssued_ = 0;
     ISC_ASSERT(!level.queries || !level.perSlot, "cullide::Passes::issue(): queries are per item");
     ISC_ASSERT(!level.byBoxes || (!level.queries && !level.self), "cullide::Passes::issue(): boxes are compute only");
     if (level.byBoxes) {
@@ -223,41 +261,231 @@ void Passes::issue(const Level& level, LevelResult& result) {
     const unsigned clip = level.clip.empty() ? 0u : 1u;
     ISC_ASSERT(level.clip.empty() || level.clip.size() == 2 * level.items.size(),
                "cullide::Passes::issue(): one clip box per item");
-    clip_.reserve(std::max<std::size_t>(32, level.clip.size_bytes()));
-    if (clip) clip_.upload(0, level.clip.size_bytes(), level.clip.data());
+    if (uploadClip) {
+        clip_.reserve(std::max<std::size_t>(32, level.clip.size_bytes()));
+        if (clip) clip_.upload(0, level.clip.size_bytes(), level.clip.data());
+    }
     clip_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLIP);  // bound even when unused
     for (gl::Program* p : {&splat_, &splatBoxes_, &splatMulti_, &splatBoxesMulti_}) p->setUniform("uClip", clip);
     ISC_ASSERT(level.groupCount < (1u << 24), "cullide::Passes::issue(): too many groups");
     ISC_ASSERT(!level.queries || queries_, "cullide::Passes::issue(): the query programs were not compiled");
     threads_ = splitItems(level);
-    result.threads = threads_;
-    bindCommon(level, splitItems_);
-    glQueryCounter(begin_.id(), GL_TIMESTAMP);
+    bindCommon(level, splitItems_, itemsBuffer, aliveBuffer, seeded);
+    if (seeded) {
+        // The chain's seed pass: the members of the wanted clusters start in the PCS.
+        wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
+        dispatchChain(1u, static_cast<std::uint32_t>(level.items.size()));
+    }
     const bool atOnce = level.viewsAtOnce && !level.self && !level.queries && level.views.size() > 1 &&
                         level.views.size() <= kMaxViewsAtOnce;
     if (atOnce) runComputeViews(level);
+    LevelResult queryCount;
     for (std::size_t i = 0; i < level.views.size() && !atOnce; ++i) {
         const bool last = i + 1 == level.views.size();
         if (level.self) runSelfView(level, level.views[i], last);
-        else if (level.queries) runQueryView(level, level.views[i], last, result);
+        else if (level.queries) runQueryView(level, level.views[i], last, queryCount);
         else runComputeView(level, level.views[i], last);
     }
+    queriesIssued_ = static_cast<std::size_t>(queryCount.queries);
+}
+
+void Passes::dispatchChain(unsigned mode, std::uint32_t threads) {
+    if (threads == 0) return;
+    const std::uint64_t groups = (std::uint64_t(threads) + kGroup - 1) / kGroup;
+    const std::uint64_t x = std::min<std::uint64_t>(groups, maxGroupsX_);
+    const std::uint64_t y = (groups + x - 1) / x;
+    chain_.setUniform("uMode", mode);
+    chain_.setUniform("uCount", threads);
+    chain_.use();
+    chain_.dispatch(static_cast<GLuint>(x), static_cast<GLuint>(y));
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+}
+
+Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
+    const auto t0 = Clock::now();
+    out = {};
+    ISC_ASSERT(chain.cluster != nullptr && !chain.cluster->perSlot && !chain.cluster->queries && !chain.cluster->self,
+               "cullide::Passes::runChain(): the cluster level is per item, compute");
+    ISC_ASSERT(chain.clusterBoxes.size() == 2 * chain.cluster->items.size(),
+               "cullide::Passes::runChain(): one box per cluster item");
+    ISC_ASSERT(chain.triangle == nullptr ||
+                   (chain.triangle->perSlot && chain.triangle->items.size() == chain.cluster->items.size()),
+               "cullide::Passes::runChain(): the triangle level has the cluster level's items, per slot");
+    const Level& cl = *chain.cluster;
+    const std::size_t nPairs = chain.pairs.size();
+    out.keep.assign(nPairs, 0u);
+    if (cl.items.empty() || cl.workCount == 0 || cl.views.empty() || nPairs == 0) return {};
+    const std::size_t nItems = cl.items.size();
+    glQueryCounter(begin_.id(), GL_TIMESTAMP);
+    queueLevel(cl, items_, alive_, false, true);
+    out.cluster.threads = threads_;
+    // The GPU starts on the cluster level while the rest is prepared and queued.
+    glFlush();
+    // The pair pass: reads the cluster level's alive flags (still bound) and its cut counter.
+    chainPairs_.reserve(std::max<std::size_t>(32, chain.pairs.size_bytes()));
+    chainPairs_.upload(0, chain.pairs.size_bytes(), chain.pairs.data());
+    chainBoxes_.reserve(std::max<std::size_t>(32, chain.clusterBoxes.size_bytes()));
+    chainBoxes_.upload(0, chain.clusterBoxes.size_bytes(), chain.clusterBoxes.data());
+    wanted_.reserve(std::max<std::size_t>(4, nItems * 4));
+    wanted_.clearZero(0, nItems * 4);
+    keep_.reserve(std::max<std::size_t>(4, nPairs * 4));
+    keep_.clearZero(0, nPairs * 4);
+    chainPairs_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_PAIRS);
+    chainBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_BOXES);
+    wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
+    keep_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_KEEP);
+    const bool filter = chain.filter && chain.triangle != nullptr;
+    chainCounters_.reserve(CULLIDE_CHAIN_COUNTER_COUNT * 4);
+    chainCounters_.clearZero(0, CULLIDE_CHAIN_COUNTER_COUNT * 4);
+    chainCounters_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_COUNTERS);
+    clusterPairs_.reserve(std::size_t(filter ? clusterPairCapacity_ : 1u) * 16);
+    clusterPairs_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLUSTER_PAIRS);
+    chain_.setUniform("uClusterPairCapacity", filter ? clusterPairCapacity_ : 0u);
+    chain_.setUniform("uPairCount", static_cast<unsigned>(nPairs));
+    dispatchChain(0u, chain.pairThreads);
+    glQueryCounter(mid_.id(), GL_TIMESTAMP);
+    // The cluster level's counters before the triangle level clears them.
+    const std::size_t members = chain.triangle != nullptr ? chain.triangle->members() : 0;
+    const std::size_t words = (members + 31) / 32;
+    const std::size_t chainAt = 2 * CULLIDE_COUNTER_COUNT, keepAt = chainAt + CULLIDE_CHAIN_COUNTER_COUNT,
+                      bitsAt = keepAt + nPairs, outputAt = bitsAt + words;
+    reserveReadback((outputAt + (filter ? 3 * std::size_t(outputCapacity_) : 0)) * 4);
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    glCopyNamedBufferSubData(counters_.id(), readback_.id(), 0, 0, CULLIDE_COUNTER_COUNT * 4);
+    const bool triangles = chain.triangle != nullptr && members > 0 && !chain.triangle->views.empty();
+    if (triangles) {
+        const Level& tl = *chain.triangle;
+        if (chain.triangleVisibility) {
+            // Same clusters, same clip boxes: the clip buffer is not uploaded again.
+            queueLevel(tl, chainItems_, chainAlive_, true, false);
+            out.triangle.threads = threads_;
+        } else {
+            // Only the seed: the wanted clusters' triangles are the level's survivors.
+            threads_ = splitItems(tl);
+            bindCommon(tl, splitItems_, chainItems_, chainAlive_, true);
+            wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
+            dispatchChain(1u, static_cast<std::uint32_t>(tl.items.size()));
+        }
+        bits_.reserve(std::max<std::size_t>(4, words * 4));
+        bits_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_BITS);
+        chainAlive_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ALIVE);
+        chain_.setUniform("uMembers", static_cast<unsigned>(members));
+        dispatchChain(2u, static_cast<std::uint32_t>(words));
+    }
     glQueryCounter(end_.id(), GL_TIMESTAMP);
-    // The survivors and the counters into the mapped read-back buffer, then one fence.
-    const std::size_t members = level.members();
-    const std::size_t bytes = (CULLIDE_COUNTER_COUNT + members) * 4;
-    if (readback_.size() < bytes || readbackMap_ == nullptr) {
-        constexpr GLbitfield flags = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT | GL_CLIENT_STORAGE_BIT;
-        readback_.allocate(std::max(bytes, 2 * readback_.size()), nullptr, flags);
-        readbackMap_ = static_cast<const std::uint32_t*>(
-            readback_.mapPersistent(GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT));
+    // The filter: indirect arguments from the cluster pairs appended, then one workgroup each
+    // (items, slots, the triangle level's alive flags and the scene are still bound).
+    std::uint32_t copied = 0;  // triangle pairs copied with the first fence
+    if (triangles && filter) {
+        output_.reserve(std::size_t(outputCapacity_) * 12);
+        output_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_OUTPUT);
+        filter_.setUniform("uClusterPairCapacity", clusterPairCapacity_);
+        filter_.setUniform("uOutputCapacity", outputCapacity_);
+        filter_.setUniform("uMaxGroups", std::min<std::uint32_t>(maxGroupsX_, 65535u));
+        filter_.setUniform("uTolerance", chain.tolerance);
+        filter_.setUniform("uMode", 0u);
+        filter_.use();
+        filter_.dispatch(1);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
+        filter_.setUniform("uMode", 1u);
+        glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, chainCounters_.id());
+        glDispatchComputeIndirect(static_cast<GLintptr>(CULLIDE_CHAIN_ARGS * 4));
+        glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        glQueryCounter(filterEnd_.id(), GL_TIMESTAMP);
+        // The list's length is on the GPU: copy what the last call needed and some more; a
+        // longer list gets a second copy below.
+        copied = std::min(outputCapacity_, lastOutput_ + lastOutput_ / 4 + 4096u);
     }
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
-    glCopyNamedBufferSubData(counters_.id(), readback_.id(), 0, 0, CULLIDE_COUNTER_COUNT * 4);
-    glCopyNamedBufferSubData(alive_.id(), readback_.id(), 0, CULLIDE_COUNTER_COUNT * 4, static_cast<GLsizeiptr>(members * 4));
+    if (triangles)
+        glCopyNamedBufferSubData(counters_.id(), readback_.id(), 0, CULLIDE_COUNTER_COUNT * 4, CULLIDE_COUNTER_COUNT * 4);
+    glCopyNamedBufferSubData(keep_.id(), readback_.id(), 0, static_cast<GLintptr>(keepAt * 4),
+                             static_cast<GLsizeiptr>(nPairs * 4));
+    if (filter) {
+        glCopyNamedBufferSubData(chainCounters_.id(), readback_.id(), 0, static_cast<GLintptr>(chainAt * 4),
+                                 CULLIDE_CHAIN_COUNTER_COUNT * 4);
+        if (copied > 0)
+            glCopyNamedBufferSubData(output_.id(), readback_.id(), 0, static_cast<GLintptr>(outputAt * 4),
+                                     static_cast<GLsizeiptr>(copied) * 12);
+    }
+    if (triangles && words > 0)
+        glCopyNamedBufferSubData(bits_.id(), readback_.id(), 0, static_cast<GLintptr>(bitsAt * 4),
+                                 static_cast<GLsizeiptr>(words * 4));
     fence_ = gl::Fence::insert();  // flushes
-    readbackMembers_ = members;
-    issued_ = true;
+    const auto tr = Clock::now();
+    out.issueMs = std::chrono::duration<double, std::milli>(tr - t0).count();
+    GLenum waited = GL_TIMEOUT_EXPIRED;
+    for (int i = 0; i < 6 && waited == GL_TIMEOUT_EXPIRED; ++i)
+        waited = glClientWaitSync(fence_.sync(), GL_SYNC_FLUSH_COMMANDS_BIT, 10'000'000'000ull);
+    fence_ = gl::Fence();
+    if (waited != GL_ALREADY_SIGNALED && waited != GL_CONDITION_SATISFIED)
+        return fail("cullide: waiting for the chained cluster and triangle levels failed (glClientWaitSync)");
+    if (readbackMap_ == nullptr) return fail("cullide: the read-back buffer could not be mapped");
+    std::uint32_t counters[2][CULLIDE_COUNTER_COUNT] = {};
+    std::memcpy(counters, readbackMap_, sizeof(counters));
+    std::memcpy(out.keep.data(), readbackMap_ + keepAt, nPairs * 4);
+    out.bits.assign(words, 0u);
+    if (triangles && words > 0) std::memcpy(out.bits.data(), readbackMap_ + bitsAt, words * 4);
+    const double readbackMs = msSince(tr);
+    const double begin = double(begin_.result()), mid = double(mid_.result());
+    out.cluster.gpuMs = (mid - begin) * 1e-6;
+    out.cluster.readbackMs = readbackMs;
+    out.cluster.fragments = counters[0][CULLIDE_COUNTER_FRAGMENTS];
+    out.cluster.alive = counters[0][CULLIDE_COUNTER_ALIVE];
+    out.cluster.cut = counters[0][CULLIDE_COUNTER_CUT];
+    if (out.cluster.cut != 0) out.cluster.alive = static_cast<std::uint32_t>(nItems);
+    if (triangles) {
+        out.triangle.gpuMs = (double(end_.result()) - mid) * 1e-6;
+        out.triangle.fragments = counters[1][CULLIDE_COUNTER_FRAGMENTS];
+        out.triangle.alive = counters[1][CULLIDE_COUNTER_ALIVE];
+        out.triangle.cut = counters[1][CULLIDE_COUNTER_CUT];
+        out.seeded = counters[1][CULLIDE_COUNTER_SEEDED];
+        if (!chain.triangleVisibility) out.triangle.alive = out.seeded;
+        if (out.triangle.cut != 0) {
+            // A thread of the triangle level had more pixels than its loop may visit: nothing of
+            // the level is pruned (every member of the chained clusters stays).
+            std::fill(out.bits.begin(), out.bits.end(), 0xFFFFFFFFu);
+            if (members % 32 != 0) out.bits.back() = (1u << (members % 32)) - 1u;
+            out.triangle.alive = static_cast<std::uint32_t>(members);
+        }
+    }
+    if (triangles && filter) {
+        std::uint32_t cc[CULLIDE_CHAIN_COUNTER_COUNT] = {};
+        std::memcpy(cc, readbackMap_ + chainAt, sizeof(cc));
+        out.clusterPairs = cc[CULLIDE_CHAIN_CLUSTER_PAIRS];
+        out.boxPairs = cc[CULLIDE_CHAIN_BOX_PAIRS];
+        out.filterGpuMs = (double(filterEnd_.result()) - double(end_.result())) * 1e-6;
+        const std::uint32_t listed = cc[CULLIDE_CHAIN_OUTPUT];
+        if (cc[CULLIDE_CHAIN_CLUSTER_PAIRS] > clusterPairCapacity_ || listed > outputCapacity_ ||
+            out.triangle.cut != 0 || out.cluster.cut != 0) {
+            // A list overflowed (or a level kept everything): this call tests the survivors on
+            // the CPU; the next one gets room for what this one needed.
+            while (clusterPairCapacity_ < cc[CULLIDE_CHAIN_CLUSTER_PAIRS] && clusterPairCapacity_ < (1u << 30))
+                clusterPairCapacity_ *= 2;
+            while (outputCapacity_ < listed && outputCapacity_ < (1u << 28)) outputCapacity_ *= 2;
+        } else {
+            if (listed > copied) {
+                // The rest of the list: one more copy and fence (rare: the list grew by more
+                // than a quarter since the last call).
+                glCopyNamedBufferSubData(output_.id(), readback_.id(), static_cast<GLintptr>(copied) * 12,
+                                         static_cast<GLintptr>(outputAt * 4 + std::size_t(copied) * 12),
+                                         static_cast<GLsizeiptr>(listed - copied) * 12);
+                gl::Fence more = gl::Fence::insert();
+                GLenum w = GL_TIMEOUT_EXPIRED;
+                for (int i = 0; i < 6 && w == GL_TIMEOUT_EXPIRED; ++i)
+                    w = glClientWaitSync(more.sync(), GL_SYNC_FLUSH_COMMANDS_BIT, 10'000'000'000ull);
+                if (w != GL_ALREADY_SIGNALED && w != GL_CONDITION_SATISFIED)
+                    return fail("cullide: waiting for the filter's triangle pairs failed (glClientWaitSync)");
+            }
+            out.tests.assign(readbackMap_ + outputAt, readbackMap_ + outputAt + 3 * std::size_t(listed));
+            out.listed = true;
+        }
+        lastOutput_ = listed;
+    }
+    if (auto e = gl::checkError("after the cullide chain"); !e) return e;
+    out.runMs = msSince(t0);
+    return {};
 }
 
 Result<void> Passes::collect(std::size_t members, const char* name, std::vector<std::uint32_t>& alive,

@@ -83,6 +83,43 @@ struct LevelResult {
     double runMs = 0.0;       // wall time of run(): issuing the passes, waiting, reading back
 };
 
+/// The chain (CullideSettings::chain): the cluster level, the per-pair cluster overlap
+/// (chain.glsl) and, when `triangle` is given, the triangle level over the same clusters with
+/// only the wanted ones' triangles in its PCS, queued on the GPU with one fence and one read-back.
+struct Chain {
+    const Level* cluster = nullptr;   // one member per item (a cluster)
+    const Level* triangle = nullptr;  // the same clusters, one member per slot; null: stop after the pairs
+    std::span<const gl::CullideChainPair> pairs;
+    std::uint32_t pairThreads = 0;            // sum of the pairs' countA
+    std::span<const glm::vec4> clusterBoxes;  // per cluster item, its world box (min, max)
+    /// After the triangle level, the float filter (filter.glsl): the triangle pairs of the
+    /// survivors that may touch, listed for the exact test. Needs clusters of at most
+    /// CULLIDE_FILTER_MAX_CLUSTER triangles.
+    bool filter = false;
+    float tolerance = 0.0f;  // world units: the filter's float tolerance
+    /// The triangle level's visibility passes; false: its members are the wanted clusters'
+    /// triangles as seeded (no pruning by visibility).
+    bool triangleVisibility = true;
+};
+
+/// What the chain left.
+struct ChainResult {
+    LevelResult cluster, triangle;
+    std::vector<std::uint32_t> keep;  // per pair: 1 when surviving clusters of both sides overlap
+    std::vector<std::uint32_t> bits;  // triangle members still in the PCS, 32 per word (all ones after a cut)
+    std::uint32_t seeded = 0;         // triangle members that entered the triangle level
+    /// The filter ran and its lists fitted: `tests` holds every triangle pair that may touch,
+    /// 3 words each (chain pair, triangle of the candidate's a, of its b). False: test the
+    /// survivors (`bits`) instead.
+    bool listed = false;
+    std::vector<std::uint32_t> tests;
+    double clusterPairs = 0.0;  // cluster pairs the filter walked
+    double boxPairs = 0.0;      // triangle pairs whose boxes met (before the separating-axis test)
+    double filterGpuMs = 0.0;   // GPU time of the filter (after the triangle level)
+    double issueMs = 0.0;       // wall time issuing everything (before the wait)
+    double runMs = 0.0;               // wall time: issuing, waiting, reading back
+};
+
 class Passes {
 public:
     Passes() = default;
@@ -105,9 +142,18 @@ public:
     /// Local (min, max) boxes that items flagged CULLIDE_ITEM_LOCAL_BOXES index from 0 (posed
     /// on the GPU by their object's model matrix); kept until replaced.
     void setStaticBoxes(std::span<const glm::vec4> boxes);
+    /// Runs `chain` (see Chain): one synchronisation.
+    [[nodiscard]] Result<void> runChain(const Chain& chain, ChainResult& out);
 
 private:
-    void bindCommon(const Level& level, std::span<const gl::CullideItem> items);
+    /// Queues the passes of `level` with its items in `itemsBuffer` and its members' flags in
+    /// `aliveBuffer` (every member starts in the PCS unless `seeded`: then a pass before set them).
+    void queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer& aliveBuffer, bool seeded, bool uploadClip);
+    void bindCommon(const Level& level, std::span<const gl::CullideItem> items, gl::Buffer& itemsBuffer,
+                    gl::Buffer& aliveBuffer, bool seeded);
+    void dispatchChain(unsigned mode, std::uint32_t threads);
+    /// The mapped read-back buffer holds at least `bytes`.
+    void reserveReadback(std::size_t bytes);
     /// The level's items with their split (threads per slot) and work ranges in threads;
     /// returns the thread count.
     std::uint32_t splitItems(const Level& level);
@@ -120,22 +166,32 @@ private:
     bool queries_ = false;
     int selfLayers_ = 16;
     int queryPool_ = 1024;
-    gl::Program splat_, splatBoxes_, splatMulti_, splatBoxesMulti_, update_, self_, queryDraw_, queryUpdate_;
+    gl::Program splat_, splatBoxes_, splatMulti_, splatBoxesMulti_, update_, self_, queryDraw_, queryUpdate_, chain_,
+        filter_;
     gl::GpuScene scene_{"cullide scene"};
     std::vector<const Mesh*> sceneMeshes_;  // what scene_ mirrors (a different Scene remakes it)
     gl::Buffer items_{"cullide items"}, slots_{"cullide slot triangles"}, alive_{"cullide alive"},
         marks_{"cullide marks"}, depth_{"cullide depth words"}, counters_{"cullide counters"},
         selfCount_{"cullide self fragment counts"}, selfEntries_{"cullide self fragments"},
         queryResults_{"cullide query results"}, boxes_{"cullide boxes"},
-        clip_{"cullide clip boxes"};
+        clip_{"cullide clip boxes"}, chainItems_{"cullide chain triangle items"},
+        chainAlive_{"cullide chain triangle alive"}, chainPairs_{"cullide chain pairs"},
+        chainBoxes_{"cullide chain cluster boxes"}, wanted_{"cullide chain wanted clusters"},
+        keep_{"cullide chain kept pairs"}, bits_{"cullide chain survivor bits"},
+        clusterPairs_{"cullide filter cluster pairs"}, chainCounters_{"cullide chain counters"},
+        output_{"cullide filter triangle pairs"};
+    std::uint32_t clusterPairCapacity_ = 1u << 15;  // entries; grown after an overflow
+    std::uint32_t outputCapacity_ = 1u << 16;       // triangle pairs; grown after an overflow
+    std::uint32_t lastOutput_ = 0;                  // triangle pairs of the last call (sizes the first copy)
     gl::VertexArray vao_;
     gl::Framebuffer framebuffer_;
     gl::Renderbuffer depthTarget_;
     std::vector<gl::Query> pool_;
     std::size_t poolNext_ = 0;
-    gl::Query begin_, end_;
+    gl::Query begin_, mid_, end_, filterEnd_;
     std::vector<gl::CullideItem> splitItems_;  // the level's items as uploaded (split, memberStart)
     std::uint32_t threads_ = 0;                // work indices of the splat passes
+    std::size_t queriesIssued_ = 0;            // occlusion queries of the last queued level
     std::uint32_t maxGroupsX_ = 65535;         // GL_MAX_COMPUTE_WORK_GROUP_COUNT along x
     std::vector<glm::vec4> staticBoxes_;
     bool staticBoxesUploaded_ = false;

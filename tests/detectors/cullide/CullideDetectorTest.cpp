@@ -239,6 +239,8 @@ struct RecallCase {
     bool contactClip = true;   // CullideSettings::contactClip
     bool clusterBoxes = false; // CullideSettings::clusterBoxes
     bool clusterPass = true;   // CullideSettings::clusterPass
+    bool chain = true;         // CullideSettings::chain
+    bool triangleLevel = true; // CullideSettings::triangleLevel
 };
 
 std::shared_ptr<Mesh> namedMesh(const std::string& name) {
@@ -263,6 +265,8 @@ TEST_P(CullideRecallTest, MatchesTheReferenceExactly) {
     s.contactClip = c.contactClip;
     s.clusterBoxes = c.clusterBoxes;
     s.clusterPass = c.clusterPass;
+    s.chain = c.chain;
+    s.triangleLevel = c.triangleLevel;
     auto d = makeCullide(s);
     Tally tally;
     double objectsOut = 0, trianglesIn = 0, trianglesOut = 0, tests = 0;
@@ -311,6 +315,14 @@ INSTANTIATE_TEST_SUITE_P(
                                  true, true},
                       RecallCase{"bunny_bunny_no_cluster_pass_64", "bunny", "bunny", "compute", 64, 16, 64, false, true,
                                  true, false, false},
+                      RecallCase{"bunny_bunny_unchained_64", "bunny", "bunny", "compute", 64, 16, 64, false, true,
+                                 true, false, true, false},
+                      RecallCase{"torus_torus_unchained_cluster_boxes_32", "torus", "torus", "compute", 32, 12, 32,
+                                 false, true, true, true, true, false},
+                      RecallCase{"bunny_bunny_no_triangle_level", "bunny", "bunny", "compute",
+                                 CullideSettings{}.resolution, 30, 64, false, true, true, false, true, true, false},
+                      RecallCase{"torus_torus_no_triangle_level_cluster_boxes_32", "torus", "torus", "compute", 32, 12,
+                                 32, false, true, true, true, true, true, false},
                       RecallCase{"queries_bunny_bunny_32", "bunny", "bunny", "queries", 32, 6, 64, true},
                       RecallCase{"queries_torus_torus_32", "torus", "torus", "queries", 32, 6, 64, true}),
     [](const ::testing::TestParamInfo<RecallCase>& p) { return std::string(p.param.name); });
@@ -345,6 +357,116 @@ TEST_F(CullideDetectorTest, ManyObjectsInOneCall) {
                 out.stats.counter("pcs_triangles"));
     EXPECT_LT(out.stats.counter("pcs_clusters"), out.stats.counter("pcs_clusters_in"));
     EXPECT_LT(out.stats.counter("pcs_triangles"), out.stats.counter("pcs_triangles_in"));
+}
+
+// The chain (cluster level, per-pair cluster overlap and triangle level on the GPU, one
+// read-back) against the levels read back one by one: the same cluster survivors, the same
+// pairs after the cluster level and the same clusters sent on (the pair pass on the GPU is
+// the CPU's per-pair overlap), and both exactly the reference; on the clusters' triangles and
+// on their boxes.
+TEST_F(CullideDetectorTest, ChainedLevelsMatchTheLevelsReadBackOneByOne) {
+    const Scene scene = bunnyHeap(8);
+    const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+    for (bool boxes : {false, true}) {
+        CullideSettings s = settings("compute", 64);
+        s.clusterBoxes = boxes;
+        s.chain = true;
+        auto chained = makeCullide(s);
+        s.chain = false;
+        auto oneByOne = makeCullide(s);
+        DetectionOutput a, b;
+        ASSERT_TRUE(chained->detect(scene, candidates, a));
+        ASSERT_TRUE(oneByOne->detect(scene, candidates, b));
+        std::size_t colliding = 0;
+        expectExact(scene, candidates, a, &colliding);
+        EXPECT_GE(colliding, 4u);
+        expectExact(scene, candidates, b);
+        std::printf("[ cullide ] chain, 8 bunnies, %s: clusters %g -> %g, pairs %g -> %g, triangles %g -> %g "
+                    "(one by one: %g -> %g, pairs %g, triangles %g -> %g)\n",
+                    boxes ? "cluster boxes" : "cluster triangles", a.stats.counter("pcs_clusters_in"),
+                    a.stats.counter("pcs_clusters"), double(candidates.size()), a.stats.counter("pairs_after_clusters"),
+                    a.stats.counter("pcs_triangles_in"), a.stats.counter("pcs_triangles"),
+                    b.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters"),
+                    b.stats.counter("pairs_after_clusters"), b.stats.counter("pcs_triangles_in"),
+                    b.stats.counter("pcs_triangles"));
+        EXPECT_GT(a.stats.counter("run_chain_ms"), 0.0) << "the chain ran";
+        EXPECT_EQ(b.stats.counter("run_chain_ms"), 0.0);
+        EXPECT_EQ(a.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters_in"));
+        EXPECT_EQ(a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters"));
+        EXPECT_EQ(a.stats.counter("pairs_after_clusters"), b.stats.counter("pairs_after_clusters"));
+        EXPECT_LT(a.stats.counter("pairs_after_clusters"), double(candidates.size())) << "the pair pass prunes";
+        EXPECT_EQ(a.stats.counter("pcs_triangles_in"), b.stats.counter("pcs_triangles_in"));
+        EXPECT_LT(a.stats.counter("pcs_triangles"), a.stats.counter("pcs_triangles_in"));
+        EXPECT_EQ(a.pairs.size(), b.pairs.size());
+    }
+}
+
+// The chain's GPU float filter (filter.glsl) in front of the exact test: with self pairs in
+// the same call (their survivors still go to the CPU pairing) and with intersection segments,
+// the output is exactly the reference's, in candidate order, identical (pairs, triangle pairs,
+// segments) to the survivors paired on the CPU, and the filter sends far fewer pairs to the
+// exact test.
+TEST_F(CullideDetectorTest, GpuFilterListsEveryTouchingTrianglePair) {
+    Scene scene = bunnyHeap(8);
+    std::vector<ObjectPair> candidates = scene.overlappingPairs();
+    // Bunny 2 folded into itself (its top pushed through its body), and a self pair for it and
+    // for bunny 5 (no self-intersection) among the inter pairs.
+    const Aabb bounds = bunnyMesh()->localBounds();
+    const float top = bounds.min.y + 0.6f * bounds.extent().y;
+    std::vector<Vec3> pushed;
+    for (const Vec3& p : bunnyMesh()->vertices())
+        pushed.push_back(p.y > top ? p + Vec3(0.08f, -0.25f * bounds.extent().y, 0.03f) : p);
+    scene.setVertices(2, pushed);
+    candidates.push_back({2, 2});
+    candidates.push_back({5, 5});
+    std::sort(candidates.begin(), candidates.end());
+    DetectorSettings common{.wantSegments = true, .selfCollision = true};
+    CullideSettings s = settings("compute", 64);
+    auto filtered = createCullideDetector(common, s);
+    s.gpuFilter = false;
+    auto paired = createCullideDetector(common, s);
+    s.gpuFilter = true;
+    s.triangleLevel = false;
+    auto filterOnly = createCullideDetector(common, s);
+    ASSERT_TRUE(filtered && paired && filterOnly);
+    DetectionOutput a, b, c;
+    ASSERT_TRUE((*filtered)->detect(scene, candidates, a));
+    ASSERT_TRUE((*paired)->detect(scene, candidates, b));
+    ASSERT_TRUE((*filterOnly)->detect(scene, candidates, c));
+    // Without the triangle level's passes the filter alone narrows the wanted clusters'
+    // triangles: the same answer.
+    expectExact(scene, candidates, c);
+    EXPECT_EQ(c.stats.counter("pcs_triangles"), c.stats.counter("pcs_triangles_in"));
+    EXPECT_GT(c.stats.counter("filtered_pairs"), 0.0);
+    ASSERT_EQ(c.pairs.size(), a.pairs.size());
+    for (std::size_t i = 0; i < a.pairs.size(); ++i) EXPECT_EQ(c.pairs[i].triangles, a.pairs[i].triangles);
+    std::size_t colliding = 0;
+    expectExact(scene, candidates, a, &colliding);
+    EXPECT_GE(colliding, 5u);
+    EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0) << "the filter ran";
+    EXPECT_EQ(b.stats.counter("filtered_pairs"), 0.0);
+    EXPECT_LT(a.stats.counter("tri_tri_tests"), 0.6 * b.stats.counter("tri_tri_tests"));
+    std::printf("[ cullide ] gpu filter, 8 bunnies and 2 self pairs: %zu pairs reported; exact tests %g (paired on "
+                "the CPU: %g), cluster pairs %g, box pairs %g\n",
+                a.pairs.size(), a.stats.counter("tri_tri_tests"), b.stats.counter("tri_tri_tests"),
+                a.stats.counter("filter_cluster_pairs"), a.stats.counter("filter_box_pairs"));
+    bool self2 = false;
+    ASSERT_EQ(a.pairs.size(), b.pairs.size());
+    for (std::size_t i = 0; i < a.pairs.size(); ++i) {
+        EXPECT_EQ(a.pairs[i].pair, b.pairs[i].pair);
+        EXPECT_EQ(a.pairs[i].triangles, b.pairs[i].triangles);
+        ASSERT_EQ(a.pairs[i].segments.size(), a.pairs[i].triangles.size());
+        ASSERT_EQ(a.pairs[i].segments.size(), b.pairs[i].segments.size());
+        for (std::size_t k = 0; k < a.pairs[i].segments.size(); ++k) {
+            EXPECT_EQ(a.pairs[i].segments[k].p0, b.pairs[i].segments[k].p0);
+            EXPECT_EQ(a.pairs[i].segments[k].p1, b.pairs[i].segments[k].p1);
+        }
+        if (i > 0) {
+            EXPECT_LT(a.pairs[i - 1].pair, a.pairs[i].pair) << "candidate order";
+        }
+        self2 = self2 || a.pairs[i].pair == ObjectPair{2, 2};
+    }
+    EXPECT_TRUE(self2) << "the folded bunny's self pair is reported beside the inter pairs";
 }
 
 // The paper's form with a pool of 3 queries, far fewer than the PCS holds (5 linked tori,

@@ -50,7 +50,9 @@ struct CullideBroadphaseSettings {
     /// The object level as one pass over the objects of all mesh pairs at once
     /// (CullideDetector::beginObjectPcs with the pairs: cluster boxes posed on the GPU from the
     /// mirrored poses, each object queried where its box meets its partners'), true (default);
-    /// false: the object level inside CullideDetector::prunePairs (boxes posed on the CPU).
+    /// false: the object level inside CullideDetector::prunePairs (boxes posed on the CPU) when
+    /// `level` is Object or cullide.objectLevel is set; at a deeper level without it, no object
+    /// level at all (the cluster level alone, chained on the GPU: one read-back per step).
     bool objectPass = true;
     /// Expensive check: every pruned pair is also tested exactly (the `cpu` detector on the
     /// same swollen meshes); pairs it finds touching are counted in lostPairs (must stay 0).

@@ -89,8 +89,22 @@ struct CullideSettings {
     /// cut by boxes only (false: a cluster goes on when its box meets a cluster box of the
     /// partner; one GPU round trip less per call, more triangles at the triangle level).
     bool clusterPass = true;
+    /// Compute path: the cluster level, the per-pair cluster overlap and the triangle level
+    /// chained on the GPU with one read-back per call (true, default; the triangle level's PCS
+    /// seeded on the GPU from the clusters the kept pairs need), or each level read back and
+    /// the next one built on the CPU (false).
+    bool chain = true;
+    /// With the chain, detect(): after the triangle level, a float triangle–triangle filter on
+    /// the GPU lists the surviving triangle pairs that may touch (conservative tolerance), and
+    /// only those go to the exact CPU test (true, default; clusters of at most 64 triangles), or
+    /// the survivors are read back and paired on the CPU by sweep and prune (false).
+    bool gpuFilter = true;
+    /// The triangle level's visibility passes (the paper's last reducePCS, true, default). False
+    /// (with the chain): every triangle of the clusters the kept pairs need goes on as it is,
+    /// and only the GPU filter (or the CPU pairing) narrows them.
+    bool triangleLevel = true;
 
-    static constexpr std::array<SettingField<CullideSettings>, 14> fields{{
+    static constexpr std::array<SettingField<CullideSettings>, 17> fields{{
         {"method", &CullideSettings::method, "compute (default) or queries (the paper's occlusion queries, object and cluster levels)"},
         {"resolution", &CullideSettings::resolution, "triangle level: pixels across the smallest object (8..4096)"},
         {"clusterResolution", &CullideSettings::clusterResolution,
@@ -113,6 +127,14 @@ struct CullideSettings {
          "compute: cluster level on the clusters' boxes (true: cheaper, prunes less) or their triangles (false)"},
         {"clusterPass", &CullideSettings::clusterPass,
          "detect(): the cluster level's GPU pass (true) or clusters cut by their boxes only (false: one round trip less)"},
+        {"chain", &CullideSettings::chain,
+         "compute: cluster level, per-pair cluster overlap and triangle level chained on the GPU, one read-back (true) or "
+         "a read-back per level (false)"},
+        {"gpuFilter", &CullideSettings::gpuFilter,
+         "chain, detect(): float triangle-triangle filter on the GPU lists the pairs for the exact test (true) or the "
+         "survivors are paired on the CPU (false)"},
+        {"triangleLevel", &CullideSettings::triangleLevel,
+         "chain: the triangle level's visibility passes (true) or the wanted clusters' triangles as they are (false)"},
     }};
 };
 

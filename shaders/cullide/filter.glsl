@@ -1,0 +1,97 @@
+// CULLIDE's float filter in front of the exact CPU test (the chain, CullideSettings::gpuFilter):
+// the triangle pairs that can still touch, from the GPU's own survivors, so that neither the
+// survivor lists nor the CPU sweep and prune are needed.
+//   uMode 0 (args, one thread): the indirect dispatch arguments, one workgroup per cluster pair
+//            the pair pass appended (cullide/chain.glsl), split over x and y as
+//            common/dispatch.glsl reads them.
+//   uMode 1 (filter): one 64-invocation workgroup per cluster pair (both clusters surviving the
+//            cluster level and overlapping): the triangles of each that survived the triangle
+//            level go to shared memory (posed by the scene's float model matrices), then their
+//            pairs are split over the invocations; a pair whose world boxes come within
+//            uTolerance and that the float separating-axis test (common/tritri.glsl, shared
+//            with peel) cannot prove apart is written as (chain pair, triangle of the
+//            candidate's a, of its b). The exact CPU test has the final word.
+// Why nothing true is lost: two triangles that touch (exactly, in double) have float world
+// corners within a few float ulps of the scene's scale of the exact ones, far below the
+// tolerance (1e-5 of that scale, as peel), so neither the box test nor any separating axis
+// can part them. They both survived the triangle level (it prunes only what is fully visible,
+// Lemma 1), so their clusters survived the cluster level, and a triangle's box lies in its
+// cluster's box, so the cluster pair met and was appended: each triangle lies in one cluster,
+// so each triangle pair is met exactly once.
+// Bounded loops: at most CULLIDE_FILTER_MAX_CLUSTER^2 / 64 = 64 pairs per invocation.
+#include "common/dispatch.glsl"
+#include "common/scene.glsl"
+#include "common/tritri.glsl"
+#include "cullide/items.glsl"
+
+layout(local_size_x = 64) in;
+
+layout(std430, binding = CULLIDE_BINDING_ALIVE) readonly buffer CullideAlive { uint alive[]; };
+layout(std430, binding = CULLIDE_BINDING_CLUSTER_PAIRS) readonly buffer CullideClusterPairs { uvec4 clusterPairs[]; };
+layout(std430, binding = CULLIDE_BINDING_CHAIN_COUNTERS) buffer CullideChainCounters { uint chainCounters[]; };
+layout(std430, binding = CULLIDE_BINDING_OUTPUT) writeonly buffer CullideOutput { uint outputPairs[]; };
+
+uniform uint uMode;
+uniform uint uClusterPairCapacity;
+uniform uint uOutputCapacity;  // triangle pairs
+uniform uint uMaxGroups;       // workgroups per dimension
+uniform float uTolerance;      // world units
+
+shared vec3 sV[2u * CULLIDE_FILTER_MAX_CLUSTER][3];  // 0..63: the cluster of the candidate's a, 64..: of its b
+shared vec3 sLo[2u * CULLIDE_FILTER_MAX_CLUSTER];
+shared vec3 sHi[2u * CULLIDE_FILTER_MAX_CLUSTER];
+shared uint sTri[2u * CULLIDE_FILTER_MAX_CLUSTER];
+shared uint sCount[2];
+shared uint sBoxPairs;
+
+void main() {
+    if (uMode == 0u) {
+        if (gl_GlobalInvocationID.x != 0u) return;
+        uint count = min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity);
+        uint x = min(count, uMaxGroups);
+        chainCounters[CULLIDE_CHAIN_ARGS + 0u] = x;
+        chainCounters[CULLIDE_CHAIN_ARGS + 1u] = x == 0u ? 1u : (count + x - 1u) / x;
+        chainCounters[CULLIDE_CHAIN_ARGS + 2u] = 1u;
+        return;
+    }
+    uint g = iscFlatWorkGroup();
+    if (g >= min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity)) return;  // whole workgroup
+    uvec4 cp = clusterPairs[g];
+    uint lid = gl_LocalInvocationIndex;
+    if (lid < 2u) sCount[lid] = 0u;
+    if (lid == 0u) sBoxPairs = 0u;
+    barrier();
+    for (uint side = 0u; side < 2u; ++side) {
+        CullideItem it = items[side == 0u ? cp.y : cp.z];
+        if (lid < it.slotCount && alive[it.memberStart + lid] != 0u) {
+            uint t = slotTriangles[it.firstSlot + lid];
+            vec3 a, b, c;
+            sceneWorldTriangle(it.object, t, a, b, c);
+            uint at = side * CULLIDE_FILTER_MAX_CLUSTER + atomicAdd(sCount[side], 1u);
+            sV[at][0] = a;
+            sV[at][1] = b;
+            sV[at][2] = c;
+            sLo[at] = min(a, min(b, c));
+            sHi[at] = max(a, max(b, c));
+            sTri[at] = t;
+        }
+    }
+    barrier();
+    uint nA = sCount[0], nB = sCount[1];
+    uint total = nA * nB, boxPairs = 0u;
+    for (uint idx = lid; idx < total; idx += 64u) {
+        uint i = idx / nB, j = CULLIDE_FILTER_MAX_CLUSTER + idx % nB;
+        if (any(greaterThan(sLo[i], sHi[j] + uTolerance)) || any(greaterThan(sLo[j], sHi[i] + uTolerance))) continue;
+        ++boxPairs;
+        if (!iscTrianglesMayIntersect(sV[i][0], sV[i][1], sV[i][2], sV[j][0], sV[j][1], sV[j][2], uTolerance)) continue;
+        uint slot = atomicAdd(chainCounters[CULLIDE_CHAIN_OUTPUT], 1u);
+        if (slot < uOutputCapacity) {
+            outputPairs[3u * slot] = cp.x;
+            outputPairs[3u * slot + 1u] = sTri[i];
+            outputPairs[3u * slot + 2u] = sTri[j];
+        }
+    }
+    if (boxPairs != 0u) atomicAdd(sBoxPairs, boxPairs);
+    barrier();
+    if (lid == 0u && sBoxPairs != 0u) atomicAdd(chainCounters[CULLIDE_CHAIN_BOX_PAIRS], sBoxPairs);
+}
