@@ -126,6 +126,7 @@ CollisionDispatcher::CollisionDispatcher(btCollisionConfiguration* config, Dispa
     Result<std::unique_ptr<Detector>> d = createDetector(settings_.detector, ds);
     if (d) {
         detector_ = std::move(*d);
+        madeDetector_ = true;
     } else {
         detectorError_ = "CollisionDispatcher: detector '" + settings_.detector +
                          "' could not be created, mesh-mesh pairs get no contacts: " + d.error().message;
@@ -149,12 +150,20 @@ Result<std::unique_ptr<CollisionDispatcher>> CollisionDispatcher::create(btColli
     ds.wantSegments = ds.validate;
     Result<std::unique_ptr<Detector>> d = createDetector(settings.detector, ds);
     if (!d) return fail("CollisionDispatcher::create(): " + d.error().message);
-    return std::make_unique<CollisionDispatcher>(config, std::move(*d), std::move(settings));
+    auto made = std::make_unique<CollisionDispatcher>(config, std::move(*d), std::move(settings));
+    made->madeDetector_ = true;  // made from the settings, as the other constructor does
+    return made;
 }
 
 void CollisionDispatcher::setDetector(std::unique_ptr<Detector> detector) {
     ISC_ASSERT(detector != nullptr, "CollisionDispatcher::setDetector(): null detector");
+    use(std::move(detector), false);
+}
+
+void CollisionDispatcher::use(std::unique_ptr<Detector> detector, bool made) {
+    if (detector_ && madeDetector_) kept_.push_back(std::move(detector_));
     detector_ = std::move(detector);
+    madeDetector_ = made;
     settings_.detector = std::string(detector_->name());
     detectorError_.clear();
     // The mirror depends on the detector (open meshes, margins); algorithms and manifolds do not.
@@ -165,13 +174,24 @@ void CollisionDispatcher::setDetector(std::unique_ptr<Detector> detector) {
 }
 
 Result<void> CollisionDispatcher::switchDetector(std::string_view name) {
+    if (detector_ && madeDetector_ && detector_->name() == name) return {};  // already in use
+    // One made before: re-used as it is (the settings are the dispatcher's, unchanged).
+    for (auto it = kept_.begin(); it != kept_.end(); ++it)
+        if ((*it)->name() == name) {
+            std::unique_ptr<Detector> d = std::move(*it);
+            kept_.erase(it);
+            use(std::move(d), true);
+            return {};
+        }
     DetectorSettings ds = settings_.detectorSettings;
     ds.wantSegments = ds.validate;
     Result<std::unique_ptr<Detector>> d = createDetector(name, ds);
     if (!d) return fail("CollisionDispatcher::switchDetector(): " + d.error().message);
-    setDetector(std::move(*d));
+    use(std::move(*d), true);
     return {};
 }
+
+void CollisionDispatcher::releaseKeptDetectors() { kept_.clear(); }
 
 void CollisionDispatcher::init() {
     batch_ = std::make_unique<Batch>();
@@ -202,6 +222,37 @@ void CollisionDispatcher::init() {
     registerCollisionCreateFunc(STATIC_PLANE_PROXYTYPE, GIMPACT_SHAPE_PROXYTYPE, gimpactCreateFunc_.get());
     registerClosestPointsCreateFunc(GIMPACT_SHAPE_PROXYTYPE, STATIC_PLANE_PROXYTYPE, gimpactCreateFunc_.get());
     registerClosestPointsCreateFunc(STATIC_PLANE_PROXYTYPE, GIMPACT_SHAPE_PROXYTYPE, gimpactCreateFunc_.get());
+}
+
+void CollisionDispatcher::pairMade(const btCollisionObject* body0, const btCollisionObject* body1) {
+    ++pairsOf_[body0];
+    ++pairsOf_[body1];
+}
+
+void CollisionDispatcher::pairGone(const btCollisionObject* body0, const btCollisionObject* body1) {
+    for (const btCollisionObject* b : {body0, body1}) {
+        auto it = pairsOf_.find(b);
+        if (it == pairsOf_.end() || --it->second > 0) continue;
+        // Its last mesh pair: out of the world (perhaps about to be deleted), or apart from
+        // every mesh body. Its mirror goes; it is made again (re-using the scene objects) if
+        // the body meets a mesh again.
+        pairsOf_.erase(it);
+        if (mirror_) mirror_->release(b);
+    }
+}
+
+CollisionDispatcher::Tables CollisionDispatcher::tables() const {
+    Tables t;
+    if (mirror_) {
+        const MirrorTables m = mirror_->tables();
+        t.bodies = m.bodies;
+        t.meshes = m.meshes;
+        t.sceneObjects = m.sceneObjects;
+        t.sceneMeshes = m.sceneMeshes;
+    }
+    t.bodiesInPairs = pairsOf_.size();
+    t.keptDetectors = kept_.size() + (detector_ ? 1 : 0);
+    return t;
 }
 
 const DetectorStats& CollisionDispatcher::lastDetectorStats() const { return batch_->output.stats; }
