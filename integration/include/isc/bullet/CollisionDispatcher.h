@@ -169,10 +169,20 @@ private:
     bool madeDetector_ = false;  ///< detector_ was made by the dispatcher (createDetector)
     /// Detectors the dispatcher made, not in use: re-used by switchDetector().
     std::vector<std::unique_ptr<Detector>> kept_;
-    /// The exact path: `cpu`, made on first use, for the pairs detector_ cannot serve.
-    std::unique_ptr<Detector> exact_;
     std::string detectorError_;
-    std::unique_ptr<SceneMirror> mirror_;
+    /// The scene the detectors see, one per kind of detector (those that need closed meshes
+    /// send open ones to the exact path; the others do not): one Scene for the life of the
+    /// dispatcher, so a detector switched away from and back to finds the scene it knew
+    /// (detectors keep what they uploaded per object and mesh id), and the exact path:
+    /// `cpu`, made on first use, for the pairs the detector cannot serve, one per scene.
+    struct View {
+        std::unique_ptr<SceneMirror> mirror;
+        std::unique_ptr<Detector> exact;
+    };
+    View views_[2];
+    SceneMirror* mirror_ = nullptr;  ///< the current detector's view's mirror
+    Detector& exact();               ///< the current view's exact path (made on first use)
+    void selectView();               ///< mirror_ for detector_
     std::unique_ptr<btCollisionAlgorithmCreateFunc> meshCreateFunc_;
     std::unique_ptr<btCollisionAlgorithmCreateFunc> gimpactCreateFunc_;
     DispatchStats stats_;
