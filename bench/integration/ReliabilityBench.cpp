@@ -3,7 +3,7 @@
 //
 //   isc_bench_reliability soak    [--bodies 100] [--steps 10000] [--switch-every 1000]
 //                                 [--churn-every 250] [--churn 10] [--wall-limit S]
-//                                 [--detectors a,b,...]
+//                                 [--warmup N] [--detectors a,b,...]
 //   isc_bench_reliability physics [--bodies 100] [--seed 1] [--seconds 6] [--penetration-every 1]
 //                                 [--wall-limit S] [--trace N] [--world name=value ...]
 //                                 [--detectors a,b,...]
@@ -14,7 +14,11 @@
 // broadphase proxies, new manifolds); every `--switch-every` steps the dispatcher switches
 // (CollisionDispatcher::switchDetector) to the next detector of the list that can be made
 // (default: every registered detector; GL ones when a headless context can be made), or
-// earlier when one went past `--wall-limit` seconds in its period. Every 100 steps one row:
+// earlier when one went past `--wall-limit` seconds in its period. `--warmup N`: first every
+// detector of the list for N steps in turn (a warm-up round: each one's first use, its shaders
+// and first buffers, before step `--switch-every`), then the first detector until step
+// `--switch-every`. The dispatcher keeps the detectors it made and re-uses them when switched
+// back to (CollisionDispatcher::switchDetector). Every 100 steps one row:
 // resident memory (also after malloc_trim), GL buffer bytes bullet-isc holds
 // (gl::bufferBytes), total energy of the bodies in the world (kinetic + potential above y = 0),
 // bodies with a NaN/Inf position or velocity, contacts, the fastest body, bodies more than 1 m
@@ -63,17 +67,21 @@ namespace {
 // --world name=value: WorldSettings changed from the defaults (experiments; the tables use none).
 std::vector<std::pair<std::string, std::string>> worldOverrides;
 const char* const kWorldKeys[] = {"iterations", "deactivation", "angularDamping", "linearDamping",
-                                  "rollingFriction", "friction", "splitThreshold"};
+                                  "rollingFriction", "friction", "splitThreshold", "spinningFriction",
+                                  "solverFlags", "sleepLinear", "sleepAngular", "restitution"};
 
 struct Args {
     std::string mode;
     int bodies = 100;
     int steps = 10000;
     int switchEvery = 1000;
+    int warmup = 0;
     int churnEvery = 250;
     int churn = 10;
     int penetrationEvery = 1;
     int trace = 0;
+    int traceBody = -1;  // --trace-body: one body's contacts every step from --trace-from
+    int traceFrom = 0;
     int seed = 1;
     double seconds = 6.0;
     /// Wall-clock seconds one detector may take (physics: its pile and tunnelling; soak: one
@@ -86,7 +94,7 @@ struct Args {
 [[noreturn]] void usage(const char* why) {
     std::fprintf(stderr,
                  "isc_bench_reliability: %s\nusage: isc_bench_reliability soak|physics|list [--bodies N] [--steps N] "
-                 "[--switch-every N] [--churn-every N] [--churn N] [--seconds S] [--seed N] [--penetration-every N] "
+                 "[--switch-every N] [--warmup N] [--churn-every N] [--churn N] [--seconds S] [--seed N] [--penetration-every N] "
                  "[--wall-limit S] [--trace N] [--world name=value] [--detectors a,b,...]\n",
                  why);
     std::exit(2);
@@ -104,11 +112,14 @@ Args parse(int argc, char** argv) {
         if (k == "--bodies") a.bodies = std::atoi(v);
         else if (k == "--steps") a.steps = std::atoi(v);
         else if (k == "--switch-every") a.switchEvery = std::max(1, std::atoi(v));
+        else if (k == "--warmup") a.warmup = std::max(0, std::atoi(v));
         else if (k == "--churn-every") a.churnEvery = std::max(1, std::atoi(v));
         else if (k == "--churn") a.churn = std::atoi(v);
         else if (k == "--seconds") a.seconds = std::atof(v);
         else if (k == "--penetration-every") a.penetrationEvery = std::max(1, std::atoi(v));
         else if (k == "--trace") a.trace = std::max(0, std::atoi(v));
+        else if (k == "--trace-body") a.traceBody = std::atoi(v);
+        else if (k == "--trace-from") a.traceFrom = std::max(0, std::atoi(v));
         else if (k == "--seed") a.seed = std::atoi(v);
         else if (k == "--wall-limit") a.wallLimit = std::max(0.0, std::atof(v));
         else if (k == "--world") a.world.push_back(v);
@@ -127,7 +138,8 @@ Args parse(int argc, char** argv) {
         const std::string key = kv.substr(0, eq);
         if (eq == std::string::npos || std::find(std::begin(kWorldKeys), std::end(kWorldKeys), key) == std::end(kWorldKeys))
             usage(("--world takes name=value, name one of iterations, deactivation, angularDamping, linearDamping, "
-                   "rollingFriction, friction, splitThreshold; not " + kv).c_str());
+                   "rollingFriction, friction, splitThreshold, spinningFriction, solverFlags, sleepLinear, "
+                   "sleepAngular, restitution; not " + kv).c_str());
         worldOverrides.emplace_back(key, kv.substr(eq + 1));
     }
     return a;
@@ -244,6 +256,11 @@ bullet::WorldSettings worldSettings(const std::string& detector) {
         else if (k == "rollingFriction") s.rollingFriction = f;
         else if (k == "friction") s.friction = f;
         else if (k == "splitThreshold") s.splitImpulseThreshold = f;
+        else if (k == "spinningFriction") s.spinningFriction = f;
+        else if (k == "solverFlags") s.solverModeFlags = int(f);
+        else if (k == "sleepLinear") s.sleepLinear = f;
+        else if (k == "sleepAngular") s.sleepAngular = f;
+        else if (k == "restitution") s.restitution = f;
     }
     s.onWarning = [](std::string_view w) { std::fprintf(stderr, "warning: %.*s\n", int(w.size()), w.data()); };
     return s;
@@ -305,6 +322,13 @@ int soak(const Args& a, bool haveGl) {
                        " s of wall clock over one period hands over to the next early")
                           .c_str()
                     : "");
+    if (a.warmup > 0)
+        std::printf("# warm-up: every detector of the list for %d steps in turn from step 1 (its first use), then "
+                    "the first one until step %d; the dispatcher keeps the detectors it made and re-uses them "
+                    "when switched back to\n",
+                    a.warmup, a.switchEvery);
+    std::printf("# mirrored_bodies, scene_objects: the dispatcher's tables (CollisionDispatcher::tables()); "
+                "kept_detectors: detectors it holds (the one in use too)\n");
     std::printf("# rss_mib: resident memory at the row; rss_trim_mib: the same after malloc_trim(0) (free heap "
                 "pages handed back, so what the allocator keeps after a detector freed it does not count)\n");
     std::printf("# after malloc_trim, resident memory by kind (/proc/self/smaps): heap_mib the malloc heap, "
@@ -316,7 +340,8 @@ int soak(const Args& a, bool haveGl) {
                 "awake: bodies awake now\n");
     std::printf("step\tdetector\tbodies_in_world\trss_mib\tgl_buffer_bytes\tenergy_j\tnan_bodies\tcontacts\t"
                 "max_speed\tbelow_ground\tstep_ms\tcollision_ms\tdetect_ms\tcontacts_ms\tmesh_pairs\tfallback_pairs\t"
-                "awake\tfell_total\trss_trim_mib\theap_mib\tanon_mib\tdevice_mib\tfiles_mib\tmalloc_in_use_mib\n");
+                "awake\tfell_total\trss_trim_mib\theap_mib\tanon_mib\tdevice_mib\tfiles_mib\tmalloc_in_use_mib\t"
+                "mirrored_bodies\tscene_objects\tkept_detectors\n");
     std::fflush(stdout);
     std::mt19937 rng(7);
     std::vector<int> out;  // bodies taken out of the world
@@ -354,7 +379,9 @@ int soak(const Args& a, bool haveGl) {
     };
     for (int step = 1; step <= a.steps; ++step) {
         if (detectors.size() > 1 && w.dispatcher() != nullptr) {
-            if (step % a.switchEvery == 0) switchDetector(step, nullptr);
+            const int warmupEnd = a.warmup * int(detectors.size());
+            if (step < warmupEnd ? step % a.warmup == 0 : (step % a.switchEvery == 0 || step == warmupEnd))
+                switchDetector(step, nullptr);
             else if (a.wallLimit > 0 && secondsSince(periodStart) > a.wallLimit)
                 switchDetector(step, "went past its wall-clock limit");
         }
@@ -408,13 +435,15 @@ int soak(const Args& a, bool haveGl) {
             periods.back().rssTrim = rssTrim;
             periods.back().glBytes = gl::bufferBytes();
             const MemoryParts parts = memoryParts();
+            const bullet::CollisionDispatcher::Tables tables =
+                w.dispatcher() ? w.dispatcher()->tables() : bullet::CollisionDispatcher::Tables{};
             std::printf("%d\t%s\t%d\t%.2f\t%zu\t%.3f\t%d\t%d\t%.4f\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%zu\t%d\t%d\t%.2f\t"
-                        "%.2f\t%.2f\t%.2f\t%.2f\t%.2f\n",
+                        "%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%zu\t%zu\t%zu\n",
                         step, detectors[current].c_str(), w.bodyCount() - int(out.size()), rss,
                         gl::bufferBytes(), e, nan, w.contactCount(), maxSpeedInWorld(w), below,
                         stepMsSum / n, collisionSum / n, detectSum / n, contactsSum / n, pairsSum / n, fallbackSum,
                         awake, fellTotal + below, rssTrim, parts.heap, parts.anonymous, parts.device, parts.files,
-                        parts.mallocInUse);
+                        parts.mallocInUse, tables.bodies, tables.sceneObjects, tables.keptDetectors);
             std::fflush(stdout);
             // The detector's own figures of this step's call, to stderr (the step breakdown).
             if (bullet::CollisionDispatcher* d = w.dispatcher()) {
@@ -493,6 +522,39 @@ void traceBodies(bullet::RigidWorld& w, const std::string& name, int step) {
                  awake, fastest, double(f->getLinearVelocity().length()),
                  double(f->getAngularVelocity().length()), double(p.x()), double(p.y()), double(p.z()),
                  f->getActivationState(), f->getIslandTag(), double(f->getDeactivationTime()));
+}
+
+// One body's state and every contact point of its manifolds, to stderr (--trace-body): the
+// other body, the point relative to this body's centre, the normal pushing this body, the
+// signed distance, the point's lifetime and its normal and friction impulses.
+void traceBody(bullet::RigidWorld& w, int body, int step) {
+    const btRigidBody* b = w.rigidBody(body);
+    const btVector3 p = b->getWorldTransform().getOrigin(), v = b->getLinearVelocity(), av = b->getAngularVelocity();
+    std::fprintf(stderr, "body %d step %d pos (%.3f %.3f %.3f) v (%.3f %.3f %.3f) |v| %.3f |w| %.3f state %d\n", body,
+                 step, double(p.x()), double(p.y()), double(p.z()), double(v.x()), double(v.y()), double(v.z()),
+                 double(v.length()), double(av.length()), b->getActivationState());
+    btDispatcher* d = w.world().getDispatcher();
+    for (int i = 0; i < d->getNumManifolds(); ++i) {
+        const btPersistentManifold* m = d->getManifoldByIndexInternal(i);
+        const bool is0 = m->getBody0() == b, is1 = m->getBody1() == b;
+        if (!is0 && !is1) continue;
+        const btCollisionObject* other = is0 ? m->getBody1() : m->getBody0();
+        int otherId = -1;
+        for (int k = 0; k < w.bodyCount(); ++k)
+            if (w.rigidBody(k) == other) otherId = k;
+        std::fprintf(stderr, "  with %d (%s): %d points\n", otherId, other->isStaticObject() ? "static" : "body",
+                     m->getNumContacts());
+        for (int k = 0; k < m->getNumContacts(); ++k) {
+            const btManifoldPoint& c = m->getContactPoint(k);
+            // Normal on B points from B toward A: toward this body when it is A.
+            const btVector3 n = is0 ? c.m_normalWorldOnB : -c.m_normalWorldOnB;
+            const btVector3 at = (is0 ? c.getPositionWorldOnA() : c.getPositionWorldOnB()) - p;
+            std::fprintf(stderr, "    at (%.3f %.3f %.3f) n (%.3f %.3f %.3f) d %.4f life %d imp %.4f lat %.4f %.4f\n",
+                         double(at.x()), double(at.y()), double(at.z()), double(n.x()), double(n.y()), double(n.z()),
+                         double(c.getDistance()), c.getLifeTime(), double(c.getAppliedImpulse()),
+                         double(c.m_appliedImpulseLateral1), double(c.m_appliedImpulseLateral2));
+        }
+    }
 }
 
 struct Tunnel {
@@ -590,6 +652,7 @@ int physics(const Args& a, bool haveGl) {
             if (w.maxSpeed() >= settledSpeed) lastMoving = s;
             if (w.dispatcher() != nullptr) fallback += w.dispatcher()->lastStats().fallbackPairs;
             if (a.trace > 0 && s % a.trace == 0) traceBodies(w, name, s);
+            if (a.traceBody >= 0 && a.traceBody < w.bodyCount() && s >= a.traceFrom) traceBody(w, a.traceBody, s);
             const bool last = s == steps;
             if (w.maxSpeed() < restingSpeed) {  // settled or nearly: resting contact, where warm starting counts
                 const auto [k, n] = keptPoints(w.world());

@@ -126,6 +126,7 @@ CollisionDispatcher::CollisionDispatcher(btCollisionConfiguration* config, Dispa
     Result<std::unique_ptr<Detector>> d = createDetector(settings_.detector, ds);
     if (d) {
         detector_ = std::move(*d);
+        madeDetector_ = true;
     } else {
         detectorError_ = "CollisionDispatcher: detector '" + settings_.detector +
                          "' could not be created, mesh-mesh pairs get no contacts: " + d.error().message;
@@ -149,35 +150,71 @@ Result<std::unique_ptr<CollisionDispatcher>> CollisionDispatcher::create(btColli
     ds.wantSegments = ds.validate;
     Result<std::unique_ptr<Detector>> d = createDetector(settings.detector, ds);
     if (!d) return fail("CollisionDispatcher::create(): " + d.error().message);
-    return std::make_unique<CollisionDispatcher>(config, std::move(*d), std::move(settings));
+    auto made = std::make_unique<CollisionDispatcher>(config, std::move(*d), std::move(settings));
+    made->madeDetector_ = true;  // made from the settings, as the other constructor does
+    return made;
 }
 
 void CollisionDispatcher::setDetector(std::unique_ptr<Detector> detector) {
     ISC_ASSERT(detector != nullptr, "CollisionDispatcher::setDetector(): null detector");
+    use(std::move(detector), false);
+}
+
+void CollisionDispatcher::use(std::unique_ptr<Detector> detector, bool made) {
+    if (detector_ && madeDetector_) kept_.push_back(std::move(detector_));
     detector_ = std::move(detector);
+    madeDetector_ = made;
     settings_.detector = std::string(detector_->name());
     detectorError_.clear();
-    // The mirror depends on the detector (open meshes, margins); algorithms and manifolds do not.
+    // The view depends on the detector (open meshes); algorithms and manifolds do not.
     batch_ = std::make_unique<Batch>();
-    mirror_ = std::make_unique<SceneMirror>(
-        detector_->needsClosedMeshes(), 0.5f * settings_.maxTriangleDepth,
-        [this](const std::string& key, const std::string& message) { warnOnce(key, message); });
+    selectView();
+}
+
+void CollisionDispatcher::selectView() {
+    const bool closed = detector_ && detector_->needsClosedMeshes();
+    View& v = views_[closed ? 1 : 0];
+    if (!v.mirror)
+        v.mirror = std::make_unique<SceneMirror>(
+            closed, 0.5f * settings_.maxTriangleDepth,
+            [this](const std::string& key, const std::string& message) { warnOnce(key, message); });
+    mirror_ = v.mirror.get();
+}
+
+Detector& CollisionDispatcher::exact() {
+    View& v = views_[mirror_ == views_[1].mirror.get() ? 1 : 0];
+    if (!v.exact) {
+        DetectorSettings ds;
+        ds.wantSegments = false;
+        ds.selfCollision = settings_.detectorSettings.selfCollision;
+        v.exact = std::make_unique<CpuDetector>(ds);
+    }
+    return *v.exact;
 }
 
 Result<void> CollisionDispatcher::switchDetector(std::string_view name) {
+    if (detector_ && madeDetector_ && detector_->name() == name) return {};  // already in use
+    // One made before: re-used as it is (the settings are the dispatcher's, unchanged).
+    for (auto it = kept_.begin(); it != kept_.end(); ++it)
+        if ((*it)->name() == name) {
+            std::unique_ptr<Detector> d = std::move(*it);
+            kept_.erase(it);
+            use(std::move(d), true);
+            return {};
+        }
     DetectorSettings ds = settings_.detectorSettings;
     ds.wantSegments = ds.validate;
     Result<std::unique_ptr<Detector>> d = createDetector(name, ds);
     if (!d) return fail("CollisionDispatcher::switchDetector(): " + d.error().message);
-    setDetector(std::move(*d));
+    use(std::move(*d), true);
     return {};
 }
 
+void CollisionDispatcher::releaseKeptDetectors() { kept_.clear(); }
+
 void CollisionDispatcher::init() {
     batch_ = std::make_unique<Batch>();
-    mirror_ = std::make_unique<SceneMirror>(
-        detector_ && detector_->needsClosedMeshes(), 0.5f * settings_.maxTriangleDepth,
-        [this](const std::string& key, const std::string& message) { warnOnce(key, message); });
+    selectView();
     if (!detectorError_.empty()) warnOnce("detector", detectorError_);
 
     meshCreateFunc_ = std::make_unique<MeshPairAlgorithm::CreateFunc>();
@@ -202,6 +239,38 @@ void CollisionDispatcher::init() {
     registerCollisionCreateFunc(STATIC_PLANE_PROXYTYPE, GIMPACT_SHAPE_PROXYTYPE, gimpactCreateFunc_.get());
     registerClosestPointsCreateFunc(GIMPACT_SHAPE_PROXYTYPE, STATIC_PLANE_PROXYTYPE, gimpactCreateFunc_.get());
     registerClosestPointsCreateFunc(STATIC_PLANE_PROXYTYPE, GIMPACT_SHAPE_PROXYTYPE, gimpactCreateFunc_.get());
+}
+
+void CollisionDispatcher::pairMade(const btCollisionObject* body0, const btCollisionObject* body1) {
+    ++pairsOf_[body0];
+    ++pairsOf_[body1];
+}
+
+void CollisionDispatcher::pairGone(const btCollisionObject* body0, const btCollisionObject* body1) {
+    for (const btCollisionObject* b : {body0, body1}) {
+        auto it = pairsOf_.find(b);
+        if (it == pairsOf_.end() || --it->second > 0) continue;
+        // Its last mesh pair: out of the world (perhaps about to be deleted), or apart from
+        // every mesh body. Its mirror goes; it is made again (re-using the scene objects) if
+        // the body meets a mesh again.
+        pairsOf_.erase(it);
+        for (View& v : views_)
+            if (v.mirror) v.mirror->release(b);
+    }
+}
+
+CollisionDispatcher::Tables CollisionDispatcher::tables() const {
+    Tables t;
+    if (mirror_) {
+        const MirrorTables m = mirror_->tables();
+        t.bodies = m.bodies;
+        t.meshes = m.meshes;
+        t.sceneObjects = m.sceneObjects;
+        t.sceneMeshes = m.sceneMeshes;
+    }
+    t.bodiesInPairs = pairsOf_.size();
+    t.keptDetectors = kept_.size() + (detector_ ? 1 : 0);
+    return t;
 }
 
 const DetectorStats& CollisionDispatcher::lastDetectorStats() const { return batch_->output.stats; }
@@ -333,7 +402,8 @@ void CollisionDispatcher::applyVertexChanges() {
             meshes.push_back(shape);
         }
     }
-    mirror_->verticesChanged(meshes);
+    for (View& v : views_)
+        if (v.mirror) v.mirror->verticesChanged(meshes);
     changedShapes_.clear();
 }
 
@@ -418,13 +488,7 @@ void CollisionDispatcher::runBatch(Batch& batch) {
     if (!batch.exact.empty()) {
         t0 = Clock::now();
         stats_.fallbackPairs = batch.exact.size();
-        if (!exact_) {
-            DetectorSettings ds;
-            ds.wantSegments = false;
-            ds.selfCollision = settings_.detectorSettings.selfCollision;
-            exact_ = std::make_unique<CpuDetector>(ds);
-        }
-        Result<void> r = exact_->detect(mirror_->scene(), batch.exact, batch.exactOutput);
+        Result<void> r = exact().detect(mirror_->scene(), batch.exact, batch.exactOutput);
         for (const std::string& w : batch.exactOutput.stats.warnings) warnOnce("detector-warning:" + w, w);
         if (!r) warnOnce("exact:" + r.error().message, "the exact 'cpu' detector failed this step: " + r.error().message);
         for (PairResult& pr : batch.exactOutput.pairs) batch.output.pairs.push_back(std::move(pr));
@@ -551,29 +615,23 @@ void CollisionDispatcher::collideOnePair(MeshPairAlgorithm&, const btCollisionOb
     DetectionOutput out;
     // An open mesh for a detector that needs closed ones, or a pair it returns unserved, or
     // one it fails on: the exact path, as in the batch.
-    bool exact = m0->exactOnly || m1->exactOnly;
-    if (!exact) {
+    bool toExact = m0->exactOnly || m1->exactOnly;
+    if (!toExact) {
         Result<void> r = detector_->detect(one, std::span<const ObjectPair>(&pair, 1), out);
         for (const std::string& w : out.stats.warnings) warnOnce("detector-warning:" + w, w);
         if (!r) {
             warnOnce("detect:" + r.error().message, "detector '" + settings_.detector + "' failed on one pair: " +
                                                         r.error().message + "; it goes to the exact 'cpu' detector");
-            exact = true;
+            toExact = true;
         } else if (!out.unserved.empty()) {
             warnOnce("unserved", "detector '" + settings_.detector +
                                      "' returned a pair unserved (DetectionOutput::unserved): it goes to the "
                                      "exact 'cpu' detector (DispatchStats::fallbackPairs)");
-            exact = true;
+            toExact = true;
         }
     }
-    if (exact) {
-        if (!exact_) {
-            DetectorSettings ds;
-            ds.wantSegments = false;
-            ds.selfCollision = settings_.detectorSettings.selfCollision;
-            exact_ = std::make_unique<CpuDetector>(ds);
-        }
-        if (Result<void> r = exact_->detect(one, std::span<const ObjectPair>(&pair, 1), out); !r) {
+    if (toExact) {
+        if (Result<void> r = exact().detect(one, std::span<const ObjectPair>(&pair, 1), out); !r) {
             warnOnce("exact:" + r.error().message, "the exact 'cpu' detector failed on one pair: " + r.error().message);
             return;
         }

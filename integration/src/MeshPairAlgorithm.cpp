@@ -11,10 +11,15 @@ namespace isc::bullet {
 MeshPairAlgorithm::MeshPairAlgorithm(const btCollisionAlgorithmConstructionInfo& ci,
                                      const btCollisionObjectWrapper* body0,
                                      const btCollisionObjectWrapper* body1)
-    : btActivatingCollisionAlgorithm(ci, body0, body1) {}
+    : btActivatingCollisionAlgorithm(ci, body0, body1),
+      body0_(body0->getCollisionObject()),
+      body1_(body1->getCollisionObject()) {
+    if (auto* d = dynamic_cast<CollisionDispatcher*>(m_dispatcher)) d->pairMade(body0_, body1_);
+}
 
 MeshPairAlgorithm::~MeshPairAlgorithm() {
     if (manifold_) m_dispatcher->releaseManifold(manifold_);
+    if (auto* d = dynamic_cast<CollisionDispatcher*>(m_dispatcher)) d->pairGone(body0_, body1_);
 }
 
 btPersistentManifold* MeshPairAlgorithm::manifold(const btCollisionObject* body0,

@@ -38,6 +38,10 @@ public:
 
 private:
     btPersistentManifold* manifold_ = nullptr;
+    // The pair's bodies, as keys only: the dispatcher counts the pairs of each body and
+    // forgets a body's mirror when its last pair goes (taken out of the world, or apart).
+    const btCollisionObject* body0_ = nullptr;
+    const btCollisionObject* body1_ = nullptr;
 };
 
 }  // namespace isc::bullet

@@ -104,6 +104,7 @@ Result<std::unique_ptr<RigidWorld>> RigidWorld::create(const WorldSettings& sett
     solverInfo.m_numIterations = std::max(1, settings.solverIterations);
     solverInfo.m_splitImpulse = true;
     solverInfo.m_splitImpulsePenetrationThreshold = -std::max(0.0f, settings.splitImpulseThreshold);
+    solverInfo.m_solverMode |= settings.solverModeFlags;
     gDeactivationTime = settings.deactivationTime;
     w->world_ = s.world.get();
     return w;

@@ -1,5 +1,6 @@
 #include "SceneMirror.h"
 
+#include "isc/core/Assert.h"
 #include "isc/mesh/Shapes.h"
 
 #include <BulletCollision/CollisionDispatch/btCollisionObject.h>
@@ -28,9 +29,17 @@ bool isFinite(const btTransform& t) {
     return true;
 }
 
-const MirroredMesh* SceneMirror::mesh(const btCollisionShape& shape, float margin) {
+const MirroredMesh* SceneMirror::mesh(const btCollisionShape& shape, float margin) { return entry(shape, margin); }
+
+MirroredMesh* SceneMirror::entry(const btCollisionShape& shape, float margin) {
     const auto key = std::make_pair(&shape, margin);
-    if (auto it = meshes_.find(key); it != meshes_.end()) return it->second.get();
+    if (auto it = meshes_.find(key); it != meshes_.end()) {
+        MirroredMesh& m = *it->second;
+        if (m.users > 0) return &m;  // a body uses the shape: it is alive and the same
+        // Idle: the shape may have been deleted and another made at its address.
+        if (m.signature == shapeSignature(shape)) return &m;  // stays idle until a body takes it
+        retire(m);  // erases it
+    }
     if (refused_.contains(key)) return nullptr;
 
     std::ostringstream who;
@@ -65,6 +74,9 @@ const MirroredMesh* SceneMirror::mesh(const btCollisionShape& shape, float margi
                                                      "on the real surface (contacts only on penetration)");
     }
     m->detectMesh = scene_.addMesh(std::move(detectMesh));
+    m->key = key;
+    m->signature = shapeSignature(shape);
+    idle_.push_back(key);  // idle until a body part takes it (collideOnePair's meshes stay idle)
     return (meshes_[key] = std::move(m)).get();
 }
 
@@ -75,6 +87,9 @@ void SceneMirror::verticesChanged(std::span<const btCollisionShape* const> shape
         MirroredMesh* mesh;
         std::string error;
     };
+    // An idle mesh (no body uses it) of a named shape is read anew when a body takes it.
+    for (std::size_t i = idle_.size(); i-- > 0;)
+        if (std::find(shapes.begin(), shapes.end(), idle_[i].first) != shapes.end()) retire(*meshes_.at(idle_[i]));
     std::vector<Job> jobs;
     for (auto& [key, m] : meshes_)
         if (std::find(shapes.begin(), shapes.end(), key.first) != shapes.end()) jobs.push_back({key.first, key.second, m.get(), {}});
@@ -103,24 +118,81 @@ void SceneMirror::verticesChanged(std::span<const btCollisionShape* const> shape
     }
 }
 
+void SceneMirror::releaseParts(MirroredBody& b) {
+    for (const MirroredPart& p : b.parts) {
+        scene_.setActive(p.object, false);
+        MirroredMesh* m = meshes_.at(p.mesh->key).get();
+        // Re-used by the next body of this mesh, moving or static (body() sets the pose and
+        // the static flag every step; no detector keeps anything per static object's pose).
+        freeObjects_[m->detectMesh].push_back(p.object);
+        if (--m->users > 0) continue;
+        // No body uses the mesh any more: idle, kept for the next body of its shape.
+        idle_.push_back(m->key);
+    }
+    b.parts.clear();
+    while (idle_.size() > kIdleMeshes) retire(*meshes_.at(idle_.front()));
+}
+
+void SceneMirror::retire(MirroredMesh& m) {
+    ISC_ASSERT(m.users == 0, "SceneMirror::retire(): a body still uses the mesh");
+    // The scene keeps its id (never re-used) with a small stand-in; its objects stay
+    // inactive and are never re-used.
+    if (!standIn_) standIn_ = std::make_shared<const Mesh>(shapes::box(Vec3(1e-3f, 1e-3f, 1e-3f)));
+    if (auto it = std::find(idle_.begin(), idle_.end(), m.key); it != idle_.end()) idle_.erase(it);
+    freeObjects_.erase(m.detectMesh);
+    scene_.retireMesh(m.detectMesh, standIn_);
+    meshes_.erase(m.key);  // m is gone
+}
+
+void SceneMirror::release(const btCollisionObject* body) {
+    auto it = bodies_.find(body);
+    if (it == bodies_.end()) return;
+    releaseParts(it->second);
+    for (const auto& key : it->second.refused) refused_.erase(key);
+    bodies_.erase(it);
+}
+
+MirrorTables SceneMirror::tables() const {
+    MirrorTables t;
+    t.bodies = bodies_.size();
+    t.meshes = meshes_.size();
+    t.refused = refused_.size();
+    t.sceneObjects = scene_.objectCount();
+    t.sceneMeshes = scene_.meshCount();
+    for (const auto& [mesh, free] : freeObjects_) t.freeObjects += free.size();
+    t.idleMeshes = idle_.size();
+    return t;
+}
+
 const MirroredBody& SceneMirror::body(const btCollisionObject& object, float margin) {
     MirroredBody& b = bodies_[&object];
     const btCollisionShape* shape = object.getCollisionShape();
     if (b.shape != shape || b.margin != margin) {
-        // New body, or its shape or margin changed: old objects stay in the scene, inactive.
-        for (const MirroredPart& p : b.parts) scene_.setActive(p.object, false);
+        // New body, or its shape or margin changed: its old objects wait for re-use (released
+        // after the new parts are made, so a mesh both use is not retired and read again).
+        MirroredBody old = std::move(b);
         b = MirroredBody{};
         b.shape = shape;
         b.margin = margin;
         b.usable = true;
         auto addPart = [&](const btCollisionShape& s, int child, const btTransform& local) {
-            const MirroredMesh* m = mesh(s, margin);
+            MirroredMesh* m = entry(s, margin);
             if (!m) {
                 b.usable = false;
+                b.refused.emplace_back(&s, margin);
                 return;
             }
             MirroredPart part;
-            part.object = scene_.addObject(m->detectMesh);
+            std::vector<ObjectId>& free = freeObjects_[m->detectMesh];
+            if (!free.empty()) {
+                part.object = free.back();
+                free.pop_back();
+                scene_.setActive(part.object, true);
+            } else {
+                part.object = scene_.addObject(m->detectMesh);
+            }
+            if (m->users++ == 0)
+                if (auto it = std::find(idle_.begin(), idle_.end(), m->key); it != idle_.end()) idle_.erase(it);
             part.childIndex = child;
             part.local = local;
             part.mesh = m;
@@ -133,10 +205,9 @@ const MirroredBody& SceneMirror::body(const btCollisionObject& object, float mar
         } else {
             addPart(*shape, -1, btTransform::getIdentity());
         }
-        if (!b.usable) {
-            for (const MirroredPart& p : b.parts) scene_.setActive(p.object, false);
-            b.parts.clear();
-        }
+        if (!b.usable) releaseParts(b);
+        releaseParts(old);
+        for (const auto& key : old.refused) refused_.erase(key);
     }
     const btTransform& world = object.getWorldTransform();
     const auto* compound = shape->getShapeType() == COMPOUND_SHAPE_PROXYTYPE

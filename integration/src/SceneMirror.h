@@ -37,6 +37,13 @@ struct MirroredMesh {
     /// counts the reads (0: never deformed, the objects use detectMesh's own vertices).
     std::vector<Vec3> detectVertices;
     std::uint64_t version = 0;
+    /// The cache key (shape, margin) and how many mirrored body parts use this mesh. At 0 it
+    /// is idle: kept for the next body of the shape (the signature of the shape, read again,
+    /// must match: a shape may have been deleted and another made at its address), and
+    /// retired when more than SceneMirror::kIdleMeshes are idle (the longest idle first).
+    std::pair<const btCollisionShape*, float> key{nullptr, 0.0f};
+    int users = 0;
+    std::uint64_t signature = 0;  ///< shapeSignature() when read
 };
 
 /// A scene object: one mesh of one body.
@@ -54,6 +61,21 @@ struct MirroredBody {
     float margin = 0.0f;
     bool usable = false;
     std::vector<MirroredPart> parts;
+    /// Meshes of this body that could not be used (forgotten with the body, so that a new
+    /// shape made at the same address is tried again).
+    std::vector<std::pair<const btCollisionShape*, float>> refused;
+};
+
+/// Sizes of the mirror's tables (tests and the soak: they must not grow with bodies that
+/// come and go).
+struct MirrorTables {
+    std::size_t bodies = 0;        ///< mirrored bodies
+    std::size_t meshes = 0;        ///< mirrored (shape, margin) meshes
+    std::size_t refused = 0;       ///< shapes that could not be used
+    std::size_t sceneObjects = 0;  ///< objects in the scene (active or not)
+    std::size_t sceneMeshes = 0;   ///< mesh ids in the scene (retired ones included)
+    std::size_t freeObjects = 0;   ///< inactive scene objects waiting to be re-used
+    std::size_t idleMeshes = 0;    ///< mirrored meshes no body uses (kept for re-use)
 };
 
 class SceneMirror {
@@ -79,11 +101,25 @@ public:
     /// degenerate triangle, a NaN) keeps the previous vertices, warned once per shape.
     /// Every shape of the list at once (in parallel over the mirrored copies).
     void verticesChanged(std::span<const btCollisionShape* const> shapes);
+    /// Forgets `body` (it is in no mesh pair any more: taken out of the world, or apart from
+    /// every mesh): its scene objects become inactive and wait to be re-used by the next
+    /// body of the same mesh; a mesh no body uses any more becomes idle (kept, at most
+    /// kIdleMeshes, then retired: Scene::retireMesh). `body` is only a key here: it may already be deleted. Nothing
+    /// happens for a body not mirrored.
+    void release(const btCollisionObject* body);
+    MirrorTables tables() const;
+
+    /// Meshes that no body uses kept for re-use, at most (the longest idle is retired first).
+    static constexpr std::size_t kIdleMeshes = 16;
 
     Scene& scene() { return scene_; }
     const Scene& scene() const { return scene_; }
 
 private:
+    MirroredMesh* entry(const btCollisionShape& shape, float margin);
+    void releaseParts(MirroredBody& b);
+    void retire(MirroredMesh& m);
+
     bool needsClosed_;
     float gridReach_;
     Warn warn_;
@@ -91,6 +127,12 @@ private:
     std::map<std::pair<const btCollisionShape*, float>, std::unique_ptr<MirroredMesh>> meshes_;
     std::map<std::pair<const btCollisionShape*, float>, bool> refused_;
     std::unordered_map<const btCollisionObject*, MirroredBody> bodies_;
+    /// Inactive scene objects of released moving bodies, per mesh id: the next body of that
+    /// mesh takes one instead of adding an object (the scene does not grow with bodies that
+    /// come and go).
+    std::unordered_map<MeshId, std::vector<ObjectId>> freeObjects_;
+    std::vector<std::pair<const btCollisionShape*, float>> idle_;  ///< idle meshes, longest idle first
+    std::shared_ptr<const Mesh> standIn_;  ///< what a retired mesh id holds (made on first use)
 };
 
 /// isc::Pose of a Bullet transform.

@@ -187,6 +187,40 @@ std::vector<Vec3> swollenVertices(const Mesh& mesh, float distance) {
     return moved;
 }
 
+std::uint64_t shapeSignature(const btCollisionShape& shape) {
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+    auto mix = [&h](const void* data, std::size_t bytes) {
+        const auto* p = static_cast<const unsigned char*>(data);
+        for (std::size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 1099511628211ull;
+    };
+    const int type = shape.getShapeType();
+    mix(&type, sizeof type);
+    std::vector<Vec3> vertices;
+    std::vector<RawTriangle> raw;
+    if (type == BOX_SHAPE_PROXYTYPE) {
+        const btVector3 e = static_cast<const btBoxShape&>(shape).getHalfExtentsWithMargin();
+        const float f[3] = {float(e.x()), float(e.y()), float(e.z())};
+        mix(f, sizeof f);
+        return h;
+    }
+    if (type == GIMPACT_SHAPE_PROXYTYPE) {
+        const auto& g = static_cast<const btGImpactShapeInterface&>(shape);
+        if (g.getGImpactShapeType() != CONST_GIMPACT_TRIMESH_SHAPE) return h;
+        const auto& m = static_cast<const btGImpactMeshShape&>(shape);
+        const btVector3 scale = m.getMeshPartCount() > 0 ? m.getMeshPart(0)->getLocalScaling() : btVector3(1, 1, 1);
+        (void)readInterface(*m.getMeshInterface(), scale, vertices, raw);
+    } else if (type == TRIANGLE_MESH_SHAPE_PROXYTYPE) {
+        const auto& m = static_cast<const btTriangleMeshShape&>(shape);
+        (void)readInterface(*m.getMeshInterface(), m.getMeshInterface()->getScaling(), vertices, raw);
+    } else if (type == CONVEX_TRIANGLEMESH_SHAPE_PROXYTYPE) {
+        const auto& m = static_cast<const btConvexTriangleMeshShape&>(shape);
+        (void)readInterface(*m.getMeshInterface(), m.getMeshInterface()->getScaling(), vertices, raw);
+    }
+    mix(vertices.data(), vertices.size() * sizeof(Vec3));
+    for (const RawTriangle& t : raw) mix(&t.v, sizeof t.v);
+    return h;
+}
+
 Result<ShapeMesh> readShapeMesh(const btCollisionShape& shape) {
     if (shape.getShapeType() == BOX_SHAPE_PROXYTYPE) {
         const btVector3 h = static_cast<const btBoxShape&>(shape).getHalfExtentsWithMargin();

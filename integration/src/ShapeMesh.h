@@ -48,6 +48,13 @@ std::vector<Vec3> swollenVertices(const Mesh& mesh, float distance);
 /// a NaN vertex (Mesh::create's message).
 [[nodiscard]] Result<ShapeMesh> readShapeMesh(const btCollisionShape& shape);
 
+/// A 64-bit hash of what readShapeMesh() reads from `shape` (its type, vertices after
+/// scaling, triangles; a box's half extents): the same shape read again gives the same
+/// value, another mesh almost surely another. O(vertices + triangles), no Mesh made. The
+/// dispatcher checks it before re-using what it read from a shape no body uses any more
+/// (a new shape may have been made at a deleted one's address).
+std::uint64_t shapeSignature(const btCollisionShape& shape);
+
 /// A deforming shape: reads `shape`'s vertex positions again (the same shape `mesh` was read
 /// from, its triangles unchanged) into `mesh`: new Mesh, normals; the topology (triangles,
 /// subpart ids, adjacency) is kept. O(vertices + triangles). Errors: a box shape, a vertex

@@ -49,6 +49,21 @@ void Scene::setStatic(ObjectId object, bool isStatic) {
     objects_[object].isStatic = isStatic;
 }
 
+void Scene::retireMesh(MeshId mesh, std::shared_ptr<const Mesh> standIn) {
+    ISC_ASSERT(mesh < meshes_.size(), "Scene::retireMesh(): mesh id out of range");
+    ISC_ASSERT(standIn != nullptr, "Scene::retireMesh(): null stand-in");
+    ISC_ASSERT(std::none_of(objects_.begin(), objects_.end(),
+                            [&](const Object& o) { return o.mesh == mesh && o.active; }),
+               "Scene::retireMesh(): an active object still uses the mesh");
+    meshes_[mesh] = std::move(standIn);
+    // Objects of a retired mesh keep ids and stay inactive; their bounds follow the stand-in.
+    for (Object& o : objects_)
+        if (o.mesh == mesh) {
+            o.vertices.clear();
+            o.localBounds = meshes_[mesh]->localBounds();
+        }
+}
+
 std::span<const Vec3> Scene::localVertices(ObjectId object) const {
     const Object& o = objects_[object];
     if (!o.vertices.empty()) return o.vertices;

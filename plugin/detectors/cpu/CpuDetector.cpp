@@ -41,6 +41,9 @@ Result<void> CpuDetector::detect(const Scene& scene, std::span<const ObjectPair>
 
     // Pose every object taking part once (refit is O(n)), in parallel.
     if (cache_.size() < scene.objectCount()) cache_.resize(scene.objectCount());
+    // Inactive objects (a removed body; a retired mesh's objects) give back their posed copy.
+    for (ObjectId o = 0; o < scene.objectCount(); ++o)
+        if (cache_[o].posed && !scene.isActive(o)) cache_[o] = {};
     for (ObjectId o : objects) {
         const Mesh& mesh = scene.objectMesh(o);
         if (!cache_[o].posed || cache_[o].mesh != &mesh) {

@@ -97,13 +97,21 @@ public:
     /// points stay, so warm starting goes on. Call between steps. The detector is used as
     /// made: the dispatcher reads only triangle pairs, so make it with
     /// DetectorSettings::wantSegments off (unless validating) or it computes intersection
-    /// segments for nothing; switchDetector() does that.
+    /// segments for nothing; switchDetector() does that. The detector in use before is kept
+    /// for switchDetector() when the dispatcher made it, else destroyed.
     void setDetector(std::unique_ptr<Detector> detector);
     /// Switches to the registered detector `name` from the next step on, made as the
     /// constructor makes it: the settings' detectorSettings with segments off unless
     /// `validate` (e.g. another detector mid-run: the soak bench does every 1,000 steps).
+    /// The detectors the dispatcher made are kept when switched away from, and switching
+    /// back to one re-uses it: no shaders compiled again, no GPU memory allocated again
+    /// (a GL driver keeps much of what a destroyed detector used: docs/robustness.md), at the
+    /// cost of what each kept detector holds until releaseKeptDetectors().
     /// Errors: createDetector's (an unknown name, no GL context); the detector in use stays.
     [[nodiscard]] Result<void> switchDetector(std::string_view name);
+    /// Destroys the detectors kept for switchDetector() (not the one in use), with the memory
+    /// they hold. Needs the GL context they were made in to be current, as their use did.
+    void releaseKeptDetectors();
     /// Why the detector could not be created; empty when it was.
     const std::string& detectorError() const { return detectorError_; }
     const DispatcherSettings& settings() const { return settings_; }
@@ -121,14 +129,35 @@ public:
     /// as a 12-triangle mesh).
     static bool isMeshPair(const btCollisionShape* a, const btCollisionShape* b);
 
+    /// Sizes of the dispatcher's tables of bodies, meshes and scene objects. A body's entries
+    /// go when its last mesh pair goes (Bullet frees the pair's algorithm when the body is
+    /// taken out of the world or its box leaves every other mesh body's), a mesh's when no
+    /// body uses it; so bodies that come and go, even new ones each time, leave them the same
+    /// size (tests; the soak bench prints them).
+    struct Tables {
+        std::size_t bodies = 0;        ///< mirrored bodies
+        std::size_t meshes = 0;        ///< mirrored (shape, margin) meshes
+        std::size_t sceneObjects = 0;  ///< objects in the detector's scene (inactive ones too)
+        std::size_t sceneMeshes = 0;   ///< mesh ids in the detector's scene (retired ones too)
+        std::size_t bodiesInPairs = 0; ///< bodies with at least one mesh pair
+        std::size_t keptDetectors = 0; ///< detectors kept for switchDetector (the one in use too)
+    };
+    Tables tables() const;
+
     /// Used by MeshPairAlgorithm::processCollision: detects one pair now (contactTest,
     /// contactPairTest, a compound's child pair, a custom near callback).
     void collideOnePair(MeshPairAlgorithm& algorithm, const btCollisionObjectWrapper* body0,
                         const btCollisionObjectWrapper* body1, btManifoldResult& result);
 
 private:
+    friend class MeshPairAlgorithm;
+    // MeshPairAlgorithm's constructor and destructor: the mesh pairs of each body.
+    void pairMade(const btCollisionObject* body0, const btCollisionObject* body1);
+    void pairGone(const btCollisionObject* body0, const btCollisionObject* body1);
+
     struct Batch;
     void init();
+    void use(std::unique_ptr<Detector> detector, bool made);
     void warnOnce(const std::string& key, const std::string& message);
     void gather(Batch& batch, MeshPairAlgorithm& algorithm, btCollisionObject* body0,
                 btCollisionObject* body1);
@@ -137,10 +166,23 @@ private:
 
     DispatcherSettings settings_;
     std::unique_ptr<Detector> detector_;
-    /// The exact path: `cpu`, made on first use, for the pairs detector_ cannot serve.
-    std::unique_ptr<Detector> exact_;
+    bool madeDetector_ = false;  ///< detector_ was made by the dispatcher (createDetector)
+    /// Detectors the dispatcher made, not in use: re-used by switchDetector().
+    std::vector<std::unique_ptr<Detector>> kept_;
     std::string detectorError_;
-    std::unique_ptr<SceneMirror> mirror_;
+    /// The scene the detectors see, one per kind of detector (those that need closed meshes
+    /// send open ones to the exact path; the others do not): one Scene for the life of the
+    /// dispatcher, so a detector switched away from and back to finds the scene it knew
+    /// (detectors keep what they uploaded per object and mesh id), and the exact path:
+    /// `cpu`, made on first use, for the pairs the detector cannot serve, one per scene.
+    struct View {
+        std::unique_ptr<SceneMirror> mirror;
+        std::unique_ptr<Detector> exact;
+    };
+    View views_[2];
+    SceneMirror* mirror_ = nullptr;  ///< the current detector's view's mirror
+    Detector& exact();               ///< the current view's exact path (made on first use)
+    void selectView();               ///< mirror_ for detector_
     std::unique_ptr<btCollisionAlgorithmCreateFunc> meshCreateFunc_;
     std::unique_ptr<btCollisionAlgorithmCreateFunc> gimpactCreateFunc_;
     DispatchStats stats_;
@@ -149,6 +191,7 @@ private:
     std::unique_ptr<Batch> batch_;
     std::unordered_map<const btCollisionObject*, float> margins_;
     std::vector<const btCollisionShape*> changedShapes_;  // meshVerticesChanged since the last batch
+    std::unordered_map<const btCollisionObject*, int> pairsOf_;  // live MeshPairAlgorithms per body
 };
 
 }  // namespace isc::bullet

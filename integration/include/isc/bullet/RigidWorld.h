@@ -67,6 +67,9 @@ struct WorldSettings {
     /// 0 here: every correction is split, so pushing bodies apart never adds kinetic
     /// energy (with 0.04, 2 of 6 seeds of the 30-bunny pile still moved at 5 s).
     float splitImpulseThreshold = 0.0f;
+    /// Bullet solver flags added to btContactSolverInfo::m_solverMode (SOLVER_* of
+    /// btContactSolverInfo.h, e.g. SOLVER_USE_2_FRICTION_DIRECTIONS = 16); 0: Bullet's default mode.
+    int solverModeFlags = 0;
     /// Where dispatcher warnings go (empty: stderr).
     std::function<void(std::string_view)> onWarning;
     /// "dbvt" (btDbvtBroadphase) or "cullide" (isc::bullet::CullideBroadphase with its default

@@ -27,6 +27,12 @@ public:
     /// bodies; the dispatcher sets this from btCollisionObject::isStaticObject()). Detectors
     /// that test objects against the environment (heightmap) read it. New objects are not static.
     void setStatic(ObjectId object, bool isStatic);
+    /// Frees mesh `mesh`, which no active object uses any more and none will again (its
+    /// objects stay inactive), by putting `standIn` in its place: the id stays valid and is
+    /// never reused, so a detector that keeps something per mesh id or per mesh address never
+    /// mistakes a later mesh for it. `standIn` is small and shared by the retired ids (the
+    /// Bullet dispatcher retires the meshes of shapes no body uses any more).
+    void retireMesh(MeshId mesh, std::shared_ptr<const Mesh> standIn);
 
     std::size_t meshCount() const { return meshes_.size(); }
     std::size_t objectCount() const { return objects_.size(); }
