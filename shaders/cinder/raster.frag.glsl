@@ -15,6 +15,7 @@ uniform uint uPixelCount;
 
 layout(std430, binding = CD_BINDING_DRAWS) readonly buffer CdDraws { CdDraw draws[]; };
 layout(std430, binding = CD_BINDING_COUNTS) buffer CdCounts { uint counts[]; };
+layout(std430, binding = CD_BINDING_CULL_IDS) readonly buffer CdCullIds { uint cullIds[]; };
 #ifdef CD_EDGES
 layout(std430, binding = CD_BINDING_EDGE_SLOTS) writeonly buffer CdSlots { uvec2 slots[]; };
 #else
@@ -31,7 +32,10 @@ void main() {
     uint index = atomicAdd(counts[uPixelCount + pixel], 1u);
 #endif
     if (index < uint(MAX_LAYERS)) {
-        uint id = (draws[vDraw].slot << 24) | (uint(gl_PrimitiveID) & CD_PRIM_MASK);
+        // A culled draw's primitives are its kept ones, in the cull's order: their own index from cullIds.
+        CdDraw d = draws[vDraw];
+        uint prim = d.primBase == CD_NOT_CULLED ? uint(gl_PrimitiveID) : cullIds[d.primBase + uint(gl_PrimitiveID)];
+        uint id = (d.slot << 24) | (prim & CD_PRIM_MASK);
         slots[pixel * uint(MAX_LAYERS) + index] = uvec2(floatBitsToUint(clamp(gl_FragCoord.z, 0.0, 1.0)), id);
     }
 }

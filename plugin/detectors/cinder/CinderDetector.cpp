@@ -27,7 +27,7 @@
 
 namespace isc {
 
-static_assert(sizeof(gl::CdView) == 160, "CdView must match its std430 layout");
+static_assert(sizeof(gl::CdView) == 192, "CdView must match its std430 layout");
 static_assert(sizeof(gl::CdDraw) == 16, "CdDraw must match its std430 layout");
 static_assert(sizeof(gl::CdHit) == 48, "CdHit must match its std430 layout");
 
@@ -69,10 +69,14 @@ void addCount(DetectorStats& stats, std::string_view name, double value) {
 constexpr std::size_t kBatchBytes = std::size_t(512) << 20;
 constexpr std::uint32_t kMaxAtlasSide = 8192;
 
-constexpr int kStages = 3;
-constexpr const char* kStageCounters[kStages] = {"gpu_edges_ms", "gpu_surfaces_ms", "gpu_resolve_ms"};
+// Per batch, bytes of the cull's index lists and ids (every primitive of every draw could be kept).
+constexpr std::size_t kCullBytes = std::size_t(256) << 20;
+
+constexpr int kStages = 4;
+constexpr const char* kStageCounters[kStages] = {"gpu_cull_ms", "gpu_edges_ms", "gpu_surfaces_ms", "gpu_resolve_ms"};
 struct StageTimer {
     gl::Query marks[kStages + 1] = {{"cinder stage", GL_TIMESTAMP},
+                                    {"cinder stage", GL_TIMESTAMP},
                                     {"cinder stage", GL_TIMESTAMP},
                                     {"cinder stage", GL_TIMESTAMP},
                                     {"cinder stage", GL_TIMESTAMP}};
@@ -195,7 +199,7 @@ struct CinderDetector::Impl {
     DetectorSettings common;
     CinderSettings settings;
     bool sceneLayout = false, mipmap = false;
-    gl::Program edgeRaster, surfRaster, resolve, mip;
+    gl::Program edgeRaster, surfRaster, resolve, mip, cullEdges, cullSurfaces;
     gl::GpuScene scene{"cinder scene"};
     std::vector<const Mesh*> syncedMeshes;
     std::vector<std::vector<cinder::MeshEdge>> edgesOf;  // per MeshId
@@ -206,7 +210,9 @@ struct CinderDetector::Impl {
         edgeSlots{"cinder edge slots"}, surfSlots{"cinder surface slots"}, hits{"cinder hits"},
         counters{"cinder counters"}, edges{"cinder edges"}, edgeIndices{"cinder edge indices"},
         viewObjects{"cinder view objects"}, colour{"cinder colour"}, meshEdgeFirst{"cinder mesh edges"},
-        viewFlags{"cinder view flags"};
+        viewFlags{"cinder view flags"}, cullEdgeIndices{"cinder kept edge indices"},
+        cullSurfIndices{"cinder kept triangle indices"}, cullEdgeIds{"cinder kept edge ids"},
+        cullSurfIds{"cinder kept triangle ids"};
     std::size_t hitCapacity = 1 << 14;
     std::vector<std::unique_ptr<StageTimer>> stageTimers;
     std::size_t stageTimersUsed = 0;
@@ -248,6 +254,10 @@ Result<void> CinderDetector::Impl::compile() {
     if (auto r = make(resolve, {{GL_COMPUTE_SHADER, "cinder/resolve.glsl"}}, resolveDefines, "cinder resolve"); !r)
         return r;
     if (auto r = make(mip, {{GL_COMPUTE_SHADER, "cinder/mip.glsl"}}, "", "cinder mip-map"); !r) return r;
+    if (auto r = make(cullEdges, {{GL_COMPUTE_SHADER, "cinder/cull.glsl"}}, "#define CD_EDGES 1\n", "cinder edge cull"); !r)
+        return r;
+    if (auto r = make(cullSurfaces, {{GL_COMPUTE_SHADER, "cinder/cull.glsl"}}, "", "cinder triangle cull"); !r)
+        return r;
     vaoEdges = gl::VertexArray("cinder edge vao");
     vaoSurfaces = gl::VertexArray("cinder surface vao");
     framebuffer = gl::Framebuffer("cinder atlas (no attachments)");
@@ -289,6 +299,7 @@ void CinderDetector::Impl::syncScene(const Scene& sc) {
             indices.push_back(e.y);
         }
     }
+    first.push_back(std::uint32_t(all.size()));  // the end of the last mesh's edges
     if (all.empty()) all.emplace_back(0u);
     if (indices.empty()) indices.assign(2, 0u);
     edges.allocate(all.size() * sizeof(glm::uvec4), all.data(), 0);
@@ -307,13 +318,16 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
     const std::size_t pixels = std::size_t(W) * H;
     const auto K = static_cast<std::size_t>(settings.maxLayers);
 
-    // Views (one per tile) and draws: every object of the tile's group, edges and triangles.
+    // Views (one per tile) and draws: every object of the tile's group, edges and triangles (the
+    // edge draws first, then the surface draws, each its own CdDraw), culled or whole.
+    const bool culled = settings.cull;
     std::vector<gl::CdView> viewData(n);
-    std::vector<gl::CdDraw> drawData;
+    std::vector<gl::CdDraw> drawData, surfDrawData;
     std::vector<gl::DrawElementsIndirectCommand> edgeCommands, surfCommands;
     std::vector<std::uint32_t> objectList;
     std::vector<std::uint32_t> groupFirst(groups.size(), UINT32_MAX);
-    double edgesDrawn = 0, trianglesDrawn = 0;
+    double edgesIn = 0, trianglesIn = 0;
+    std::uint32_t edgesListed = 0, trianglesListed = 0, maxEdges = 0, maxTriangles = 0;
     std::uint32_t meshEdgeOffset = 0;
     std::vector<std::uint32_t> edgeFirst(edgesOf.size());
     for (std::size_t m = 0; m < edgesOf.size(); ++m) {
@@ -360,22 +374,46 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
         v.depthExtent = hi[k] - lo[k];
         v.axis = std::uint32_t(k);
         v.crossWorld = 1.5f * pixel;
+        // The cull's box: where the pairs meet, grown by two pixels and the proximity reach (an
+        // edge point nearer than that to the other surface counts), and at least the tile across.
+        const float margin = 2.0f * pixel + std::max(v.nearWorld, v.crossWorld);
+        for (int a = 0; a < 3; ++a) {
+            v.cullLo[a] = std::min(g.across.min[a], a == k ? g.across.min[a] : lo[a]) - margin;
+            v.cullHi[a] = std::max(g.across.max[a], a == k ? g.across.max[a] : hi[a]) + margin;
+        }
+        v.cullLo.w = v.cullHi.w = 0.0f;
         for (std::uint32_t s = 0; s < g.objects.size(); ++s) {
             const ObjectId o = g.objects[s];
             const gl::ObjectRange& range = scene.object(o);
-            const auto draw = static_cast<std::uint32_t>(drawData.size());
-            drawData.push_back({i, o, s, 0});
             const auto edgeCount = std::uint32_t(edgesOf[range.mesh].size());
-            edgeCommands.push_back({2 * edgeCount, 1, 2 * edgeFirst[range.mesh],
-                                    static_cast<std::int32_t>(range.firstVertex), draw});
-            surfCommands.push_back({3 * range.triangleCount, 1, 3 * range.firstTriangle,
-                                    static_cast<std::int32_t>(range.firstVertex), draw});
-            edgesDrawn += edgeCount;
-            trianglesDrawn += range.triangleCount;
+            const auto draw = static_cast<std::uint32_t>(drawData.size());
+            const auto vertex = static_cast<std::int32_t>(range.firstVertex);
+            if (culled) {  // counts filled by the cull; each draw its own range of the kept lists
+                drawData.push_back({i, o, s, edgesListed});
+                surfDrawData.push_back({i, o, s, trianglesListed});
+                edgeCommands.push_back({0, 1, 2 * edgesListed, vertex, draw});
+                surfCommands.push_back({0, 1, 3 * trianglesListed, vertex, draw});
+                edgesListed += edgeCount;
+                trianglesListed += range.triangleCount;
+                maxEdges = std::max(maxEdges, edgeCount);
+                maxTriangles = std::max(maxTriangles, range.triangleCount);
+            } else {
+                drawData.push_back({i, o, s, CD_NOT_CULLED});
+                surfDrawData.push_back({i, o, s, CD_NOT_CULLED});
+                edgeCommands.push_back({2 * edgeCount, 1, 2 * edgeFirst[range.mesh], vertex, draw});
+                surfCommands.push_back({3 * range.triangleCount, 1, 3 * range.firstTriangle, vertex, draw});
+            }
+            edgesIn += edgeCount;
+            trianglesIn += range.triangleCount;
         }
     }
-    addCount(stats, "edges_drawn", edgesDrawn);
-    addCount(stats, "triangles_drawn", trianglesDrawn);
+    // The surface draws follow the edge draws in draws[]: their commands' baseInstance moves.
+    const auto edgeDrawCount = static_cast<std::uint32_t>(drawData.size());
+    for (gl::DrawElementsIndirectCommand& c : surfCommands) c.baseInstance += edgeDrawCount;
+    drawData.insert(drawData.end(), surfDrawData.begin(), surfDrawData.end());
+    addCount(stats, "edges_in", edgesIn);
+    addCount(stats, "triangles_in", trianglesIn);
+    addCount(stats, "pixels", double(pixels));
     addCount(stats, "batches", 1);
 
     const auto drawCount = static_cast<std::uint32_t>(drawData.size());
@@ -390,8 +428,21 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
             v->setIntegerAttribute(CD_ATTRIB_DRAW_ID, 0, 1, GL_UNSIGNED_INT);
         }
     }
-    vaoSurfaces.setElementBuffer(scene.indexBuffer());  // re-set: sync() may have re-created it
-    vaoEdges.setElementBuffer(edgeIndices);
+    if (culled) {
+        // Room for every primitive of every draw (the cull keeps a subset); reserve() keeps the
+        // buffers while they are large enough, so the vertex arrays are pointed at them each batch.
+        cullEdgeIndices.reserve(std::max<std::size_t>(2 * std::size_t(edgesListed), 2) * sizeof(std::uint32_t));
+        cullEdgeIds.reserve(std::max<std::size_t>(edgesListed, 1) * sizeof(std::uint32_t));
+        cullSurfIndices.reserve(std::max<std::size_t>(3 * std::size_t(trianglesListed), 3) * sizeof(std::uint32_t));
+        cullSurfIds.reserve(std::max<std::size_t>(trianglesListed, 1) * sizeof(std::uint32_t));
+        vaoSurfaces.setElementBuffer(cullSurfIndices);
+        vaoEdges.setElementBuffer(cullEdgeIndices);
+    } else {
+        cullEdgeIds.reserve(sizeof(std::uint32_t));  // bound, never read
+        cullSurfIds.reserve(sizeof(std::uint32_t));
+        vaoSurfaces.setElementBuffer(scene.indexBuffer());  // re-set: sync() may have re-created it
+        vaoEdges.setElementBuffer(edgeIndices);
+    }
 
     counts.reserve(2 * pixels * sizeof(std::uint32_t));
     edgeSlots.reserve(pixels * K * 2 * sizeof(std::uint32_t));
@@ -450,13 +501,37 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
     glDepthMask(GL_FALSE);
     for (int c = 0; c < 4; ++c) glEnable(GLenum(GL_CLIP_DISTANCE0 + c));
     timer.mark(0);
+    double edgesDrawn = 0, trianglesDrawn = 0;
+    if (culled) {
+        // The cull: each pass's draws, one invocation per (draw, primitive); the kept counts go
+        // straight into the indirect commands.
+        for (int pass = 0; pass < 2; ++pass) {
+            gl::Program& p = pass == 0 ? cullEdges : cullSurfaces;
+            const auto commandCount = static_cast<std::uint32_t>(pass == 0 ? edgeCommands.size() : surfCommands.size());
+            const std::uint32_t most = pass == 0 ? maxEdges : maxTriangles;
+            if (commandCount == 0 || most == 0) continue;
+            (pass == 0 ? edgeIndirect : surfIndirect).bindBase(GL_SHADER_STORAGE_BUFFER, CD_BINDING_COMMANDS);
+            (pass == 0 ? cullEdgeIndices : cullSurfIndices).bindBase(GL_SHADER_STORAGE_BUFFER, CD_BINDING_CULL_INDICES);
+            (pass == 0 ? cullEdgeIds : cullSurfIds).bindBase(GL_SHADER_STORAGE_BUFFER, CD_BINDING_CULL_IDS);
+            p.setUniform("uDrawBase", pass == 0 ? 0u : edgeDrawCount);
+            p.setUniform("uCommandCount", commandCount);
+            p.dispatch((most + 63) / 64, std::min<GLuint>(commandCount, 65535u), (commandCount + 65534u) / 65535u);
+        }
+        glMemoryBarrier(GL_COMMAND_BARRIER_BIT | GL_ELEMENT_ARRAY_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
+    } else {
+        edgesDrawn = edgesIn;
+        trianglesDrawn = trianglesIn;
+    }
+    timer.mark(1);
     // Pass 1: the edges, as lines.
+    cullEdgeIds.bindBase(GL_SHADER_STORAGE_BUFFER, CD_BINDING_CULL_IDS);
     edgeRaster.use();
     vaoEdges.bind();
     edgeIndirect.bind(GL_DRAW_INDIRECT_BUFFER);
     glMultiDrawElementsIndirect(GL_LINES, GL_UNSIGNED_INT, nullptr, GLsizei(edgeCommands.size()), 0);
-    timer.mark(1);
+    timer.mark(2);
     // Passes 2-3 / 5-6: the surfaces, filled, both facings.
+    cullSurfIds.bindBase(GL_SHADER_STORAGE_BUFFER, CD_BINDING_CULL_IDS);
     surfRaster.use();
     vaoSurfaces.bind();
     surfIndirect.bind(GL_DRAW_INDIRECT_BUFFER);
@@ -466,7 +541,7 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
     glDepthMask(GL_TRUE);
     gl::Framebuffer::bindDefault();
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-    timer.mark(2);
+    timer.mark(3);
     // The ray casts per edge fragment, and the read-back's compaction (or the paper's colour).
     resolve.setUniform("uAtlasSize", glm::uvec2(W, H));
     resolve.setUniform("uTileSize", R);
@@ -474,6 +549,7 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
     resolve.setUniform("uViewCount", n);
     std::uint32_t counterValues[CD_COUNTER_COUNT] = {};
     const GLuint groupsX = GLuint((pixels + 63) / 64);
+    bool keptRead = false;
     for (;;) {
         resolve.setUniform("uHitCapacity", std::uint32_t(hitCapacity));
         resolve.dispatch(std::min<GLuint>(groupsX, 65535u), (groupsX + 65534u) / 65535u);
@@ -495,6 +571,11 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
         const auto tr = Clock::now();
         counters.read(0, sizeof(counterValues), counterValues);
         readbackMs += msSince(tr);
+        if (culled && !keptRead) {  // the cull's counts, before a rerun clears them
+            keptRead = true;
+            edgesDrawn = counterValues[CD_COUNTER_EDGES_KEPT];
+            trianglesDrawn = counterValues[CD_COUNTER_TRIANGLES_KEPT];
+        }
         if (mipmap || counterValues[CD_COUNTER_HITS] <= hitCapacity) break;
         hitCapacity = std::size_t(counterValues[CD_COUNTER_HITS]) * 5 / 4 + 1024;  // grow, kept for later calls
         hits.reserve(hitCapacity * sizeof(gl::CdHit));
@@ -502,7 +583,9 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
         counters.clearZero();
         viewFlags.clearZero(0, std::size_t(n) * sizeof(std::uint32_t));
     }
-    timer.mark(3);
+    timer.mark(4);
+    addCount(stats, "edges_drawn", edgesDrawn);
+    addCount(stats, "triangles_drawn", trianglesDrawn);
     addCount(stats, "inside_fragments", counterValues[CD_COUNTER_INSIDE]);
     addCount(stats, "near_fragments", counterValues[CD_COUNTER_NEAR]);
     addCount(stats, "overflow_pixels", counterValues[CD_COUNTER_OVERFLOW]);
@@ -686,8 +769,21 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
             auto it = candidateOf.find((std::uint64_t(a) << 32) | b);
             return it == candidateOf.end() ? -1 : std::int64_t(it->second);
         };
-        for (std::size_t first = 0; first < tiles.size(); first += perBatch) {
-            const std::size_t count = std::min(perBatch, tiles.size() - first);
+        // With the cull, a batch's kept lists have room for all its primitives: bound them too.
+        auto cullBytes = [&](const Impl::Tile& t) {
+            std::size_t b = 0;
+            for (ObjectId o : groups[t.group].objects)
+                b += (3 * im.edgesOf[scene.meshOf(o)].size() + 4 * std::size_t(scene.objectMesh(o).triangleCount())) *
+                     sizeof(std::uint32_t);
+            return im.settings.cull ? b : 0;
+        };
+        for (std::size_t first = 0, count = 0; first < tiles.size(); first += count) {
+            std::size_t bytes = 0;
+            for (count = 0; first + count < tiles.size() && count < perBatch; ++count) {
+                const std::size_t b = cullBytes(tiles[first + count]);
+                if (count > 0 && bytes + b > kCullBytes) break;
+                bytes += b;
+            }
             const auto batch = std::span<const Impl::Tile>(tiles).subspan(first, count);
             Impl::BatchResult br;
             if (auto r = im.runBatch(batch, groups, br, stats, readbackMs); !r) return r;

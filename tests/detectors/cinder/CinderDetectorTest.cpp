@@ -87,6 +87,101 @@ TEST_F(CinderDetectorTest, BunnyPairsMatchTheReference) {
     EXPECT_GT(samples, 0u);
 }
 
+// The cull (on by default) may drop what lies outside the pairs' overlap box across the view,
+// never a surface in front of an edge point along its ray: the parity needs every crossing. A
+// box 10 m long along z, a cube poking 2 cm into its side at mid-length, one axis (z) and the
+// paper's inside test alone (proximity 0): the cube's edges inside the long box are inside only
+// because the box's face 5 m in front of them (far outside the overlap box in depth, inside its
+// footprint) is counted; its side faces are edge-on along z and draw nothing. The box's far
+// side face and the cube's far face are outside the footprint: culled.
+TEST_F(CinderDetectorTest, CullKeepsEveryCrossingInFrontAlongTheRay) {
+    Scene scene;
+    // The cube stays clear of the diagonal of the long box's +x face (y = +-0.02 z), so no edge of
+    // the long box enters the cube: the pair rests on the cube's edges inside the long box.
+    const ObjectId a = scene.addObject(scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.03f)))),
+                                       {Vec3(0.11f, 0.05f, 0.007f), Quat(1, 0, 0, 0)});
+    const ObjectId b = scene.addObject(scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.1f, 0.1f, 5.0f)))),
+                                       {Vec3(0.0f), Quat(1, 0, 0, 0)});
+    const std::vector<ObjectPair> candidates = {{a, b}};
+    const auto ref = reference(scene, a, b);
+    ASSERT_FALSE(ref.empty());
+    for (bool cull : {true, false}) {
+        CinderSettings s;
+        s.axes = 1;
+        s.proximity = 0.0f;
+        s.cull = cull;
+        auto cinder = makeCinder(s);
+        DetectionOutput out;
+        ASSERT_TRUE(cinder->detect(scene, candidates, out));
+        const PairResult* r = findPair(out, {a, b});
+        std::printf("[ cinder ] long box, cull=%d: triangles drawn %.0f of %.0f, edges %.0f of %.0f, inside %.0f, near %.0f\n",
+                    int(cull), out.stats.counter("triangles_drawn"), out.stats.counter("triangles_in"),
+                    out.stats.counter("edges_drawn"), out.stats.counter("edges_in"), out.stats.counter("inside_fragments"),
+                    out.stats.counter("near_fragments"));
+        ASSERT_NE(r, nullptr) << "cull=" << cull;
+        EXPECT_EQ(r->triangles, ref) << "cull=" << cull;
+        EXPECT_GT(out.stats.counter("inside_fragments"), 0.0) << "cull=" << cull;
+        EXPECT_EQ(out.stats.counter("triangles_in"), 24.0);
+        EXPECT_EQ(out.stats.counter("near_fragments"), 0.0);  // found by the winding alone
+        if (cull) {
+            EXPECT_LT(out.stats.counter("triangles_drawn"), 24.0);
+            EXPECT_LT(out.stats.counter("edges_drawn"), out.stats.counter("edges_in"));
+        } else {
+            EXPECT_EQ(out.stats.counter("triangles_drawn"), 24.0);
+        }
+    }
+}
+
+// Bunny pairs with and without the cull: the same pairs and the same exact triangle pairs on
+// every pose, every colliding pose found (one axis, the inside test alone: no other axis or proximity
+// sample to make up for a lost crossing), with far fewer triangles drawn.
+TEST_F(CinderDetectorTest, CullLosesNothingOnBunnyPairs) {
+    auto bunny = bunnyMesh();
+    Scene scene;
+    const MeshId m = scene.addMesh(bunny);
+    const ObjectId a = scene.addObject(m), b = scene.addObject(m);
+    const std::vector<ObjectPair> candidates = {{a, b}};
+    CinderSettings s;
+    s.axes = 1;
+    s.proximity = 0.0f;
+    auto culled = makeCinder(s);
+    s.cull = false;
+    auto whole = makeCinder(s);
+    double in = 0, drawn = 0, insideCulled = 0, insideWhole = 0;
+    std::size_t colliding = 0, foundCulled = 0, foundWhole = 0;
+    for (auto [pa, pb] : geometry::sampleClosePoses(*bunny, *bunny, 40, 11)) {
+        scene.setPose(a, pa);
+        scene.setPose(b, pb);
+        DetectionOutput oc, ow;
+        ASSERT_TRUE(culled->detect(scene, candidates, oc));
+        ASSERT_TRUE(whole->detect(scene, candidates, ow));
+        const auto ref = reference(scene, a, b);
+        const PairResult* rc = findPair(oc, {a, b});
+        const PairResult* rw = findPair(ow, {a, b});
+        colliding += ref.empty() ? 0 : 1;
+        foundCulled += rc ? 1 : 0;
+        foundWhole += rw ? 1 : 0;
+        EXPECT_EQ(rc != nullptr, rw != nullptr);
+        if (rc) {  // exact (at one axis without proximity the triangle pairs need not all be found)
+            EXPECT_TRUE(std::includes(ref.begin(), ref.end(), rc->triangles.begin(), rc->triangles.end()));
+        }
+        if (rc && rw) {
+            EXPECT_EQ(rc->triangles, rw->triangles);
+        }
+        in += oc.stats.counter("triangles_in");
+        drawn += oc.stats.counter("triangles_drawn");
+        insideCulled += oc.stats.counter("inside_fragments");
+        insideWhole += ow.stats.counter("inside_fragments");
+    }
+    std::printf("[ cinder ] cull: %zu colliding, found %zu culled / %zu whole; triangles drawn %.0f of %.0f; "
+                "inside fragments %.0f culled / %.0f whole\n",
+                colliding, foundCulled, foundWhole, drawn, in, insideCulled, insideWhole);
+    EXPECT_GT(colliding, 0u);
+    EXPECT_EQ(foundCulled, colliding);
+    EXPECT_LT(drawn, 0.6 * in);
+    EXPECT_GE(insideCulled, insideWhole);  // an over-full pixel has no winding: the cull only empties pixels
+}
+
 
 TEST_F(CinderDetectorTest, RejectsBadSettingsWithAMessage) {
     auto check = [](CinderSettings s, const char* what) {
