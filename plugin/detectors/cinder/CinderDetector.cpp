@@ -66,7 +66,10 @@ void addCount(DetectorStats& stats, std::string_view name, double value) {
 }
 
 // Per batch, bytes of per-pixel storage allowed (counts and slots); a single tile may exceed it.
-constexpr std::size_t kBatchBytes = std::size_t(512) << 20;
+// Each batch ends with a blocking read (its hit count), so few large batches keep the GPU busy:
+// 2 GB is 240 tiles of 128^2 at 32 layers (the 100-bunny pile's 2385 tiles in 10 batches, not
+// the 40 of 512 MB); GL_MAX_SHADER_STORAGE_BLOCK_SIZE bounds each slot buffer as well.
+constexpr std::size_t kBatchBytes = std::size_t(2) << 30;
 constexpr std::uint32_t kMaxAtlasSide = 8192;
 
 // Per batch, bytes of the cull's index lists and ids (every primitive of every draw could be kept).
@@ -750,7 +753,7 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
     std::vector<std::vector<EdgePoint>> pointsOf(candidates.size());  // per candidate: its edges' points, for samples
     std::vector<char> full(candidates.size(), 0);
     std::vector<char> hitPair(candidates.size(), 0);
-    double gpuMs = 0.0;
+    double gpuMs = 0.0, hitsMs = 0.0;
     if (!tiles.empty()) {
         im.stageTimersUsed = 0;
         const std::size_t R = std::size_t(im.settings.resolution);
@@ -787,6 +790,7 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
             const auto batch = std::span<const Impl::Tile>(tiles).subspan(first, count);
             Impl::BatchResult br;
             if (auto r = im.runBatch(batch, groups, br, stats, readbackMs); !r) return r;
+            const auto th = Clock::now();
             for (const auto& [g, code] : br.mipPairs) {
                 const Group& group = groups[g];
                 const std::uint32_t sa = (code >> 8) & 0xFFu, sb = code & 0xFFu;
@@ -810,6 +814,7 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
                 pointsOf[c].push_back({(side << 31) | h.edge, flags, h.triangle, Vec3(h.point.x, h.point.y, h.point.z),
                                        decodeCinderNormal(h.normal), h.point.w, h.rayDistance});
             }
+            hitsMs += msSince(th);
         }
         double stageMs[kStages] = {};
         for (std::size_t i = 0; i < im.stageTimersUsed; ++i)
@@ -828,21 +833,28 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
     if (!edgeHits.empty() || !fullPairs.empty())
         im.exact.run(scene, candidates, edgeHits, fullPairs, im.edgesOf, im.common.wantSegments, out);
     std::sort(out.pairs.begin(), out.pairs.end(), [](const PairResult& x, const PairResult& y) { return x.pair < y.pair; });
+    stats.count("cpu_exact_ms", msSince(te));
+    const auto ts = Clock::now();
     double sampleCount = 0;
     if (im.settings.samples) {
         std::unordered_map<std::uint64_t, std::uint32_t> candidateOfPair;
         for (std::uint32_t c = 0; c < candidates.size(); ++c)
             if (!pointsOf[c].empty())
                 candidateOfPair[(std::uint64_t(candidates[c].a) << 32) | candidates[c].b] = c;
-        for (PairResult& r : out.pairs) {
+        // Pairs are independent: their samples in parallel (each pair's own points and output).
+        const auto pairCount = static_cast<std::int64_t>(out.pairs.size());
+#pragma omp parallel for schedule(dynamic, 1) if (pairCount > 1)
+        for (std::int64_t i = 0; i < pairCount; ++i) {
+            PairResult& r = out.pairs[std::size_t(i)];
             auto it = candidateOfPair.find((std::uint64_t(r.pair.a) << 32) | r.pair.b);
             if (it == candidateOfPair.end()) continue;
             const std::uint32_t c = it->second;
             makeSamples(pointsOf[c], im.edgesOf[scene.meshOf(r.pair.a)], im.edgesOf[scene.meshOf(r.pair.b)], r.samples);
-            sampleCount += double(r.samples.size());
         }
+        for (const PairResult& r : out.pairs) sampleCount += double(r.samples.size());
     }
-    stats.count("cpu_exact_ms", msSince(te));
+    stats.count("cpu_samples_ms", msSince(ts));
+    stats.count("cpu_hits_ms", hitsMs);
 
     double pairsWithHits = 0;
     for (char h : hitPair) pairsWithHits += h ? 1 : 0;

@@ -100,7 +100,8 @@ public:
     /// volume), near_fragments, overflow_pixels, overflow_views, hits (records read back), hit_pairs (pairs with
     /// a hit), mipmap_pairs (readback=mipmap), full_exact_pairs (pairs only the mip-map names),
     /// tri_tri_tests, positive_tests, samples, colliding_pairs; gpu_ms split as
-    /// gpu_cull_ms, gpu_edges_ms, gpu_surfaces_ms, gpu_resolve_ms.
+    /// gpu_cull_ms, gpu_edges_ms, gpu_surfaces_ms, gpu_resolve_ms; CPU: cpu_setup_ms, cpu_hits_ms
+    /// (grouping the records), cpu_exact_ms, cpu_samples_ms.
     [[nodiscard]] Result<void> detect(const Scene& scene, std::span<const ObjectPair> candidates,
                                       DetectionOutput& out) override;
     /// The last batch of the last call: "edge fragments per pixel" and "surface fragments per
