@@ -123,15 +123,31 @@ struct EdgePoint {
     float rayDistance;  // along the view ray to the other object's nearest surface: bounds the depth
 };
 
-// Contact samples of one pair from its edges' points: per edge (and side), the surface it
-// crosses (the hit) gives the normal and the plane, the edge's deepest inside point below the
-// plane of its nearest crossing gives the point and the depth (at most the distance its ray
-// travels to the surface, a bound on the true depth). An edge whose crossing no pixel
-// saw gives no sample: a ray's faces are not always the ones nearest its point (a point under a
-// box's top, seen along the box's long side, finds the side faces metres away); the edges
-// that cross the surface carry the contact.
+// Contact samples of one pair from its edges' points. Per edge (and side) with an inside point,
+// one sample at its deepest inside point. A point's depth is the least deep of two estimates,
+// each clamped by a true bound on it: (1) below the plane of the crossing nearest it (the edge's
+// own crossing where it has one, else the pair's crossing of that side nearest the edge; a
+// crossing lies on the other surface, so its distance bounds the depth), and (2) below the plane
+// of the face its own ray found nearest (that face's plane distance, bounded by the distance
+// along the ray to the surface). For a convex volume every face plane's distance is at least the
+// depth, so the least deep is the better one, and neither alone suffices: (1) extrapolates a
+// curved surface's tangent plane (metres off far from the crossing), (2) depends on the ray (a
+// point under a box's top, seen along its long side, finds the side faces metres away). Edges
+// wholly inside give samples too: with the margin's swelling every resting contact overlaps by
+// about a margin, more than a bunny's edges are long, so the deepest points lie on edges with no
+// crossing; without them the depth stopped at the crossing edges' inner ends, about 8 mm short
+// of the truth for a bunny resting on the ground, and the contact settled that much too deep.
+// A side with no crossing at all gives no sample (nothing anchors the estimates).
 void makeSamples(std::vector<EdgePoint>& points, std::span<const cinder::MeshEdge> edgesA,
                  std::span<const cinder::MeshEdge> edgesB, std::vector<ContactSample>& out) {
+    // Each inside point of an edge: its depth estimate (< 0 inside), normal and triangle.
+    struct Estimate {
+        float along;  // position along the edge
+        float depth;
+        Vec3 point, normal;
+        std::uint32_t triangle;
+    };
+    std::vector<Estimate> est;
     // The GPU appends points in whatever order its atomics ran: order them fully (not just by
     // edge), so that ties below pick the same point every run and the contacts, and the
     // physics built on them, do not change from run to run.
@@ -139,44 +155,100 @@ void makeSamples(std::vector<EdgePoint>& points, std::span<const cinder::MeshEdg
         return std::tie(x.key, x.triangle, x.flags, x.point.x, x.point.y, x.point.z, x.distance, x.rayDistance) <
                std::tie(y.key, y.triangle, y.flags, y.point.x, y.point.y, y.point.z, y.distance, y.rayDistance);
     });
+    std::vector<std::uint32_t> crossings[2];  // per side, the crossing points (indices into points)
+    for (std::uint32_t k = 0; k < points.size(); ++k)
+        if (points[k].flags & CD_HIT_CROSSING) crossings[points[k].key >> 31].push_back(k);
+    // Depth of point q below the plane of crossing c, bounded by their distance.
+    auto belowCrossing = [](const EdgePoint& c, const EdgePoint& q) {
+        const Vec3 onPlane = c.point - c.normal * c.distance;
+        return std::max(glm::dot(c.normal, q.point - onPlane), -glm::length(q.point - c.point));
+    };
     for (std::size_t i = 0; i < points.size();) {
         std::size_t j = i;
         while (j < points.size() && points[j].key == points[i].key) ++j;
-        bool anyCross = false;
-        for (std::size_t k = i; k < j; ++k) anyCross = anyCross || (points[k].flags & CD_HIT_CROSSING);
-        Vec3 n(0.0f), deepest(0.0f);
-        float depth = 0.0f;
-        std::uint32_t triangle = 0;
-        bool ok = false;
-        if (anyCross) {
-            // Each inside point against the crossing nearest it along the edge (an edge may enter
-            // and leave the volume): its depth below that crossing's plane; the deepest wins.
-            for (std::size_t k = i; k < j; ++k) {
-                if (!(points[k].flags & CD_HIT_INSIDE)) continue;
-                const EdgePoint* cross = nullptr;
+        const std::uint32_t side = points[i].key >> 31;
+        bool anyCross = false, anyInside = false;
+        std::size_t firstInside = j;
+        for (std::size_t k = i; k < j; ++k) {
+            anyCross = anyCross || (points[k].flags & CD_HIT_CROSSING);
+            if ((points[k].flags & CD_HIT_INSIDE) && !anyInside) firstInside = k;
+            anyInside = anyInside || (points[k].flags & CD_HIT_INSIDE);
+        }
+        if (!anyInside || crossings[side].empty()) {
+            i = j;
+            continue;
+        }
+        // An edge with no crossing of its own: the pair's crossing nearest its first inside point.
+        const EdgePoint* pairCross = nullptr;
+        if (!anyCross) {
+            float best = INFINITY;
+            for (std::uint32_t m : crossings[side]) {
+                const float gap = glm::length(points[m].point - points[firstInside].point);
+                if (gap < best) {
+                    best = gap;
+                    pairCross = &points[m];
+                }
+            }
+        }
+        est.clear();
+        Vec3 axis(0.0f);
+        for (std::size_t k = i; k < j; ++k)
+            if ((points[k].flags & CD_HIT_INSIDE) && glm::length(points[k].point - points[firstInside].point) > glm::length(axis))
+                axis = points[k].point - points[firstInside].point;
+        for (std::size_t k = i; k < j; ++k) {
+            const EdgePoint& q = points[k];
+            if (!(q.flags & CD_HIT_INSIDE)) continue;
+            const EdgePoint* cross = pairCross;
+            if (anyCross) {  // the edge's own crossing nearest the point (an edge may enter and leave)
                 float best = INFINITY;
                 for (std::size_t m = i; m < j; ++m) {
                     if (!(points[m].flags & CD_HIT_CROSSING)) continue;
-                    const float gap = glm::length(points[m].point - points[k].point);
+                    const float gap = glm::length(points[m].point - q.point);
                     if (gap < best) {
                         best = gap;
                         cross = &points[m];
                     }
                 }
-                const Vec3 onPlane = cross->point - cross->normal * cross->distance;
-                // Below the crossing's plane, but never deeper than the surface its own ray reached.
-                const float d = std::max(glm::dot(cross->normal, points[k].point - onPlane), -points[k].rayDistance);
-                if (d < depth) {
-                    depth = d;
-                    deepest = points[k].point;
-                    n = cross->normal;
-                    triangle = cross->triangle;
-                    ok = true;
-                }
             }
+            // (1) below the crossing's plane; (2) below the plane of the face the ray found.
+            const float d1 = belowCrossing(*cross, q);
+            const float d2 = std::max(q.distance, -q.rayDistance);
+            const bool useRay = d2 > d1;
+            est.push_back({glm::dot(axis, q.point), useRay ? d2 : d1, q.point, useRay ? q.normal : cross->normal,
+                           useRay ? q.triangle : cross->triangle});
         }
+        // The depth below a surface changes by at most the distance moved (it is a distance): a
+        // point's estimate is bounded by each other point's plus the gap between them. A point
+        // whose own ray and crossing both lie far (a ground's edge inside a bunny, seen along
+        // the ground) gets its bound, and its normal, from a neighbour seen along a better axis.
+        // Two sweeps along the edge give every point the least bound over all the others.
+        std::sort(est.begin(), est.end(), [](const Estimate& x, const Estimate& y) {
+            return std::tie(x.along, x.depth) < std::tie(y.along, y.depth);
+        });
+        auto relax = [](Estimate& to, const Estimate& from) {
+            const float bound = from.depth - glm::length(to.point - from.point);  // depths are negative
+            if (bound > to.depth) {
+                to.depth = bound;
+                to.normal = from.normal;
+                to.triangle = from.triangle;
+            }
+        };
+        for (std::size_t k = 1; k < est.size(); ++k) relax(est[k], est[k - 1]);
+        for (std::size_t k = est.size(); k-- > 1;) relax(est[k - 1], est[k]);
+        Vec3 n(0.0f), deepest(0.0f);
+        float depth = 0.0f;
+        std::uint32_t triangle = 0;
+        bool ok = false;
+        for (const Estimate& e : est)
+            if (e.depth < depth) {
+                depth = e.depth;
+                deepest = e.point;
+                n = e.normal;
+                triangle = e.triangle;
+                ok = true;
+            }
         if (ok) {
-            const std::uint32_t side = points[i].key >> 31, edge = points[i].key & 0x7FFFFFFFu;
+            const std::uint32_t edge = points[i].key & 0x7FFFFFFFu;
             ContactSample cs;
             cs.depth = depth;
             if (side == 1) {  // an edge of the pair's b inside a: B's point on the edge, B's normal the reverse
