@@ -457,6 +457,44 @@ TEST(CinderNormalCode, RoundTripIsWithinFiveHundredthsOfADegree) {
 }
 
 
+// A bunny resting on the ground as the dispatcher gives it to the detector: both swollen by half
+// the margin (0.02 m), so the swollen surfaces overlap by the margin plus the real penetration
+// (8.3 mm: where the bunny settled with cinder before 2026-11-25's fix), 48.3 mm in all, more
+// than the bunny's edges are long. The deepest sample must reach the bunny's deepest vertex
+// (its depth below the ground's top, exactly), and no sample may be deeper than the overlap:
+// before the fix the samples came only from edges that cross the ground's top and stopped at
+// 42.7 mm (the contacts then settled the bunny 8 mm too deep), and a ground edge inside the
+// bunny took its depth from a tilted plane 20 cm away (207 mm).
+TEST_F(CinderDetectorTest, RestingBunnySamplesReachItsDeepestVertex) {
+    const Mesh real = *loadBunny(0.1f);
+    auto swollen = std::make_shared<Mesh>(shapes::offset(real, 0.02f));
+    Scene scene;
+    const ObjectId ground = scene.addObject(scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(20.02f, 0.52f, 20.02f)))),
+                                            {Vec3(0.0f, -0.5f, 0.0f), Quat(1, 0, 0, 0)});  // top at y = 0.02
+    Pose p{Vec3(0.0f), glm::angleAxis(0.7f, Vec3(0, 1, 0))};
+    float lowest = INFINITY;
+    for (const Vec3& v : real.vertices()) lowest = std::min(lowest, p.apply(v).y);
+    p.position.y = -0.0083f - lowest;
+    const ObjectId bunny = scene.addObject(scene.addMesh(swollen), p);
+    float swollenLowest = INFINITY;
+    for (const Vec3& v : swollen->vertices()) swollenLowest = std::min(swollenLowest, p.apply(v).y);
+    const float overlap = 0.02f - swollenLowest;
+    ASSERT_NEAR(overlap, 0.0483f, 5e-4f);
+    auto cinder = makeCinder();
+    DetectionOutput out;
+    const std::vector<ObjectPair> candidates = {{ground, bunny}};
+    ASSERT_TRUE(cinder->detect(scene, candidates, out));
+    ASSERT_EQ(out.pairs.size(), 1u);
+    float deepest = 0.0f;
+    for (const ContactSample& cs : out.pairs[0].samples) {
+        EXPECT_GE(cs.depth, -overlap - 2e-3f) << "normal " << cs.normalOnB.x << " " << cs.normalOnB.y << " " << cs.normalOnB.z;
+        deepest = std::min(deepest, cs.depth);
+    }
+    std::printf("[ cinder ] resting bunny: %zu samples, deepest %.4f m (the overlap %.4f m)\n",
+                out.pairs[0].samples.size(), deepest, overlap);
+    EXPECT_NEAR(deepest, -overlap, 1e-3f);
+}
+
 // Contact samples worked by hand: two axis-aligned cubes of half-size 0.1, B 0.15 along +x
 // (0.05 deep into each other), B a little off in y and z so that no faces are coplanar. Bullet's
 // convention: normalOnB points from B toward A (-x), depth is negative, pointOnA = pointOnB +
