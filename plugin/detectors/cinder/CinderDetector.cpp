@@ -604,8 +604,9 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
     vaoEdges.bind();
     edgeIndirect.bind(GL_DRAW_INDIRECT_BUFFER);
     glMultiDrawElementsIndirect(GL_LINES, GL_UNSIGNED_INT, nullptr, GLsizei(edgeCommands.size()), 0);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // the surfaces read the edge counts
     timer.mark(2);
-    // Passes 2-3 / 5-6: the surfaces, filled, both facings.
+    // Passes 2-3 / 5-6: the surfaces, filled, both facings (only into pixels with an edge).
     cullSurfIds.bindBase(GL_SHADER_STORAGE_BUFFER, CD_BINDING_CULL_IDS);
     surfRaster.use();
     vaoSurfaces.bind();
@@ -705,7 +706,7 @@ std::vector<DetectorDebugView> CinderDetector::debugViews() const {
     const std::size_t pixels = std::size_t(im.lastWidth) * im.lastHeight;
     DetectorDebugView edgesView{"edge fragments per pixel", "edges drawn into the pixel (pass 1)", im.counts.id(),
                                 0, DetectorDebugView::Format::Counts, im.lastWidth, im.lastHeight, 0, 0, 0};
-    DetectorDebugView surfView{"surface fragments per pixel", "surfaces crossed by the pixel's ray (passes 2-3)",
+    DetectorDebugView surfView{"surface fragments per pixel", "surfaces crossed by the pixel's ray (passes 2-3; pixels with an edge only)",
                                im.counts.id(), pixels * sizeof(std::uint32_t), DetectorDebugView::Format::Counts,
                                im.lastWidth, im.lastHeight, 0, 0, 0};
     return {edgesView, surfView};

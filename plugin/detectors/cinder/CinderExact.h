@@ -55,6 +55,7 @@ private:
     std::uint64_t generation_ = 0;
     peel::PeelExact exact_;
     std::vector<peel::TrianglePairCandidate> found_;
+    std::vector<std::vector<peel::TrianglePairCandidate>> threadFound_;  // per OpenMP thread
 };
 
 }  // namespace isc::cinder
