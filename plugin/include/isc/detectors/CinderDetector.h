@@ -31,6 +31,10 @@
 ///   section 4.3.2.2: one pair code per pixel (the last hit, as the paper's colour buffer), a
 ///   max-reduction by 2 x 2 for settings.mipLevels levels, the small image read back; pairs
 ///   whose pixels share a reduced pixel are lost (the paper's trade-off, kept to compare).
+/// - Beyond the paper: a compute cull before the raster passes (settings.cull): per tile only the
+///   edges whose box meets the pairs' overlap box and the triangles whose box meets its footprint
+///   across the view axis, at any depth (the parity needs every crossing in front of a point),
+///   drawn from compacted index lists through indirect multi-draws.
 /// - Beyond the paper: an edge sample within settings.proximity pixels of the other object's
 ///   surface also counts (catches crossings shorter than a pixel), and the exact check: per
 ///   edge hit, the triangles of the other object along the edge (its local BVH) and the two
