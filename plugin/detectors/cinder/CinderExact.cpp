@@ -86,8 +86,22 @@ void CinderExact::run(const Scene& scene, std::span<const ObjectPair> candidates
                       std::span<const std::uint32_t> fullPairs, std::span<const std::vector<MeshEdge>> edges,
                       bool wantSegments, DetectionOutput& out) {
     ++generation_;
-    std::sort(hits.begin(), hits.end());
-    hits.erase(std::unique(hits.begin(), hits.end()), hits.end());
+    // Sorted and unique: a counting sort by candidate, then each candidate's hits sorted in
+    // parallel (one std::sort of the pile's 298K hits took most of the check's time).
+    {
+        std::vector<std::uint32_t> start(candidates.size() + 1, 0);
+        for (const EdgeHit& h : hits) ++start[h.candidate + 1];
+        for (std::size_t c = 0; c < candidates.size(); ++c) start[c + 1] += start[c];
+        sorted_.resize(hits.size());
+        std::vector<std::uint32_t> cursor(start.begin(), start.end() - 1);
+        for (const EdgeHit& h : hits) sorted_[cursor[h.candidate]++] = h;
+        const auto candidateCount = static_cast<std::int64_t>(candidates.size());
+#pragma omp parallel for schedule(dynamic, 16) if (hits.size() > 4096)
+        for (std::int64_t c = 0; c < candidateCount; ++c)
+            std::sort(sorted_.begin() + start[std::size_t(c)], sorted_.begin() + start[std::size_t(c) + 1]);
+        hits.swap(sorted_);
+        hits.erase(std::unique(hits.begin(), hits.end()), hits.end());
+    }
     std::vector<char> full(candidates.size(), 0);
     for (std::uint32_t c : fullPairs) full[c] = 1;
     found_.clear();

@@ -56,6 +56,7 @@ private:
     peel::PeelExact exact_;
     std::vector<peel::TrianglePairCandidate> found_;
     std::vector<std::vector<peel::TrianglePairCandidate>> threadFound_;  // per OpenMP thread
+    std::vector<EdgeHit> sorted_;  // the hits by candidate (reused)
 };
 
 }  // namespace isc::cinder
