@@ -106,6 +106,15 @@ void row(const std::string& sceneName, const Scene& scene, const std::vector<Obj
                 sceneName.c_str(), detector.c_str(), optionText(options).c_str(), calls, median(total), median(gpu),
                 median(readback), median(cpu), candidates.size(), found.size(), ref.size(), missed, extra, triangles,
                 samples, out.stats.counter("hits"), out.stats.counter("views"));
+    if (detector == "cinder") {  // the last call's counters: where the time goes, what the cull kept
+        std::string line;
+        for (const auto& [k, v] : out.stats.counters) {
+            char buf[96];
+            std::snprintf(buf, sizeof buf, " %s=%.6g", k.c_str(), v);
+            line += buf;
+        }
+        std::printf("stats: scene=%s options=%s%s\n", sceneName.c_str(), optionText(options).c_str(), line.c_str());
+    }
     std::fflush(stdout);
 }
 
@@ -136,6 +145,7 @@ int main(int argc, char** argv) {
         row(name, scene, candidates, "cinder", {{"axes", "1"}}, calls, truth);
         row(name, scene, candidates, "cinder", {{"resolution", "64"}}, calls, truth);
         row(name, scene, candidates, "cinder", {{"samples", "false"}}, calls, truth);
+        row(name, scene, candidates, "cinder", {{"cull", "false"}}, calls, truth);
         return 0;
     }
     if (mode == "mipmap") {

@@ -8,7 +8,7 @@
 namespace isc::gl {
 #endif
 
-// Binding points 0..2 are the GpuScene's (common/bindings.h); the cinder detector uses 4..13.
+// Binding points 0..2 are the GpuScene's (common/bindings.h); the cinder detector uses 4..18.
 #define CD_BINDING_VIEWS 4        // CdView views[]: one per (view group, axis) tile of the atlas
 #define CD_BINDING_DRAWS 5        // CdDraw draws[]: indexed by the draw-id attribute (= baseInstance)
 #define CD_BINDING_COUNTS 6       // uint counts[2 * atlas pixels]: edge fragments, then surface fragments per pixel
@@ -19,8 +19,11 @@ namespace isc::gl {
 #define CD_BINDING_EDGES 11       // uvec4 edges[]: per mesh edge (vertex 0, vertex 1, triangle 0, triangle 1), mesh-relative
 #define CD_BINDING_VIEW_OBJECTS 12  // uint viewObjects[]: the objects of each view group, by slot
 #define CD_BINDING_COLOUR 13      // uint colour[]: readback=mipmap, one pair code per pixel, then its mip levels
-#define CD_BINDING_MESH_EDGES 14  // uint meshEdgeFirst[]: per MeshId, its first entry in edges[]
+#define CD_BINDING_MESH_EDGES 14  // uint meshEdgeFirst[]: per MeshId, its first entry in edges[]; one more entry: the end
 #define CD_BINDING_VIEW_FLAGS 15  // uint viewFlags[]: per view, 1 when a pixel of it overflowed MAX_LAYERS
+#define CD_BINDING_COMMANDS 16    // uint commands[5 * draws]: the pass's indirect draws (cull.glsl adds to their counts)
+#define CD_BINDING_CULL_INDICES 17  // uint cullIndices[]: the kept primitives' vertex indices (mesh-relative), per draw from firstIndex
+#define CD_BINDING_CULL_IDS 18    // uint cullIds[]: per kept primitive (draw's primBase + its rank), its edge or triangle index
 
 #define CD_ATTRIB_DRAW_ID 0       // uint vertex attribute, divisor 1: = baseInstance = draw index
 
@@ -35,14 +38,19 @@ namespace isc::gl {
 #define CD_COUNTER_INSIDE 1        // edge fragments inside the other object's volume (the paper's stencil != 0)
 #define CD_COUNTER_NEAR 2          // edge fragments within the proximity tolerance of the other's surface (not inside)
 #define CD_COUNTER_OVERFLOW 3      // pixels with more fragments than MAX_LAYERS (their edges count as near)
-#define CD_COUNTER_COUNT 4
+#define CD_COUNTER_EDGES_KEPT 4    // edges the cull kept (drawn), summed over the batch's draws
+#define CD_COUNTER_TRIANGLES_KEPT 5  // triangles the cull kept (drawn)
+#define CD_COUNTER_COUNT 6
+
+// CdDraw::primBase when the draw is not culled: its primitive index is gl_PrimitiveID itself.
+#define CD_NOT_CULLED 0xFFFFFFFFu
 
 // CdHit::flags bits.
 #define CD_HIT_INSIDE 1u           // the edge point is inside the volume (winding != 0): a contact sample
 #define CD_HIT_NEAR 2u             // not inside, but within the proximity tolerance of the volume's surface
 #define CD_HIT_CROSSING 4u         // within 1.5 pixels (in depth) of the volume's surface: the edge crosses it here
 
-// One tile of the atlas: a view group's objects seen along one axis, std430 (160 bytes).
+// One tile of the atlas: a view group's objects seen along one axis, std430 (192 bytes).
 struct CdView {
     mat4 viewProj;       // world -> clip: orthographic, the view box to [-1, 1]^3
     mat4 invViewProj;    // clip -> world
@@ -54,14 +62,20 @@ struct CdView {
     float depthExtent;   // world length of the view's depth range (window depth 0..1)
     uint axis;           // 0, 1, 2: the view's rays run along +axis (window depth grows with it)
     float crossWorld;    // an edge point this near the surface (world units, 1.5 pixels) is where it crosses
+    vec4 cullLo;         // the cull's world box (xyz; w unused): where the view's pairs can meet, grown by
+    vec4 cullHi;         //   a margin; edges are kept when their box meets it, triangles when their box
+                         //   meets its footprint across the axis (the prism along the rays: the parity
+                         //   needs every crossing in front of an edge point, wherever it lies in depth)
 };
 
-// One indirect draw: an object (its edges or its triangles) into a view.
+// One indirect draw: an object (its edges or its triangles) into a view. The edge pass's draws
+// and the surface pass's draws are separate entries (the draw-id attribute picks one).
 struct CdDraw {
     uint view;
     uint object;
     uint slot;           // the object's slot in the view group
-    uint pad;
+    uint primBase;       // culled: its kept primitives' ids start at cullIds[primBase] (and its indices at
+                         // cullIndices[primBase * vertices a primitive]); CD_NOT_CULLED: drawn whole
 };
 
 // One edge hit, std430 (48 bytes): an edge of the penetrating object (slot a) at a pixel where

@@ -116,6 +116,9 @@ void main() {
         float t = dd > 0.0 ? clamp(dot(centre - c0.xy, d) / dd, 0.0, 1.0) : 0.5;
         vec3 p = mix(e0, e1, t);
         float ze = mix(c0.z, c1.z, t) * 0.5 + 0.5;  // window depth of the edge point
+        // A point outside the cull box lies outside the other objects' boxes by more than the
+        // proximity reach: it can be no hit (and no near hit in an over-full pixel).
+        if (p[axis] < v.cullLo[axis] || p[axis] > v.cullHi[axis]) continue;
         for (uint j0 = 0u; j0 < surfCount; ++j0) {
             uint slotB = sSlot[j0];
             if (slotB == slotA) continue;  // self-interference prevented

@@ -27,7 +27,7 @@
 
 namespace isc {
 
-static_assert(sizeof(gl::CdView) == 160, "CdView must match its std430 layout");
+static_assert(sizeof(gl::CdView) == 192, "CdView must match its std430 layout");
 static_assert(sizeof(gl::CdDraw) == 16, "CdDraw must match its std430 layout");
 static_assert(sizeof(gl::CdHit) == 48, "CdHit must match its std430 layout");
 
@@ -66,13 +66,20 @@ void addCount(DetectorStats& stats, std::string_view name, double value) {
 }
 
 // Per batch, bytes of per-pixel storage allowed (counts and slots); a single tile may exceed it.
-constexpr std::size_t kBatchBytes = std::size_t(512) << 20;
+// Each batch ends with a blocking read (its hit count), so few large batches keep the GPU busy:
+// 2 GB is 240 tiles of 128^2 at 32 layers (the 100-bunny pile's 2385 tiles in 10 batches, not
+// the 40 of 512 MB); GL_MAX_SHADER_STORAGE_BLOCK_SIZE bounds each slot buffer as well.
+constexpr std::size_t kBatchBytes = std::size_t(2) << 30;
 constexpr std::uint32_t kMaxAtlasSide = 8192;
 
-constexpr int kStages = 3;
-constexpr const char* kStageCounters[kStages] = {"gpu_edges_ms", "gpu_surfaces_ms", "gpu_resolve_ms"};
+// Per batch, bytes of the cull's index lists and ids (every primitive of every draw could be kept).
+constexpr std::size_t kCullBytes = std::size_t(256) << 20;
+
+constexpr int kStages = 4;
+constexpr const char* kStageCounters[kStages] = {"gpu_cull_ms", "gpu_edges_ms", "gpu_surfaces_ms", "gpu_resolve_ms"};
 struct StageTimer {
     gl::Query marks[kStages + 1] = {{"cinder stage", GL_TIMESTAMP},
+                                    {"cinder stage", GL_TIMESTAMP},
                                     {"cinder stage", GL_TIMESTAMP},
                                     {"cinder stage", GL_TIMESTAMP},
                                     {"cinder stage", GL_TIMESTAMP}};
@@ -116,15 +123,31 @@ struct EdgePoint {
     float rayDistance;  // along the view ray to the other object's nearest surface: bounds the depth
 };
 
-// Contact samples of one pair from its edges' points: per edge (and side), the surface it
-// crosses (the hit) gives the normal and the plane, the edge's deepest inside point below the
-// plane of its nearest crossing gives the point and the depth (at most the distance its ray
-// travels to the surface, a bound on the true depth). An edge whose crossing no pixel
-// saw gives no sample: a ray's faces are not always the ones nearest its point (a point under a
-// box's top, seen along the box's long side, finds the side faces metres away); the edges
-// that cross the surface carry the contact.
+// Contact samples of one pair from its edges' points. Per edge (and side) with an inside point,
+// one sample at its deepest inside point. A point's depth is the least deep of two estimates,
+// each clamped by a true bound on it: (1) below the plane of the crossing nearest it (the edge's
+// own crossing where it has one, else the pair's crossing of that side nearest the edge; a
+// crossing lies on the other surface, so its distance bounds the depth), and (2) below the plane
+// of the face its own ray found nearest (that face's plane distance, bounded by the distance
+// along the ray to the surface). For a convex volume every face plane's distance is at least the
+// depth, so the least deep is the better one, and neither alone suffices: (1) extrapolates a
+// curved surface's tangent plane (metres off far from the crossing), (2) depends on the ray (a
+// point under a box's top, seen along its long side, finds the side faces metres away). Edges
+// wholly inside give samples too: with the margin's swelling every resting contact overlaps by
+// about a margin, more than a bunny's edges are long, so the deepest points lie on edges with no
+// crossing; without them the depth stopped at the crossing edges' inner ends, about 8 mm short
+// of the truth for a bunny resting on the ground, and the contact settled that much too deep.
+// A side with no crossing at all gives no sample (nothing anchors the estimates).
 void makeSamples(std::vector<EdgePoint>& points, std::span<const cinder::MeshEdge> edgesA,
                  std::span<const cinder::MeshEdge> edgesB, std::vector<ContactSample>& out) {
+    // Each inside point of an edge: its depth estimate (< 0 inside), normal and triangle.
+    struct Estimate {
+        float along;  // position along the edge
+        float depth;
+        Vec3 point, normal;
+        std::uint32_t triangle;
+    };
+    std::vector<Estimate> est;
     // The GPU appends points in whatever order its atomics ran: order them fully (not just by
     // edge), so that ties below pick the same point every run and the contacts, and the
     // physics built on them, do not change from run to run.
@@ -132,44 +155,100 @@ void makeSamples(std::vector<EdgePoint>& points, std::span<const cinder::MeshEdg
         return std::tie(x.key, x.triangle, x.flags, x.point.x, x.point.y, x.point.z, x.distance, x.rayDistance) <
                std::tie(y.key, y.triangle, y.flags, y.point.x, y.point.y, y.point.z, y.distance, y.rayDistance);
     });
+    std::vector<std::uint32_t> crossings[2];  // per side, the crossing points (indices into points)
+    for (std::uint32_t k = 0; k < points.size(); ++k)
+        if (points[k].flags & CD_HIT_CROSSING) crossings[points[k].key >> 31].push_back(k);
+    // Depth of point q below the plane of crossing c, bounded by their distance.
+    auto belowCrossing = [](const EdgePoint& c, const EdgePoint& q) {
+        const Vec3 onPlane = c.point - c.normal * c.distance;
+        return std::max(glm::dot(c.normal, q.point - onPlane), -glm::length(q.point - c.point));
+    };
     for (std::size_t i = 0; i < points.size();) {
         std::size_t j = i;
         while (j < points.size() && points[j].key == points[i].key) ++j;
-        bool anyCross = false;
-        for (std::size_t k = i; k < j; ++k) anyCross = anyCross || (points[k].flags & CD_HIT_CROSSING);
-        Vec3 n(0.0f), deepest(0.0f);
-        float depth = 0.0f;
-        std::uint32_t triangle = 0;
-        bool ok = false;
-        if (anyCross) {
-            // Each inside point against the crossing nearest it along the edge (an edge may enter
-            // and leave the volume): its depth below that crossing's plane; the deepest wins.
-            for (std::size_t k = i; k < j; ++k) {
-                if (!(points[k].flags & CD_HIT_INSIDE)) continue;
-                const EdgePoint* cross = nullptr;
+        const std::uint32_t side = points[i].key >> 31;
+        bool anyCross = false, anyInside = false;
+        std::size_t firstInside = j;
+        for (std::size_t k = i; k < j; ++k) {
+            anyCross = anyCross || (points[k].flags & CD_HIT_CROSSING);
+            if ((points[k].flags & CD_HIT_INSIDE) && !anyInside) firstInside = k;
+            anyInside = anyInside || (points[k].flags & CD_HIT_INSIDE);
+        }
+        if (!anyInside || crossings[side].empty()) {
+            i = j;
+            continue;
+        }
+        // An edge with no crossing of its own: the pair's crossing nearest its first inside point.
+        const EdgePoint* pairCross = nullptr;
+        if (!anyCross) {
+            float best = INFINITY;
+            for (std::uint32_t m : crossings[side]) {
+                const float gap = glm::length(points[m].point - points[firstInside].point);
+                if (gap < best) {
+                    best = gap;
+                    pairCross = &points[m];
+                }
+            }
+        }
+        est.clear();
+        Vec3 axis(0.0f);
+        for (std::size_t k = i; k < j; ++k)
+            if ((points[k].flags & CD_HIT_INSIDE) && glm::length(points[k].point - points[firstInside].point) > glm::length(axis))
+                axis = points[k].point - points[firstInside].point;
+        for (std::size_t k = i; k < j; ++k) {
+            const EdgePoint& q = points[k];
+            if (!(q.flags & CD_HIT_INSIDE)) continue;
+            const EdgePoint* cross = pairCross;
+            if (anyCross) {  // the edge's own crossing nearest the point (an edge may enter and leave)
                 float best = INFINITY;
                 for (std::size_t m = i; m < j; ++m) {
                     if (!(points[m].flags & CD_HIT_CROSSING)) continue;
-                    const float gap = glm::length(points[m].point - points[k].point);
+                    const float gap = glm::length(points[m].point - q.point);
                     if (gap < best) {
                         best = gap;
                         cross = &points[m];
                     }
                 }
-                const Vec3 onPlane = cross->point - cross->normal * cross->distance;
-                // Below the crossing's plane, but never deeper than the surface its own ray reached.
-                const float d = std::max(glm::dot(cross->normal, points[k].point - onPlane), -points[k].rayDistance);
-                if (d < depth) {
-                    depth = d;
-                    deepest = points[k].point;
-                    n = cross->normal;
-                    triangle = cross->triangle;
-                    ok = true;
-                }
             }
+            // (1) below the crossing's plane; (2) below the plane of the face the ray found.
+            const float d1 = belowCrossing(*cross, q);
+            const float d2 = std::max(q.distance, -q.rayDistance);
+            const bool useRay = d2 > d1;
+            est.push_back({glm::dot(axis, q.point), useRay ? d2 : d1, q.point, useRay ? q.normal : cross->normal,
+                           useRay ? q.triangle : cross->triangle});
         }
+        // The depth below a surface changes by at most the distance moved (it is a distance): a
+        // point's estimate is bounded by each other point's plus the gap between them. A point
+        // whose own ray and crossing both lie far (a ground's edge inside a bunny, seen along
+        // the ground) gets its bound, and its normal, from a neighbour seen along a better axis.
+        // Two sweeps along the edge give every point the least bound over all the others.
+        std::sort(est.begin(), est.end(), [](const Estimate& x, const Estimate& y) {
+            return std::tie(x.along, x.depth) < std::tie(y.along, y.depth);
+        });
+        auto relax = [](Estimate& to, const Estimate& from) {
+            const float bound = from.depth - glm::length(to.point - from.point);  // depths are negative
+            if (bound > to.depth) {
+                to.depth = bound;
+                to.normal = from.normal;
+                to.triangle = from.triangle;
+            }
+        };
+        for (std::size_t k = 1; k < est.size(); ++k) relax(est[k], est[k - 1]);
+        for (std::size_t k = est.size(); k-- > 1;) relax(est[k - 1], est[k]);
+        Vec3 n(0.0f), deepest(0.0f);
+        float depth = 0.0f;
+        std::uint32_t triangle = 0;
+        bool ok = false;
+        for (const Estimate& e : est)
+            if (e.depth < depth) {
+                depth = e.depth;
+                deepest = e.point;
+                n = e.normal;
+                triangle = e.triangle;
+                ok = true;
+            }
         if (ok) {
-            const std::uint32_t side = points[i].key >> 31, edge = points[i].key & 0x7FFFFFFFu;
+            const std::uint32_t edge = points[i].key & 0x7FFFFFFFu;
             ContactSample cs;
             cs.depth = depth;
             if (side == 1) {  // an edge of the pair's b inside a: B's point on the edge, B's normal the reverse
@@ -195,7 +274,7 @@ struct CinderDetector::Impl {
     DetectorSettings common;
     CinderSettings settings;
     bool sceneLayout = false, mipmap = false;
-    gl::Program edgeRaster, surfRaster, resolve, mip;
+    gl::Program edgeRaster, surfRaster, resolve, mip, cullEdges, cullSurfaces;
     gl::GpuScene scene{"cinder scene"};
     std::vector<const Mesh*> syncedMeshes;
     std::vector<std::vector<cinder::MeshEdge>> edgesOf;  // per MeshId
@@ -206,7 +285,9 @@ struct CinderDetector::Impl {
         edgeSlots{"cinder edge slots"}, surfSlots{"cinder surface slots"}, hits{"cinder hits"},
         counters{"cinder counters"}, edges{"cinder edges"}, edgeIndices{"cinder edge indices"},
         viewObjects{"cinder view objects"}, colour{"cinder colour"}, meshEdgeFirst{"cinder mesh edges"},
-        viewFlags{"cinder view flags"};
+        viewFlags{"cinder view flags"}, cullEdgeIndices{"cinder kept edge indices"},
+        cullSurfIndices{"cinder kept triangle indices"}, cullEdgeIds{"cinder kept edge ids"},
+        cullSurfIds{"cinder kept triangle ids"};
     std::size_t hitCapacity = 1 << 14;
     std::vector<std::unique_ptr<StageTimer>> stageTimers;
     std::size_t stageTimersUsed = 0;
@@ -248,6 +329,10 @@ Result<void> CinderDetector::Impl::compile() {
     if (auto r = make(resolve, {{GL_COMPUTE_SHADER, "cinder/resolve.glsl"}}, resolveDefines, "cinder resolve"); !r)
         return r;
     if (auto r = make(mip, {{GL_COMPUTE_SHADER, "cinder/mip.glsl"}}, "", "cinder mip-map"); !r) return r;
+    if (auto r = make(cullEdges, {{GL_COMPUTE_SHADER, "cinder/cull.glsl"}}, "#define CD_EDGES 1\n", "cinder edge cull"); !r)
+        return r;
+    if (auto r = make(cullSurfaces, {{GL_COMPUTE_SHADER, "cinder/cull.glsl"}}, "", "cinder triangle cull"); !r)
+        return r;
     vaoEdges = gl::VertexArray("cinder edge vao");
     vaoSurfaces = gl::VertexArray("cinder surface vao");
     framebuffer = gl::Framebuffer("cinder atlas (no attachments)");
@@ -289,6 +374,7 @@ void CinderDetector::Impl::syncScene(const Scene& sc) {
             indices.push_back(e.y);
         }
     }
+    first.push_back(std::uint32_t(all.size()));  // the end of the last mesh's edges
     if (all.empty()) all.emplace_back(0u);
     if (indices.empty()) indices.assign(2, 0u);
     edges.allocate(all.size() * sizeof(glm::uvec4), all.data(), 0);
@@ -307,13 +393,16 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
     const std::size_t pixels = std::size_t(W) * H;
     const auto K = static_cast<std::size_t>(settings.maxLayers);
 
-    // Views (one per tile) and draws: every object of the tile's group, edges and triangles.
+    // Views (one per tile) and draws: every object of the tile's group, edges and triangles (the
+    // edge draws first, then the surface draws, each its own CdDraw), culled or whole.
+    const bool culled = settings.cull;
     std::vector<gl::CdView> viewData(n);
-    std::vector<gl::CdDraw> drawData;
+    std::vector<gl::CdDraw> drawData, surfDrawData;
     std::vector<gl::DrawElementsIndirectCommand> edgeCommands, surfCommands;
     std::vector<std::uint32_t> objectList;
     std::vector<std::uint32_t> groupFirst(groups.size(), UINT32_MAX);
-    double edgesDrawn = 0, trianglesDrawn = 0;
+    double edgesIn = 0, trianglesIn = 0;
+    std::uint32_t edgesListed = 0, trianglesListed = 0, maxEdges = 0, maxTriangles = 0;
     std::uint32_t meshEdgeOffset = 0;
     std::vector<std::uint32_t> edgeFirst(edgesOf.size());
     for (std::size_t m = 0; m < edgesOf.size(); ++m) {
@@ -360,22 +449,46 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
         v.depthExtent = hi[k] - lo[k];
         v.axis = std::uint32_t(k);
         v.crossWorld = 1.5f * pixel;
+        // The cull's box: where the pairs meet, grown by two pixels and the proximity reach (an
+        // edge point nearer than that to the other surface counts), and at least the tile across.
+        const float margin = 2.0f * pixel + std::max(v.nearWorld, v.crossWorld);
+        for (int a = 0; a < 3; ++a) {
+            v.cullLo[a] = std::min(g.across.min[a], a == k ? g.across.min[a] : lo[a]) - margin;
+            v.cullHi[a] = std::max(g.across.max[a], a == k ? g.across.max[a] : hi[a]) + margin;
+        }
+        v.cullLo.w = v.cullHi.w = 0.0f;
         for (std::uint32_t s = 0; s < g.objects.size(); ++s) {
             const ObjectId o = g.objects[s];
             const gl::ObjectRange& range = scene.object(o);
-            const auto draw = static_cast<std::uint32_t>(drawData.size());
-            drawData.push_back({i, o, s, 0});
             const auto edgeCount = std::uint32_t(edgesOf[range.mesh].size());
-            edgeCommands.push_back({2 * edgeCount, 1, 2 * edgeFirst[range.mesh],
-                                    static_cast<std::int32_t>(range.firstVertex), draw});
-            surfCommands.push_back({3 * range.triangleCount, 1, 3 * range.firstTriangle,
-                                    static_cast<std::int32_t>(range.firstVertex), draw});
-            edgesDrawn += edgeCount;
-            trianglesDrawn += range.triangleCount;
+            const auto draw = static_cast<std::uint32_t>(drawData.size());
+            const auto vertex = static_cast<std::int32_t>(range.firstVertex);
+            if (culled) {  // counts filled by the cull; each draw its own range of the kept lists
+                drawData.push_back({i, o, s, edgesListed});
+                surfDrawData.push_back({i, o, s, trianglesListed});
+                edgeCommands.push_back({0, 1, 2 * edgesListed, vertex, draw});
+                surfCommands.push_back({0, 1, 3 * trianglesListed, vertex, draw});
+                edgesListed += edgeCount;
+                trianglesListed += range.triangleCount;
+                maxEdges = std::max(maxEdges, edgeCount);
+                maxTriangles = std::max(maxTriangles, range.triangleCount);
+            } else {
+                drawData.push_back({i, o, s, CD_NOT_CULLED});
+                surfDrawData.push_back({i, o, s, CD_NOT_CULLED});
+                edgeCommands.push_back({2 * edgeCount, 1, 2 * edgeFirst[range.mesh], vertex, draw});
+                surfCommands.push_back({3 * range.triangleCount, 1, 3 * range.firstTriangle, vertex, draw});
+            }
+            edgesIn += edgeCount;
+            trianglesIn += range.triangleCount;
         }
     }
-    addCount(stats, "edges_drawn", edgesDrawn);
-    addCount(stats, "triangles_drawn", trianglesDrawn);
+    // The surface draws follow the edge draws in draws[]: their commands' baseInstance moves.
+    const auto edgeDrawCount = static_cast<std::uint32_t>(drawData.size());
+    for (gl::DrawElementsIndirectCommand& c : surfCommands) c.baseInstance += edgeDrawCount;
+    drawData.insert(drawData.end(), surfDrawData.begin(), surfDrawData.end());
+    addCount(stats, "edges_in", edgesIn);
+    addCount(stats, "triangles_in", trianglesIn);
+    addCount(stats, "pixels", double(pixels));
     addCount(stats, "batches", 1);
 
     const auto drawCount = static_cast<std::uint32_t>(drawData.size());
@@ -390,8 +503,21 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
             v->setIntegerAttribute(CD_ATTRIB_DRAW_ID, 0, 1, GL_UNSIGNED_INT);
         }
     }
-    vaoSurfaces.setElementBuffer(scene.indexBuffer());  // re-set: sync() may have re-created it
-    vaoEdges.setElementBuffer(edgeIndices);
+    if (culled) {
+        // Room for every primitive of every draw (the cull keeps a subset); reserve() keeps the
+        // buffers while they are large enough, so the vertex arrays are pointed at them each batch.
+        cullEdgeIndices.reserve(std::max<std::size_t>(2 * std::size_t(edgesListed), 2) * sizeof(std::uint32_t));
+        cullEdgeIds.reserve(std::max<std::size_t>(edgesListed, 1) * sizeof(std::uint32_t));
+        cullSurfIndices.reserve(std::max<std::size_t>(3 * std::size_t(trianglesListed), 3) * sizeof(std::uint32_t));
+        cullSurfIds.reserve(std::max<std::size_t>(trianglesListed, 1) * sizeof(std::uint32_t));
+        vaoSurfaces.setElementBuffer(cullSurfIndices);
+        vaoEdges.setElementBuffer(cullEdgeIndices);
+    } else {
+        cullEdgeIds.reserve(sizeof(std::uint32_t));  // bound, never read
+        cullSurfIds.reserve(sizeof(std::uint32_t));
+        vaoSurfaces.setElementBuffer(scene.indexBuffer());  // re-set: sync() may have re-created it
+        vaoEdges.setElementBuffer(edgeIndices);
+    }
 
     counts.reserve(2 * pixels * sizeof(std::uint32_t));
     edgeSlots.reserve(pixels * K * 2 * sizeof(std::uint32_t));
@@ -450,13 +576,38 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
     glDepthMask(GL_FALSE);
     for (int c = 0; c < 4; ++c) glEnable(GLenum(GL_CLIP_DISTANCE0 + c));
     timer.mark(0);
+    double edgesDrawn = 0, trianglesDrawn = 0;
+    if (culled) {
+        // The cull: each pass's draws, one invocation per (draw, primitive); the kept counts go
+        // straight into the indirect commands.
+        for (int pass = 0; pass < 2; ++pass) {
+            gl::Program& p = pass == 0 ? cullEdges : cullSurfaces;
+            const auto commandCount = static_cast<std::uint32_t>(pass == 0 ? edgeCommands.size() : surfCommands.size());
+            const std::uint32_t most = pass == 0 ? maxEdges : maxTriangles;
+            if (commandCount == 0 || most == 0) continue;
+            (pass == 0 ? edgeIndirect : surfIndirect).bindBase(GL_SHADER_STORAGE_BUFFER, CD_BINDING_COMMANDS);
+            (pass == 0 ? cullEdgeIndices : cullSurfIndices).bindBase(GL_SHADER_STORAGE_BUFFER, CD_BINDING_CULL_INDICES);
+            (pass == 0 ? cullEdgeIds : cullSurfIds).bindBase(GL_SHADER_STORAGE_BUFFER, CD_BINDING_CULL_IDS);
+            p.setUniform("uDrawBase", pass == 0 ? 0u : edgeDrawCount);
+            p.setUniform("uCommandCount", commandCount);
+            p.dispatch((most + 63) / 64, std::min<GLuint>(commandCount, 65535u), (commandCount + 65534u) / 65535u);
+        }
+        glMemoryBarrier(GL_COMMAND_BARRIER_BIT | GL_ELEMENT_ARRAY_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
+    } else {
+        edgesDrawn = edgesIn;
+        trianglesDrawn = trianglesIn;
+    }
+    timer.mark(1);
     // Pass 1: the edges, as lines.
+    cullEdgeIds.bindBase(GL_SHADER_STORAGE_BUFFER, CD_BINDING_CULL_IDS);
     edgeRaster.use();
     vaoEdges.bind();
     edgeIndirect.bind(GL_DRAW_INDIRECT_BUFFER);
     glMultiDrawElementsIndirect(GL_LINES, GL_UNSIGNED_INT, nullptr, GLsizei(edgeCommands.size()), 0);
-    timer.mark(1);
-    // Passes 2-3 / 5-6: the surfaces, filled, both facings.
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // the surfaces read the edge counts
+    timer.mark(2);
+    // Passes 2-3 / 5-6: the surfaces, filled, both facings (only into pixels with an edge).
+    cullSurfIds.bindBase(GL_SHADER_STORAGE_BUFFER, CD_BINDING_CULL_IDS);
     surfRaster.use();
     vaoSurfaces.bind();
     surfIndirect.bind(GL_DRAW_INDIRECT_BUFFER);
@@ -466,7 +617,7 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
     glDepthMask(GL_TRUE);
     gl::Framebuffer::bindDefault();
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-    timer.mark(2);
+    timer.mark(3);
     // The ray casts per edge fragment, and the read-back's compaction (or the paper's colour).
     resolve.setUniform("uAtlasSize", glm::uvec2(W, H));
     resolve.setUniform("uTileSize", R);
@@ -474,6 +625,7 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
     resolve.setUniform("uViewCount", n);
     std::uint32_t counterValues[CD_COUNTER_COUNT] = {};
     const GLuint groupsX = GLuint((pixels + 63) / 64);
+    bool keptRead = false;
     for (;;) {
         resolve.setUniform("uHitCapacity", std::uint32_t(hitCapacity));
         resolve.dispatch(std::min<GLuint>(groupsX, 65535u), (groupsX + 65534u) / 65535u);
@@ -495,6 +647,11 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
         const auto tr = Clock::now();
         counters.read(0, sizeof(counterValues), counterValues);
         readbackMs += msSince(tr);
+        if (culled && !keptRead) {  // the cull's counts, before a rerun clears them
+            keptRead = true;
+            edgesDrawn = counterValues[CD_COUNTER_EDGES_KEPT];
+            trianglesDrawn = counterValues[CD_COUNTER_TRIANGLES_KEPT];
+        }
         if (mipmap || counterValues[CD_COUNTER_HITS] <= hitCapacity) break;
         hitCapacity = std::size_t(counterValues[CD_COUNTER_HITS]) * 5 / 4 + 1024;  // grow, kept for later calls
         hits.reserve(hitCapacity * sizeof(gl::CdHit));
@@ -502,7 +659,9 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
         counters.clearZero();
         viewFlags.clearZero(0, std::size_t(n) * sizeof(std::uint32_t));
     }
-    timer.mark(3);
+    timer.mark(4);
+    addCount(stats, "edges_drawn", edgesDrawn);
+    addCount(stats, "triangles_drawn", trianglesDrawn);
     addCount(stats, "inside_fragments", counterValues[CD_COUNTER_INSIDE]);
     addCount(stats, "near_fragments", counterValues[CD_COUNTER_NEAR]);
     addCount(stats, "overflow_pixels", counterValues[CD_COUNTER_OVERFLOW]);
@@ -547,7 +706,7 @@ std::vector<DetectorDebugView> CinderDetector::debugViews() const {
     const std::size_t pixels = std::size_t(im.lastWidth) * im.lastHeight;
     DetectorDebugView edgesView{"edge fragments per pixel", "edges drawn into the pixel (pass 1)", im.counts.id(),
                                 0, DetectorDebugView::Format::Counts, im.lastWidth, im.lastHeight, 0, 0, 0};
-    DetectorDebugView surfView{"surface fragments per pixel", "surfaces crossed by the pixel's ray (passes 2-3)",
+    DetectorDebugView surfView{"surface fragments per pixel", "surfaces crossed by the pixel's ray (passes 2-3; pixels with an edge only)",
                                im.counts.id(), pixels * sizeof(std::uint32_t), DetectorDebugView::Format::Counts,
                                im.lastWidth, im.lastHeight, 0, 0, 0};
     return {edgesView, surfView};
@@ -667,7 +826,7 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
     std::vector<std::vector<EdgePoint>> pointsOf(candidates.size());  // per candidate: its edges' points, for samples
     std::vector<char> full(candidates.size(), 0);
     std::vector<char> hitPair(candidates.size(), 0);
-    double gpuMs = 0.0;
+    double gpuMs = 0.0, hitsMs = 0.0;
     if (!tiles.empty()) {
         im.stageTimersUsed = 0;
         const std::size_t R = std::size_t(im.settings.resolution);
@@ -686,11 +845,25 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
             auto it = candidateOf.find((std::uint64_t(a) << 32) | b);
             return it == candidateOf.end() ? -1 : std::int64_t(it->second);
         };
-        for (std::size_t first = 0; first < tiles.size(); first += perBatch) {
-            const std::size_t count = std::min(perBatch, tiles.size() - first);
+        // With the cull, a batch's kept lists have room for all its primitives: bound them too.
+        auto cullBytes = [&](const Impl::Tile& t) {
+            std::size_t b = 0;
+            for (ObjectId o : groups[t.group].objects)
+                b += (3 * im.edgesOf[scene.meshOf(o)].size() + 4 * std::size_t(scene.objectMesh(o).triangleCount())) *
+                     sizeof(std::uint32_t);
+            return im.settings.cull ? b : 0;
+        };
+        for (std::size_t first = 0, count = 0; first < tiles.size(); first += count) {
+            std::size_t bytes = 0;
+            for (count = 0; first + count < tiles.size() && count < perBatch; ++count) {
+                const std::size_t b = cullBytes(tiles[first + count]);
+                if (count > 0 && bytes + b > kCullBytes) break;
+                bytes += b;
+            }
             const auto batch = std::span<const Impl::Tile>(tiles).subspan(first, count);
             Impl::BatchResult br;
             if (auto r = im.runBatch(batch, groups, br, stats, readbackMs); !r) return r;
+            const auto th = Clock::now();
             for (const auto& [g, code] : br.mipPairs) {
                 const Group& group = groups[g];
                 const std::uint32_t sa = (code >> 8) & 0xFFu, sb = code & 0xFFu;
@@ -714,6 +887,7 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
                 pointsOf[c].push_back({(side << 31) | h.edge, flags, h.triangle, Vec3(h.point.x, h.point.y, h.point.z),
                                        decodeCinderNormal(h.normal), h.point.w, h.rayDistance});
             }
+            hitsMs += msSince(th);
         }
         double stageMs[kStages] = {};
         for (std::size_t i = 0; i < im.stageTimersUsed; ++i)
@@ -732,21 +906,28 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
     if (!edgeHits.empty() || !fullPairs.empty())
         im.exact.run(scene, candidates, edgeHits, fullPairs, im.edgesOf, im.common.wantSegments, out);
     std::sort(out.pairs.begin(), out.pairs.end(), [](const PairResult& x, const PairResult& y) { return x.pair < y.pair; });
+    stats.count("cpu_exact_ms", msSince(te));
+    const auto ts = Clock::now();
     double sampleCount = 0;
     if (im.settings.samples) {
         std::unordered_map<std::uint64_t, std::uint32_t> candidateOfPair;
         for (std::uint32_t c = 0; c < candidates.size(); ++c)
             if (!pointsOf[c].empty())
                 candidateOfPair[(std::uint64_t(candidates[c].a) << 32) | candidates[c].b] = c;
-        for (PairResult& r : out.pairs) {
+        // Pairs are independent: their samples in parallel (each pair's own points and output).
+        const auto pairCount = static_cast<std::int64_t>(out.pairs.size());
+#pragma omp parallel for schedule(dynamic, 1) if (pairCount > 1)
+        for (std::int64_t i = 0; i < pairCount; ++i) {
+            PairResult& r = out.pairs[std::size_t(i)];
             auto it = candidateOfPair.find((std::uint64_t(r.pair.a) << 32) | r.pair.b);
             if (it == candidateOfPair.end()) continue;
             const std::uint32_t c = it->second;
             makeSamples(pointsOf[c], im.edgesOf[scene.meshOf(r.pair.a)], im.edgesOf[scene.meshOf(r.pair.b)], r.samples);
-            sampleCount += double(r.samples.size());
         }
+        for (const PairResult& r : out.pairs) sampleCount += double(r.samples.size());
     }
-    stats.count("cpu_exact_ms", msSince(te));
+    stats.count("cpu_samples_ms", msSince(ts));
+    stats.count("cpu_hits_ms", hitsMs);
 
     double pairsWithHits = 0;
     for (char h : hitPair) pairsWithHits += h ? 1 : 0;

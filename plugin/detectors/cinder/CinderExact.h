@@ -55,6 +55,8 @@ private:
     std::uint64_t generation_ = 0;
     peel::PeelExact exact_;
     std::vector<peel::TrianglePairCandidate> found_;
+    std::vector<std::vector<peel::TrianglePairCandidate>> threadFound_;  // per OpenMP thread
+    std::vector<EdgeHit> sorted_;  // the hits by candidate (reused)
 };
 
 }  // namespace isc::cinder

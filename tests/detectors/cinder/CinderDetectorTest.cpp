@@ -87,6 +87,101 @@ TEST_F(CinderDetectorTest, BunnyPairsMatchTheReference) {
     EXPECT_GT(samples, 0u);
 }
 
+// The cull (on by default) may drop what lies outside the pairs' overlap box across the view,
+// never a surface in front of an edge point along its ray: the parity needs every crossing. A
+// box 10 m long along z, a cube poking 2 cm into its side at mid-length, one axis (z) and the
+// paper's inside test alone (proximity 0): the cube's edges inside the long box are inside only
+// because the box's face 5 m in front of them (far outside the overlap box in depth, inside its
+// footprint) is counted; its side faces are edge-on along z and draw nothing. The box's far
+// side face and the cube's far face are outside the footprint: culled.
+TEST_F(CinderDetectorTest, CullKeepsEveryCrossingInFrontAlongTheRay) {
+    Scene scene;
+    // The cube stays clear of the diagonal of the long box's +x face (y = +-0.02 z), so no edge of
+    // the long box enters the cube: the pair rests on the cube's edges inside the long box.
+    const ObjectId a = scene.addObject(scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.03f)))),
+                                       {Vec3(0.11f, 0.05f, 0.007f), Quat(1, 0, 0, 0)});
+    const ObjectId b = scene.addObject(scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.1f, 0.1f, 5.0f)))),
+                                       {Vec3(0.0f), Quat(1, 0, 0, 0)});
+    const std::vector<ObjectPair> candidates = {{a, b}};
+    const auto ref = reference(scene, a, b);
+    ASSERT_FALSE(ref.empty());
+    for (bool cull : {true, false}) {
+        CinderSettings s;
+        s.axes = 1;
+        s.proximity = 0.0f;
+        s.cull = cull;
+        auto cinder = makeCinder(s);
+        DetectionOutput out;
+        ASSERT_TRUE(cinder->detect(scene, candidates, out));
+        const PairResult* r = findPair(out, {a, b});
+        std::printf("[ cinder ] long box, cull=%d: triangles drawn %.0f of %.0f, edges %.0f of %.0f, inside %.0f, near %.0f\n",
+                    int(cull), out.stats.counter("triangles_drawn"), out.stats.counter("triangles_in"),
+                    out.stats.counter("edges_drawn"), out.stats.counter("edges_in"), out.stats.counter("inside_fragments"),
+                    out.stats.counter("near_fragments"));
+        ASSERT_NE(r, nullptr) << "cull=" << cull;
+        EXPECT_EQ(r->triangles, ref) << "cull=" << cull;
+        EXPECT_GT(out.stats.counter("inside_fragments"), 0.0) << "cull=" << cull;
+        EXPECT_EQ(out.stats.counter("triangles_in"), 24.0);
+        EXPECT_EQ(out.stats.counter("near_fragments"), 0.0);  // found by the winding alone
+        if (cull) {
+            EXPECT_LT(out.stats.counter("triangles_drawn"), 24.0);
+            EXPECT_LT(out.stats.counter("edges_drawn"), out.stats.counter("edges_in"));
+        } else {
+            EXPECT_EQ(out.stats.counter("triangles_drawn"), 24.0);
+        }
+    }
+}
+
+// Bunny pairs with and without the cull: the same pairs and the same exact triangle pairs on
+// every pose, every colliding pose found (one axis, the inside test alone: no other axis or proximity
+// sample to make up for a lost crossing), with far fewer triangles drawn.
+TEST_F(CinderDetectorTest, CullLosesNothingOnBunnyPairs) {
+    auto bunny = bunnyMesh();
+    Scene scene;
+    const MeshId m = scene.addMesh(bunny);
+    const ObjectId a = scene.addObject(m), b = scene.addObject(m);
+    const std::vector<ObjectPair> candidates = {{a, b}};
+    CinderSettings s;
+    s.axes = 1;
+    s.proximity = 0.0f;
+    auto culled = makeCinder(s);
+    s.cull = false;
+    auto whole = makeCinder(s);
+    double in = 0, drawn = 0, insideCulled = 0, insideWhole = 0;
+    std::size_t colliding = 0, foundCulled = 0, foundWhole = 0;
+    for (auto [pa, pb] : geometry::sampleClosePoses(*bunny, *bunny, 40, 11)) {
+        scene.setPose(a, pa);
+        scene.setPose(b, pb);
+        DetectionOutput oc, ow;
+        ASSERT_TRUE(culled->detect(scene, candidates, oc));
+        ASSERT_TRUE(whole->detect(scene, candidates, ow));
+        const auto ref = reference(scene, a, b);
+        const PairResult* rc = findPair(oc, {a, b});
+        const PairResult* rw = findPair(ow, {a, b});
+        colliding += ref.empty() ? 0 : 1;
+        foundCulled += rc ? 1 : 0;
+        foundWhole += rw ? 1 : 0;
+        EXPECT_EQ(rc != nullptr, rw != nullptr);
+        if (rc) {  // exact (at one axis without proximity the triangle pairs need not all be found)
+            EXPECT_TRUE(std::includes(ref.begin(), ref.end(), rc->triangles.begin(), rc->triangles.end()));
+        }
+        if (rc && rw) {
+            EXPECT_EQ(rc->triangles, rw->triangles);
+        }
+        in += oc.stats.counter("triangles_in");
+        drawn += oc.stats.counter("triangles_drawn");
+        insideCulled += oc.stats.counter("inside_fragments");
+        insideWhole += ow.stats.counter("inside_fragments");
+    }
+    std::printf("[ cinder ] cull: %zu colliding, found %zu culled / %zu whole; triangles drawn %.0f of %.0f; "
+                "inside fragments %.0f culled / %.0f whole\n",
+                colliding, foundCulled, foundWhole, drawn, in, insideCulled, insideWhole);
+    EXPECT_GT(colliding, 0u);
+    EXPECT_EQ(foundCulled, colliding);
+    EXPECT_LT(drawn, 0.6 * in);
+    EXPECT_GE(insideCulled, insideWhole);  // an over-full pixel has no winding: the cull only empties pixels
+}
+
 
 TEST_F(CinderDetectorTest, RejectsBadSettingsWithAMessage) {
     auto check = [](CinderSettings s, const char* what) {
@@ -362,13 +457,51 @@ TEST(CinderNormalCode, RoundTripIsWithinFiveHundredthsOfADegree) {
 }
 
 
+// A bunny resting on the ground as the dispatcher gives it to the detector: both swollen by half
+// the margin (0.02 m), so the swollen surfaces overlap by the margin plus the real penetration
+// (8.3 mm: where the bunny settled with cinder before 2026-11-25's fix), 48.3 mm in all, more
+// than the bunny's edges are long. The deepest sample must reach the bunny's deepest vertex
+// (its depth below the ground's top, exactly), and no sample may be deeper than the overlap:
+// before the fix the samples came only from edges that cross the ground's top and stopped at
+// 42.7 mm (the contacts then settled the bunny 8 mm too deep), and a ground edge inside the
+// bunny took its depth from a tilted plane 20 cm away (207 mm).
+TEST_F(CinderDetectorTest, RestingBunnySamplesReachItsDeepestVertex) {
+    const Mesh real = *loadBunny(0.1f);
+    auto swollen = std::make_shared<Mesh>(shapes::offset(real, 0.02f));
+    Scene scene;
+    const ObjectId ground = scene.addObject(scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(20.02f, 0.52f, 20.02f)))),
+                                            {Vec3(0.0f, -0.5f, 0.0f), Quat(1, 0, 0, 0)});  // top at y = 0.02
+    Pose p{Vec3(0.0f), glm::angleAxis(0.7f, Vec3(0, 1, 0))};
+    float lowest = INFINITY;
+    for (const Vec3& v : real.vertices()) lowest = std::min(lowest, p.apply(v).y);
+    p.position.y = -0.0083f - lowest;
+    const ObjectId bunny = scene.addObject(scene.addMesh(swollen), p);
+    float swollenLowest = INFINITY;
+    for (const Vec3& v : swollen->vertices()) swollenLowest = std::min(swollenLowest, p.apply(v).y);
+    const float overlap = 0.02f - swollenLowest;
+    ASSERT_NEAR(overlap, 0.0483f, 5e-4f);
+    auto cinder = makeCinder();
+    DetectionOutput out;
+    const std::vector<ObjectPair> candidates = {{ground, bunny}};
+    ASSERT_TRUE(cinder->detect(scene, candidates, out));
+    ASSERT_EQ(out.pairs.size(), 1u);
+    float deepest = 0.0f;
+    for (const ContactSample& cs : out.pairs[0].samples) {
+        EXPECT_GE(cs.depth, -overlap - 2e-3f) << "normal " << cs.normalOnB.x << " " << cs.normalOnB.y << " " << cs.normalOnB.z;
+        deepest = std::min(deepest, cs.depth);
+    }
+    std::printf("[ cinder ] resting bunny: %zu samples, deepest %.4f m (the overlap %.4f m)\n",
+                out.pairs[0].samples.size(), deepest, overlap);
+    EXPECT_NEAR(deepest, -overlap, 1e-3f);
+}
+
 // Contact samples worked by hand: two axis-aligned cubes of half-size 0.1, B 0.15 along +x
 // (0.05 deep into each other), B a little off in y and z so that no faces are coplanar. Bullet's
 // convention: normalOnB points from B toward A (-x), depth is negative, pointOnA = pointOnB +
-// normalOnB * depth. Most samples have the x normal, each of them 0.05 deep (B's edges on its -x
-// face through A's +x face); an edge that leaves through a side face gets that face's normal and
-// a depth bounded by the distance its ray travels to the surface (at most 0.1 here); A's point
-// lies inside B's box and B's inside A's.
+// normalOnB * depth. The deepest samples have the x normal, 0.05 deep (B's edges on its -x face
+// through A's +x face); an edge point nearer another face gets that face's normal and depth
+// (each sample's depth is the least deep of its estimates, never shallower than the truth in a
+// convex volume); A's point lies inside B's box and B's inside A's.
 TEST_F(CinderDetectorTest, SamplesOfTwoCubesFollowBulletsConvention) {
     Scene scene;
     const MeshId m = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.1f))));
@@ -381,20 +514,37 @@ TEST_F(CinderDetectorTest, SamplesOfTwoCubesFollowBulletsConvention) {
     ASSERT_EQ(out.pairs.size(), 1u);
     const auto& samples = out.pairs[0].samples;
     ASSERT_FALSE(samples.empty());
+    // Depth of a point inside an axis-aligned cube: its distance to the nearest face.
+    auto depthIn = [](Vec3 p, Vec3 centre) {
+        const Vec3 d = Vec3(0.1f) - glm::abs(p - centre);
+        return std::min({d.x, d.y, d.z});
+    };
     std::size_t alongX = 0;
+    float deepest = 0.0f;
+    Vec3 deepestNormal(0.0f);
     for (const ContactSample& cs : samples) {
         EXPECT_LT(cs.depth, 0.0f);
         EXPECT_GE(cs.depth, -0.1001f);
         const Vec3 onA = cs.pointOnB + cs.normalOnB * cs.depth;
         EXPECT_GE(onA.x, 0.05f - 1e-4f);  // A's point inside B (x >= 0.05)
         EXPECT_LE(cs.pointOnB.x, 0.1f + 1e-4f);  // B's point inside A (x <= 0.1)
-        if (glm::dot(cs.normalOnB, Vec3(-1, 0, 0)) > 0.999f) {
-            ++alongX;
-            EXPECT_NEAR(cs.depth, -0.05f, 1e-3f);  // B's edges on its -x face, through A's +x face
-        }
+        // One of the two points is an edge point inside the other cube, the other on one of that
+        // cube's face planes. Every estimate is a face plane's distance (or a distance to the
+        // surface), at least the point's true depth in a convex volume: never shallower than it.
+        // (Not always equal: a face edge-on in every view that sees the edge gives no estimate.)
+        const float inB = depthIn(onA, Vec3(0.15f, 0.013f, 0.017f)), inA = depthIn(cs.pointOnB, Vec3(0.0f));
+        EXPECT_GE(-cs.depth, std::max(inA, inB) - 2e-3f)
+            << "depth " << cs.depth << ", A's point " << inB << " inside B, B's point " << inA << " inside A";
+        std::printf("[ cinder ]   sample depth %.4f normal (%.2f %.2f %.2f)\n", cs.depth, cs.normalOnB.x, cs.normalOnB.y,
+                    cs.normalOnB.z);
+        if (glm::dot(cs.normalOnB, Vec3(-1, 0, 0)) > 0.999f) ++alongX;
+        if (cs.depth < deepest) deepest = cs.depth, deepestNormal = cs.normalOnB;
     }
     std::printf("[ cinder ] two cubes: %zu samples, %zu along -x\n", samples.size(), alongX);
-    EXPECT_GE(double(alongX), 0.5 * double(samples.size()));
+    // The deepest: the overlap's 5 cm along x (B's -x face through A's +x face).
+    EXPECT_NEAR(deepest, -0.05f, 1e-3f);
+    EXPECT_GT(glm::dot(deepestNormal, Vec3(-1, 0, 0)), 0.999f);
+    EXPECT_GE(alongX, 1u);
 }
 
 }  // namespace

@@ -73,6 +73,37 @@ TEST_P(CinderPileTest, TenBunniesPileAndSettle) {
                 penetrationStep);
 }
 
+// One bunny dropped 5 cm onto the ground, contacts from cinder's samples at the defaults: it
+// must rest as with cpu, not sunk in. Before 2026-11-25's sample fix it rested 8.3 mm deep
+// (cpu: 0.2 mm): the samples' depth stopped at the edges that cross the ground's top, short of
+// the deepest vertex, so the contacts balanced with the real bodies still inside each other;
+// that is the same error that sank the 100-bunny pile (docs/detectors/cinder.md).
+TEST_F(GlTest, CinderBunnyRestsOnTheGroundAsWithCpu) {
+    auto bunny = scenes::makeBunnyPile(1, 1);
+    ASSERT_TRUE(bunny.has_value()) << bunny.error().message;
+    double rest[2] = {0.0, 0.0};
+    int k = 0;
+    for (const char* detector : {"cpu", "cinder"}) {
+        bullet::WorldSettings ws;
+        ws.detector = detector;
+        auto created = bullet::RigidWorld::create(ws);
+        ASSERT_TRUE(created.has_value()) << created.error().message;
+        bullet::RigidWorld& world = **created;
+        world.addGround(Vec3(20.0f, 0.5f, 20.0f));
+        Pose p{Vec3(0.0f), glm::angleAxis(0.7f, Vec3(0, 1, 0))};
+        float lowest = INFINITY;
+        for (const Vec3& v : bunny->bunny->vertices()) lowest = std::min(lowest, p.apply(v).y);
+        p.position.y = 0.05f - lowest;
+        world.addMeshBody(bunny->bunny, p, 1.0f);
+        for (int i = 0; i < 150; ++i) world.step();
+        EXPECT_LT(world.speed(0), kRestingSpeed) << detector;
+        rest[k++] = world.maxPenetration();
+        std::printf("[%s] one bunny on the ground: penetration %.4f m after 2.5 s\n", detector, rest[k - 1]);
+    }
+    EXPECT_LT(rest[0], 0.002);
+    EXPECT_LT(rest[1], 0.003);  // was 0.0083
+}
+
 INSTANTIATE_TEST_SUITE_P(Detectors, CinderPileTest,
                          ::testing::Values(PileCase{"cpu", "cpu", 0}, PileCase{"cinder_64", "cinder", 64}),
                          [](const ::testing::TestParamInfo<PileCase>& param) { return std::string(param.param.name); });

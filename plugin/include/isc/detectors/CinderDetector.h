@@ -31,6 +31,10 @@
 ///   section 4.3.2.2: one pair code per pixel (the last hit, as the paper's colour buffer), a
 ///   max-reduction by 2 x 2 for settings.mipLevels levels, the small image read back; pairs
 ///   whose pixels share a reduced pixel are lost (the paper's trade-off, kept to compare).
+/// - Beyond the paper: a compute cull before the raster passes (settings.cull): per tile only the
+///   edges whose box meets the pairs' overlap box and the triangles whose box meets its footprint
+///   across the view axis, at any depth (the parity needs every crossing in front of a point),
+///   drawn from compacted index lists through indirect multi-draws.
 /// - Beyond the paper: an edge sample within settings.proximity pixels of the other object's
 ///   surface also counts (catches crossings shorter than a pixel), and the exact check: per
 ///   edge hit, the triangles of the other object along the edge (its local BVH) and the two
@@ -64,8 +68,13 @@ struct CinderSettings {
     float proximity = 1.5f;
     /// Contact samples (point on the edge, encoded normal, depth) for every pair (compact read-back).
     bool samples = true;
+    /// The cull before the raster passes (not in the paper, which draws every object whole): per
+    /// tile, only the edges whose box meets the pairs' overlap box and the triangles whose box
+    /// meets its footprint across the view axis (at any depth: the parity needs every crossing in
+    /// front of an edge point) are drawn, through compacted index lists and indirect draws.
+    bool cull = true;
 
-    static constexpr std::array<SettingField<CinderSettings>, 8> fields{{
+    static constexpr std::array<SettingField<CinderSettings>, 9> fields{{
         {"resolution", &CinderSettings::resolution, "pixels across a tile, a power of two 16..2048"},
         {"axes", &CinderSettings::axes, "projection axes: 1 (z) or 3 (x, y, z)"},
         {"layout", &CinderSettings::layout, "pairs (a tile per candidate pair) or scene (the paper's: a view of up to 255 objects)"},
@@ -74,6 +83,7 @@ struct CinderSettings {
         {"maxLayers", &CinderSettings::maxLayers, "edge and surface fragments kept per pixel, 4..64 (more: near hits, no winding)"},
         {"proximity", &CinderSettings::proximity, "edge samples this many pixels from the other surface count too (0: inside only)"},
         {"samples", &CinderSettings::samples, "contact samples from the GPU's records (compact read-back)"},
+        {"cull", &CinderSettings::cull, "draw per tile only the edges in the pairs' overlap box and the triangles in its footprint prism"},
     }};
 };
 
@@ -88,11 +98,14 @@ public:
     bool reportsTrianglePairs() const override { return true; }
     bool needsClosedMeshes() const override { return true; }
     /// Counters per call: candidate_pairs, unserved_pairs, open_mesh_pairs, view_groups, views,
-    /// batches, edges_drawn, triangles_drawn, inside_fragments (edge fragments inside the other
+    /// batches, edges_in, triangles_in (the tiles' objects' edges and triangles, summed over
+    /// tiles), edges_drawn, triangles_drawn (what the cull kept; = the inputs with cull=false),
+    /// pixels (atlas pixels resolved), inside_fragments (edge fragments inside the other
     /// volume), near_fragments, overflow_pixels, overflow_views, hits (records read back), hit_pairs (pairs with
     /// a hit), mipmap_pairs (readback=mipmap), full_exact_pairs (pairs only the mip-map names),
     /// tri_tri_tests, positive_tests, samples, colliding_pairs; gpu_ms split as
-    /// gpu_edges_ms, gpu_surfaces_ms, gpu_resolve_ms.
+    /// gpu_cull_ms, gpu_edges_ms, gpu_surfaces_ms, gpu_resolve_ms; CPU: cpu_setup_ms, cpu_hits_ms
+    /// (grouping the records), cpu_exact_ms, cpu_samples_ms.
     [[nodiscard]] Result<void> detect(const Scene& scene, std::span<const ObjectPair> candidates,
                                       DetectionOutput& out) override;
     /// The last batch of the last call: "edge fragments per pixel" and "surface fragments per
