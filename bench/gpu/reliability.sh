@@ -12,7 +12,8 @@
 #   tunnelling at 5 and 20 m/s, over up to ISC_PHYSICS_SECONDS (8) simulated seconds. A run stops
 #   early once the whole pile sleeps or a body falls through the ground; each detector has a
 #   wall-clock limit (ISC_PHYSICS_WALL, 28 s, then a hard timeout 10 s later). The slow ones
-#   (ISC_PHYSICS_SLOW: cinder and stock GImpact, ~0.25-0.3 s a step at 100 bunnies on the H100)
+#   (ISC_PHYSICS_SLOW: cinder and stock GImpact, ~0.25-0.3 s a step at 100 bunnies on the H100;
+#   set it empty to run them like the others)
 #   run beside the others with their own limit (ISC_PHYSICS_SLOW_WALL, 200 s). Then, while the
 #   part's budget (ISC_PHYSICS_BUDGET, 240 s) lasts, seeds 2-9 of the same pile for cpu (rows
 #   "seed N<TAB>detector ...": how much the settling time varies).
@@ -47,7 +48,7 @@ rel=$bin/isc_bench_reliability
 physics() {
     local bodies=${ISC_PHYSICS_BODIES:-100} wall=${ISC_PHYSICS_WALL:-28} every=${ISC_PHYSICS_PROBE_EVERY:-2}
     local seconds=${ISC_PHYSICS_SECONDS:-8} budget=${ISC_PHYSICS_BUDGET:-240}
-    local slow=${ISC_PHYSICS_SLOW:-cinder bullet-gimpact} slowWall=${ISC_PHYSICS_SLOW_WALL:-200}
+    local slow=${ISC_PHYSICS_SLOW-cinder bullet-gimpact} slowWall=${ISC_PHYSICS_SLOW_WALL:-200}
     local detectors=${ISC_PHYSICS_DETECTORS:-$("$rel" list 2>/dev/null)}
     local t0=$SECONDS cores
     cores=$(nproc)
