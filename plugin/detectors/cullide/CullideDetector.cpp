@@ -1086,7 +1086,8 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     for (auto r : {range("resolution", settings.resolution, 8, 4096),
                    range("clusterResolution", settings.clusterResolution, 4, 4096),
                    range("objectResolution", settings.objectResolution, 4, 4096),
-                   range("selfLayers", settings.selfLayers, 4, 64), range("queryPool", settings.queryPool, 1, 65536)})
+                   range("selfLayers", settings.selfLayers, 4, 64), range("queryPool", settings.queryPool, 1, 65536),
+                   range("filterList", settings.filterList, 16, 1 << 28)})
         if (!r) return fail(r.error().message);
     if (settings.clusterSize != 0)
         if (auto r = range("clusterSize", settings.clusterSize, 4, 4096); !r)
@@ -1099,6 +1100,7 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     impl->hierarchies = std::make_unique<cullide::Hierarchies>(settings.clusterSize);
     if (auto c = impl->passes.compile(settings.method == "queries", settings.selfLayers, settings.queryPool); !c)
         return fail(c.error().message);
+    impl->passes.setFilterList(std::uint32_t(settings.filterList));
     return std::unique_ptr<CullideDetector>(new CullideDetector(std::move(impl)));
 }
 

@@ -128,6 +128,8 @@ public:
     Passes& operator=(const Passes&) = delete;
     /// Compiles the programs; `queries` also the occlusion-query path.
     [[nodiscard]] Result<void> compile(bool queries, int selfLayers, int queryPool);
+    /// The GPU filter's list holds `pairs` triangle pairs at first (grown after an overflow).
+    void setFilterList(std::uint32_t pairs) { outputCapacity_ = pairs; }
     /// Mirrors `scene` (GpuScene) and uploads `slotTriangles` (every mesh's leaf order, at
     /// the bases the items use) when `slotsChanged`.
     void sync(const Scene& scene, std::span<const std::uint32_t> slotTriangles, bool slotsChanged);

@@ -129,6 +129,8 @@ TEST_F(CullideDetectorTest, RejectsBadSettingsWithAMessage) {
     cases.back().s.selfLayers = 100;
     cases.push_back({"queryPool", {}});
     cases.back().s.queryPool = 0;
+    cases.push_back({"filterList", {}});
+    cases.back().s.filterList = 8;
     for (const Case& c : cases) {
         auto d = createCullideDetector({}, c.s);
         ASSERT_FALSE(d.has_value()) << c.word;
@@ -406,6 +408,32 @@ TEST_F(CullideDetectorTest, ChainedLevelsMatchTheLevelsReadBackOneByOne) {
 // the output is exactly the reference's, in candidate order, identical (pairs, triangle pairs,
 // segments) to the survivors paired on the CPU, and the filter sends far fewer pairs to the
 // exact test.
+TEST_F(CullideDetectorTest, FilterListOverflowTestsTheSurvivorsThenGrows) {
+    // A filter list of 16 triangle pairs cannot hold the heap's (hundreds): the first call must
+    // fall back to pairing the survivors on the CPU (the same exact answer, counted), and the
+    // second call, with the list grown, must list them on the GPU.
+    Scene scene = bunnyHeap(8);
+    const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+    DetectorSettings common{.wantSegments = true};
+    CullideSettings s = settings("compute", 64);
+    s.filterList = 16;
+    auto d = createCullideDetector(common, s);
+    ASSERT_TRUE(d) << d.error().message;
+    DetectionOutput first, second;
+    ASSERT_TRUE((*d)->detect(scene, candidates, first));
+    ASSERT_TRUE((*d)->detect(scene, candidates, second));
+    std::size_t colliding = 0;
+    expectExact(scene, candidates, first, &colliding);
+    expectExact(scene, candidates, second);
+    EXPECT_GE(colliding, 5u);
+    EXPECT_EQ(first.stats.counter("filter_overflows"), 1.0) << "16 pairs cannot hold the heap's list";
+    EXPECT_EQ(first.stats.counter("filtered_pairs"), 0.0) << "the overflowed call paired the survivors";
+    EXPECT_EQ(second.stats.counter("filter_overflows"), 0.0) << "the list grew after the overflow";
+    EXPECT_GT(second.stats.counter("filtered_pairs"), 16.0);
+    ASSERT_EQ(first.pairs.size(), second.pairs.size());
+    for (std::size_t i = 0; i < first.pairs.size(); ++i) EXPECT_EQ(first.pairs[i].triangles, second.pairs[i].triangles);
+}
+
 TEST_F(CullideDetectorTest, GpuFilterListsEveryTouchingTrianglePair) {
     Scene scene = bunnyHeap(8);
     std::vector<ObjectPair> candidates = scene.overlappingPairs();

@@ -103,8 +103,12 @@ struct CullideSettings {
     /// (with the chain): every triangle of the clusters the kept pairs need goes on as it is,
     /// and only the GPU filter (or the CPU pairing) narrows them.
     bool triangleLevel = true;
+    /// With the GPU filter: triangle pairs its list holds at first, 16..2^28. A call that lists
+    /// more tests its survivors on the CPU instead (the same answer, counter `filter_overflows`)
+    /// and the next call gets a list large enough for it.
+    int filterList = 1 << 16;
 
-    static constexpr std::array<SettingField<CullideSettings>, 17> fields{{
+    static constexpr std::array<SettingField<CullideSettings>, 18> fields{{
         {"method", &CullideSettings::method, "compute (default) or queries (the paper's occlusion queries, object and cluster levels)"},
         {"resolution", &CullideSettings::resolution, "triangle level: pixels across the smallest object (8..4096)"},
         {"clusterResolution", &CullideSettings::clusterResolution,
@@ -135,6 +139,9 @@ struct CullideSettings {
          "survivors are paired on the CPU (false)"},
         {"triangleLevel", &CullideSettings::triangleLevel,
          "chain: the triangle level's visibility passes (true) or the wanted clusters' triangles as they are (false)"},
+        {"filterList", &CullideSettings::filterList,
+         "gpuFilter: triangle pairs the filter's list holds at first (16..2^28); a call that lists more tests its "
+         "survivors on the CPU and the next gets room"},
     }};
 };
 
