@@ -21,6 +21,34 @@ inline float roundUp(double x) {
     return f + (std::fabs(f) * 0x1.0p-23f + 0x1.0p-126f);
 }
 
+// The exact tests of `total` entries in chunks of 256 over all cores (one thread a chunk, no
+// barrier): `corners(k, P, Q)` gives entry k's two triangles in world space (double, as the
+// reference computes them); `hit[k]` says whether they touch, `segment[k]` where (wantSegments).
+template <class Corners>
+void testExactly(std::size_t total, bool wantSegments, const Corners& corners, std::vector<char>& hit,
+                 std::vector<Segment>& segment) {
+    hit.assign(total, 0);
+    segment.assign(wantSegments ? total : 0, Segment{});
+    constexpr std::ptrdiff_t kChunk = 256;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (std::ptrdiff_t c = 0; c < std::ptrdiff_t((total + kChunk - 1) / kChunk); ++c) {
+        const std::size_t end = std::min(total, std::size_t(c + 1) * kChunk);
+        for (std::size_t k = std::size_t(c) * kChunk; k < end; ++k) {
+            DVec3 P[3], Q[3];
+            corners(k, P, Q);
+            if (!wantSegments) {
+                hit[k] = geometry::trianglesIntersect(P, Q) ? 1 : 0;
+                continue;
+            }
+            DVec3 p0(0.0), p1(0.0);
+            if (geometry::triangleIntersection(P, Q, p0, p1) != geometry::TriangleContact::None) {
+                hit[k] = 1;
+                segment[k] = {Vec3(p0), Vec3(p1)};
+            }
+        }
+    }
+}
+
 }  // namespace
 
 void Narrowphase::pose(const Scene& scene, ObjectId o, std::span<const std::uint32_t> triangles, Posed& out) const {
@@ -132,32 +160,21 @@ void Narrowphase::run(const Scene& scene, std::span<const Job> jobs,
     for (std::size_t ji = 0; ji < jobs.size(); ++ji)
         std::fill(jobOf.begin() + std::ptrdiff_t(first[ji]), jobOf.begin() + std::ptrdiff_t(first[ji + 1]),
                   std::uint32_t(ji));
-    std::vector<char> hit(total, 0);
-    std::vector<Segment> segment(wantSegments ? total : 0);
-    constexpr std::ptrdiff_t kChunk = 256;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (std::ptrdiff_t c = 0; c < std::ptrdiff_t((total + kChunk - 1) / kChunk); ++c) {
-        const std::size_t end = std::min(total, std::size_t(c + 1) * kChunk);
-        for (std::size_t t = std::size_t(c) * kChunk; t < end; ++t) {
+    std::vector<char> hit;
+    std::vector<Segment> segment;
+    testExactly(
+        total, wantSegments,
+        [&](std::size_t t, DVec3 (&P)[3], DVec3 (&Q)[3]) {
             const std::uint32_t ji = jobOf[t];
             const ObjectPair p = jobs[ji].pair;
             const bool self = p.a == p.b;
             const Posed& A = self ? posedSelf_[p.a] : posed_[p.a];
             const Posed& B = self ? posedSelf_[p.b] : posed_[p.b];
             const Test& x = jobTests[ji][t - first[ji]];
-            const DVec3* P = &A.corners[3 * std::size_t(x.i)];
-            const DVec3* Q = &B.corners[3 * std::size_t(x.j)];
-            if (!wantSegments) {
-                hit[t] = geometry::trianglesIntersect(P, Q) ? 1 : 0;
-                continue;
-            }
-            DVec3 p0(0.0), p1(0.0);
-            if (geometry::triangleIntersection(P, Q, p0, p1) != geometry::TriangleContact::None) {
-                hit[t] = 1;
-                segment[t] = {Vec3(p0), Vec3(p1)};
-            }
-        }
-    }
+            std::copy_n(&A.corners[3 * std::size_t(x.i)], 3, P);
+            std::copy_n(&B.corners[3 * std::size_t(x.j)], 3, Q);
+        },
+        hit, segment);
 
     out.stats.count("cpu_narrow_exact_ms", since(stage));
     stage = Clock::now();
@@ -220,35 +237,23 @@ void Narrowphase::runListed(const Scene& scene, std::span<const ObjectPair> pair
     stage = Clock::now();
     // The exact tests in equal chunks over all pairs, on world vertices computed exactly as the
     // reference computes them.
-    std::vector<char> hit(total, 0);
-    std::vector<Segment> segment(wantSegments ? total : 0);
-    constexpr std::ptrdiff_t kChunk = 256;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (std::ptrdiff_t c = 0; c < std::ptrdiff_t((total + kChunk - 1) / kChunk); ++c) {
-        const std::size_t end = std::min(total, std::size_t(c + 1) * kChunk);
-        for (std::size_t k = std::size_t(c) * kChunk; k < end; ++k) {
-            const std::uint32_t t = order[k];
-            const ObjectPair p = pairs[tests[3 * std::size_t(t)]];
-            DVec3 P[3], Q[3];
+    std::vector<char> hit;
+    std::vector<Segment> segment;
+    testExactly(
+        total, wantSegments,
+        [&](std::size_t k, DVec3 (&P)[3], DVec3 (&Q)[3]) {
+            const std::size_t t = order[k];
+            const ObjectPair p = pairs[tests[3 * t]];
             for (int side = 0; side < 2; ++side) {
                 const ObjectId o = side == 0 ? p.a : p.b;
                 const Pose& pose = scene.pose(o);
                 const std::span<const Vec3> local = scene.localVertices(o);
-                const UVec3 tri = scene.objectMesh(o).triangles()[tests[3 * std::size_t(t) + 1 + std::size_t(side)]];
+                const UVec3 tri = scene.objectMesh(o).triangles()[tests[3 * t + 1 + std::size_t(side)]];
                 DVec3* W = side == 0 ? P : Q;
                 for (int v = 0; v < 3; ++v) W[v] = pose.applyDouble(local[tri[v]]);
             }
-            if (!wantSegments) {
-                hit[k] = geometry::trianglesIntersect(P, Q) ? 1 : 0;
-                continue;
-            }
-            DVec3 p0(0.0), p1(0.0);
-            if (geometry::triangleIntersection(P, Q, p0, p1) != geometry::TriangleContact::None) {
-                hit[k] = 1;
-                segment[k] = {Vec3(p0), Vec3(p1)};
-            }
-        }
-    }
+        },
+        hit, segment);
     out.stats.count("cpu_narrow_exact_ms", out.stats.counter("cpu_narrow_exact_ms") + since(stage));
     stage = Clock::now();
     std::vector<PairResult> results(pairs.size());

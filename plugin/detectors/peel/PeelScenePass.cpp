@@ -605,19 +605,24 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     const std::size_t pairsBefore = out.pairs.size();
     double exactMs = 0, lateMs = 0, readMs = 0;
     std::uint32_t foundA = 0;
+    // The list was copied as far as the last calls suggested: the rest of `found` now (a second
+    // wait, counted; the next calls copy more).
+    auto copyRest = [&](ReadbackBuffer& list, std::uint32_t found) -> Result<void> {
+        if (found <= copied) return {};
+        const auto tl = Clock::now();
+        list.copyOut(std::size_t(found) * sizeof(TrianglePairCandidate));
+        if (!gl::Fence::insert().wait(std::uint64_t(60) * 1000000000))
+            return fail("peel: the GPU did not finish copying the candidate list within 60 s");
+        lateMs += msSince(tl);
+        stats.count("late_copies", 1.0);
+        return {};
+    };
     if (splitCall_) {
         const bool overflowA = counters[PEEL_COUNTER_CLUSTER_PAIRS] > cap_.clusterPairs ||
                                counters[PEEL_COUNTER_OUTPUT] > cap_.output || counters[PEEL_COUNTER_WALK_CUT] > 0;
         if (!overflowA) {
             foundA = counters[PEEL_COUNTER_OUTPUT];
-            if (foundA > copied) {  // copied as far as the last calls suggested: the rest now
-                const auto tl = Clock::now();
-                output_.copyOut(std::size_t(foundA) * sizeof(TrianglePairCandidate));
-                if (!gl::Fence::insert().wait(std::uint64_t(60) * 1000000000))
-                    return fail("peel: the GPU did not finish copying the candidate list within 60 s");
-                lateMs += msSince(tl);
-                stats.count("late_copies", 1.0);
-            }
+            if (auto r = copyRest(output_, foundA); !r) return r;
             readMs += msSince(tr);
             const auto te = Clock::now();
             exact_.run(scene, candidates,
@@ -672,18 +677,10 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
             stats.count(name, 0.0);
         return {};
     }
-    // The (second half's) list: copied as far as the last calls suggested; a longer one is
-    // copied now (a second wait, counted; the next calls copy more).
+    // The (second half's) list.
     const std::uint32_t found = counters[splitCall_ ? PEEL_COUNTER_OUTPUT_B : PEEL_COUNTER_OUTPUT];
     ReadbackBuffer& listBuffer = splitCall_ ? outputB_ : output_;
-    if (found > copied) {
-        const auto tl = Clock::now();
-        listBuffer.copyOut(std::size_t(found) * sizeof(TrianglePairCandidate));
-        if (!gl::Fence::insert().wait(std::uint64_t(60) * 1000000000))
-            return fail("peel: the GPU did not finish copying the candidate list within 60 s");
-        lateMs += msSince(tl);
-        stats.count("late_copies", 1.0);
-    }
+    if (auto r = copyRest(listBuffer, found); !r) return r;
     outputCopy_ = std::size_t(std::max(found, foundA)) + std::max(found, foundA) / 4 + 4096;
     lastClusterPairs_ = counters[PEEL_COUNTER_CLUSTER_PAIRS];
     const std::span<const TrianglePairCandidate> list(static_cast<const TrianglePairCandidate*>(listBuffer.data()),
@@ -739,27 +736,10 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
 // the triangle cull. Four dispatches without rays (three: the refit and the triangle pairs
 // read the local vertices), each after one barrier; nothing read back.
 Result<void> PeelScenePass::fusedCull(std::uint32_t clusterCap, int half) {
-    const auto partCount = static_cast<std::uint32_t>(parts_.size());
     const auto pairCount = static_cast<std::uint32_t>(pairs_.size());
-    if (half == 1) {  // the second half of a split call: its pairs, its list
-        if (auto r = fusedWalkAndPairs(clusterCap, splitPairs_, pairCount - splitPairs_, 1); !r) return r;
-        return {};
-    }
-    if (!direct_) {
-        markPass(kPassWorld);
-        world_.setUniform("uPartCount", partCount);
-        world_.setUniform("uItemCount", vertexTotal_);
-        world_.use();
-        if (auto r = dispatch1d(world_, vertexTotal_, 64, limits_, "the world vertices"); !r) return r;
-        barrier();
-    }
-    markPass(kPassRefit);
-    gl::Program& refit = direct_ ? refitLocal_ : refit_;
-    refit.setUniform("uPartCount", partCount);
-    refit.setUniform("uItemCount", nodeTotal_);
-    refit.use();
-    if (auto r = dispatch1d(refit, std::size_t(nodeTotal_) * 32, 64, limits_, "the cluster refit"); !r) return r;
-    barrier();
+    if (half == 1)  // the second half of a split call: its pairs, its list
+        return fusedWalkAndPairs(clusterCap, splitPairs_, pairCount - splitPairs_, 1);
+    if (auto r = worldAndRefit(direct_); !r) return r;
     if (pairs_.empty()) return {};
     return fusedWalkAndPairs(clusterCap, 0, splitPairs_, 0);
 }
@@ -809,25 +789,34 @@ Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uin
     return {};
 }
 
+// The world vertices (unless `direct`: the refit then reads the local vertices and the poses)
+// and the cluster boxes refitted from them, each after one barrier.
+Result<void> PeelScenePass::worldAndRefit(bool direct) {
+    const auto partCount = static_cast<std::uint32_t>(parts_.size());
+    if (!direct) {
+        markPass(kPassWorld);
+        world_.setUniform("uPartCount", partCount);
+        world_.setUniform("uItemCount", vertexTotal_);
+        world_.use();
+        if (auto r = dispatch1d(world_, vertexTotal_, 64, limits_, "the world vertices"); !r) return r;
+        barrier();
+    }
+    markPass(kPassRefit);
+    gl::Program& refit = direct ? refitLocal_ : refit_;
+    refit.setUniform("uPartCount", partCount);
+    refit.setUniform("uItemCount", nodeTotal_);
+    refit.use();
+    if (auto r = dispatch1d(refit, std::size_t(nodeTotal_) * 32, 64, limits_, "the cluster refit"); !r) return r;
+    barrier();
+    return {};
+}
+
 // The walk before round e: world vertices, refit, the roots, one dispatch per level (each
 // sized by an indirect-argument pass from the previous level's count), the depth-first rest,
 // then the triangle pairs (or the triangle cull) sized the same way.
 Result<void> PeelScenePass::levelsCull(std::uint32_t clusterCap) {
-    const auto partCount = static_cast<std::uint32_t>(parts_.size());
-    // 1. World vertices.
-    markPass(kPassWorld);
-    world_.setUniform("uPartCount", partCount);
-    world_.setUniform("uItemCount", vertexTotal_);
-    world_.use();
-    if (auto r = dispatch1d(world_, vertexTotal_, 64, limits_, "the world vertices"); !r) return r;
-    barrier();
-    // 2. Cluster boxes, bottom-up.
-    markPass(kPassRefit);
-    refit_.setUniform("uPartCount", partCount);
-    refit_.setUniform("uItemCount", nodeTotal_);
-    refit_.use();
-    if (auto r = dispatch1d(refit_, std::size_t(nodeTotal_) * 32, 64, limits_, "the cluster refit"); !r) return r;
-    barrier();
+    // 1. World vertices; 2. cluster boxes, bottom-up.
+    if (auto r = worldAndRefit(false); !r) return r;
     // 3. Cluster pairs: roots, levelSteps_ levels, then depth first.
     const auto itemCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.items, 0xFFFFFFFFu));
     for (gl::Program* p : {&pairsInit_, &pairsStep_, &pairsStack_}) {

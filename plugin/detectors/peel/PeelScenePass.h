@@ -75,6 +75,7 @@ private:
     /// `half`: 0 the first (or only) half of the pairs (with the refit), 1 the second.
     [[nodiscard]] Result<void> fusedCull(std::uint32_t clusterCap, int half);
     [[nodiscard]] Result<void> levelsCull(std::uint32_t clusterCap);
+    [[nodiscard]] Result<void> worldAndRefit(bool direct);
     /// The fused walk of pairs [first, first + count) and their triangle pairs (or cull).
     [[nodiscard]] Result<void> fusedWalkAndPairs(std::uint32_t clusterCap, std::uint32_t first, std::uint32_t count,
                                                  int half);
