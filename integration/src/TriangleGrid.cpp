@@ -34,10 +34,13 @@ TriangleGrid::TriangleGrid(const Mesh& mesh, float reach) {
     auto index = [&](int x, int y, int z) {
         return (std::size_t(z) * std::size_t(dims_.y) + std::size_t(y)) * std::size_t(dims_.x) + std::size_t(x);
     };
-    // Two passes: count per cell, then fill (compressed rows).
+    // Two passes: count per cell, then fill (compressed rows). Each triangle's cell range is
+    // worked out once (a deforming mesh's grid is rebuilt every step).
+    std::vector<glm::ivec3> ranges(2 * tris.size());
     start_.assign(cells + 1, 0u);
-    glm::ivec3 lo, hi;
     for (std::uint32_t t = 0; t < tris.size(); ++t) {
+        glm::ivec3& lo = ranges[2 * t];
+        glm::ivec3& hi = ranges[2 * t + 1];
         range(t, lo, hi);
         for (int z = lo.z; z <= hi.z; ++z)
             for (int y = lo.y; y <= hi.y; ++y)
@@ -47,7 +50,7 @@ TriangleGrid::TriangleGrid(const Mesh& mesh, float reach) {
     items_.resize(start_[cells]);
     std::vector<std::uint32_t> fill(start_.begin(), start_.end() - 1);
     for (std::uint32_t t = 0; t < tris.size(); ++t) {
-        range(t, lo, hi);
+        const glm::ivec3 lo = ranges[2 * t], hi = ranges[2 * t + 1];
         for (int z = lo.z; z <= hi.z; ++z)
             for (int y = lo.y; y <= hi.y; ++y)
                 for (int x = lo.x; x <= hi.x; ++x) items_[fill[index(x, y, z)]++] = t;
