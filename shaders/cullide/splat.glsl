@@ -46,6 +46,7 @@ uniform uint uWorldBoxBase;  // boxes: first per-call world box (the local boxes
 
 layout(std430, binding = CULLIDE_BINDING_CLIP) readonly buffer CullideClip { vec4 clipBoxes[]; };
 uniform uint uClip;  // 1: the query (mode 2) only looks inside each item's clip box
+uniform uint uClipPerGroup;  // 1: clip boxes are per group (object), not per item
 
 uniform uint uMode;
 uniform uint uIdBits;  // low bits of a key: the group; the rest: the quantised depth
@@ -109,7 +110,8 @@ void main() {
     // fragment, clipped, still holds its depth. Occluders (modes 0 and 1) are not clipped.
     float zClipLo = -1e30, zClipHi = 1e30;
     if (uMode == 2u && uClip != 0u) {
-        vec3 clo = cullideProject(clipBoxes[2u * item].xyz), chi = cullideProject(clipBoxes[2u * item + 1u].xyz);
+        uint ci = uClipPerGroup != 0u ? it.group : item;
+        vec3 clo = cullideProject(clipBoxes[2u * ci].xyz), chi = cullideProject(clipBoxes[2u * ci + 1u].xyz);
         float cep = uEpsilon * uInvPixel, cez = uEpsilon * uInvDepth;
         // Clamped before the conversion: an empty clip box is +-infinity (then nothing is queried).
         vec2 lim = vec2(uSize) + 1.0;

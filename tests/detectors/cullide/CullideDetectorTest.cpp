@@ -403,6 +403,55 @@ TEST_F(CullideDetectorTest, ChainedLevelsMatchTheLevelsReadBackOneByOne) {
     }
 }
 
+// gpuItems (default): the cluster items' world boxes posed (rigid) or refit from the uploaded
+// vertices (deformed) on the GPU and cut to the partners' boxes there, against the same chain
+// with the boxes and the cut on the CPU: the same clusters enter the cluster level, the same
+// survive, the same pairs go on, and both give exactly the reference's answer; on a heap with
+// three deformed bunnies, over two calls (the second reuses the uploaded items), and with the
+// deformed ones moved between calls.
+TEST_F(CullideDetectorTest, GpuItemsMatchTheItemsBuiltOnTheCpu) {
+    Scene scene = bunnyHeap(12);
+    auto deform = [&](ObjectId o, float s) {
+        std::vector<Vec3> v(scene.objectMesh(o).vertices().begin(), scene.objectMesh(o).vertices().end());
+        const Vec3 c = scene.objectMesh(o).localBounds().center();
+        for (Vec3& x : v) x = c + Vec3(s, 1.0f / s, s) * (x - c);
+        scene.setVertices(o, v);
+    };
+    deform(2, 1.08f);
+    deform(5, 0.9f);
+    deform(7, 1.12f);
+    CullideSettings s = settings("compute", 64);
+    auto onGpu = makeCullide(s);
+    s.gpuItems = false;
+    auto onCpu = makeCullide(s);
+    for (int call = 0; call < 3; ++call) {
+        if (call == 2) deform(5, 1.1f);
+        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+        DetectionOutput a, b;
+        ASSERT_TRUE(onGpu->detect(scene, candidates, a));
+        ASSERT_TRUE(onCpu->detect(scene, candidates, b));
+        std::size_t colliding = 0;
+        expectExact(scene, candidates, a, &colliding);
+        expectExact(scene, candidates, b);
+        EXPECT_GE(colliding, 5u);
+        std::printf("[ cullide ] gpu items, 12 bunnies (3 deformed), call %d: clusters %g -> %g, pairs %g -> %g "
+                    "(cpu items: %g -> %g, pairs %g); cpu boxes %.3f / %.3f ms\n",
+                    call, a.stats.counter("pcs_clusters_in"), a.stats.counter("pcs_clusters"),
+                    double(candidates.size()), a.stats.counter("pairs_after_clusters"),
+                    b.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters"),
+                    b.stats.counter("pairs_after_clusters"), a.stats.counter("cpu_boxes_ms"),
+                    b.stats.counter("cpu_boxes_ms"));
+        EXPECT_EQ(a.stats.counter("cpu_boxes_ms"), 0.0) << "no cluster boxes on the CPU";
+        EXPECT_GT(b.stats.counter("cpu_boxes_ms"), 0.0);
+        EXPECT_GT(a.stats.counter("pcs_clusters_in"), 0.0);
+        EXPECT_EQ(a.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters_in"));
+        EXPECT_EQ(a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters"));
+        EXPECT_EQ(a.stats.counter("pairs_after_clusters"), b.stats.counter("pairs_after_clusters"));
+        EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
+        EXPECT_EQ(a.pairs.size(), b.pairs.size());
+    }
+}
+
 // The chain's GPU float filter (filter.glsl) in front of the exact test: with self pairs in
 // the same call (their survivors still go to the CPU pairing) and with intersection segments,
 // the output is exactly the reference's, in candidate order, identical (pairs, triangle pairs,

@@ -107,8 +107,14 @@ struct CullideSettings {
     /// more tests its survivors on the CPU instead (the same answer, counter `filter_overflows`)
     /// and the next call gets a list large enough for it.
     int filterList = 1 << 16;
+    /// With the chain (cluster level on triangles): every cluster of the pairs' objects is an
+    /// item, its world box posed (rigid) or refit from the uploaded vertices (deformed) on the
+    /// GPU, and only those reaching a partner's box enter the cluster level (true, default); the
+    /// CPU then builds no boxes and no per-call item list. False: the boxes and the clusters that
+    /// reach a partner found on the CPU (round E's path).
+    bool gpuItems = true;
 
-    static constexpr std::array<SettingField<CullideSettings>, 18> fields{{
+    static constexpr std::array<SettingField<CullideSettings>, 19> fields{{
         {"method", &CullideSettings::method, "compute (default) or queries (the paper's occlusion queries, object and cluster levels)"},
         {"resolution", &CullideSettings::resolution, "triangle level: pixels across the smallest object (8..4096)"},
         {"clusterResolution", &CullideSettings::clusterResolution,
@@ -142,6 +148,8 @@ struct CullideSettings {
         {"filterList", &CullideSettings::filterList,
          "gpuFilter: triangle pairs the filter's list holds at first (16..2^28); a call that lists more tests its "
          "survivors on the CPU and the next gets room"},
+        {"gpuItems", &CullideSettings::gpuItems,
+         "chain: cluster boxes posed and cut to the partners' boxes on the GPU (true) or on the CPU (false)"},
     }};
 };
 
