@@ -99,6 +99,18 @@ struct CullideDetector::Impl {
     std::vector<std::uint32_t> staticBase;  // per MeshId: first box (in boxes, not vec4s)
     /// Uploads every mesh's local cluster boxes (clusterSize 0: its root box) when stale.
     void ensureStaticBoxes(const Scene& scene);
+    // gpuItems: the cluster items of the last call's objects (a pile keeps its pairs' objects
+    // from call to call: then only the object boxes and the partners are new).
+    struct ItemCache {
+        bool valid = false;
+        std::vector<ObjectId> objects;  // in group order
+        std::vector<float> grows;       // per group: the fattening
+        std::vector<char> deformed;     // per group
+        std::vector<gl::CullideItem> items;
+        std::vector<Aabb> boxes;        // per item: a box its cluster fits in any rotation (sizes the split)
+        std::vector<std::uint32_t> boxIndex, first, count;  // per item; per group: first item, items
+        std::uint32_t work = 0;
+    } itemCache;
     struct ObjectPass {
         bool open = false;
         std::size_t objectCount = 0;            // scene objects
@@ -484,29 +496,50 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             if (gpuItems) {
                 // Every cluster of the pairs' objects; the GPU poses its box and cuts it to the
                 // partners'. The split (threads per slot) is sized from a box holding the cluster
-                // in any rotation (its local box's half diagonal; twice that for a deformed one:
+                // in any rotation (its local box's half diagonal; for a deformed one the rest shape's:
                 // an estimate there, and a thread over its loop's bound keeps the level whole).
                 ensureStaticBoxes(scene);
-                for (ObjectId o : objects) {
-                    const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
-                    const bool deformed = scene.isDeformed(o);
-                    const std::uint32_t base = staticBase[scene.meshOf(o)];
-                    const Vec3 centre = box[o].center();
-                    itemFirst[o] = static_cast<std::uint32_t>(items.size());
-                    for (std::uint32_t k = 0; k < h.clusters.size(); ++k) {
-                        const cullide::Cluster& c = h.clusters[k];
-                        const geometry::Bvh::Box& lb = h.bvh.nodes()[c.node].box;
-                        const float r = (deformed ? 1.0f : 0.5f) *
-                                            std::sqrt((lb.max[0] - lb.min[0]) * (lb.max[0] - lb.min[0]) +
-                                                      (lb.max[1] - lb.min[1]) * (lb.max[1] - lb.min[1]) +
-                                                      (lb.max[2] - lb.min[2]) * (lb.max[2] - lb.min[2])) +
-                                        grow(o) + eps;
-                        items.push_back({o, h.slotBase + c.firstSlot, c.slotCount, work, groupOf[o], grow(o), 0u, work});
-                        work += c.slotCount;
-                        itemBoxes.push_back(Aabb{centre - Vec3(r), centre + Vec3(r)});
-                        itemBoxIndex.push_back(deformed ? CULLIDE_ITEM_BOX_DEFORMED : base + k);
+                ItemCache& ic = itemCache;
+                bool same = ic.valid && !slotsChanged && ic.objects == objects;
+                for (std::size_t g = 0; g < objects.size() && same; ++g)
+                    same = ic.grows[g] == grow(objects[g]) && ic.deformed[g] == char(scene.isDeformed(objects[g]));
+                if (!same) {
+                    ic = {};
+                    ic.objects = objects;
+                    for (ObjectId o : objects) {
+                        const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
+                        const bool deformed = scene.isDeformed(o);
+                        const std::uint32_t base = staticBase[scene.meshOf(o)];
+                        ic.grows.push_back(grow(o));
+                        ic.deformed.push_back(char(deformed));
+                        ic.first.push_back(static_cast<std::uint32_t>(ic.items.size()));
+                        for (std::uint32_t k = 0; k < h.clusters.size(); ++k) {
+                            const cullide::Cluster& c = h.clusters[k];
+                            const geometry::Bvh::Box& lb = h.bvh.nodes()[c.node].box;
+                            // Only the extent sizes the split: centred at 0. (Deformed: the rest
+                            // shape's, an estimate; a thread past its loop's bound keeps the level.)
+                            const float r = 0.505f * std::sqrt((lb.max[0] - lb.min[0]) * (lb.max[0] - lb.min[0]) +
+                                                               (lb.max[1] - lb.min[1]) * (lb.max[1] - lb.min[1]) +
+                                                               (lb.max[2] - lb.min[2]) * (lb.max[2] - lb.min[2])) +
+                                            grow(o);
+                            ic.items.push_back({o, h.slotBase + c.firstSlot, c.slotCount, ic.work, groupOf[o], grow(o), 0u,
+                                                ic.work});
+                            ic.work += c.slotCount;
+                            ic.boxes.push_back(Aabb{Vec3(-r), Vec3(r)});
+                            ic.boxIndex.push_back(deformed ? CULLIDE_ITEM_BOX_DEFORMED : base + k);
+                        }
+                        ic.count.push_back(static_cast<std::uint32_t>(ic.items.size()) - ic.first.back());
                     }
-                    itemCount[o] = static_cast<std::uint32_t>(items.size()) - itemFirst[o];
+                    ic.valid = true;
+                }
+                items = ic.items;
+                itemBoxes = ic.boxes;
+                itemBoxIndex = ic.boxIndex;
+                work = ic.work;
+                for (std::size_t g = 0; g < objects.size(); ++g) {
+                    const ObjectId o = objects[g];
+                    itemFirst[o] = ic.first[g];
+                    itemCount[o] = ic.count[g];
                     objectBoxes.push_back(glm::vec4(box[o].min, 0.0f));
                     objectBoxes.push_back(glm::vec4(box[o].max, 0.0f));
                 }
