@@ -146,12 +146,16 @@ void main() {
         uint qFar = uint(clamp(ceil(zFar * scale) + 1.0, 0.0, scale)) + 1u;
         uint p = 4u * (uBase + uint(y) * uSize.x + uint(x));
         if (uMode == 0u) {
-            atomicMin(depth[p], (qNear << uIdBits) | group);
-            atomicMax(depth[p + 2u], (qFar << uIdBits) | group);
+            // Read first: a word only ever moves one way (min: down, max: up), so a value read at
+            // or past ours, even a stale one, means the word already is: no atomic needed (in a
+            // pile most fragments lose; their atomics on the same words were the pass's cost).
+            uint kNear = (qNear << uIdBits) | group, kFar = (qFar << uIdBits) | group;
+            if (depth[p] > kNear) atomicMin(depth[p], kNear);
+            if (depth[p + 2u] < kFar) atomicMax(depth[p + 2u], kFar);
             ++fragments;
         } else if (uMode == 1u) {
-            if ((depth[p] & idMask) != group) atomicMin(depth[p + 1u], qNear);
-            if ((depth[p + 2u] & idMask) != group) atomicMax(depth[p + 3u], qFar);
+            if ((depth[p] & idMask) != group && depth[p + 1u] > qNear) atomicMin(depth[p + 1u], qNear);
+            if ((depth[p + 2u] & idMask) != group && depth[p + 3u] < qFar) atomicMax(depth[p + 3u], qFar);
         } else {
             uint key = depth[p];
             uint other = (key & idMask) == group ? depth[p + 1u] : (key >> uIdBits);
