@@ -110,6 +110,7 @@ struct CullideDetector::Impl {
         std::vector<Aabb> boxes;        // per item: a box its cluster fits in any rotation (sizes the split)
         std::vector<std::uint32_t> boxIndex, first, count;  // per item; per group: first item, items
         std::uint32_t work = 0;
+        float extent = 0.0f;  // the longest side of boxes
     } itemCache;
     struct ObjectPass {
         bool open = false;
@@ -491,7 +492,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             std::vector<gl::CullideItem> triItems;
             std::uint32_t work = 0, triWork = 0;
             const bool byBoxes = st.clusterBoxes;
-            std::vector<std::uint32_t> itemBoxIndex, partnerCsr;
+            std::vector<std::uint32_t> partnerCsr;
             std::vector<glm::vec4> objectBoxes;
             if (gpuItems) {
                 // Every cluster of the pairs' objects; the GPU poses its box and cuts it to the
@@ -526,15 +527,13 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                                                 ic.work});
                             ic.work += c.slotCount;
                             ic.boxes.push_back(Aabb{Vec3(-r), Vec3(r)});
+                            ic.extent = std::max(ic.extent, 2.0f * r);
                             ic.boxIndex.push_back(deformed ? CULLIDE_ITEM_BOX_DEFORMED : base + k);
                         }
                         ic.count.push_back(static_cast<std::uint32_t>(ic.items.size()) - ic.first.back());
                     }
                     ic.valid = true;
                 }
-                items = ic.items;
-                itemBoxes = ic.boxes;
-                itemBoxIndex = ic.boxIndex;
                 work = ic.work;
                 for (std::size_t g = 0; g < objects.size(); ++g) {
                     const ObjectId o = objects[g];
@@ -579,7 +578,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 itemCount[o] = static_cast<std::uint32_t>(items.size()) - itemFirst[o];
             }
             if (!byBoxes) {
-                triItems = items;
+                if (!gpuItems) triItems = items;
                 triWork = work;
             }
             std::vector<gl::CullideChainPair> chainPairs;
@@ -595,16 +594,25 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             const std::uint32_t groups = static_cast<std::uint32_t>(objects.size());
             stats.count("cpu_chain_items_ms", msSince(t0));
             std::vector<glm::vec4> clusterClip, triangleClip;
-            auto clusterLevel = makeLevel("cluster", items, itemBoxes, work, groups,
+            // gpuItems: the cached items themselves (no per-call copies).
+            const std::span<const gl::CullideItem> clusterItems = gpuItems ? std::span<const gl::CullideItem>(itemCache.items)
+                                                                           : std::span<const gl::CullideItem>(items);
+            const std::span<const gl::CullideItem> triangleItems =
+                gpuItems ? clusterItems : std::span<const gl::CullideItem>(triItems);
+            const std::span<const Aabb> clusterItemBoxes =
+                gpuItems ? std::span<const Aabb>(itemCache.boxes) : std::span<const Aabb>(itemBoxes);
+            auto clusterLevel = makeLevel("cluster", clusterItems, clusterItemBoxes, work, groups,
                                           pairViews(pairs, st.clusterResolution, kMaxDepthBytes / 16), false, false,
                                           false, boxes, clusterClip);
             if (!clusterLevel) return fail(clusterLevel.error().message);
+            if (gpuItems) clusterLevel->itemExtent = itemCache.extent;
             std::optional<cullide::Level> triangleLevel;
             if (limit == CullideLevel::Triangle) {
-                auto tl = makeLevel("triangle", triItems, itemBoxes, triWork, groups,
+                auto tl = makeLevel("triangle", triangleItems, clusterItemBoxes, triWork, groups,
                                     pairViews(pairs, st.resolution, kMaxDepthBytes / 16), false, false, true, {},
                                     triangleClip);
                 if (!tl) return fail(tl.error().message);
+                if (gpuItems) tl->itemExtent = itemCache.extent;
                 triangleLevel = std::move(*tl);
             }
             cullide::Chain chain;
@@ -614,7 +622,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             chain.pairThreads = pairThreads;
             chain.clusterBoxes = chainBoxes;
             chain.poseItems = gpuItems;
-            chain.itemBoxes = itemBoxIndex;
+            chain.itemBoxes = gpuItems ? std::span<const std::uint32_t>(itemCache.boxIndex) : std::span<const std::uint32_t>();
             chain.objectBoxes = objectBoxes;
             chain.partners = partnerCsr;
             // The float filter (exact test's input listed on the GPU): detect() only (no fattening),
@@ -672,9 +680,11 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 for (std::size_t w = 0; w < cr.bits.size(); ++w) {
                     for (std::uint32_t v = cr.bits[w]; v != 0; v &= v - 1) {
                         const std::uint32_t m = static_cast<std::uint32_t>(32 * w) + std::uint32_t(std::countr_zero(v));
-                        while (item < triItems.size() && m >= triItems[item].memberStart + triItems[item].slotCount) ++item;
-                        if (item == triItems.size()) break;
-                        const gl::CullideItem& it = triItems[item];
+                        while (item < triangleItems.size() &&
+                               m >= triangleItems[item].memberStart + triangleItems[item].slotCount)
+                            ++item;
+                        if (item == triangleItems.size()) break;
+                        const gl::CullideItem& it = triangleItems[item];
                         if (hItem != item) {
                             h = &hierarchies->get(scene.meshOf(it.object));
                             slots = h->bvh.slotTriangles();

@@ -125,9 +125,23 @@ static float pixelsOf(const Aabb& b, const View& view, float invPixel) {
 }
 
 std::uint32_t Passes::splitItems(const Level& level) {
-    splitItems_.assign(level.items.begin(), level.items.end());
     const bool split = !level.self && !level.queries && level.itemBoxes.size() == level.items.size();
     const std::uint64_t lanes = level.byBoxes ? kBoxLanes : 1;
+    if (split && level.itemExtent >= 0.0f) {
+        // Items laid out unsplit whose largest box fits one thread in every view: as they are
+        // (no copy; the upload is skipped when the buffer holds them already).
+        float invMax = 0.0f;
+        for (const View& v : level.views) invMax = std::max(invMax, 1.0f / v.pixel);
+        const float smallSide = std::sqrt(float(CULLIDE_PIXELS_PER_THREAD) * float(lanes)) - 5.0f;
+        const std::uint64_t maxThreads =
+            std::min<std::uint64_t>(std::uint64_t(maxGroupsX_) * kGroup, 0x7FFFFFFFu) / lanes;
+        if (level.itemExtent * invMax <= smallSide && level.workCount <= maxThreads) {
+            levelItems_ = level.items;
+            return level.workCount;
+        }
+    }
+    splitItems_.assign(level.items.begin(), level.items.end());
+    levelItems_ = splitItems_;
     // The dispatch's x dimension holds at most GL_MAX_COMPUTE_WORK_GROUP_COUNT groups (65535 on
     // llvmpipe, the GL minimum): past that, one thread per slot, and the cut counter keeps the
     // level conservative.
@@ -289,7 +303,7 @@ void Passes::queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer&
     ISC_ASSERT(level.groupCount < (1u << 24), "cullide::Passes::issue(): too many groups");
     ISC_ASSERT(!level.queries || queries_, "cullide::Passes::issue(): the query programs were not compiled");
     threads_ = splitItems(level);
-    bindCommon(level, splitItems_, itemsBuffer, aliveBuffer, seed != Seed::All);
+    bindCommon(level, levelItems_, itemsBuffer, aliveBuffer, seed != Seed::All);
     if (seed == Seed::Wanted) {
         // The chain's seed pass: the members of the wanted clusters start in the PCS.
         wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
@@ -407,7 +421,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         } else {
             // Only the seed: the wanted clusters' triangles are the level's survivors.
             threads_ = splitItems(tl);
-            bindCommon(tl, splitItems_, chainItems_, chainAlive_, true);
+            bindCommon(tl, levelItems_, chainItems_, chainAlive_, true);
             wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
             dispatchChain(1u, static_cast<std::uint32_t>(tl.items.size()));
         }

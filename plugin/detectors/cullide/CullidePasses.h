@@ -70,6 +70,10 @@ struct Level {
     /// CULLIDE_PIXELS_PER_THREAD). Empty: one thread per slot (then a slot over too many pixels
     /// makes the level keep every member).
     std::span<const Aabb> itemBoxes;
+    /// When >= 0: the longest side of any of itemBoxes, and the items are laid out unsplit
+    /// (workStart = memberStart = the prefix sum of slotCount, no split bits): when no item can
+    /// need a split in these views they are used as they are (no per-call copy).
+    float itemExtent = -1.0f;
 };
 
 /// What one level did on the GPU.
@@ -210,7 +214,8 @@ private:
     std::vector<gl::Query> pool_;
     std::size_t poolNext_ = 0;
     gl::Query begin_, mid_, end_, filterEnd_;
-    std::vector<gl::CullideItem> splitItems_;  // the level's items as uploaded (split, memberStart)
+    std::vector<gl::CullideItem> splitItems_;  // the level's items with their split (when any needs one)
+    std::span<const gl::CullideItem> levelItems_;  // what the level uploads: splitItems_ or its own items
     std::uint32_t threads_ = 0;                // work indices of the splat passes
     std::size_t queriesIssued_ = 0;            // occlusion queries of the last queued level
     std::uint32_t maxGroupsX_ = 65535;         // GL_MAX_COMPUTE_WORK_GROUP_COUNT along x
