@@ -52,10 +52,22 @@ uniform uint uMode;
 uniform uint uIdBits;  // low bits of a key: the group; the rest: the quantised depth
 uniform uint uPerSlot; // 1: every triangle slot is a member of the PCS (alive, marks per work index)
 
+uniform uint uItemPerGroup;  // 1: one workgroup per item, an invocation per slot (items of <= 64 unsplit slots)
+
 void main() {
-    uint work = gl_GlobalInvocationID.x / uint(CULLIDE_LANES);
-    uint lane = gl_GlobalInvocationID.x % uint(CULLIDE_LANES);
-    if (work >= uWorkCount) return;
+    uint work, lane, item;
+    if (uItemPerGroup != 0u) {
+        // No search for the item (a dead item's workgroup leaves at once; see Passes::splitItems).
+        item = gl_WorkGroupID.x;
+        if (item >= uItemCount || gl_LocalInvocationID.x >= items[item].slotCount) return;
+        work = items[item].workStart + gl_LocalInvocationID.x;
+        lane = 0u;
+    } else {
+        work = gl_GlobalInvocationID.x / uint(CULLIDE_LANES);
+        lane = gl_GlobalInvocationID.x % uint(CULLIDE_LANES);
+        if (work >= uWorkCount) return;
+        item = cullideItemOf(work);
+    }
 #ifdef CULLIDE_MULTIVIEW
     uint view = gl_GlobalInvocationID.y;
     cullideSelectView(view);
@@ -63,7 +75,6 @@ void main() {
 #else
     uint markShift = 0u;
 #endif
-    uint item = cullideItemOf(work);
     CullideItem it = items[item];
     // A slot's pixels are shared by `split` threads (bindings.h: bounded loops), lane after lane.
     uint split = max(it.flags >> CULLIDE_ITEM_SPLIT_SHIFT, 1u);

@@ -111,6 +111,7 @@ struct CullideDetector::Impl {
         std::vector<std::uint32_t> boxIndex, first, count;  // per item; per group: first item, items
         std::uint32_t work = 0;
         float extent = 0.0f;  // the longest side of boxes
+        std::uint32_t maxSlots = 0;  // the most slots of an item
     } itemCache;
     struct ObjectPass {
         bool open = false;
@@ -528,6 +529,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                             ic.work += c.slotCount;
                             ic.boxes.push_back(Aabb{Vec3(-r), Vec3(r)});
                             ic.extent = std::max(ic.extent, 2.0f * r);
+                            ic.maxSlots = std::max(ic.maxSlots, c.slotCount);
                             ic.boxIndex.push_back(deformed ? CULLIDE_ITEM_BOX_DEFORMED : base + k);
                         }
                         ic.count.push_back(static_cast<std::uint32_t>(ic.items.size()) - ic.first.back());
@@ -605,14 +607,20 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                                           pairViews(pairs, st.clusterResolution, kMaxDepthBytes / 16), false, false,
                                           false, boxes, clusterClip);
             if (!clusterLevel) return fail(clusterLevel.error().message);
-            if (gpuItems) clusterLevel->itemExtent = itemCache.extent;
+            if (gpuItems) {
+                clusterLevel->itemExtent = itemCache.extent;
+                clusterLevel->maxSlotCount = itemCache.maxSlots;
+            }
             std::optional<cullide::Level> triangleLevel;
             if (limit == CullideLevel::Triangle) {
                 auto tl = makeLevel("triangle", triangleItems, clusterItemBoxes, triWork, groups,
                                     pairViews(pairs, st.resolution, kMaxDepthBytes / 16), false, false, true, {},
                                     triangleClip);
                 if (!tl) return fail(tl.error().message);
-                if (gpuItems) tl->itemExtent = itemCache.extent;
+                if (gpuItems) {
+                    tl->itemExtent = itemCache.extent;
+                    tl->maxSlotCount = itemCache.maxSlots;
+                }
                 triangleLevel = std::move(*tl);
             }
             cullide::Chain chain;

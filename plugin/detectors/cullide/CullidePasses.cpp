@@ -137,9 +137,12 @@ std::uint32_t Passes::splitItems(const Level& level) {
             std::min<std::uint64_t>(std::uint64_t(maxGroupsX_) * kGroup, 0x7FFFFFFFu) / lanes;
         if (level.itemExtent * invMax <= smallSide && level.workCount <= maxThreads) {
             levelItems_ = level.items;
+            itemPerGroup_ = !level.byBoxes && level.maxSlotCount > 0 && level.maxSlotCount <= kGroup &&
+                            level.items.size() <= maxGroupsX_;
             return level.workCount;
         }
     }
+    itemPerGroup_ = false;
     splitItems_.assign(level.items.begin(), level.items.end());
     levelItems_ = splitItems_;
     // The dispatch's x dimension holds at most GL_MAX_COMPUTE_WORK_GROUP_COUNT groups (65535 on
@@ -300,9 +303,11 @@ void Passes::queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer&
         p->setUniform("uClip", clip);
         p->setUniform("uClipPerGroup", level.clipPerGroup ? 1u : 0u);
     }
+    threads_ = splitItems(level);
+    for (gl::Program* p : {&splat_, &splatBoxes_, &splatMulti_, &splatBoxesMulti_})
+        p->setUniform("uItemPerGroup", itemPerGroup_ ? 1u : 0u);
     ISC_ASSERT(level.groupCount < (1u << 24), "cullide::Passes::issue(): too many groups");
     ISC_ASSERT(!level.queries || queries_, "cullide::Passes::issue(): the query programs were not compiled");
-    threads_ = splitItems(level);
     bindCommon(level, levelItems_, itemsBuffer, aliveBuffer, seed != Seed::All);
     if (seed == Seed::Wanted) {
         // The chain's seed pass: the members of the wanted clusters start in the PCS.
@@ -601,7 +606,7 @@ void Passes::runComputeView(const Level& level, const View& view, bool last) {
     splat.use();
     for (unsigned mode = 0; mode < 3; ++mode) {
         splat.setUniform("uMode", mode);
-        splat.dispatch(groupsFor(std::size_t(threads_) * lanes));
+        splat.dispatch(itemPerGroup_ ? static_cast<GLuint>(level.items.size()) : groupsFor(std::size_t(threads_) * lanes));
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     }
     update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));
@@ -655,7 +660,8 @@ void Passes::runComputeViews(const Level& level) {
     splat.use();
     for (unsigned mode = 0; mode < 3; ++mode) {
         splat.setUniform("uMode", mode);
-        splat.dispatch(groupsFor(std::size_t(threads_) * lanes), static_cast<GLuint>(nv));
+        splat.dispatch(itemPerGroup_ ? static_cast<GLuint>(level.items.size()) : groupsFor(std::size_t(threads_) * lanes),
+                       static_cast<GLuint>(nv));
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     }
     update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));

@@ -74,6 +74,9 @@ struct Level {
     /// (workStart = memberStart = the prefix sum of slotCount, no split bits): when no item can
     /// need a split in these views they are used as they are (no per-call copy).
     float itemExtent = -1.0f;
+    /// With itemExtent: the most slots of any item (0: unknown). At most 64 (and triangles, not
+    /// boxes): the splat passes run one workgroup per item, an invocation per slot, no search.
+    std::uint32_t maxSlotCount = 0;
 };
 
 /// What one level did on the GPU.
@@ -216,6 +219,7 @@ private:
     gl::Query begin_, mid_, end_, filterEnd_;
     std::vector<gl::CullideItem> splitItems_;  // the level's items with their split (when any needs one)
     std::span<const gl::CullideItem> levelItems_;  // what the level uploads: splitItems_ or its own items
+    bool itemPerGroup_ = false;                    // the splat passes: one workgroup per item (Level::maxSlotCount)
     std::uint32_t threads_ = 0;                // work indices of the splat passes
     std::size_t queriesIssued_ = 0;            // occlusion queries of the last queued level
     std::uint32_t maxGroupsX_ = 65535;         // GL_MAX_COMPUTE_WORK_GROUP_COUNT along x
