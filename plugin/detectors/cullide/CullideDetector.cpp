@@ -112,7 +112,9 @@ struct CullideDetector::Impl {
         std::uint32_t work = 0;
         float extent = 0.0f;  // the longest side of boxes
         std::uint32_t maxSlots = 0;  // the most slots of an item
+        std::uint64_t version = 0;   // Level::itemsVersion of this list (new with every rebuild)
     } itemCache;
+    std::uint64_t itemVersions = 0;
     struct ObjectPass {
         bool open = false;
         std::size_t objectCount = 0;            // scene objects
@@ -535,6 +537,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                         ic.count.push_back(static_cast<std::uint32_t>(ic.items.size()) - ic.first.back());
                     }
                     ic.valid = true;
+                    ic.version = ++itemVersions;
                 }
                 work = ic.work;
                 for (std::size_t g = 0; g < objects.size(); ++g) {
@@ -610,6 +613,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             if (gpuItems) {
                 clusterLevel->itemExtent = itemCache.extent;
                 clusterLevel->maxSlotCount = itemCache.maxSlots;
+                clusterLevel->itemsVersion = itemCache.version;
             }
             std::optional<cullide::Level> triangleLevel;
             if (limit == CullideLevel::Triangle) {
@@ -620,6 +624,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 if (gpuItems) {
                     tl->itemExtent = itemCache.extent;
                     tl->maxSlotCount = itemCache.maxSlots;
+                    tl->itemsVersion = itemCache.version;
                 }
                 triangleLevel = std::move(*tl);
             }

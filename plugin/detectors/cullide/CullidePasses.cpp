@@ -194,7 +194,9 @@ std::uint32_t Passes::splitItems(const Level& level) {
 void Passes::bindCommon(const Level& level, std::span<const gl::CullideItem> items, gl::Buffer& itemsBuffer,
                         gl::Buffer& aliveBuffer, bool seeded) {
     scene_.bind();
-    uploadItems(itemsBuffer, items, &itemsBuffer == &items_ ? itemsHeld_ : chainItemsHeld_);
+    // (A split level's items are its own copy: no version.)
+    uploadItems(itemsBuffer, items, &itemsBuffer == &items_ ? itemsHeld_ : chainItemsHeld_,
+                items.data() == level.items.data() ? level.itemsVersion : 0);
     const std::size_t members = level.members();
     aliveBuffer.reserve(std::max<std::size_t>(4, members * 4));
     marks_.reserve(std::max<std::size_t>(4, members * 4));
@@ -213,9 +215,12 @@ void Passes::bindCommon(const Level& level, std::span<const gl::CullideItem> ite
 }
 
 void Passes::uploadItems(gl::Buffer& buffer, std::span<const gl::CullideItem> items,
-                         std::vector<gl::CullideItem>& last) {
+                         std::vector<gl::CullideItem>& last, std::uint64_t version) {
     // The same items as last call (a pile whose pairs kept their objects): no upload.
-    if (buffer.reserve(std::max<std::size_t>(32, items.size_bytes()))) last.clear();
+    std::uint64_t& held = &buffer == &items_ ? itemsHeldVersion_ : chainItemsHeldVersion_;
+    if (buffer.reserve(std::max<std::size_t>(32, items.size_bytes()))) last.clear(), held = 0;
+    if (version != 0 && held == version && last.size() == items.size()) return;
+    held = version;
     if (last.size() == items.size() && std::memcmp(last.data(), items.data(), items.size_bytes()) == 0) return;
     buffer.upload(0, items.size_bytes(), items.data());
     last.assign(items.begin(), items.end());

@@ -77,6 +77,9 @@ struct Level {
     /// With itemExtent: the most slots of any item (0: unknown). At most 64 (and triangles, not
     /// boxes): the splat passes run one workgroup per item, an invocation per slot, no search.
     std::uint32_t maxSlotCount = 0;
+    /// Non-zero: names this exact item list (the caller's cache generation); a buffer that holds
+    /// the same version is not compared again.
+    std::uint64_t itemsVersion = 0;
 };
 
 /// What one level did on the GPU.
@@ -172,7 +175,8 @@ private:
     enum class Seed { All, Wanted, Posed };
     void queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer& aliveBuffer, Seed seed, bool uploadClip);
     /// Uploads items unless the buffer already holds exactly these (`last`: what it holds).
-    void uploadItems(gl::Buffer& buffer, std::span<const gl::CullideItem> items, std::vector<gl::CullideItem>& last);
+    void uploadItems(gl::Buffer& buffer, std::span<const gl::CullideItem> items, std::vector<gl::CullideItem>& last,
+                     std::uint64_t version);
     /// The static local boxes at the start of boxes_, uploaded when stale.
     void uploadStaticBoxes(std::size_t worldBytes);
     void bindCommon(const Level& level, std::span<const gl::CullideItem> items, gl::Buffer& itemsBuffer,
@@ -208,6 +212,7 @@ private:
         output_{"cullide filter triangle pairs"}, itemBoxes_{"cullide chain item boxes"},
         objectBoxes_{"cullide chain object boxes"}, partners_{"cullide chain partners"};
     std::vector<gl::CullideItem> itemsHeld_, chainItemsHeld_;  // what items_ / chainItems_ hold
+    std::uint64_t itemsHeldVersion_ = 0, chainItemsHeldVersion_ = 0;  // and its Level::itemsVersion (0: none)
     std::uint32_t clusterPairCapacity_ = 1u << 15;  // entries; grown after an overflow
     std::uint32_t outputCapacity_ = 1u << 16;       // triangle pairs; grown after an overflow
     std::uint32_t lastOutput_ = 0;                  // triangle pairs of the last call (sizes the first copy)

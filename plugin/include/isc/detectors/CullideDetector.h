@@ -50,10 +50,11 @@ struct CullideSettings {
     /// "queries" (the paper's occlusion queries at the object and cluster levels).
     std::string method = "compute";
     /// Pixels across the smallest object at the triangle level (and the self level), 8..4096.
-    /// (64 since round F: with the GPU filter behind it, 128 px left fewer triangles but the same
-    /// exact tests, for twice the level's GPU time; docs/detectors/cullide.md.)
-    int resolution = 64;
-    /// Pixels across the smallest object at the cluster level, 4..4096 (32 since round F, as above).
+    /// (32 since 2026-11-27, was 128: with the GPU filter behind it, more pixels left fewer
+    /// triangles but the same exact tests, for 2-4 times the level's GPU time;
+    /// docs/detectors/cullide.md.)
+    int resolution = 32;
+    /// Pixels across the smallest object at the cluster level, 4..4096 (32 since 2026-11-27, was 64, as above).
     int clusterResolution = 32;
     /// Pixels across the smallest object at the object level, 4..4096.
     int objectResolution = 32;
