@@ -106,6 +106,7 @@ struct CullideDetector::Impl {
         std::vector<ObjectId> objects;  // in group order
         std::vector<float> grows;       // per group: the fattening
         std::vector<char> deformed;     // per group
+        std::vector<MeshId> meshes;     // per group (a detector may be handed another scene)
         std::vector<gl::CullideItem> items;
         std::vector<Aabb> boxes;        // per item: a box its cluster fits in any rotation (sizes the split)
         std::vector<std::uint32_t> boxIndex, first, count;  // per item; per group: first item, items
@@ -506,7 +507,8 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 ItemCache& ic = itemCache;
                 bool same = ic.valid && !slotsChanged && ic.objects == objects;
                 for (std::size_t g = 0; g < objects.size() && same; ++g)
-                    same = ic.grows[g] == grow(objects[g]) && ic.deformed[g] == char(scene.isDeformed(objects[g]));
+                    same = ic.grows[g] == grow(objects[g]) && ic.deformed[g] == char(scene.isDeformed(objects[g])) &&
+                           ic.meshes[g] == scene.meshOf(objects[g]);
                 if (!same) {
                     ic = {};
                     ic.objects = objects;
@@ -516,6 +518,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                         const std::uint32_t base = staticBase[scene.meshOf(o)];
                         ic.grows.push_back(grow(o));
                         ic.deformed.push_back(char(deformed));
+                        ic.meshes.push_back(scene.meshOf(o));
                         ic.first.push_back(static_cast<std::uint32_t>(ic.items.size()));
                         for (std::uint32_t k = 0; k < h.clusters.size(); ++k) {
                             const cullide::Cluster& c = h.clusters[k];

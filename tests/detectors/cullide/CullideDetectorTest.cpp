@@ -452,6 +452,38 @@ TEST_F(CullideDetectorTest, GpuItemsMatchTheItemsBuiltOnTheCpu) {
     }
 }
 
+// A detector handed another scene with the same meshes but the objects' meshes swapped: the GPU
+// mirror must be remade (GpuScene keeps each object's mesh range while the counts stay: before
+// the fix the second scene's pair was missed with either item path) and the pose pass's item
+// cache laid out again (the items name each mesh's slots); every call gets the reference's answer.
+TEST_F(CullideDetectorTest, AnotherSceneWithTheMeshesSwappedIsMirroredAgain) {
+    auto torus = std::make_shared<Mesh>(shapes::torus(0.5f, 0.15f, 32, 16));
+    auto box = std::make_shared<Mesh>(shapes::box(Vec3(0.3f)));
+    auto make = [&](bool swapped) {
+        Scene scene;
+        const MeshId t = scene.addMesh(torus), b = scene.addMesh(box);
+        scene.addObject(swapped ? b : t);
+        scene.addObject(swapped ? t : b, Pose{Vec3(0.5f, 0.0f, 0.0f)});
+        return scene;
+    };
+    const Scene first = make(false), second = make(true);
+    for (bool gpuItems : {true, false}) {
+        CullideSettings s = settings("compute", 64);
+        s.gpuItems = gpuItems;
+        auto d = makeCullide(s);
+        const std::vector<ObjectPair> candidates = {{0, 1}};
+        int call = 0;
+        for (const Scene* scene : {&first, &second, &first}) {
+            ASSERT_FALSE(reference(*scene, 0, 1).empty());
+            DetectionOutput out;
+            ASSERT_TRUE(d->detect(*scene, candidates, out));
+            expectExact(*scene, candidates, out);
+            EXPECT_EQ(out.pairs.size(), 1u) << "call " << call << (gpuItems ? ", gpu items" : ", cpu items");
+            ++call;
+        }
+    }
+}
+
 // The chain's GPU float filter (filter.glsl) in front of the exact test: with self pairs in
 // the same call (their survivors still go to the CPU pairing) and with intersection segments,
 // the output is exactly the reference's, in candidate order, identical (pairs, triangle pairs,
