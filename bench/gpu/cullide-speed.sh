@@ -44,9 +44,9 @@ parts=${ISC_CULLIDE_SPEED_PARTS:-detector broadphase tests}
 has() { case " $parts " in *" $1 "*) return 0;; esac; return 1; }
 
 if has detector; then
-ISC_BENCH_CULLIDE_SIZES=$size ISC_BENCH_CULLIDE_DEFORM_CALLS=40 \
+ISC_BENCH_CULLIDE_SIZES=$size ISC_BENCH_CULLIDE_DEFORM_CALLS=${ISC_CULLIDE_DEFORM_CALLS:-40} \
 ISC_BENCH_CULLIDE_VARIANTS=${ISC_CULLIDE_SPEED_VARIANTS:-"cullide_notri:triangleLevel=false;cullide_boxes_notri:clusterBoxes=true,triangleLevel=false;cullide_c32_notri:clusterResolution=32,triangleLevel=false;cullide_nofilter:gpuFilter=false"} \
-  run cullide 70 "$bin/isc_bench_cullide" \
+  run cullide ${ISC_CULLIDE_SPEED_LIMIT:-70} "$bin/isc_bench_cullide" \
   --benchmark_filter="^(pile|deforming)/$size/(${ISC_CULLIDE_SPEED_ROWS:-cullide|cullide_notri|cullide_boxes_notri|cullide_c32_notri|cullide_nofilter|cpu|peel})/" \
   --benchmark_out="$out/cullide.json" --benchmark_out_format=json
 sed -n '/# isc_bench_cullide summary/,$p' "$out/cullide.txt"

@@ -35,6 +35,15 @@ namespace isc::gl {
 #define CULLIDE_BINDING_CLUSTER_PAIRS 20   // uvec4 clusterPairs[]: (chain pair, cluster item of its a, of its b, 0)
 #define CULLIDE_BINDING_CHAIN_COUNTERS 21  // uint chainCounters[8]: CULLIDE_CHAIN_* counters, then the indirect args
 #define CULLIDE_BINDING_OUTPUT 22          // uint outputPairs[3 * capacity]: (chain pair, triangle of its a, of its b)
+// The chain's pose pass (cullide/pose.glsl, CullideSettings::gpuItems): every cluster of
+// the pairs' objects is an item; its world box is computed on the GPU and it starts in the
+// cluster level's PCS when that box reaches a partner object's box.
+#define CULLIDE_BINDING_ITEM_BOXES 23      // uint itemBoxes[items]: the item's local box in boxes[], or
+                                           // CULLIDE_ITEM_BOX_DEFORMED (its box from its triangles' vertices)
+#define CULLIDE_BINDING_OBJECT_BOXES 24    // vec4 objectBoxes[2 * groups]: per group (object), its world box (grown)
+#define CULLIDE_BINDING_PARTNERS 25        // uint partners[]: per group g, partners[g] .. partners[g + 1] index
+                                           // the same array, whose entries there are the partner groups
+#define CULLIDE_ITEM_BOX_DEFORMED 0xFFFFFFFFu
 #define CULLIDE_CHAIN_CLUSTER_PAIRS 0      // cluster pairs appended (the pair pass)
 #define CULLIDE_CHAIN_OUTPUT 1             // triangle pairs appended (the filter)
 #define CULLIDE_CHAIN_BOX_PAIRS 2          // triangle pairs whose boxes met (before the separating-axis test)

@@ -46,15 +46,28 @@ uniform uint uWorldBoxBase;  // boxes: first per-call world box (the local boxes
 
 layout(std430, binding = CULLIDE_BINDING_CLIP) readonly buffer CullideClip { vec4 clipBoxes[]; };
 uniform uint uClip;  // 1: the query (mode 2) only looks inside each item's clip box
+uniform uint uClipPerGroup;  // 1: clip boxes are per group (object), not per item
 
 uniform uint uMode;
 uniform uint uIdBits;  // low bits of a key: the group; the rest: the quantised depth
 uniform uint uPerSlot; // 1: every triangle slot is a member of the PCS (alive, marks per work index)
 
+uniform uint uItemPerGroup;  // 1: one workgroup per item, an invocation per slot (items of <= 64 unsplit slots)
+
 void main() {
-    uint work = gl_GlobalInvocationID.x / uint(CULLIDE_LANES);
-    uint lane = gl_GlobalInvocationID.x % uint(CULLIDE_LANES);
-    if (work >= uWorkCount) return;
+    uint work, lane, item;
+    if (uItemPerGroup != 0u) {
+        // No search for the item (a dead item's workgroup leaves at once; see Passes::splitItems).
+        item = gl_WorkGroupID.x;
+        if (item >= uItemCount || gl_LocalInvocationID.x >= items[item].slotCount) return;
+        work = items[item].workStart + gl_LocalInvocationID.x;
+        lane = 0u;
+    } else {
+        work = gl_GlobalInvocationID.x / uint(CULLIDE_LANES);
+        lane = gl_GlobalInvocationID.x % uint(CULLIDE_LANES);
+        if (work >= uWorkCount) return;
+        item = cullideItemOf(work);
+    }
 #ifdef CULLIDE_MULTIVIEW
     uint view = gl_GlobalInvocationID.y;
     cullideSelectView(view);
@@ -62,7 +75,6 @@ void main() {
 #else
     uint markShift = 0u;
 #endif
-    uint item = cullideItemOf(work);
     CullideItem it = items[item];
     // A slot's pixels are shared by `split` threads (bindings.h: bounded loops), lane after lane.
     uint split = max(it.flags >> CULLIDE_ITEM_SPLIT_SHIFT, 1u);
@@ -109,7 +121,8 @@ void main() {
     // fragment, clipped, still holds its depth. Occluders (modes 0 and 1) are not clipped.
     float zClipLo = -1e30, zClipHi = 1e30;
     if (uMode == 2u && uClip != 0u) {
-        vec3 clo = cullideProject(clipBoxes[2u * item].xyz), chi = cullideProject(clipBoxes[2u * item + 1u].xyz);
+        uint ci = uClipPerGroup != 0u ? it.group : item;
+        vec3 clo = cullideProject(clipBoxes[2u * ci].xyz), chi = cullideProject(clipBoxes[2u * ci + 1u].xyz);
         float cep = uEpsilon * uInvPixel, cez = uEpsilon * uInvDepth;
         // Clamped before the conversion: an empty clip box is +-infinity (then nothing is queried).
         vec2 lim = vec2(uSize) + 1.0;
@@ -144,12 +157,16 @@ void main() {
         uint qFar = uint(clamp(ceil(zFar * scale) + 1.0, 0.0, scale)) + 1u;
         uint p = 4u * (uBase + uint(y) * uSize.x + uint(x));
         if (uMode == 0u) {
-            atomicMin(depth[p], (qNear << uIdBits) | group);
-            atomicMax(depth[p + 2u], (qFar << uIdBits) | group);
+            // Read first: a word only ever moves one way (min: down, max: up), so a value read at
+            // or past ours, even a stale one, means the word already is: no atomic needed (in a
+            // pile most fragments lose; their atomics on the same words were the pass's cost).
+            uint kNear = (qNear << uIdBits) | group, kFar = (qFar << uIdBits) | group;
+            if (depth[p] > kNear) atomicMin(depth[p], kNear);
+            if (depth[p + 2u] < kFar) atomicMax(depth[p + 2u], kFar);
             ++fragments;
         } else if (uMode == 1u) {
-            if ((depth[p] & idMask) != group) atomicMin(depth[p + 1u], qNear);
-            if ((depth[p + 2u] & idMask) != group) atomicMax(depth[p + 3u], qFar);
+            if ((depth[p] & idMask) != group && depth[p + 1u] > qNear) atomicMin(depth[p + 1u], qNear);
+            if ((depth[p + 2u] & idMask) != group && depth[p + 3u] < qFar) atomicMax(depth[p + 3u], qFar);
         } else {
             uint key = depth[p];
             uint other = (key & idMask) == group ? depth[p + 1u] : (key >> uIdBits);

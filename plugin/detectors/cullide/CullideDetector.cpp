@@ -97,6 +97,25 @@ struct CullideDetector::Impl {
     // once), where each mesh's start, and what the pass in flight needs at its end.
     bool staticBoxesStale = true;
     std::vector<std::uint32_t> staticBase;  // per MeshId: first box (in boxes, not vec4s)
+    /// Uploads every mesh's local cluster boxes (clusterSize 0: its root box) when stale.
+    void ensureStaticBoxes(const Scene& scene);
+    // gpuItems: the cluster items of the last call's objects (a pile keeps its pairs' objects
+    // from call to call: then only the object boxes and the partners are new).
+    struct ItemCache {
+        bool valid = false;
+        std::vector<ObjectId> objects;  // in group order
+        std::vector<float> grows;       // per group: the fattening
+        std::vector<char> deformed;     // per group
+        std::vector<MeshId> meshes;     // per group (a detector may be handed another scene)
+        std::vector<gl::CullideItem> items;
+        std::vector<Aabb> boxes;        // per item: a box its cluster fits in any rotation (sizes the split)
+        std::vector<std::uint32_t> boxIndex, first, count;  // per item; per group: first item, items
+        std::uint32_t work = 0;
+        float extent = 0.0f;  // the longest side of boxes
+        std::uint32_t maxSlots = 0;  // the most slots of an item
+        std::uint64_t version = 0;   // Level::itemsVersion of this list (new with every rebuild)
+    } itemCache;
+    std::uint64_t itemVersions = 0;
     struct ObjectPass {
         bool open = false;
         std::size_t objectCount = 0;            // scene objects
@@ -149,6 +168,13 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
     const bool slotsChanged = hierarchies->sync(scene);
     if (slotsChanged) staticBoxesStale = true;
     auto grow = [&](ObjectId o) { return fatten.empty() ? 0.0f : std::max(0.0f, fatten[o]); };
+    // gpuItems: the chain's cluster items are every cluster of the pairs' objects, their world
+    // boxes and the cut to the partners' boxes computed on the GPU (pose.glsl); the CPU
+    // builds no cluster boxes and keeps no posed vertices.
+    bool gpuItems = st.gpuItems && st.chain && !queries && st.clusterSize > 0 && !st.clusterBoxes && st.clusterPass &&
+                    limit != CullideLevel::Object && !objectLevel;
+    for (ObjectId o = 0; o < n && gpuItems; ++o)
+        if (state[o] == 1 && hierarchies->get(scene.meshOf(o)).clusters.size() > CULLIDE_CHAIN_MAX_ITEMS) gpuItems = false;
 
     // World boxes (grown by the object's fattening): rigid from the hierarchy root, deformed
     // from the vertices. The GPU's round-off bound scales with the largest coordinate.
@@ -163,6 +189,21 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         if (state[o] != 1 || !scene.isDeformed(ObjectId(o))) continue;
         const Pose& pose = scene.pose(ObjectId(o));
         const auto local = scene.localVertices(ObjectId(o));
+        if (gpuItems) {
+            // Only the box: the GPU poses the vertices itself.
+            const glm::mat3 r = glm::mat3_cast(pose.rotation);
+            Vec3 lo(INFINITY), hi(-INFINITY);
+            for (const Vec3& v : local) {
+                const Vec3 w = r * v;
+                lo = glm::min(lo, w);
+                hi = glm::max(hi, w);
+            }
+            if (!local.empty()) {
+                box[o].grow(lo + pose.position);
+                box[o].grow(hi + pose.position);
+            }
+            continue;
+        }
         std::vector<Vec3>& world = worldVertices[o];
         world.resize(local.size());
         for (std::size_t i = 0; i < local.size(); ++i) {
@@ -226,6 +267,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
     };
     std::vector<gl::CullideItem> items;
     std::vector<Aabb> itemBoxes;  // per item: a world box holding its slots (sizes the threads per slot)
+    std::span<const ObjectId> clipObjects;  // non-empty: clip boxes per group, these objects in group order
     std::vector<std::uint32_t> alive;
     auto addItem = [&](ObjectId o, std::uint32_t firstSlot, std::uint32_t count, std::uint32_t group,
                        std::uint32_t& work, const Aabb& within) {
@@ -268,10 +310,19 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 contact[p.a].grow(meet);
                 contact[p.b].grow(meet);
             }
-            clip.reserve(2 * levelItems.size());
-            for (const gl::CullideItem& it : levelItems) {
-                clip.push_back(glm::vec4(contact[it.object].min, 0.0f));
-                clip.push_back(glm::vec4(contact[it.object].max, 0.0f));
+            if (!clipObjects.empty()) {
+                clip.reserve(2 * clipObjects.size());
+                for (ObjectId o : clipObjects) {
+                    clip.push_back(glm::vec4(contact[o].min, 0.0f));
+                    clip.push_back(glm::vec4(contact[o].max, 0.0f));
+                }
+                level.clipPerGroup = true;
+            } else {
+                clip.reserve(2 * levelItems.size());
+                for (const gl::CullideItem& it : levelItems) {
+                    clip.push_back(glm::vec4(contact[it.object].min, 0.0f));
+                    clip.push_back(glm::vec4(contact[it.object].max, 0.0f));
+                }
             }
             level.clip = clip;
         }
@@ -340,7 +391,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                     break;
                 }
     };
-    if (!pairs.empty()) {
+    if (!pairs.empty() && !gpuItems) {
         const auto t0 = Clock::now();
         const std::vector<ObjectId> objects = numberGroups(pairs);
         for (ObjectId o : objects)
@@ -420,7 +471,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         const std::vector<ObjectId> objects = numberGroups(pairs);
         // Clusters that reach a partner's box: found with the boxes unless the object level
         // dropped pairs since.
-        if (needStale) {
+        if (needStale && !gpuItems) {
             findPartners();
 #pragma omp parallel for schedule(dynamic, 4)
             for (std::size_t oi = 0; oi < objects.size(); ++oi) findNeed(objects[oi]);
@@ -430,9 +481,12 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         // read-back (objects with more cluster items than one loop of the pair pass may walk
         // take the path below).
         std::size_t mostItems = 0;
-        for (ObjectId o : objects) mostItems = std::max<std::size_t>(mostItems, std::size_t(std::count(need[o].begin(), need[o].end(), 1)));
-        const bool chained = st.chain && !queries && st.clusterSize > 0 &&
-                             (st.clusterPass || limit != CullideLevel::Triangle) && mostItems <= CULLIDE_CHAIN_MAX_ITEMS;
+        if (!gpuItems)
+            for (ObjectId o : objects)
+                mostItems = std::max<std::size_t>(mostItems, std::size_t(std::count(need[o].begin(), need[o].end(), 1)));
+        const bool chained = gpuItems || (st.chain && !queries && st.clusterSize > 0 &&
+                                          (st.clusterPass || limit != CullideLevel::Triangle) &&
+                                          mostItems <= CULLIDE_CHAIN_MAX_ITEMS);
         if (chained) {
             stats.count("cpu_chain_need_ms", msSince(t0));
             items.clear();
@@ -442,7 +496,75 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             std::vector<gl::CullideItem> triItems;
             std::uint32_t work = 0, triWork = 0;
             const bool byBoxes = st.clusterBoxes;
-            for (ObjectId o : objects) {
+            std::vector<std::uint32_t> partnerCsr;
+            std::vector<glm::vec4> objectBoxes;
+            if (gpuItems) {
+                // Every cluster of the pairs' objects; the GPU poses its box and cuts it to the
+                // partners'. The split (threads per slot) is sized from a box holding the cluster
+                // in any rotation (its local box's half diagonal; for a deformed one the rest shape's:
+                // an estimate there, and a thread over its loop's bound keeps the level whole).
+                ensureStaticBoxes(scene);
+                ItemCache& ic = itemCache;
+                bool same = ic.valid && !slotsChanged && ic.objects == objects;
+                for (std::size_t g = 0; g < objects.size() && same; ++g)
+                    same = ic.grows[g] == grow(objects[g]) && ic.deformed[g] == char(scene.isDeformed(objects[g])) &&
+                           ic.meshes[g] == scene.meshOf(objects[g]);
+                if (!same) {
+                    ic = {};
+                    ic.objects = objects;
+                    for (ObjectId o : objects) {
+                        const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
+                        const bool deformed = scene.isDeformed(o);
+                        const std::uint32_t base = staticBase[scene.meshOf(o)];
+                        ic.grows.push_back(grow(o));
+                        ic.deformed.push_back(char(deformed));
+                        ic.meshes.push_back(scene.meshOf(o));
+                        ic.first.push_back(static_cast<std::uint32_t>(ic.items.size()));
+                        for (std::uint32_t k = 0; k < h.clusters.size(); ++k) {
+                            const cullide::Cluster& c = h.clusters[k];
+                            const geometry::Bvh::Box& lb = h.bvh.nodes()[c.node].box;
+                            // Only the extent sizes the split: centred at 0. (Deformed: the rest
+                            // shape's, an estimate; a thread past its loop's bound keeps the level.)
+                            const float r = 0.505f * std::sqrt((lb.max[0] - lb.min[0]) * (lb.max[0] - lb.min[0]) +
+                                                               (lb.max[1] - lb.min[1]) * (lb.max[1] - lb.min[1]) +
+                                                               (lb.max[2] - lb.min[2]) * (lb.max[2] - lb.min[2])) +
+                                            grow(o);
+                            ic.items.push_back({o, h.slotBase + c.firstSlot, c.slotCount, ic.work, groupOf[o], grow(o), 0u,
+                                                ic.work});
+                            ic.work += c.slotCount;
+                            ic.boxes.push_back(Aabb{Vec3(-r), Vec3(r)});
+                            ic.extent = std::max(ic.extent, 2.0f * r);
+                            ic.maxSlots = std::max(ic.maxSlots, c.slotCount);
+                            ic.boxIndex.push_back(deformed ? CULLIDE_ITEM_BOX_DEFORMED : base + k);
+                        }
+                        ic.count.push_back(static_cast<std::uint32_t>(ic.items.size()) - ic.first.back());
+                    }
+                    ic.valid = true;
+                    ic.version = ++itemVersions;
+                }
+                work = ic.work;
+                for (std::size_t g = 0; g < objects.size(); ++g) {
+                    const ObjectId o = objects[g];
+                    itemFirst[o] = ic.first[g];
+                    itemCount[o] = ic.count[g];
+                    objectBoxes.push_back(glm::vec4(box[o].min, 0.0f));
+                    objectBoxes.push_back(glm::vec4(box[o].max, 0.0f));
+                }
+                // Partner groups per group (CSR over the pairs left).
+                const std::size_t ng = objects.size();
+                partnerCsr.assign(ng + 1 + 2 * pairs.size(), 0u);
+                for (std::uint32_t c : pairs) ++partnerCsr[groupOf[candidates[c].a] + 1], ++partnerCsr[groupOf[candidates[c].b] + 1];
+                partnerCsr[0] = static_cast<std::uint32_t>(ng + 1);
+                for (std::size_t g = 0; g < ng; ++g) partnerCsr[g + 1] += partnerCsr[g];
+                std::vector<std::uint32_t> fill(partnerCsr.begin(), partnerCsr.begin() + std::ptrdiff_t(ng));
+                for (std::uint32_t c : pairs) {
+                    const std::uint32_t ga = groupOf[candidates[c].a], gb = groupOf[candidates[c].b];
+                    partnerCsr[fill[ga]++] = gb;
+                    partnerCsr[fill[gb]++] = ga;
+                }
+                clipObjects = objects;
+            }
+            for (ObjectId o : gpuItems ? std::span<const ObjectId>() : std::span<const ObjectId>(objects)) {
                 const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
                 itemFirst[o] = static_cast<std::uint32_t>(items.size());
                 for (std::uint32_t k = 0; k < h.clusters.size(); ++k) {
@@ -464,7 +586,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 itemCount[o] = static_cast<std::uint32_t>(items.size()) - itemFirst[o];
             }
             if (!byBoxes) {
-                triItems = items;
+                if (!gpuItems) triItems = items;
                 triWork = work;
             }
             std::vector<gl::CullideChainPair> chainPairs;
@@ -480,16 +602,33 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             const std::uint32_t groups = static_cast<std::uint32_t>(objects.size());
             stats.count("cpu_chain_items_ms", msSince(t0));
             std::vector<glm::vec4> clusterClip, triangleClip;
-            auto clusterLevel = makeLevel("cluster", items, itemBoxes, work, groups,
+            // gpuItems: the cached items themselves (no per-call copies).
+            const std::span<const gl::CullideItem> clusterItems = gpuItems ? std::span<const gl::CullideItem>(itemCache.items)
+                                                                           : std::span<const gl::CullideItem>(items);
+            const std::span<const gl::CullideItem> triangleItems =
+                gpuItems ? clusterItems : std::span<const gl::CullideItem>(triItems);
+            const std::span<const Aabb> clusterItemBoxes =
+                gpuItems ? std::span<const Aabb>(itemCache.boxes) : std::span<const Aabb>(itemBoxes);
+            auto clusterLevel = makeLevel("cluster", clusterItems, clusterItemBoxes, work, groups,
                                           pairViews(pairs, st.clusterResolution, kMaxDepthBytes / 16), false, false,
                                           false, boxes, clusterClip);
             if (!clusterLevel) return fail(clusterLevel.error().message);
+            if (gpuItems) {
+                clusterLevel->itemExtent = itemCache.extent;
+                clusterLevel->maxSlotCount = itemCache.maxSlots;
+                clusterLevel->itemsVersion = itemCache.version;
+            }
             std::optional<cullide::Level> triangleLevel;
             if (limit == CullideLevel::Triangle) {
-                auto tl = makeLevel("triangle", triItems, itemBoxes, triWork, groups,
+                auto tl = makeLevel("triangle", triangleItems, clusterItemBoxes, triWork, groups,
                                     pairViews(pairs, st.resolution, kMaxDepthBytes / 16), false, false, true, {},
                                     triangleClip);
                 if (!tl) return fail(tl.error().message);
+                if (gpuItems) {
+                    tl->itemExtent = itemCache.extent;
+                    tl->maxSlotCount = itemCache.maxSlots;
+                    tl->itemsVersion = itemCache.version;
+                }
                 triangleLevel = std::move(*tl);
             }
             cullide::Chain chain;
@@ -498,6 +637,10 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             chain.pairs = chainPairs;
             chain.pairThreads = pairThreads;
             chain.clusterBoxes = chainBoxes;
+            chain.poseItems = gpuItems;
+            chain.itemBoxes = gpuItems ? std::span<const std::uint32_t>(itemCache.boxIndex) : std::span<const std::uint32_t>();
+            chain.objectBoxes = objectBoxes;
+            chain.partners = partnerCsr;
             // The float filter (exact test's input listed on the GPU): detect() only (no fattening),
             // clusters that fit its shared memory. Tolerance: 1e-5 of the scene's coordinate scale,
             // far above the float rounding of the world vertices (as peel).
@@ -507,7 +650,9 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             chain.triangleVisibility = st.triangleLevel;
             stats.count("cpu_chain_setup_ms", msSince(t0));
             cullide::ChainResult cr;
-            if (auto r = passes.runChain(chain, cr); !r) return r;
+            auto ran = passes.runChain(chain, cr);
+            clipObjects = {};  // (objects goes out of scope after this level)
+            if (!ran) return ran;
             if (chain.filter) {
                 addCount(stats, "gpu_filter_ms", cr.filterGpuMs);
                 addCount(stats, "gpu_ms", cr.filterGpuMs);
@@ -521,7 +666,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 res.tests = std::move(cr.tests);
                 addCount(stats, "filtered_pairs", double(res.tests.size() / 3));
             }
-            recordLevel("cluster", "pcs_clusters_in", "pcs_clusters", "gpu_cluster_ms", items.size(), cr.cluster, false);
+            recordLevel("cluster", "pcs_clusters_in", "pcs_clusters", "gpu_cluster_ms", cr.clusterSeeded, cr.cluster, false);
             addCount(stats, "run_chain_ms", cr.runMs);
             addCount(stats, "run_chain_issue_ms", cr.issueMs);
             std::vector<std::uint32_t> kept;
@@ -551,9 +696,11 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 for (std::size_t w = 0; w < cr.bits.size(); ++w) {
                     for (std::uint32_t v = cr.bits[w]; v != 0; v &= v - 1) {
                         const std::uint32_t m = static_cast<std::uint32_t>(32 * w) + std::uint32_t(std::countr_zero(v));
-                        while (item < triItems.size() && m >= triItems[item].memberStart + triItems[item].slotCount) ++item;
-                        if (item == triItems.size()) break;
-                        const gl::CullideItem& it = triItems[item];
+                        while (item < triangleItems.size() &&
+                               m >= triangleItems[item].memberStart + triangleItems[item].slotCount)
+                            ++item;
+                        if (item == triangleItems.size()) break;
+                        const gl::CullideItem& it = triangleItems[item];
                         if (hItem != item) {
                             h = &hierarchies->get(scene.meshOf(it.object));
                             slots = h->bvh.slotTriangles();
@@ -861,6 +1008,28 @@ Result<void> CullideDetector::prunePairs(const Scene& scene, std::span<const Obj
     return {};
 }
 
+void CullideDetector::Impl::ensureStaticBoxes(const Scene& scene) {
+    // Each mesh's cluster boxes, local (clusterSize 0: the root box), once per set of meshes.
+    if (!staticBoxesStale && staticBase.size() == scene.meshCount()) return;
+    std::vector<glm::vec4> local;
+    staticBase.assign(scene.meshCount(), 0u);
+    for (MeshId m = 0; m < scene.meshCount(); ++m) {
+        const cullide::MeshHierarchy& h = hierarchies->get(m);
+        staticBase[m] = static_cast<std::uint32_t>(local.size() / 2);
+        auto put = [&](std::uint32_t node) {
+            const geometry::Bvh::Box& b = h.bvh.nodes()[node].box;
+            local.push_back(glm::vec4(b.min[0], b.min[1], b.min[2], 0.0f));
+            local.push_back(glm::vec4(b.max[0], b.max[1], b.max[2], 0.0f));
+        };
+        if (settings.clusterSize > 0)
+            for (const cullide::Cluster& c : h.clusters) put(c.node);
+        else
+            put(0u);
+    }
+    passes.setStaticBoxes(local);
+    staticBoxesStale = false;
+}
+
 Result<void> CullideDetector::beginObjectPcs(const Scene& scene, std::span<const float> fatten,
                                              std::span<const ObjectPair> pairs) {
     const auto t0 = Clock::now();
@@ -884,7 +1053,6 @@ Result<void> CullideDetector::beginObjectPcs(const Scene& scene, std::span<const
     const bool changed = im.hierarchies->sync(scene);
     if (changed) im.staticBoxesStale = true;
     im.passes.sync(scene, im.hierarchies->slotTriangles(), changed);
-    // Each mesh's cluster boxes, local (clusterSize 0: the root box), once per set of meshes.
     auto clusterNodes = [&](const cullide::MeshHierarchy& h) {
         std::vector<std::uint32_t> nodes;
         if (st.clusterSize > 0)
@@ -893,21 +1061,7 @@ Result<void> CullideDetector::beginObjectPcs(const Scene& scene, std::span<const
             nodes.push_back(0u);
         return nodes;
     };
-    if (im.staticBoxesStale || im.staticBase.size() != scene.meshCount()) {
-        std::vector<glm::vec4> local;
-        im.staticBase.assign(scene.meshCount(), 0u);
-        for (MeshId m = 0; m < scene.meshCount(); ++m) {
-            const cullide::MeshHierarchy& h = im.hierarchies->get(m);
-            im.staticBase[m] = static_cast<std::uint32_t>(local.size() / 2);
-            for (std::uint32_t node : clusterNodes(h)) {
-                const geometry::Bvh::Box& b = h.bvh.nodes()[node].box;
-                local.push_back(glm::vec4(b.min[0], b.min[1], b.min[2], 0.0f));
-                local.push_back(glm::vec4(b.max[0], b.max[1], b.max[2], 0.0f));
-            }
-        }
-        im.passes.setStaticBoxes(local);
-        im.staticBoxesStale = false;
-    }
+    im.ensureStaticBoxes(scene);
 
     // The PCS: every active object with a finite pose and triangles (of a pair, when given).
     std::vector<char> inPairs(pairs.empty() ? 0 : n, 0);

@@ -63,6 +63,9 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     auto ch = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/chain.glsl"}}, {}, "cullide chain");
     if (!ch) return fail(ch.error().message);
     chain_ = std::move(*ch);
+    auto po = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/pose.glsl"}}, {}, "cullide pose");
+    if (!po) return fail(po.error().message);
+    pose_ = std::move(*po);
     auto fl = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/filter.glsl"}}, {}, "cullide filter");
     if (!fl) return fail(fl.error().message);
     filter_ = std::move(*fl);
@@ -96,14 +99,19 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
 }
 
 void Passes::sync(const Scene& scene, std::span<const std::uint32_t> slotTriangles, bool slotsChanged) {
-    // GpuScene keeps its meshes while the counts stay; a different scene with as many meshes
-    // (a detector reused across scenes) needs a fresh mirror.
-    bool same = sceneMeshes_.size() == scene.meshCount();
+    // GpuScene keeps its meshes and each object's mesh range while the counts stay; a different
+    // scene with as many meshes and objects (a detector reused across scenes), or the same
+    // meshes given to other objects, needs a fresh mirror (else an object's triangles would be
+    // read from another mesh's range: test AnotherSceneWithTheMeshesSwappedIsMirroredAgain).
+    bool same = sceneMeshes_.size() == scene.meshCount() && sceneObjectMeshes_.size() == scene.objectCount();
     for (MeshId m = 0; same && m < scene.meshCount(); ++m) same = sceneMeshes_[m] == &scene.mesh(m);
+    for (ObjectId o = 0; same && o < scene.objectCount(); ++o) same = sceneObjectMeshes_[o] == scene.meshOf(o);
     if (!same) {
         scene_ = gl::GpuScene("cullide scene");
         sceneMeshes_.clear();
         for (MeshId m = 0; m < scene.meshCount(); ++m) sceneMeshes_.push_back(&scene.mesh(m));
+        sceneObjectMeshes_.clear();
+        for (ObjectId o = 0; o < scene.objectCount(); ++o) sceneObjectMeshes_.push_back(scene.meshOf(o));
     }
     scene_.sync(scene);
     if (slotsChanged || slots_.size() < std::max<std::size_t>(4, slotTriangles.size_bytes())) {
@@ -122,9 +130,26 @@ static float pixelsOf(const Aabb& b, const View& view, float invPixel) {
 }
 
 std::uint32_t Passes::splitItems(const Level& level) {
-    splitItems_.assign(level.items.begin(), level.items.end());
     const bool split = !level.self && !level.queries && level.itemBoxes.size() == level.items.size();
     const std::uint64_t lanes = level.byBoxes ? kBoxLanes : 1;
+    if (split && level.itemExtent >= 0.0f) {
+        // Items laid out unsplit whose largest box fits one thread in every view: as they are
+        // (no copy; the upload is skipped when the buffer holds them already).
+        float invMax = 0.0f;
+        for (const View& v : level.views) invMax = std::max(invMax, 1.0f / v.pixel);
+        const float smallSide = std::sqrt(float(CULLIDE_PIXELS_PER_THREAD) * float(lanes)) - 5.0f;
+        const std::uint64_t maxThreads =
+            std::min<std::uint64_t>(std::uint64_t(maxGroupsX_) * kGroup, 0x7FFFFFFFu) / lanes;
+        if (level.itemExtent * invMax <= smallSide && level.workCount <= maxThreads) {
+            levelItems_ = level.items;
+            itemPerGroup_ = !level.byBoxes && level.maxSlotCount > 0 && level.maxSlotCount <= kGroup &&
+                            level.items.size() <= maxGroupsX_;
+            return level.workCount;
+        }
+    }
+    itemPerGroup_ = false;
+    splitItems_.assign(level.items.begin(), level.items.end());
+    levelItems_ = splitItems_;
     // The dispatch's x dimension holds at most GL_MAX_COMPUTE_WORK_GROUP_COUNT groups (65535 on
     // llvmpipe, the GL minimum): past that, one thread per slot, and the cut counter keeps the
     // level conservative.
@@ -174,8 +199,9 @@ std::uint32_t Passes::splitItems(const Level& level) {
 void Passes::bindCommon(const Level& level, std::span<const gl::CullideItem> items, gl::Buffer& itemsBuffer,
                         gl::Buffer& aliveBuffer, bool seeded) {
     scene_.bind();
-    itemsBuffer.reserve(std::max<std::size_t>(32, items.size_bytes()));
-    itemsBuffer.upload(0, items.size_bytes(), items.data());
+    // (A split level's items are its own copy: no version.)
+    uploadItems(itemsBuffer, items, &itemsBuffer == &items_ ? itemsHeld_ : chainItemsHeld_,
+                items.data() == level.items.data() ? level.itemsVersion : 0);
     const std::size_t members = level.members();
     aliveBuffer.reserve(std::max<std::size_t>(4, members * 4));
     marks_.reserve(std::max<std::size_t>(4, members * 4));
@@ -191,6 +217,27 @@ void Passes::bindCommon(const Level& level, std::span<const gl::CullideItem> ite
     aliveBuffer.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ALIVE);
     marks_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_MARKS);
     counters_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_COUNTERS);
+}
+
+void Passes::uploadItems(gl::Buffer& buffer, std::span<const gl::CullideItem> items,
+                         std::vector<gl::CullideItem>& last, std::uint64_t version) {
+    // The same items as last call (a pile whose pairs kept their objects): no upload.
+    std::uint64_t& held = &buffer == &items_ ? itemsHeldVersion_ : chainItemsHeldVersion_;
+    if (buffer.reserve(std::max<std::size_t>(32, items.size_bytes()))) last.clear(), held = 0;
+    if (version != 0 && held == version && last.size() == items.size()) return;
+    held = version;
+    if (last.size() == items.size() && std::memcmp(last.data(), items.data(), items.size_bytes()) == 0) return;
+    buffer.upload(0, items.size_bytes(), items.data());
+    last.assign(items.begin(), items.end());
+}
+
+void Passes::uploadStaticBoxes(std::size_t worldBytes) {
+    // [static local boxes | this call's world boxes]; a re-created buffer gets the static ones again.
+    const std::size_t staticBytes = staticBoxes_.size() * sizeof(glm::vec4);
+    if (boxes_.reserve(std::max<std::size_t>(32, staticBytes + worldBytes))) staticBoxesUploaded_ = false;
+    if (!staticBoxesUploaded_ && staticBytes > 0) boxes_.upload(0, staticBytes, staticBoxes_.data());
+    staticBoxesUploaded_ = true;
+    boxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_BOXES);
 }
 
 void Passes::setView(gl::Program& program, const View& view, float epsilon) const {
@@ -218,7 +265,7 @@ void Passes::issue(const Level& level, LevelResult& result) {
     issued_ = false;
     if (level.items.empty() || level.workCount == 0 || level.views.empty()) return;
     glQueryCounter(begin_.id(), GL_TIMESTAMP);
-    queueLevel(level, items_, alive_, false, true);
+    queueLevel(level, items_, alive_, Seed::All, true);
     result.threads = threads_;
     if (level.queries) result.queries = double(queriesIssued_);
     glQueryCounter(end_.id(), GL_TIMESTAMP);
@@ -242,39 +289,51 @@ void Passes::reserveReadback(std::size_t bytes) {
     }
 }
 
-void Passes::queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer& aliveBuffer, bool seeded,
+void Passes::queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer& aliveBuffer, Seed seed,
                         bool uploadClip) {
     queriesIssued_ = 0;
     ISC_ASSERT(!level.queries || !level.perSlot, "cullide::Passes::issue(): queries are per item");
     ISC_ASSERT(!level.byBoxes || (!level.queries && !level.self), "cullide::Passes::issue(): boxes are compute only");
     if (level.byBoxes) {
-        // [static local boxes | this call's world boxes]; a re-created buffer gets the static ones again.
         const std::size_t staticBytes = staticBoxes_.size() * sizeof(glm::vec4);
-        if (boxes_.reserve(std::max<std::size_t>(32, staticBytes + level.boxes.size_bytes()))) staticBoxesUploaded_ = false;
-        if (!staticBoxesUploaded_ && staticBytes > 0) boxes_.upload(0, staticBytes, staticBoxes_.data());
-        staticBoxesUploaded_ = true;
+        uploadStaticBoxes(level.boxes.size_bytes());
         if (!level.boxes.empty()) boxes_.upload(staticBytes, level.boxes.size_bytes(), level.boxes.data());
-        boxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_BOXES);
         for (gl::Program* p : {&splatBoxes_, &splatBoxesMulti_})
             p->setUniform("uWorldBoxBase", static_cast<unsigned>(staticBoxes_.size() / 2));
     }
     const unsigned clip = level.clip.empty() ? 0u : 1u;
-    ISC_ASSERT(level.clip.empty() || level.clip.size() == 2 * level.items.size(),
-               "cullide::Passes::issue(): one clip box per item");
+    ISC_ASSERT(level.clip.empty() || level.clip.size() == 2 * (level.clipPerGroup ? level.groupCount : level.items.size()),
+               "cullide::Passes::issue(): one clip box per item (or per group)");
     if (uploadClip) {
         clip_.reserve(std::max<std::size_t>(32, level.clip.size_bytes()));
         if (clip) clip_.upload(0, level.clip.size_bytes(), level.clip.data());
     }
     clip_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLIP);  // bound even when unused
-    for (gl::Program* p : {&splat_, &splatBoxes_, &splatMulti_, &splatBoxesMulti_}) p->setUniform("uClip", clip);
+    for (gl::Program* p : {&splat_, &splatBoxes_, &splatMulti_, &splatBoxesMulti_}) {
+        p->setUniform("uClip", clip);
+        p->setUniform("uClipPerGroup", level.clipPerGroup ? 1u : 0u);
+    }
+    threads_ = splitItems(level);
+    for (gl::Program* p : {&splat_, &splatBoxes_, &splatMulti_, &splatBoxesMulti_})
+        p->setUniform("uItemPerGroup", itemPerGroup_ ? 1u : 0u);
     ISC_ASSERT(level.groupCount < (1u << 24), "cullide::Passes::issue(): too many groups");
     ISC_ASSERT(!level.queries || queries_, "cullide::Passes::issue(): the query programs were not compiled");
-    threads_ = splitItems(level);
-    bindCommon(level, splitItems_, itemsBuffer, aliveBuffer, seeded);
-    if (seeded) {
+    bindCommon(level, levelItems_, itemsBuffer, aliveBuffer, seed != Seed::All);
+    if (seed == Seed::Wanted) {
         // The chain's seed pass: the members of the wanted clusters start in the PCS.
         wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
         dispatchChain(1u, static_cast<std::uint32_t>(level.items.size()));
+    } else if (seed == Seed::Posed) {
+        // The pose pass (pose.glsl): the items' world boxes, and which reach a partner (its
+        // buffers bound by runChain).
+        const std::uint32_t n = static_cast<std::uint32_t>(level.items.size());
+        const std::uint64_t groups = (std::uint64_t(n) + kGroup - 1) / kGroup;
+        const std::uint64_t x = std::min<std::uint64_t>(groups, maxGroupsX_);
+        pose_.setUniform("uEpsilon", level.epsilon);
+        pose_.setUniform("uCount", n);
+        pose_.use();
+        if (n > 0) pose_.dispatch(static_cast<GLuint>(x), static_cast<GLuint>((groups + x - 1) / x));
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     }
     const bool atOnce = level.viewsAtOnce && !level.self && !level.queries && level.views.size() > 1 &&
                         level.views.size() <= kMaxViewsAtOnce;
@@ -306,7 +365,8 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     out = {};
     ISC_ASSERT(chain.cluster != nullptr && !chain.cluster->perSlot && !chain.cluster->queries && !chain.cluster->self,
                "cullide::Passes::runChain(): the cluster level is per item, compute");
-    ISC_ASSERT(chain.clusterBoxes.size() == 2 * chain.cluster->items.size(),
+    ISC_ASSERT(chain.poseItems ? chain.itemBoxes.size() == chain.cluster->items.size()
+                               : chain.clusterBoxes.size() == 2 * chain.cluster->items.size(),
                "cullide::Passes::runChain(): one box per cluster item");
     ISC_ASSERT(chain.triangle == nullptr ||
                    (chain.triangle->perSlot && chain.triangle->items.size() == chain.cluster->items.size()),
@@ -317,15 +377,29 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     if (cl.items.empty() || cl.workCount == 0 || cl.views.empty() || nPairs == 0) return {};
     const std::size_t nItems = cl.items.size();
     glQueryCounter(begin_.id(), GL_TIMESTAMP);
-    queueLevel(cl, items_, alive_, false, true);
+    chainBoxes_.reserve(std::max<std::size_t>(32, nItems * 2 * sizeof(glm::vec4)));
+    if (chain.poseItems) {
+        // The pose pass's inputs (it runs at the start of the cluster level, seeding its PCS).
+        auto put = [](gl::Buffer& b, const void* data, std::size_t bytes, GLuint binding) {
+            b.reserve(std::max<std::size_t>(32, bytes));
+            if (bytes > 0) b.upload(0, bytes, data);
+            b.bindBase(GL_SHADER_STORAGE_BUFFER, binding);
+        };
+        put(itemBoxes_, chain.itemBoxes.data(), chain.itemBoxes.size_bytes(), CULLIDE_BINDING_ITEM_BOXES);
+        put(objectBoxes_, chain.objectBoxes.data(), chain.objectBoxes.size_bytes(), CULLIDE_BINDING_OBJECT_BOXES);
+        put(partners_, chain.partners.data(), chain.partners.size_bytes(), CULLIDE_BINDING_PARTNERS);
+        uploadStaticBoxes(0);
+        chainBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_BOXES);
+    } else {
+        chainBoxes_.upload(0, chain.clusterBoxes.size_bytes(), chain.clusterBoxes.data());
+    }
+    queueLevel(cl, items_, alive_, chain.poseItems ? Seed::Posed : Seed::All, true);
     out.cluster.threads = threads_;
     // The GPU starts on the cluster level while the rest is prepared and queued.
     glFlush();
     // The pair pass: reads the cluster level's alive flags (still bound) and its cut counter.
     chainPairs_.reserve(std::max<std::size_t>(32, chain.pairs.size_bytes()));
     chainPairs_.upload(0, chain.pairs.size_bytes(), chain.pairs.data());
-    chainBoxes_.reserve(std::max<std::size_t>(32, chain.clusterBoxes.size_bytes()));
-    chainBoxes_.upload(0, chain.clusterBoxes.size_bytes(), chain.clusterBoxes.data());
     wanted_.reserve(std::max<std::size_t>(4, nItems * 4));
     wanted_.clearZero(0, nItems * 4);
     keep_.reserve(std::max<std::size_t>(4, nPairs * 4));
@@ -357,12 +431,12 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         const Level& tl = *chain.triangle;
         if (chain.triangleVisibility) {
             // Same clusters, same clip boxes: the clip buffer is not uploaded again.
-            queueLevel(tl, chainItems_, chainAlive_, true, false);
+            queueLevel(tl, chainItems_, chainAlive_, Seed::Wanted, false);
             out.triangle.threads = threads_;
         } else {
             // Only the seed: the wanted clusters' triangles are the level's survivors.
             threads_ = splitItems(tl);
-            bindCommon(tl, splitItems_, chainItems_, chainAlive_, true);
+            bindCommon(tl, levelItems_, chainItems_, chainAlive_, true);
             wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
             dispatchChain(1u, static_cast<std::uint32_t>(tl.items.size()));
         }
@@ -433,6 +507,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     out.cluster.readbackMs = readbackMs;
     out.cluster.fragments = counters[0][CULLIDE_COUNTER_FRAGMENTS];
     out.cluster.alive = counters[0][CULLIDE_COUNTER_ALIVE];
+    out.clusterSeeded = chain.poseItems ? counters[0][CULLIDE_COUNTER_SEEDED] : static_cast<std::uint32_t>(nItems);
     out.cluster.cut = counters[0][CULLIDE_COUNTER_CUT];
     if (out.cluster.cut != 0) out.cluster.alive = static_cast<std::uint32_t>(nItems);
     if (triangles) {
@@ -541,7 +616,7 @@ void Passes::runComputeView(const Level& level, const View& view, bool last) {
     splat.use();
     for (unsigned mode = 0; mode < 3; ++mode) {
         splat.setUniform("uMode", mode);
-        splat.dispatch(groupsFor(std::size_t(threads_) * lanes));
+        splat.dispatch(itemPerGroup_ ? static_cast<GLuint>(level.items.size()) : groupsFor(std::size_t(threads_) * lanes));
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     }
     update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));
@@ -595,7 +670,8 @@ void Passes::runComputeViews(const Level& level) {
     splat.use();
     for (unsigned mode = 0; mode < 3; ++mode) {
         splat.setUniform("uMode", mode);
-        splat.dispatch(groupsFor(std::size_t(threads_) * lanes), static_cast<GLuint>(nv));
+        splat.dispatch(itemPerGroup_ ? static_cast<GLuint>(level.items.size()) : groupsFor(std::size_t(threads_) * lanes),
+                       static_cast<GLuint>(nv));
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     }
     update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));

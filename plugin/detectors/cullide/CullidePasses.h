@@ -63,11 +63,23 @@ struct Level {
     /// Compute path, optional: per item, a (min, max) world box (2 entries) outside which its
     /// fragments are not queried (where it can touch another object; see splat.glsl).
     std::span<const glm::vec4> clip;
+    /// The clip boxes are per group (2 entries per group), not per item.
+    bool clipPerGroup = false;
     /// Per item, a world box holding every pixel footprint of its slots (triangles or boxes,
     /// grown by the fattening): sizes how many threads share each slot's pixels (bindings.h,
     /// CULLIDE_PIXELS_PER_THREAD). Empty: one thread per slot (then a slot over too many pixels
     /// makes the level keep every member).
     std::span<const Aabb> itemBoxes;
+    /// When >= 0: the longest side of any of itemBoxes, and the items are laid out unsplit
+    /// (workStart = memberStart = the prefix sum of slotCount, no split bits): when no item can
+    /// need a split in these views they are used as they are (no per-call copy).
+    float itemExtent = -1.0f;
+    /// With itemExtent: the most slots of any item (0: unknown). At most 64 (and triangles, not
+    /// boxes): the splat passes run one workgroup per item, an invocation per slot, no search.
+    std::uint32_t maxSlotCount = 0;
+    /// Non-zero: names this exact item list (the caller's cache generation); a buffer that holds
+    /// the same version is not compared again.
+    std::uint64_t itemsVersion = 0;
 };
 
 /// What one level did on the GPU.
@@ -91,7 +103,14 @@ struct Chain {
     const Level* triangle = nullptr;  // the same clusters, one member per slot; null: stop after the pairs
     std::span<const gl::CullideChainPair> pairs;
     std::uint32_t pairThreads = 0;            // sum of the pairs' countA
-    std::span<const glm::vec4> clusterBoxes;  // per cluster item, its world box (min, max)
+    std::span<const glm::vec4> clusterBoxes;  // per cluster item, its world box (min, max); empty with poseItems
+    /// CullideSettings::gpuItems: the cluster items' world boxes are computed on the GPU (pose.glsl)
+    /// from the static local boxes (setStaticBoxes) or the deformed vertices, and an item
+    /// starts in the cluster level's PCS only when its box reaches a partner object's box.
+    bool poseItems = false;
+    std::span<const std::uint32_t> itemBoxes;    // per cluster item: local box index or CULLIDE_ITEM_BOX_DEFORMED
+    std::span<const glm::vec4> objectBoxes;      // per group: its object's world box (min, max), grown
+    std::span<const std::uint32_t> partners;     // CSR (bindings.h, CULLIDE_BINDING_PARTNERS)
     /// After the triangle level, the float filter (filter.glsl): the triangle pairs of the
     /// survivors that may touch, listed for the exact test. Needs clusters of at most
     /// CULLIDE_FILTER_MAX_CLUSTER triangles.
@@ -108,6 +127,7 @@ struct ChainResult {
     std::vector<std::uint32_t> keep;  // per pair: 1 when surviving clusters of both sides overlap
     std::vector<std::uint32_t> bits;  // triangle members still in the PCS, 32 per word (all ones after a cut)
     std::uint32_t seeded = 0;         // triangle members that entered the triangle level
+    std::uint32_t clusterSeeded = 0;  // poseItems: cluster items that entered the cluster level
     /// The filter ran and its lists fitted: `tests` holds every triangle pair that may touch,
     /// 3 words each (chain pair, triangle of the candidate's a, of its b). False: test the
     /// survivors (`bits`) instead.
@@ -150,7 +170,15 @@ public:
 private:
     /// Queues the passes of `level` with its items in `itemsBuffer` and its members' flags in
     /// `aliveBuffer` (every member starts in the PCS unless `seeded`: then a pass before set them).
-    void queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer& aliveBuffer, bool seeded, bool uploadClip);
+    /// How a level's members start: all in the PCS, seeded from the wanted clusters (chain mode 1),
+    /// or seeded by the pose pass (pose.glsl, its buffers bound).
+    enum class Seed { All, Wanted, Posed };
+    void queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer& aliveBuffer, Seed seed, bool uploadClip);
+    /// Uploads items unless the buffer already holds exactly these (`last`: what it holds).
+    void uploadItems(gl::Buffer& buffer, std::span<const gl::CullideItem> items, std::vector<gl::CullideItem>& last,
+                     std::uint64_t version);
+    /// The static local boxes at the start of boxes_, uploaded when stale.
+    void uploadStaticBoxes(std::size_t worldBytes);
     void bindCommon(const Level& level, std::span<const gl::CullideItem> items, gl::Buffer& itemsBuffer,
                     gl::Buffer& aliveBuffer, bool seeded);
     void dispatchChain(unsigned mode, std::uint32_t threads);
@@ -169,9 +197,10 @@ private:
     int selfLayers_ = 16;
     int queryPool_ = 1024;
     gl::Program splat_, splatBoxes_, splatMulti_, splatBoxesMulti_, update_, self_, queryDraw_, queryUpdate_, chain_,
-        filter_;
+        filter_, pose_;
     gl::GpuScene scene_{"cullide scene"};
     std::vector<const Mesh*> sceneMeshes_;  // what scene_ mirrors (a different Scene remakes it)
+    std::vector<MeshId> sceneObjectMeshes_;  // and each object's mesh
     gl::Buffer items_{"cullide items"}, slots_{"cullide slot triangles"}, alive_{"cullide alive"},
         marks_{"cullide marks"}, depth_{"cullide depth words"}, counters_{"cullide counters"},
         selfCount_{"cullide self fragment counts"}, selfEntries_{"cullide self fragments"},
@@ -181,7 +210,10 @@ private:
         chainBoxes_{"cullide chain cluster boxes"}, wanted_{"cullide chain wanted clusters"},
         keep_{"cullide chain kept pairs"}, bits_{"cullide chain survivor bits"},
         clusterPairs_{"cullide filter cluster pairs"}, chainCounters_{"cullide chain counters"},
-        output_{"cullide filter triangle pairs"};
+        output_{"cullide filter triangle pairs"}, itemBoxes_{"cullide chain item boxes"},
+        objectBoxes_{"cullide chain object boxes"}, partners_{"cullide chain partners"};
+    std::vector<gl::CullideItem> itemsHeld_, chainItemsHeld_;  // what items_ / chainItems_ hold
+    std::uint64_t itemsHeldVersion_ = 0, chainItemsHeldVersion_ = 0;  // and its Level::itemsVersion (0: none)
     std::uint32_t clusterPairCapacity_ = 1u << 15;  // entries; grown after an overflow
     std::uint32_t outputCapacity_ = 1u << 16;       // triangle pairs; grown after an overflow
     std::uint32_t lastOutput_ = 0;                  // triangle pairs of the last call (sizes the first copy)
@@ -191,7 +223,9 @@ private:
     std::vector<gl::Query> pool_;
     std::size_t poolNext_ = 0;
     gl::Query begin_, mid_, end_, filterEnd_;
-    std::vector<gl::CullideItem> splitItems_;  // the level's items as uploaded (split, memberStart)
+    std::vector<gl::CullideItem> splitItems_;  // the level's items with their split (when any needs one)
+    std::span<const gl::CullideItem> levelItems_;  // what the level uploads: splitItems_ or its own items
+    bool itemPerGroup_ = false;                    // the splat passes: one workgroup per item (Level::maxSlotCount)
     std::uint32_t threads_ = 0;                // work indices of the splat passes
     std::size_t queriesIssued_ = 0;            // occlusion queries of the last queued level
     std::uint32_t maxGroupsX_ = 65535;         // GL_MAX_COMPUTE_WORK_GROUP_COUNT along x

@@ -403,6 +403,87 @@ TEST_F(CullideDetectorTest, ChainedLevelsMatchTheLevelsReadBackOneByOne) {
     }
 }
 
+// gpuItems (default): the cluster items' world boxes posed (rigid) or refit from the uploaded
+// vertices (deformed) on the GPU and cut to the partners' boxes there, against the same chain
+// with the boxes and the cut on the CPU: the same clusters enter the cluster level, the same
+// survive, the same pairs go on, and both give exactly the reference's answer; on a heap with
+// three deformed bunnies, over two calls (the second reuses the uploaded items), and with the
+// deformed ones moved between calls.
+TEST_F(CullideDetectorTest, GpuItemsMatchTheItemsBuiltOnTheCpu) {
+    Scene scene = bunnyHeap(12);
+    auto deform = [&](ObjectId o, float s) {
+        std::vector<Vec3> v(scene.objectMesh(o).vertices().begin(), scene.objectMesh(o).vertices().end());
+        const Vec3 c = scene.objectMesh(o).localBounds().center();
+        for (Vec3& x : v) x = c + Vec3(s, 1.0f / s, s) * (x - c);
+        scene.setVertices(o, v);
+    };
+    deform(2, 1.08f);
+    deform(5, 0.9f);
+    deform(7, 1.12f);
+    CullideSettings s = settings("compute", 64);
+    auto onGpu = makeCullide(s);
+    s.gpuItems = false;
+    auto onCpu = makeCullide(s);
+    for (int call = 0; call < 3; ++call) {
+        if (call == 2) deform(5, 1.1f);
+        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+        DetectionOutput a, b;
+        ASSERT_TRUE(onGpu->detect(scene, candidates, a));
+        ASSERT_TRUE(onCpu->detect(scene, candidates, b));
+        std::size_t colliding = 0;
+        expectExact(scene, candidates, a, &colliding);
+        expectExact(scene, candidates, b);
+        EXPECT_GE(colliding, 5u);
+        std::printf("[ cullide ] gpu items, 12 bunnies (3 deformed), call %d: clusters %g -> %g, pairs %g -> %g "
+                    "(cpu items: %g -> %g, pairs %g); cpu boxes %.3f / %.3f ms\n",
+                    call, a.stats.counter("pcs_clusters_in"), a.stats.counter("pcs_clusters"),
+                    double(candidates.size()), a.stats.counter("pairs_after_clusters"),
+                    b.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters"),
+                    b.stats.counter("pairs_after_clusters"), a.stats.counter("cpu_boxes_ms"),
+                    b.stats.counter("cpu_boxes_ms"));
+        EXPECT_EQ(a.stats.counter("cpu_boxes_ms"), 0.0) << "no cluster boxes on the CPU";
+        EXPECT_GT(b.stats.counter("cpu_boxes_ms"), 0.0);
+        EXPECT_GT(a.stats.counter("pcs_clusters_in"), 0.0);
+        EXPECT_EQ(a.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters_in"));
+        EXPECT_EQ(a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters"));
+        EXPECT_EQ(a.stats.counter("pairs_after_clusters"), b.stats.counter("pairs_after_clusters"));
+        EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
+        EXPECT_EQ(a.pairs.size(), b.pairs.size());
+    }
+}
+
+// A detector handed another scene with the same meshes but the objects' meshes swapped: the GPU
+// mirror must be remade (GpuScene keeps each object's mesh range while the counts stay: before
+// the fix the second scene's pair was missed with either item path) and the pose pass's item
+// cache laid out again (the items name each mesh's slots); every call gets the reference's answer.
+TEST_F(CullideDetectorTest, AnotherSceneWithTheMeshesSwappedIsMirroredAgain) {
+    auto torus = std::make_shared<Mesh>(shapes::torus(0.5f, 0.15f, 32, 16));
+    auto box = std::make_shared<Mesh>(shapes::box(Vec3(0.3f)));
+    auto make = [&](bool swapped) {
+        Scene scene;
+        const MeshId t = scene.addMesh(torus), b = scene.addMesh(box);
+        scene.addObject(swapped ? b : t);
+        scene.addObject(swapped ? t : b, Pose{Vec3(0.5f, 0.0f, 0.0f)});
+        return scene;
+    };
+    const Scene first = make(false), second = make(true);
+    for (bool gpuItems : {true, false}) {
+        CullideSettings s = settings("compute", 64);
+        s.gpuItems = gpuItems;
+        auto d = makeCullide(s);
+        const std::vector<ObjectPair> candidates = {{0, 1}};
+        int call = 0;
+        for (const Scene* scene : {&first, &second, &first}) {
+            ASSERT_FALSE(reference(*scene, 0, 1).empty());
+            DetectionOutput out;
+            ASSERT_TRUE(d->detect(*scene, candidates, out));
+            expectExact(*scene, candidates, out);
+            EXPECT_EQ(out.pairs.size(), 1u) << "call " << call << (gpuItems ? ", gpu items" : ", cpu items");
+            ++call;
+        }
+    }
+}
+
 // The chain's GPU float filter (filter.glsl) in front of the exact test: with self pairs in
 // the same call (their survivors still go to the CPU pairing) and with intersection segments,
 // the output is exactly the reference's, in candidate order, identical (pairs, triangle pairs,

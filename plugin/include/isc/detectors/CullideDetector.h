@@ -50,9 +50,12 @@ struct CullideSettings {
     /// "queries" (the paper's occlusion queries at the object and cluster levels).
     std::string method = "compute";
     /// Pixels across the smallest object at the triangle level (and the self level), 8..4096.
-    int resolution = 128;
-    /// Pixels across the smallest object at the cluster level, 4..4096.
-    int clusterResolution = 64;
+    /// (32 since 2026-11-27, was 128: with the GPU filter behind it, more pixels left fewer
+    /// triangles but the same exact tests, for 2-4 times the level's GPU time;
+    /// docs/detectors/cullide.md.)
+    int resolution = 32;
+    /// Pixels across the smallest object at the cluster level, 4..4096 (32 since 2026-11-27, was 64, as above).
+    int clusterResolution = 32;
     /// Pixels across the smallest object at the object level, 4..4096.
     int objectResolution = 32;
     /// Triangles per cluster (the largest subtrees of each mesh's BVH with at most this many
@@ -107,8 +110,14 @@ struct CullideSettings {
     /// more tests its survivors on the CPU instead (the same answer, counter `filter_overflows`)
     /// and the next call gets a list large enough for it.
     int filterList = 1 << 16;
+    /// With the chain (cluster level on triangles): every cluster of the pairs' objects is an
+    /// item, its world box posed (rigid) or refit from the uploaded vertices (deformed) on the
+    /// GPU, and only those reaching a partner's box enter the cluster level (true, default); the
+    /// CPU then builds no boxes and no per-call item list. False: the boxes and the clusters that
+    /// reach a partner found on the CPU (round E's path).
+    bool gpuItems = true;
 
-    static constexpr std::array<SettingField<CullideSettings>, 18> fields{{
+    static constexpr std::array<SettingField<CullideSettings>, 19> fields{{
         {"method", &CullideSettings::method, "compute (default) or queries (the paper's occlusion queries, object and cluster levels)"},
         {"resolution", &CullideSettings::resolution, "triangle level: pixels across the smallest object (8..4096)"},
         {"clusterResolution", &CullideSettings::clusterResolution,
@@ -142,6 +151,8 @@ struct CullideSettings {
         {"filterList", &CullideSettings::filterList,
          "gpuFilter: triangle pairs the filter's list holds at first (16..2^28); a call that lists more tests its "
          "survivors on the CPU and the next gets room"},
+        {"gpuItems", &CullideSettings::gpuItems,
+         "chain: cluster boxes posed and cut to the partners' boxes on the GPU (true) or on the CPU (false)"},
     }};
 };
 

@@ -1,0 +1,73 @@
+// CULLIDE: the chain's pose pass (CullideSettings::gpuItems; before the cluster level's passes).
+// One thread per cluster item of the cluster level (every cluster of the pairs' objects):
+//   its world box: rigid, its local BVH node box (boxes[], the static local boxes) posed by the
+//   object's model matrix, centre moved and half extents through |rotation|, as the object pass
+//   poses them (splat.glsl, CULLIDE_ITEM_LOCAL_BOXES); deformed, the box of its triangles' posed
+//   vertices (the uploaded ones), grown by 2e-6 of its largest coordinate as the CPU grew it;
+//   then grown by the fattening and the round-off bound, written to chainBoxes[] for the pair
+//   pass (chain.glsl mode 0);
+//   its seed: it starts in the cluster level's PCS (alive) only when that box reaches the box of
+//   one of its object's partners (the CPU's former "need" cut: a cluster outside every
+//   partner's box cannot touch one), counted in CULLIDE_COUNTER_SEEDED.
+// Bounded loops: a deformed cluster's triangles (<= clusterSize <= 4096); an object's partners
+// (more than 60000: the item is kept, conservative).
+#include "common/dispatch.glsl"
+#include "common/scene.glsl"
+#include "cullide/items.glsl"
+
+layout(local_size_x = 64) in;
+
+layout(std430, binding = CULLIDE_BINDING_ALIVE) buffer CullideAlive { uint alive[]; };
+layout(std430, binding = CULLIDE_BINDING_COUNTERS) buffer CullideCounters { uint counters[]; };
+layout(std430, binding = CULLIDE_BINDING_CHAIN_BOXES) writeonly buffer CullideChainBoxes { vec4 chainBoxes[]; };
+layout(std430, binding = CULLIDE_BINDING_BOXES) readonly buffer CullideBoxes { vec4 boxes[]; };
+layout(std430, binding = CULLIDE_BINDING_ITEM_BOXES) readonly buffer CullideItemBoxes { uint itemBoxes[]; };
+layout(std430, binding = CULLIDE_BINDING_OBJECT_BOXES) readonly buffer CullideObjectBoxes { vec4 objectBoxes[]; };
+layout(std430, binding = CULLIDE_BINDING_PARTNERS) readonly buffer CullidePartners { uint partners[]; };
+
+uniform uint uCount;     // items
+uniform float uEpsilon;  // world units: the round-off bound
+
+void main() {
+    uint t = iscFlatInvocation();
+    if (t >= uCount) return;
+    CullideItem it = items[t];
+    uint bi = itemBoxes[t];
+    vec3 lo, hi;
+    if (bi != CULLIDE_ITEM_BOX_DEFORMED) {
+        vec3 c = 0.5 * (boxes[2u * bi].xyz + boxes[2u * bi + 1u].xyz);
+        vec3 e = 0.5 * (boxes[2u * bi + 1u].xyz - boxes[2u * bi].xyz);
+        mat4 m = sceneObjects[it.object].model;
+        vec3 wc = (m * vec4(c, 1.0)).xyz;
+        vec3 we = abs(m[0].xyz) * e.x + abs(m[1].xyz) * e.y + abs(m[2].xyz) * e.z;
+        vec3 g = vec3(it.fatten + uEpsilon);
+        lo = wc - we - g;
+        hi = wc + we + g;
+    } else {
+        lo = vec3(1e30);
+        hi = vec3(-1e30);
+        for (uint k = 0u; k < it.slotCount; ++k) {
+            vec3 a, b, c;
+            sceneWorldTriangle(it.object, slotTriangles[it.firstSlot + k], a, b, c);
+            lo = min(lo, min(a, min(b, c)));
+            hi = max(hi, max(a, max(b, c)));
+        }
+        vec3 am = max(abs(lo), abs(hi));
+        vec3 g = vec3(max(am.x, max(am.y, am.z)) * 2e-6 + it.fatten + uEpsilon);
+        lo -= g;
+        hi += g;
+    }
+    chainBoxes[2u * t] = vec4(lo, 0.0);
+    chainBoxes[2u * t + 1u] = vec4(hi, 0.0);
+    // (More partners than one loop may visit on llvmpipe: kept, conservative.)
+    uint need = partners[it.group + 1u] - partners[it.group] > 60000u ? 1u : 0u;
+    for (uint k = partners[it.group]; k < partners[it.group + 1u] && need == 0u; ++k) {
+        uint q = partners[k];
+        if (all(lessThanEqual(lo, objectBoxes[2u * q + 1u].xyz)) && all(lessThanEqual(objectBoxes[2u * q].xyz, hi))) {
+            need = 1u;
+            break;
+        }
+    }
+    alive[t] = need;
+    if (need != 0u) atomicAdd(counters[CULLIDE_COUNTER_SEEDED], 1u);
+}
