@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -73,3 +74,65 @@ TEST_P(DetectorLifetime, DestroyGivesBackEveryGlObject) {
 
 INSTANTIATE_TEST_SUITE_P(GlDetectors, DetectorLifetime, ::testing::ValuesIn(glDetectorNames()),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
+
+// One detector handed several scenes in turn (a caller that reuses it) answers each as a
+// fresh detector of its kind would: nothing it mirrored of an earlier scene (meshes on the
+// GPU, per-mesh trees, cached items) is used for a later one with as many meshes and objects.
+// Scene b gives the same meshes to other objects; scene c has other meshes, placed as in a.
+namespace {
+
+struct PileMeshes {
+    std::shared_ptr<const Mesh> ground, first, second;
+};
+
+Scene pileOf(const PileMeshes& m, bool swapped) {
+    Scene s;
+    const MeshId ground = s.addMesh(m.ground);
+    const MeshId first = s.addMesh(m.first);
+    const MeshId second = s.addMesh(m.second);
+    s.addObject(ground, Pose{Vec3(0.0f, -0.2f, 0.0f)});
+    s.setStatic(0, true);
+    for (int i = 0; i < 9; ++i)
+        s.addObject((i % 2 == 1) != swapped ? second : first,
+                    Pose{Vec3(float(i % 3) * 0.9f - 0.9f, 0.45f, float(i / 3) * 0.9f - 0.9f)});
+    return s;
+}
+
+std::vector<std::pair<ObjectPair, std::vector<TrianglePair>>> answer(const DetectionOutput& out) {
+    std::vector<std::pair<ObjectPair, std::vector<TrianglePair>>> a;
+    for (const PairResult& r : out.pairs) {
+        std::vector<TrianglePair> t = r.triangles;
+        std::sort(t.begin(), t.end());
+        a.emplace_back(r.pair, std::move(t));
+    }
+    std::sort(a.begin(), a.end());
+    return a;
+}
+
+}  // namespace
+
+TEST_P(DetectorLifetime, ReusedOnAnotherSceneAnswersAsAFreshOne) {
+    const PileMeshes one{std::make_shared<const Mesh>(shapes::box(Vec3(3.0f, 0.25f, 3.0f))),
+                         std::make_shared<const Mesh>(shapes::uvSphere(0.5f, 16, 8)),
+                         std::make_shared<const Mesh>(shapes::torus(0.45f, 0.15f, 24, 12))};
+    const PileMeshes other{std::make_shared<const Mesh>(shapes::box(Vec3(3.0f, 0.3f, 3.0f))),
+                           std::make_shared<const Mesh>(shapes::torus(0.5f, 0.12f, 20, 10)),
+                           std::make_shared<const Mesh>(shapes::uvSphere(0.42f, 12, 8))};
+    const Scene scenes[] = {pileOf(one, false), pileOf(one, true), pileOf(other, false), pileOf(one, false)};
+    auto reused = createDetector(GetParam());
+    ASSERT_TRUE(reused.has_value()) << reused.error().message;
+    for (int k = 0; k < 4; ++k) {
+        SCOPED_TRACE("scene " + std::to_string(k));
+        const std::vector<ObjectPair> candidates = scenes[k].overlappingPairs();
+        ASSERT_GT(candidates.size(), 8u);
+        DetectionOutput got, want;
+        auto r = (*reused)->detect(scenes[k], candidates, got);
+        ASSERT_TRUE(r.has_value()) << r.error().message;
+        auto fresh = createDetector(GetParam());
+        ASSERT_TRUE(fresh.has_value()) << fresh.error().message;
+        r = (*fresh)->detect(scenes[k], candidates, want);
+        ASSERT_TRUE(r.has_value()) << r.error().message;
+        EXPECT_FALSE(want.pairs.empty());
+        EXPECT_EQ(answer(got), answer(want));
+    }
+}

@@ -97,6 +97,22 @@ struct CullideDetector::Impl {
     // once), where each mesh's start, and what the pass in flight needs at its end.
     bool staticBoxesStale = true;
     std::vector<std::uint32_t> staticBase;  // per MeshId: first box (in boxes, not vec4s)
+    std::vector<const Mesh*> boxedMeshes;   // per MeshId: the mesh staticBase and the item cache were made for
+    /// Syncs the hierarchies; when a MeshId names another mesh than at the last call (another
+    /// scene handed to the detector, back to meshes whose hierarchies are cached), the static
+    /// boxes and the item cache, which go by MeshId, are made again. True: new hierarchies.
+    bool syncHierarchies(const Scene& scene) {
+        const bool changed = hierarchies->sync(scene);
+        bool same = !changed && boxedMeshes.size() == scene.meshCount();
+        for (MeshId m = 0; same && m < scene.meshCount(); ++m) same = boxedMeshes[m] == &scene.mesh(m);
+        if (!same) {
+            staticBoxesStale = true;
+            itemCache.valid = false;
+            boxedMeshes.resize(scene.meshCount());
+            for (MeshId m = 0; m < scene.meshCount(); ++m) boxedMeshes[m] = &scene.mesh(m);
+        }
+        return changed;
+    }
     /// Uploads every mesh's local cluster boxes (clusterSize 0: its root box) when stale.
     void ensureStaticBoxes(const Scene& scene);
     // gpuItems: the cluster items of the last call's objects (a pile keeps its pairs' objects
@@ -165,8 +181,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             }
         }
     }
-    const bool slotsChanged = hierarchies->sync(scene);
-    if (slotsChanged) staticBoxesStale = true;
+    const bool slotsChanged = syncHierarchies(scene);
     auto grow = [&](ObjectId o) { return fatten.empty() ? 0.0f : std::max(0.0f, fatten[o]); };
     // gpuItems: the chain's cluster items are every cluster of the pairs' objects, their world
     // boxes and the cut to the partners' boxes computed on the GPU (pose.glsl); the CPU
@@ -1050,8 +1065,7 @@ Result<void> CullideDetector::beginObjectPcs(const Scene& scene, std::span<const
         return fail("CullideDetector::beginObjectPcs(): fatten has " + std::to_string(fatten.size()) +
                     " entries, the scene " + std::to_string(n) + " objects");
     auto grow = [&](ObjectId o) { return fatten.empty() ? 0.0f : std::max(0.0f, fatten[o]); };
-    const bool changed = im.hierarchies->sync(scene);
-    if (changed) im.staticBoxesStale = true;
+    const bool changed = im.syncHierarchies(scene);
     im.passes.sync(scene, im.hierarchies->slotTriangles(), changed);
     auto clusterNodes = [&](const cullide::MeshHierarchy& h) {
         std::vector<std::uint32_t> nodes;

@@ -37,6 +37,37 @@ struct PeelDetector::Impl {
     std::optional<peel::PeelScenePass> scenePass;
     std::optional<peel::PeelPairTilePass> pairPass;
     peel::CallObjects objects;
+    // What the GPU mirror and the pass's per-mesh trees were made from: a later scene that is
+    // not this one grown (another scene handed to the same detector) starts them afresh.
+    std::vector<const Mesh*> mirroredMeshes;
+    std::vector<MeshId> mirroredObjectMeshes;
+
+    Result<void> createPass() {
+        if (sceneSampling) {
+            scenePass.emplace();
+            if (auto c = scenePass->create(settings, common, conservativeRaster); !c) return fail(c.error().message);
+        } else {
+            pairPass.emplace();
+            if (auto c = pairPass->create(settings, common, conservativeRaster); !c) return fail(c.error().message);
+        }
+        return {};
+    }
+
+    Result<void> follow(const Scene& scene) {
+        bool same = scene.meshCount() >= mirroredMeshes.size() && scene.objectCount() >= mirroredObjectMeshes.size();
+        for (MeshId m = 0; same && m < mirroredMeshes.size(); ++m) same = &scene.mesh(m) == mirroredMeshes[m];
+        for (ObjectId o = 0; same && o < mirroredObjectMeshes.size(); ++o)
+            same = scene.meshOf(o) == mirroredObjectMeshes[o];
+        if (!same) {
+            gpu = gl::GpuScene("peel scene");
+            if (auto c = createPass(); !c) return c;
+        }
+        mirroredMeshes.resize(scene.meshCount());
+        for (MeshId m = 0; m < scene.meshCount(); ++m) mirroredMeshes[m] = &scene.mesh(m);
+        mirroredObjectMeshes.resize(scene.objectCount());
+        for (ObjectId o = 0; o < scene.objectCount(); ++o) mirroredObjectMeshes[o] = scene.meshOf(o);
+        return {};
+    }
 };
 
 PeelDetector::PeelDetector(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -56,6 +87,7 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
         if (p.a >= scene.objectCount() || p.b >= scene.objectCount())
             return fail("PeelDetector::detect(): candidate pair (" + std::to_string(p.a) + ", " +
                         std::to_string(p.b) + ") names an object the scene does not have");
+    if (auto f = im.follow(scene); !f) return f;
     const auto tc = peel::Clock::now();
     peel::classifyObjects(scene, candidates, im.common.selfCollision, im.settings.openMeshes, im.objects, out);
     out.stats.cpuMs += peel::msSince(tc);
@@ -119,15 +151,7 @@ Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& com
     impl->settings = settings;
     impl->sceneSampling = sceneSampling;
     impl->conservativeRaster = settings.conservativeRaster && peel::hasGlExtension("GL_NV_conservative_raster");
-    if (sceneSampling) {
-        impl->scenePass.emplace();
-        if (auto c = impl->scenePass->create(settings, common, impl->conservativeRaster); !c)
-            return fail(c.error().message);
-    } else {
-        impl->pairPass.emplace();
-        if (auto c = impl->pairPass->create(settings, common, impl->conservativeRaster); !c)
-            return fail(c.error().message);
-    }
+    if (auto c = impl->createPass(); !c) return fail(c.error().message);
     return std::unique_ptr<Detector>(new PeelDetector(std::move(impl)));
 }
 
