@@ -3,8 +3,44 @@
 #include "isc/core/Assert.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace isc {
+
+namespace {
+std::uint64_t nextSceneUid() {
+    static std::atomic<std::uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+}
+}  // namespace
+
+Scene::Scene() : uid_(nextSceneUid()) {}
+Scene::Scene(const Scene& other) : meshes_(other.meshes_), objects_(other.objects_), uid_(nextSceneUid()) {}
+Scene& Scene::operator=(const Scene& other) {
+    if (this != &other) {
+        meshes_ = other.meshes_;
+        objects_ = other.objects_;
+        uid_ = nextSceneUid();
+    }
+    return *this;
+}
+Scene::Scene(Scene&& other) noexcept
+    : meshes_(std::move(other.meshes_)), objects_(std::move(other.objects_)), uid_(other.uid_) {
+    other.meshes_.clear();
+    other.objects_.clear();
+    other.uid_ = nextSceneUid();
+}
+Scene& Scene::operator=(Scene&& other) noexcept {
+    if (this != &other) {
+        meshes_ = std::move(other.meshes_);
+        objects_ = std::move(other.objects_);
+        uid_ = other.uid_;
+        other.meshes_.clear();
+        other.objects_.clear();
+        other.uid_ = nextSceneUid();
+    }
+    return *this;
+}
 
 MeshId Scene::addMesh(std::shared_ptr<const Mesh> mesh) {
     ISC_ASSERT(mesh != nullptr, "Scene::addMesh(): null mesh");

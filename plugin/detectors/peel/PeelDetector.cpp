@@ -37,10 +37,11 @@ struct PeelDetector::Impl {
     std::optional<peel::PeelScenePass> scenePass;
     std::optional<peel::PeelPairTilePass> pairPass;
     peel::CallObjects objects;
-    // What the GPU mirror and the pass's per-mesh trees were made from: a later scene that is
-    // not this one grown (another scene handed to the same detector) starts them afresh.
-    std::vector<const Mesh*> mirroredMeshes;
-    std::vector<MeshId> mirroredObjectMeshes;
+    // The scene the GPU mirror and the pass's per-mesh trees (by MeshId) were made for: another
+    // scene handed to the same detector starts them afresh (test
+    // DetectorLifetime.ReusedOnAnotherSceneAnswersAsAFreshOne). The same scene grown (new
+    // meshes and objects) or with retired meshes (no active object uses them) keeps them.
+    std::uint64_t mirroredScene = 0;
 
     Result<void> createPass() {
         if (sceneSampling) {
@@ -54,18 +55,11 @@ struct PeelDetector::Impl {
     }
 
     Result<void> follow(const Scene& scene) {
-        bool same = scene.meshCount() >= mirroredMeshes.size() && scene.objectCount() >= mirroredObjectMeshes.size();
-        for (MeshId m = 0; same && m < mirroredMeshes.size(); ++m) same = &scene.mesh(m) == mirroredMeshes[m];
-        for (ObjectId o = 0; same && o < mirroredObjectMeshes.size(); ++o)
-            same = scene.meshOf(o) == mirroredObjectMeshes[o];
-        if (!same) {
+        if (mirroredScene != 0 && mirroredScene != scene.uid()) {
             gpu = gl::GpuScene("peel scene");
             if (auto c = createPass(); !c) return c;
         }
-        mirroredMeshes.resize(scene.meshCount());
-        for (MeshId m = 0; m < scene.meshCount(); ++m) mirroredMeshes[m] = &scene.mesh(m);
-        mirroredObjectMeshes.resize(scene.objectCount());
-        for (ObjectId o = 0; o < scene.objectCount(); ++o) mirroredObjectMeshes[o] = scene.meshOf(o);
+        mirroredScene = scene.uid();
         return {};
     }
 };

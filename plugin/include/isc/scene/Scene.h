@@ -4,6 +4,7 @@
 #include "isc/core/Types.h"
 #include "isc/mesh/Mesh.h"
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <vector>
@@ -12,6 +13,20 @@ namespace isc {
 
 class Scene {
 public:
+    Scene();
+    /// A copy is another scene: it gets its own uid(). A move hands the uid over (the
+    /// moved-from scene gets a new one).
+    Scene(const Scene& other);
+    Scene& operator=(const Scene& other);
+    Scene(Scene&& other) noexcept;
+    Scene& operator=(Scene&& other) noexcept;
+    ~Scene() = default;
+
+    /// A number no other scene of this process has had: a detector that mirrors a scene
+    /// (meshes on the GPU, per-mesh trees by MeshId) tells another scene handed to it from
+    /// this one grown or changed through its own members.
+    std::uint64_t uid() const { return uid_; }
+
     /// Adds a mesh (shared: many objects may use one). Returns its id.
     MeshId addMesh(std::shared_ptr<const Mesh> mesh);
     /// Adds an object using mesh `mesh` at `pose`. Returns its id (ids are dense, never reused).
@@ -65,6 +80,7 @@ private:
     };
     std::vector<std::shared_ptr<const Mesh>> meshes_;
     std::vector<Object> objects_;
+    std::uint64_t uid_;
 };
 
 }  // namespace isc
