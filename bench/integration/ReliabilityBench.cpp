@@ -23,7 +23,10 @@
 // (gl::bufferBytes), total energy of the bodies in the world (kinetic + potential above y = 0),
 // bodies with a NaN/Inf position or velocity, contacts, the fastest body, bodies more than 1 m
 // below the ground (then put back above the pile), the step's breakdown; the detector's own
-// figures to stderr. bench/integration/soak_plot.sh plots the rows.
+// figures to stderr. After the warm-up a "#" line after a row names each GL buffer whose size
+// changed since the last row (gl::bufferBytesByLabel; to stderr during the warm-up), and the
+// end says each owner's GL bytes at the first row after the warm-up and at the end.
+// bench/integration/soak_plot.sh plots the rows.
 //
 // physics: per detector (default: every registered detector, then stock Bullet GImpact) the
 // pile for up to `--seconds` simulated seconds, stopping once every body sleeps, a body falls
