@@ -23,7 +23,10 @@
 // (gl::bufferBytes), total energy of the bodies in the world (kinetic + potential above y = 0),
 // bodies with a NaN/Inf position or velocity, contacts, the fastest body, bodies more than 1 m
 // below the ground (then put back above the pile), the step's breakdown; the detector's own
-// figures to stderr. bench/integration/soak_plot.sh plots the rows.
+// figures to stderr. After the warm-up a "#" line after a row names each GL buffer whose size
+// changed since the last row (gl::bufferBytesByLabel; to stderr during the warm-up), and the
+// end says each owner's GL bytes at the first row after the warm-up and at the end.
+// bench/integration/soak_plot.sh plots the rows.
 //
 // physics: per detector (default: every registered detector, then stock Bullet GImpact) the
 // pile for up to `--seconds` simulated seconds, stopping once every body sleeps, a body falls
@@ -55,6 +58,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
@@ -359,6 +363,17 @@ int soak(const Args& a, bool haveGl) {
     };
     std::vector<Period> periods;
     double energyMin = INFINITY, energyMax = -INFINITY;
+    // GL buffer bytes by label at the last row (gl::bufferBytesByLabel), and by detector (the
+    // label's first word) at the first row after the warm-up: what grew after it is printed.
+    using LabelBytes = std::vector<std::pair<std::string, std::size_t>>;
+    LabelBytes glLast;
+    std::map<std::string, std::size_t> glByDetectorAtBase;
+    int glBaseStep = 0;
+    auto byDetector = [](const LabelBytes& labels) {
+        std::map<std::string, std::size_t> m;
+        for (const auto& [label, bytes] : labels) m[label.substr(0, label.find_first_of(" ."))] += bytes;
+        return m;
+    };
     // Switches to the next detector of the list that can be made; false when none can.
     auto switchDetector = [&](int step, const char* why) {
         for (std::size_t tries = 1; tries <= detectors.size(); ++tries) {
@@ -444,6 +459,36 @@ int soak(const Args& a, bool haveGl) {
                         stepMsSum / n, collisionSum / n, detectSum / n, contactsSum / n, pairsSum / n, fallbackSum,
                         awake, fellTotal + below, rssTrim, parts.heap, parts.anonymous, parts.device, parts.files,
                         parts.mallocInUse, tables.bodies, tables.sceneObjects, tables.keptDetectors);
+            // Which GL buffers changed size since the last row (after the warm-up, to stdout as a
+            // "#" line: GL memory should be flat there; during it, to stderr).
+            {
+                const LabelBytes now = gl::bufferBytesByLabel();
+                std::string changes;
+                std::size_t i = 0, j = 0;
+                while (i < glLast.size() || j < now.size()) {
+                    const bool takeOld = j == now.size() || (i < glLast.size() && glLast[i].first < now[j].first);
+                    const bool takeNew = i == glLast.size() || (j < now.size() && now[j].first < glLast[i].first);
+                    const std::string& label = takeOld ? glLast[i].first : now[j].first;
+                    const std::size_t before = takeNew ? 0 : glLast[i].second, after = takeOld ? 0 : now[j].second;
+                    if (before != after) {
+                        char b[256];
+                        std::snprintf(b, sizeof b, "%s%s %zu -> %zu (%+lld)", changes.empty() ? "" : "; ",
+                                      label.c_str(), before, after, (long long)after - (long long)before);
+                        changes += b;
+                    }
+                    if (!takeNew) ++i;
+                    if (!takeOld) ++j;
+                }
+                const bool afterWarmup = step >= std::max(a.switchEvery, a.warmup * int(detectors.size()));
+                if (!changes.empty())
+                    std::fprintf(afterWarmup && glBaseStep != 0 ? stdout : stderr, "# step %d (%s): GL buffers changed: %s\n",
+                                 step, detectors[current].c_str(), changes.c_str());
+                if (afterWarmup && glBaseStep == 0) {
+                    glBaseStep = step;
+                    glByDetectorAtBase = byDetector(now);
+                }
+                glLast = now;
+            }
             std::fflush(stdout);
             // The detector's own figures of this step's call, to stderr (the step breakdown).
             if (bullet::CollisionDispatcher* d = w.dispatcher()) {
@@ -481,6 +526,16 @@ int soak(const Args& a, bool haveGl) {
                 line += b;
             }
         if (!line.empty()) std::printf("#   %s%s\n", d.c_str(), line.c_str());
+    }
+    if (glBaseStep != 0) {
+        std::printf("# GL buffer bytes by owner (the label's first word) at step %d and at the end:", glBaseStep);
+        std::map<std::string, std::size_t> end = byDetector(gl::bufferBytesByLabel());
+        std::map<std::string, std::pair<std::size_t, std::size_t>> both;
+        for (const auto& [k, v] : glByDetectorAtBase) both[k].first = v;
+        for (const auto& [k, v] : end) both[k].second = v;
+        for (const auto& [k, v] : both)
+            std::printf(" %s %zu -> %zu (%+lld);", k.c_str(), v.first, v.second, (long long)v.second - (long long)v.first);
+        std::printf("\n");
     }
     return worstNan == 0 ? 0 : 1;
 }

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <utility>
 #include <vector>
 #include <numeric>
@@ -29,6 +32,25 @@ std::atomic<std::size_t>& limitBytes() {
     return limit;
 }
 
+// Live bytes per label (bufferBytesByLabel); storage changes are rare (allocate, destroy), so
+// a lock is cheap here.
+std::mutex labelMutex;
+std::map<std::string, std::size_t, std::less<>>& labelBytes() {
+    // Never destroyed: a Buffer destroyed during static destruction still finds it.
+    static auto* bytes = new std::map<std::string, std::size_t, std::less<>>;
+    return *bytes;
+}
+
+void trackLabel(std::string_view label, std::size_t freed, std::size_t added) {
+    if (freed == added) return;
+    const std::lock_guard lock(labelMutex);
+    auto& bytes = labelBytes();
+    auto it = bytes.find(label);
+    if (it == bytes.end()) it = bytes.emplace(std::string(label), 0).first;
+    it->second = it->second + added - freed;
+    if (it->second == 0) bytes.erase(it);
+}
+
 void track(std::size_t freed, std::size_t added) {
     const std::size_t now = liveBytes.fetch_add(added) + added - freed;
     liveBytes.fetch_sub(freed);
@@ -41,6 +63,11 @@ void track(std::size_t freed, std::size_t added) {
 
 std::size_t bufferBytes() { return liveBytes.load(); }
 std::size_t bufferBytesPeak() { return peakBytes.load(); }
+
+std::vector<std::pair<std::string, std::size_t>> bufferBytesByLabel() {
+    const std::lock_guard lock(labelMutex);
+    return {labelBytes().begin(), labelBytes().end()};
+}
 void setBufferByteLimit(std::size_t bytes) { limitBytes().store(bytes); }
 std::size_t bufferByteLimit() { return limitBytes().load(); }
 
@@ -69,6 +96,7 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
 Buffer::~Buffer() {
     deleteName();
     track(size_, 0);
+    trackLabel(label_, size_, 0);
 }
 
 void Buffer::deleteName() {
@@ -108,6 +136,7 @@ void Buffer::allocate(std::size_t bytes, const void* data, GLbitfield flags) {
     }
     glNamedBufferStorage(id_, static_cast<GLsizeiptr>(bytes), data, flags);
     track(size_, bytes);
+    trackLabel(label_, size_, bytes);
     size_ = bytes;
     flags_ = flags;
 }
@@ -115,6 +144,18 @@ void Buffer::allocate(std::size_t bytes, const void* data, GLbitfield flags) {
 bool Buffer::reserve(std::size_t bytes, GLbitfield flags) {
     if (id_ != 0 && size_ >= bytes && flags_ == flags && size_ != 0) return false;
     allocate(bytes == 0 ? 4 : bytes, nullptr, flags);
+    return true;
+}
+
+std::size_t withHeadroom(std::size_t bytes, std::size_t most) {
+    std::size_t grown = std::bit_ceil(std::max<std::size_t>(256, bytes + bytes / 2));
+    if (most != 0) grown = std::min(grown, most);
+    return std::max(grown, bytes);
+}
+
+bool Buffer::reserveWithHeadroom(std::size_t bytes, std::size_t most, GLbitfield flags) {
+    if (id_ != 0 && size_ >= bytes && flags_ == flags && size_ != 0) return false;
+    allocate(withHeadroom(std::max<std::size_t>(bytes, 4), most), nullptr, flags);
     return true;
 }
 
@@ -159,6 +200,7 @@ void Buffer::bind(GLenum target) const { glBindBuffer(target, id_); }
 
 GLuint Buffer::release() {
     track(size_, 0);  // the caller owns it now (mapped or not)
+    trackLabel(label_, size_, 0);
     if (id_ != 0) detail::countObject(ObjectKind::Buffer, -1);
     if (mapped_ != nullptr) detail::countObject(ObjectKind::MappedBuffer, -1);
     mapped_ = nullptr;

@@ -23,7 +23,8 @@ GpuScene::GpuScene(std::string_view label)
       indices_(label_ + ".indices"),
       objects_(label_ + ".objects"),
       objectIds_(label_ + ".objectIds"),
-      vao_(label_ + ".vao") {}
+      vao_(label_ + ".vao"),
+      staging_(label_ + ".vertex staging") {}
 
 const ObjectRange& GpuScene::object(ObjectId id) const {
     ISC_ASSERT(id < ranges_.size(), "GpuScene::object(): object id out of range (was sync() called?)");

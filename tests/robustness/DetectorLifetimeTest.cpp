@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace isc;
@@ -41,6 +42,29 @@ std::vector<std::string> glDetectorNames() {
     for (const DetectorInfo& d : registeredDetectors())
         if (d.usesGl) names.push_back(d.name);
     return names;
+}
+
+// The same answer: the same pairs, triangle pairs and (in any order) contact samples.
+void expectSameAnswer(const DetectionOutput& x, const DetectionOutput& y) {
+    ASSERT_EQ(x.pairs.size(), y.pairs.size());
+    EXPECT_EQ(x.unserved, y.unserved);
+    auto key = [](const ContactSample& c) {
+        return std::make_tuple(c.depth, c.pointOnB.x, c.pointOnB.y, c.pointOnB.z, c.normalOnB.x, c.normalOnB.y,
+                               c.normalOnB.z, c.triangleA, c.triangleB);
+    };
+    for (std::size_t i = 0; i < x.pairs.size(); ++i) {
+        const PairResult &a = x.pairs[i], &b = y.pairs[i];
+        SCOPED_TRACE("pair (" + std::to_string(a.pair.a) + ", " + std::to_string(a.pair.b) + ")");
+        EXPECT_EQ(a.pair, b.pair);
+        EXPECT_EQ(a.triangles, b.triangles);
+        ASSERT_EQ(a.samples.size(), b.samples.size());
+        std::vector<decltype(key(ContactSample{}))> ka, kb;
+        for (const ContactSample& c : a.samples) ka.push_back(key(c));
+        for (const ContactSample& c : b.samples) kb.push_back(key(c));
+        std::sort(ka.begin(), ka.end());
+        std::sort(kb.begin(), kb.end());
+        EXPECT_EQ(ka, kb);
+    }
 }
 
 }  // namespace
@@ -70,6 +94,68 @@ TEST_P(DetectorLifetime, DestroyGivesBackEveryGlObject) {
         EXPECT_EQ(after.count, before.count) << "before: " << before.describe() << "\nafter:  " << after.describe();
         EXPECT_EQ(gl::bufferBytes(), bytesBefore);
     }
+}
+
+// A kept detector (the dispatcher keeps the ones it made and switches back to them) keeps its
+// buffers and host storage across calls, sized with headroom: a repeat of the same call makes
+// no GL storage and gives the same answer, and after a call on more pairs a call on fewer gives
+// exactly what a fresh detector gives (nothing of the larger call is read again).
+TEST_P(DetectorLifetime, KeptDetectorAnswersAsAFreshOneAndDoesNotGrowOnARepeat) {
+    Scene scene = smallPile();
+    const std::vector<ObjectPair> all = scene.overlappingPairs();
+    ASSERT_GT(all.size(), 8u);
+    auto kept = createDetector(GetParam());
+    ASSERT_TRUE(kept.has_value()) << kept.error().message;
+    DetectionOutput first, repeat;
+    ASSERT_TRUE((*kept)->detect(scene, all, first).has_value());
+    const std::size_t bytes = gl::bufferBytes();
+    const auto labels = gl::bufferBytesByLabel();
+    ASSERT_TRUE((*kept)->detect(scene, all, repeat).has_value());
+    EXPECT_EQ(gl::bufferBytes(), bytes);
+    EXPECT_EQ(gl::bufferBytesByLabel(), labels);
+    expectSameAnswer(first, repeat);
+    EXPECT_FALSE(first.pairs.empty());
+
+    std::vector<ObjectPair> few;
+    for (std::size_t i = 0; i < all.size(); i += 3) few.push_back(all[i]);
+    DetectionOutput keptFew, freshFew;
+    ASSERT_TRUE((*kept)->detect(scene, few, keptFew).has_value());
+    auto fresh = createDetector(GetParam());
+    ASSERT_TRUE(fresh.has_value()) << fresh.error().message;
+    ASSERT_TRUE((*fresh)->detect(scene, few, freshFew).has_value());
+    expectSameAnswer(keptFew, freshFew);
+    EXPECT_FALSE(freshFew.pairs.empty());
+}
+
+// Detectors share the context (the dispatcher switches between them): one's answer must not
+// depend on the write masks, scissor or dither another left. Found by the test above: after
+// slices (which left the depth mask off) heightmap's first call cleared no depth and found no
+// contact.
+TEST_P(DetectorLifetime, AnswerDoesNotDependOnTheStateAnotherDetectorLeft) {
+    Scene scene = smallPile();
+    const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+    DetectionOutput clean, dirty;
+    {
+        auto d = createDetector(GetParam());
+        ASSERT_TRUE(d.has_value()) << d.error().message;
+        ASSERT_TRUE((*d)->detect(scene, candidates, clean).has_value());
+    }
+    glDepthMask(GL_FALSE);
+    glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(0, 0, 1, 1);
+    glDisable(GL_DITHER);
+    {
+        auto d = createDetector(GetParam());
+        ASSERT_TRUE(d.has_value()) << d.error().message;
+        ASSERT_TRUE((*d)->detect(scene, candidates, dirty).has_value());
+    }
+    glDepthMask(GL_TRUE);
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+    glDisable(GL_SCISSOR_TEST);
+    glEnable(GL_DITHER);
+    expectSameAnswer(clean, dirty);
+    EXPECT_FALSE(clean.pairs.empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(GlDetectors, DetectorLifetime, ::testing::ValuesIn(glDetectorNames()),

@@ -107,8 +107,51 @@ TEST_F(GlRobustness, BufferBytesCountEveryAllocationAndFree) {
         gl::Buffer b = std::move(a);  // moves carry the bytes, counted once
         EXPECT_EQ(gl::bufferBytes(), before + 1024);
         EXPECT_GE(gl::bufferBytesPeak(), before + 4096);
+        gl::Buffer c("robustness c");
+        c.allocate(256);
+        gl::Buffer d("robustness c");  // the same label: counted together
+        d.allocate(512);
+        std::size_t labelA = 0, labelC = 0, sum = 0;
+        for (const auto& [label, bytes] : gl::bufferBytesByLabel()) {
+            if (label == "robustness a") labelA = bytes;
+            if (label == "robustness c") labelC = bytes;
+            sum += bytes;
+        }
+        EXPECT_EQ(labelA, 1024u);
+        EXPECT_EQ(labelC, 768u);
+        EXPECT_EQ(sum, gl::bufferBytes());
     }
     EXPECT_EQ(gl::bufferBytes(), before);
+    for (const auto& [label, bytes] : gl::bufferBytesByLabel())
+        EXPECT_TRUE(label != "robustness a" && label != "robustness c") << label << " still holds " << bytes;
+}
+
+// Headroom for storage whose need goes up and down (the detectors' per-call buffers): half
+// again, to a power of two, at least 256 bytes, capped by what the caller can ever need.
+TEST(BufferHeadroom, HalfAgainToAPowerOfTwoCappedByTheMost) {
+    EXPECT_EQ(gl::withHeadroom(0), 256u);
+    EXPECT_EQ(gl::withHeadroom(100), 256u);
+    EXPECT_EQ(gl::withHeadroom(1000), 2048u);   // 1500 -> 2048
+    EXPECT_EQ(gl::withHeadroom(1365), 2048u);   // 2047 -> 2048
+    EXPECT_EQ(gl::withHeadroom(1366), 4096u);   // 2049 -> 4096
+    EXPECT_EQ(gl::withHeadroom(1000, 1200), 1200u);
+    EXPECT_EQ(gl::withHeadroom(1000, 500), 1000u);  // never below what is needed
+}
+
+TEST_F(GlRobustness, ReserveWithHeadroomKeepsTheBufferThroughUpsAndDowns) {
+    gl::Buffer b("robustness headroom");
+    EXPECT_TRUE(b.reserveWithHeadroom(1000));
+    EXPECT_EQ(b.size(), 2048u);
+    const GLuint id = b.id();
+    for (std::size_t need : {1800u, 600u, 2048u, 1200u}) {  // the pile's ups and downs
+        EXPECT_FALSE(b.reserveWithHeadroom(need)) << need;
+        EXPECT_EQ(b.id(), id);
+    }
+    EXPECT_TRUE(b.reserveWithHeadroom(2049));
+    EXPECT_EQ(b.size(), 4096u);
+    EXPECT_TRUE(b.reserveWithHeadroom(5000, 6000));
+    EXPECT_EQ(b.size(), 6000u);
+    EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
 }
 
 TEST_F(GlRobustness, OverTheBufferBudgetEveryGlDetectorFailsNamingTheLimit) {

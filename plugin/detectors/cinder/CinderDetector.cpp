@@ -138,7 +138,7 @@ struct EdgePoint {
 // crossing; without them the depth stopped at the crossing edges' inner ends, about 8 mm short
 // of the truth for a bunny resting on the ground, and the contact settled that much too deep.
 // A side with no crossing at all gives no sample (nothing anchors the estimates).
-void makeSamples(std::vector<EdgePoint>& points, std::span<const cinder::MeshEdge> edgesA,
+void makeSamples(std::span<EdgePoint> points, std::span<const cinder::MeshEdge> edgesA,
                  std::span<const cinder::MeshEdge> edgesB, std::vector<ContactSample>& out) {
     // Each inside point of an edge: its depth estimate (< 0 inside), normal and triangle.
     struct Estimate {
@@ -295,6 +295,7 @@ struct CinderDetector::Impl {
     std::vector<Aabb> localBoxes;  // per MeshId
     int lastWidth = 0, lastHeight = 0;
     std::size_t maxBlockBytes = 0;  // GL_MAX_SHADER_STORAGE_BLOCK_SIZE: each slot buffer's limit
+    std::size_t batchPixelsMost = 0;  // pixels of the largest batch's atlas (this call's batch size)
 
     Result<void> compile();
     void syncScene(const Scene& sc);
@@ -309,6 +310,28 @@ struct CinderDetector::Impl {
     };
     Result<void> runBatch(std::span<const Tile> tiles, std::span<const Group> groups, BatchResult& result,
                           DetectorStats& stats, double& readbackMs);
+
+    // A call's host storage, kept across calls (cleared, never shrunk): once the first calls
+    // on a scene have sized it, a call allocates nothing large. Made fresh per call, the read-back
+    // (hits, edge hits, points: tens of MB on the 100-bunny pile) grew the heap at every call and
+    // left what it freed with the allocator (77 MiB in the H100 soak; docs/robustness.md).
+    struct Scratch {
+        BatchResult batch;
+        std::vector<cinder::EdgeHit> edgeHits;
+        std::vector<std::uint32_t> pointCandidate;  // per read-back point (in read-back order): its candidate
+        std::vector<EdgePoint> pointList;           // the points, in read-back order
+        std::vector<EdgePoint> points;              // the same by candidate: [pointStart[c], pointStart[c + 1])
+        std::vector<std::uint32_t> pointStart;
+        std::vector<char> state, boxed, full, hitPair;
+        std::vector<Aabb> boxes;
+        std::vector<std::int32_t> slotOf;
+        std::vector<std::uint32_t> inGroup, served, fullPairs;
+        // runBatch()
+        std::vector<gl::CdView> viewData;
+        std::vector<gl::CdDraw> drawData, surfDrawData;
+        std::vector<gl::DrawElementsIndirectCommand> edgeCommands, surfCommands;
+        std::vector<std::uint32_t> objectList, groupFirst, edgeFirst, flagValues, level;
+    } scratch;
 };
 
 Result<void> CinderDetector::Impl::compile() {
@@ -396,15 +419,25 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
     // Views (one per tile) and draws: every object of the tile's group, edges and triangles (the
     // edge draws first, then the surface draws, each its own CdDraw), culled or whole.
     const bool culled = settings.cull;
-    std::vector<gl::CdView> viewData(n);
-    std::vector<gl::CdDraw> drawData, surfDrawData;
-    std::vector<gl::DrawElementsIndirectCommand> edgeCommands, surfCommands;
-    std::vector<std::uint32_t> objectList;
-    std::vector<std::uint32_t> groupFirst(groups.size(), UINT32_MAX);
+    std::vector<gl::CdView>& viewData = scratch.viewData;
+    std::vector<gl::CdDraw>& drawData = scratch.drawData;
+    std::vector<gl::CdDraw>& surfDrawData = scratch.surfDrawData;
+    std::vector<gl::DrawElementsIndirectCommand>& edgeCommands = scratch.edgeCommands;
+    std::vector<gl::DrawElementsIndirectCommand>& surfCommands = scratch.surfCommands;
+    std::vector<std::uint32_t>& objectList = scratch.objectList;
+    std::vector<std::uint32_t>& groupFirst = scratch.groupFirst;
+    viewData.assign(n, gl::CdView{});
+    drawData.clear();
+    surfDrawData.clear();
+    edgeCommands.clear();
+    surfCommands.clear();
+    objectList.clear();
+    groupFirst.assign(groups.size(), UINT32_MAX);
     double edgesIn = 0, trianglesIn = 0;
     std::uint32_t edgesListed = 0, trianglesListed = 0, maxEdges = 0, maxTriangles = 0;
     std::uint32_t meshEdgeOffset = 0;
-    std::vector<std::uint32_t> edgeFirst(edgesOf.size());
+    std::vector<std::uint32_t>& edgeFirst = scratch.edgeFirst;
+    edgeFirst.resize(edgesOf.size());
     for (std::size_t m = 0; m < edgesOf.size(); ++m) {
         edgeFirst[m] = meshEdgeOffset;
         meshEdgeOffset += std::uint32_t(edgesOf[m].size());
@@ -492,11 +525,14 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
     addCount(stats, "batches", 1);
 
     const auto drawCount = static_cast<std::uint32_t>(drawData.size());
-    views.assign(viewData);
-    draws.assign(drawData);
-    edgeIndirect.assign(edgeCommands);
-    surfIndirect.assign(surfCommands);
-    viewObjects.assign(objectList);
+    // Buffers sized with headroom (and per-pixel ones at most to the largest batch's atlas):
+    // the pile's pairs go up and down, and a buffer re-made at every new high is GL memory that
+    // creeps up (the soak, docs/robustness.md).
+    views.assignWithHeadroom(viewData);
+    draws.assignWithHeadroom(drawData);
+    edgeIndirect.assignWithHeadroom(edgeCommands);
+    surfIndirect.assignWithHeadroom(surfCommands);
+    viewObjects.assignWithHeadroom(objectList);
     if (drawIds.reserveSequence(drawCount)) {
         for (gl::VertexArray* v : {&vaoEdges, &vaoSurfaces}) {
             v->setVertexBuffer(0, drawIds, 0, sizeof(std::uint32_t), 1);
@@ -506,10 +542,12 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
     if (culled) {
         // Room for every primitive of every draw (the cull keeps a subset); reserve() keeps the
         // buffers while they are large enough, so the vertex arrays are pointed at them each batch.
-        cullEdgeIndices.reserve(std::max<std::size_t>(2 * std::size_t(edgesListed), 2) * sizeof(std::uint32_t));
-        cullEdgeIds.reserve(std::max<std::size_t>(edgesListed, 1) * sizeof(std::uint32_t));
-        cullSurfIndices.reserve(std::max<std::size_t>(3 * std::size_t(trianglesListed), 3) * sizeof(std::uint32_t));
-        cullSurfIds.reserve(std::max<std::size_t>(trianglesListed, 1) * sizeof(std::uint32_t));
+        cullEdgeIndices.reserveWithHeadroom(std::max<std::size_t>(2 * std::size_t(edgesListed), 2) * sizeof(std::uint32_t),
+                                            kCullBytes);
+        cullEdgeIds.reserveWithHeadroom(std::max<std::size_t>(edgesListed, 1) * sizeof(std::uint32_t), kCullBytes);
+        cullSurfIndices.reserveWithHeadroom(
+            std::max<std::size_t>(3 * std::size_t(trianglesListed), 3) * sizeof(std::uint32_t), kCullBytes);
+        cullSurfIds.reserveWithHeadroom(std::max<std::size_t>(trianglesListed, 1) * sizeof(std::uint32_t), kCullBytes);
         vaoSurfaces.setElementBuffer(cullSurfIndices);
         vaoEdges.setElementBuffer(cullEdgeIndices);
     } else {
@@ -519,10 +557,11 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
         vaoEdges.setElementBuffer(edgeIndices);
     }
 
-    counts.reserve(2 * pixels * sizeof(std::uint32_t));
-    edgeSlots.reserve(pixels * K * 2 * sizeof(std::uint32_t));
-    surfSlots.reserve(pixels * K * 2 * sizeof(std::uint32_t));
-    viewFlags.reserve(std::size_t(n) * sizeof(std::uint32_t));
+    const std::size_t mostPixels = std::max(pixels, batchPixelsMost);
+    counts.reserveWithHeadroom(2 * pixels * sizeof(std::uint32_t), 2 * mostPixels * sizeof(std::uint32_t));
+    edgeSlots.reserveWithHeadroom(pixels * K * 2 * sizeof(std::uint32_t), mostPixels * K * 2 * sizeof(std::uint32_t));
+    surfSlots.reserveWithHeadroom(pixels * K * 2 * sizeof(std::uint32_t), mostPixels * K * 2 * sizeof(std::uint32_t));
+    viewFlags.reserveWithHeadroom(std::size_t(n) * sizeof(std::uint32_t));
     counts.clearZero(0, 2 * pixels * sizeof(std::uint32_t));
     viewFlags.clearZero(0, std::size_t(n) * sizeof(std::uint32_t));
     counters.clearZero();
@@ -530,7 +569,7 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
     if (mipmap) {
         std::size_t w = W, h = H;
         for (int l = 0; l <= settings.mipLevels; ++l, w /= 2, h /= 2) colourWords += w * h;
-        colour.reserve(colourWords * sizeof(std::uint32_t));
+        colour.reserveWithHeadroom(colourWords * sizeof(std::uint32_t));
         colour.clearZero(0, colourWords * sizeof(std::uint32_t));
     } else {
         hits.reserve(hitCapacity * sizeof(gl::CdHit));
@@ -572,6 +611,7 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
     glDisable(GL_STENCIL_TEST);
     glDisable(GL_CULL_FACE);
     glDisable(GL_BLEND);
+    glDisable(GL_SCISSOR_TEST);  // another user of the context may have left it on
     glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
     glDepthMask(GL_FALSE);
     for (int c = 0; c < 4; ++c) glEnable(GLenum(GL_CLIP_DISTANCE0 + c));
@@ -653,7 +693,8 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
             trianglesDrawn = counterValues[CD_COUNTER_TRIANGLES_KEPT];
         }
         if (mipmap || counterValues[CD_COUNTER_HITS] <= hitCapacity) break;
-        hitCapacity = std::size_t(counterValues[CD_COUNTER_HITS]) * 5 / 4 + 1024;  // grow, kept for later calls
+        // Grow with headroom, kept for later calls.
+        hitCapacity = gl::withHeadroom(std::size_t(counterValues[CD_COUNTER_HITS]) * sizeof(gl::CdHit)) / sizeof(gl::CdHit);
         hits.reserve(hitCapacity * sizeof(gl::CdHit));
         hits.bindBase(GL_SHADER_STORAGE_BUFFER, CD_BINDING_HITS);
         counters.clearZero();
@@ -665,14 +706,16 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
     addCount(stats, "inside_fragments", counterValues[CD_COUNTER_INSIDE]);
     addCount(stats, "near_fragments", counterValues[CD_COUNTER_NEAR]);
     addCount(stats, "overflow_pixels", counterValues[CD_COUNTER_OVERFLOW]);
-    std::vector<std::uint32_t> flagValues(n);
+    std::vector<std::uint32_t>& flagValues = scratch.flagValues;
+    flagValues.resize(n);
     const auto tr = Clock::now();
     viewFlags.read<std::uint32_t>(0, flagValues);
     if (mipmap) {
         // The smallest level: tile i's reduced square, codes (slot a << 8 | slot b) | 0x10000.
         std::size_t offset = 0, w = W, h = H;
         for (int l = 0; l < settings.mipLevels; ++l, w /= 2, h /= 2) offset += w * h;
-        std::vector<std::uint32_t> level(w * h);
+        std::vector<std::uint32_t>& level = scratch.level;
+        level.resize(w * h);
         colour.read(offset * sizeof(std::uint32_t), level.size() * sizeof(std::uint32_t), level.data());
         readbackMs += msSince(tr);
         const std::size_t side = R >> settings.mipLevels;
@@ -724,7 +767,9 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
                         std::to_string(p.b) + ") names an object the scene does not have");
 
     // Which pairs are served: both objects active, finite, with closed meshes (the volume role).
-    std::vector<char> state(scene.objectCount(), 0);  // 0 unseen, 1 ok, 2 skipped, 3 open
+    Impl::Scratch& sc = im.scratch;
+    std::vector<char>& state = sc.state;  // 0 unseen, 1 ok, 2 skipped, 3 open
+    state.assign(scene.objectCount(), 0);
     auto usable = [&](ObjectId o) {
         if (state[o] == 0) {
             state[o] = 1;
@@ -745,7 +790,8 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
         }
         return state[o];
     };
-    std::vector<std::uint32_t> served;
+    std::vector<std::uint32_t>& served = sc.served;
+    served.clear();
     double open = 0;
     for (std::uint32_t c = 0; c < candidates.size(); ++c) {
         const ObjectPair p = candidates[c];
@@ -765,8 +811,10 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
 
     const auto tc = Clock::now();
     if (!served.empty()) im.syncScene(scene);
-    std::vector<Aabb> boxes(scene.objectCount());
-    std::vector<char> boxed(scene.objectCount(), 0);
+    std::vector<Aabb>& boxes = sc.boxes;
+    std::vector<char>& boxed = sc.boxed;
+    boxes.assign(scene.objectCount(), Aabb{});
+    boxed.assign(scene.objectCount(), 0);
     auto boxOf = [&](ObjectId o) -> const Aabb& {
         if (!boxed[o]) {
             boxed[o] = 1;
@@ -781,8 +829,10 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
 
     // View groups: one per pair, or (scene layout) up to CD_MAX_VIEW_OBJECTS objects each.
     std::vector<Group> groups;
-    std::vector<std::int32_t> slotOf(scene.objectCount(), -1);
-    std::vector<std::uint32_t> inGroup(scene.objectCount(), UINT32_MAX);
+    std::vector<std::int32_t>& slotOf = sc.slotOf;
+    std::vector<std::uint32_t>& inGroup = sc.inGroup;
+    slotOf.assign(scene.objectCount(), -1);
+    inGroup.assign(scene.objectCount(), UINT32_MAX);
     for (std::uint32_t c : served) {
         const ObjectPair p = candidates[c];
         const Aabb meet = boxOf(p.a).intersection(boxOf(p.b));
@@ -822,10 +872,14 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
     stats.count("cpu_setup_ms", msSince(tc));
 
     // Batches of tiles (one atlas each).
-    std::vector<cinder::EdgeHit> edgeHits;
-    std::vector<std::vector<EdgePoint>> pointsOf(candidates.size());  // per candidate: its edges' points, for samples
-    std::vector<char> full(candidates.size(), 0);
-    std::vector<char> hitPair(candidates.size(), 0);
+    std::vector<cinder::EdgeHit>& edgeHits = sc.edgeHits;
+    std::vector<char>& full = sc.full;
+    std::vector<char>& hitPair = sc.hitPair;
+    edgeHits.clear();
+    sc.pointCandidate.clear();  // per candidate, its edges' points (for samples): gathered, then by candidate
+    sc.pointList.clear();
+    full.assign(candidates.size(), 0);
+    hitPair.assign(candidates.size(), 0);
     double gpuMs = 0.0, hitsMs = 0.0;
     if (!tiles.empty()) {
         im.stageTimersUsed = 0;
@@ -834,6 +888,12 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
         const std::size_t slotBytes = R * R * std::size_t(im.settings.maxLayers) * 8;  // one slot buffer, one tile
         const std::size_t perBatch = std::clamp<std::size_t>(
             std::min(kBatchBytes / perTile, im.maxBlockBytes / slotBytes), 1, (kMaxAtlasSide / R) * (kMaxAtlasSide / R));
+        {  // the atlas of a full batch (runBatch's layout; its pixels grow with the tile count)
+            const auto most = static_cast<std::uint32_t>(perBatch);
+            std::uint32_t tx = std::max<std::uint32_t>(1, std::uint32_t(std::ceil(std::sqrt(double(most)))));
+            tx = std::min(tx, kMaxAtlasSide / std::uint32_t(R));
+            im.batchPixelsMost = std::size_t(tx) * R * std::size_t((most + tx - 1) / tx) * R;
+        }
         // Pair lookup for the scene layout (objects to the candidate).
         std::unordered_map<std::uint64_t, std::uint32_t> candidateOf;
         if (im.sceneLayout)
@@ -861,7 +921,10 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
                 bytes += b;
             }
             const auto batch = std::span<const Impl::Tile>(tiles).subspan(first, count);
-            Impl::BatchResult br;
+            Impl::BatchResult& br = sc.batch;
+            br.hits.clear();
+            br.codes.clear();
+            br.mipPairs.clear();
             if (auto r = im.runBatch(batch, groups, br, stats, readbackMs); !r) return r;
             const auto th = Clock::now();
             for (const auto& [g, code] : br.mipPairs) {
@@ -884,8 +947,9 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
                 const std::uint32_t side = x == candidates[c].a ? 0u : 1u;
                 edgeHits.push_back({c, side, h.edge});
                 if (!im.settings.samples || !(flags & (CD_HIT_INSIDE | CD_HIT_CROSSING))) continue;
-                pointsOf[c].push_back({(side << 31) | h.edge, flags, h.triangle, Vec3(h.point.x, h.point.y, h.point.z),
-                                       decodeCinderNormal(h.normal), h.point.w, h.rayDistance});
+                sc.pointCandidate.push_back(c);
+                sc.pointList.push_back({(side << 31) | h.edge, flags, h.triangle, Vec3(h.point.x, h.point.y, h.point.z),
+                                        decodeCinderNormal(h.normal), h.point.w, h.rayDistance});
             }
             hitsMs += msSince(th);
         }
@@ -900,7 +964,19 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
 
     // The exact check: triangle pairs from the edge hits (or whole pairs), then the samples.
     const auto te = Clock::now();
-    std::vector<std::uint32_t> fullPairs;
+    // The points by candidate (a counting sort: each pair's points contiguous, in read-back order).
+    sc.pointStart.assign(candidates.size() + 1, 0);
+    for (std::uint32_t c : sc.pointCandidate) ++sc.pointStart[c + 1];
+    for (std::size_t c = 0; c < candidates.size(); ++c) sc.pointStart[c + 1] += sc.pointStart[c];
+    sc.points.resize(sc.pointList.size());
+    for (std::size_t k = 0; k < sc.pointList.size(); ++k) sc.points[sc.pointStart[sc.pointCandidate[k]]++] = sc.pointList[k];
+    for (std::size_t c = candidates.size(); c > 0; --c) sc.pointStart[c] = sc.pointStart[c - 1];  // back to starts
+    sc.pointStart[0] = 0;
+    auto pointsOf = [&](std::uint32_t c) {
+        return std::span<EdgePoint>(sc.points).subspan(sc.pointStart[c], sc.pointStart[c + 1] - sc.pointStart[c]);
+    };
+    std::vector<std::uint32_t>& fullPairs = sc.fullPairs;
+    fullPairs.clear();
     for (std::uint32_t c = 0; c < candidates.size(); ++c)
         if (full[c]) fullPairs.push_back(c);
     if (!edgeHits.empty() || !fullPairs.empty())
@@ -912,7 +988,7 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
     if (im.settings.samples) {
         std::unordered_map<std::uint64_t, std::uint32_t> candidateOfPair;
         for (std::uint32_t c = 0; c < candidates.size(); ++c)
-            if (!pointsOf[c].empty())
+            if (!pointsOf(c).empty())
                 candidateOfPair[(std::uint64_t(candidates[c].a) << 32) | candidates[c].b] = c;
         // Pairs are independent: their samples in parallel (each pair's own points and output).
         const auto pairCount = static_cast<std::int64_t>(out.pairs.size());
@@ -922,7 +998,7 @@ Result<void> CinderDetector::detect(const Scene& scene, std::span<const ObjectPa
             auto it = candidateOfPair.find((std::uint64_t(r.pair.a) << 32) | r.pair.b);
             if (it == candidateOfPair.end()) continue;
             const std::uint32_t c = it->second;
-            makeSamples(pointsOf[c], im.edgesOf[scene.meshOf(r.pair.a)], im.edgesOf[scene.meshOf(r.pair.b)], r.samples);
+            makeSamples(pointsOf(c), im.edgesOf[scene.meshOf(r.pair.a)], im.edgesOf[scene.meshOf(r.pair.b)], r.samples);
         }
         for (const PairResult& r : out.pairs) sampleCount += double(r.samples.size());
     }

@@ -24,6 +24,7 @@
 #include <cmath>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <unordered_map>
 
 namespace isc {
@@ -39,6 +40,20 @@ double msSince(Clock::time_point t) { return std::chrono::duration<double, std::
 
 // Atlas pixels per batch: bounds the per-pixel slots (maxLayers x 4 bytes each) and columns.
 constexpr std::size_t kMaxAtlasPixels = std::size_t(1024) * 1024;
+
+// The atlas (width, height in pixels) of a full batch of R x R tiles (runBatch's layout: its
+// size only grows with the tile count): what the per-pixel buffers and targets can ever need.
+std::pair<std::uint32_t, std::uint32_t> fullBatchAtlas(std::uint32_t R) {
+    const auto n = static_cast<std::uint32_t>(std::max<std::size_t>(1, kMaxAtlasPixels / (std::size_t(R) * R)));
+    const std::uint32_t tilesX = std::max<std::uint32_t>(1, std::uint32_t(std::ceil(std::sqrt(double(n)))));
+    return {tilesX * R, (n + tilesX - 1) / tilesX * R};
+}
+
+// A target side grown with headroom (half again, at most a full batch's): the pile's views go
+// up and down, and targets re-made at every new high are device memory that creeps up.
+int grownSide(int need, int have, std::uint32_t most) {
+    return std::max({need, have, std::min(need + need / 2, int(most))});
+}
 
 void addCount(DetectorStats& stats, std::string_view name, double value) {
     stats.count(name, stats.counter(name) + value);
@@ -110,6 +125,10 @@ struct HeightmapDetector::Impl {
         samples{"heightmap samples"}, counters{"heightmap counters"}, best{"heightmap reduction best"},
         winner{"heightmap reduction winner"};
     std::size_t sampleCapacity = 1 << 12;
+    // A call's read-back storage, kept across calls (cleared, never shrunk): a call does not
+    // allocate it afresh (the soak, docs/robustness.md).
+    std::vector<std::uint32_t> flagValues;
+    std::vector<gl::HmSample> sampleData;
     detail::StaticEnvironment environment;
     std::vector<std::unique_ptr<StageTimer>> stageTimers;
     std::size_t stageTimersUsed = 0;
@@ -182,8 +201,9 @@ Result<void> HeightmapDetector::Impl::compile() {
 
 Result<void> HeightmapDetector::Impl::ensureTargets(int width, int height) {
     if (width <= textureWidth && height <= textureHeight) return {};
-    textureWidth = std::max(width, textureWidth);
-    textureHeight = std::max(height, textureHeight);
+    const auto [mostW, mostH] = fullBatchAtlas(std::uint32_t(settings.resolution));
+    textureWidth = grownSide(width, textureWidth, mostW);
+    textureHeight = grownSide(height, textureHeight, mostH);
     depth = gl::Texture::create2D("heightmap environment depth", GL_DEPTH_COMPONENT32F, textureWidth, textureHeight);
     ids = gl::Texture::create2D("heightmap environment ids", GL_RG32UI, textureWidth, textureHeight);
     framebuffer = gl::Framebuffer("heightmap atlas");
@@ -254,12 +274,14 @@ Result<void> HeightmapDetector::Impl::runBatch(std::span<const View> batch, std:
     if (envCommands.empty()) return {};  // no environment triangle near any view: no contact
 
     const auto drawCount = static_cast<std::uint32_t>(drawData.size());
-    views.assign(viewData);
-    draws.assign(drawData);
-    objectIndirect.assign(objectCommands);
-    envIndirect.assign(envCommands);
-    envIndices.assign(indices);
-    triangleIds.assign(triIds);
+    // Buffers sized with headroom (per-pixel ones at most to a full batch's atlas): the pile's
+    // views go up and down, and a buffer re-made at every new high is GL memory that creeps up.
+    views.assignWithHeadroom(viewData);
+    draws.assignWithHeadroom(drawData);
+    objectIndirect.assignWithHeadroom(objectCommands);
+    envIndirect.assignWithHeadroom(envCommands);
+    envIndices.assignWithHeadroom(indices);
+    triangleIds.assignWithHeadroom(triIds);
     if (drawIds.reserveSequence(drawCount)) {
         for (gl::VertexArray* v : {&vaoObject, &vaoEnv}) {
             v->setVertexBuffer(0, drawIds, 0, sizeof(std::uint32_t), 1);
@@ -271,12 +293,14 @@ Result<void> HeightmapDetector::Impl::runBatch(std::span<const View> batch, std:
 
     const std::size_t pixels = std::size_t(W) * H;
     const auto K = static_cast<std::size_t>(settings.maxLayers);
-    counts.reserve(pixels * sizeof(std::uint32_t));
-    slots.reserve(pixels * K * sizeof(std::uint32_t));
-    columns.reserve(pixels * 4 * sizeof(std::uint32_t));
-    flags.reserve(std::size_t(drawCount) * sizeof(std::uint32_t));
-    best.reserve(std::size_t(drawCount) * HM_CRITERIA * sizeof(std::uint32_t));
-    winner.reserve(std::size_t(drawCount) * HM_CRITERIA * sizeof(std::uint32_t));
+    const auto [mostW, mostH] = fullBatchAtlas(R);
+    const std::size_t mostPixels = std::max(pixels, std::size_t(mostW) * mostH);
+    counts.reserveWithHeadroom(pixels * sizeof(std::uint32_t), mostPixels * sizeof(std::uint32_t));
+    slots.reserveWithHeadroom(pixels * K * sizeof(std::uint32_t), mostPixels * K * sizeof(std::uint32_t));
+    columns.reserveWithHeadroom(pixels * 4 * sizeof(std::uint32_t), mostPixels * 4 * sizeof(std::uint32_t));
+    flags.reserveWithHeadroom(std::size_t(drawCount) * sizeof(std::uint32_t));
+    best.reserveWithHeadroom(std::size_t(drawCount) * HM_CRITERIA * sizeof(std::uint32_t));
+    winner.reserveWithHeadroom(std::size_t(drawCount) * HM_CRITERIA * sizeof(std::uint32_t));
     counts.clearZero(0, pixels * sizeof(std::uint32_t));
     flags.clearZero(0, std::size_t(drawCount) * sizeof(std::uint32_t));
     counters.clearZero();
@@ -288,6 +312,11 @@ Result<void> HeightmapDetector::Impl::runBatch(std::span<const View> batch, std:
     }
     const float farDepth = 1.0f;
     const GLuint noId[4] = {0, 0, 0, 0};
+    // Clears obey the write masks and the scissor: set them, not trust what the last user of the
+    // context left (slices left the depth mask off, and this call's depth clear did nothing).
+    glDepthMask(GL_TRUE);
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+    glDisable(GL_SCISSOR_TEST);
     glClearNamedFramebufferfv(framebuffer.id(), GL_DEPTH, 0, &farDepth);
     glClearNamedFramebufferuiv(framebuffer.id(), GL_COLOR, 0, noId);
     if (settings.immersed) {
@@ -403,7 +432,8 @@ Result<void> HeightmapDetector::Impl::runBatch(std::span<const View> batch, std:
         readbackMs += msSince(tr);
         if (counterValues[HM_COUNTER_SAMPLES] <= sampleCapacity) break;
         // Too many: grow (kept for later calls) and emit again.
-        sampleCapacity = std::size_t(counterValues[HM_COUNTER_SAMPLES]) * 5 / 4 + 1024;
+        sampleCapacity =
+            gl::withHeadroom(std::size_t(counterValues[HM_COUNTER_SAMPLES]) * sizeof(gl::HmSample)) / sizeof(gl::HmSample);
         const std::uint32_t zero = 0;
         counters.upload(HM_COUNTER_SAMPLES * sizeof(std::uint32_t), sizeof(zero), &zero);
         if (!settings.reduce) {
@@ -414,8 +444,8 @@ Result<void> HeightmapDetector::Impl::runBatch(std::span<const View> batch, std:
     }
     timer.mark(3);
     const std::uint32_t sampleCount = counterValues[HM_COUNTER_SAMPLES];
-    std::vector<std::uint32_t> flagValues(drawCount);
-    std::vector<gl::HmSample> sampleData(sampleCount);
+    flagValues.resize(drawCount);
+    sampleData.resize(sampleCount);
     const auto tr = Clock::now();
     flags.read<std::uint32_t>(0, flagValues);
     if (sampleCount > 0) samples.read<gl::HmSample>(0, sampleData);

@@ -23,6 +23,7 @@
 #include <cmath>
 #include <numeric>
 #include <string>
+#include <utility>
 
 namespace isc {
 
@@ -38,6 +39,20 @@ double msSince(Clock::time_point t) { return std::chrono::duration<double, std::
 
 // Atlas pixels per batch: bounds the targets (16 or 32 bytes a pixel) and the per-pixel counts.
 constexpr std::size_t kMaxAtlasPixels = std::size_t(1024) * 1024;
+
+// The atlas (width, height in pixels) of a full batch of R x R tiles (runBatch's layout: its
+// size only grows with the tile count): what the per-pixel buffers and targets can ever need.
+std::pair<std::uint32_t, std::uint32_t> fullBatchAtlas(std::uint32_t R) {
+    const auto n = static_cast<std::uint32_t>(std::max<std::size_t>(1, kMaxAtlasPixels / (std::size_t(R) * R)));
+    const std::uint32_t tilesX = std::max<std::uint32_t>(1, std::uint32_t(std::ceil(std::sqrt(double(n)))));
+    return {tilesX * R, (n + tilesX - 1) / tilesX * R};
+}
+
+// A target side grown with headroom (half again, at most a full batch's): the pile's views go
+// up and down, and targets re-made at every new high are device memory that creeps up.
+int grownSide(int need, int have, std::uint32_t most) {
+    return std::max({need, have, std::min(need + need / 2, int(most))});
+}
 // Each vertex moves by offset / min(n_v . n_f): at most this many times the offset.
 constexpr float kMaxOffsetScale = 4.0f;
 
@@ -126,6 +141,11 @@ struct SlicesDetector::Impl {
     detail::SlicesNormals normalData;
     detail::SlicesExact exact;
     int lastWidth = 0, lastHeight = 0;  // the last batch's atlas (debug views)
+    // A call's read-back and index storage, kept across calls (cleared, never shrunk), so a
+    // call does not allocate its tens of MB afresh (the soak, docs/robustness.md).
+    std::vector<gl::SlSample> batchSamples, callSamples;
+    std::vector<gl::SlResult> resultData;
+    std::vector<std::uint32_t> indexData;
 
     void syncScene(const Scene& sc) {
         bool same = sc.meshCount() >= syncedMeshes.size() && sc.objectCount() >= scene.objectCount();
@@ -172,8 +192,9 @@ Result<void> SlicesDetector::Impl::compile() {
 
 Result<void> SlicesDetector::Impl::ensureTargets(int width, int height) {
     if (width <= textureWidth && height <= textureHeight) return {};
-    textureWidth = std::max(width, textureWidth);
-    textureHeight = std::max(height, textureHeight);
+    const auto [mostW, mostH] = fullBatchAtlas(std::uint32_t(settings.resolution));
+    textureWidth = grownSide(width, textureWidth, mostW);
+    textureHeight = grownSide(height, textureHeight, mostH);
     framebuffer = gl::Framebuffer("slices atlas");
     for (int t = 0; t < targets; ++t) {
         target[t] = gl::Texture::create2D(t == 0 ? "slices target 0" : "slices target 1", GL_RGBA32UI, textureWidth,
@@ -238,7 +259,7 @@ Result<void> SlicesDetector::Impl::runBatch(std::span<const View> batch, std::ve
         }
     }
     double triangles = 0;
-    std::vector<std::uint32_t> indexData;
+    indexData.clear();
     for (std::uint32_t d = 0; d < 2 * n; ++d) {
         const gl::ObjectRange& range = scene.object(drawData[d].object);
         if (!settings.cull) {
@@ -254,15 +275,17 @@ Result<void> SlicesDetector::Impl::runBatch(std::span<const View> batch, std::ve
         triangles += double(kept[d].size());
     }
     if (settings.cull) {
-        culledIndices.reserve(std::max<std::size_t>(indexData.size(), 3) * sizeof(std::uint32_t));
+        culledIndices.reserveWithHeadroom(std::max<std::size_t>(indexData.size(), 3) * sizeof(std::uint32_t));
         if (!indexData.empty()) culledIndices.upload<std::uint32_t>(0, indexData);
     }
     addCount(stats, "triangles_drawn", triangles * (settings.fill ? 2.0 : 1.0));
     addCount(stats, "batches", 1);
     const auto drawCount = static_cast<std::uint32_t>(drawData.size());
-    views.assign(viewData);
-    draws.assign(drawData);
-    indirect.assign(commands);
+    // Buffers sized with headroom (per-pixel ones at most to a full batch's atlas): the pile's
+    // pairs go up and down, and a buffer re-made at every new high is GL memory that creeps up.
+    views.assignWithHeadroom(viewData);
+    draws.assignWithHeadroom(drawData);
+    indirect.assignWithHeadroom(commands);
     if (drawIds.reserveSequence(drawCount)) {
         vao.setVertexBuffer(0, drawIds, 0, sizeof(std::uint32_t), 1);
         vao.setIntegerAttribute(SL_ATTRIB_DRAW_ID, 0, 1, GL_UNSIGNED_INT);
@@ -272,16 +295,21 @@ Result<void> SlicesDetector::Impl::runBatch(std::span<const View> batch, std::ve
 
     // Per-view results: counts 0, the volume's minima at their largest.
     std::vector<gl::SlResult> resultInit(n, gl::SlResult{0, ~0u, ~0u, ~0u, 0, 0, 0, 0, 0, 0, 0, 0});
-    results.reserve(n * sizeof(gl::SlResult));
+    results.reserveWithHeadroom(n * sizeof(gl::SlResult));
     results.upload<gl::SlResult>(0, resultInit);
     counters.clearZero();
-    samples.reserve(std::max<std::size_t>(pixels, 1) * sizeof(gl::SlSample));
-    pixelCounts.reserve(2 * pixels * sizeof(std::uint32_t));
+    const auto [mostW, mostH] = fullBatchAtlas(R);
+    const std::size_t mostPixels = std::max(pixels, std::size_t(mostW) * mostH);
+    samples.reserveWithHeadroom(std::max<std::size_t>(pixels, 1) * sizeof(gl::SlSample), mostPixels * sizeof(gl::SlSample));
+    pixelCounts.reserveWithHeadroom(2 * pixels * sizeof(std::uint32_t), 2 * mostPixels * sizeof(std::uint32_t));
     if (shaderOr) {
-        bits.reserve(pixels * std::size_t(targets) * 4 * sizeof(std::uint32_t));
+        bits.reserveWithHeadroom(pixels * std::size_t(targets) * 4 * sizeof(std::uint32_t),
+                                 mostPixels * std::size_t(targets) * 4 * sizeof(std::uint32_t));
         bits.clearZero(0, pixels * std::size_t(targets) * 4 * sizeof(std::uint32_t));
     } else {
         const GLuint zero[4] = {0, 0, 0, 0};
+        glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);  // clears obey the mask and the scissor
+        glDisable(GL_SCISSOR_TEST);  // (another user of the context may have left either)
         for (int t = 0; t < targets; ++t) glClearNamedFramebufferuiv(framebuffer.id(), GL_COLOR, t, zero);
     }
 
@@ -308,6 +336,7 @@ Result<void> SlicesDetector::Impl::runBatch(std::span<const View> batch, std::ve
     glDisable(GL_CULL_FACE);
     glDisable(GL_BLEND);
     glDisable(GL_DITHER);
+    glDisable(GL_SCISSOR_TEST);
     glDepthMask(GL_FALSE);
     // Faces in front of or behind the view volume still count in the fill's parity.
     glEnable(GL_DEPTH_CLAMP);
@@ -333,6 +362,8 @@ Result<void> SlicesDetector::Impl::runBatch(std::span<const View> batch, std::ve
         glDisable(GL_COLOR_LOGIC_OP);
     }
     glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+    glDepthMask(GL_TRUE);  // GL's defaults back: the next detector's depth clears obey the mask
+    glEnable(GL_DITHER);
     glDisable(GL_DEPTH_CLAMP);
     glBindVertexArray(0);
     glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
@@ -358,13 +389,14 @@ Result<void> SlicesDetector::Impl::runBatch(std::span<const View> batch, std::ve
     }
     timer.mark(2);
 
-    std::vector<gl::SlResult> resultData(n);
+    resultData.resize(n);
     std::uint32_t counterValues[SL_COUNTER_COUNT] = {};
     const auto tr = Clock::now();
     results.read<gl::SlResult>(0, resultData);
     counters.read(0, sizeof(counterValues), counterValues);
     const std::uint32_t sampleCount = counterValues[SL_COUNTER_SAMPLES];
-    std::vector<gl::SlSample> sampleData(sampleCount);
+    std::vector<gl::SlSample>& sampleData = batchSamples;
+    sampleData.resize(sampleCount);
     if (sampleCount > 0) samples.read<gl::SlSample>(0, sampleData);
     readbackMs += msSince(tr);
     addCount(stats, "gpu_raster_ms", timer.ms(0, 1));
@@ -539,7 +571,8 @@ Result<void> SlicesDetector::detect(const Scene& scene, std::span<const ObjectPa
 
     // Rounds: the first rendering, then the refinements of the pairs that collided.
     double renderings = 0, gpuMs = 0;
-    std::vector<gl::SlSample> sampleData;
+    std::vector<gl::SlSample>& sampleData = im.callSamples;
+    sampleData.clear();
     if (!pairs.empty()) {
         const auto tu = Clock::now();
         im.syncScene(scene);

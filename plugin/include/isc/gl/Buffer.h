@@ -7,6 +7,7 @@
 #include <vector>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace isc::gl {
 
@@ -15,6 +16,10 @@ namespace isc::gl {
 std::size_t bufferBytes();
 /// The largest bufferBytes() so far in this process.
 std::size_t bufferBytesPeak();
+/// bufferBytes() by buffer label (a detector's buffers are labelled with its name first:
+/// "cinder hits", "cinder scene.vertices"), in label order; labels whose buffers hold no
+/// storage now are left out. What the soak bench prints when a buffer grows. Needs no GL context.
+std::vector<std::pair<std::string, std::size_t>> bufferBytesByLabel();
 /// A budget for bufferBytes(), bytes; 0 (the default) is none. The environment variable
 /// ISC_GL_BUFFER_LIMIT_MB sets it (mebibytes) at the first allocation. Allocations past it
 /// still happen (GL has no partial failure that later calls could survive), but while
@@ -25,6 +30,11 @@ std::size_t bufferBytesPeak();
 void setBufferByteLimit(std::size_t bytes);
 /// The budget in force (0: none).
 std::size_t bufferByteLimit();
+
+/// Bytes to allocate for storage that must hold `bytes` now and whose need goes up and down:
+/// half again, rounded up to a power of two (at least 256), then at most `most` when not 0
+/// (never less than `bytes`). Needs no GL context.
+std::size_t withHeadroom(std::size_t bytes, std::size_t most = 0);
 
 /// Move-only RAII buffer: copy deleted, moves noexcept, a moved-from Buffer holds id 0.
 /// Every member needs a current GL context.
@@ -47,6 +57,17 @@ public:
     /// allocate() unless the current storage already has at least `bytes` bytes and the same
     /// flags. Returns true when the buffer was (re)created.
     bool reserve(std::size_t bytes, GLbitfield flags = GL_DYNAMIC_STORAGE_BIT);
+    /// reserve() for storage whose need goes up and down from call to call (a pile's pairs,
+    /// views, pixels): when the storage is too small, allocate(withHeadroom(bytes, most)), so a
+    /// new high a little above the last does not re-create it (the soak, docs/robustness.md).
+    /// `most`: what the caller can ever need (0: no bound); the headroom stops there.
+    bool reserveWithHeadroom(std::size_t bytes, std::size_t most = 0, GLbitfield flags = GL_DYNAMIC_STORAGE_BIT);
+    /// reserveWithHeadroom() for `values`, then upload() them at offset 0.
+    template <class T>
+    void assignWithHeadroom(const std::vector<T>& values) {
+        reserveWithHeadroom(values.size() * sizeof(T));
+        upload(0, values);
+    }
     /// glNamedBufferSubData. Needs GL_DYNAMIC_STORAGE_BIT; offset + bytes <= size() (asserted).
     void upload(std::size_t offset, std::size_t bytes, const void* data);
     template <class T, std::size_t N>

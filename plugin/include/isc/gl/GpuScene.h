@@ -103,7 +103,7 @@ private:
     std::vector<ObjectRange> ranges_;
     std::vector<std::uint64_t> uploadedVersion_;
     std::vector<GpuObject> records_;
-    Buffer staging_{"gpu scene vertex staging"};  // deformed vertices, persistently mapped for writing
+    Buffer staging_;  // deformed vertices, persistently mapped for writing
     void* stagingData_ = nullptr;
     Fence stagingFence_;  // after the last copies out of staging_
     std::vector<std::pair<std::size_t, std::size_t>> stagingRuns_;  // one sync's copies, kept across calls
