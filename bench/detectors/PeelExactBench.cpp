@@ -1,7 +1,8 @@
 // isc_bench_peel_exact: peel's exact CPU stage (PeelExact) alone, no GL, on the deforming
 // 100-bunny pile of isc_bench_peel (the same scene, wobble and candidates): the list it tests is
-// the reference's intersecting triangle pairs of the call plus the pairs of the previous call
-// (about what the GPU hands it: 99 % of the list intersects), shuffled as the GPU's appends are.
+// the reference's intersecting triangle pairs of the call plus those of the previous call that
+// no longer intersect (about what the GPU hands it: most of the list intersects, no duplicates),
+// shuffled as the GPU's appends are.
 // It times run() per call (threads: ISC_PEEL_EXACT_THREADS, default every core) and the
 // speculative test of the previous call's pairs (PeelExact::speculate) the way the detector
 // runs it during the GPU wait. Made to find where the ~0.5 µs per pair per core goes (run it
@@ -22,6 +23,7 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include <omp.h>
@@ -91,7 +93,14 @@ int main(int argc, char** argv) {
             for (const TrianglePair& t : r.triangles) found.push_back({c, t.a, t.b});
         }
         const std::vector<peel::TrianglePairCandidate> truePairs = found;
-        found.insert(found.end(), prev.begin(), prev.end());
+        auto key = [](const peel::TrianglePairCandidate& x) { return std::tuple(x.candidate, x.low, x.high); };
+        auto less = [&](const peel::TrianglePairCandidate& x, const peel::TrianglePairCandidate& y) {
+            return key(x) < key(y);
+        };
+        std::vector<peel::TrianglePairCandidate> sortedTrue = truePairs;
+        std::sort(sortedTrue.begin(), sortedTrue.end(), less);
+        for (const auto& p : prev)  // last call's pairs that no longer intersect: no duplicates
+            if (!std::binary_search(sortedTrue.begin(), sortedTrue.end(), p, less)) found.push_back(p);
         std::shuffle(found.begin(), found.end(), rng);
         prev = truePairs;
         // Plain run().

@@ -122,10 +122,10 @@ void PeelExact::run(const Scene& scene, std::span<const ObjectPair> candidates,
     for (std::size_t c = 0; c < nc; ++c) start_[c + 1] += start_[c];
     sorted_.resize(found.size());
     {
-        std::vector<std::uint32_t> cursor(start_.begin(), start_.end() - 1);
+        cursor_.assign(start_.begin(), start_.end() - 1);
         for (const TrianglePairCandidate& f : found) {
             const ObjectPair p = candidates[f.candidate];
-            sorted_[cursor[f.candidate]++] = p.a <= p.b ? TrianglePair{f.low, f.high} : TrianglePair{f.high, f.low};
+            sorted_[cursor_[f.candidate]++] = p.a <= p.b ? TrianglePair{f.low, f.high} : TrianglePair{f.high, f.low};
         }
     }
     // Work items: each candidate's entries cut into chunks of at most kChunk (a pile has a few
@@ -137,6 +137,16 @@ void PeelExact::run(const Scene& scene, std::span<const ObjectPair> candidates,
                               std::min<std::uint32_t>(start_[c + 1], b + static_cast<std::uint32_t>(kChunk)), 0, 0});
     hit_.assign(found.size(), 0);
     if (wantSegments) segments_.resize(found.size());
+    // One result per candidate with entries, made here so that the loop's threads fill those of
+    // one item (nearly all) in place; the empty ones are dropped after.
+    const std::size_t base = out.pairs.size();
+    slotOf_.resize(nc);
+    out.pairs.reserve(base + nc);
+    for (std::size_t c = 0; c < nc; ++c) {
+        if (start_[c + 1] == start_[c]) continue;
+        slotOf_[c] = static_cast<std::uint32_t>(out.pairs.size());
+        out.pairs.emplace_back().pair = candidates[c];
+    }
     const auto t1 = std::chrono::steady_clock::now();
     // One parallel loop, one join: each item sorts its entries, merges their duplicates (one
     // per axis and tile that found the pair, with rays) and tests what is left. No barrier in
@@ -187,6 +197,20 @@ void PeelExact::run(const Scene& scene, std::span<const ObjectPair> candidates,
             if (wantSegments) segments_[i] = segment;
         }
         item.reused = reused;
+        if (item.end - item.begin == start_[item.candidate + 1] - start_[item.candidate]) {
+            // The candidate's only item: its result, sorted and unique already.
+            std::uint32_t n = 0;
+            for (std::uint32_t i = item.begin; i < item.begin + item.tests; ++i) n += hit_[i];
+            if (n == 0) continue;
+            PairResult& r = out.pairs[slotOf_[item.candidate]];
+            r.triangles.reserve(n);
+            if (wantSegments) r.segments.reserve(n);
+            for (std::uint32_t i = item.begin; i < item.begin + item.tests; ++i) {
+                if (!hit_[i]) continue;
+                r.triangles.push_back(sorted_[i]);
+                if (wantSegments) r.segments.push_back(segments_[i]);
+            }
+        }
     }
     const auto t2 = std::chrono::steady_clock::now();
     // Added to what the call has (a split call runs the test once per half).
@@ -194,47 +218,44 @@ void PeelExact::run(const Scene& scene, std::span<const ObjectPair> candidates,
                     out.stats.counter("exact_sort_ms") + std::chrono::duration<double, std::milli>(t1 - t0).count());
     out.stats.count("exact_test_ms",
                     out.stats.counter("exact_test_ms") + std::chrono::duration<double, std::milli>(t2 - t1).count());
-    // The results, per candidate in candidate order. A candidate of one item is sorted and
-    // unique already; one of several is merged here (sorted, and unique across its items).
+    // The results, per candidate in candidate order. A candidate of one item has its result
+    // (sorted and unique) from the loop; one of several is merged here (sorted, and unique
+    // across its items). Then the candidates without an intersecting pair are dropped.
     double tests = 0, positives = 0, reused = 0;
     std::size_t k = 0;
     for (std::size_t c = 0; c < nc; ++c) {
         const std::size_t first = k;
-        std::size_t n = 0;
         for (; k < items_.size() && items_[k].candidate == c; ++k) {
             tests += double(items_[k].tests);
             reused += double(items_[k].reused);
-            for (std::uint32_t i = items_[k].begin; i < items_[k].begin + items_[k].tests; ++i) n += hit_[i];
         }
-        if (n == 0) continue;
-        PairResult& r = out.pairs.emplace_back();
-        r.pair = candidates[c];
-        r.triangles.reserve(n);
-        if (wantSegments) r.segments.reserve(n);
+        if (k - first <= 1) continue;
+        PairResult& r = out.pairs[slotOf_[c]];
         for (std::size_t j = first; j < k; ++j)
             for (std::uint32_t i = items_[j].begin; i < items_[j].begin + items_[j].tests; ++i) {
                 if (!hit_[i]) continue;
                 r.triangles.push_back(sorted_[i]);
                 if (wantSegments) r.segments.push_back(segments_[i]);
             }
-        if (k - first > 1) {
-            order_.resize(r.triangles.size());
-            std::iota(order_.begin(), order_.end(), 0u);
-            std::stable_sort(order_.begin(), order_.end(),
-                             [&](std::uint32_t x, std::uint32_t y) { return r.triangles[x] < r.triangles[y]; });
-            std::vector<TrianglePair> tris;
-            std::vector<Segment> segs;
-            tris.reserve(order_.size());
-            for (std::uint32_t x : order_) {
-                if (!tris.empty() && tris.back() == r.triangles[x]) continue;  // found in two items
-                tris.push_back(r.triangles[x]);
-                if (wantSegments) segs.push_back(r.segments[x]);
-            }
-            r.triangles = std::move(tris);
-            if (wantSegments) r.segments = std::move(segs);
+        order_.resize(r.triangles.size());
+        std::iota(order_.begin(), order_.end(), 0u);
+        std::stable_sort(order_.begin(), order_.end(),
+                         [&](std::uint32_t x, std::uint32_t y) { return r.triangles[x] < r.triangles[y]; });
+        std::vector<TrianglePair> tris;
+        std::vector<Segment> segs;
+        tris.reserve(order_.size());
+        for (std::uint32_t x : order_) {
+            if (!tris.empty() && tris.back() == r.triangles[x]) continue;  // found in two items
+            tris.push_back(r.triangles[x]);
+            if (wantSegments) segs.push_back(r.segments[x]);
         }
-        positives += double(r.triangles.size());
+        r.triangles = std::move(tris);
+        if (wantSegments) r.segments = std::move(segs);
     }
+    out.pairs.erase(std::remove_if(out.pairs.begin() + std::ptrdiff_t(base), out.pairs.end(),
+                                   [](const PairResult& r) { return r.triangles.empty(); }),
+                    out.pairs.end());
+    for (std::size_t i = base; i < out.pairs.size(); ++i) positives += double(out.pairs[i].triangles.size());
     out.stats.count("tri_tri_tests", out.stats.counter("tri_tri_tests") + tests);
     out.stats.count("positive_tests", out.stats.counter("positive_tests") + positives);
     out.stats.count("exact_reused", out.stats.counter("exact_reused") + reused);

@@ -57,6 +57,7 @@ public:
 
 private:
     std::vector<std::uint32_t> start_;           // per candidate: first entry in sorted_
+    std::vector<std::uint32_t> cursor_;          // the counting sort's
     std::vector<TrianglePair> sorted_;           // found, grouped by candidate, as (a's, b's) triangles
     struct Item {  // a chunk of one candidate's entries
         std::uint32_t candidate, begin, end;
@@ -65,6 +66,7 @@ private:
     };
     std::vector<Item> items_;
     std::vector<std::uint32_t> order_;           // merging a candidate of several items
+    std::vector<std::uint32_t> slotOf_;          // per candidate with entries: its result in out.pairs
     std::vector<std::uint8_t> hit_;              // per entry
     std::vector<Segment> segments_;              // per entry
     // Speculation: the last call's intersecting pairs, grouped by object pair (sorted), and
