@@ -110,12 +110,12 @@ int main(int argc, char** argv) {
         const double ms = msSince(t0);
         // Speculation of the last call's results, then run() with them.
         DetectionOutput out2;
-        speculating.beginCall();
+        speculating.beginCall(true);
         std::atomic<bool> stop{false};
         t0 = std::chrono::steady_clock::now();
         const int team = threads > 0 ? threads : omp_get_max_threads();
 #pragma omp parallel num_threads(team)
-        speculating.speculate(scene, true, stop);
+        speculating.speculate(scene, stop);
         const double sms = msSince(t0);
         t0 = std::chrono::steady_clock::now();
         speculating.run(scene, candidates, found, true, out2, threads);

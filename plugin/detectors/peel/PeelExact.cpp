@@ -45,15 +45,16 @@ inline bool testPair(const Side& a, const Side& b, TrianglePair p, bool wantSegm
 }
 }  // namespace
 
-void PeelExact::beginCall() {
+void PeelExact::beginCall(bool wantSegments) {
+    priorSegmentsMade_ = wantSegments;
     priorState_.assign(priorPairs_.size(), 0);
     priorSegments_.resize(priorPairs_.size());
     priorCursor_.store(0, std::memory_order_relaxed);
     speculated_.store(0, std::memory_order_relaxed);
 }
 
-void PeelExact::speculate(const Scene& scene, bool wantSegments, const std::atomic<bool>& stop) {
-    priorSegmentsMade_ = wantSegments;  // every thread writes the same value
+void PeelExact::speculate(const Scene& scene, const std::atomic<bool>& stop) {
+    const bool wantSegments = priorSegmentsMade_;
     const auto total = static_cast<std::uint32_t>(priorPairs_.size());
     std::uint32_t tested = 0;
     while (!stop.load(std::memory_order_relaxed)) {

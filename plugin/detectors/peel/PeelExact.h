@@ -40,15 +40,15 @@ public:
     void run(const Scene& scene, std::span<const ObjectPair> candidates, std::span<const TrianglePairCandidate> found,
              bool wantSegments, DetectionOutput& out, int threads = 0);
 
-    /// A new call (new vertices or poses): forgets what speculate() tested in the last one.
-    /// Counters of run(): exact_reused (listed pairs whose result speculate() had),
-    /// exact_speculated (pairs speculate() tested this call).
-    void beginCall();
+    /// A new call (new vertices or poses): forgets what speculate() tested in the last one;
+    /// speculate() makes segments when `wantSegments`. Counters of run(): exact_reused (listed
+    /// pairs whose result speculate() had), exact_speculated (pairs speculate() tested this call).
+    void beginCall(bool wantSegments);
     /// Tests the pairs remember() kept, with `scene` as it is now. Called by every thread of a
     /// team at once (each takes 16 pairs at a time) until all are tested or `stop` is set; a
     /// thread that sees `stop` finishes its 16 first. Pairs whose objects or triangles `scene`
     /// does not have are skipped. Only between beginCall() and run() of one call.
-    void speculate(const Scene& scene, bool wantSegments, const std::atomic<bool>& stop);
+    void speculate(const Scene& scene, const std::atomic<bool>& stop);
     /// Keeps the call's intersecting pairs (what run() added to out.pairs) for the next call's
     /// speculate().
     void remember(std::span<const PairResult> pairs);

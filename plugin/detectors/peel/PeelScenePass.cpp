@@ -549,7 +549,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     };
     for (const auto& [buffer, binding] : bindings) buffer->bindBase(GL_SHADER_STORAGE_BUFFER, binding);
 
-    exact_.beginCall();  // new vertices and poses: nothing speculated yet
+    exact_.beginCall(common_.wantSegments);  // new vertices and poses: nothing speculated yet
     clock_.reset();
     stage_ = -1;
     const auto clusterCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.clusterPairs, 0xFFFFFFFFu));
@@ -605,7 +605,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
                 finished = fence.wait(std::uint64_t(60) * 1000000000);
                 signalled.store(true, std::memory_order_relaxed);
             }
-            if (speculate) exact_.speculate(scene, common_.wantSegments, speculateAll_ ? never : signalled);
+            if (speculate) exact_.speculate(scene, speculateAll_ ? never : signalled);
         }
         return finished;
     };

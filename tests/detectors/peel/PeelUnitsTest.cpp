@@ -310,8 +310,8 @@ TEST(PeelExact, SpeculatedResultsAreWhatRunWouldCompute) {
         DetectionOutput expected, got;
         plain.run(scene, candidates, found, true, expected);
         ASSERT_EQ(expected.pairs.size(), 2u);
-        speculating.beginCall();
-        speculating.speculate(scene, true, call == 2 ? stopped : go);
+        speculating.beginCall(true);
+        speculating.speculate(scene, call == 2 ? stopped : go);
         speculating.run(scene, candidates, found, true, got, 2);
         same(expected, got, "call " + std::to_string(call));
         std::size_t positives = 0;
@@ -338,8 +338,8 @@ TEST(PeelExact, SpeculatedResultsAreWhatRunWouldCompute) {
     outOfRange.triangles = {{0, triangles + 3}};
     const std::vector<PairResult> odd = {outOfRange, stranger};
     speculating.remember(odd);
-    speculating.beginCall();
-    speculating.speculate(scene, true, go);
+    speculating.beginCall(true);
+    speculating.speculate(scene, go);
     DetectionOutput expected, got;
     peel::PeelExact().run(scene, candidates, found, true, expected);
     speculating.run(scene, candidates, found, true, got);
