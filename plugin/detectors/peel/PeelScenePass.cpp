@@ -741,9 +741,10 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     exact_.run(scene, candidates, list, common_.wantSegments, out, settings_.exactThreads);
     exactMs += msSince(te);
     stats.count("cpu_exact_ms", exactMs);
-    // What the next call's wait tests again (both halves of a split call).
+    // What the next call's wait tests again (both halves of a split call); nothing where no
+    // wait speculates (software GL without the test hook).
     const auto tm = Clock::now();
-    if (settings_.speculate) exact_.remember(std::span<const PairResult>(out.pairs).subspan(pairsBefore));
+    if (speculate) exact_.remember(std::span<const PairResult>(out.pairs).subspan(pairsBefore));
     stats.count("exact_remember_ms", msSince(tm));
     stats.cpuMs += msSince(tm);
     stats.cpuMs += exactMs;
