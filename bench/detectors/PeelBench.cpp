@@ -31,6 +31,7 @@
 // Tuning rows (tune/...): peel at explicit resolutions (32..256, 3 axes), auto at 1 axis, and
 // with the cull off, on the 100-bunny pile, the deforming pile and the 3.76M-triangle scene;
 // (threads/...): peel with exactThreads = 4, 8, 12, 15 on the pile and the deforming pile;
+// (speculate/...): peel with speculate off (the default is on) on the pile and the deforming pile;
 // (chain/...): the fused walk with the call split in two halves (peel_overlap), with a
 // timestamp per dispatch (peel_passes) and with no timers (peel_notimers), and the levels walk
 // (the walk before round e) with stage timers, per dispatch and without (peel_levels*).
@@ -284,6 +285,13 @@ void registerAll() {
         {chainKind("levels", "off"), "peel_levels_notimers"}};
     addRows("chain/pile/100", chain, [] { return densePile(100, 0); }, nullptr);
     addRows("chain/deform/100", chain, [] { return densePile(100, 0); }, wobbling);
+    // Speculation (2026-11-27): the default (speculate on) against peel with it off, on the same
+    // scenes: the last call's intersecting pairs tested again during the GPU wait.
+    PeelSettings noSpeculation;
+    noSpeculation.speculate = false;
+    const std::vector<std::pair<Kind, std::string>> speculation = {{Kind{false, noSpeculation}, "peel_nospeculate"}};
+    addRows("speculate/pile/100", speculation, [] { return densePile(100, 0); }, nullptr);
+    addRows("speculate/deform/100", speculation, [] { return densePile(100, 0); }, wobbling);
     addRows("threads/pile/100", threads, [] { return densePile(100, 0); }, nullptr);
     addRows("threads/deform/100", threads, [] { return densePile(100, 0); }, wobbling);
 }

@@ -92,6 +92,9 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     };
     walkQueue_ = hook("ISC_PEEL_WALK_QUEUE", PEEL_WALK_QUEUE);
     walkBudget_ = hook("ISC_PEEL_WALK_BUDGET", PEEL_WALK_BUDGET);
+    // Test hook: speculation tests all of the last call's pairs, whatever the fence says.
+    if (const char* v = std::getenv("ISC_PEEL_SPECULATE_ALL"); v != nullptr && *v != '\0' && *v != '0')
+        speculateAll_ = true;
     const std::string layers = "#define MAX_LAYERS " + std::to_string(settings.maxLayers) + "\n";
     struct Entry {
         gl::Program* program;
@@ -546,6 +549,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     };
     for (const auto& [buffer, binding] : bindings) buffer->bindBase(GL_SHADER_STORAGE_BUFFER, binding);
 
+    exact_.beginCall(common_.wantSegments);  // new vertices and poses: nothing speculated yet
     clock_.reset();
     stage_ = -1;
     const auto clusterCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.clusterPairs, 0xFFFFFFFFu));
@@ -585,12 +589,23 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     // H100 host their wake-up cost up to a few ms per call); they then spin, ready.
     // Not with software GL: there the spinning threads would take the cores it renders with.
     const int team = settings_.exactThreads > 0 ? settings_.exactThreads : omp_get_max_threads();
+    // With `speculate` the other threads meanwhile test the last call's intersecting pairs
+    // again (PeelExact::speculate) until the fence signals; the exact test below takes their
+    // results. Test hook ISC_PEEL_SPECULATE_ALL: they test all of them whatever the fence (on
+    // software GL, where the wait runs alone, after it), so tests see the reuse path.
+    const bool speculate = settings_.speculate && (!softwareGl_ || speculateAll_);
     auto waitFor = [&](const gl::Fence& fence) {
         bool finished = false;
+        std::atomic<bool> signalled{false};
+        const std::atomic<bool> never{false};
 #pragma omp parallel if (!softwareGl_) num_threads(team)
         {
 #pragma omp master
-            finished = fence.wait(std::uint64_t(60) * 1000000000);
+            {
+                finished = fence.wait(std::uint64_t(60) * 1000000000);
+                signalled.store(true, std::memory_order_relaxed);
+            }
+            if (speculate) exact_.speculate(scene, speculateAll_ ? never : signalled);
         }
         return finished;
     };
@@ -726,6 +741,12 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     exact_.run(scene, candidates, list, common_.wantSegments, out, settings_.exactThreads);
     exactMs += msSince(te);
     stats.count("cpu_exact_ms", exactMs);
+    // What the next call's wait tests again (both halves of a split call); nothing where no
+    // wait speculates (software GL without the test hook).
+    const auto tm = Clock::now();
+    if (speculate) exact_.remember(std::span<const PairResult>(out.pairs).subspan(pairsBefore));
+    stats.count("exact_remember_ms", msSince(tm));
+    stats.cpuMs += msSince(tm);
     stats.cpuMs += exactMs;
     return {};
 }

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <memory>
@@ -815,6 +816,87 @@ TEST_F(PeelDetectorTest, FusedAndLevelsWalksAgree) {
         for (const PairResult& r : first.pairs) n += r.triangles.size();
         EXPECT_GT(n, 1000u);
     }
+}
+
+// Speculation (setting speculate, on by default): the last call's intersecting pairs tested
+// again during the GPU wait and reused by the exact test. With the test hook
+// ISC_PEEL_SPECULATE_ALL every remembered pair is tested before the exact stage (on llvmpipe the
+// wait runs alone, so without the hook nothing would be), so the reuse path runs: over calls
+// that move and deform six bunnies on a ground box, the answer is the reference's and bit for
+// bit (triangles and segments) that of speculate=false, the pairs reused are counted, and a
+// split call (overlap) reuses them too.
+TEST_F(PeelDetectorTest, SpeculationReusesTheLastCallsPairsAndKeepsTheAnswer) {
+    auto bunny = namedMesh("bunny");
+    Scene scene;
+    const MeshId ib = scene.addMesh(bunny);
+    scene.addObject(scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(2.0f, 0.1f, 2.0f)))),
+                    Pose{Vec3(0.5f, -0.15f, 0.2f)});
+    for (int i = 0; i < 6; ++i)
+        scene.addObject(ib, Pose{Vec3(0.55f * float(i % 3), 0.45f * float(i / 3), 0.05f * float(i)),
+                                 glm::angleAxis(0.7f * float(i), glm::normalize(Vec3(1, float(i), 2)))});
+    PeelSettings off;
+    off.speculate = false;
+    PeelSettings halves;
+    halves.overlap = true;
+    ::setenv("ISC_PEEL_SPECULATE_ALL", "1", 1);
+    auto speculating = makePeel(PeelSettings{});
+    auto split = makePeel(halves);
+    ::unsetenv("ISC_PEEL_SPECULATE_ALL");
+    auto plain = makePeel(off);
+    auto onLlvmpipeAlone = makePeel(PeelSettings{});  // no hook: software GL does not speculate
+    const std::vector<Vec3> rest(bunny->vertices().begin(), bunny->vertices().end());
+    double reused = 0;
+    for (int call = 0; call < 4; ++call) {
+        for (ObjectId o = 1; o < scene.objectCount(); ++o) {
+            Pose p = scene.pose(o);
+            p.position += Vec3(0.004f * float(o % 3) - 0.004f, -0.006f, 0.003f);
+            scene.setPose(o, p);
+            std::vector<Vec3> v = rest;  // a small wobble of every vertex
+            for (Vec3& x : v) x *= 1.0f + 0.01f * std::sin(3.0f * x.y + 0.5f * float(call + int(o)));
+            scene.setVertices(o, v);
+        }
+        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+        DetectionOutput a, b, c, d;
+        ASSERT_TRUE(speculating->detect(scene, candidates, a));
+        ASSERT_TRUE(plain->detect(scene, candidates, b));
+        ASSERT_TRUE(split->detect(scene, candidates, c));
+        ASSERT_TRUE(onLlvmpipeAlone->detect(scene, candidates, d));
+        for (const DetectionOutput* x : {&b, &c, &d}) {
+            ASSERT_EQ(x->pairs.size(), a.pairs.size()) << "call " << call;
+            for (std::size_t i = 0; i < a.pairs.size(); ++i) {
+                EXPECT_EQ(x->pairs[i].pair, a.pairs[i].pair);
+                EXPECT_EQ(x->pairs[i].triangles, a.pairs[i].triangles) << "call " << call;
+                ASSERT_EQ(x->pairs[i].segments.size(), a.pairs[i].segments.size());
+                EXPECT_EQ(0, std::memcmp(x->pairs[i].segments.data(), a.pairs[i].segments.data(),
+                                         a.pairs[i].segments.size() * sizeof(Segment)))
+                    << "call " << call << ": segments differ in their bits";
+            }
+        }
+        std::size_t total = 0;
+        std::map<ObjectPair, const PairResult*> found;
+        for (const PairResult& r : a.pairs) {
+            found[r.pair] = &r;
+            checkWellFormed(r);
+        }
+        for (const ObjectPair& cand : candidates) {
+            const auto ref = reference(scene, cand.a, cand.b);
+            total += ref.size();
+            auto it = found.find(cand);
+            EXPECT_EQ(it == found.end() ? std::vector<TrianglePair>{} : it->second->triangles, ref)
+                << "call " << call << ", pair (" << cand.a << ", " << cand.b << ")";
+        }
+        EXPECT_GT(total, 500u);
+        EXPECT_EQ(b.stats.counter("exact_reused"), 0.0);
+        if (call > 0) {
+            EXPECT_GT(a.stats.counter("exact_speculated"), 0.0) << "call " << call;
+            EXPECT_GT(a.stats.counter("exact_reused"), 0.5 * double(total)) << "call " << call;
+            EXPECT_LE(a.stats.counter("exact_reused"), a.stats.counter("tri_tri_tests"));
+            EXPECT_GT(c.stats.counter("exact_reused"), 0.0) << "call " << call;
+            EXPECT_EQ(c.stats.counter("split"), 1.0);
+        }
+        reused += a.stats.counter("exact_reused");
+    }
+    EXPECT_GT(reused, 0.0);
 }
 
 TEST_F(PeelDetectorTest, NonFinitePoseIsSkippedWithAWarning) {

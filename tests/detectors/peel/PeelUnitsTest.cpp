@@ -12,10 +12,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <numeric>
 #include <random>
 #include <set>
+#include <string>
 
 namespace isc {
 namespace {
@@ -264,6 +266,86 @@ TEST(PeelExact, CandidateOverSeveralWorkItemsIsMergedExactly) {
         EXPECT_GE(out.stats.counter("tri_tri_tests"), 144.0);
         EXPECT_LE(out.stats.counter("tri_tri_tests"), 2.0 * 144.0);  // two items: a pair at most twice
     }
+}
+
+// Speculation: the last call's intersecting pairs, tested again during the next call's GPU wait
+// (speculate()), give run() exactly what testing them in run() gives: the same pairs and
+// bit-identical segments, over calls that move the objects; with none tested (stopped at once)
+// the same again; remembered pairs of objects or triangles the scene does not have are skipped.
+TEST(PeelExact, SpeculatedResultsAreWhatRunWouldCompute) {
+    Scene scene;
+    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::subdivided(shapes::box(Vec3(0.5f)), 2)));
+    scene.addObject(box, Pose{Vec3(0.0f)});
+    scene.addObject(box, Pose{Vec3(0.7f, 0.3f, 0.1f), glm::angleAxis(0.4f, glm::normalize(Vec3(1, 2, 3)))});
+    scene.addObject(box, Pose{Vec3(-0.6f, -0.2f, 0.3f), glm::angleAxis(0.9f, glm::normalize(Vec3(3, 1, 1)))});
+    const std::vector<ObjectPair> candidates = {{0, 1}, {2, 0}};
+    const auto triangles = static_cast<std::uint32_t>(scene.objectMesh(0).triangleCount());
+    std::vector<peel::TrianglePairCandidate> found;
+    for (std::uint32_t c = 0; c < 2; ++c)
+        for (std::uint32_t a = 0; a < triangles; ++a)
+            for (std::uint32_t b = 0; b < triangles; ++b) found.push_back({c, a, b});
+    std::mt19937 rng(3);
+    std::shuffle(found.begin(), found.end(), rng);
+    auto same = [](const DetectionOutput& x, const DetectionOutput& y, const std::string& what) {
+        ASSERT_EQ(x.pairs.size(), y.pairs.size()) << what;
+        for (std::size_t i = 0; i < x.pairs.size(); ++i) {
+            EXPECT_EQ(x.pairs[i].pair, y.pairs[i].pair) << what;
+            EXPECT_EQ(x.pairs[i].triangles, y.pairs[i].triangles) << what;
+            ASSERT_EQ(x.pairs[i].segments.size(), y.pairs[i].segments.size()) << what;
+            for (std::size_t k = 0; k < x.pairs[i].segments.size(); ++k) {  // bit for bit
+                EXPECT_EQ(x.pairs[i].segments[k].p0, y.pairs[i].segments[k].p0) << what << " " << k;
+                EXPECT_EQ(x.pairs[i].segments[k].p1, y.pairs[i].segments[k].p1) << what << " " << k;
+            }
+        }
+    };
+    peel::PeelExact speculating;
+    const std::atomic<bool> go{false}, stopped{true};
+    double reusedTotal = 0;
+    for (int call = 0; call < 4; ++call) {
+        Pose p = scene.pose(1);
+        p.position += Vec3(-0.01f, 0.005f, 0.0f);
+        p.rotation = glm::normalize(glm::angleAxis(0.02f, Vec3(0, 1, 0)) * p.rotation);
+        scene.setPose(1, p);
+        peel::PeelExact plain;
+        DetectionOutput expected, got;
+        plain.run(scene, candidates, found, true, expected);
+        ASSERT_EQ(expected.pairs.size(), 2u);
+        speculating.beginCall(true);
+        speculating.speculate(scene, call == 2 ? stopped : go);
+        speculating.run(scene, candidates, found, true, got, 2);
+        same(expected, got, "call " + std::to_string(call));
+        std::size_t positives = 0;
+        for (const PairResult& r : expected.pairs) positives += r.triangles.size();
+        if (call == 0 || call == 2) {  // nothing remembered yet / stopped before the first pair
+            EXPECT_EQ(got.stats.counter("exact_reused"), 0.0) << call;
+        } else {  // every remembered pair is listed again (the list is all pairs)
+            EXPECT_EQ(got.stats.counter("exact_speculated"), double(speculating.remembered())) << call;
+            EXPECT_EQ(got.stats.counter("exact_reused"), double(speculating.remembered())) << call;
+            EXPECT_GT(got.stats.counter("exact_reused"), 0.0);
+            EXPECT_LT(got.stats.counter("exact_reused"), double(found.size()));
+        }
+        reusedTotal += got.stats.counter("exact_reused");
+        speculating.remember(got.pairs);
+        EXPECT_EQ(speculating.remembered(), positives);
+    }
+    EXPECT_GT(reusedTotal, 0.0);
+    // Remembered pairs the scene does not have (objects 5 and 7, a triangle past the mesh's).
+    PairResult stranger;
+    stranger.pair = {5, 7};
+    stranger.triangles = {{0, 1}};
+    PairResult outOfRange;
+    outOfRange.pair = {0, 1};
+    outOfRange.triangles = {{0, triangles + 3}};
+    const std::vector<PairResult> odd = {outOfRange, stranger};
+    speculating.remember(odd);
+    speculating.beginCall(true);
+    speculating.speculate(scene, go);
+    DetectionOutput expected, got;
+    peel::PeelExact().run(scene, candidates, found, true, expected);
+    speculating.run(scene, candidates, found, true, got);
+    same(expected, got, "odd pairs remembered");
+    EXPECT_EQ(got.stats.counter("exact_speculated"), 0.0);
+    EXPECT_EQ(got.stats.counter("exact_reused"), 0.0);
 }
 
 }  // namespace

@@ -108,8 +108,15 @@ struct PeelSettings {
     /// lent H100 the second half's own dispatches cost about what the overlap saves
     /// (docs/detectors/peel.md, "The deforming pile").
     bool overlap = false;
+    /// Scene sampling: while the GPU works, the threads that wait for it test the last call's
+    /// intersecting triangle pairs again with this call's vertices; the exact test after the
+    /// wait takes those results for the pairs the GPU lists (the same test on the same
+    /// doubles: the same answer and segments) and tests only the rest. Pays where calls are
+    /// coherent (a physics step, a deforming mesh); costs nothing else but the threads' time
+    /// during the wait. Not with software GL (its rendering needs the cores).
+    bool speculate = true;
 
-    static constexpr std::array<SettingField<PeelSettings>, 14> fields{{
+    static constexpr std::array<SettingField<PeelSettings>, 15> fields{{
         {"resolution", &PeelSettings::resolution,
          "pixels across the smallest object of a view: 0 = auto, or a power of two 16..4096"},
         {"axes", &PeelSettings::axes, "projection axes: 0 = auto, 1 (z) or 3 (x, y, z)"},
@@ -131,6 +138,8 @@ struct PeelSettings {
          "GPU timestamps: stages (default), passes (one per dispatch, gpu_pass_*_ms) or off"},
         {"overlap", &PeelSettings::overlap,
          "no rays: two halves of the pairs, the exact test of the first while the GPU does the second"},
+        {"speculate", &PeelSettings::speculate,
+         "scene sampling: test the last call's intersecting pairs again during the GPU wait (reused by the exact test)"},
     }};
 };
 
