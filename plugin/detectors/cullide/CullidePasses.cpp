@@ -203,8 +203,8 @@ void Passes::bindCommon(const Level& level, std::span<const gl::CullideItem> ite
     uploadItems(itemsBuffer, items, &itemsBuffer == &items_ ? itemsHeld_ : chainItemsHeld_,
                 items.data() == level.items.data() ? level.itemsVersion : 0);
     const std::size_t members = level.members();
-    aliveBuffer.reserve(std::max<std::size_t>(4, members * 4));
-    marks_.reserve(std::max<std::size_t>(4, members * 4));
+    aliveBuffer.reserveWithHeadroom(std::max<std::size_t>(4, members * 4));
+    marks_.reserveWithHeadroom(std::max<std::size_t>(4, members * 4));
     // Every member starts in the PCS (unless seeded by the chain), unmarked.
     const GLuint one = 1;
     if (!seeded)
@@ -223,7 +223,7 @@ void Passes::uploadItems(gl::Buffer& buffer, std::span<const gl::CullideItem> it
                          std::vector<gl::CullideItem>& last, std::uint64_t version) {
     // The same items as last call (a pile whose pairs kept their objects): no upload.
     std::uint64_t& held = &buffer == &items_ ? itemsHeldVersion_ : chainItemsHeldVersion_;
-    if (buffer.reserve(std::max<std::size_t>(32, items.size_bytes()))) last.clear(), held = 0;
+    if (buffer.reserveWithHeadroom(std::max<std::size_t>(32, items.size_bytes()))) last.clear(), held = 0;
     if (version != 0 && held == version && last.size() == items.size()) return;
     held = version;
     if (last.size() == items.size() && std::memcmp(last.data(), items.data(), items.size_bytes()) == 0) return;
@@ -234,7 +234,7 @@ void Passes::uploadItems(gl::Buffer& buffer, std::span<const gl::CullideItem> it
 void Passes::uploadStaticBoxes(std::size_t worldBytes) {
     // [static local boxes | this call's world boxes]; a re-created buffer gets the static ones again.
     const std::size_t staticBytes = staticBoxes_.size() * sizeof(glm::vec4);
-    if (boxes_.reserve(std::max<std::size_t>(32, staticBytes + worldBytes))) staticBoxesUploaded_ = false;
+    if (boxes_.reserveWithHeadroom(std::max<std::size_t>(32, staticBytes + worldBytes))) staticBoxesUploaded_ = false;
     if (!staticBoxesUploaded_ && staticBytes > 0) boxes_.upload(0, staticBytes, staticBoxes_.data());
     staticBoxesUploaded_ = true;
     boxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_BOXES);
@@ -305,7 +305,7 @@ void Passes::queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer&
     ISC_ASSERT(level.clip.empty() || level.clip.size() == 2 * (level.clipPerGroup ? level.groupCount : level.items.size()),
                "cullide::Passes::issue(): one clip box per item (or per group)");
     if (uploadClip) {
-        clip_.reserve(std::max<std::size_t>(32, level.clip.size_bytes()));
+        clip_.reserveWithHeadroom(std::max<std::size_t>(32, level.clip.size_bytes()));
         if (clip) clip_.upload(0, level.clip.size_bytes(), level.clip.data());
     }
     clip_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLIP);  // bound even when unused
@@ -377,11 +377,11 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     if (cl.items.empty() || cl.workCount == 0 || cl.views.empty() || nPairs == 0) return {};
     const std::size_t nItems = cl.items.size();
     glQueryCounter(begin_.id(), GL_TIMESTAMP);
-    chainBoxes_.reserve(std::max<std::size_t>(32, nItems * 2 * sizeof(glm::vec4)));
+    chainBoxes_.reserveWithHeadroom(std::max<std::size_t>(32, nItems * 2 * sizeof(glm::vec4)));
     if (chain.poseItems) {
         // The pose pass's inputs (it runs at the start of the cluster level, seeding its PCS).
         auto put = [](gl::Buffer& b, const void* data, std::size_t bytes, GLuint binding) {
-            b.reserve(std::max<std::size_t>(32, bytes));
+            b.reserveWithHeadroom(std::max<std::size_t>(32, bytes));
             if (bytes > 0) b.upload(0, bytes, data);
             b.bindBase(GL_SHADER_STORAGE_BUFFER, binding);
         };
@@ -398,11 +398,11 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     // The GPU starts on the cluster level while the rest is prepared and queued.
     glFlush();
     // The pair pass: reads the cluster level's alive flags (still bound) and its cut counter.
-    chainPairs_.reserve(std::max<std::size_t>(32, chain.pairs.size_bytes()));
+    chainPairs_.reserveWithHeadroom(std::max<std::size_t>(32, chain.pairs.size_bytes()));
     chainPairs_.upload(0, chain.pairs.size_bytes(), chain.pairs.data());
-    wanted_.reserve(std::max<std::size_t>(4, nItems * 4));
+    wanted_.reserveWithHeadroom(std::max<std::size_t>(4, nItems * 4));
     wanted_.clearZero(0, nItems * 4);
-    keep_.reserve(std::max<std::size_t>(4, nPairs * 4));
+    keep_.reserveWithHeadroom(std::max<std::size_t>(4, nPairs * 4));
     keep_.clearZero(0, nPairs * 4);
     chainPairs_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_PAIRS);
     chainBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_BOXES);
@@ -440,7 +440,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
             dispatchChain(1u, static_cast<std::uint32_t>(tl.items.size()));
         }
-        bits_.reserve(std::max<std::size_t>(4, words * 4));
+        bits_.reserveWithHeadroom(std::max<std::size_t>(4, words * 4));
         bits_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_BITS);
         chainAlive_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ALIVE);
         chain_.setUniform("uMembers", static_cast<unsigned>(members));
@@ -600,7 +600,7 @@ Result<void> Passes::collect(std::size_t members, const char* name, std::vector<
 
 void Passes::runComputeView(const Level& level, const View& view, bool last) {
     const std::size_t pixels = std::size_t(view.width) * view.height;
-    depth_.reserve(pixels * 16);
+    depth_.reserveWithHeadroom(pixels * 16);
     // Front words start at "nothing nearer" (all ones), back words at "nothing farther" (0).
     const GLuint clear[4] = {0xFFFFFFFFu, 0xFFFFFFFFu, 0u, 0u};
     glClearNamedBufferSubData(depth_.id(), GL_RGBA32UI, 0, static_cast<GLsizeiptr>(pixels * 16), GL_RGBA_INTEGER,
@@ -639,7 +639,7 @@ void Passes::runComputeViews(const Level& level) {
         base[v] = static_cast<std::uint32_t>(pixels);
         pixels += std::size_t(level.views[v].width) * level.views[v].height;
     }
-    depth_.reserve(pixels * 16);
+    depth_.reserveWithHeadroom(pixels * 16);
     const GLuint clear[4] = {0xFFFFFFFFu, 0xFFFFFFFFu, 0u, 0u};
     glClearNamedBufferSubData(depth_.id(), GL_RGBA32UI, 0, static_cast<GLsizeiptr>(pixels * 16), GL_RGBA_INTEGER,
                               GL_UNSIGNED_INT, clear);
@@ -684,8 +684,8 @@ void Passes::runComputeViews(const Level& level) {
 
 void Passes::runSelfView(const Level& level, const View& view, bool last) {
     const std::size_t pixels = std::size_t(view.width) * view.height;
-    selfCount_.reserve(pixels * 4);
-    selfEntries_.reserve(pixels * std::size_t(selfLayers_) * 8);
+    selfCount_.reserveWithHeadroom(pixels * 4);
+    selfEntries_.reserveWithHeadroom(pixels * std::size_t(selfLayers_) * 8);
     selfCount_.clearZero(0, pixels * 4);
     selfCount_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SELF_COUNT);
     selfEntries_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SELF_ENTRIES);

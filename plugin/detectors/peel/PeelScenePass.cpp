@@ -51,11 +51,13 @@ constexpr std::uint32_t kFusedLevels = 30;
 void barrier(GLbitfield bits = GL_SHADER_STORAGE_BARRIER_BIT) { glMemoryBarrier(bits); }
 
 // Reserves `count` elements of `bytesEach` (at least one) and checks the storage-block limit.
+// With headroom up to that limit: a pile whose counts go up and down a little does not
+// re-create the buffer at each new high (the soak, docs/robustness.md).
 Result<void> reserveChecked(gl::Buffer& buffer, std::size_t count, std::size_t bytesEach, const GlLimits& limits,
                             std::string_view what) {
     const std::size_t bytes = std::max<std::size_t>(count, 1) * bytesEach;
     if (auto r = limits.checkBlock(bytes, what); !r) return r;
-    buffer.reserve(bytes);
+    buffer.reserveWithHeadroom(bytes, limits.maxStorageBlock);
     return {};
 }
 
