@@ -3,6 +3,7 @@
 #include "isc/core/Assert.h"
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <bit>
 #include <cstdlib>
@@ -151,6 +152,16 @@ std::size_t withHeadroom(std::size_t bytes, std::size_t most) {
     std::size_t grown = std::bit_ceil(std::max<std::size_t>(256, bytes + bytes / 2));
     if (most != 0) grown = std::min(grown, most);
     return std::max(grown, bytes);
+}
+
+int grownSide(int need, int have, std::uint32_t most) {
+    return std::max({need, have, std::min(need + need / 2, int(most))});
+}
+
+std::pair<std::uint32_t, std::uint32_t> fullBatchAtlas(std::uint32_t R, std::size_t maxPixels) {
+    const auto n = static_cast<std::uint32_t>(std::max<std::size_t>(1, maxPixels / (std::size_t(R) * R)));
+    const std::uint32_t tilesX = std::max<std::uint32_t>(1, std::uint32_t(std::ceil(std::sqrt(double(n)))));
+    return {tilesX * R, (n + tilesX - 1) / tilesX * R};
 }
 
 bool Buffer::reserveWithHeadroom(std::size_t bytes, std::size_t most, GLbitfield flags) {

@@ -41,19 +41,10 @@ double msSince(Clock::time_point t) { return std::chrono::duration<double, std::
 // Atlas pixels per batch: bounds the per-pixel slots (maxLayers x 4 bytes each) and columns.
 constexpr std::size_t kMaxAtlasPixels = std::size_t(1024) * 1024;
 
-// The atlas (width, height in pixels) of a full batch of R x R tiles (runBatch's layout: its
-// size only grows with the tile count): what the per-pixel buffers and targets can ever need.
-std::pair<std::uint32_t, std::uint32_t> fullBatchAtlas(std::uint32_t R) {
-    const auto n = static_cast<std::uint32_t>(std::max<std::size_t>(1, kMaxAtlasPixels / (std::size_t(R) * R)));
-    const std::uint32_t tilesX = std::max<std::uint32_t>(1, std::uint32_t(std::ceil(std::sqrt(double(n)))));
-    return {tilesX * R, (n + tilesX - 1) / tilesX * R};
-}
-
-// A target side grown with headroom (half again, at most a full batch's): the pile's views go
-// up and down, and targets re-made at every new high are device memory that creeps up.
-int grownSide(int need, int have, std::uint32_t most) {
-    return std::max({need, have, std::min(need + need / 2, int(most))});
-}
+// The atlas of a full batch of R x R tiles (runBatch's layout): what the per-pixel buffers and
+// targets can ever need.
+std::pair<std::uint32_t, std::uint32_t> fullBatchAtlas(std::uint32_t R) { return gl::fullBatchAtlas(R, kMaxAtlasPixels); }
+using gl::grownSide;
 
 void addCount(DetectorStats& stats, std::string_view name, double value) {
     stats.count(name, stats.counter(name) + value);

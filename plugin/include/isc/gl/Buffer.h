@@ -3,6 +3,7 @@
 #include "isc/gl/Gl.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 #include <string>
@@ -35,6 +36,16 @@ std::size_t bufferByteLimit();
 /// half again, rounded up to a power of two (at least 256), then at most `most` when not 0
 /// (never less than `bytes`). Needs no GL context.
 std::size_t withHeadroom(std::size_t bytes, std::size_t most = 0);
+
+/// A render target's side grown with headroom: `need` now, `have` already, half again over
+/// `need` but at most `most`; never less than `need` or `have` (a target re-made at every new
+/// high is device memory that creeps up). Needs no GL context.
+int grownSide(int need, int have, std::uint32_t most);
+
+/// The atlas (width, height in pixels) of a full batch of R x R tiles when a batch holds at
+/// most `maxPixels` pixels, laid out as the tile detectors (heightmap, slices) lay out a
+/// batch: ceil(sqrt(n)) tiles a row. What per-pixel buffers and targets can ever need.
+std::pair<std::uint32_t, std::uint32_t> fullBatchAtlas(std::uint32_t R, std::size_t maxPixels);
 
 /// Move-only RAII buffer: copy deleted, moves noexcept, a moved-from Buffer holds id 0.
 /// Every member needs a current GL context.
