@@ -7,6 +7,7 @@
 //   isc_bench_cinder recall [poses=60] [resolutions=16,...,512] [maxLayers=16]  (bunny/bunny)
 // Scene: the dense pile of isc_bench_peel (bodies 0.9 m apart in a cube, random rotations,
 // seed 7), candidates = the overlapping world boxes. Needs a GL 4.5 context (headless EGL).
+#include "DensePile.h"
 #include "isc/detect/Registry.h"
 #include "isc/detectors/CinderDetector.h"
 #include "isc/detectors/CpuDetector.h"
@@ -36,21 +37,7 @@ Scene densePile(int bodies) {
         std::fprintf(stderr, "isc_bench_cinder: %s\n", b.error().message.c_str());
         std::exit(1);
     }
-    Scene scene;
-    const MeshId id = scene.addMesh(std::make_shared<const Mesh>(std::move(*b)));
-    const int side = std::max(2, int(std::ceil(std::cbrt(double(bodies)))));
-    const float spacing = 0.90f, layerGap = 0.90f, jitter = 0.05f;
-    std::mt19937 rng(7);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    for (int i = 0; i < bodies; ++i) {
-        const int layer = i / (side * side), cell = i % (side * side);
-        Pose p;
-        p.position = Vec3(float(cell % side) * spacing + jitter * u(rng), float(layer) * layerGap + jitter * u(rng),
-                          float(cell / side) * spacing + jitter * u(rng));
-        p.rotation = glm::normalize(Quat(u(rng), u(rng), u(rng), u(rng)));
-        scene.addObject(id, p);
-    }
-    return scene;
+    return bench::densePile(std::make_shared<const Mesh>(std::move(*b)), bodies);
 }
 
 double median(std::vector<double> v) {

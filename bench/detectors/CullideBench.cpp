@@ -27,6 +27,7 @@
 // top of ISC_CULLIDE_SET ("cullide_seq:viewsAtOnce=false;cullide_obj:objectLevel=true");
 // ISC_BENCH_CULLIDE_DEFORM_CALLS, timed calls of a deforming row (default 8: the eight frames
 // once; more go round the frames again, every row the same calls, and keep the GPU clocked up).
+#include "DensePile.h"
 #include "isc/detect/Registry.h"
 #include "isc/detectors/CpuDetector.h"
 #include "isc/detectors/CullideDetector.h"
@@ -68,23 +69,7 @@ std::shared_ptr<const Mesh> bunny() {
 
 // isc_bench_peel's densePile (bench/detectors/PeelBench.cpp), unchanged, so that the rows
 // compare with its figures.
-Scene densePile(int bodies) {
-    Scene scene;
-    const MeshId id = scene.addMesh(bunny());
-    const int side = std::max(2, int(std::ceil(std::cbrt(double(bodies)))));
-    const float spacing = 0.90f, layerGap = 0.90f, jitter = 0.05f;
-    std::mt19937 rng(7);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    for (int i = 0; i < bodies; ++i) {
-        const int layer = i / (side * side), cell = i % (side * side);
-        Pose p;
-        p.position = Vec3(float(cell % side) * spacing + jitter * u(rng), float(layer) * layerGap + jitter * u(rng),
-                          float(cell / side) * spacing + jitter * u(rng));
-        p.rotation = glm::normalize(Quat(u(rng), u(rng), u(rng), u(rng)));
-        scene.addObject(id, p);
-    }
-    return scene;
-}
+Scene densePile(int bodies) { return bench::densePile(bunny(), bodies); }
 
 constexpr int kFrames = 8;
 

@@ -43,6 +43,7 @@
 // Env: ISC_BUNNY_OBJ (the bunny), ISC_PEEL_BENCH_MIN_TIME (seconds per benchmark, default 0.5).
 // bench/detectors/peel_table.py turns the JSON into the tables and the plot of
 // docs/detectors/peel.md.
+#include "DensePile.h"
 #include "BunnyWobble.h"
 
 #include "isc/detectors/CpuDetector.h"
@@ -85,23 +86,7 @@ std::shared_ptr<const Mesh> bunny(int subdivisions) {
     return m;
 }
 
-Scene densePile(int bodies, int subdivisions) {
-    Scene scene;
-    const MeshId id = scene.addMesh(bunny(subdivisions));
-    const int side = std::max(2, int(std::ceil(std::cbrt(double(bodies)))));
-    const float spacing = 0.90f, layerGap = 0.90f, jitter = 0.05f;
-    std::mt19937 rng(7);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    for (int i = 0; i < bodies; ++i) {
-        const int layer = i / (side * side), cell = i % (side * side);
-        Pose p;
-        p.position = Vec3(float(cell % side) * spacing + jitter * u(rng), float(layer) * layerGap + jitter * u(rng),
-                          float(cell / side) * spacing + jitter * u(rng));
-        p.rotation = glm::normalize(Quat(u(rng), u(rng), u(rng), u(rng)));
-        scene.addObject(id, p);
-    }
-    return scene;
-}
+Scene densePile(int bodies, int subdivisions) { return bench::densePile(bunny(subdivisions), bodies); }
 
 // A detector of a row: cpu, or peel with these settings.
 struct Kind {

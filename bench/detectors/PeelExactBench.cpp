@@ -8,6 +8,7 @@
 // runs it during the GPU wait. Made to find where the ~0.5 µs per pair per core goes (run it
 // under callgrind or perf with ISC_PEEL_EXACT_THREADS=1).
 // Usage: isc_bench_peel_exact [calls=200]; env ISC_BUNNY_OBJ (the bunny).
+#include "DensePile.h"
 #include "BunnyWobble.h"
 #include "PeelExact.h"
 
@@ -32,23 +33,7 @@ using namespace isc;
 
 namespace {
 
-Scene densePile(const std::shared_ptr<const Mesh>& bunny, int bodies) {  // as isc_bench_peel's
-    Scene scene;
-    const MeshId id = scene.addMesh(bunny);
-    const int side = std::max(2, int(std::ceil(std::cbrt(double(bodies)))));
-    const float spacing = 0.90f, layerGap = 0.90f, jitter = 0.05f;
-    std::mt19937 rng(7);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    for (int i = 0; i < bodies; ++i) {
-        const int layer = i / (side * side), cell = i % (side * side);
-        Pose p;
-        p.position = Vec3(float(cell % side) * spacing + jitter * u(rng), float(layer) * layerGap + jitter * u(rng),
-                          float(cell / side) * spacing + jitter * u(rng));
-        p.rotation = glm::normalize(Quat(u(rng), u(rng), u(rng), u(rng)));
-        scene.addObject(id, p);
-    }
-    return scene;
-}
+Scene densePile(const std::shared_ptr<const Mesh>& bunny, int bodies) { return bench::densePile(bunny, bodies); }
 
 double msSince(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();

@@ -13,6 +13,7 @@
 // - slices_refined: the paper's accurate setting (128 px, 16 slices, refine=2, exact=false);
 // - slices_shader_or: the defaults on the shader-OR path (logicOp=false).
 // ISC_BENCH_SLICES_SIZES=100,300 picks the pile sizes (default 100).
+#include "DensePile.h"
 #include "isc/detect/Registry.h"
 #include "isc/gl/Context.h"
 #include "isc/gl/Gl.h"
@@ -52,23 +53,7 @@ std::shared_ptr<const Mesh> bunny() {
 
 // isc_bench_peel's densePile (bench/detectors/PeelBench.cpp), unchanged, so that the rows
 // compare with its figures and isc_bench_cullide's.
-Scene densePile(int bodies) {
-    Scene scene;
-    const MeshId id = scene.addMesh(bunny());
-    const int side = std::max(2, int(std::ceil(std::cbrt(double(bodies)))));
-    const float spacing = 0.90f, layerGap = 0.90f, jitter = 0.05f;
-    std::mt19937 rng(7);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    for (int i = 0; i < bodies; ++i) {
-        const int layer = i / (side * side), cell = i % (side * side);
-        Pose p;
-        p.position = Vec3(float(cell % side) * spacing + jitter * u(rng), float(layer) * layerGap + jitter * u(rng),
-                          float(cell / side) * spacing + jitter * u(rng));
-        p.rotation = glm::normalize(Quat(u(rng), u(rng), u(rng), u(rng)));
-        scene.addObject(id, p);
-    }
-    return scene;
-}
+Scene densePile(int bodies) { return bench::densePile(bunny(), bodies); }
 
 struct Measured {
     double medianMs = 0, gpuMs = 0, pairs = 0, triPairs = 0, samples = 0, missed = 0, extra = 0;
