@@ -249,6 +249,18 @@ std::shared_ptr<Mesh> namedMesh(const std::string& name) {
     return std::make_shared<Mesh>(shapes::box(Vec3(0.3f, 0.2f, 0.4f)));
 }
 
+// A ground box (object 0) and six bunnies (objects 1-6) leaning into each other and into it.
+Scene sixBunniesOnABox() {
+    Scene scene;
+    const MeshId ib = scene.addMesh(namedMesh("bunny"));
+    scene.addObject(scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(2.0f, 0.1f, 2.0f)))),
+                    Pose{Vec3(0.5f, -0.15f, 0.2f)});
+    for (int i = 0; i < 6; ++i)
+        scene.addObject(ib, Pose{Vec3(0.55f * float(i % 3), 0.45f * float(i / 3), 0.05f * float(i)),
+                                 glm::angleAxis(0.7f * float(i), glm::normalize(Vec3(1, float(i), 2)))});
+    return scene;
+}
+
 class PeelRecallTest : public PeelDetectorTest, public ::testing::WithParamInterface<RecallCase> {};
 
 // Poses per case: 16 sampled close poses (seed 11), B pulled 40% closer to A so that nearly
@@ -706,14 +718,7 @@ TEST_F(PeelDetectorTest, DeformedVerticesAreUsed) {
 // (still the reference's answer) and not tried again (walk_fused 0 on later calls). With
 // overlap the call is split in two halves: the same cluster pairs and the same answer.
 TEST_F(PeelDetectorTest, FusedAndLevelsWalksAgree) {
-    auto bunny = namedMesh("bunny");
-    Scene scene;
-    const MeshId ib = scene.addMesh(bunny);
-    scene.addObject(scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(2.0f, 0.1f, 2.0f)))),
-                    Pose{Vec3(0.5f, -0.15f, 0.2f)});
-    for (int i = 0; i < 6; ++i)
-        scene.addObject(ib, Pose{Vec3(0.55f * float(i % 3), 0.45f * float(i / 3), 0.05f * float(i)),
-                                 glm::angleAxis(0.7f * float(i), glm::normalize(Vec3(1, float(i), 2)))});
+    Scene scene = sixBunniesOnABox();
     auto withWalk = [](PeelSettings s, const char* walk, const char* timers = "stages") {
         s.walk = walk;
         s.gpuTimers = timers;
@@ -826,14 +831,7 @@ TEST_F(PeelDetectorTest, FusedAndLevelsWalksAgree) {
 // bit (triangles and segments) that of speculate=false, the pairs reused are counted, and a
 // split call (overlap) reuses them too.
 TEST_F(PeelDetectorTest, SpeculationReusesTheLastCallsPairsAndKeepsTheAnswer) {
-    auto bunny = namedMesh("bunny");
-    Scene scene;
-    const MeshId ib = scene.addMesh(bunny);
-    scene.addObject(scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(2.0f, 0.1f, 2.0f)))),
-                    Pose{Vec3(0.5f, -0.15f, 0.2f)});
-    for (int i = 0; i < 6; ++i)
-        scene.addObject(ib, Pose{Vec3(0.55f * float(i % 3), 0.45f * float(i / 3), 0.05f * float(i)),
-                                 glm::angleAxis(0.7f * float(i), glm::normalize(Vec3(1, float(i), 2)))});
+    Scene scene = sixBunniesOnABox();
     PeelSettings off;
     off.speculate = false;
     PeelSettings halves;
@@ -844,7 +842,8 @@ TEST_F(PeelDetectorTest, SpeculationReusesTheLastCallsPairsAndKeepsTheAnswer) {
     ::unsetenv("ISC_PEEL_SPECULATE_ALL");
     auto plain = makePeel(off);
     auto onLlvmpipeAlone = makePeel(PeelSettings{});  // no hook: software GL does not speculate
-    const std::vector<Vec3> rest(bunny->vertices().begin(), bunny->vertices().end());
+    const auto bunnyVertices = scene.mesh(0).vertices();  // mesh 0: the bunny
+    const std::vector<Vec3> rest(bunnyVertices.begin(), bunnyVertices.end());
     double reused = 0;
     for (int call = 0; call < 4; ++call) {
         for (ObjectId o = 1; o < scene.objectCount(); ++o) {
