@@ -108,11 +108,14 @@ void GpuScene::rebuild(const Scene& scene) {
     if (!verts.empty()) vertices_.upload(0, verts.size() * sizeof(Vec4), verts.data());
     if (!idx.empty()) indices_.upload(0, idx.size() * sizeof(std::uint32_t), idx.data());
     syncedMeshes_ = scene.meshCount();
+    sceneUid_ = scene.uid();
 }
 
 void GpuScene::sync(const Scene& scene) {
-    bool needRebuild = scene.meshCount() != syncedMeshes_ || scene.objectCount() != ranges_.size() ||
-                       (syncedMeshes_ == 0 && ranges_.empty());
+    // Another scene (a detector handed a second one) is laid out afresh even with as many
+    // meshes and objects: an object's ranges would otherwise be another mesh's.
+    bool needRebuild = scene.uid() != sceneUid_ || scene.meshCount() != syncedMeshes_ ||
+                       scene.objectCount() != ranges_.size() || (syncedMeshes_ == 0 && ranges_.empty());
     for (ObjectId i = 0; !needRebuild && i < ranges_.size(); ++i)
         if (ranges_[i].deformed != scene.isDeformed(i)) needRebuild = true;
     if (needRebuild) rebuild(scene);

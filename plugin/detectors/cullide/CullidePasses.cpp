@@ -99,20 +99,8 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
 }
 
 void Passes::sync(const Scene& scene, std::span<const std::uint32_t> slotTriangles, bool slotsChanged) {
-    // GpuScene keeps its meshes and each object's mesh range while the counts stay; a different
-    // scene with as many meshes and objects (a detector reused across scenes), or the same
-    // meshes given to other objects, needs a fresh mirror (else an object's triangles would be
-    // read from another mesh's range: test AnotherSceneWithTheMeshesSwappedIsMirroredAgain).
-    bool same = sceneMeshes_.size() == scene.meshCount() && sceneObjectMeshes_.size() == scene.objectCount();
-    for (MeshId m = 0; same && m < scene.meshCount(); ++m) same = sceneMeshes_[m] == &scene.mesh(m);
-    for (ObjectId o = 0; same && o < scene.objectCount(); ++o) same = sceneObjectMeshes_[o] == scene.meshOf(o);
-    if (!same) {
-        scene_ = gl::GpuScene("cullide scene");
-        sceneMeshes_.clear();
-        for (MeshId m = 0; m < scene.meshCount(); ++m) sceneMeshes_.push_back(&scene.mesh(m));
-        sceneObjectMeshes_.clear();
-        for (ObjectId o = 0; o < scene.objectCount(); ++o) sceneObjectMeshes_.push_back(scene.meshOf(o));
-    }
+    // (Another scene handed to the detector: GpuScene lays it out afresh, test
+    // AnotherSceneWithTheMeshesSwappedIsMirroredAgain.)
     scene_.sync(scene);
     if (slotsChanged || slots_.size() < std::max<std::size_t>(4, slotTriangles.size_bytes())) {
         slots_.reserve(std::max<std::size_t>(4, slotTriangles.size_bytes()));

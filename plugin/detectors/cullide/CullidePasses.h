@@ -199,8 +199,6 @@ private:
     gl::Program splat_, splatBoxes_, splatMulti_, splatBoxesMulti_, update_, self_, queryDraw_, queryUpdate_, chain_,
         filter_, pose_;
     gl::GpuScene scene_{"cullide scene"};
-    std::vector<const Mesh*> sceneMeshes_;  // what scene_ mirrors (a different Scene remakes it)
-    std::vector<MeshId> sceneObjectMeshes_;  // and each object's mesh
     gl::Buffer items_{"cullide items"}, slots_{"cullide slot triangles"}, alive_{"cullide alive"},
         marks_{"cullide marks"}, depth_{"cullide depth words"}, counters_{"cullide counters"},
         selfCount_{"cullide self fragment counts"}, selfEntries_{"cullide self fragments"},

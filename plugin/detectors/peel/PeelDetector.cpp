@@ -37,10 +37,11 @@ struct PeelDetector::Impl {
     std::optional<peel::PeelScenePass> scenePass;
     std::optional<peel::PeelPairTilePass> pairPass;
     peel::CallObjects objects;
-    // The scene the GPU mirror and the pass's per-mesh trees (by MeshId) were made for: another
-    // scene handed to the same detector starts them afresh (test
-    // DetectorLifetime.ReusedOnAnotherSceneAnswersAsAFreshOne). The same scene grown (new
-    // meshes and objects) or with retired meshes (no active object uses them) keeps them.
+    // The scene the pass's per-mesh trees (by MeshId) were made for: another scene handed to
+    // the same detector starts them afresh (test
+    // DetectorLifetime.ReusedOnAnotherSceneAnswersAsAFreshOne; the GpuScene follows by itself).
+    // The same scene grown (new meshes and objects) or with retired meshes (no active object
+    // uses them) keeps them.
     std::uint64_t mirroredScene = 0;
 
     Result<void> createPass() {
@@ -55,10 +56,8 @@ struct PeelDetector::Impl {
     }
 
     Result<void> follow(const Scene& scene) {
-        if (mirroredScene != 0 && mirroredScene != scene.uid()) {
-            gpu = gl::GpuScene("peel scene");
+        if (mirroredScene != 0 && mirroredScene != scene.uid())
             if (auto c = createPass(); !c) return c;
-        }
         mirroredScene = scene.uid();
         return {};
     }

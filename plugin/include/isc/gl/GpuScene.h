@@ -58,7 +58,8 @@ public:
     GpuScene& operator=(const GpuScene&) = delete;
 
     /// Uploads meshes added since the last sync, the deformed vertices whose version changed,
-    /// and all object records (poses, active flags).
+    /// and all object records (poses, active flags). Another scene than the last one
+    /// (Scene::uid()) is laid out afresh.
     void sync(const Scene& scene);
     /// Binds the three SSBOs to ISC_BINDING_SCENE_VERTICES / _INDICES / _OBJECTS.
     void bind() const;
@@ -111,6 +112,7 @@ private:
     std::uint32_t vertexCount_ = 0, triangleCount_ = 0, totalTriangles_ = 0;
     std::uint64_t deformedUploads_ = 0;
     std::size_t syncedMeshes_ = 0;
+    std::uint64_t sceneUid_ = 0;  // Scene::uid() of the scene laid out (0: none yet)
 };
 
 }  // namespace isc::gl
