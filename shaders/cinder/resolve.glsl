@@ -132,14 +132,17 @@ void main() {
                 vec3 n = sPlane[j].xyz;
                 if (sDepth[j] < ze) winding += n[axis] < 0.0 ? 1 : -1;  // entering faces look back at the viewer
                 float sd = dot(n, p) - sPlane[j].w;
-                if (sd <= 0.0 && sd > bestInside) {
+                // Ties go to the lower triangle id: the fragments arrive in whatever order the
+                // raster's atomics ran (two faces sharing an edge meet the pixel at one depth),
+                // and the answer must not change from run to run.
+                if (sd <= 0.0 && (sd > bestInside || (sd == bestInside && sTriangle[j] < triInside))) {
                     bestInside = sd;
                     triInside = sTriangle[j];
                     distInside = sd;
                     nInside = n;
                 }
                 float gap = abs(sDepth[j] - ze);
-                if (gap < nearestDepth) {
+                if (gap < nearestDepth || (gap == nearestDepth && sTriangle[j] < triNear)) {
                     nearestDepth = gap;
                     triNear = sTriangle[j];
                     distNear = sd;
