@@ -97,9 +97,6 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // Test hook: speculation tests all of the last call's pairs, whatever the fence says.
     if (const char* v = std::getenv("ISC_PEEL_SPECULATE_ALL"); v != nullptr && *v != '\0' && *v != '0')
         speculateAll_ = true;
-    // Bench hook: the wait polls the fence (glClientWaitSync with no timeout, in a loop) instead
-    // of one blocking wait.
-    if (const char* v = std::getenv("ISC_PEEL_WAIT_POLL"); v != nullptr && *v != '\0' && *v != '0') pollWait_ = true;
     const std::string layers = "#define MAX_LAYERS " + std::to_string(settings.maxLayers) + "\n";
     struct Entry {
         gl::Program* program;
@@ -607,13 +604,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         {
 #pragma omp master
             {
-                if (pollWait_) {
-                    const auto deadline = Clock::now() + std::chrono::seconds(60);
-                    while (!(finished = fence.wait(0)) && Clock::now() < deadline) {
-                    }
-                } else {
-                    finished = fence.wait(std::uint64_t(60) * 1000000000);
-                }
+                finished = fence.wait(std::uint64_t(60) * 1000000000);
                 signalled.store(true, std::memory_order_relaxed);
             }
             if (speculate) exact_.speculate(scene, speculateAll_ ? never : signalled);

@@ -86,7 +86,6 @@ private:
     bool cull_ = true;  // settings.cull, and three axes
     bool direct_ = false;  // no collision rays: cluster pairs straight to the float filter
     bool softwareGl_ = false;  // llvmpipe and the like: the GPU wait does not wake the exact test's threads
-    bool pollWait_ = false;      // bench hook ISC_PEEL_WAIT_POLL: the wait polls the fence
     bool speculateAll_ = false;  // test hook ISC_PEEL_SPECULATE_ALL: speculation does not stop at the fence
     bool fusedWalk_ = true;    // settings.walk; off for good once a fused walk was cut (redone with levels)
     bool fusedCall_ = true;    // this call: the fused walk (trees shallow enough)
