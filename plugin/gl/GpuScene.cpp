@@ -6,8 +6,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
-#include <string_view>
 
 namespace isc::gl {
 
@@ -15,26 +13,6 @@ namespace {
 // Deformed vertices converted per sync from which the conversion runs on all cores (a
 // parallel region costs a few microseconds; one bunny has 1.9K vertices).
 constexpr std::size_t kParallelVertices = 16384;
-// Pieces a large deformed upload is cut into (converted, then copied, in turn), on a hardware
-// GL; one on a software one (llvmpipe runs each flushed piece at once, on the cores that would
-// convert the next). Test and bench hook ISC_GPUSCENE_UPLOAD_PIECES (read when a GpuScene is
-// made): another count, on any GL; 1 = one conversion, then one copy.
-constexpr std::size_t kUploadPieces = 4;
-std::size_t piecesFromEnv() {  // 0: not set (or not 1..64)
-    if (const char* e = std::getenv("ISC_GPUSCENE_UPLOAD_PIECES")) {
-        const long v = std::strtol(e, nullptr, 10);
-        if (v >= 1 && v <= 64) return std::size_t(v);
-    }
-    return 0;
-}
-std::size_t uploadPieces() {  // with a current GL context
-    if (const std::size_t p = piecesFromEnv(); p > 0) return p;
-    const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
-    const std::string_view r = renderer != nullptr ? renderer : "";
-    for (std::string_view software : {"llvmpipe", "softpipe", "SwiftShader"})
-        if (r.find(software) != std::string_view::npos) return 1;
-    return kUploadPieces;
-}
 // Buffers grow by half again so that adding objects one by one does not re-create them each time.
 std::size_t grown(std::size_t bytes) { return std::max<std::size_t>(256, bytes + bytes / 2); }
 }  // namespace
@@ -46,9 +24,7 @@ GpuScene::GpuScene(std::string_view label)
       objects_(label_ + ".objects"),
       objectIds_(label_ + ".objectIds"),
       vao_(label_ + ".vao"),
-      staging_(label_ + ".vertex staging") {
-    uploadChunks_ = piecesFromEnv();  // else chosen at the first large upload
-}
+      staging_(label_ + ".vertex staging") {}
 
 const ObjectRange& GpuScene::object(ObjectId id) const {
     ISC_ASSERT(id < ranges_.size(), "GpuScene::object(): object id out of range (was sync() called?)");
@@ -179,59 +155,34 @@ void GpuScene::sync(const Scene& scene) {
         g.triangleCount = r.triangleCount;
         g.meshId = r.mesh | (r.active ? 0u : ISC_OBJECT_INACTIVE);
         if (r.deformed && uploadedVersion_[i] != scene.vertexVersion(i)) {
+            const std::size_t count = scene.localVertices(i).size();
             changed.push_back(i);
+            if (!runs.empty() && runs.back().second == r.firstVertex) runs.back().second += count;
+            else runs.emplace_back(r.firstVertex, r.firstVertex + count);
             uploadedVersion_[i] = scene.vertexVersion(i);
             ++deformedUploads_;
         }
     }
     // The changed objects' vertices into the staging buffer as vec4, on all cores when there
-    // are many (a deforming pile: 190K vertices, about 0.7 ms on one core of the H100 host),
-    // and copied to the vertex buffer. Many vertices go in uploadChunks_ pieces of about equal
-    // size, each converted, then copied and flushed, so that the GPU copies one piece while
-    // the CPU converts the next (the copy, ~3 MB over the bus for a deforming pile, no longer
-    // waits for the whole conversion).
+    // are many (a deforming pile: 190K vertices, about 0.7 ms on one core of the H100 host).
     if (!changed.empty()) {
         Vec4* const base = stage();
         std::size_t total = 0;
         for (ObjectId i : changed) total += ranges_[i].vertexCount;
-        const bool parallel = total >= kParallelVertices && changed.size() > 1;
-        if (parallel && uploadChunks_ == 0) uploadChunks_ = uploadPieces();  // GL is current here
-        const std::size_t pieces =
-            parallel ? std::clamp<std::size_t>(uploadChunks_, 1, changed.size() / 2 + 1) : std::size_t(1);
-        std::size_t begin = 0, done = 0;
-        for (std::size_t piece = 1; piece <= pieces; ++piece) {
-            // Objects [begin, end) of `changed`: up to about piece / pieces of the vertices.
-            std::size_t end = begin;
-            const std::size_t target = total * piece / pieces;
-            while (end < changed.size() && (done < target || end == begin)) done += ranges_[changed[end++]].vertexCount;
-            if (piece == pieces) {
-                while (end < changed.size()) done += ranges_[changed[end++]].vertexCount;
-            }
-            const auto count = static_cast<std::int64_t>(end - begin);
-#pragma omp parallel for schedule(dynamic, 1) if (parallel && count > 1)
-            for (std::int64_t k = 0; k < count; ++k) {
-                const ObjectId i = changed[begin + std::size_t(k)];
-                const auto local = scene.localVertices(i);
-                Vec4* dst = base + ranges_[i].firstVertex;
-                for (std::size_t v = 0; v < local.size(); ++v) dst[v] = Vec4(local[v], 1.0f);
-            }
-            // This piece's runs of adjacent vertex ranges, one copy each.
-            runs.clear();
-            for (std::size_t k = begin; k < end; ++k) {
-                const ObjectRange& r = ranges_[changed[k]];
-                if (!runs.empty() && runs.back().second == r.firstVertex) runs.back().second += r.vertexCount;
-                else runs.emplace_back(r.firstVertex, r.firstVertex + r.vertexCount);
-            }
-            for (const auto& [first, last] : runs)
-                glCopyNamedBufferSubData(staging_.id(), vertices_.id(), static_cast<GLintptr>(first * sizeof(Vec4)),
-                                         static_cast<GLintptr>(first * sizeof(Vec4)),
-                                         static_cast<GLsizeiptr>((last - first) * sizeof(Vec4)));
-            if (piece < pieces) glFlush();  // the GPU starts this piece's copy now
-            begin = end;
-            if (begin == changed.size()) break;
+        const auto count = static_cast<std::int64_t>(changed.size());
+#pragma omp parallel for schedule(dynamic, 1) if (total >= kParallelVertices && count > 1)
+        for (std::int64_t k = 0; k < count; ++k) {
+            const ObjectId i = changed[std::size_t(k)];
+            const auto local = scene.localVertices(i);
+            Vec4* dst = base + ranges_[i].firstVertex;
+            for (std::size_t v = 0; v < local.size(); ++v) dst[v] = Vec4(local[v], 1.0f);
         }
-        stagingFence_ = Fence::insert();
     }
+    for (const auto& [first, end] : runs)
+        glCopyNamedBufferSubData(staging_.id(), vertices_.id(), static_cast<GLintptr>(first * sizeof(Vec4)),
+                                 static_cast<GLintptr>(first * sizeof(Vec4)),
+                                 static_cast<GLsizeiptr>((end - first) * sizeof(Vec4)));
+    if (!runs.empty()) stagingFence_ = Fence::insert();
     if (n > 0) objects_.upload(0, n * sizeof(GpuObject), records_.data());
 }
 

@@ -7,10 +7,7 @@
 
 #include <glm/gtc/quaternion.hpp>
 
-#include <cmath>
-#include <cstdlib>
 #include <memory>
-#include <string>
 #include <vector>
 
 using namespace isc;
@@ -228,44 +225,4 @@ TEST_F(GpuSceneTest, MovedFromSceneHoldsZero) {
     EXPECT_EQ(gpu.vertexBuffer().id(), 0u);
     EXPECT_EQ(other.vertexBuffer().id(), name);
     EXPECT_EQ(other.objectCount(), 3u);
-}
-
-// Enough deformed vertices that sync() converts on all cores and copies in pieces (each
-// converted, then copied, in turn; ISC_GPUSCENE_UPLOAD_PIECES): every piece count gives the
-// vertices the scene has, with rigid objects between the deformed ones, all of them changed,
-// then every third, then one.
-TEST_F(GpuSceneTest, LargeDeformedUploadsInPiecesKeepEveryObjectsVertices) {
-    const MeshId sphere = scene.addMesh(std::make_shared<Mesh>(shapes::uvSphere(0.5f, 48, 24)));  // ~1.1K vertices
-    std::vector<ObjectId> deformed;
-    for (int i = 0; i < 24; ++i) {
-        Pose p;
-        p.position = {float(i % 6), float(i / 6), -3.0f};
-        p.rotation = glm::angleAxis(0.3f * float(i), glm::normalize(Vec3(1, float(i), 2)));
-        const ObjectId o = scene.addObject(i % 5 == 4 ? box : sphere, p);
-        if (i % 5 != 4) deformed.push_back(o);
-    }
-    auto wobble = [&](ObjectId o, float t) {
-        std::vector<Vec3> v(scene.objectMesh(o).vertices().begin(), scene.objectMesh(o).vertices().end());
-        for (Vec3& p : v) p += 0.05f * Vec3(std::sin(3.0f * p.y + t + float(o)), std::cos(2.0f * p.x + t), std::sin(p.z - t));
-        scene.setVertices(o, std::move(v));
-    };
-    for (const char* pieces : {"1", "3", "8"}) {
-        setenv("ISC_GPUSCENE_UPLOAD_PIECES", pieces, 1);
-        gl::GpuScene gpu("test scene");
-        unsetenv("ISC_GPUSCENE_UPLOAD_PIECES");
-        SCOPED_TRACE(std::string("pieces ") + pieces);
-        for (ObjectId o : deformed) wobble(o, 0.1f);
-        gpu.sync(scene);
-        std::size_t vertices = 0;
-        for (ObjectId o : deformed) vertices += scene.localVertices(o).size();
-        ASSERT_GE(vertices, 16384u);  // the parallel, pieced path
-        expectCornersMatchCpu(gpu);
-        for (std::size_t k = 0; k < deformed.size(); k += 3) wobble(deformed[k], 0.7f);
-        gpu.sync(scene);
-        expectCornersMatchCpu(gpu);
-        wobble(deformed[5], 1.3f);
-        gpu.sync(scene);
-        expectCornersMatchCpu(gpu);
-        EXPECT_EQ(gpu.deformedUploads(), deformed.size() + (deformed.size() + 2) / 3 + 1);
-    }
 }

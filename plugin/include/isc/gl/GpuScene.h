@@ -109,7 +109,6 @@ private:
     Fence stagingFence_;  // after the last copies out of staging_
     std::vector<std::pair<std::size_t, std::size_t>> stagingRuns_;  // one sync's copies, kept across calls
     std::vector<ObjectId> stagingObjects_;                          // one sync's changed objects
-    std::size_t uploadChunks_ = 0;  // pieces of a large deformed upload (converted and copied in turn); 0: not chosen yet
     std::uint32_t vertexCount_ = 0, triangleCount_ = 0, totalTriangles_ = 0;
     std::uint64_t deformedUploads_ = 0;
     std::size_t syncedMeshes_ = 0;
