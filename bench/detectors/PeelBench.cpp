@@ -13,8 +13,7 @@
 //   deform_b2b/100   the same wobble, 120 frames at 1/60 s precomputed and set in turn
 //                    (Scene::setVertices only between calls): calls back to back.
 //   deform_gap5/100  those frames with a 5 ms busy wait before each call (a solver's step).
-//   variants/deform_{b2b,gap5}/100  peel variants on those frames (upload pieces, speculate off,
-//                    12 exact threads).
+//   variants/deform_b2b/100  peel variants on those frames (speculate off, 12 exact threads).
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -103,9 +102,6 @@ Scene densePile(int bodies, int subdivisions) { return bench::densePile(bunny(su
 struct Kind {
     bool cpu = false;
     PeelSettings peel;
-    // Hooks read when the detector is made (set for its creation only): e.g. GpuScene's
-    // ISC_GPUSCENE_UPLOAD_PIECES, peel's ISC_PEEL_WAIT_POLL.
-    std::vector<std::pair<std::string, std::string>> env;
 };
 
 std::unique_ptr<Detector> makeDetector(const Kind& kind, std::string& error) {
@@ -160,9 +156,7 @@ void run(benchmark::State& state, const Kind& kind, const std::function<Scene()>
     if (update) update(scene, 0);
     const std::vector<ObjectPair> candidates = scene.overlappingPairs();
     std::string error;
-    for (const auto& [name, value] : kind.env) setenv(name.c_str(), value.c_str(), 1);
     auto detector = makeDetector(kind, error);
-    for (const auto& [name, value] : kind.env) unsetenv(name.c_str());
     if (!detector) {
         state.SkipWithError(error.c_str());
         return;
@@ -296,23 +290,15 @@ void registerAll() {
     std::vector<std::pair<Kind, std::string>> deformKinds = {{Kind{true, {}}, "cpu"}, {Kind{false, PeelSettings{}}, "peel"}};
     addRows("deform_b2b/100", deformKinds, [] { return densePile(100, 0); }, precomputed);
     addRows("deform_gap5/100", deformKinds, [] { return densePile(100, 0); }, precomputed, kGapMs);
-    // Variants on the back-to-back frames: the vertex upload in one piece (one conversion, then
-    // one copy: GpuScene before 2026-11-27 evening) or eight; the GPU wait polling the fence;
-    // speculation off; 12 exact threads.
+    // Variants on the back-to-back frames: speculation off; 12 exact threads. (Measured and
+    // dropped, 2026-11-27 evening: the vertex upload in 4 or 8 pieces, a polled GPU wait; peel.md.)
     PeelSettings noSpec;
     noSpec.speculate = false;
     PeelSettings exact12;
     exact12.exactThreads = 12;
-    const Kind pieces1{false, PeelSettings{}, {{"ISC_GPUSCENE_UPLOAD_PIECES", "1"}}};
-    const std::vector<std::pair<Kind, std::string>> deformVariants = {
-        {pieces1, "peel_pieces1"},
-        {Kind{false, PeelSettings{}, {{"ISC_GPUSCENE_UPLOAD_PIECES", "8"}}}, "peel_pieces8"},
-        {Kind{false, PeelSettings{}, {{"ISC_PEEL_WAIT_POLL", "1"}}}, "peel_poll"},
-        {Kind{false, noSpec}, "peel_nospeculate"},
-        {Kind{false, exact12}, "peel_exact12"}};
+    const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, noSpec}, "peel_nospeculate"},
+                                                                      {Kind{false, exact12}, "peel_exact12"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
-    addRows("variants/deform_gap5/100", {{pieces1, "peel_pieces1"}}, [] { return densePile(100, 0); }, precomputed,
-            kGapMs);
     // Tuning rows (not in the docs' tables; select with --benchmark_filter=tune): explicit
     // resolutions at 3 axes, auto at 1 axis, and the cull off, against the defaults' choice.
     const std::vector<std::pair<Kind, std::string>> tune = {
