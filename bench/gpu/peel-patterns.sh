@@ -11,10 +11,13 @@
 #   peel.txt / peel.json  isc_bench_peel, cpu and peel on the same frames and poses, medians of
 #                PEEL_PAT_REPS (default 5) repetitions of ISC_PEEL_BENCH_MIN_TIME (0.1) s, in
 #                one process per pattern (so each pattern's clocks are its own):
+#                fresh:  deform_b2b/100 peel alone, first in a new process (the GPU still at the
+#                        clock its context creation raised: the clock's effect, same frames)
 #                wobble: deform/100 (BunnyWobble computed between calls, several ms on one core)
 #                b2b:    deform_b2b/100 + variants (120 precomputed frames, back to back)
 #                gap5:   deform_gap5/100 + variants (the same frames, 5 ms busy wait before each call)
-#                pile:   pile/100 (rigid, back to back)
+#                pile:   pile/100, pile/1000, scaling/16x_sub3 (rigid, back to back)
+#                every deforming pattern and pile also with peel refit=gpu (variants/...)
 #   tests.txt    the peel and GpuScene tests on the NVIDIA driver (when packed, PEEL_PAT_TESTS=1)
 #   accuracy.txt isc accuracy --detector peel (defaults, 200 poses; PEEL_PAT_TESTS=1)
 set -uo pipefail
@@ -49,17 +52,18 @@ part() {  # name filter
     >> "$out/peel.txt" 2>&1
   echo "$1 end $(date +%H:%M:%S.%N)" >> "$out/marks.txt"
 }
-part wobble '^deform/100/(cpu|peel)/'
+part fresh '^deform_b2b/100/peel/'
+part wobble '^(variants/)?deform/100/(cpu|peel|peel_gpurefit)/'
 part b2b '^(variants/)?deform_b2b/100/'
 part gap5 '^(variants/)?deform_gap5/100/'
-part pile '^pile/100/(cpu|peel)/'
+part pile '^(variants/)?(pile/(100|1000)|scaling/16x_sub3)/(cpu|peel|peel_gpurefit)/'
 [ -n "$smi" ] && kill "$smi"
 # One JSON for the tables: every part's benchmarks.
 python3 - "$out" <<'PY' 2>/dev/null || true
 import json, sys, glob, os
 out = sys.argv[1]
 merged = None
-for part in ("wobble", "b2b", "gap5", "pile"):
+for part in ("fresh", "wobble", "b2b", "gap5", "pile"):
     p = os.path.join(out, f"peel-{part}.json")
     if not os.path.exists(p): continue
     d = json.load(open(p))

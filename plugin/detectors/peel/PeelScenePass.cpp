@@ -79,6 +79,7 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // view cannot see them (docs/detectors/peel.md, "The ray test on culled surfaces").
     cull_ = settings.cull && effectiveAxes(settings) == 3;
     direct_ = !effectiveRays(settings, common.selfCollision);
+    cpuRefit_ = direct_ && settings.refit != "gpu";
     const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
     softwareGl_ = renderer != nullptr && isSoftwareRenderer(renderer);
     limits_ = GlLimits::query();
@@ -393,6 +394,31 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         gpu.sync(scene);
         stats.count("cpu_upload_ms", msSince(tu));
     }
+    // refit "cpu": the cluster boxes on every core while the GPU copies the vertices (flushed
+    // first), into the mapped staging buffer; attempt() copies them to the node boxes.
+    cpuBoxes_ = false;
+    if (cpuRefit_ && nodeTotal_ > 0) {
+        const auto tb = Clock::now();
+        glFlush();
+        const std::size_t bytes = std::size_t(nodeTotal_) * sizeof(gl::PeelBox);
+        if (auto r = limits_.checkBlock(bytes, "the node boxes"); !r) return r;
+        if (boxStaging_.size() < bytes || boxStagingData_ == nullptr) {
+            const GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+            boxStaging_ = gl::Buffer("peel node boxes (staging)");
+            boxStaging_.allocate(bytes + bytes / 2, nullptr, flags);
+            boxStagingData_ = static_cast<gl::PeelBox*>(boxStaging_.mapPersistent(flags));
+        }
+        // The last call's copy out of it is done: that call waited for its fence.
+        const auto partCount = static_cast<std::int64_t>(parts_.size());
+#pragma omp parallel for schedule(dynamic, 1) if (partCount >= 4)
+        for (std::int64_t k = 0; k < partCount; ++k) {
+            const gl::PeelPart& p = parts_[std::size_t(k)];
+            clusters_.refit(scene.meshOf(p.object), scene.localVertices(p.object), scene.pose(p.object).matrix(),
+                            boxStagingData_ + p.nodeBase);
+        }
+        cpuBoxes_ = true;
+        stats.count("cpu_refit_ms", msSince(tb));
+    }
     if (auto r = reserveChecked(pairTableBuffer_, table.size(), sizeof(glm::uvec4), limits_, "the candidate pair table");
         !r)
         return r;
@@ -496,6 +522,9 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     };
     for (const Need& need : needs)
         if (auto r = reserveChecked(*need.buffer, need.count, need.bytesEach, limits_, need.what); !r) return r;
+    if (cpuBoxes_)  // the CPU's cluster boxes (refit "cpu"); read by the walk after this copy
+        glCopyNamedBufferSubData(boxStaging_.id(), boxesBuffer_.id(), 0, 0,
+                                 static_cast<GLsizeiptr>(std::size_t(nodeTotal_) * sizeof(gl::PeelBox)));
     if (auto r = limits_.checkBlock(cap_.output * 3 * sizeof(std::uint32_t), "the candidate triangle pairs"); !r)
         return r;
     output_.reserve(cap_.output * 3 * sizeof(std::uint32_t));
@@ -824,6 +853,7 @@ Result<void> PeelScenePass::worldAndRefit(bool direct) {
         if (auto r = dispatch1d(world_, vertexTotal_, 64, limits_, "the world vertices"); !r) return r;
         barrier();
     }
+    if (direct && cpuBoxes_) return {};  // made on the CPU (refit "cpu"), copied in attempt()
     markPass(kPassRefit);
     gl::Program& refit = direct ? refitLocal_ : refit_;
     refit.setUniform("uPartCount", partCount);
