@@ -9,15 +9,14 @@
 #                P-state, utilisation; read only, no setting changed)
 #   marks.txt    when each bench part started and ended (to read clocks.csv by pattern)
 #   peel.txt / peel.json  isc_bench_peel, cpu and peel on the same frames and poses, medians of
-#                PEEL_PAT_REPS (default 5) repetitions of ISC_PEEL_BENCH_MIN_TIME (0.1) s, in
-#                one process per pattern (so each pattern's clocks are its own):
-#                fresh:  deform_b2b/100 peel alone, first in a new process (the GPU still at the
-#                        clock its context creation raised: the clock's effect, same frames)
+#                PEEL_PAT_REPS (default 5) repetitions of ISC_PEEL_BENCH_MIN_TIME (0.1) s, the
+#                repetitions of a part's rows interleaved at random, one process per part:
+#                b2b:    deform_b2b/100 (120 precomputed wobble frames, back to back; 7 repetitions)
+#                gap5:   deform_gap5/100 (the same frames, 5 ms busy wait before each call)
 #                wobble: deform/100 (BunnyWobble computed between calls, several ms on one core)
-#                b2b:    deform_b2b/100 + variants (120 precomputed frames, back to back)
-#                gap5:   deform_gap5/100 + variants (the same frames, 5 ms busy wait before each call)
-#                pile:   pile/100, pile/1000, scaling/16x_sub3 (rigid, back to back)
-#                every deforming pattern and pile also with peel refit=gpu (variants/...)
+#                pile:   pile/100 (rigid, back to back)
+#                big:    scaling/16x_sub3 (3.76M triangles; peel rows only, 3 repetitions)
+#                each with peel (refit auto = gpu) and peel refit=cpu (variants/.../peel_cpurefit)
 #   tests.txt    the peel and GpuScene tests on the NVIDIA driver (when packed, PEEL_PAT_TESTS=1)
 #   accuracy.txt isc accuracy --detector peel (defaults, 200 poses; PEEL_PAT_TESTS=1)
 set -uo pipefail
@@ -30,6 +29,10 @@ nv=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 out=${OUT:-/tmp/peel-patterns-out}
 mkdir -p "$out"
 reps=${PEEL_PAT_REPS:-5}
+# Repetitions of the rows of a part in random order (Google Benchmark's interleaving): the
+# GPU's clock drifts within a process (peel.md), so rows run one after the other would not
+# compare. PEEL_PAT_INTERLEAVE=false: in registration order.
+interleave=${PEEL_PAT_INTERLEAVE:-true}
 export ISC_PEEL_BENCH_MIN_TIME=${ISC_PEEL_BENCH_MIN_TIME:-0.1}
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,pstate --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
@@ -45,28 +48,34 @@ if command -v nvidia-smi > /dev/null; then
   smi=$!
 fi
 : > "$out/peel.txt"
-part() {  # name filter
+part() {  # name filter [repetitions] [timeout]
   echo "$1 start $(date +%H:%M:%S.%N)" >> "$out/marks.txt"
-  timeout 120 "$bin/isc_bench_peel" --benchmark_filter="$2" --benchmark_repetitions=$reps \
+  timeout ${4:-120} "$bin/isc_bench_peel" --benchmark_filter="$2" --benchmark_repetitions=${3:-$reps} \
+    --benchmark_enable_random_interleaving=$interleave \
     --benchmark_report_aggregates_only=true --benchmark_out="$out/peel-$1.json" --benchmark_out_format=json \
     >> "$out/peel.txt" 2>&1
-  echo "$1 end $(date +%H:%M:%S.%N)" >> "$out/marks.txt"
+  local rc=$?
+  echo "$1 end $(date +%H:%M:%S.%N) rc $rc" >> "$out/marks.txt"
 }
-part fresh '^deform_b2b/100/peel/'
-part wobble '^(variants/)?deform/100/(cpu|peel|peel_gpurefit)/'
-part b2b '^(variants/)?deform_b2b/100/'
-part gap5 '^(variants/)?deform_gap5/100/'
-part pile '^(variants/)?(pile/(100|1000)|scaling/16x_sub3)/(cpu|peel|peel_gpurefit)/'
+part b2b '^(variants/)?deform_b2b/100/(cpu|peel|peel_cpurefit)/' 7
+part gap5 '^(variants/)?deform_gap5/100/(cpu|peel|peel_cpurefit)/'
+part wobble '^(variants/)?deform/100/(cpu|peel|peel_cpurefit)/'
+part pile '^(variants/)?pile/100/(cpu|peel|peel_cpurefit)/'
+part big '^(variants/)?scaling/16x_sub3/(peel|peel_cpurefit)/' 3 100
 [ -n "$smi" ] && kill "$smi"
 # One JSON for the tables: every part's benchmarks.
 python3 - "$out" <<'PY' 2>/dev/null || true
 import json, sys, glob, os
 out = sys.argv[1]
 merged = None
-for part in ("fresh", "wobble", "b2b", "gap5", "pile"):
+for part in ("b2b", "gap5", "wobble", "pile", "big"):
     p = os.path.join(out, f"peel-{part}.json")
     if not os.path.exists(p): continue
-    d = json.load(open(p))
+    try:
+        d = json.load(open(p))
+    except Exception:
+        os.remove(p)  # cut off by its timeout: peel.txt has what it printed
+        continue
     for b in d["benchmarks"]: b["pattern"] = part
     if merged is None: merged = d
     else: merged["benchmarks"] += d["benchmarks"]

@@ -122,6 +122,13 @@ bool PeelClusters::update(const Scene& scene) {
 
 void PeelClusters::refit(MeshId mesh, std::span<const Vec3> local, const Mat4& model, gl::PeelBox* out) const {
     const MeshTree& tree = trees_[mesh];
+    // Every vertex turned once (the affine part of the model matrix: within float rounding of
+    // the shaders' model x (v, 1), which is all the walk's tolerance needs), then each
+    // cluster's box over its distinct corners.
+    thread_local std::vector<Vec3> world;
+    world.resize(local.size());
+    const Vec3 c0(model[0]), c1(model[1]), c2(model[2]), c3(model[3]);
+    for (std::size_t v = 0; v < local.size(); ++v) world[v] = c0 * local[v].x + c1 * local[v].y + c2 * local[v].z + c3;
     // Children have larger indices than their parent: one reverse sweep.
     for (std::uint32_t i = tree.nodeCount; i-- > 0;) {
         const gl::PeelClusterNode& n = nodes_[tree.firstNode + i];
@@ -129,7 +136,7 @@ void PeelClusters::refit(MeshId mesh, std::span<const Vec3> local, const Mat4& m
         if (n.left == PEEL_NO_NODE) {
             const std::uint32_t end = refBegin_[tree.firstNode + i + 1];
             for (std::uint32_t r = refBegin_[tree.firstNode + i]; r < end; ++r) {
-                const Vec3 w = Vec3(model * Vec4(local[refs_[r]], 1.0f));
+                const Vec3 w = world[refs_[r]];
                 lo = glm::min(lo, w);
                 hi = glm::max(hi, w);
             }
@@ -142,5 +149,4 @@ void PeelClusters::refit(MeshId mesh, std::span<const Vec3> local, const Mat4& m
         out[i] = gl::PeelBox{Vec4(lo, 0.0f), Vec4(hi, 0.0f)};
     }
 }
-
 }  // namespace isc

@@ -79,7 +79,7 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // view cannot see them (docs/detectors/peel.md, "The ray test on culled surfaces").
     cull_ = settings.cull && effectiveAxes(settings) == 3;
     direct_ = !effectiveRays(settings, common.selfCollision);
-    cpuRefit_ = direct_ && settings.refit != "gpu";
+    cpuRefit_ = direct_ && settings.refit == "cpu";
     const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
     softwareGl_ = renderer != nullptr && isSoftwareRenderer(renderer);
     limits_ = GlLimits::query();
