@@ -13,9 +13,10 @@
 //   deform_b2b/100   the same wobble, 120 frames at 1/60 s precomputed and set in turn
 //                    (Scene::setVertices only between calls): calls back to back.
 //   deform_gap5/100  those frames with a 5 ms busy wait before each call (a solver's step).
-//   variants/...     peel variants: refit=cpu (the cluster boxes made on the CPU, not by a
-//                    GPU pass) on every deforming pattern, the 100- and 1000-bunny piles and
-//                    the 3.76M-triangle scene; speculate off and 12 exact threads on deform_b2b.
+//   variants/...     peel variants: refit=gpu (the cluster boxes by the GPU pass) on every
+//                    deforming pattern (the default there makes them on the CPU), refit=cpu on
+//                    the 100- and 1000-bunny piles and the 3.76M-triangle scene (the default
+//                    there is the GPU pass); speculate off and 12 exact threads on deform_b2b.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -298,15 +299,19 @@ void registerAll() {
     noSpec.speculate = false;
     PeelSettings exact12;
     exact12.exactThreads = 12;
-    PeelSettings cpuRefit;  // the cluster boxes on the CPU (PeelClusters::refit), not by a GPU pass
+    // refit: the default ("auto") makes the cluster boxes on the CPU for the deforming pile
+    // and by the GPU pass for the rigid scenes; each row also with the other.
+    PeelSettings cpuRefit, gpuRefit;
     cpuRefit.refit = "cpu";
-    const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, cpuRefit}, "peel_cpurefit"},
+    gpuRefit.refit = "gpu";
+    const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
+    const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};
-    addRows("variants/deform_gap5/100", refitRows, [] { return densePile(100, 0); }, precomputed, kGapMs);
-    addRows("variants/deform/100", refitRows, [] { return densePile(100, 0); }, wobbling);
+    addRows("variants/deform_gap5/100", gpuRefitRows, [] { return densePile(100, 0); }, precomputed, kGapMs);
+    addRows("variants/deform/100", gpuRefitRows, [] { return densePile(100, 0); }, wobbling);
     for (int bodies : {100, 1000})
         addRows("variants/pile/" + std::to_string(bodies), refitRows, [=] { return densePile(bodies, 0); }, nullptr);
     addRows("variants/scaling/16x_sub3", refitRows, [] { return densePile(16, 3); }, nullptr);

@@ -16,7 +16,9 @@
 #                wobble: deform/100 (BunnyWobble computed between calls, several ms on one core)
 #                pile:   pile/100 (rigid, back to back)
 #                big:    scaling/16x_sub3 (3.76M triangles; peel rows only, 3 repetitions)
-#                each with peel (refit auto = gpu) and peel refit=cpu (variants/.../peel_cpurefit)
+#                each with peel (defaults: refit auto, the CPU's boxes on the deforming pile,
+#                the GPU pass on the rigid scenes) and the other refit (variants/...)
+#                PEEL_PAT_PARTS: the parts to run (default all five)
 #   tests.txt    the peel and GpuScene tests on the NVIDIA driver (when packed, PEEL_PAT_TESTS=1)
 #   accuracy.txt isc accuracy --detector peel (defaults, 200 poses; PEEL_PAT_TESTS=1)
 set -uo pipefail
@@ -57,11 +59,16 @@ part() {  # name filter [repetitions] [timeout]
   local rc=$?
   echo "$1 end $(date +%H:%M:%S.%N) rc $rc" >> "$out/marks.txt"
 }
-part b2b '^(variants/)?deform_b2b/100/(cpu|peel|peel_cpurefit)/' 7
-part gap5 '^(variants/)?deform_gap5/100/(cpu|peel|peel_cpurefit)/'
-part wobble '^(variants/)?deform/100/(cpu|peel|peel_cpurefit)/'
-part pile '^(variants/)?pile/100/(cpu|peel|peel_cpurefit)/'
-part big '^(variants/)?scaling/16x_sub3/(peel|peel_cpurefit)/' 3 100
+parts=${PEEL_PAT_PARTS:-b2b gap5 wobble pile big}
+for p in $parts; do
+  case $p in
+    b2b) part b2b '^(variants/)?deform_b2b/100/(cpu|peel|peel_gpurefit)/' 7 ;;
+    gap5) part gap5 '^(variants/)?deform_gap5/100/(cpu|peel|peel_gpurefit)/' ;;
+    wobble) part wobble '^(variants/)?deform/100/(cpu|peel|peel_gpurefit)/' ;;
+    pile) part pile '^(variants/)?pile/100/(cpu|peel|peel_cpurefit)/' ;;
+    big) part big '^(variants/)?scaling/16x_sub3/(peel|peel_cpurefit)/' 3 100 ;;
+  esac
+done
 [ -n "$smi" ] && kill "$smi"
 # One JSON for the tables: every part's benchmarks.
 python3 - "$out" <<'PY' 2>/dev/null || true

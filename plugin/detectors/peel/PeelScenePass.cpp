@@ -79,7 +79,7 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // view cannot see them (docs/detectors/peel.md, "The ray test on culled surfaces").
     cull_ = settings.cull && effectiveAxes(settings) == 3;
     direct_ = !effectiveRays(settings, common.selfCollision);
-    cpuRefit_ = direct_ && settings.refit == "cpu";
+    refitMode_ = !direct_ ? 0 : settings.refit == "cpu" ? 2 : settings.refit == "gpu" ? 0 : 1;
     const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
     softwareGl_ = renderer != nullptr && isSoftwareRenderer(renderer);
     limits_ = GlLimits::query();
@@ -395,9 +395,21 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         stats.count("cpu_upload_ms", msSince(tu));
     }
     // refit "cpu": the cluster boxes on every core while the GPU copies the vertices (flushed
-    // first), into the mapped staging buffer; attempt() copies them to the node boxes.
+    // first), into the mapped staging buffer; attempt() copies them to the node boxes. "auto":
+    // so when most of the call's vertices are deformed objects' (their own vertex ranges: the
+    // GPU pass would read each from memory, where rigid objects share their mesh's, cached;
+    // the CPU reads what the upload just converted). Measured: docs/detectors/peel.md, "Round
+    // 2026-11-27 evening".
     cpuBoxes_ = false;
-    if (cpuRefit_ && nodeTotal_ > 0) {
+    bool cpuRefit = refitMode_ == 2;
+    if (refitMode_ == 1) {
+        std::size_t deformed = 0;
+        for (const gl::PeelPart& p : parts_)
+            if (scene.isDeformed(p.object)) deformed += p.vertexCount;
+        cpuRefit = 2 * deformed > std::size_t(vertexTotal_);
+    }
+    stats.count("refit_cpu", cpuRefit ? 1.0 : 0.0);
+    if (cpuRefit && nodeTotal_ > 0) {
         const auto tb = Clock::now();
         glFlush();
         const std::size_t bytes = std::size_t(nodeTotal_) * sizeof(gl::PeelBox);

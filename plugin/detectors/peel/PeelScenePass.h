@@ -87,9 +87,10 @@ private:
     bool direct_ = false;  // no collision rays: cluster pairs straight to the float filter
     bool softwareGl_ = false;  // llvmpipe and the like: the GPU wait does not wake the exact test's threads
     bool speculateAll_ = false;
-    // refit "cpu" (no rays): the cluster boxes made on the CPU into a persistently mapped
+    // refit "cpu" (no rays; "auto" on mostly deformed calls): the cluster boxes made on the CPU into a persistently mapped
     // staging buffer and copied to boxesBuffer_ (cpuBoxes_: this call's are there).
-    bool cpuRefit_ = false, cpuBoxes_ = false;
+    int refitMode_ = 0;     // 0 the GPU pass, 1 auto (the CPU for mostly deformed calls), 2 the CPU
+    bool cpuBoxes_ = false;
     gl::Buffer boxStaging_{"peel node boxes (staging)"};
     gl::PeelBox* boxStagingData_ = nullptr;  // test hook ISC_PEEL_SPECULATE_ALL: speculation does not stop at the fence
     bool fusedWalk_ = true;    // settings.walk; off for good once a fused walk was cut (redone with levels)

@@ -750,13 +750,13 @@ TEST_F(PeelDetectorTest, FusedAndLevelsWalksAgree) {
         base.rays = rays;
         const bool noRays = std::string(rays) == "off";
         // Without rays, the fused and the levels walk take the CPU's cluster boxes (refit
-        // "cpu"; with rays the setting is ignored): the GPU's (refit "auto" = "gpu") give the
+        // "cpu"; with rays the setting is ignored): the GPU's (refit "gpu") give the
         // same cluster pairs and the same pairs to the filter.
         base.refit = "cpu";
         auto fused = makePeel(withWalk(base, "fused", "passes"));
         auto levels = makePeel(withWalk(base, "levels", "off"));
         PeelSettings onGpu = withWalk(base, "fused", "passes");
-        onGpu.refit = "auto";
+        onGpu.refit = "gpu";
         auto gpuRefit = makePeel(onGpu);
         for (int call = 0; call < 3; ++call) {
             for (ObjectId o = 1; o < scene.objectCount(); ++o) {
@@ -865,6 +865,10 @@ TEST_F(PeelDetectorTest, SpeculationReusesTheLastCallsPairsAndKeepsTheAnswer) {
     ::unsetenv("ISC_PEEL_SPECULATE_ALL");
     auto plain = makePeel(off);
     auto onLlvmpipeAlone = makePeel(PeelSettings{});  // no hook: software GL does not speculate
+    // The bunnies deform: refit "auto" makes the cluster boxes on the CPU; the GPU's give the same.
+    PeelSettings gpuRefit;
+    gpuRefit.refit = "gpu";
+    auto gpuBoxes = makePeel(gpuRefit);
     const auto bunnyVertices = scene.mesh(0).vertices();  // mesh 0: the bunny
     const std::vector<Vec3> rest(bunnyVertices.begin(), bunnyVertices.end());
     double reused = 0;
@@ -878,12 +882,16 @@ TEST_F(PeelDetectorTest, SpeculationReusesTheLastCallsPairsAndKeepsTheAnswer) {
             scene.setVertices(o, v);
         }
         const std::vector<ObjectPair> candidates = scene.overlappingPairs();
-        DetectionOutput a, b, c, d;
+        DetectionOutput a, b, c, d, e;
         ASSERT_TRUE(speculating->detect(scene, candidates, a));
         ASSERT_TRUE(plain->detect(scene, candidates, b));
         ASSERT_TRUE(split->detect(scene, candidates, c));
         ASSERT_TRUE(onLlvmpipeAlone->detect(scene, candidates, d));
-        for (const DetectionOutput* x : {&b, &c, &d}) {
+        ASSERT_TRUE(gpuBoxes->detect(scene, candidates, e));
+        EXPECT_EQ(a.stats.counter("refit_cpu"), 1.0);
+        EXPECT_EQ(e.stats.counter("refit_cpu"), 0.0);
+        EXPECT_EQ(a.stats.counter("cluster_pairs"), e.stats.counter("cluster_pairs")) << "call " << call;
+        for (const DetectionOutput* x : {&b, &c, &d, &e}) {
             ASSERT_EQ(x->pairs.size(), a.pairs.size()) << "call " << call;
             for (std::size_t i = 0; i < a.pairs.size(); ++i) {
                 EXPECT_EQ(x->pairs[i].pair, a.pairs[i].pair);

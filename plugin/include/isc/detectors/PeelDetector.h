@@ -116,12 +116,12 @@ struct PeelSettings {
     /// during the wait. Not with software GL (its rendering needs the cores).
     bool speculate = true;
     /// Scene sampling without rays: where the cluster trees' world boxes are made each call.
-    /// "auto" (= "gpu"), "gpu" (peel/cluster_refit.glsl, one compute pass before the walk) or
-    /// "cpu" (on every core, from the local vertices and the poses, while the GPU copies the
-    /// vertices; copied to the GPU with the call's data: one dependent dispatch less, for a
-    /// GPU that runs the chain at a low clock; docs/detectors/peel.md, "Round 2026-11-27
-    /// evening"). Both give boxes within float rounding of the exact ones and the same pairs.
-    /// With rays the boxes are always the GPU's.
+    /// "gpu" (peel/cluster_refit.glsl, one compute pass before the walk), "cpu" (on every
+    /// core, from the local vertices and the poses, while the GPU copies the vertices; copied
+    /// to the GPU with the call's data: one dependent dispatch less) or "auto" (default: "cpu"
+    /// when most of the call's vertices are deformed objects', else "gpu"; measured in
+    /// docs/detectors/peel.md, "Round 2026-11-27 evening"). Both give boxes within float
+    /// rounding of the exact ones and the same pairs. With rays the boxes are the GPU's.
     std::string refit = "auto";
 
     static constexpr std::array<SettingField<PeelSettings>, 16> fields{{
@@ -149,7 +149,7 @@ struct PeelSettings {
         {"speculate", &PeelSettings::speculate,
          "scene sampling: test the last call's intersecting pairs again during the GPU wait (reused by the exact test)"},
         {"refit", &PeelSettings::refit,
-         "no rays: the cluster boxes each call on the gpu (auto: a compute pass) or the cpu (every core)"},
+         "no rays: the cluster boxes each call by a gpu pass or on the cpu (every core); auto: cpu on mostly deformed calls"},
     }};
 };
 
