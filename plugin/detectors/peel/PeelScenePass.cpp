@@ -389,17 +389,17 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     if (levelSteps_ + 1 >= kSlotTriangles)
         return fail("peel: a cluster tree " + std::to_string(maxHeight) + " levels deep is beyond the traversal's " +
                     std::to_string(kSlotTriangles - 2 + kStackLevels) + " levels");
-    {
-        const auto tu = Clock::now();
-        gpu.sync(scene);
-        stats.count("cpu_upload_ms", msSince(tu));
-    }
-    // refit "cpu": the cluster boxes on every core while the GPU copies the vertices (flushed
-    // first), into the mapped staging buffer; attempt() copies them to the node boxes. "auto":
-    // so when most of the call's vertices are deformed objects' (their own vertex ranges: the
-    // GPU pass would read each from memory, where rigid objects share their mesh's, cached;
-    // the CPU reads what the upload just converted). Measured: docs/detectors/peel.md, "Round
-    // 2026-11-27 evening".
+    // refit "cpu": the cluster boxes on every core into the mapped staging buffer; attempt()
+    // copies them to the node boxes. "auto": so when most of the call's vertices are deformed
+    // objects' (their own vertex ranges: the GPU pass would read each from memory, where rigid
+    // objects share their mesh's, cached). Measured: docs/detectors/peel.md, "Round 2026-11-27
+    // evening". With the CPU's boxes the walk needs no vertex: the vertices are uploaded
+    // (GpuScene::sync) after the walk is dispatched and flushed, so the GPU walks while the CPU
+    // converts them (syncScene()); else here, first.
+    syncScene_ = &scene;
+    syncGpu_ = &gpu;
+    syncStats_ = &stats;
+    synced_ = false;
     cpuBoxes_ = false;
     bool cpuRefit = refitMode_ == 2;
     if (refitMode_ == 1) {
@@ -409,9 +409,9 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         cpuRefit = 2 * deformed > std::size_t(vertexTotal_);
     }
     stats.count("refit_cpu", cpuRefit ? 1.0 : 0.0);
+    if (!cpuRefit || nodeTotal_ == 0) syncScene();
     if (cpuRefit && nodeTotal_ > 0) {
         const auto tb = Clock::now();
-        glFlush();
         const std::size_t bytes = std::size_t(nodeTotal_) * sizeof(gl::PeelBox);
         if (auto r = limits_.checkBlock(bytes, "the node boxes"); !r) return r;
         if (boxStaging_.size() < bytes || boxStagingData_ == nullptr) {
@@ -603,7 +603,10 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     splitCall_ = fusedCall_ && direct_ && settings_.overlap && pairs_.size() >= 2;
     splitPairs_ = static_cast<std::uint32_t>(splitCall_ ? pairs_.size() / 2 : pairs_.size());
     stats.count("split", splitCall_ ? 1.0 : 0.0);
+    // The vertices go after the walk only on the fused walk without rays in one piece.
+    if (!(fusedCall_ && direct_ && !splitCall_)) syncScene();
     if (auto r = fusedCall_ ? fusedCull(clusterCap, 0) : levelsCull(clusterCap); !r) return r;
+    syncScene();  // (no pairs: no walk)
     if (!direct_)
         if (auto r = imagePasses(candidates, buckets); !r) return r;
     // The counters and (the expected part of) the list into their mapped copies.
@@ -799,6 +802,17 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
 // striding over the list, sized from the last call: no indirect-argument pass) or, with rays,
 // the triangle cull. Four dispatches without rays (three: the refit and the triangle pairs
 // read the local vertices), each after one barrier; nothing read back.
+void PeelScenePass::syncScene() {
+    if (synced_ || syncGpu_ == nullptr) return;
+    DetectorStats& stats = *syncStats_;
+    glFlush();  // what is recorded so far (the walk) starts now
+    const auto tu = Clock::now();
+    syncGpu_->sync(*syncScene_);
+    syncGpu_->bind();  // a first sync (re)makes the scene's buffers
+    stats.count("cpu_upload_ms", stats.counter("cpu_upload_ms") + msSince(tu));
+    synced_ = true;
+}
+
 Result<void> PeelScenePass::fusedCull(std::uint32_t clusterCap, int half) {
     const auto pairCount = static_cast<std::uint32_t>(pairs_.size());
     if (half == 1)  // the second half of a split call: its pairs, its list
@@ -820,6 +834,7 @@ Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uin
     if (auto r = dispatch1d(walk_, count, 1, limits_, "the pair list (one workgroup each)"); !r) return r;
     barrier();
     if (direct_) {
+        syncScene();  // the vertices, while the GPU walks (refit "cpu"; else done already)
         markPass(kPassTriangles);
         // The second half starts where the first half's cluster pairs end, and appends to its
         // own list (the first one is being read by the CPU meanwhile).
@@ -912,6 +927,7 @@ Result<void> PeelScenePass::levelsCull(std::uint32_t clusterCap) {
     // 4. Triangles of the cluster pairs: kept for the raster pass, or (no rays) paired and filtered.
     if (auto r = writeArgs(kSlotTriangles, 1, PEEL_COUNTER_CLUSTER_PAIRS, 0, 0, cap_.clusterPairs, 1); !r) return r;
     if (direct_) {
+        syncScene();  // (done before the levels walk already)
         markPass(kPassTriangles);
         triPairs_.setUniform("uStartCounter", std::uint32_t(PEEL_COUNTER_COUNT));
         triPairs_.setUniform("uOutputCounter", std::uint32_t(PEEL_COUNTER_OUTPUT));
