@@ -1,10 +1,10 @@
 #pragma once
 // The peel detector's cluster trees (scene sampling's 3-D cull): per mesh, the top of its BVH
 // (isc::geometry::Bvh over the local vertices) down to clusters of at most
-// kMaxClusterTriangles triangles. Built once per mesh on the CPU and uploaded; the GPU refits
-// the boxes from the world vertices each call (rigid and deforming meshes alike), walks the
-// trees of each candidate pair against each other to the clusters, and tests the triangles of
-// the cluster pairs it finds. Private to plugin/detectors/peel.
+// kMaxClusterTriangles triangles. Built once per mesh on the CPU and uploaded; each call the
+// boxes are refitted (rigid and deforming meshes alike: by the GPU, or by refit() on the CPU),
+// then the GPU walks the trees of each candidate pair against each other to the clusters and
+// tests the triangles of the cluster pairs it finds. Private to plugin/detectors/peel.
 #include "isc/gl/Bindings.h"  // GLSL type aliases for the shared structs
 #include "peel/bindings.h"
 

@@ -797,11 +797,6 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     return {};
 }
 
-// The world vertices (with rays: the raster pass draws them) and the cluster boxes; then
-// the fused walk in one dispatch; then the triangle pairs (no rays: a fixed grid of workgroups
-// striding over the list, sized from the last call: no indirect-argument pass) or, with rays,
-// the triangle cull. Four dispatches without rays (three: the refit and the triangle pairs
-// read the local vertices), each after one barrier; nothing read back.
 void PeelScenePass::syncScene() {
     if (synced_ || syncGpu_ == nullptr) return;
     DetectorStats& stats = *syncStats_;
@@ -809,10 +804,17 @@ void PeelScenePass::syncScene() {
     const auto tu = Clock::now();
     syncGpu_->sync(*syncScene_);
     syncGpu_->bind();  // a first sync (re)makes the scene's buffers
-    stats.count("cpu_upload_ms", stats.counter("cpu_upload_ms") + msSince(tu));
+    const double ms = msSince(tu);
+    stats.count("cpu_upload_ms", stats.counter("cpu_upload_ms") + ms);
+    if (cpuBoxes_) stats.cpuMs += ms;  // after run()'s set-up window (the upload follows the walk)
     synced_ = true;
 }
 
+// The world vertices (with rays: the raster pass draws them) and the cluster boxes; then
+// the fused walk in one dispatch; then the triangle pairs (no rays: a fixed grid of workgroups
+// striding over the list, sized from the last call: no indirect-argument pass) or, with rays,
+// the triangle cull. Four dispatches without rays (three: the refit and the triangle pairs
+// read the local vertices), each after one barrier; nothing read back.
 Result<void> PeelScenePass::fusedCull(std::uint32_t clusterCap, int half) {
     const auto pairCount = static_cast<std::uint32_t>(pairs_.size());
     if (half == 1)  // the second half of a split call: its pairs, its list
