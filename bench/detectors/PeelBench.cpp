@@ -8,7 +8,15 @@
 //   scaling/16x_sub<k> 16 such bunnies, each subdivided k = 0..3 times (59K to 3.76M triangles).
 //   deform/100       the 100-bunny pile with every bunny's vertices wobbling each call
 //                    (scenes::BunnyWobble, 2 % of its size, a phase per body): cpu must refit
-//                    its trees, peel uploads the vertices.
+//                    its trees, peel uploads the vertices. The wobble is computed between
+//                    calls (one core, several ms): the GPU and the threads idle meanwhile.
+//   deform_b2b/100   the same wobble, 120 frames at 1/60 s precomputed and set in turn
+//                    (Scene::setVertices only between calls): calls back to back.
+//   deform_gap5/100  those frames with a 5 ms busy wait before each call (a solver's step).
+//   variants/...     peel variants: refit=gpu (the cluster boxes by the GPU pass) on every
+//                    deforming pattern (the default there makes them on the CPU), refit=cpu on
+//                    the 100- and 1000-bunny piles and the 3.76M-triangle scene (the default
+//                    there is the GPU pass); speculate off and 12 exact threads on deform_b2b.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -20,7 +28,8 @@
 // Each benchmark first runs one call of the detector and one of cpu on the same poses and
 // compares them (counters missed_pairs, extra_pairs: triangle pairs peel missed or invented,
 // both must be 0, of reference_pairs), then times detect() only (manual time: scene updates
-// excluded).
+// excluded). Counters median_ms (the median call of a repetition) and between_ms (mean time
+// from the end of one call to the start of the next: the update and any gap).
 // Counters (per call, means over the timed iterations): triangles, candidate_pairs,
 // triangle_pairs, gpu_ms, readback_ms (the wait for the GPU and the read), cpu_ms, and the
 // detector's own counters: gpu_cull_ms, gpu_raster_ms, gpu_rays_ms, gpu_grid_ms,
@@ -66,11 +75,15 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace isc {
 namespace {
 
 std::optional<gl::Context> g_context;
+
+constexpr int kWobbleFrames = 120;  // the precomputed deforming rows' frames (2 s of wobble)
+constexpr double kGapMs = 5.0;      // deform_gap5's busy wait before each call
 
 std::shared_ptr<const Mesh> bunny(int subdivisions) {
     static std::map<int, std::shared_ptr<const Mesh>> cache;
@@ -136,7 +149,12 @@ Comparison compare(const DetectionOutput& truth, const DetectionOutput& found) {
 // Scene updates between calls (deforming scenes); null for rigid ones.
 using Update = std::function<void(Scene&, int step)>;
 
-void run(benchmark::State& state, const Kind& kind, const std::function<Scene()>& make, const Update& update) {
+// `gapMs`: a busy wait of that long on the calling thread before each timed call, after the
+// update (a physics step's solver between two detector calls): the GPU and the OpenMP team
+// idle meanwhile, as in a simulation loop.
+void run(benchmark::State& state, const Kind& kind, const std::function<Scene()>& make, const Update& update,
+         double gapMs = 0.0) {
+    using Clock = std::chrono::steady_clock;
     Scene scene = make();
     if (update) update(scene, 0);
     const std::vector<ObjectPair> candidates = scene.overlappingPairs();
@@ -164,13 +182,24 @@ void run(benchmark::State& state, const Kind& kind, const std::function<Scene()>
         checked = compare(truth, out);
     }
     std::map<std::string, double> sums;
-    double gpu = 0, readback = 0, cpu = 0, pairs = 0;
+    double gpu = 0, readback = 0, cpu = 0, pairs = 0, between = 0;
+    std::vector<double> wall;
     int step = 1;
+    auto lastEnd = Clock::now();
     for (auto _ : state) {
         if (update) update(scene, step++);
-        const auto t0 = std::chrono::steady_clock::now();
+        if (gapMs > 0.0) {
+            const auto until = Clock::now() + std::chrono::duration<double, std::milli>(gapMs);
+            while (Clock::now() < until) {
+            }
+        }
+        const auto t0 = Clock::now();
+        between += std::chrono::duration<double, std::milli>(t0 - lastEnd).count();
         const auto r = detector->detect(scene, candidates, out);
-        state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        lastEnd = Clock::now();
+        const double seconds = std::chrono::duration<double>(lastEnd - t0).count();
+        state.SetIterationTime(seconds);
+        wall.push_back(seconds * 1e3);
         if (!r) {
             state.SkipWithError(r.error().message.c_str());
             break;
@@ -196,6 +225,13 @@ void run(benchmark::State& state, const Kind& kind, const std::function<Scene()>
     state.counters["gpu_ms"] = gpu / n;
     state.counters["readback_ms"] = readback / n;
     state.counters["cpu_ms"] = cpu / n;
+    // The median call of this repetition, and the mean time between the end of one call and
+    // the start of the next (the update and the gap: what the GPU and the threads idle).
+    if (!wall.empty()) {
+        std::nth_element(wall.begin(), wall.begin() + std::ptrdiff_t(wall.size() / 2), wall.end());
+        state.counters["median_ms"] = wall[wall.size() / 2];
+    }
+    state.counters["between_ms"] = between / n;
     for (const auto& [name, value] : sums) state.counters[name] = value / n;
 }
 
@@ -208,11 +244,11 @@ void registerAll() {
         {Kind{false, peelWith(0, 0)}, "peel_rays"},
         {Kind{false, peelWith(128, 1)}, "peel_128_1axis"}};
     auto addRows = [&](const std::string& scene, const std::vector<std::pair<Kind, std::string>>& rows,
-                       std::function<Scene()> make, Update update) {
+                       std::function<Scene()> make, Update update, double gapMs = 0.0) {
         for (const auto& [kind, name] : rows) {
             const Kind k = kind;
             benchmark::RegisterBenchmark((scene + "/" + name).c_str(),
-                                         [=](benchmark::State& s) { run(s, k, make, update); })
+                                         [=](benchmark::State& s) { run(s, k, make, update, gapMs); })
                 ->Unit(benchmark::kMillisecond)
                 ->UseManualTime()
                 ->MinTime(minTime);
@@ -235,6 +271,50 @@ void registerAll() {
         }
     };
     add("deform/100", [] { return densePile(100, 0); }, wobbling);
+    // The same wobble precomputed (kWobbleFrames frames at 1/60 s, made once, in turn), so
+    // that between two calls only Scene::setVertices runs (copies, ~0.2 ms): calls back to
+    // back (deform_b2b), and with a busy wait of kGapMs before each call (deform_gap5: a
+    // physics step's solver between calls). deform/100 computes the wobble between calls
+    // (BunnyWobble on one core, several ms): an idle gap too. The clock ramp (peel.md) makes
+    // these patterns differ; every row of a pattern sees the same frames and poses.
+    auto frames = std::make_shared<std::vector<std::vector<std::vector<Vec3>>>>();  // [frame][object]
+    const Update precomputed = [wobble, frames](Scene& scene, int step) {
+        if (frames->empty()) {
+            frames->resize(kWobbleFrames);
+            for (int f = 0; f < kWobbleFrames; ++f) {
+                auto& frame = (*frames)[std::size_t(f)];
+                frame.resize(scene.objectCount());
+                for (ObjectId o = 0; o < scene.objectCount(); ++o) wobble->vertices(o, float(f) / 60.0f, frame[o]);
+            }
+        }
+        const auto& frame = (*frames)[std::size_t(step % kWobbleFrames)];
+        for (ObjectId o = 0; o < scene.objectCount(); ++o) scene.setVertices(o, frame[o]);
+    };
+    std::vector<std::pair<Kind, std::string>> deformKinds = {{Kind{true, {}}, "cpu"}, {Kind{false, PeelSettings{}}, "peel"}};
+    addRows("deform_b2b/100", deformKinds, [] { return densePile(100, 0); }, precomputed);
+    addRows("deform_gap5/100", deformKinds, [] { return densePile(100, 0); }, precomputed, kGapMs);
+    // Variants on the back-to-back frames: speculation off; 12 exact threads. (Measured and
+    // dropped, 2026-11-27 evening: the vertex upload in 4 or 8 pieces, a polled GPU wait; peel.md.)
+    PeelSettings noSpec;
+    noSpec.speculate = false;
+    PeelSettings exact12;
+    exact12.exactThreads = 12;
+    // refit: the default ("auto") makes the cluster boxes on the CPU for the deforming pile
+    // and by the GPU pass for the rigid scenes; each row also with the other.
+    PeelSettings cpuRefit, gpuRefit;
+    cpuRefit.refit = "cpu";
+    gpuRefit.refit = "gpu";
+    const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
+                                                                      {Kind{false, noSpec}, "peel_nospeculate"},
+                                                                      {Kind{false, exact12}, "peel_exact12"}};
+    addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
+    const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
+    const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};
+    addRows("variants/deform_gap5/100", gpuRefitRows, [] { return densePile(100, 0); }, precomputed, kGapMs);
+    addRows("variants/deform/100", gpuRefitRows, [] { return densePile(100, 0); }, wobbling);
+    for (int bodies : {100, 1000})
+        addRows("variants/pile/" + std::to_string(bodies), refitRows, [=] { return densePile(bodies, 0); }, nullptr);
+    addRows("variants/scaling/16x_sub3", refitRows, [] { return densePile(16, 3); }, nullptr);
     // Tuning rows (not in the docs' tables; select with --benchmark_filter=tune): explicit
     // resolutions at 3 axes, auto at 1 axis, and the cull off, against the defaults' choice.
     const std::vector<std::pair<Kind, std::string>> tune = {

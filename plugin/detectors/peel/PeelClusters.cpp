@@ -96,9 +96,57 @@ PeelClusters::MeshTree PeelClusters::build(const Mesh& mesh, std::vector<gl::Pee
 
 bool PeelClusters::update(const Scene& scene) {
     if (trees_.size() == scene.meshCount()) return false;
-    for (MeshId m = static_cast<MeshId>(trees_.size()); m < scene.meshCount(); ++m)
-        trees_.push_back(build(scene.mesh(m), nodes_, slots_));
+    std::vector<std::uint32_t> corners;
+    for (MeshId m = static_cast<MeshId>(trees_.size()); m < scene.meshCount(); ++m) {
+        const Mesh& mesh = scene.mesh(m);
+        trees_.push_back(build(mesh, nodes_, slots_));
+        const MeshTree& tree = trees_.back();
+        // Each cluster's distinct corners, for refit().
+        for (std::uint32_t i = 0; i < tree.nodeCount; ++i) {
+            const gl::PeelClusterNode& n = nodes_[tree.firstNode + i];
+            if (n.left == PEEL_NO_NODE) {
+                corners.clear();
+                for (std::uint32_t k = 0; k < n.slotCount; ++k) {
+                    const UVec3 t = mesh.triangles()[slots_[tree.firstSlot + n.firstSlot + k]];
+                    corners.insert(corners.end(), {t.x, t.y, t.z});
+                }
+                std::sort(corners.begin(), corners.end());
+                corners.erase(std::unique(corners.begin(), corners.end()), corners.end());
+                refs_.insert(refs_.end(), corners.begin(), corners.end());
+            }
+            refBegin_.push_back(static_cast<std::uint32_t>(refs_.size()));
+        }
+    }
     return true;
 }
 
+void PeelClusters::refit(MeshId mesh, std::span<const Vec3> local, const Mat4& model, gl::PeelBox* out) const {
+    const MeshTree& tree = trees_[mesh];
+    // Every vertex turned once (the affine part of the model matrix: within float rounding of
+    // the shaders' model x (v, 1), which is all the walk's tolerance needs), then each
+    // cluster's box over its distinct corners.
+    thread_local std::vector<Vec3> world;
+    world.resize(local.size());
+    const Vec3 c0(model[0]), c1(model[1]), c2(model[2]), c3(model[3]);
+    for (std::size_t v = 0; v < local.size(); ++v) world[v] = c0 * local[v].x + c1 * local[v].y + c2 * local[v].z + c3;
+    // Children have larger indices than their parent: one reverse sweep.
+    for (std::uint32_t i = tree.nodeCount; i-- > 0;) {
+        const gl::PeelClusterNode& n = nodes_[tree.firstNode + i];
+        Vec3 lo(3.4e38f), hi(-3.4e38f);
+        if (n.left == PEEL_NO_NODE) {
+            const std::uint32_t end = refBegin_[tree.firstNode + i + 1];
+            for (std::uint32_t r = refBegin_[tree.firstNode + i]; r < end; ++r) {
+                const Vec3 w = world[refs_[r]];
+                lo = glm::min(lo, w);
+                hi = glm::max(hi, w);
+            }
+        } else {
+            const gl::PeelBox& a = out[n.left];
+            const gl::PeelBox& b = out[n.right];
+            lo = glm::min(Vec3(a.lo), Vec3(b.lo));
+            hi = glm::max(Vec3(a.hi), Vec3(b.hi));
+        }
+        out[i] = gl::PeelBox{Vec4(lo, 0.0f), Vec4(hi, 0.0f)};
+    }
+}
 }  // namespace isc

@@ -1,10 +1,10 @@
 #pragma once
 // The peel detector's cluster trees (scene sampling's 3-D cull): per mesh, the top of its BVH
 // (isc::geometry::Bvh over the local vertices) down to clusters of at most
-// kMaxClusterTriangles triangles. Built once per mesh on the CPU and uploaded; the GPU refits
-// the boxes from the world vertices each call (rigid and deforming meshes alike), walks the
-// trees of each candidate pair against each other to the clusters, and tests the triangles of
-// the cluster pairs it finds. Private to plugin/detectors/peel.
+// kMaxClusterTriangles triangles. Built once per mesh on the CPU and uploaded; each call the
+// boxes are refitted (rigid and deforming meshes alike: by the GPU, or by refit() on the CPU),
+// then the GPU walks the trees of each candidate pair against each other to the clusters and
+// tests the triangles of the cluster pairs it finds. Private to plugin/detectors/peel.
 #include "isc/gl/Bindings.h"  // GLSL type aliases for the shared structs
 #include "peel/bindings.h"
 
@@ -45,6 +45,12 @@ public:
     bool update(const Scene& scene);
 
     const MeshTree& tree(MeshId mesh) const { return trees_[mesh]; }
+    /// The world boxes of one object's tree on the CPU (what peel/cluster_refit.glsl makes on
+    /// the GPU): each cluster's box over its triangles' corners, each corner transformed in
+    /// float as the shaders do (model x (v, 1)), each inner node the union of its children's.
+    /// `local`: the object's local vertices (as many as the mesh has); `out`: the tree's
+    /// nodeCount boxes (node n at out[n]). O(the clusters' distinct corners).
+    void refit(MeshId mesh, std::span<const Vec3> local, const Mat4& model, gl::PeelBox* out) const;
     std::span<const gl::PeelClusterNode> nodes() const { return nodes_; }
     std::span<const std::uint32_t> slots() const { return slots_; }
 
@@ -52,6 +58,10 @@ private:
     std::vector<MeshTree> trees_;
     std::vector<gl::PeelClusterNode> nodes_;
     std::vector<std::uint32_t> slots_;
+    // Per node (nodes_ index): its distinct corners (mesh vertex indices) in refs_, from
+    // refBegin_[i] to refBegin_[i + 1]; empty for inner nodes (refit()).
+    std::vector<std::uint32_t> refs_;
+    std::vector<std::uint32_t> refBegin_{0};
 };
 
 }  // namespace isc

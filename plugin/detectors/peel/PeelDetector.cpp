@@ -131,6 +131,8 @@ Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& com
                     " is not 0 (every core) or 1..1024");
     if (settings.walk != "auto" && settings.walk != "fused" && settings.walk != "levels")
         return fail("createPeelDetector(): walk \"" + settings.walk + "\" is unknown; use \"auto\", \"fused\" or \"levels\"");
+    if (settings.refit != "auto" && settings.refit != "cpu" && settings.refit != "gpu")
+        return fail("createPeelDetector(): refit \"" + settings.refit + "\" is unknown; use \"auto\", \"cpu\" or \"gpu\"");
     if (settings.gpuTimers != "stages" && settings.gpuTimers != "passes" && settings.gpuTimers != "off")
         return fail("createPeelDetector(): gpuTimers \"" + settings.gpuTimers +
                     "\" is unknown; use \"stages\", \"passes\" or \"off\"");

@@ -79,6 +79,7 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // view cannot see them (docs/detectors/peel.md, "The ray test on culled surfaces").
     cull_ = settings.cull && effectiveAxes(settings) == 3;
     direct_ = !effectiveRays(settings, common.selfCollision);
+    refitMode_ = !direct_ ? 0 : settings.refit == "cpu" ? 2 : settings.refit == "gpu" ? 0 : 1;
     const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
     softwareGl_ = renderer != nullptr && isSoftwareRenderer(renderer);
     limits_ = GlLimits::query();
@@ -388,10 +389,47 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     if (levelSteps_ + 1 >= kSlotTriangles)
         return fail("peel: a cluster tree " + std::to_string(maxHeight) + " levels deep is beyond the traversal's " +
                     std::to_string(kSlotTriangles - 2 + kStackLevels) + " levels");
-    {
-        const auto tu = Clock::now();
-        gpu.sync(scene);
-        stats.count("cpu_upload_ms", msSince(tu));
+    // refit "cpu": the cluster boxes on every core into the mapped staging buffer; attempt()
+    // copies them to the node boxes. "auto": so when most of the call's vertices are deformed
+    // objects' (their own vertex ranges: the GPU pass would read each from memory, where rigid
+    // objects share their mesh's, cached). Measured: docs/detectors/peel.md, "Round 2026-11-27
+    // evening". With the CPU's boxes the walk needs no vertex: the vertices are uploaded
+    // (GpuScene::sync) after the walk is dispatched and flushed, so the GPU walks while the CPU
+    // converts them (syncScene()); else here, first.
+    syncScene_ = &scene;
+    syncGpu_ = &gpu;
+    syncStats_ = &stats;
+    synced_ = false;
+    cpuBoxes_ = false;
+    bool cpuRefit = refitMode_ == 2;
+    if (refitMode_ == 1) {
+        std::size_t deformed = 0;
+        for (const gl::PeelPart& p : parts_)
+            if (scene.isDeformed(p.object)) deformed += p.vertexCount;
+        cpuRefit = 2 * deformed > std::size_t(vertexTotal_);
+    }
+    stats.count("refit_cpu", cpuRefit ? 1.0 : 0.0);
+    if (!cpuRefit || nodeTotal_ == 0) syncScene();
+    if (cpuRefit && nodeTotal_ > 0) {
+        const auto tb = Clock::now();
+        const std::size_t bytes = std::size_t(nodeTotal_) * sizeof(gl::PeelBox);
+        if (auto r = limits_.checkBlock(bytes, "the node boxes"); !r) return r;
+        if (boxStaging_.size() < bytes || boxStagingData_ == nullptr) {
+            const GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+            boxStaging_ = gl::Buffer("peel node boxes (staging)");
+            boxStaging_.allocate(bytes + bytes / 2, nullptr, flags);
+            boxStagingData_ = static_cast<gl::PeelBox*>(boxStaging_.mapPersistent(flags));
+        }
+        // The last call's copy out of it is done: that call waited for its fence.
+        const auto partCount = static_cast<std::int64_t>(parts_.size());
+#pragma omp parallel for schedule(dynamic, 1) if (partCount >= 4)
+        for (std::int64_t k = 0; k < partCount; ++k) {
+            const gl::PeelPart& p = parts_[std::size_t(k)];
+            clusters_.refit(scene.meshOf(p.object), scene.localVertices(p.object), scene.pose(p.object).matrix(),
+                            boxStagingData_ + p.nodeBase);
+        }
+        cpuBoxes_ = true;
+        stats.count("cpu_refit_ms", msSince(tb));
     }
     if (auto r = reserveChecked(pairTableBuffer_, table.size(), sizeof(glm::uvec4), limits_, "the candidate pair table");
         !r)
@@ -496,6 +534,9 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     };
     for (const Need& need : needs)
         if (auto r = reserveChecked(*need.buffer, need.count, need.bytesEach, limits_, need.what); !r) return r;
+    if (cpuBoxes_)  // the CPU's cluster boxes (refit "cpu"); read by the walk after this copy
+        glCopyNamedBufferSubData(boxStaging_.id(), boxesBuffer_.id(), 0, 0,
+                                 static_cast<GLsizeiptr>(std::size_t(nodeTotal_) * sizeof(gl::PeelBox)));
     if (auto r = limits_.checkBlock(cap_.output * 3 * sizeof(std::uint32_t), "the candidate triangle pairs"); !r)
         return r;
     output_.reserve(cap_.output * 3 * sizeof(std::uint32_t));
@@ -562,7 +603,10 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     splitCall_ = fusedCall_ && direct_ && settings_.overlap && pairs_.size() >= 2;
     splitPairs_ = static_cast<std::uint32_t>(splitCall_ ? pairs_.size() / 2 : pairs_.size());
     stats.count("split", splitCall_ ? 1.0 : 0.0);
+    // The vertices go after the walk only on the fused walk without rays in one piece.
+    if (!(fusedCall_ && direct_ && !splitCall_)) syncScene();
     if (auto r = fusedCall_ ? fusedCull(clusterCap, 0) : levelsCull(clusterCap); !r) return r;
+    syncScene();  // (no pairs: no walk)
     if (!direct_)
         if (auto r = imagePasses(candidates, buckets); !r) return r;
     // The counters and (the expected part of) the list into their mapped copies.
@@ -753,6 +797,19 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     return {};
 }
 
+void PeelScenePass::syncScene() {
+    if (synced_ || syncGpu_ == nullptr) return;
+    DetectorStats& stats = *syncStats_;
+    glFlush();  // what is recorded so far (the walk) starts now
+    const auto tu = Clock::now();
+    syncGpu_->sync(*syncScene_);
+    syncGpu_->bind();  // a first sync (re)makes the scene's buffers
+    const double ms = msSince(tu);
+    stats.count("cpu_upload_ms", stats.counter("cpu_upload_ms") + ms);
+    if (cpuBoxes_) stats.cpuMs += ms;  // after run()'s set-up window (the upload follows the walk)
+    synced_ = true;
+}
+
 // The world vertices (with rays: the raster pass draws them) and the cluster boxes; then
 // the fused walk in one dispatch; then the triangle pairs (no rays: a fixed grid of workgroups
 // striding over the list, sized from the last call: no indirect-argument pass) or, with rays,
@@ -779,6 +836,7 @@ Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uin
     if (auto r = dispatch1d(walk_, count, 1, limits_, "the pair list (one workgroup each)"); !r) return r;
     barrier();
     if (direct_) {
+        syncScene();  // the vertices, while the GPU walks (refit "cpu"; else done already)
         markPass(kPassTriangles);
         // The second half starts where the first half's cluster pairs end, and appends to its
         // own list (the first one is being read by the CPU meanwhile).
@@ -824,6 +882,7 @@ Result<void> PeelScenePass::worldAndRefit(bool direct) {
         if (auto r = dispatch1d(world_, vertexTotal_, 64, limits_, "the world vertices"); !r) return r;
         barrier();
     }
+    if (direct && cpuBoxes_) return {};  // made on the CPU (refit "cpu"), copied in attempt()
     markPass(kPassRefit);
     gl::Program& refit = direct ? refitLocal_ : refit_;
     refit.setUniform("uPartCount", partCount);
@@ -870,6 +929,7 @@ Result<void> PeelScenePass::levelsCull(std::uint32_t clusterCap) {
     // 4. Triangles of the cluster pairs: kept for the raster pass, or (no rays) paired and filtered.
     if (auto r = writeArgs(kSlotTriangles, 1, PEEL_COUNTER_CLUSTER_PAIRS, 0, 0, cap_.clusterPairs, 1); !r) return r;
     if (direct_) {
+        syncScene();  // (done before the levels walk already)
         markPass(kPassTriangles);
         triPairs_.setUniform("uStartCounter", std::uint32_t(PEEL_COUNTER_COUNT));
         triPairs_.setUniform("uOutputCounter", std::uint32_t(PEEL_COUNTER_OUTPUT));

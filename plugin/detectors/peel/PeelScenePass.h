@@ -74,6 +74,8 @@ private:
     /// triangle pairs as a fixed grid. The levels chain: world, refit, one dispatch per level.
     /// `half`: 0 the first (or only) half of the pairs (with the refit), 1 the second.
     [[nodiscard]] Result<void> fusedCull(std::uint32_t clusterCap, int half);
+    // GpuScene::sync of the call (once; flushes what is recorded first), then binds the scene.
+    void syncScene();
     [[nodiscard]] Result<void> levelsCull(std::uint32_t clusterCap);
     [[nodiscard]] Result<void> worldAndRefit(bool direct);
     /// The fused walk of pairs [first, first + count) and their triangle pairs (or cull).
@@ -86,7 +88,18 @@ private:
     bool cull_ = true;  // settings.cull, and three axes
     bool direct_ = false;  // no collision rays: cluster pairs straight to the float filter
     bool softwareGl_ = false;  // llvmpipe and the like: the GPU wait does not wake the exact test's threads
-    bool speculateAll_ = false;  // test hook ISC_PEEL_SPECULATE_ALL: speculation does not stop at the fence
+    bool speculateAll_ = false;
+    // refit "cpu" (no rays; "auto" on mostly deformed calls): the cluster boxes made on the CPU into a persistently mapped
+    // staging buffer and copied to boxesBuffer_ (cpuBoxes_: this call's are there).
+    int refitMode_ = 0;     // 0 the GPU pass, 1 auto (the CPU for mostly deformed calls), 2 the CPU
+    bool cpuBoxes_ = false;
+    // The call's scene, mirror and stats for syncScene(); synced_: done this call.
+    const Scene* syncScene_ = nullptr;
+    gl::GpuScene* syncGpu_ = nullptr;
+    DetectorStats* syncStats_ = nullptr;
+    bool synced_ = false;
+    gl::Buffer boxStaging_{"peel node boxes (staging)"};
+    gl::PeelBox* boxStagingData_ = nullptr;  // test hook ISC_PEEL_SPECULATE_ALL: speculation does not stop at the fence
     bool fusedWalk_ = true;    // settings.walk; off for good once a fused walk was cut (redone with levels)
     bool fusedCall_ = true;    // this call: the fused walk (trees shallow enough)
     int timers_ = 1;           // 0 off, 1 stages, 2 passes

@@ -88,13 +88,15 @@ TEST_F(PeelDetectorTest, RejectsBadSettingsWithAMessage) {
          {std::tuple{100, 1, "atomic", 32, "power of two"}, std::tuple{256, 2, "atomic", 32, "axes"},
           std::tuple{256, 1, "magic", 32, "compaction"}, std::tuple{256, 1, "atomic", 1, "maxLayers"},
           std::tuple{256, 1, "atomic", 32, "sampling"}, std::tuple{256, 1, "atomic", 32, "rays"},
-          std::tuple{256, 1, "atomic", 32, "walk"}, std::tuple{256, 1, "atomic", 32, "gpuTimers"}}) {
+          std::tuple{256, 1, "atomic", 32, "walk"}, std::tuple{256, 1, "atomic", 32, "gpuTimers"},
+          std::tuple{256, 1, "atomic", 32, "refit"}}) {
         PeelSettings s = settings(res, axes, compaction);
         s.maxLayers = layers;
         if (std::string_view(word) == "sampling") s.sampling = "everything";
         if (std::string_view(word) == "rays") s.rays = "sometimes";
         if (std::string_view(word) == "walk") s.walk = "sideways";
         if (std::string_view(word) == "gpuTimers") s.gpuTimers = "sometimes";
+        if (std::string_view(word) == "refit") s.refit = "elsewhere";
         auto d = createPeelDetector({}, s);
         ASSERT_FALSE(d.has_value());
         EXPECT_NE(d.error().message.find(word), std::string::npos) << d.error().message;
@@ -746,20 +748,31 @@ TEST_F(PeelDetectorTest, FusedAndLevelsWalksAgree) {
     for (const char* rays : {"off", "on"}) {
         PeelSettings base;
         base.rays = rays;
+        const bool noRays = std::string(rays) == "off";
+        // Without rays, the fused and the levels walk take the CPU's cluster boxes (refit
+        // "cpu"; with rays the setting is ignored): the GPU's (refit "gpu") give the
+        // same cluster pairs and the same pairs to the filter.
+        base.refit = "cpu";
         auto fused = makePeel(withWalk(base, "fused", "passes"));
         auto levels = makePeel(withWalk(base, "levels", "off"));
+        PeelSettings onGpu = withWalk(base, "fused", "passes");
+        onGpu.refit = "gpu";
+        auto gpuRefit = makePeel(onGpu);
         for (int call = 0; call < 3; ++call) {
             for (ObjectId o = 1; o < scene.objectCount(); ++o) {
                 Pose p = scene.pose(o);
                 p.position += Vec3(0.01f * float(o % 3) - 0.01f, -0.02f, 0.01f);
                 scene.setPose(o, p);
             }
-            double fc = 0, fs = 0, lc = 0, ls = 0;
+            double fc = 0, fs = 0, lc = 0, ls = 0, gc = 0, gs = 0;
             check(*fused, std::string("fused, rays ") + rays, fc, fs);
             check(*levels, std::string("levels, rays ") + rays, lc, ls);
             EXPECT_EQ(fc, lc) << "rays " << rays << ", call " << call;
-            if (std::string(rays) == "off") {
+            if (noRays) {
                 EXPECT_EQ(fs, ls) << "call " << call;
+                check(*gpuRefit, "fused, refit on the gpu", gc, gs);
+                EXPECT_EQ(fc, gc) << "call " << call;
+                EXPECT_EQ(fs, gs) << "call " << call;
             }
         }
         // The timers: per pass with "passes", none with "off".
@@ -768,7 +781,17 @@ TEST_F(PeelDetectorTest, FusedAndLevelsWalksAgree) {
         EXPECT_EQ(out.stats.counter("walk_fused"), 1.0);
         EXPECT_EQ(out.stats.counter("split"), 0.0);  // overlap is off by default
         EXPECT_GT(out.stats.counter("gpu_pass_walk_ms"), 0.0);
-        EXPECT_GT(out.stats.counter("gpu_pass_refit_ms"), 0.0);
+        if (noRays) {  // the boxes from the CPU: no refit pass
+            EXPECT_EQ(out.stats.counter("gpu_pass_refit_ms"), 0.0);
+            EXPECT_GT(out.stats.counter("cpu_refit_ms"), 0.0);
+            DetectionOutput onGpuOut;
+            ASSERT_TRUE(gpuRefit->detect(scene, scene.overlappingPairs(), onGpuOut));
+            EXPECT_GT(onGpuOut.stats.counter("gpu_pass_refit_ms"), 0.0);
+            EXPECT_EQ(onGpuOut.stats.counter("cpu_refit_ms"), 0.0);
+        } else {
+            EXPECT_GT(out.stats.counter("gpu_pass_refit_ms"), 0.0);
+            EXPECT_EQ(out.stats.counter("cpu_refit_ms"), 0.0);
+        }
         EXPECT_EQ(out.stats.counter("gpu_pass_level_ms"), 0.0);
         EXPECT_GT(out.stats.gpuMs, 0.0);
         ASSERT_TRUE(levels->detect(scene, scene.overlappingPairs(), out));
@@ -842,6 +865,10 @@ TEST_F(PeelDetectorTest, SpeculationReusesTheLastCallsPairsAndKeepsTheAnswer) {
     ::unsetenv("ISC_PEEL_SPECULATE_ALL");
     auto plain = makePeel(off);
     auto onLlvmpipeAlone = makePeel(PeelSettings{});  // no hook: software GL does not speculate
+    // The bunnies deform: refit "auto" makes the cluster boxes on the CPU; the GPU's give the same.
+    PeelSettings gpuRefit;
+    gpuRefit.refit = "gpu";
+    auto gpuBoxes = makePeel(gpuRefit);
     const auto bunnyVertices = scene.mesh(0).vertices();  // mesh 0: the bunny
     const std::vector<Vec3> rest(bunnyVertices.begin(), bunnyVertices.end());
     double reused = 0;
@@ -855,12 +882,16 @@ TEST_F(PeelDetectorTest, SpeculationReusesTheLastCallsPairsAndKeepsTheAnswer) {
             scene.setVertices(o, v);
         }
         const std::vector<ObjectPair> candidates = scene.overlappingPairs();
-        DetectionOutput a, b, c, d;
+        DetectionOutput a, b, c, d, e;
         ASSERT_TRUE(speculating->detect(scene, candidates, a));
         ASSERT_TRUE(plain->detect(scene, candidates, b));
         ASSERT_TRUE(split->detect(scene, candidates, c));
         ASSERT_TRUE(onLlvmpipeAlone->detect(scene, candidates, d));
-        for (const DetectionOutput* x : {&b, &c, &d}) {
+        ASSERT_TRUE(gpuBoxes->detect(scene, candidates, e));
+        EXPECT_EQ(a.stats.counter("refit_cpu"), 1.0);
+        EXPECT_EQ(e.stats.counter("refit_cpu"), 0.0);
+        EXPECT_EQ(a.stats.counter("cluster_pairs"), e.stats.counter("cluster_pairs")) << "call " << call;
+        for (const DetectionOutput* x : {&b, &c, &d, &e}) {
             ASSERT_EQ(x->pairs.size(), a.pairs.size()) << "call " << call;
             for (std::size_t i = 0; i < a.pairs.size(); ++i) {
                 EXPECT_EQ(x->pairs[i].pair, a.pairs[i].pair);

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -97,6 +98,43 @@ TEST(PeelClusters, UpdateBuildsNewMeshesOnly) {
     EXPECT_EQ(clusters.tree(1).firstNode, nodes);
     EXPECT_EQ(clusters.tree(0).nodeCount, 1u);
     EXPECT_EQ(clusters.tree(1).firstSlot, 12u);
+}
+
+// refit() (the cluster boxes of refit "cpu"): every node's box is the union of its triangles'
+// corners turned by the model matrix, computed here by brute force over the node's slot range,
+// for a second mesh of the scene (its trees after the first's) with deformed vertices.
+TEST(PeelClusters, RefitBoxesAreTheUnionOfEachNodesTriangleCorners) {
+    Scene scene;
+    scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
+    const MeshId bunny = scene.addMesh(std::make_shared<Mesh>(bunnyMesh()));
+    PeelClusters clusters;
+    clusters.update(scene);
+    const Mesh& mesh = scene.mesh(bunny);
+    std::vector<Vec3> local(mesh.vertices().begin(), mesh.vertices().end());
+    for (Vec3& v : local) v += 0.01f * Vec3(std::sin(40.0f * v.y), std::cos(30.0f * v.z), std::sin(50.0f * v.x));
+    Pose pose;
+    pose.position = Vec3(3.0f, -1.0f, 0.5f);
+    pose.rotation = glm::normalize(Quat(0.3f, -0.5f, 0.7f, 0.2f));
+    const Mat4 model = pose.matrix();
+    const PeelClusters::MeshTree& tree = clusters.tree(bunny);
+    std::vector<gl::PeelBox> boxes(tree.nodeCount);
+    clusters.refit(bunny, local, model, boxes.data());
+    for (std::uint32_t i = 0; i < tree.nodeCount; ++i) {
+        const gl::PeelClusterNode& n = clusters.nodes()[tree.firstNode + i];
+        Vec3 lo(3.4e38f), hi(-3.4e38f);
+        for (std::uint32_t k = 0; k < n.slotCount; ++k) {
+            const UVec3 t = mesh.triangles()[clusters.slots()[tree.firstSlot + n.firstSlot + k]];
+            for (int c = 0; c < 3; ++c) {
+                const Vec3 w = Vec3(model * Vec4(local[t[c]], 1.0f));
+                lo = glm::min(lo, w);
+                hi = glm::max(hi, w);
+            }
+        }
+        for (int a = 0; a < 3; ++a) {
+            EXPECT_NEAR(boxes[i].lo[a], lo[a], 1e-6f) << "node " << i << " axis " << a;
+            EXPECT_NEAR(boxes[i].hi[a], hi[a], 1e-6f) << "node " << i << " axis " << a;
+        }
+    }
 }
 
 // A row of 10 boxes 0.8 apart (each overlaps its neighbours), and 10 more far away along y:

@@ -115,8 +115,16 @@ struct PeelSettings {
     /// coherent (a physics step, a deforming mesh); costs nothing else but the threads' time
     /// during the wait. Not with software GL (its rendering needs the cores).
     bool speculate = true;
+    /// Scene sampling without rays: where the cluster trees' world boxes are made each call.
+    /// "gpu" (peel/cluster_refit.glsl, one compute pass before the walk), "cpu" (on every
+    /// core, from the local vertices and the poses, while the GPU copies the vertices; copied
+    /// to the GPU with the call's data: one dependent dispatch less) or "auto" (default: "cpu"
+    /// when most of the call's vertices are deformed objects', else "gpu"; measured in
+    /// docs/detectors/peel.md, "Round 2026-11-27 evening"). Both give boxes within float
+    /// rounding of the exact ones and the same pairs. With rays the boxes are the GPU's.
+    std::string refit = "auto";
 
-    static constexpr std::array<SettingField<PeelSettings>, 15> fields{{
+    static constexpr std::array<SettingField<PeelSettings>, 16> fields{{
         {"resolution", &PeelSettings::resolution,
          "pixels across the smallest object of a view: 0 = auto, or a power of two 16..4096"},
         {"axes", &PeelSettings::axes, "projection axes: 0 = auto, 1 (z) or 3 (x, y, z)"},
@@ -140,6 +148,8 @@ struct PeelSettings {
          "no rays: two halves of the pairs, the exact test of the first while the GPU does the second"},
         {"speculate", &PeelSettings::speculate,
          "scene sampling: test the last call's intersecting pairs again during the GPU wait (reused by the exact test)"},
+        {"refit", &PeelSettings::refit,
+         "no rays: the cluster boxes each call by a gpu pass or on the cpu (every core); auto: cpu on mostly deformed calls"},
     }};
 };
 
