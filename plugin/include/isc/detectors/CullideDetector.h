@@ -116,8 +116,15 @@ struct CullideSettings {
     /// CPU then builds no boxes and no per-call item list. False: the boxes and the clusters that
     /// reach a partner found on the CPU (round E's path).
     bool gpuItems = true;
+    /// With the GPU filter, detect(): while the CPU waits for the GPU, its other threads test the
+    /// last call's intersecting triangle pairs again with this call's vertices and poses, and the
+    /// exact test takes those results for the pairs the filter lists (true, default; the same
+    /// test on the same doubles: the same answer; as peel's `speculate`). Not on software GL
+    /// (its rendering needs the cores). Pays where calls are coherent (a physics step, a
+    /// deforming mesh).
+    bool speculate = true;
 
-    static constexpr std::array<SettingField<CullideSettings>, 19> fields{{
+    static constexpr std::array<SettingField<CullideSettings>, 20> fields{{
         {"method", &CullideSettings::method, "compute (default) or queries (the paper's occlusion queries, object and cluster levels)"},
         {"resolution", &CullideSettings::resolution, "triangle level: pixels across the smallest object (8..4096)"},
         {"clusterResolution", &CullideSettings::clusterResolution,
@@ -153,6 +160,9 @@ struct CullideSettings {
          "survivors on the CPU and the next gets room"},
         {"gpuItems", &CullideSettings::gpuItems,
          "chain: cluster boxes posed and cut to the partners' boxes on the GPU (true) or on the CPU (false)"},
+        {"speculate", &CullideSettings::speculate,
+         "gpuFilter, detect(): the last call's intersecting triangle pairs tested again during the GPU wait and reused "
+         "by the exact test (true) or not (false)"},
     }};
 };
 
