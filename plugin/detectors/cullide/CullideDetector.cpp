@@ -949,8 +949,8 @@ Result<void> CullideDetector::detect(const Scene& scene, std::span<const ObjectP
         std::vector<ObjectPair> listed;
         listed.reserve(res.listedPairs.size());
         for (std::uint32_t c : res.listedPairs) listed.push_back(candidates[c]);
-        im.narrowphase.runListed(scene, listed, res.tests, im.common.wantSegments, out);
-        if (im.speculating()) im.narrowphase.remember(out.pairs);  // (self pairs skipped)
+        // (With speculation it also keeps the pairs found for the next call.)
+        im.narrowphase.runListed(scene, listed, res.tests, im.common.wantSegments, out, im.speculating());
         if (selfResults > 0 && selfResults < out.pairs.size()) {
             // Both kinds: candidate order (each list is in it already).
             std::vector<std::pair<std::uint32_t, std::size_t>> order;  // (candidate, position)

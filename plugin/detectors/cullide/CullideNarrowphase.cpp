@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <numeric>
 
 namespace isc::cullide {
 
@@ -238,7 +239,8 @@ void Narrowphase::run(const Scene& scene, std::span<const Job> jobs,
 }
 
 void Narrowphase::runListed(const Scene& scene, std::span<const ObjectPair> pairs,
-                            std::span<const std::uint32_t> tests, bool wantSegments, DetectionOutput& out) {
+                            std::span<const std::uint32_t> tests, bool wantSegments, DetectionOutput& out,
+                            bool keep) {
     using Clock = std::chrono::steady_clock;
     auto since = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
     auto stage = Clock::now();
@@ -328,6 +330,45 @@ void Narrowphase::runListed(const Scene& scene, std::span<const ObjectPair> pair
             for (const auto& [tp, sg] : found) {
                 r.triangles.push_back(tp);
                 if (wantSegments) r.segments.push_back(sg);
+            }
+        }
+        if (keep) {
+            // remember(), in parallel: each pair's intersecting triangle pairs copied to its place
+            // (the groups sorted by object pair first, by one thread).
+#pragma omp single
+            {
+                keptAt_.assign(pairs.size(), UINT32_MAX);
+                keptGroup_.assign(pairs.size(), 0u);
+                priorGroups_.clear();
+                std::uint32_t at = 0;
+                for (std::size_t pi = 0; pi < pairs.size(); ++pi) {
+                    const auto n = static_cast<std::uint32_t>(results[pi].triangles.size());
+                    if (n == 0 || pairs[pi].a == pairs[pi].b) continue;
+                    keptAt_[pi] = at;
+                    priorGroups_.push_back({pairs[pi], at, at + n});
+                    at += n;
+                }
+                std::vector<std::uint32_t> index(priorGroups_.size());
+                std::iota(index.begin(), index.end(), 0u);
+                std::sort(index.begin(), index.end(),
+                          [&](std::uint32_t x, std::uint32_t y) { return priorGroups_[x].pair < priorGroups_[y].pair; });
+                std::vector<PriorGroup> sorted(priorGroups_.size());
+                std::vector<std::uint32_t> rank(priorGroups_.size());
+                for (std::uint32_t k = 0; k < index.size(); ++k) sorted[k] = priorGroups_[index[k]], rank[index[k]] = k;
+                std::uint32_t g = 0;
+                for (std::size_t pi = 0; pi < pairs.size(); ++pi)
+                    if (keptAt_[pi] != UINT32_MAX) keptGroup_[pi] = rank[g++];
+                priorGroups_ = std::move(sorted);
+                priorPairs_.resize(at);
+                priorGroupOf_.resize(at);
+                priorState_.assign(at, 0);  // nothing speculated for the next call yet
+            }
+#pragma omp for schedule(dynamic, 8)
+            for (std::size_t pi = 0; pi < pairs.size(); ++pi) {
+                if (keptAt_[pi] == UINT32_MAX) continue;
+                const std::vector<TrianglePair>& t = results[pi].triangles;  // sorted
+                std::copy(t.begin(), t.end(), priorPairs_.begin() + keptAt_[pi]);
+                std::fill_n(priorGroupOf_.begin() + keptAt_[pi], t.size(), keptGroup_[pi]);
             }
         }
     }

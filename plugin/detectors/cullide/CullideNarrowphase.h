@@ -37,8 +37,10 @@ public:
     /// speculate() tested takes that result instead of being tested again (counters
     /// exact_speculated, exact_reused): the same test on the same doubles, so the same answer
     /// and segments; only listed pairs are reported.
+    /// `keep`: also keeps the intersecting pairs found for the next call's speculate() (as
+    /// remember() on them, inside the same parallel region: self pairs skipped).
     void runListed(const Scene& scene, std::span<const ObjectPair> pairs, std::span<const std::uint32_t> tests,
-                   bool wantSegments, DetectionOutput& out);
+                   bool wantSegments, DetectionOutput& out, bool keep = false);
 
     /// Speculation (CullideSettings::speculate; as peel's PeelExact): a new call (new vertices
     /// or poses) forgets what speculate() tested in the last one; speculate() makes segments when
@@ -65,7 +67,7 @@ private:
 
     std::vector<Posed> posed_, posedSelf_;  // per object, reused across calls
     // runListed()'s per-call arrays, kept (no allocation per call).
-    std::vector<std::uint32_t> listedFirst_, listedOrder_;
+    std::vector<std::uint32_t> listedFirst_, listedOrder_, keptAt_, keptGroup_;
     std::vector<char> hit_;
     std::vector<Segment> segments_;
     // Speculation: the last call's intersecting pairs, grouped by object pair (groups sorted by
