@@ -54,8 +54,10 @@ struct CullideSettings {
     /// triangles but the same exact tests, for 2-4 times the level's GPU time;
     /// docs/detectors/cullide.md.)
     int resolution = 32;
-    /// Pixels across the smallest object at the cluster level, 4..4096 (32 since 2026-11-27, was 64, as above).
-    int clusterResolution = 32;
+    /// Pixels across the smallest object at the cluster level, 4..4096 (16 since the evening of
+    /// 2026-11-27, 32 before, 64 before that: with the GPU filter behind it, a coarser cluster
+    /// level changes no exact test, docs/detectors/cullide.md).
+    int clusterResolution = 16;
     /// Pixels across the smallest object at the object level, 4..4096.
     int objectResolution = 32;
     /// Triangles per cluster (the largest subtrees of each mesh's BVH with at most this many
@@ -102,10 +104,12 @@ struct CullideSettings {
     /// only those go to the exact CPU test (true, default; clusters of at most 64 triangles), or
     /// the survivors are read back and paired on the CPU by sweep and prune (false).
     bool gpuFilter = true;
-    /// The triangle level's visibility passes (the paper's last reducePCS, true, default). False
-    /// (with the chain): every triangle of the clusters the kept pairs need goes on as it is,
-    /// and only the GPU filter (or the CPU pairing) narrows them.
-    bool triangleLevel = true;
+    /// The triangle level's visibility passes (the paper's last reducePCS). False (default since
+    /// the evening of 2026-11-27; with the chain): every triangle of the clusters the kept pairs
+    /// need goes on as it is, and only the GPU filter (or the CPU pairing) narrows them: on the
+    /// piles the same exact tests for less GPU time (docs/detectors/cullide.md). True: the
+    /// paper's triangle level.
+    bool triangleLevel = false;
     /// With the GPU filter: triangle pairs its list holds at first, 16..2^28. A call that lists
     /// more tests its survivors on the CPU instead (the same answer, counter `filter_overflows`)
     /// and the next call gets a list large enough for it.
