@@ -439,8 +439,13 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         } else {
             // Only the seed: the wanted clusters' triangles are the level's survivors.
             threads_ = splitItems(tl);
-            bindCommon(tl, levelItems_, chainItems_, chainAlive_, true);
-            if (!fromWanted) {
+            if (fromWanted) {
+                // Only the items, for the filter (no PCS: nothing to seed, mark or count).
+                uploadItems(chainItems_, levelItems_, chainItemsHeld_,
+                            levelItems_.data() == tl.items.data() ? tl.itemsVersion : 0);
+                chainItems_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ITEMS);
+            } else {
+                bindCommon(tl, levelItems_, chainItems_, chainAlive_, true);
                 wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
                 dispatchChain(1u, static_cast<std::uint32_t>(tl.items.size()));
             }
@@ -480,7 +485,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         copied = std::min(outputCapacity_, lastOutput_ + lastOutput_ / 4 + 4096u);
     }
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
-    if (triangles)
+    if (triangles && !fromWanted)
         glCopyNamedBufferSubData(counters_.id(), readback_.id(), 0, CULLIDE_COUNTER_COUNT * 4, CULLIDE_COUNTER_COUNT * 4);
     glCopyNamedBufferSubData(keep_.id(), readback_.id(), 0, static_cast<GLintptr>(keepAt * 4),
                              static_cast<GLsizeiptr>(nPairs * 4));
@@ -527,6 +532,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     if (readbackMap_ == nullptr) return fail("cullide: the read-back buffer could not be mapped");
     std::uint32_t counters[2][CULLIDE_COUNTER_COUNT] = {};
     std::memcpy(counters, readbackMap_, sizeof(counters));
+    if (fromWanted) std::fill(std::begin(counters[1]), std::end(counters[1]), 0u);  // (not copied: no triangle passes)
     std::memcpy(out.keep.data(), readbackMap_ + keepAt, nPairs * 4);
     out.bits.assign(words, 0u);
     if (triangles && words > 0 && !fromWanted) std::memcpy(out.bits.data(), readbackMap_ + bitsAt, words * 4);
