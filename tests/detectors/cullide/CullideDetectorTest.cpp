@@ -460,7 +460,7 @@ TEST_F(CullideDetectorTest, GpuItemsMatchTheItemsBuiltOnTheCpu) {
     }
 }
 
-// speculate (default; on software GL only with the test hook ISC_CULLIDE_SPECULATE_ALL, which
+// speculate (on software GL only with the test hook ISC_CULLIDE_SPECULATE_ALL, which
 // tests every remembered pair after the wait): the last call's intersecting pairs tested again
 // during the wait and reused by the exact test. Over calls with the same poses, a moved bunny
 // and deformed ones: the reference's answer, and pairs and segments bit for bit those of
@@ -475,6 +475,7 @@ TEST_F(CullideDetectorTest, SpeculationReusesTheLastCallsPairsAndKeepsTheAnswer)
     };
     ::setenv("ISC_CULLIDE_SPECULATE_ALL", "1", 1);
     CullideSettings s = settings("compute", 64);
+    s.speculate = true;
     auto speculating = makeCullide(s);
     ::unsetenv("ISC_CULLIDE_SPECULATE_ALL");
     s.speculate = false;

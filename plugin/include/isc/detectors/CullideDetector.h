@@ -54,10 +54,10 @@ struct CullideSettings {
     /// triangles but the same exact tests, for 2-4 times the level's GPU time;
     /// docs/detectors/cullide.md.)
     int resolution = 32;
-    /// Pixels across the smallest object at the cluster level, 4..4096 (16 since the evening of
+    /// Pixels across the smallest object at the cluster level, 4..4096 (8 since the evening of
     /// 2026-11-27, 32 before, 64 before that: with the GPU filter behind it, a coarser cluster
     /// level changes no exact test, docs/detectors/cullide.md).
-    int clusterResolution = 16;
+    int clusterResolution = 8;
     /// Pixels across the smallest object at the object level, 4..4096.
     int objectResolution = 32;
     /// Triangles per cluster (the largest subtrees of each mesh's BVH with at most this many
@@ -122,11 +122,12 @@ struct CullideSettings {
     bool gpuItems = true;
     /// With the GPU filter, detect(): while the CPU waits for the GPU, its other threads test the
     /// last call's intersecting triangle pairs again with this call's vertices and poses, and the
-    /// exact test takes those results for the pairs the filter lists (true, default; the same
-    /// test on the same doubles: the same answer; as peel's `speculate`). Not on software GL
-    /// (its rendering needs the cores). Pays where calls are coherent (a physics step, a
-    /// deforming mesh).
-    bool speculate = true;
+    /// exact test takes those results for the pairs the filter lists (true; the same test on the
+    /// same doubles: the same answer; as peel's `speculate`). Not on software GL (its rendering
+    /// needs the cores). False by default: on the H200 it gained nothing on the pile and lost on
+    /// the deforming pile (the serial stages after the wait slowed by as much as the exact test
+    /// saved; docs/detectors/cullide.md).
+    bool speculate = false;
 
     static constexpr std::array<SettingField<CullideSettings>, 20> fields{{
         {"method", &CullideSettings::method, "compute (default) or queries (the paper's occlusion queries, object and cluster levels)"},
