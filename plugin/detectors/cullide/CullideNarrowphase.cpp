@@ -378,6 +378,7 @@ void Narrowphase::runListed(const Scene& scene, std::span<const ObjectPair> pair
         out.stats.count("exact_speculated",
                         out.stats.counter("exact_speculated") + double(speculated_.load(std::memory_order_relaxed)));
     }
+    if (keep) speculated_.store(0, std::memory_order_relaxed);  // (a call that does not speculate reuses nothing)
     double positives = 0;
     for (PairResult& r : results) {
         if (r.triangles.empty()) continue;
@@ -442,6 +443,7 @@ void Narrowphase::remember(std::span<const PairResult> pairs) {
     for (std::uint32_t g = 0; g < priorGroups_.size(); ++g)
         std::fill(priorGroupOf_.begin() + priorGroups_[g].begin, priorGroupOf_.begin() + priorGroups_[g].end, g);
     priorState_.assign(priorPairs_.size(), 0);  // nothing speculated for the next call yet
+    speculated_.store(0, std::memory_order_relaxed);
 }
 
 }  // namespace isc::cullide
