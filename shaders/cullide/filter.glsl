@@ -30,12 +30,14 @@ layout(std430, binding = CULLIDE_BINDING_ALIVE) readonly buffer CullideAlive { u
 layout(std430, binding = CULLIDE_BINDING_CLUSTER_PAIRS) readonly buffer CullideClusterPairs { uvec4 clusterPairs[]; };
 layout(std430, binding = CULLIDE_BINDING_CHAIN_COUNTERS) buffer CullideChainCounters { uint chainCounters[]; };
 layout(std430, binding = CULLIDE_BINDING_OUTPUT) writeonly buffer CullideOutput { uint outputPairs[]; };
+layout(std430, binding = CULLIDE_BINDING_CHAIN_BOXES) readonly buffer CullideChainBoxes { vec4 chainBoxes[]; };
 
 uniform uint uMode;
 uniform uint uClusterPairCapacity;
 uniform uint uOutputCapacity;  // triangle pairs
 uniform uint uMaxGroups;       // workgroups per dimension
 uniform float uTolerance;      // world units
+uniform uint uAllAlive;        // 1: every triangle of a listed cluster is a survivor (no triangle-level passes)
 
 shared vec3 sV[2u * CULLIDE_FILTER_MAX_CLUSTER][3];  // 0..63: the cluster of the candidate's a, 64..: of its b
 shared vec3 sLo[2u * CULLIDE_FILTER_MAX_CLUSTER];
@@ -63,17 +65,26 @@ void main() {
     barrier();
     for (uint side = 0u; side < 2u; ++side) {
         CullideItem it = items[side == 0u ? cp.y : cp.z];
-        if (lid < it.slotCount && alive[it.memberStart + lid] != 0u) {
+        if (lid < it.slotCount && (uAllAlive != 0u || alive[it.memberStart + lid] != 0u)) {
             uint t = slotTriangles[it.firstSlot + lid];
             vec3 a, b, c;
             sceneWorldTriangle(it.object, t, a, b, c);
-            uint at = side * CULLIDE_FILTER_MAX_CLUSTER + atomicAdd(sCount[side], 1u);
-            sV[at][0] = a;
-            sV[at][1] = b;
-            sV[at][2] = c;
-            sLo[at] = min(a, min(b, c));
-            sHi[at] = max(a, max(b, c));
-            sTri[at] = t;
+            vec3 lo = min(a, min(b, c)), hi = max(a, max(b, c));
+            // Only triangles whose box comes within the tolerance of the other cluster's box
+            // (chainBoxes: the pose pass's, grown by the round-off bound, holding every triangle
+            // of that cluster): any other one fails the pair box test below with every triangle
+            // of the other side, so the same pairs are listed and counted.
+            uint other = side == 0u ? cp.z : cp.y;
+            if (all(lessThanEqual(lo, chainBoxes[2u * other + 1u].xyz + uTolerance)) &&
+                all(lessThanEqual(chainBoxes[2u * other].xyz, hi + uTolerance))) {
+                uint at = side * CULLIDE_FILTER_MAX_CLUSTER + atomicAdd(sCount[side], 1u);
+                sV[at][0] = a;
+                sV[at][1] = b;
+                sV[at][2] = c;
+                sLo[at] = lo;
+                sHi[at] = hi;
+                sTri[at] = t;
+            }
         }
     }
     barrier();

@@ -9,6 +9,10 @@
 //   its seed: it starts in the cluster level's PCS (alive) only when that box reaches the box of
 //   one of its object's partners (the CPU's former "need" cut: a cluster outside every
 //   partner's box cannot touch one), counted in CULLIDE_COUNTER_SEEDED.
+// uGroupPerItem (set when some item is deformed): one 64-wide workgroup per item instead; a
+// deformed cluster's triangles are then refit in parallel (an invocation per triangle, 64 apart)
+// and reduced in shared memory (min and max are exact, so the box is the one a single thread
+// finds); the rest (rigid boxes, the partner cut) runs on the first invocation.
 // Bounded loops: a deformed cluster's triangles (<= clusterSize <= 4096); an object's partners
 // (more than 60000: the item is kept, conservative).
 #include "common/dispatch.glsl"
@@ -27,14 +31,25 @@ layout(std430, binding = CULLIDE_BINDING_PARTNERS) readonly buffer CullidePartne
 
 uniform uint uCount;     // items
 uniform float uEpsilon;  // world units: the round-off bound
+uniform uint uGroupPerItem;  // 1: one workgroup per item (gl_WorkGroupID), 0: one invocation per item
+
+shared vec3 sLo[64], sHi[64];
 
 void main() {
-    uint t = iscFlatInvocation();
-    if (t >= uCount) return;
+    uint lane = 0u, lanes = 1u, t;
+    if (uGroupPerItem != 0u) {
+        t = iscFlatWorkGroup();
+        lane = gl_LocalInvocationID.x;
+        lanes = 64u;
+    } else {
+        t = iscFlatInvocation();
+    }
+    if (t >= uCount) return;  // (per workgroup with uGroupPerItem: no barrier is skipped by part of one)
     CullideItem it = items[t];
     uint bi = itemBoxes[t];
     vec3 lo, hi;
     if (bi != CULLIDE_ITEM_BOX_DEFORMED) {
+        if (lane != 0u) return;
         vec3 c = 0.5 * (boxes[2u * bi].xyz + boxes[2u * bi + 1u].xyz);
         vec3 e = 0.5 * (boxes[2u * bi + 1u].xyz - boxes[2u * bi].xyz);
         mat4 m = sceneObjects[it.object].model;
@@ -46,11 +61,27 @@ void main() {
     } else {
         lo = vec3(1e30);
         hi = vec3(-1e30);
-        for (uint k = 0u; k < it.slotCount; ++k) {
+        for (uint k = lane; k < it.slotCount; k += lanes) {
             vec3 a, b, c;
             sceneWorldTriangle(it.object, slotTriangles[it.firstSlot + k], a, b, c);
             lo = min(lo, min(a, min(b, c)));
             hi = max(hi, max(a, max(b, c)));
+        }
+        if (uGroupPerItem != 0u) {
+            // Every invocation of the workgroup is here (the branch is per item): reduce.
+            sLo[lane] = lo;
+            sHi[lane] = hi;
+            barrier();
+            for (uint s = 32u; s > 0u; s >>= 1u) {
+                if (lane < s) {
+                    sLo[lane] = min(sLo[lane], sLo[lane + s]);
+                    sHi[lane] = max(sHi[lane], sHi[lane + s]);
+                }
+                barrier();
+            }
+            if (lane != 0u) return;
+            lo = sLo[0];
+            hi = sHi[0];
         }
         vec3 am = max(abs(lo), abs(hi));
         vec3 g = vec3(max(am.x, max(am.y, am.z)) * 2e-6 + it.fatten + uEpsilon);

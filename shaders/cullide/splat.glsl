@@ -54,18 +54,19 @@ uniform uint uPerSlot; // 1: every triangle slot is a member of the PCS (alive, 
 
 uniform uint uItemPerGroup;  // 1: one workgroup per item, an invocation per slot (items of <= 64 unsplit slots)
 
-void main() {
+// One work index (its slot in the views); returns its fragments (mode 0).
+uint cullideSplat() {
     uint work, lane, item;
     if (uItemPerGroup != 0u) {
         // No search for the item (a dead item's workgroup leaves at once; see Passes::splitItems).
         item = gl_WorkGroupID.x;
-        if (item >= uItemCount || gl_LocalInvocationID.x >= items[item].slotCount) return;
+        if (item >= uItemCount || gl_LocalInvocationID.x >= items[item].slotCount) return 0u;
         work = items[item].workStart + gl_LocalInvocationID.x;
         lane = 0u;
     } else {
         work = gl_GlobalInvocationID.x / uint(CULLIDE_LANES);
         lane = gl_GlobalInvocationID.x % uint(CULLIDE_LANES);
-        if (work >= uWorkCount) return;
+        if (work >= uWorkCount) return 0u;
         item = cullideItemOf(work);
     }
 #ifdef CULLIDE_MULTIVIEW
@@ -83,7 +84,7 @@ void main() {
     uint first = (local % split) * uint(CULLIDE_LANES) + lane;
     uint stride = split * uint(CULLIDE_LANES);
     uint unit = uPerSlot != 0u ? it.memberStart + slot : item;
-    if (alive[unit] == 0u) return;
+    if (alive[unit] == 0u) return 0u;
 #ifdef CULLIDE_BOXES
     vec3 wlo, whi;
     if ((it.flags & CULLIDE_ITEM_LOCAL_BOXES) != 0u) {
@@ -104,14 +105,14 @@ void main() {
     }
     vec3 lo = cullideProject(wlo), hi = cullideProject(whi);
     float ep = uEpsilon * uInvPixel, ez = uEpsilon * uInvDepth;
-    if (hi.x + ep < 0.0 || hi.y + ep < 0.0 || lo.x - ep >= float(uSize.x) || lo.y - ep >= float(uSize.y)) return;
+    if (hi.x + ep < 0.0 || hi.y + ep < 0.0 || lo.x - ep >= float(uSize.x) || lo.y - ep >= float(uSize.y)) return 0u;
     ivec4 box = ivec4(ivec2(floor(max(lo.xy - ep, vec2(0.0)))), ivec2(floor(min(hi.xy + ep, vec2(uSize) - 0.5))));
 #else
     uint triangle = slotTriangles[it.firstSlot + slot];
     vec3 A, B, C;
     sceneWorldTriangle(it.object, triangle, A, B, C);
     CullideRaster r;
-    if (!cullideSetup(A, B, C, it.fatten, r)) return;
+    if (!cullideSetup(A, B, C, it.fatten, r)) return 0u;
     ivec4 box = r.box;
 #endif
 
@@ -128,7 +129,7 @@ void main() {
         vec2 lim = vec2(uSize) + 1.0;
         box.xy = max(box.xy, ivec2(floor(clamp(clo.xy - cep, vec2(-1.0), lim))));
         box.zw = min(box.zw, ivec2(floor(clamp(chi.xy + cep, vec2(-1.0), lim))));
-        if (box.x > box.z || box.y > box.w) return;
+        if (box.x > box.z || box.y > box.w) return 0u;
         zClipLo = clo.z - cez;
         zClipHi = chi.z + cez;
     }
@@ -177,7 +178,24 @@ void main() {
             if (found == (CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK)) break;
         }
     }
-    if (fragments != 0u) atomicAdd(counters[CULLIDE_COUNTER_FRAGMENTS], fragments);
     found <<= markShift;
     if (found != 0u && (marks[unit] & found) != found) atomicOr(marks[unit], found);
+    return fragments;
+}
+
+shared uint sFragments;
+
+void main() {
+    if (uMode != 0u) {
+        cullideSplat();
+        return;
+    }
+    // Mode 0 counts fragments: summed in the workgroup first, one global atomic per workgroup
+    // (not one per invocation on the same word). uMode is uniform: every invocation meets both barriers.
+    if (gl_LocalInvocationIndex == 0u) sFragments = 0u;
+    barrier();
+    uint fragments = cullideSplat();
+    if (fragments != 0u) atomicAdd(sFragments, fragments);
+    barrier();
+    if (gl_LocalInvocationIndex == 0u && sFragments != 0u) atomicAdd(counters[CULLIDE_COUNTER_FRAGMENTS], sFragments);
 }

@@ -16,9 +16,10 @@ uniform uint uUnitCount;  // members of the PCS: items, or work indices (triangl
 uniform uint uLast;  // 1 on the level's last axis: count the survivors
 uniform uint uFullMask;  // marks of a member hidden from both sides in every view of the pass (3, or 3 per view)
 
-void main() {
+// One member; returns 1 when it stays in the PCS.
+uint cullideUpdate() {
     uint i = gl_GlobalInvocationID.x;
-    if (i >= uUnitCount) return;
+    if (i >= uUnitCount) return 0u;
 #ifdef CULLIDE_QUERIES
     // The paper's four occlusion queries per item and axis: front in order, front reversed,
     // back in order, back reversed (a non-zero result: some fragment was hidden).
@@ -28,7 +29,7 @@ void main() {
     uint m = marks[i];
     marks[i] = 0u;
 #endif
-    if (alive[i] == 0u) return;
+    if (alive[i] == 0u) return 0u;
 #ifdef CULLIDE_QUERIES
     const uint full = CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK;
 #else
@@ -36,7 +37,23 @@ void main() {
 #endif
     if ((m & full) != full) {
         alive[i] = 0u;
+        return 0u;
+    }
+    return 1u;
+}
+
+shared uint sAlive;
+
+void main() {
+    if (uLast == 0u) {
+        cullideUpdate();
         return;
     }
-    if (uLast != 0u) atomicAdd(counters[CULLIDE_COUNTER_ALIVE], 1u);
+    // The survivors counted in the workgroup first, one global atomic per workgroup (uLast is
+    // uniform: every invocation meets both barriers).
+    if (gl_LocalInvocationIndex == 0u) sAlive = 0u;
+    barrier();
+    if (cullideUpdate() != 0u) atomicAdd(sAlive, 1u);
+    barrier();
+    if (gl_LocalInvocationIndex == 0u && sAlive != 0u) atomicAdd(counters[CULLIDE_COUNTER_ALIVE], sAlive);
 }

@@ -93,6 +93,8 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     counters_.allocate(CULLIDE_COUNTER_COUNT * sizeof(std::uint32_t));
     begin_ = gl::Query("cullide level begin", GL_TIMESTAMP);
     mid_ = gl::Query("cullide chain middle", GL_TIMESTAMP);
+    posed_ = gl::Query("cullide chain pose pass", GL_TIMESTAMP);
+    clustered_ = gl::Query("cullide chain cluster level", GL_TIMESTAMP);
     filterEnd_ = gl::Query("cullide filter end", GL_TIMESTAMP);
     end_ = gl::Query("cullide level end", GL_TIMESTAMP);
     return {};
@@ -314,14 +316,17 @@ void Passes::queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer&
     } else if (seed == Seed::Posed) {
         // The pose pass (pose.glsl): the items' world boxes, and which reach a partner (its
         // buffers bound by runChain).
+        // With a deformed item: one workgroup per item (its triangles refit in parallel).
         const std::uint32_t n = static_cast<std::uint32_t>(level.items.size());
-        const std::uint64_t groups = (std::uint64_t(n) + kGroup - 1) / kGroup;
+        const std::uint64_t groups = poseGroupPerItem_ ? n : (std::uint64_t(n) + kGroup - 1) / kGroup;
         const std::uint64_t x = std::min<std::uint64_t>(groups, maxGroupsX_);
         pose_.setUniform("uEpsilon", level.epsilon);
         pose_.setUniform("uCount", n);
+        pose_.setUniform("uGroupPerItem", poseGroupPerItem_ ? 1u : 0u);
         pose_.use();
         if (n > 0) pose_.dispatch(static_cast<GLuint>(x), static_cast<GLuint>((groups + x - 1) / x));
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        glQueryCounter(posed_.id(), GL_TIMESTAMP);
     }
     const bool atOnce = level.viewsAtOnce && !level.self && !level.queries && level.views.size() > 1 &&
                         level.views.size() <= kMaxViewsAtOnce;
@@ -376,12 +381,15 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         put(itemBoxes_, chain.itemBoxes.data(), chain.itemBoxes.size_bytes(), CULLIDE_BINDING_ITEM_BOXES);
         put(objectBoxes_, chain.objectBoxes.data(), chain.objectBoxes.size_bytes(), CULLIDE_BINDING_OBJECT_BOXES);
         put(partners_, chain.partners.data(), chain.partners.size_bytes(), CULLIDE_BINDING_PARTNERS);
+        poseGroupPerItem_ = std::find(chain.itemBoxes.begin(), chain.itemBoxes.end(),
+                                      std::uint32_t(CULLIDE_ITEM_BOX_DEFORMED)) != chain.itemBoxes.end();
         uploadStaticBoxes(0);
         chainBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_BOXES);
     } else {
         chainBoxes_.upload(0, chain.clusterBoxes.size_bytes(), chain.clusterBoxes.data());
     }
     queueLevel(cl, items_, alive_, chain.poseItems ? Seed::Posed : Seed::All, true);
+    glQueryCounter(clustered_.id(), GL_TIMESTAMP);
     out.cluster.threads = threads_;
     // The GPU starts on the cluster level while the rest is prepared and queued.
     glFlush();
@@ -410,11 +418,18 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     const std::size_t members = chain.triangle != nullptr ? chain.triangle->members() : 0;
     const std::size_t words = (members + 31) / 32;
     const std::size_t chainAt = 2 * CULLIDE_COUNTER_COUNT, keepAt = chainAt + CULLIDE_CHAIN_COUNTER_COUNT,
-                      bitsAt = keepAt + nPairs, outputAt = bitsAt + words;
+                      bitsAt = keepAt + nPairs;
+    const bool triangles = chain.triangle != nullptr && members > 0 && !chain.triangle->views.empty();
+    // Without the triangle level's passes, with the filter: every triangle of a wanted cluster is
+    // a survivor, and the filter only reads clusters the pair pass listed (all wanted), so neither
+    // the seed nor the pack pass runs (two dependent dispatches less); the wanted flags are read
+    // back instead of the bits, and the survivors made from them on the CPU where needed.
+    const bool fromWanted = triangles && !chain.triangleVisibility && filter;
+    const std::size_t bitsWords = fromWanted ? std::max(words, nItems) : words;
+    const std::size_t outputAt = bitsAt + bitsWords;
     reserveReadback((outputAt + (filter ? 3 * std::size_t(outputCapacity_) : 0)) * 4);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     glCopyNamedBufferSubData(counters_.id(), readback_.id(), 0, 0, CULLIDE_COUNTER_COUNT * 4);
-    const bool triangles = chain.triangle != nullptr && members > 0 && !chain.triangle->views.empty();
     if (triangles) {
         const Level& tl = *chain.triangle;
         if (chain.triangleVisibility) {
@@ -424,15 +439,24 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         } else {
             // Only the seed: the wanted clusters' triangles are the level's survivors.
             threads_ = splitItems(tl);
-            bindCommon(tl, levelItems_, chainItems_, chainAlive_, true);
-            wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
-            dispatchChain(1u, static_cast<std::uint32_t>(tl.items.size()));
+            if (fromWanted) {
+                // Only the items, for the filter (no PCS: nothing to seed, mark or count).
+                uploadItems(chainItems_, levelItems_, chainItemsHeld_,
+                            levelItems_.data() == tl.items.data() ? tl.itemsVersion : 0);
+                chainItems_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ITEMS);
+            } else {
+                bindCommon(tl, levelItems_, chainItems_, chainAlive_, true);
+                wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
+                dispatchChain(1u, static_cast<std::uint32_t>(tl.items.size()));
+            }
         }
-        bits_.reserveWithHeadroom(std::max<std::size_t>(4, words * 4));
-        bits_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_BITS);
-        chainAlive_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ALIVE);
-        chain_.setUniform("uMembers", static_cast<unsigned>(members));
-        dispatchChain(2u, static_cast<std::uint32_t>(words));
+        if (!fromWanted) {
+            bits_.reserveWithHeadroom(std::max<std::size_t>(4, words * 4));
+            bits_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_BITS);
+            chainAlive_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ALIVE);
+            chain_.setUniform("uMembers", static_cast<unsigned>(members));
+            dispatchChain(2u, static_cast<std::uint32_t>(words));
+        }
     }
     glQueryCounter(end_.id(), GL_TIMESTAMP);
     // The filter: indirect arguments from the cluster pairs appended, then one workgroup each
@@ -445,6 +469,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         filter_.setUniform("uOutputCapacity", outputCapacity_);
         filter_.setUniform("uMaxGroups", std::min<std::uint32_t>(maxGroupsX_, 65535u));
         filter_.setUniform("uTolerance", chain.tolerance);
+        filter_.setUniform("uAllAlive", fromWanted ? 1u : 0u);
         filter_.setUniform("uMode", 0u);
         filter_.use();
         filter_.dispatch(1);
@@ -460,7 +485,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         copied = std::min(outputCapacity_, lastOutput_ + lastOutput_ / 4 + 4096u);
     }
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
-    if (triangles)
+    if (triangles && !fromWanted)
         glCopyNamedBufferSubData(counters_.id(), readback_.id(), 0, CULLIDE_COUNTER_COUNT * 4, CULLIDE_COUNTER_COUNT * 4);
     glCopyNamedBufferSubData(keep_.id(), readback_.id(), 0, static_cast<GLintptr>(keepAt * 4),
                              static_cast<GLsizeiptr>(nPairs * 4));
@@ -471,27 +496,51 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             glCopyNamedBufferSubData(output_.id(), readback_.id(), 0, static_cast<GLintptr>(outputAt * 4),
                                      static_cast<GLsizeiptr>(copied) * 12);
     }
-    if (triangles && words > 0)
+    if (fromWanted)
+        glCopyNamedBufferSubData(wanted_.id(), readback_.id(), 0, static_cast<GLintptr>(bitsAt * 4),
+                                 static_cast<GLsizeiptr>(nItems * 4));
+    else if (triangles && words > 0)
         glCopyNamedBufferSubData(bits_.id(), readback_.id(), 0, static_cast<GLintptr>(bitsAt * 4),
                                  static_cast<GLsizeiptr>(words * 4));
     fence_ = gl::Fence::insert();  // flushes
     const auto tr = Clock::now();
     out.issueMs = std::chrono::duration<double, std::milli>(tr - t0).count();
     GLenum waited = GL_TIMEOUT_EXPIRED;
-    for (int i = 0; i < 6 && waited == GL_TIMEOUT_EXPIRED; ++i)
-        waited = glClientWaitSync(fence_.sync(), GL_SYNC_FLUSH_COMMANDS_BIT, 10'000'000'000ull);
+    auto wait = [&] {
+        for (int i = 0; i < 6 && waited == GL_TIMEOUT_EXPIRED; ++i)
+            waited = glClientWaitSync(fence_.sync(), GL_SYNC_FLUSH_COMMANDS_BIT, 10'000'000'000ull);
+    };
+    if (chain.whileWaiting) {
+        // This thread (the GL context's) waits; the team's other threads work meanwhile and
+        // finish their piece once the fence has signalled.
+        std::atomic<bool> signalled{false};
+#pragma omp parallel
+        {
+#pragma omp master
+            {
+                wait();
+                signalled.store(true, std::memory_order_relaxed);
+            }
+            chain.whileWaiting(signalled);
+        }
+    } else {
+        wait();
+    }
     fence_ = gl::Fence();
     if (waited != GL_ALREADY_SIGNALED && waited != GL_CONDITION_SATISFIED)
         return fail("cullide: waiting for the chained cluster and triangle levels failed (glClientWaitSync)");
     if (readbackMap_ == nullptr) return fail("cullide: the read-back buffer could not be mapped");
     std::uint32_t counters[2][CULLIDE_COUNTER_COUNT] = {};
     std::memcpy(counters, readbackMap_, sizeof(counters));
+    if (fromWanted) std::fill(std::begin(counters[1]), std::end(counters[1]), 0u);  // (not copied: no triangle passes)
     std::memcpy(out.keep.data(), readbackMap_ + keepAt, nPairs * 4);
     out.bits.assign(words, 0u);
-    if (triangles && words > 0) std::memcpy(out.bits.data(), readbackMap_ + bitsAt, words * 4);
+    if (triangles && words > 0 && !fromWanted) std::memcpy(out.bits.data(), readbackMap_ + bitsAt, words * 4);
     const double readbackMs = msSince(tr);
     const double begin = double(begin_.result()), mid = double(mid_.result());
     out.cluster.gpuMs = (mid - begin) * 1e-6;
+    if (chain.poseItems) out.poseGpuMs = (double(posed_.result()) - begin) * 1e-6;
+    out.pairGpuMs = (mid - double(clustered_.result())) * 1e-6;
     out.cluster.readbackMs = readbackMs;
     out.cluster.fragments = counters[0][CULLIDE_COUNTER_FRAGMENTS];
     out.cluster.alive = counters[0][CULLIDE_COUNTER_ALIVE];
@@ -504,6 +553,14 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         out.triangle.alive = counters[1][CULLIDE_COUNTER_ALIVE];
         out.triangle.cut = counters[1][CULLIDE_COUNTER_CUT];
         out.seeded = counters[1][CULLIDE_COUNTER_SEEDED];
+        if (fromWanted) {
+            // The wanted clusters' triangles (the seed pass's count, on the CPU).
+            const std::uint32_t* wanted = readbackMap_ + bitsAt;
+            std::uint32_t seeded = 0;
+            for (std::size_t i = 0; i < nItems; ++i)
+                if (wanted[i] != 0) seeded += chain.triangle->items[i].slotCount;
+            out.seeded = seeded;
+        }
         if (!chain.triangleVisibility) out.triangle.alive = out.seeded;
         if (out.triangle.cut != 0) {
             // A thread of the triangle level had more pixels than its loop may visit: nothing of
@@ -545,6 +602,15 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             out.listed = true;
         }
         lastOutput_ = listed;
+    }
+    if (fromWanted && !out.listed && out.triangle.cut == 0) {
+        // The survivors for the CPU's pairing: every member of a wanted cluster (its slots in order).
+        const std::uint32_t* wanted = readbackMap_ + bitsAt;
+        for (std::size_t i = 0; i < nItems; ++i) {
+            if (wanted[i] == 0) continue;
+            const gl::CullideItem& it = chain.triangle->items[i];
+            for (std::uint32_t m = it.memberStart; m < it.memberStart + it.slotCount; ++m) out.bits[m / 32] |= 1u << (m % 32);
+        }
     }
     if (auto e = gl::checkError("after the cullide chain"); !e) return e;
     out.runMs = msSince(t0);

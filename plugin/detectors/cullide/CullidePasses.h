@@ -19,6 +19,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <atomic>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -119,6 +121,11 @@ struct Chain {
     /// The triangle level's visibility passes; false: its members are the wanted clusters'
     /// triangles as seeded (no pruning by visibility).
     bool triangleVisibility = true;
+    /// Work for the CPU's other threads while this one waits for the chain's fence: called on
+    /// every thread of an OpenMP team (this thread too, after the wait) with `stop` set once the
+    /// fence signals (the detector's speculation: the last call's intersecting pairs tested
+    /// again). Empty: the wait runs alone.
+    std::function<void(const std::atomic<bool>& stop)> whileWaiting;
 };
 
 /// What the chain left.
@@ -136,6 +143,8 @@ struct ChainResult {
     double clusterPairs = 0.0;  // cluster pairs the filter walked
     double boxPairs = 0.0;      // triangle pairs whose boxes met (before the separating-axis test)
     double filterGpuMs = 0.0;   // GPU time of the filter (after the triangle level)
+    double poseGpuMs = 0.0;     // poseItems: GPU time of the pose pass (part of cluster.gpuMs)
+    double pairGpuMs = 0.0;     // GPU time of the pair pass (part of cluster.gpuMs)
     double issueMs = 0.0;       // wall time issuing everything (before the wait)
     double runMs = 0.0;               // wall time: issuing, waiting, reading back
 };
@@ -220,9 +229,10 @@ private:
     gl::Renderbuffer depthTarget_;
     std::vector<gl::Query> pool_;
     std::size_t poolNext_ = 0;
-    gl::Query begin_, mid_, end_, filterEnd_;
+    gl::Query begin_, posed_, clustered_, mid_, end_, filterEnd_;
     std::vector<gl::CullideItem> splitItems_;  // the level's items with their split (when any needs one)
     std::span<const gl::CullideItem> levelItems_;  // what the level uploads: splitItems_ or its own items
+    bool poseGroupPerItem_ = false;                // the pose pass: one workgroup per item (some item deformed)
     bool itemPerGroup_ = false;                    // the splat passes: one workgroup per item (Level::maxSlotCount)
     std::uint32_t threads_ = 0;                // work indices of the splat passes
     std::size_t queriesIssued_ = 0;            // occlusion queries of the last queued level

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <memory>
@@ -31,10 +32,14 @@ std::unique_ptr<CullideDetector> makeCullide(const CullideSettings& s = {}, bool
     return d ? std::move(*d) : nullptr;
 }
 
+// `resolution` is the triangle level's: its visibility passes on (off by default since the
+// evening of 2026-11-27; the defaults are tested as they are by the recall cases and the filter
+// tests).
 CullideSettings settings(std::string method, int resolution = 64) {
     CullideSettings s;
     s.method = std::move(method);
     s.resolution = resolution;
+    s.triangleLevel = true;
     return s;
 }
 
@@ -301,7 +306,10 @@ TEST_P(CullideRecallTest, MatchesTheReferenceExactly) {
 
 INSTANTIATE_TEST_SUITE_P(
     Meshes, CullideRecallTest,
-    ::testing::Values(RecallCase{"bunny_bunny_defaults", "bunny", "bunny", "compute", CullideSettings{}.resolution, 60},
+    ::testing::Values(RecallCase{"bunny_bunny_defaults", "bunny", "bunny", "compute", CullideSettings{}.resolution, 60,
+                                 64, false, true, true, false, true, true, CullideSettings{}.triangleLevel},
+                      RecallCase{"bunny_bunny_triangle_level", "bunny", "bunny", "compute", CullideSettings{}.resolution,
+                                 30},
                       RecallCase{"bunny_bunny_coarse_16px", "bunny", "bunny", "compute", 16, 20},
                       RecallCase{"torus_torus_64", "torus", "torus", "compute", 64, 20},
                       RecallCase{"box_bunny_64", "box", "bunny", "compute", 64, 16},
@@ -452,6 +460,69 @@ TEST_F(CullideDetectorTest, GpuItemsMatchTheItemsBuiltOnTheCpu) {
     }
 }
 
+// speculate (on software GL only with the test hook ISC_CULLIDE_SPECULATE_ALL, which
+// tests every remembered pair after the wait): the last call's intersecting pairs tested again
+// during the wait and reused by the exact test. Over calls with the same poses, a moved bunny
+// and deformed ones: the reference's answer, and pairs and segments bit for bit those of
+// speculate = false; every listed pair reused when nothing moved, some when something did.
+TEST_F(CullideDetectorTest, SpeculationReusesTheLastCallsPairsAndKeepsTheAnswer) {
+    Scene scene = bunnyHeap(8);
+    auto deform = [&](ObjectId o, float s) {
+        std::vector<Vec3> v(scene.objectMesh(o).vertices().begin(), scene.objectMesh(o).vertices().end());
+        const Vec3 c = scene.objectMesh(o).localBounds().center();
+        for (Vec3& x : v) x = c + Vec3(s, 1.0f / s, s) * (x - c);
+        scene.setVertices(o, v);
+    };
+    ::setenv("ISC_CULLIDE_SPECULATE_ALL", "1", 1);
+    CullideSettings s = settings("compute", 64);
+    s.speculate = true;
+    auto speculating = makeCullide(s);
+    ::unsetenv("ISC_CULLIDE_SPECULATE_ALL");
+    s.speculate = false;
+    auto plain = makeCullide(s);
+    ASSERT_TRUE(speculating && plain);
+    for (int call = 0; call < 4; ++call) {
+        if (call == 2) {
+            Pose p = scene.pose(4);
+            p.position += Vec3(0.004f, -0.003f, 0.002f);
+            scene.setPose(4, p);
+            deform(1, 1.02f);
+        }
+        if (call == 3) deform(1, 0.97f);
+        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+        DetectionOutput a, b;
+        ASSERT_TRUE(speculating->detect(scene, candidates, a));
+        ASSERT_TRUE(plain->detect(scene, candidates, b));
+        std::size_t colliding = 0;
+        expectExact(scene, candidates, a, &colliding);
+        EXPECT_GE(colliding, 4u);
+        ASSERT_EQ(a.pairs.size(), b.pairs.size());
+        for (std::size_t i = 0; i < a.pairs.size(); ++i) {
+            EXPECT_EQ(a.pairs[i].pair, b.pairs[i].pair);
+            EXPECT_EQ(a.pairs[i].triangles, b.pairs[i].triangles);
+            ASSERT_EQ(a.pairs[i].segments.size(), b.pairs[i].segments.size());
+            for (std::size_t k = 0; k < a.pairs[i].segments.size(); ++k) {
+                EXPECT_EQ(a.pairs[i].segments[k].p0, b.pairs[i].segments[k].p0);
+                EXPECT_EQ(a.pairs[i].segments[k].p1, b.pairs[i].segments[k].p1);
+            }
+        }
+        const double listed = a.stats.counter("filtered_pairs"), reused = a.stats.counter("exact_reused");
+        std::printf("[ cullide ] speculation, 8 bunnies, call %d: %g listed pairs, %g speculated, %g reused, %g "
+                    "intersecting\n",
+                    call, listed, a.stats.counter("exact_speculated"), reused, a.stats.counter("positive_tests"));
+        EXPECT_GT(listed, 0.0);
+        EXPECT_EQ(b.stats.counter("exact_reused"), 0.0);
+        if (call == 0) {
+            EXPECT_EQ(reused, 0.0) << "nothing to speculate on the first call";
+        } else {
+            EXPECT_GT(reused, 0.0);
+            // Only intersecting pairs are remembered: with nothing moved, each of them is reused.
+            if (call == 1) EXPECT_EQ(reused, a.stats.counter("positive_tests"));
+            else EXPECT_LE(reused, listed);
+        }
+    }
+}
+
 // A detector handed another scene with the same meshes but the objects' meshes swapped: the GPU
 // mirror must be remade (GpuScene keeps each object's mesh range while the counts stay: before
 // the fix the second scene's pair was missed with either item path) and the pose pass's item
@@ -492,27 +563,41 @@ TEST_F(CullideDetectorTest, AnotherSceneWithTheMeshesSwappedIsMirroredAgain) {
 TEST_F(CullideDetectorTest, FilterListOverflowTestsTheSurvivorsThenGrows) {
     // A filter list of 16 triangle pairs cannot hold the heap's (hundreds): the first call must
     // fall back to pairing the survivors on the CPU (the same exact answer, counted), and the
-    // second call, with the list grown, must list them on the GPU.
+    // second call, with the list grown, must list them on the GPU. With and without the triangle
+    // level's passes (without: the survivors are made on the CPU from the wanted clusters, the
+    // seed and pack passes do not run): the same triangles enter the triangle level.
     Scene scene = bunnyHeap(8);
     const std::vector<ObjectPair> candidates = scene.overlappingPairs();
     DetectorSettings common{.wantSegments = true};
-    CullideSettings s = settings("compute", 64);
-    s.filterList = 16;
-    auto d = createCullideDetector(common, s);
-    ASSERT_TRUE(d) << d.error().message;
-    DetectionOutput first, second;
-    ASSERT_TRUE((*d)->detect(scene, candidates, first));
-    ASSERT_TRUE((*d)->detect(scene, candidates, second));
-    std::size_t colliding = 0;
-    expectExact(scene, candidates, first, &colliding);
-    expectExact(scene, candidates, second);
-    EXPECT_GE(colliding, 5u);
-    EXPECT_EQ(first.stats.counter("filter_overflows"), 1.0) << "16 pairs cannot hold the heap's list";
-    EXPECT_EQ(first.stats.counter("filtered_pairs"), 0.0) << "the overflowed call paired the survivors";
-    EXPECT_EQ(second.stats.counter("filter_overflows"), 0.0) << "the list grew after the overflow";
-    EXPECT_GT(second.stats.counter("filtered_pairs"), 16.0);
-    ASSERT_EQ(first.pairs.size(), second.pairs.size());
-    for (std::size_t i = 0; i < first.pairs.size(); ++i) EXPECT_EQ(first.pairs[i].triangles, second.pairs[i].triangles);
+    double seeded[2] = {0.0, 0.0};
+    for (bool triangleLevel : {true, false}) {
+        CullideSettings s = settings("compute", 64);
+        s.filterList = 16;
+        s.triangleLevel = triangleLevel;
+        auto d = createCullideDetector(common, s);
+        ASSERT_TRUE(d) << d.error().message;
+        DetectionOutput first, second;
+        ASSERT_TRUE((*d)->detect(scene, candidates, first));
+        ASSERT_TRUE((*d)->detect(scene, candidates, second));
+        std::size_t colliding = 0;
+        expectExact(scene, candidates, first, &colliding);
+        expectExact(scene, candidates, second);
+        EXPECT_GE(colliding, 5u);
+        EXPECT_EQ(first.stats.counter("filter_overflows"), 1.0) << "16 pairs cannot hold the heap's list";
+        EXPECT_EQ(first.stats.counter("filtered_pairs"), 0.0) << "the overflowed call paired the survivors";
+        EXPECT_EQ(second.stats.counter("filter_overflows"), 0.0) << "the list grew after the overflow";
+        EXPECT_GT(second.stats.counter("filtered_pairs"), 16.0);
+        ASSERT_EQ(first.pairs.size(), second.pairs.size());
+        for (std::size_t i = 0; i < first.pairs.size(); ++i)
+            EXPECT_EQ(first.pairs[i].triangles, second.pairs[i].triangles);
+        seeded[triangleLevel ? 0 : 1] = second.stats.counter("pcs_triangles_in");
+        EXPECT_EQ(first.stats.counter("pcs_triangles_in"), second.stats.counter("pcs_triangles_in"));
+        if (!triangleLevel) {
+            EXPECT_EQ(second.stats.counter("pcs_triangles"), second.stats.counter("pcs_triangles_in"));
+        }
+    }
+    EXPECT_GT(seeded[0], 0.0);
+    EXPECT_EQ(seeded[0], seeded[1]) << "the wanted clusters' triangles, seeded on the GPU or counted on the CPU";
 }
 
 TEST_F(CullideDetectorTest, GpuFilterListsEveryTouchingTrianglePair) {

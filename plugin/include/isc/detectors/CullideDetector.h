@@ -54,8 +54,10 @@ struct CullideSettings {
     /// triangles but the same exact tests, for 2-4 times the level's GPU time;
     /// docs/detectors/cullide.md.)
     int resolution = 32;
-    /// Pixels across the smallest object at the cluster level, 4..4096 (32 since 2026-11-27, was 64, as above).
-    int clusterResolution = 32;
+    /// Pixels across the smallest object at the cluster level, 4..4096 (8 since the evening of
+    /// 2026-11-27, 32 before, 64 before that: with the GPU filter behind it, a coarser cluster
+    /// level changes no exact test, docs/detectors/cullide.md).
+    int clusterResolution = 8;
     /// Pixels across the smallest object at the object level, 4..4096.
     int objectResolution = 32;
     /// Triangles per cluster (the largest subtrees of each mesh's BVH with at most this many
@@ -102,10 +104,12 @@ struct CullideSettings {
     /// only those go to the exact CPU test (true, default; clusters of at most 64 triangles), or
     /// the survivors are read back and paired on the CPU by sweep and prune (false).
     bool gpuFilter = true;
-    /// The triangle level's visibility passes (the paper's last reducePCS, true, default). False
-    /// (with the chain): every triangle of the clusters the kept pairs need goes on as it is,
-    /// and only the GPU filter (or the CPU pairing) narrows them.
-    bool triangleLevel = true;
+    /// The triangle level's visibility passes (the paper's last reducePCS). False (default since
+    /// the evening of 2026-11-27; with the chain): every triangle of the clusters the kept pairs
+    /// need goes on as it is, and only the GPU filter (or the CPU pairing) narrows them: on the
+    /// piles the same exact tests for less GPU time (docs/detectors/cullide.md). True: the
+    /// paper's triangle level.
+    bool triangleLevel = false;
     /// With the GPU filter: triangle pairs its list holds at first, 16..2^28. A call that lists
     /// more tests its survivors on the CPU instead (the same answer, counter `filter_overflows`)
     /// and the next call gets a list large enough for it.
@@ -116,8 +120,16 @@ struct CullideSettings {
     /// CPU then builds no boxes and no per-call item list. False: the boxes and the clusters that
     /// reach a partner found on the CPU (round E's path).
     bool gpuItems = true;
+    /// With the GPU filter, detect(): while the CPU waits for the GPU, its other threads test the
+    /// last call's intersecting triangle pairs again with this call's vertices and poses, and the
+    /// exact test takes those results for the pairs the filter lists (true; the same test on the
+    /// same doubles: the same answer; as peel's `speculate`). Not on software GL (its rendering
+    /// needs the cores). False by default: on the H200 it gained nothing on the pile and lost on
+    /// the deforming pile (the serial stages after the wait slowed by as much as the exact test
+    /// saved; docs/detectors/cullide.md).
+    bool speculate = false;
 
-    static constexpr std::array<SettingField<CullideSettings>, 19> fields{{
+    static constexpr std::array<SettingField<CullideSettings>, 20> fields{{
         {"method", &CullideSettings::method, "compute (default) or queries (the paper's occlusion queries, object and cluster levels)"},
         {"resolution", &CullideSettings::resolution, "triangle level: pixels across the smallest object (8..4096)"},
         {"clusterResolution", &CullideSettings::clusterResolution,
@@ -153,6 +165,9 @@ struct CullideSettings {
          "survivors on the CPU and the next gets room"},
         {"gpuItems", &CullideSettings::gpuItems,
          "chain: cluster boxes posed and cut to the partners' boxes on the GPU (true) or on the CPU (false)"},
+        {"speculate", &CullideSettings::speculate,
+         "gpuFilter, detect(): the last call's intersecting triangle pairs tested again during the GPU wait and reused "
+         "by the exact test (true) or not (false)"},
     }};
 };
 
