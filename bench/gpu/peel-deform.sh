@@ -14,12 +14,7 @@
 # Env: PEEL_DEFORM_REPS, PEEL_DEFORM_QUICK=1 (tiny sizes, for a check on llvmpipe).
 # About 70 s on the H100 (round c, 2026-11-25: bench/results/h100-2026-11-25-round-c-peel-deform*).
 set -uo pipefail
-dir=${1:-.devrun}
-bin=$PWD/$dir/bin
-export LD_LIBRARY_PATH=$PWD/$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export ISC_BUNNY_OBJ=$PWD/$dir/data/bunny.obj
-nv=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-[ -f $nv ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$nv
+. "$(dirname "${BASH_SOURCE[0]}")/packed.sh"  # dir, bin, the libraries, the bunny, EGL
 out=${OUT:-/tmp/peel-deform-out}
 mkdir -p "$out"
 reps=${PEEL_DEFORM_REPS:-7}

@@ -15,12 +15,7 @@
 # bench/results/h100-2026-11-25-peel-gpu*.{json,txt} are its outputs, renamed:
 #   peel.json -> h100-<date>-peel-gpu.json, machine.txt -> h100-<date>-peel-gpu-machine.txt, ...
 set -uo pipefail
-dir=${1:-.devrun}
-bin=$PWD/$dir/bin
-export LD_LIBRARY_PATH=$PWD/$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export ISC_BUNNY_OBJ=$PWD/$dir/data/bunny.obj
-nv=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-[ -f $nv ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$nv
+. "$(dirname "${BASH_SOURCE[0]}")/packed.sh"  # dir, bin, the libraries, the bunny, EGL
 out=${OUT:-/tmp/peel-gpu-out}
 mkdir -p "$out"
 reps=${PEEL_GPU_REPS:-5}

@@ -22,12 +22,7 @@
 #   tests.txt    the peel and GpuScene tests on the NVIDIA driver (when packed, PEEL_PAT_TESTS=1)
 #   accuracy.txt isc accuracy --detector peel (defaults, 200 poses; PEEL_PAT_TESTS=1)
 set -uo pipefail
-dir=${1:-.devrun}
-bin=$PWD/$dir/bin
-export LD_LIBRARY_PATH=$PWD/$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export ISC_BUNNY_OBJ=$PWD/$dir/data/bunny.obj
-nv=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-[ -f $nv ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$nv
+. "$(dirname "${BASH_SOURCE[0]}")/packed.sh"  # dir, bin, the libraries, the bunny, EGL
 out=${OUT:-/tmp/peel-patterns-out}
 mkdir -p "$out"
 reps=${PEEL_PAT_REPS:-5}

@@ -13,12 +13,7 @@
 #   accuracy.txt isc accuracy --detector peel (defaults, 200 poses)
 # Env: PEEL_SPEC_REPS, PEEL_SPEC_SKIP_TESTS=1, PEEL_SPEC_QUICK=1 (tiny, for a check on llvmpipe).
 set -uo pipefail
-dir=${1:-.devrun}
-bin=$PWD/$dir/bin
-export LD_LIBRARY_PATH=$PWD/$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export ISC_BUNNY_OBJ=$PWD/$dir/data/bunny.obj
-nv=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-[ -f $nv ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$nv
+. "$(dirname "${BASH_SOURCE[0]}")/packed.sh"  # dir, bin, the libraries, the bunny, EGL
 out=${OUT:-/tmp/peel-speculate-out}
 mkdir -p "$out"
 reps=${PEEL_SPEC_REPS:-5}

@@ -346,6 +346,14 @@ Scene bunnyHeap(int count) {
     return scene;
 }
 
+// Object o deformed: its mesh's vertices stretched by s across and 1/s up about its centre.
+void squash(Scene& scene, ObjectId o, float s) {
+    std::vector<Vec3> v(scene.objectMesh(o).vertices().begin(), scene.objectMesh(o).vertices().end());
+    const Vec3 c = scene.objectMesh(o).localBounds().center();
+    for (Vec3& x : v) x = c + Vec3(s, 1.0f / s, s) * (x - c);
+    scene.setVertices(o, v);
+}
+
 // Several bodies, every overlapping pair in one call: exactly the reference, and each level
 // prunes.
 TEST_F(CullideDetectorTest, ManyObjectsInOneCall) {
@@ -419,12 +427,7 @@ TEST_F(CullideDetectorTest, ChainedLevelsMatchTheLevelsReadBackOneByOne) {
 // deformed ones moved between calls.
 TEST_F(CullideDetectorTest, GpuItemsMatchTheItemsBuiltOnTheCpu) {
     Scene scene = bunnyHeap(12);
-    auto deform = [&](ObjectId o, float s) {
-        std::vector<Vec3> v(scene.objectMesh(o).vertices().begin(), scene.objectMesh(o).vertices().end());
-        const Vec3 c = scene.objectMesh(o).localBounds().center();
-        for (Vec3& x : v) x = c + Vec3(s, 1.0f / s, s) * (x - c);
-        scene.setVertices(o, v);
-    };
+    auto deform = [&](ObjectId o, float s) { squash(scene, o, s); };
     deform(2, 1.08f);
     deform(5, 0.9f);
     deform(7, 1.12f);
@@ -467,12 +470,7 @@ TEST_F(CullideDetectorTest, GpuItemsMatchTheItemsBuiltOnTheCpu) {
 // speculate = false; every listed pair reused when nothing moved, some when something did.
 TEST_F(CullideDetectorTest, SpeculationReusesTheLastCallsPairsAndKeepsTheAnswer) {
     Scene scene = bunnyHeap(8);
-    auto deform = [&](ObjectId o, float s) {
-        std::vector<Vec3> v(scene.objectMesh(o).vertices().begin(), scene.objectMesh(o).vertices().end());
-        const Vec3 c = scene.objectMesh(o).localBounds().center();
-        for (Vec3& x : v) x = c + Vec3(s, 1.0f / s, s) * (x - c);
-        scene.setVertices(o, v);
-    };
+    auto deform = [&](ObjectId o, float s) { squash(scene, o, s); };
     ::setenv("ISC_CULLIDE_SPECULATE_ALL", "1", 1);
     CullideSettings s = settings("compute", 64);
     s.speculate = true;
