@@ -8,3 +8,12 @@ export LD_LIBRARY_PATH=$PWD/$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export ISC_BUNNY_OBJ=$PWD/$dir/data/bunny.obj
 nv=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 [ -f $nv ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$nv
+# The machine a script's figures come from: GPU, driver and clocks, cores, OpenMP, CPU, load.
+machine_info() {
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,pstate --format=csv,noheader 2>/dev/null ||
+    echo "no nvidia-smi"
+  echo "nproc $(nproc)"
+  echo "OMP_NUM_THREADS ${OMP_NUM_THREADS:-unset} OMP_WAIT_POLICY ${OMP_WAIT_POLICY:-unset}"
+  grep -m1 "model name" /proc/cpuinfo
+  echo "loadavg $(cat /proc/loadavg)"
+}

@@ -31,13 +31,7 @@ reps=${PEEL_PAT_REPS:-5}
 # compare. PEEL_PAT_INTERLEAVE=false: in registration order.
 interleave=${PEEL_PAT_INTERLEAVE:-true}
 export ISC_PEEL_BENCH_MIN_TIME=${ISC_PEEL_BENCH_MIN_TIME:-0.1}
-{
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,pstate --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
-  echo "nproc $(nproc)"
-  echo "OMP_NUM_THREADS ${OMP_NUM_THREADS:-unset} OMP_WAIT_POLICY ${OMP_WAIT_POLICY:-unset}"
-  grep -m1 "model name" /proc/cpuinfo
-  echo "loadavg $(cat /proc/loadavg)"
-} > "$out/machine.txt" 2>&1
+machine_info > "$out/machine.txt" 2>&1
 cat "$out/machine.txt"
 smi=""
 if command -v nvidia-smi > /dev/null; then

@@ -19,13 +19,7 @@ mkdir -p "$out"
 reps=${PEEL_SPEC_REPS:-5}
 export ISC_PEEL_BENCH_MIN_TIME=${ISC_PEEL_BENCH_MIN_TIME:-0.1}
 if [ "${PEEL_SPEC_QUICK:-0}" = 1 ]; then reps=1; export ISC_PEEL_BENCH_MIN_TIME=0.01; fi
-{
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"
-  echo "nproc $(nproc)"
-  echo "OMP_NUM_THREADS ${OMP_NUM_THREADS:-unset} OMP_WAIT_POLICY ${OMP_WAIT_POLICY:-unset}"
-  grep -m1 "model name" /proc/cpuinfo
-  echo "loadavg $(cat /proc/loadavg)"
-} > "$out/machine.txt" 2>&1
+machine_info > "$out/machine.txt" 2>&1
 cat "$out/machine.txt"
 
 # 1. The detector calls: cpu, peel (speculate on), peel with speculate off; same poses.
