@@ -27,7 +27,7 @@ for part in "$@"; do
         case $t in *isc_test_tools|*isc_test_demo_window|*fuzz*) continue ;; esac
         echo "=== $t"; timeout 150 "$t" --gtest_brief=1 2>&1 | tail -40
       done > "$out/tests.txt" 2>&1
-      grep -E "^===|FAILED|PASSED" "$out/tests.txt" | tail -80 ;;
+      grep -E "^===|FAILED|PASSED|SKIPPED|tests? from .* ran" "$out/tests.txt" | tail -120 ;;  # ran: the count, so a test that did not run shows
     accuracy)
       for d in $("$bin/isc" info 2>/dev/null | awk '/^detectors/{f=1;next} f&&/^  [a-z]/{print $1}'); do
         case $d in auto|cpu|heightmap) continue ;; esac  # heightmap: objects against static ones only
