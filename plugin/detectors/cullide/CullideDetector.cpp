@@ -7,13 +7,11 @@
 #include "CullidePasses.h"
 
 #include "isc/core/Assert.h"
-#include "isc/detect/AutoDetector.h"
 #include "isc/gl/Gl.h"
 
 #include <algorithm>
 #include <bit>
 #include <chrono>
-#include <cstdlib>
 #include <optional>
 #include <cmath>
 #include <string>
@@ -76,13 +74,6 @@ struct CullideDetector::Impl {
     cullide::Passes passes;
     std::unique_ptr<cullide::Hierarchies> hierarchies;
     cullide::Narrowphase narrowphase;
-    // Speculation (CullideSettings::speculate): on a GPU only (on software GL the waiting
-    // threads would take the cores it renders with); test hook ISC_CULLIDE_SPECULATE_ALL: the
-    // last call's pairs are all tested whatever the fence (on software GL too), so that tests
-    // see the reuse path.
-    bool softwareGl = false;
-    bool speculateAll = false;
-    bool speculating() const { return settings.speculate && (!softwareGl || speculateAll); }
     std::vector<std::vector<Vec3>> worldVertices;  // per object: deformed objects' posed vertices (this call)
 
     // What the levels leave.
@@ -672,21 +663,9 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                            st.clusterSize <= int(CULLIDE_FILTER_MAX_CLUSTER);
             chain.tolerance = 1e-5f * scale;
             chain.triangleVisibility = st.triangleLevel;
-            // Speculation: the waiting CPU's other threads test the last call's intersecting
-            // pairs with this call's vertices (Narrowphase::speculate); the hook tests them all.
-            const bool speculate = chain.filter && speculating();
-            const std::atomic<bool> never{false};
-            if (speculate) {
-                narrowphase.beginCall(common.wantSegments);
-                if (!softwareGl)
-                    chain.whileWaiting = [&](const std::atomic<bool>& stop) {
-                        narrowphase.speculate(scene, speculateAll ? never : stop);
-                    };
-            }
             stats.count("cpu_chain_setup_ms", msSince(t0));
             cullide::ChainResult cr;
             auto ran = passes.runChain(chain, cr);
-            if (speculate && softwareGl) narrowphase.speculate(scene, never);  // the hook, after the wait
             clipObjects = {};  // (objects goes out of scope after this level)
             if (!ran) return ran;
             if (chain.filter) {
@@ -949,8 +928,7 @@ Result<void> CullideDetector::detect(const Scene& scene, std::span<const ObjectP
         std::vector<ObjectPair> listed;
         listed.reserve(res.listedPairs.size());
         for (std::uint32_t c : res.listedPairs) listed.push_back(candidates[c]);
-        // (With speculation it also keeps the pairs found for the next call.)
-        im.narrowphase.runListed(scene, listed, res.tests, im.common.wantSegments, out, im.speculating());
+        im.narrowphase.runListed(scene, listed, res.tests, im.common.wantSegments, out);
         if (selfResults > 0 && selfResults < out.pairs.size()) {
             // Both kinds: candidate order (each list is in it already).
             std::vector<std::pair<std::uint32_t, std::size_t>> order;  // (candidate, position)
@@ -990,8 +968,6 @@ Result<void> CullideDetector::detect(const Scene& scene, std::span<const ObjectP
         jobs.push_back({candidates[c]});
     }
     im.narrowphase.run(scene, jobs, res.survivors, res.selfSurvivors, im.common.wantSegments, out);
-    // (A call whose filter list overflowed: its pairs are still the next call's to speculate.)
-    if (im.speculating() && im.settings.gpuFilter) im.narrowphase.remember(out.pairs);
     DetectorStats& stats = out.stats;
     stats.count("cpu_narrowphase_ms", msSince(tn));
     stats.gpuMs = stats.counter("gpu_ms");
@@ -1295,10 +1271,6 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     if (auto c = impl->passes.compile(settings.method == "queries", settings.selfLayers, settings.queryPool); !c)
         return fail(c.error().message);
     impl->passes.setFilterList(std::uint32_t(settings.filterList));
-    const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
-    impl->softwareGl = renderer != nullptr && isSoftwareRenderer(renderer);
-    if (const char* v = std::getenv("ISC_CULLIDE_SPECULATE_ALL"); v != nullptr && *v != '\0' && *v != '0')
-        impl->speculateAll = true;
     return std::unique_ptr<CullideDetector>(new CullideDetector(std::move(impl)));
 }
 

@@ -506,26 +506,8 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     const auto tr = Clock::now();
     out.issueMs = std::chrono::duration<double, std::milli>(tr - t0).count();
     GLenum waited = GL_TIMEOUT_EXPIRED;
-    auto wait = [&] {
-        for (int i = 0; i < 6 && waited == GL_TIMEOUT_EXPIRED; ++i)
-            waited = glClientWaitSync(fence_.sync(), GL_SYNC_FLUSH_COMMANDS_BIT, 10'000'000'000ull);
-    };
-    if (chain.whileWaiting) {
-        // This thread (the GL context's) waits; the team's other threads work meanwhile and
-        // finish their piece once the fence has signalled.
-        std::atomic<bool> signalled{false};
-#pragma omp parallel
-        {
-#pragma omp master
-            {
-                wait();
-                signalled.store(true, std::memory_order_relaxed);
-            }
-            chain.whileWaiting(signalled);
-        }
-    } else {
-        wait();
-    }
+    for (int i = 0; i < 6 && waited == GL_TIMEOUT_EXPIRED; ++i)
+        waited = glClientWaitSync(fence_.sync(), GL_SYNC_FLUSH_COMMANDS_BIT, 10'000'000'000ull);
     fence_ = gl::Fence();
     if (waited != GL_ALREADY_SIGNALED && waited != GL_CONDITION_SATISFIED)
         return fail("cullide: waiting for the chained cluster and triangle levels failed (glClientWaitSync)");

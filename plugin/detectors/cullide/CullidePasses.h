@@ -19,8 +19,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <atomic>
-#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -121,11 +119,6 @@ struct Chain {
     /// The triangle level's visibility passes; false: its members are the wanted clusters'
     /// triangles as seeded (no pruning by visibility).
     bool triangleVisibility = true;
-    /// Work for the CPU's other threads while this one waits for the chain's fence: called on
-    /// every thread of an OpenMP team (this thread too, after the wait) with `stop` set once the
-    /// fence signals (the detector's speculation: the last call's intersecting pairs tested
-    /// again). Empty: the wait runs alone.
-    std::function<void(const std::atomic<bool>& stop)> whileWaiting;
 };
 
 /// What the chain left.

@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <map>
 #include <memory>
@@ -346,14 +345,6 @@ Scene bunnyHeap(int count) {
     return scene;
 }
 
-// Object o deformed: its mesh's vertices stretched by s across and 1/s up about its centre.
-void squash(Scene& scene, ObjectId o, float s) {
-    std::vector<Vec3> v(scene.objectMesh(o).vertices().begin(), scene.objectMesh(o).vertices().end());
-    const Vec3 c = scene.objectMesh(o).localBounds().center();
-    for (Vec3& x : v) x = c + Vec3(s, 1.0f / s, s) * (x - c);
-    scene.setVertices(o, v);
-}
-
 // Several bodies, every overlapping pair in one call: exactly the reference, and each level
 // prunes.
 TEST_F(CullideDetectorTest, ManyObjectsInOneCall) {
@@ -427,7 +418,12 @@ TEST_F(CullideDetectorTest, ChainedLevelsMatchTheLevelsReadBackOneByOne) {
 // deformed ones moved between calls.
 TEST_F(CullideDetectorTest, GpuItemsMatchTheItemsBuiltOnTheCpu) {
     Scene scene = bunnyHeap(12);
-    auto deform = [&](ObjectId o, float s) { squash(scene, o, s); };
+    auto deform = [&](ObjectId o, float s) {
+        std::vector<Vec3> v(scene.objectMesh(o).vertices().begin(), scene.objectMesh(o).vertices().end());
+        const Vec3 c = scene.objectMesh(o).localBounds().center();
+        for (Vec3& x : v) x = c + Vec3(s, 1.0f / s, s) * (x - c);
+        scene.setVertices(o, v);
+    };
     deform(2, 1.08f);
     deform(5, 0.9f);
     deform(7, 1.12f);
@@ -460,64 +456,6 @@ TEST_F(CullideDetectorTest, GpuItemsMatchTheItemsBuiltOnTheCpu) {
         EXPECT_EQ(a.stats.counter("pairs_after_clusters"), b.stats.counter("pairs_after_clusters"));
         EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
         EXPECT_EQ(a.pairs.size(), b.pairs.size());
-    }
-}
-
-// speculate (on software GL only with the test hook ISC_CULLIDE_SPECULATE_ALL, which
-// tests every remembered pair after the wait): the last call's intersecting pairs tested again
-// during the wait and reused by the exact test. Over calls with the same poses, a moved bunny
-// and deformed ones: the reference's answer, and pairs and segments bit for bit those of
-// speculate = false; every listed pair reused when nothing moved, some when something did.
-TEST_F(CullideDetectorTest, SpeculationReusesTheLastCallsPairsAndKeepsTheAnswer) {
-    Scene scene = bunnyHeap(8);
-    auto deform = [&](ObjectId o, float s) { squash(scene, o, s); };
-    ::setenv("ISC_CULLIDE_SPECULATE_ALL", "1", 1);
-    CullideSettings s = settings("compute", 64);
-    s.speculate = true;
-    auto speculating = makeCullide(s);
-    ::unsetenv("ISC_CULLIDE_SPECULATE_ALL");
-    s.speculate = false;
-    auto plain = makeCullide(s);
-    ASSERT_TRUE(speculating && plain);
-    for (int call = 0; call < 4; ++call) {
-        if (call == 2) {
-            Pose p = scene.pose(4);
-            p.position += Vec3(0.004f, -0.003f, 0.002f);
-            scene.setPose(4, p);
-            deform(1, 1.02f);
-        }
-        if (call == 3) deform(1, 0.97f);
-        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
-        DetectionOutput a, b;
-        ASSERT_TRUE(speculating->detect(scene, candidates, a));
-        ASSERT_TRUE(plain->detect(scene, candidates, b));
-        std::size_t colliding = 0;
-        expectExact(scene, candidates, a, &colliding);
-        EXPECT_GE(colliding, 4u);
-        ASSERT_EQ(a.pairs.size(), b.pairs.size());
-        for (std::size_t i = 0; i < a.pairs.size(); ++i) {
-            EXPECT_EQ(a.pairs[i].pair, b.pairs[i].pair);
-            EXPECT_EQ(a.pairs[i].triangles, b.pairs[i].triangles);
-            ASSERT_EQ(a.pairs[i].segments.size(), b.pairs[i].segments.size());
-            for (std::size_t k = 0; k < a.pairs[i].segments.size(); ++k) {
-                EXPECT_EQ(a.pairs[i].segments[k].p0, b.pairs[i].segments[k].p0);
-                EXPECT_EQ(a.pairs[i].segments[k].p1, b.pairs[i].segments[k].p1);
-            }
-        }
-        const double listed = a.stats.counter("filtered_pairs"), reused = a.stats.counter("exact_reused");
-        std::printf("[ cullide ] speculation, 8 bunnies, call %d: %g listed pairs, %g speculated, %g reused, %g "
-                    "intersecting\n",
-                    call, listed, a.stats.counter("exact_speculated"), reused, a.stats.counter("positive_tests"));
-        EXPECT_GT(listed, 0.0);
-        EXPECT_EQ(b.stats.counter("exact_reused"), 0.0);
-        if (call == 0) {
-            EXPECT_EQ(reused, 0.0) << "nothing to speculate on the first call";
-        } else {
-            EXPECT_GT(reused, 0.0);
-            // Only intersecting pairs are remembered: with nothing moved, each of them is reused.
-            if (call == 1) EXPECT_EQ(reused, a.stats.counter("positive_tests"));
-            else EXPECT_LE(reused, listed);
-        }
     }
 }
 

@@ -120,16 +120,8 @@ struct CullideSettings {
     /// CPU then builds no boxes and no per-call item list. False: the boxes and the clusters that
     /// reach a partner found on the CPU (round E's path).
     bool gpuItems = true;
-    /// With the GPU filter, detect(): while the CPU waits for the GPU, its other threads test the
-    /// last call's intersecting triangle pairs again with this call's vertices and poses, and the
-    /// exact test takes those results for the pairs the filter lists (true; the same test on the
-    /// same doubles: the same answer; as peel's `speculate`). Not on software GL (its rendering
-    /// needs the cores). False by default: on the H200 it gained nothing on the pile and lost on
-    /// the deforming pile (the serial stages after the wait slowed by as much as the exact test
-    /// saved; docs/detectors/cullide.md).
-    bool speculate = false;
 
-    static constexpr std::array<SettingField<CullideSettings>, 20> fields{{
+    static constexpr std::array<SettingField<CullideSettings>, 19> fields{{
         {"method", &CullideSettings::method, "compute (default) or queries (the paper's occlusion queries, object and cluster levels)"},
         {"resolution", &CullideSettings::resolution, "triangle level: pixels across the smallest object (8..4096)"},
         {"clusterResolution", &CullideSettings::clusterResolution,
@@ -165,9 +157,6 @@ struct CullideSettings {
          "survivors on the CPU and the next gets room"},
         {"gpuItems", &CullideSettings::gpuItems,
          "chain: cluster boxes posed and cut to the partners' boxes on the GPU (true) or on the CPU (false)"},
-        {"speculate", &CullideSettings::speculate,
-         "gpuFilter, detect(): the last call's intersecting triangle pairs tested again during the GPU wait and reused "
-         "by the exact test (true) or not (false)"},
     }};
 };
 
