@@ -27,6 +27,16 @@
 // top of ISC_CULLIDE_SET ("cullide_seq:viewsAtOnce=false;cullide_obj:objectLevel=true");
 // ISC_BENCH_CULLIDE_DEFORM_CALLS, timed calls of a deforming row (default 8: the eight frames
 // once; more go round the frames again, every row the same calls, and keep the GPU clocked up).
+// ISC_BENCH_CULLIDE_PATTERNS (e.g. "deforming_same,deforming_gap,pile_gap"), more scenes that
+// take the deforming pile apart (as many calls as the deforming rows):
+//   deforming_same/N: the deformed pile of frame 0, set once before the warm-up calls: no vertex
+//                     upload and no work between calls (back to back, as pile/N);
+//   deforming_gap/N:  the same, but between calls the bench does the deforming rows' vertex update
+//                     on a copy of the scene the detector does not see (the same CPU time with the
+//                     GPU idle: its clock), so no upload;
+//   pile_gap/N:       the rigid pile with that same update on a copy between calls.
+// So deforming/N - deforming_gap/N is the fresh vertices (upload, cold caches), deforming_gap/N -
+// deforming_same/N the idle gap, deforming_same/N - pile/N the deformed layout itself.
 #include "DensePile.h"
 #include "isc/detect/Registry.h"
 #include "isc/detectors/CpuDetector.h"
@@ -159,25 +169,41 @@ std::unique_ptr<Detector> makeDetector(const std::string& name) {
     return std::move(*d);
 }
 
+// What a scene does between calls (ISC_BENCH_CULLIDE_PATTERNS, above).
+enum class Pattern { Rigid, Fresh, Same, Gap, RigidGap };
+
+Pattern patternOf(const std::string& sceneName) {
+    if (sceneName.rfind("deforming_same/", 0) == 0) return Pattern::Same;
+    if (sceneName.rfind("deforming_gap/", 0) == 0) return Pattern::Gap;
+    if (sceneName.rfind("pile_gap/", 0) == 0) return Pattern::RigidGap;
+    if (sceneName.rfind("deforming/", 0) == 0) return Pattern::Fresh;
+    return Pattern::Rigid;
+}
+
 void run(benchmark::State& state, const std::string& sceneName, int bodies, bool deforming, const std::string& name) {
     using Clock = std::chrono::steady_clock;
+    const Pattern pattern = patternOf(sceneName);
     Scene scene = densePile(bodies);
+    Scene shadow = densePile(bodies);  // Gap, RigidGap: takes the vertex updates the detector does not see
     const std::vector<ObjectPair> candidates = scene.overlappingPairs();
     std::vector<std::vector<std::vector<Vec3>>> frames;  // [frame][object]
-    if (deforming) {
+    if (deforming || pattern != Pattern::Rigid) {
         frames.resize(kFrames);
         for (int f = 0; f < kFrames; ++f)
             for (ObjectId o = 0; o < scene.objectCount(); ++o) frames[std::size_t(f)].push_back(wobble(*bunny(), o, f));
     }
+    if (pattern == Pattern::Same || pattern == Pattern::Gap)
+        for (ObjectId o = 0; o < scene.objectCount(); ++o) scene.setVertices(o, frames[0][o]);
     auto detector = makeDetector(name);
     const bool gl = detector->usesGl();
     if (gl && glGetError() != GL_NO_ERROR) state.SkipWithError("GL error before the loop");
     DetectionOutput out;
     int frame = 0;
     auto pose = [&] {
-        if (!deforming) return;
-        for (ObjectId o = 0; o < scene.objectCount(); ++o)
-            scene.setVertices(o, frames[std::size_t(frame % kFrames)][o]);
+        if (pattern == Pattern::Rigid || pattern == Pattern::Same) return;
+        Scene& target = pattern == Pattern::Fresh ? scene : shadow;
+        for (ObjectId o = 0; o < target.objectCount(); ++o)
+            target.setVertices(o, frames[std::size_t(frame % kFrames)][o]);
         ++frame;
     };
     // Three calls before the loop: buffers sized, hierarchies built, shaders warm, and the GPU
@@ -251,9 +277,16 @@ void registerAll() {
     g_detectorOrder.push_back("peel_128_1axis");
     int deformCalls = kFrames;
     if (const char* env = std::getenv("ISC_BENCH_CULLIDE_DEFORM_CALLS")) deformCalls = std::max(1, std::atoi(env));
-    for (bool deforming : {false, true}) {
+    std::vector<std::pair<std::string, bool>> kinds = {{"pile/", false}, {"deforming/", true}};  // (prefix, timed by calls)
+    if (const char* env = std::getenv("ISC_BENCH_CULLIDE_PATTERNS")) {
+        std::stringstream ss(env);
+        std::string item;
+        while (std::getline(ss, item, ','))
+            if (item == "deforming_same" || item == "deforming_gap" || item == "pile_gap") kinds.push_back({item + "/", true});
+    }
+    for (const auto& [prefix, deforming] : kinds) {
         for (int bodies : sizes) {
-            const std::string scene = std::string(deforming ? "deforming/" : "pile/") + std::to_string(bodies);
+            const std::string scene = prefix + std::to_string(bodies);
             g_sceneOrder.push_back(scene);
             for (const std::string& name : g_detectorOrder) {
                 auto* b = benchmark::RegisterBenchmark((scene + "/" + name).c_str(),

@@ -154,6 +154,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
     // query per triangle and pass would be millions per call, so that level always computes.
     const bool queries = st.method == "queries";
     const std::size_t n = scene.objectCount();
+    narrowphase.dropPrepose();
     res = {};
     res.survivors.resize(n);
     res.selfSurvivors.resize(n);
@@ -182,6 +183,15 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         }
     }
     const bool slotsChanged = syncHierarchies(scene);
+    // uploadFirst: the deformed vertices into GpuScene's staging buffer and its GPU copy
+    // flushed now, so the copy runs while the CPU makes the boxes, pairs and views below (every
+    // pass of the chain reads them, so none can start before the copy; the copy itself can).
+    if (st.uploadFirst) {
+        const auto tUpload = Clock::now();
+        passes.sync(scene, hierarchies->slotTriangles(), slotsChanged);
+        glFlush();
+        stats.count("cpu_setup_upload_ms", msSince(tUpload));
+    }
     auto grow = [&](ObjectId o) { return fatten.empty() ? 0.0f : std::max(0.0f, fatten[o]); };
     // gpuItems: the chain's cluster items are every cluster of the pairs' objects, their world
     // boxes and the cut to the partners' boxes computed on the GPU (pose.glsl); the CPU
@@ -199,6 +209,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
     // vertices are kept for the cluster boxes (each vertex posed once, not once per triangle
     // corner: 6 times fewer on the bunny).
     if (worldVertices.size() < n) worldVertices.resize(n);
+    const auto tBoxes = Clock::now();
 #pragma omp parallel for schedule(dynamic, 4)
     for (std::size_t o = 0; o < n; ++o) {
         if (state[o] != 1 || !scene.isDeformed(ObjectId(o))) continue;
@@ -244,6 +255,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
     const float eps = 4e-6f * scale + 1e-30f;
     for (ObjectId o = 0; o < n; ++o)
         if (state[o] == 1) box[o] = box[o].expanded(grow(o) + eps);
+    stats.count("cpu_setup_boxes_ms", msSince(tBoxes));
 
     // Inter pairs whose grown boxes meet (others cannot collide).
     std::vector<std::uint32_t> pairs;
@@ -252,7 +264,11 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         if (p.a == p.b || state[p.a] != 1 || state[p.b] != 1) continue;
         if (box[p.a].overlaps(box[p.b])) pairs.push_back(c);
     }
-    passes.sync(scene, hierarchies->slotTriangles(), slotsChanged);
+    if (!st.uploadFirst) {
+        const auto tUpload = Clock::now();
+        passes.sync(scene, hierarchies->slotTriangles(), slotsChanged);
+        stats.count("cpu_setup_upload_ms", msSince(tUpload));
+    }
     stats.count("cpu_setup_ms", msSince(tSetup));
 
     // Views of a set of pairs: across, the union of the pairs' box intersections (only there
@@ -663,6 +679,13 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                            st.clusterSize <= int(CULLIDE_FILTER_MAX_CLUSTER);
             chain.tolerance = 1e-5f * scale;
             chain.triangleVisibility = st.triangleLevel;
+            // The exact test's world vertices while the GPU runs (only its listed tests use them).
+            if (chain.filter && st.poseWhileWaiting)
+                chain.whileWaiting = [&] {
+                    const auto tPose = Clock::now();
+                    narrowphase.prepose(scene, objects);
+                    stats.count("cpu_pose_waiting_ms", msSince(tPose));
+                };
             stats.count("cpu_chain_setup_ms", msSince(t0));
             cullide::ChainResult cr;
             auto ran = passes.runChain(chain, cr);

@@ -459,6 +459,75 @@ TEST_F(CullideDetectorTest, GpuItemsMatchTheItemsBuiltOnTheCpu) {
     }
 }
 
+// uploadFirst (the deformed vertices copied before the CPU's set-up) and poseWhileWaiting (the
+// exact test's double world vertices made while the GPU runs) change when work is done, never
+// the answer: every combination over calls that deform and move bunnies between them (a stale
+// vertex anywhere would show) gives the reference's pairs, and the same triangle pairs and
+// segments bit for bit as both off. A first call whose filter list overflows (its world
+// vertices made but not used) followed by a deformation must not reuse them.
+TEST_F(CullideDetectorTest, UploadFirstAndPoseWhileWaitingKeepTheAnswer) {
+    Scene scene = bunnyHeap(12);
+    auto deform = [&](ObjectId o, float s) {
+        std::vector<Vec3> v(scene.objectMesh(o).vertices().begin(), scene.objectMesh(o).vertices().end());
+        const Vec3 c = scene.objectMesh(o).localBounds().center();
+        for (Vec3& x : v) x = c + Vec3(s, 1.0f / s, s) * (x - c);
+        scene.setVertices(o, v);
+    };
+    DetectorSettings common{.wantSegments = true};
+    std::vector<std::unique_ptr<CullideDetector>> detectors;
+    for (int k = 0; k < 4; ++k) {
+        CullideSettings s;
+        s.uploadFirst = (k & 1) != 0;
+        s.poseWhileWaiting = (k & 2) != 0;
+        auto d = createCullideDetector(common, s);
+        ASSERT_TRUE(d) << d.error().message;
+        detectors.push_back(std::move(*d));
+    }
+    for (int call = 0; call < 4; ++call) {
+        deform(ObjectId(call % 12), 1.06f + 0.02f * float(call));
+        deform(ObjectId((call + 5) % 12), 0.93f);
+        Pose p = scene.pose(3);
+        p.position += Vec3(0.002f * float(call), 0.0f, -0.001f);
+        scene.setPose(3, p);
+        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+        std::vector<DetectionOutput> outs(detectors.size());
+        for (std::size_t k = 0; k < detectors.size(); ++k) ASSERT_TRUE(detectors[k]->detect(scene, candidates, outs[k]));
+        std::size_t colliding = 0;
+        expectExact(scene, candidates, outs[0], &colliding);
+        EXPECT_GE(colliding, 5u);
+        for (std::size_t k = 1; k < outs.size(); ++k) {
+            ASSERT_EQ(outs[k].pairs.size(), outs[0].pairs.size()) << "settings " << k << ", call " << call;
+            for (std::size_t i = 0; i < outs[0].pairs.size(); ++i) {
+                EXPECT_EQ(outs[k].pairs[i].pair, outs[0].pairs[i].pair);
+                EXPECT_EQ(outs[k].pairs[i].triangles, outs[0].pairs[i].triangles);
+                ASSERT_EQ(outs[k].pairs[i].segments.size(), outs[0].pairs[i].segments.size());
+                for (std::size_t j = 0; j < outs[0].pairs[i].segments.size(); ++j) {
+                    EXPECT_EQ(outs[k].pairs[i].segments[j].p0, outs[0].pairs[i].segments[j].p0);
+                    EXPECT_EQ(outs[k].pairs[i].segments[j].p1, outs[0].pairs[i].segments[j].p1);
+                }
+            }
+        }
+        EXPECT_GT(outs[3].stats.counter("filtered_pairs"), 0.0);
+        EXPECT_GT(outs[3].stats.counter("cpu_pose_waiting_ms"), 0.0) << "the world vertices were made while waiting";
+        EXPECT_EQ(outs[1].stats.counter("cpu_pose_waiting_ms"), 0.0);
+    }
+    // Overflow first (vertices made while waiting, then unused), a deformation, then a listed call.
+    CullideSettings s;
+    s.filterList = 16;
+    auto d = createCullideDetector(common, s);
+    ASSERT_TRUE(d) << d.error().message;
+    const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+    DetectionOutput first, second;
+    ASSERT_TRUE((*d)->detect(scene, candidates, first));
+    EXPECT_EQ(first.stats.counter("filter_overflows"), 1.0);
+    expectExact(scene, candidates, first);
+    for (ObjectId o = 0; o < 12; ++o) deform(o, 1.05f);
+    ASSERT_TRUE((*d)->detect(scene, candidates, second));
+    EXPECT_EQ(second.stats.counter("filter_overflows"), 0.0);
+    EXPECT_GT(second.stats.counter("filtered_pairs"), 0.0);
+    expectExact(scene, candidates, second);
+}
+
 // A detector handed another scene with the same meshes but the objects' meshes swapped: the GPU
 // mirror must be remade (GpuScene keeps each object's mesh range while the counts stay: before
 // the fix the second scene's pair was missed with either item path) and the pose pass's item

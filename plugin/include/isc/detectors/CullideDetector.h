@@ -120,8 +120,17 @@ struct CullideSettings {
     /// CPU then builds no boxes and no per-call item list. False: the boxes and the clusters that
     /// reach a partner found on the CPU (round E's path).
     bool gpuItems = true;
+    /// The deformed objects' vertices go to the GPU (GpuScene's staging copy, flushed) at the
+    /// start of detect(), before the CPU's boxes, pairs and views, so the copy runs while the CPU
+    /// prepares the passes that read them (true, default); false: after the boxes (before 2026-11-27 night).
+    bool uploadFirst = true;
+    /// With the GPU filter: while the GL thread waits for the chain, the pairs' objects' world
+    /// vertices are computed in double on all cores (Pose::applyDouble, as the exact test
+    /// computes them: the same bits), and the exact test reads them instead of posing 6 vertices
+    /// per test after the wait (true, default); false: posed in the test (before 2026-11-27 night).
+    bool poseWhileWaiting = true;
 
-    static constexpr std::array<SettingField<CullideSettings>, 19> fields{{
+    static constexpr std::array<SettingField<CullideSettings>, 21> fields{{
         {"method", &CullideSettings::method, "compute (default) or queries (the paper's occlusion queries, object and cluster levels)"},
         {"resolution", &CullideSettings::resolution, "triangle level: pixels across the smallest object (8..4096)"},
         {"clusterResolution", &CullideSettings::clusterResolution,
@@ -157,6 +166,12 @@ struct CullideSettings {
          "survivors on the CPU and the next gets room"},
         {"gpuItems", &CullideSettings::gpuItems,
          "chain: cluster boxes posed and cut to the partners' boxes on the GPU (true) or on the CPU (false)"},
+        {"uploadFirst", &CullideSettings::uploadFirst,
+         "deformed vertices copied to the GPU at the start of detect(), before the CPU's set-up (true) or after the "
+         "boxes (false)"},
+        {"poseWhileWaiting", &CullideSettings::poseWhileWaiting,
+         "gpuFilter: world vertices (double) of the pairs' objects computed while waiting for the GPU (true) or in "
+         "the exact test (false)"},
     }};
 };
 
