@@ -2,12 +2,12 @@
 # Branch cullide-7's round (issue 9's detector-speed bar, the deforming pile): isc_bench_cullide
 # on pile/100 and deforming/100 with cpu and peel in the same process, three processes in turn
 # (each its own GL context: the verdict is not one sample), then accuracy and the cullide tests
-# on the NVIDIA driver. Rows (ISC_BENCH_CULLIDE_VARIANTS):
-#   cullide       the defaults (uploadFirst, poseWhileWaiting on)
-#   cullide_base  uploadFirst=false,poseWhileWaiting=false: main's code path before this round
-#   cullide_up    uploadFirst only
-#   cullide_pw    poseWhileWaiting only
-#   cullide_ax1   axes=1 (the levels along z only; process 1)
+# on the NVIDIA driver. Rows (ISC_BENCH_CULLIDE_VARIANTS; ISC_CULLIDE_SPEED7_VARIANTS / _ROWS
+# replace them: run 1 of the round compared uploadFirst / poseWhileWaiting / axes=1, settings
+# since removed, named in its results file):
+#   cullide       the defaults (clusterAxes 1: the cluster level along z only)
+#   cullide_ax3   clusterAxes=3: the defaults before this round (main at c9d6c05)
+#   cullide_c16   clusterResolution=16 (one axis, twice the pixels across)
 # Process 1 also runs the patterns that take the deforming pile apart (CullideBench.cpp:
 # deforming_same, deforming_gap, pile_gap): fresh vertices, the GPU's idle gap, the layout.
 # Pile rows back to back (min 0.5 s); deforming rows and the patterns 80 calls each.
@@ -28,10 +28,11 @@ if [ "${ISC_CULLIDE_GPU_SMOKE:-0}" = 1 ]; then size=8; calls=8; poses=20; procs=
 { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"; date -u; } \
   > "$out/gpu.txt"
 cat "$out/gpu.txt"
-variants="cullide_base:uploadFirst=false,poseWhileWaiting=false;cullide_up:poseWhileWaiting=false;cullide_pw:uploadFirst=false;cullide_ax1:axes=1"
+variants=${ISC_CULLIDE_SPEED7_VARIANTS:-"cullide_ax3:clusterAxes=3;cullide_c16:clusterResolution=16"}
+rows1=${ISC_CULLIDE_SPEED7_ROWS:-"cullide|cullide_ax3|cullide_c16|cpu|peel"}
 for p in $(seq 1 $procs); do
-  if [ "$p" = 1 ]; then rows="cullide|cullide_base|cullide_up|cullide_pw|cullide_ax1|cpu|peel"; patterns="deforming_same,deforming_gap,pile_gap"
-  else rows="cullide|cullide_base|cullide_up|cullide_pw|cpu|peel"; patterns=""; fi
+  rows=$rows1; patterns=""
+  [ "$p" = 1 ] && patterns="deforming_same,deforming_gap,pile_gap"
   echo "=== process $p"
   ISC_BENCH_CULLIDE_SIZES=$size ISC_BENCH_CULLIDE_DEFORM_CALLS=$calls ISC_BENCH_CULLIDE_VARIANTS="$variants" \
   ISC_BENCH_CULLIDE_PATTERNS="$patterns" timeout 100 "$bin/isc_bench_cullide" \
@@ -43,7 +44,7 @@ done
 {
   echo "=== isc accuracy --detector cullide --poses $poses"
   timeout 40 "$bin/isc" accuracy --detector cullide --poses $poses --quiet 2>&1
-  for set in "--set uploadFirst=false --set poseWhileWaiting=false" "--set axes=1"; do
+  for set in "--set clusterAxes=3" "--set axes=1"; do
     echo "=== isc accuracy --detector cullide --poses $poses $set"
     # shellcheck disable=SC2086
     timeout 40 "$bin/isc" accuracy --detector cullide --poses $poses $set --quiet 2>&1

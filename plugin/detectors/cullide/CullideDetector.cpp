@@ -154,7 +154,6 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
     // query per triangle and pass would be millions per call, so that level always computes.
     const bool queries = st.method == "queries";
     const std::size_t n = scene.objectCount();
-    narrowphase.dropPrepose();
     res = {};
     res.survivors.resize(n);
     res.selfSurvivors.resize(n);
@@ -183,15 +182,6 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         }
     }
     const bool slotsChanged = syncHierarchies(scene);
-    // uploadFirst: the deformed vertices into GpuScene's staging buffer and its GPU copy
-    // flushed now, so the copy runs while the CPU makes the boxes, pairs and views below (every
-    // pass of the chain reads them, so none can start before the copy; the copy itself can).
-    if (st.uploadFirst) {
-        const auto tUpload = Clock::now();
-        passes.sync(scene, hierarchies->slotTriangles(), slotsChanged);
-        glFlush();
-        stats.count("cpu_setup_upload_ms", msSince(tUpload));
-    }
     auto grow = [&](ObjectId o) { return fatten.empty() ? 0.0f : std::max(0.0f, fatten[o]); };
     // gpuItems: the chain's cluster items are every cluster of the pairs' objects, their world
     // boxes and the cut to the partners' boxes computed on the GPU (pose.glsl); the CPU
@@ -264,7 +254,8 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         if (p.a == p.b || state[p.a] != 1 || state[p.b] != 1) continue;
         if (box[p.a].overlaps(box[p.b])) pairs.push_back(c);
     }
-    if (!st.uploadFirst) {
+    {
+        // (Before the boxes, flushed, cullide-7 measured no gain: every pass reads the vertices.)
         const auto tUpload = Clock::now();
         passes.sync(scene, hierarchies->slotTriangles(), slotsChanged);
         stats.count("cpu_setup_upload_ms", msSince(tUpload));
@@ -273,7 +264,9 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
 
     // Views of a set of pairs: across, the union of the pairs' box intersections (only there
     // can they collide); along, the union of their objects' boxes.
-    auto pairViews = [&](std::span<const std::uint32_t> ps, int resolution, double maxPixels) {
+    // The cluster level's axes: clusterAxes, never more than axes.
+    const int clusterAxes = std::min(st.axes, st.clusterAxes);
+    auto pairViews = [&](std::span<const std::uint32_t> ps, int resolution, double maxPixels, int axes) {
         Aabb lateral, along;
         float smallest = INFINITY;
         for (std::uint32_t c : ps) {
@@ -283,7 +276,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             along.grow(box[p.b]);
             smallest = std::min({smallest, longest(box[p.a]), longest(box[p.b])});
         }
-        return makeViews(lateral, along, smallest / float(resolution), st.axes, maxPixels, stats);
+        return makeViews(lateral, along, smallest / float(resolution), axes, maxPixels, stats);
     };
     // Groups of a level: its objects, numbered densely (fragments of one object never hide
     // each other: the PCS is tested object against object).
@@ -481,7 +474,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         }
         if (auto r = runLevel("object", "pcs_objects_in", "pcs_objects", "gpu_object_ms", work,
                               static_cast<std::uint32_t>(objects.size()),
-                              pairViews(pairs, st.objectResolution, kMaxDepthBytes / 16), false, queries, false, boxes);
+                              pairViews(pairs, st.objectResolution, kMaxDepthBytes / 16, st.axes), false, queries, false, boxes);
             !r)
             return r;
         std::vector<char> in(n, 0);
@@ -641,7 +634,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             const std::span<const Aabb> clusterItemBoxes =
                 gpuItems ? std::span<const Aabb>(itemCache.boxes) : std::span<const Aabb>(itemBoxes);
             auto clusterLevel = makeLevel("cluster", clusterItems, clusterItemBoxes, work, groups,
-                                          pairViews(pairs, st.clusterResolution, kMaxDepthBytes / 16), false, false,
+                                          pairViews(pairs, st.clusterResolution, kMaxDepthBytes / 16, clusterAxes), false, false,
                                           false, boxes, clusterClip);
             if (!clusterLevel) return fail(clusterLevel.error().message);
             if (gpuItems) {
@@ -652,7 +645,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             std::optional<cullide::Level> triangleLevel;
             if (limit == CullideLevel::Triangle) {
                 auto tl = makeLevel("triangle", triangleItems, clusterItemBoxes, triWork, groups,
-                                    pairViews(pairs, st.resolution, kMaxDepthBytes / 16), false, false, true, {},
+                                    pairViews(pairs, st.resolution, kMaxDepthBytes / 16, st.axes), false, false, true, {},
                                     triangleClip);
                 if (!tl) return fail(tl.error().message);
                 if (gpuItems) {
@@ -679,13 +672,6 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                            st.clusterSize <= int(CULLIDE_FILTER_MAX_CLUSTER);
             chain.tolerance = 1e-5f * scale;
             chain.triangleVisibility = st.triangleLevel;
-            // The exact test's world vertices while the GPU runs (only its listed tests use them).
-            if (chain.filter && st.poseWhileWaiting)
-                chain.whileWaiting = [&] {
-                    const auto tPose = Clock::now();
-                    narrowphase.prepose(scene, objects);
-                    stats.count("cpu_pose_waiting_ms", msSince(tPose));
-                };
             stats.count("cpu_chain_setup_ms", msSince(t0));
             cullide::ChainResult cr;
             auto ran = passes.runChain(chain, cr);
@@ -783,7 +769,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 }
                 if (auto r = runLevel("cluster", "pcs_clusters_in", "pcs_clusters", "gpu_cluster_ms", work,
                                       static_cast<std::uint32_t>(objects.size()),
-                                      pairViews(pairs, st.clusterResolution, kMaxDepthBytes / 16), false, queries, false,
+                                      pairViews(pairs, st.clusterResolution, kMaxDepthBytes / 16, clusterAxes), false, queries, false,
                                       boxes);
                     !r)
                     return r;
@@ -854,7 +840,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         }
         if (auto r = runLevel("triangle", "pcs_triangles_in", "pcs_triangles", "gpu_triangle_ms", work,
                               static_cast<std::uint32_t>(objects.size()),
-                              pairViews(pairs, st.resolution, kMaxDepthBytes / 16), false, false, true);
+                              pairViews(pairs, st.resolution, kMaxDepthBytes / 16, st.axes), false, false, true);
             !r)
             return r;
         for (const gl::CullideItem& it : items) {
@@ -1276,6 +1262,9 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
                     "\" is unknown; use \"compute\" or \"queries\" (the paper's occlusion queries)");
     if (settings.axes != 1 && settings.axes != 3)
         return fail("createCullideDetector(): axes must be 1 (z) or 3 (x, y, z), got " + std::to_string(settings.axes));
+    if (settings.clusterAxes != 1 && settings.clusterAxes != 3)
+        return fail("createCullideDetector(): clusterAxes must be 1 (z) or 3 (x, y, z), got " +
+                    std::to_string(settings.clusterAxes));
     for (auto r : {range("resolution", settings.resolution, 8, 4096),
                    range("clusterResolution", settings.clusterResolution, 4, 4096),
                    range("objectResolution", settings.objectResolution, 4, 4096),

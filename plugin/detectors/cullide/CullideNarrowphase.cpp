@@ -221,24 +221,6 @@ void Narrowphase::run(const Scene& scene, std::span<const Job> jobs,
     out.stats.count("positive_tests", positives);
 }
 
-void Narrowphase::prepose(const Scene& scene, std::span<const ObjectId> objects) {
-    ++epoch_;
-    preposed_ = true;
-    const std::size_t n = scene.objectCount();
-    if (world_.size() < n) world_.resize(n);
-    if (worldEpoch_.size() < n) worldEpoch_.resize(n, 0);
-#pragma omp parallel for schedule(dynamic, 4)
-    for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(objects.size()); ++i) {
-        const ObjectId o = objects[std::size_t(i)];
-        const Pose& pose = scene.pose(o);
-        const std::span<const Vec3> local = scene.localVertices(o);
-        std::vector<DVec3>& w = world_[o];
-        w.resize(local.size());
-        for (std::size_t v = 0; v < local.size(); ++v) w[v] = pose.applyDouble(local[v]);
-        worldEpoch_[o] = epoch_;
-    }
-}
-
 void Narrowphase::runListed(const Scene& scene, std::span<const ObjectPair> pairs,
                             std::span<const std::uint32_t> tests, bool wantSegments, DetectionOutput& out) {
     using Clock = std::chrono::steady_clock;
@@ -255,9 +237,6 @@ void Narrowphase::runListed(const Scene& scene, std::span<const ObjectPair> pair
     stage = Clock::now();
     // The exact tests in equal chunks over all pairs, on world vertices computed exactly as the
     // reference computes them.
-    // (prepose(): the world vertices computed while the GPU ran, the same values.)
-    const bool pre = preposed_;
-    preposed_ = false;
     std::vector<char> hit;
     std::vector<Segment> segment;
     testExactly(
@@ -267,15 +246,10 @@ void Narrowphase::runListed(const Scene& scene, std::span<const ObjectPair> pair
             const ObjectPair p = pairs[tests[3 * t]];
             for (int side = 0; side < 2; ++side) {
                 const ObjectId o = side == 0 ? p.a : p.b;
-                const UVec3 tri = scene.objectMesh(o).triangles()[tests[3 * t + 1 + std::size_t(side)]];
-                DVec3* W = side == 0 ? P : Q;
-                if (pre && o < worldEpoch_.size() && worldEpoch_[o] == epoch_) {
-                    const std::vector<DVec3>& w = world_[o];
-                    for (int v = 0; v < 3; ++v) W[v] = w[tri[v]];
-                    continue;
-                }
                 const Pose& pose = scene.pose(o);
                 const std::span<const Vec3> local = scene.localVertices(o);
+                const UVec3 tri = scene.objectMesh(o).triangles()[tests[3 * t + 1 + std::size_t(side)]];
+                DVec3* W = side == 0 ? P : Q;
                 for (int v = 0; v < 3; ++v) W[v] = pose.applyDouble(local[tri[v]]);
             }
         },

@@ -33,14 +33,6 @@ public:
     /// triangle pairs sorted) to out.pairs and counts tri_tri_tests and positive_tests.
     void runListed(const Scene& scene, std::span<const ObjectPair> pairs, std::span<const std::uint32_t> tests,
                    bool wantSegments, DetectionOutput& out);
-    /// The world vertices of `objects` in double (Pose::applyDouble of each local vertex, on all
-    /// cores), for the next runListed() only: it reads them instead of posing each test's six
-    /// corners (the same values, so the same answer). Meant for the time the GL thread would
-    /// otherwise spend waiting for the GPU.
-    void prepose(const Scene& scene, std::span<const ObjectId> objects);
-    /// Forgets what prepose() computed (a call whose runListed() did not come, e.g. the
-    /// filter's list overflowed: the next call's vertices may differ).
-    void dropPrepose() { preposed_ = false; }
 
 private:
     // World corners (3 per survivor) and float boxes (outward) of one survivor list.
@@ -52,12 +44,6 @@ private:
     void pose(const Scene& scene, ObjectId o, std::span<const std::uint32_t> triangles, Posed& out) const;
 
     std::vector<Posed> posed_, posedSelf_;  // per object, reused across calls
-    // prepose(): per object its world vertices, valid while worldEpoch_[o] == epoch_ and
-    // preposed_ (cleared by runListed).
-    std::vector<std::vector<DVec3>> world_;
-    std::vector<std::uint64_t> worldEpoch_;
-    std::uint64_t epoch_ = 0;
-    bool preposed_ = false;
 };
 
 }  // namespace isc::cullide

@@ -505,7 +505,6 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     fence_ = gl::Fence::insert();  // flushes
     const auto tr = Clock::now();
     out.issueMs = std::chrono::duration<double, std::milli>(tr - t0).count();
-    if (chain.whileWaiting) chain.whileWaiting();
     GLenum waited = GL_TIMEOUT_EXPIRED;
     for (int i = 0; i < 6 && waited == GL_TIMEOUT_EXPIRED; ++i)
         waited = glClientWaitSync(fence_.sync(), GL_SYNC_FLUSH_COMMANDS_BIT, 10'000'000'000ull);

@@ -19,7 +19,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -120,9 +119,6 @@ struct Chain {
     /// The triangle level's visibility passes; false: its members are the wanted clusters'
     /// triangles as seeded (no pruning by visibility).
     bool triangleVisibility = true;
-    /// CPU work for the time the GL thread would wait for the chain (called once, after
-    /// everything is issued and flushed, before the wait); may be empty.
-    std::function<void()> whileWaiting;
 };
 
 /// What the chain left.

@@ -125,6 +125,8 @@ TEST_F(CullideDetectorTest, RejectsBadSettingsWithAMessage) {
     cases.back().s.method = "raytrace";
     cases.push_back({"axes", {}});
     cases.back().s.axes = 2;
+    cases.push_back({"clusterAxes", {}});
+    cases.back().s.clusterAxes = 2;
     cases.push_back({"resolution", {}});
     cases.back().s.resolution = 4;
     cases.push_back({"clusterSize", {}});
@@ -459,13 +461,11 @@ TEST_F(CullideDetectorTest, GpuItemsMatchTheItemsBuiltOnTheCpu) {
     }
 }
 
-// uploadFirst (the deformed vertices copied before the CPU's set-up) and poseWhileWaiting (the
-// exact test's double world vertices made while the GPU runs) change when work is done, never
-// the answer: every combination over calls that deform and move bunnies between them (a stale
-// vertex anywhere would show) gives the reference's pairs, and the same triangle pairs and
-// segments bit for bit as both off. A first call whose filter list overflows (its world
-// vertices made but not used) followed by a deformation must not reuse them.
-TEST_F(CullideDetectorTest, UploadFirstAndPoseWhileWaitingKeepTheAnswer) {
+// The cluster level along one axis (clusterAxes 1, the default) or three: the same answer (the
+// reference's pairs, and the same triangle pairs bit for bit), over calls that deform and move
+// bunnies; three views hide a cluster only where all three do, so they leave no more clusters
+// than the one along z. clusterAxes never exceeds axes.
+TEST_F(CullideDetectorTest, ClusterLevelAlongOneOrThreeAxesKeepsTheAnswer) {
     Scene scene = bunnyHeap(12);
     auto deform = [&](ObjectId o, float s) {
         std::vector<Vec3> v(scene.objectMesh(o).vertices().begin(), scene.objectMesh(o).vertices().end());
@@ -475,15 +475,15 @@ TEST_F(CullideDetectorTest, UploadFirstAndPoseWhileWaitingKeepTheAnswer) {
     };
     DetectorSettings common{.wantSegments = true};
     std::vector<std::unique_ptr<CullideDetector>> detectors;
-    for (int k = 0; k < 4; ++k) {
+    for (int k = 0; k < 3; ++k) {
         CullideSettings s;
-        s.uploadFirst = (k & 1) != 0;
-        s.poseWhileWaiting = (k & 2) != 0;
+        s.clusterAxes = k == 0 ? 1 : 3;
+        if (k == 2) s.axes = 1;  // clusterAxes 3 but axes 1: one axis
         auto d = createCullideDetector(common, s);
         ASSERT_TRUE(d) << d.error().message;
         detectors.push_back(std::move(*d));
     }
-    for (int call = 0; call < 4; ++call) {
+    for (int call = 0; call < 3; ++call) {
         deform(ObjectId(call % 12), 1.06f + 0.02f * float(call));
         deform(ObjectId((call + 5) % 12), 0.93f);
         Pose p = scene.pose(3);
@@ -494,38 +494,29 @@ TEST_F(CullideDetectorTest, UploadFirstAndPoseWhileWaitingKeepTheAnswer) {
         for (std::size_t k = 0; k < detectors.size(); ++k) ASSERT_TRUE(detectors[k]->detect(scene, candidates, outs[k]));
         std::size_t colliding = 0;
         expectExact(scene, candidates, outs[0], &colliding);
+        expectExact(scene, candidates, outs[1]);
         EXPECT_GE(colliding, 5u);
-        for (std::size_t k = 1; k < outs.size(); ++k) {
-            ASSERT_EQ(outs[k].pairs.size(), outs[0].pairs.size()) << "settings " << k << ", call " << call;
-            for (std::size_t i = 0; i < outs[0].pairs.size(); ++i) {
-                EXPECT_EQ(outs[k].pairs[i].pair, outs[0].pairs[i].pair);
-                EXPECT_EQ(outs[k].pairs[i].triangles, outs[0].pairs[i].triangles);
-                ASSERT_EQ(outs[k].pairs[i].segments.size(), outs[0].pairs[i].segments.size());
-                for (std::size_t j = 0; j < outs[0].pairs[i].segments.size(); ++j) {
-                    EXPECT_EQ(outs[k].pairs[i].segments[j].p0, outs[0].pairs[i].segments[j].p0);
-                    EXPECT_EQ(outs[k].pairs[i].segments[j].p1, outs[0].pairs[i].segments[j].p1);
-                }
-            }
+        ASSERT_EQ(outs[1].pairs.size(), outs[0].pairs.size());
+        for (std::size_t i = 0; i < outs[0].pairs.size(); ++i) {
+            EXPECT_EQ(outs[1].pairs[i].pair, outs[0].pairs[i].pair);
+            EXPECT_EQ(outs[1].pairs[i].triangles, outs[0].pairs[i].triangles);
         }
-        EXPECT_GT(outs[3].stats.counter("filtered_pairs"), 0.0);
-        EXPECT_GT(outs[3].stats.counter("cpu_pose_waiting_ms"), 0.0) << "the world vertices were made while waiting";
-        EXPECT_EQ(outs[1].stats.counter("cpu_pose_waiting_ms"), 0.0);
+        // (views counts every level's: the triangle level's are made too, along axes.)
+        EXPECT_EQ(outs[1].stats.counter("views") - outs[0].stats.counter("views"), 2.0)
+            << "one view at the cluster level instead of three";
+        EXPECT_EQ(outs[0].stats.counter("views") - outs[2].stats.counter("views"), 2.0)
+            << "clusterAxes is capped by axes (and axes 1 makes the triangle level's one view)";
+        EXPECT_EQ(outs[0].stats.counter("pcs_clusters_in"), outs[1].stats.counter("pcs_clusters_in"));
+        EXPECT_LE(outs[1].stats.counter("pcs_clusters"), outs[0].stats.counter("pcs_clusters"));
+        EXPECT_LT(outs[0].stats.counter("pcs_clusters"), outs[0].stats.counter("pcs_clusters_in"))
+            << "one axis still prunes";
+        EXPECT_EQ(outs[2].stats.counter("pcs_clusters"), outs[0].stats.counter("pcs_clusters"));
+        std::printf("[ cullide ] cluster level, 12 bunnies, call %d: clusters %g -> %g (1 axis) / %g (3 axes), "
+                    "exact tests %g / %g\n",
+                    call, outs[0].stats.counter("pcs_clusters_in"), outs[0].stats.counter("pcs_clusters"),
+                    outs[1].stats.counter("pcs_clusters"), outs[0].stats.counter("filtered_pairs"),
+                    outs[1].stats.counter("filtered_pairs"));
     }
-    // Overflow first (vertices made while waiting, then unused), a deformation, then a listed call.
-    CullideSettings s;
-    s.filterList = 16;
-    auto d = createCullideDetector(common, s);
-    ASSERT_TRUE(d) << d.error().message;
-    const std::vector<ObjectPair> candidates = scene.overlappingPairs();
-    DetectionOutput first, second;
-    ASSERT_TRUE((*d)->detect(scene, candidates, first));
-    EXPECT_EQ(first.stats.counter("filter_overflows"), 1.0);
-    expectExact(scene, candidates, first);
-    for (ObjectId o = 0; o < 12; ++o) deform(o, 1.05f);
-    ASSERT_TRUE((*d)->detect(scene, candidates, second));
-    EXPECT_EQ(second.stats.counter("filter_overflows"), 0.0);
-    EXPECT_GT(second.stats.counter("filtered_pairs"), 0.0);
-    expectExact(scene, candidates, second);
 }
 
 // A detector handed another scene with the same meshes but the objects' meshes swapped: the GPU
