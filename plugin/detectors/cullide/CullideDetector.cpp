@@ -281,12 +281,18 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
     // Groups of a level: its objects, numbered densely (fragments of one object never hide
     // each other: the PCS is tested object against object).
     std::vector<std::uint32_t> groupOf(n, 0);
+    // (Marked, then listed in id order: the same sorted list without sorting the pairs' ids; the
+    // step it opens, cpu_chain_need_ms, took 0.03-0.07 ms on the H100's host before the GPU starts.)
+    std::vector<char> inGroup;
     auto numberGroups = [&](std::span<const std::uint32_t> ps) {
+        inGroup.assign(n, 0);
+        for (std::uint32_t c : ps) inGroup[candidates[c].a] = inGroup[candidates[c].b] = 1;
         std::vector<ObjectId> objects;
-        for (std::uint32_t c : ps) objects.push_back(candidates[c].a), objects.push_back(candidates[c].b);
-        std::sort(objects.begin(), objects.end());
-        objects.erase(std::unique(objects.begin(), objects.end()), objects.end());
-        for (std::uint32_t g = 0; g < objects.size(); ++g) groupOf[objects[g]] = g;
+        for (ObjectId o = 0; o < n; ++o)
+            if (inGroup[o]) {
+                groupOf[o] = static_cast<std::uint32_t>(objects.size());
+                objects.push_back(o);
+            }
         return objects;
     };
     std::vector<gl::CullideItem> items;
@@ -672,6 +678,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                            st.clusterSize <= int(CULLIDE_FILTER_MAX_CLUSTER);
             chain.tolerance = 1e-5f * scale;
             chain.triangleVisibility = st.triangleLevel;
+            chain.spinWait = st.spinWait;
             stats.count("cpu_chain_setup_ms", msSince(t0));
             cullide::ChainResult cr;
             auto ran = passes.runChain(chain, cr);
