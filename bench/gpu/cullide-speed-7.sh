@@ -3,12 +3,12 @@
 # on pile/100 and deforming/100 with cpu and peel in the same process, three processes in turn
 # (each its own GL context: the verdict is not one sample), then accuracy and the cullide tests
 # on the NVIDIA driver. Rows (ISC_BENCH_CULLIDE_VARIANTS; ISC_CULLIDE_SPEED7_VARIANTS / _ROWS
-# replace them: run 1 of the round compared uploadFirst / poseWhileWaiting / axes=1, settings
-# since removed, run 2 cullide_c16 (clusterResolution=16), each named in its results file):
-#   cullide       the defaults (clusterAxes 1: the cluster level along z only; spinWait: the
-#                 chain's fence polled)
-#   cullide_block spinWait=false (the blocking wait: run 2's defaults)
-#   cullide_ax3   clusterAxes=3,spinWait=false: the defaults before this round (main at c9d6c05)
+# replace them):
+#   cullide       the defaults (clusterAxes 1: the cluster level along z only)
+#   cullide_ax3   clusterAxes=3: the defaults before this round (main at c9d6c05)
+# The round's runs compared settings since removed, each named in its results file
+# (bench/results/*-2026-11-27-cullide7-run*.txt): run 1 uploadFirst / poseWhileWaiting / axes=1,
+# run 2 clusterResolution=16, run 3 spinWait (its cullide_block row is the final code).
 # Process 1 also runs the patterns that take the deforming pile apart (CullideBench.cpp:
 # deforming_same, deforming_gap, pile_gap): fresh vertices, the GPU's idle gap, the layout.
 # Pile rows back to back (min 0.5 s); deforming rows and the patterns 80 calls each.
@@ -29,8 +29,8 @@ if [ "${ISC_CULLIDE_GPU_SMOKE:-0}" = 1 ]; then size=8; calls=8; poses=20; procs=
 { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"; date -u; } \
   > "$out/gpu.txt"
 cat "$out/gpu.txt"
-variants=${ISC_CULLIDE_SPEED7_VARIANTS:-"cullide_block:spinWait=false;cullide_ax3:clusterAxes=3,spinWait=false"}
-rows1=${ISC_CULLIDE_SPEED7_ROWS:-"cullide|cullide_block|cullide_ax3|cpu|peel"}
+variants=${ISC_CULLIDE_SPEED7_VARIANTS:-"cullide_ax3:clusterAxes=3"}
+rows1=${ISC_CULLIDE_SPEED7_ROWS:-"cullide|cullide_ax3|cpu|peel"}
 for p in $(seq 1 $procs); do
   rows=$rows1; patterns=""
   [ "$p" = 1 ] && patterns="deforming_same,deforming_gap,pile_gap"
@@ -45,7 +45,7 @@ done
 {
   echo "=== isc accuracy --detector cullide --poses $poses"
   timeout 40 "$bin/isc" accuracy --detector cullide --poses $poses --quiet 2>&1
-  for set in "--set clusterAxes=3 --set spinWait=false" "--set spinWait=false" "--set axes=1"; do
+  for set in "--set clusterAxes=3" "--set axes=1"; do
     echo "=== isc accuracy --detector cullide --poses $poses $set"
     # shellcheck disable=SC2086
     timeout 40 "$bin/isc" accuracy --detector cullide --poses $poses $set --quiet 2>&1

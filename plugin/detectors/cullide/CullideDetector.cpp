@@ -678,7 +678,6 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                            st.clusterSize <= int(CULLIDE_FILTER_MAX_CLUSTER);
             chain.tolerance = 1e-5f * scale;
             chain.triangleVisibility = st.triangleLevel;
-            chain.spinWait = st.spinWait;
             stats.count("cpu_chain_setup_ms", msSince(t0));
             cullide::ChainResult cr;
             auto ran = passes.runChain(chain, cr);

@@ -506,13 +506,6 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     const auto tr = Clock::now();
     out.issueMs = std::chrono::duration<double, std::milli>(tr - t0).count();
     GLenum waited = GL_TIMEOUT_EXPIRED;
-    if (chain.spinWait) {
-        // Polled (the fence is flushed already): no sleep and wake-up between the GPU's signal
-        // and the read-back; at most 60 s, as the blocking wait below.
-        waited = glClientWaitSync(fence_.sync(), GL_SYNC_FLUSH_COMMANDS_BIT, 0);
-        while (waited == GL_TIMEOUT_EXPIRED && Clock::now() - tr < std::chrono::seconds(60))
-            waited = glClientWaitSync(fence_.sync(), 0, 0);
-    }
     for (int i = 0; i < 6 && waited == GL_TIMEOUT_EXPIRED; ++i)
         waited = glClientWaitSync(fence_.sync(), GL_SYNC_FLUSH_COMMANDS_BIT, 10'000'000'000ull);
     fence_ = gl::Fence();

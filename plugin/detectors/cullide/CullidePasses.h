@@ -119,8 +119,6 @@ struct Chain {
     /// The triangle level's visibility passes; false: its members are the wanted clusters'
     /// triangles as seeded (no pruning by visibility).
     bool triangleVisibility = true;
-    /// Wait for the chain's fence by polling it (true) or in one blocking glClientWaitSync (false).
-    bool spinWait = false;
 };
 
 /// What the chain left.

@@ -126,11 +126,8 @@ struct CullideSettings {
     /// more clusters (6074 instead of 3936 of 8134 on pile/100) for a third of the fragments and
     /// 0.13 ms less per call on both piles (docs/detectors/cullide.md, cullide-7).
     int clusterAxes = 1;
-    /// With the chain: the GL thread polls the chain's fence (true) instead of blocking in
-    /// glClientWaitSync until the driver wakes it (false); the same answer either way.
-    bool spinWait = true;
 
-    static constexpr std::array<SettingField<CullideSettings>, 21> fields{{
+    static constexpr std::array<SettingField<CullideSettings>, 20> fields{{
         {"method", &CullideSettings::method, "compute (default) or queries (the paper's occlusion queries, object and cluster levels)"},
         {"resolution", &CullideSettings::resolution, "triangle level: pixels across the smallest object (8..4096)"},
         {"clusterResolution", &CullideSettings::clusterResolution,
@@ -168,8 +165,6 @@ struct CullideSettings {
          "chain: cluster boxes posed and cut to the partners' boxes on the GPU (true) or on the CPU (false)"},
         {"clusterAxes", &CullideSettings::clusterAxes,
          "cluster level: axes it is reduced along, 1 (z) or 3, at most axes (default 1)"},
-        {"spinWait", &CullideSettings::spinWait,
-         "chain: poll the GPU's fence (true) or block in glClientWaitSync (false)"},
     }};
 };
 
