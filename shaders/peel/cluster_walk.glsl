@@ -14,6 +14,10 @@
 // 65,535. A full stack or a spent budget stops that invocation and counts
 // PEEL_COUNTER_WALK_CUT: the CPU then redoes the call with the levels walk (nothing is lost
 // silently).
+// With PEEL_WALK_RECORDS (no rays: the triangle pairs come next, peel/tri_pairs.glsl with the
+// same define) a cluster pair is written as two uvec4 holding all the triangle pairs need
+// (candidate, margin, objects, absolute slot ranges), read from what the walk has at hand: the
+// triangle pairs then reach a cluster's corners through 3 dependent loads instead of 8.
 #include "common/dispatch.glsl"
 #include "peel/bindings.h"
 
@@ -44,14 +48,23 @@ uint gTop = 0u;
 uint gSteps = 0u;
 bool gCut = false;
 uint gNext = 1u;  // the frontier being filled
+PeelPair gPair;   // the workgroup's pair of parts
 
 bool meet(PeelBox a, PeelBox b, float margin) {
     return all(lessThanEqual(a.lo.xyz, b.hi.xyz + margin)) && all(lessThanEqual(b.lo.xyz, a.hi.xyz + margin));
 }
 
-void emitClusters(uint pair, uint a, uint b) {
+void emitClusters(uint pair, uint a, uint b, PeelPart pa, PeelPart pb, PeelClusterNode na, PeelClusterNode nb) {
     uint k = atomicAdd(counters[PEEL_COUNTER_CLUSTER_PAIRS], 1u);
+#ifdef PEEL_WALK_RECORDS
+    if (k < uClusterCapacity) {
+        clusterPairs[2u * k] = uvec4(gPair.candidate, floatBitsToUint(gPair.margin), pa.object, pb.object);
+        clusterPairs[2u * k + 1u] =
+            uvec4(pa.firstSlot + na.firstSlot, pb.firstSlot + nb.firstSlot, na.slotCount | (nb.slotCount << 8), 0u);
+    }
+#else
     if (k < uClusterCapacity) clusterPairs[k] = uvec4(pair, a, b, 0u);
+#endif
     else atomicAdd(counters[PEEL_COUNTER_CLUSTER_OVERFLOW], 1u);
     atomicAdd(sClusterPairs, 1u);
 }
@@ -72,7 +85,7 @@ void expand(uint pair, PeelPart pa, PeelPart pb, float margin, uint a, uint b) {
     PeelClusterNode na = clusterNodes[pa.firstNode + a], nb = clusterNodes[pb.firstNode + b];
     bool leafA = na.left == PEEL_NO_NODE, leafB = nb.left == PEEL_NO_NODE;
     if (leafA && leafB) {
-        emitClusters(pair, a, b);
+        emitClusters(pair, a, b, pa, pb, na, nb);
     } else if (!leafA && !leafB) {
         PeelBox al = nodeBoxes[pa.nodeBase + na.left], ar = nodeBoxes[pa.nodeBase + na.right];
         PeelBox bl = nodeBoxes[pb.nodeBase + nb.left], br = nodeBoxes[pb.nodeBase + nb.right];
@@ -96,6 +109,7 @@ void main() {
     if (g >= uPairCount) return;  // the whole workgroup
     g += uPairBase;
     PeelPair pr = pairList[g];
+    gPair = pr;
     PeelPart pa = parts[pr.partA], pb = parts[pr.partB];
     uint lid = gl_LocalInvocationIndex;
     if (lid == 0u) {
