@@ -6,11 +6,14 @@
 # repository root there, after the GL debs are unpacked:
 #   bench/gpu/peel-deform7.sh [packed-dir]      (default .devrun)
 # PEEL7_ORDER: the processes in order, each one of
-#   d   defaults (cpu and peel rows; the walk writes records, the upload follows the walk)
+#   d   defaults: rows cpu, peel, and (same process, repetitions interleaved at random, so that
+#       they see the same GPU clock) peel_mainchain (test hook ISC_PEEL_WALK_RECORDS=0: the walk
+#       and the triangle pairs as before 2026-11-27 night) and peel_uploadfirst
+#       (ISC_PEEL_UPLOAD_FIRST=1: the vertex upload before the CPU's boxes)
 #   r0  ISC_PEEL_WALK_RECORDS=0 (the walk writes node pairs, the triangle pairs look the rest up)
 #   u1  ISC_PEEL_UPLOAD_FIRST=1 (the vertex upload before the CPU's boxes)
 #   a   OMP_WAIT_POLICY=active (diagnostic: the OpenMP threads spin between calls)
-# (default "d r0 d u1 r0 d a"). PEEL7_TESTS=1 (default): isc_test_peel, isc_test_peel_units,
+# (default "d d d"; run 1 of 2026-11-27 night used "d r0 d u1 r0 d a" with cpu and peel rows only). PEEL7_TESTS=1 (default): isc_test_peel, isc_test_peel_units,
 # isc_test_detector_lifetime and isc accuracy --detector peel first.
 # Writes to $OUT: machine.txt, clocks.csv (nvidia-smi every 20 ms, read only), marks.txt,
 # peel.txt (every process's rows, in order, each headed by its name), tests.txt, accuracy.txt.
@@ -37,7 +40,7 @@ fi
 export ISC_PEEL_BENCH_MIN_TIME=${ISC_PEEL_BENCH_MIN_TIME:-0.1}
 reps=${PEEL7_REPS:-5}
 n=0
-for p in ${PEEL7_ORDER:-d r0 d u1 r0 d a}; do
+for p in ${PEEL7_ORDER:-d d d}; do
   n=$((n + 1))
   envs=()
   case $p in
@@ -48,7 +51,7 @@ for p in ${PEEL7_ORDER:-d r0 d u1 r0 d a}; do
   esac
   echo "## process $n: $p ${envs[*]:-}" >> "$out/peel.txt"
   echo "$n $p start $(date +%H:%M:%S.%N)" >> "$out/marks.txt"
-  env "${envs[@]}" timeout 60 "$bin/isc_bench_peel" --benchmark_filter='^deform_b2b/100/(cpu|peel)/' \
+  env "${envs[@]}" timeout 60 "$bin/isc_bench_peel" --benchmark_filter="${PEEL7_FILTER:-^(variants/)?deform_b2b/100/(cpu|peel|peel_mainchain|peel_uploadfirst)/}" \
     --benchmark_repetitions=$reps --benchmark_enable_random_interleaving=true \
     --benchmark_report_aggregates_only=true >> "$out/peel.txt" 2>&1
   echo "$n $p end $(date +%H:%M:%S.%N) rc $?" >> "$out/marks.txt"
@@ -62,10 +65,10 @@ for line in open(sys.argv[1]):
     if line.startswith("## process"):
         proc = line.strip()[3:]
         print(proc)
-    m = re.match(r"(deform_b2b/100/(\w+))/\S*_median\s+([\d.]+) ms", line)
+    m = re.match(r"(?:variants/)?(deform_b2b/100/(\w+))/\S*_median\s+([\d.]+) ms", line)
     if m:
         c = dict(re.findall(r"(\w+)=([-\d.e+kmu]+)", line))
-        keys = ["median_ms", "cpu_setup_ms", "cpu_refit_ms", "cpu_upload_ms", "gpu_cull_ms", "gpu_filter_ms",
+        keys = ["median_ms", "screen_pairs", "cpu_setup_ms", "cpu_refit_ms", "cpu_upload_ms", "gpu_cull_ms", "gpu_filter_ms",
                 "gpu_wait_ms", "cpu_exact_ms", "exact_reused", "missed_pairs", "extra_pairs"]
-        print("  %-8s %6s ms  " % (m.group(2), m.group(3)) + " ".join(f"{k}={c[k]}" for k in keys if k in c))
+        print("  %-17s %6s ms  " % (m.group(2), m.group(3)) + " ".join(f"{k}={c[k]}" for k in keys if k in c))
 PY

@@ -44,8 +44,9 @@ namespace isc::gl {
 #define PEEL_BINDING_ITEMS_OUT 30      // uvec4 itemsOut[]
 #define PEEL_BINDING_CLUSTER_PAIRS 31  // uvec4 clusterPairs[]: (pair, leaf node of A, leaf node of B, 0); the fused walk
                                        // without rays (PEEL_WALK_RECORDS) writes two uvec4 per cluster pair instead:
-                                       // (candidate, margin bits, object A, object B), (first slot of A, of B,
-                                       // triangles of A | of B << 8, 0), slots absolute in clusterSlots[]
+                                       // (candidate, margin bits, object A, object B), (first slot of A | its
+                                       // triangles - 1 << 27, the same of B, box of A in nodeBoxes[], of B),
+                                       // slots absolute in clusterSlots[] (below 2^27)
 #define PEEL_BINDING_ARGS 32           // uint args[]: indirect dispatch arguments and list counts
 #define PEEL_BINDING_KEPT_BITS 33      // uint keptBits[]: per part triangle (triangleBase + t), kept by the cull
 #define PEEL_BINDING_KEPT_INDICES 34   // uint keptIndices[]: 3 per kept triangle, absolute world[] indices

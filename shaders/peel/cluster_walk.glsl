@@ -59,8 +59,10 @@ void emitClusters(uint pair, uint a, uint b, PeelPart pa, PeelPart pb, PeelClust
 #ifdef PEEL_WALK_RECORDS
     if (k < uClusterCapacity) {
         clusterPairs[2u * k] = uvec4(gPair.candidate, floatBitsToUint(gPair.margin), pa.object, pb.object);
-        clusterPairs[2u * k + 1u] =
-            uvec4(pa.firstSlot + na.firstSlot, pb.firstSlot + nb.firstSlot, na.slotCount | (nb.slotCount << 8), 0u);
+        // Slots below 2^27 (checked on the CPU), a cluster's 1..32 triangles in the top 5 bits.
+        clusterPairs[2u * k + 1u] = uvec4((pa.firstSlot + na.firstSlot) | ((na.slotCount - 1u) << 27),
+                                          (pb.firstSlot + nb.firstSlot) | ((nb.slotCount - 1u) << 27),
+                                          pa.nodeBase + a, pb.nodeBase + b);
     }
 #else
     if (k < uClusterCapacity) clusterPairs[k] = uvec4(pair, a, b, 0u);

@@ -846,7 +846,9 @@ Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uin
                                               int half) {
     markPass(kPassWalk);
     // Without rays the walk writes records with all the triangle pairs need (walkRecords_).
-    const bool records = direct_ && walkRecords_;
+    // (Slots are packed below 2^27 in the records: more triangles than that in the scene's
+    // meshes take the other form.)
+    const bool records = direct_ && walkRecords_ && clusters_.slots().size() < (std::size_t(1) << 27);
     gl::Program& walk = records ? walkRec_ : walk_;
     walk.setUniform("uPairBase", first);
     walk.setUniform("uPairCount", count);
