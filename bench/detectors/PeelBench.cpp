@@ -18,8 +18,9 @@
 //                    the 100- and 1000-bunny piles and the 3.76M-triangle scene (the default
 //                    there is the GPU pass); speculate off and 12 exact threads on deform_b2b;
 //                    peel_mainchain (test hook ISC_PEEL_WALK_RECORDS=0: the walk and triangle
-//                    pairs as before 2026-11-27 night) and peel_uploadfirst (ISC_PEEL_UPLOAD_FIRST=1)
-//                    on deform_b2b.
+//                    pairs as before 2026-11-27 night, with ISC_PEEL_UPLOAD_FIRST=0), peel_uploadafter
+//                    (ISC_PEEL_UPLOAD_FIRST=0: the vertex upload after the walk's dispatch) and
+//                    peel_walk128/256 (ISC_PEEL_WALK_WIDTH) on deform_b2b.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -314,14 +315,19 @@ void registerAll() {
     cpuRefit.refit = "cpu";
     gpuRefit.refit = "gpu";
     // The chain as before 2026-11-27 night (the walk writes node pairs, the triangle pairs look
-    // up the rest and pair all 32 x 32 triangles), and the vertex upload before the CPU's boxes.
-    const Kind mainChain{false, PeelSettings{}, {{"ISC_PEEL_WALK_RECORDS", "0"}}};
-    const Kind uploadFirst{false, PeelSettings{}, {{"ISC_PEEL_UPLOAD_FIRST", "1"}}};
+    // up the rest and pair all 32 x 32 triangles; the vertex upload after the walk's dispatch),
+    // the upload after the walk alone, and the fused walk 128 and 256 invocations wide.
+    const Kind mainChain{false, PeelSettings{}, {{"ISC_PEEL_WALK_RECORDS", "0"}, {"ISC_PEEL_UPLOAD_FIRST", "0"}}};
+    const Kind uploadAfter{false, PeelSettings{}, {{"ISC_PEEL_UPLOAD_FIRST", "0"}}};
+    const Kind walk128{false, PeelSettings{}, {{"ISC_PEEL_WALK_WIDTH", "128"}}};
+    const Kind walk256{false, PeelSettings{}, {{"ISC_PEEL_WALK_WIDTH", "256"}}};
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
                                                                       {mainChain, "peel_mainchain"},
-                                                                      {uploadFirst, "peel_uploadfirst"}};
+                                                                      {uploadAfter, "peel_uploadafter"},
+                                                                      {walk128, "peel_walk128"},
+                                                                      {walk256, "peel_walk256"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};

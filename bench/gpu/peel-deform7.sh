@@ -8,10 +8,12 @@
 # PEEL7_ORDER: the processes in order, each one of
 #   d   defaults: rows cpu, peel, and (same process, repetitions interleaved at random, so that
 #       they see the same GPU clock) peel_mainchain (test hook ISC_PEEL_WALK_RECORDS=0: the walk
-#       and the triangle pairs as before 2026-11-27 night) and peel_uploadfirst
-#       (ISC_PEEL_UPLOAD_FIRST=1: the vertex upload before the CPU's boxes)
+#       and the triangle pairs as before 2026-11-27 night, with ISC_PEEL_UPLOAD_FIRST=0: main's
+#       chain), peel_uploadafter (ISC_PEEL_UPLOAD_FIRST=0: the vertex upload after the walk's
+#       dispatch), peel_walk128 and peel_walk256 (ISC_PEEL_WALK_WIDTH); run 2 had
+#       peel_uploadfirst (ISC_PEEL_UPLOAD_FIRST=1, then not the default) instead
 #   r0  ISC_PEEL_WALK_RECORDS=0 (the walk writes node pairs, the triangle pairs look the rest up)
-#   u1  ISC_PEEL_UPLOAD_FIRST=1 (the vertex upload before the CPU's boxes)
+#   u1  ISC_PEEL_UPLOAD_FIRST=1 (run 1: the vertex upload before the CPU's boxes, now the default)
 #   a   OMP_WAIT_POLICY=active (diagnostic: the OpenMP threads spin between calls)
 # (default "d d d"; run 1 of 2026-11-27 night used "d r0 d u1 r0 d a" with cpu and peel rows only). PEEL7_TESTS=1 (default): isc_test_peel, isc_test_peel_units,
 # isc_test_detector_lifetime and isc accuracy --detector peel first.
@@ -51,7 +53,7 @@ for p in ${PEEL7_ORDER:-d d d}; do
   esac
   echo "## process $n: $p ${envs[*]:-}" >> "$out/peel.txt"
   echo "$n $p start $(date +%H:%M:%S.%N)" >> "$out/marks.txt"
-  env "${envs[@]}" timeout 60 "$bin/isc_bench_peel" --benchmark_filter="${PEEL7_FILTER:-^(variants/)?deform_b2b/100/(cpu|peel|peel_mainchain|peel_uploadfirst)/}" \
+  env "${envs[@]}" timeout 60 "$bin/isc_bench_peel" --benchmark_filter="${PEEL7_FILTER:-^(variants/)?deform_b2b/100/(cpu|peel|peel_mainchain|peel_uploadafter|peel_walk128|peel_walk256)/}" \
     --benchmark_repetitions=$reps --benchmark_enable_random_interleaving=true \
     --benchmark_report_aggregates_only=true >> "$out/peel.txt" 2>&1
   echo "$n $p end $(date +%H:%M:%S.%N) rc $?" >> "$out/marks.txt"

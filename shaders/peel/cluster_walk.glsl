@@ -21,7 +21,12 @@
 #include "common/dispatch.glsl"
 #include "peel/bindings.h"
 
-layout(local_size_x = 64) in;
+// Invocations per pair of parts (a round's node pairs are spread over them): 64, or more
+// where a define says (PEEL_WALK_WIDTH; the largest pairs' rounds are the walk's critical path).
+#ifndef PEEL_WALK_WIDTH
+#define PEEL_WALK_WIDTH 64u
+#endif
+layout(local_size_x = PEEL_WALK_WIDTH) in;
 
 layout(std430, binding = PEEL_BINDING_PARTS) readonly buffer PeelParts { PeelPart parts[]; };
 layout(std430, binding = PEEL_BINDING_CLUSTER_NODES) readonly buffer PeelNodes { PeelClusterNode clusterNodes[]; };
@@ -128,7 +133,7 @@ void main() {
         uint n = min(sCount[cur], uQueueLimit);  // the same for every invocation (read after a barrier)
         if (n == 0u) break;
         gNext = cur ^ 1u;
-        for (uint i = lid; i < n && !gCut; i += 64u) {
+        for (uint i = lid; i < n && !gCut; i += PEEL_WALK_WIDTH) {
             uvec2 ab = sQueue[cur][i];
             expand(g, pa, pb, pr.margin, ab.x, ab.y);
             ++gSteps;

@@ -101,9 +101,14 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // Test hook: ISC_PEEL_WALK_RECORDS=0, the fused walk without rays writes (pair, node, node)
     // and the triangle pairs look the rest up (the chain before 2026-11-27 night), to compare.
     if (const char* v = std::getenv("ISC_PEEL_WALK_RECORDS"); v != nullptr && *v == '0') walkRecords_ = false;
-    // Test hook: ISC_PEEL_UPLOAD_FIRST=1, with the CPU's boxes the vertices are uploaded before
-    // the boxes are made (the copy overlaps the CPU's refit instead of the walk), to compare.
-    if (const char* v = std::getenv("ISC_PEEL_UPLOAD_FIRST"); v != nullptr && *v == '1') uploadFirst_ = true;
+    // Test hook: ISC_PEEL_UPLOAD_FIRST=0, with the CPU's boxes the vertices are uploaded after
+    // the walk is dispatched (the order before 2026-11-27 night), to compare.
+    if (const char* v = std::getenv("ISC_PEEL_UPLOAD_FIRST"); v != nullptr && *v == '0') uploadFirst_ = false;
+    // Test hook: ISC_PEEL_WALK_WIDTH=128 or 256, invocations per pair of parts in the fused walk
+    // without rays (64 by default), to compare.
+    std::string walkWidth = "64";
+    if (const char* v = std::getenv("ISC_PEEL_WALK_WIDTH"); v != nullptr && (std::string(v) == "128" || std::string(v) == "256"))
+        walkWidth = v;
     const std::string layers = "#define MAX_LAYERS " + std::to_string(settings.maxLayers) + "\n";
     struct Entry {
         gl::Program* program;
@@ -132,7 +137,8 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
         {&walk_, "peel/cluster_walk.glsl", "", "peel cluster walk (fused)"},
         {&refitLocal_, "peel/cluster_refit.glsl", "#define PEEL_LOCAL_VERTICES 1\n", "peel cluster refit (local)"},
         {&triPairsLocal_, "peel/tri_pairs.glsl", "#define PEEL_LOCAL_VERTICES 1\n", "peel triangle pairs (local)"},
-        {&walkRec_, "peel/cluster_walk.glsl", "#define PEEL_WALK_RECORDS 1\n", "peel cluster walk (records)"},
+        {&walkRec_, "peel/cluster_walk.glsl", "#define PEEL_WALK_RECORDS 1\n#define PEEL_WALK_WIDTH " + walkWidth + "u\n",
+         "peel cluster walk (records)"},
         {&triPairsRecords_, "peel/tri_pairs.glsl", "#define PEEL_LOCAL_VERTICES 1\n#define PEEL_WALK_RECORDS 1\n",
          "peel triangle pairs (records)"},
     };
@@ -407,9 +413,10 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     // copies them to the node boxes. "auto": so when most of the call's vertices are deformed
     // objects' (their own vertex ranges: the GPU pass would read each from memory, where rigid
     // objects share their mesh's, cached). Measured: docs/detectors/peel.md, "Round 2026-11-27
-    // evening". With the CPU's boxes the walk needs no vertex: the vertices are uploaded
-    // (GpuScene::sync) after the walk is dispatched and flushed, so the GPU walks while the CPU
-    // converts them (syncScene()); else here, first.
+    // evening". The vertices are uploaded (GpuScene::sync) first and the copy flushed, so that
+    // the GPU copies them while the CPU makes the boxes (the copy, ~0.12 ms for the deforming
+    // pile's 3 MB, is then off the walk's path; "Round 2026-11-27 night"). Test hook
+    // ISC_PEEL_UPLOAD_FIRST=0: with the CPU's boxes, after the walk is dispatched (syncScene()).
     syncScene_ = &scene;
     syncGpu_ = &gpu;
     syncStats_ = &stats;
@@ -425,7 +432,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     stats.count("refit_cpu", cpuRefit ? 1.0 : 0.0);
     if (!cpuRefit || nodeTotal_ == 0 || uploadFirst_) {
         syncScene();
-        if (cpuRefit) glFlush();  // test hook ISC_PEEL_UPLOAD_FIRST: the vertex copy runs while the CPU makes the boxes
+        if (cpuRefit) glFlush();  // the vertex copy runs while the CPU makes the boxes
     }
     if (cpuRefit && nodeTotal_ > 0) {
         const auto tb = Clock::now();

@@ -89,7 +89,7 @@ private:
     bool direct_ = false;  // no collision rays: cluster pairs straight to the float filter
     bool softwareGl_ = false;  // llvmpipe and the like: the GPU wait does not wake the exact test's threads
     bool speculateAll_ = false;
-    bool uploadFirst_ = false;  // test hook ISC_PEEL_UPLOAD_FIRST=1: the vertex upload before the CPU's boxes
+    bool uploadFirst_ = true;  // the vertex upload before the CPU's boxes (test hook ISC_PEEL_UPLOAD_FIRST=0: after the walk)
     bool walkRecords_ = true;  // test hook ISC_PEEL_WALK_RECORDS=0: the fused walk without rays writes node pairs
     // refit "cpu" (no rays; "auto" on mostly deformed calls): the cluster boxes made on the CPU into a persistently mapped
     // staging buffer and copied to boxesBuffer_ (cpuBoxes_: this call's are there).
