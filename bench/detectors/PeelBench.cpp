@@ -20,7 +20,7 @@
 //                    peel_mainchain (test hook ISC_PEEL_WALK_RECORDS=0: the walk and triangle
 //                    pairs as before 2026-11-27 night, with ISC_PEEL_UPLOAD_FIRST=0), peel_uploadafter
 //                    (ISC_PEEL_UPLOAD_FIRST=0: the vertex upload after the walk's dispatch) and
-//                    peel_walk128/256 (ISC_PEEL_WALK_WIDTH) on deform_b2b.
+//                    peel_walk64/256 (ISC_PEEL_WALK_WIDTH; 128 by default) on deform_b2b.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -316,17 +316,17 @@ void registerAll() {
     gpuRefit.refit = "gpu";
     // The chain as before 2026-11-27 night (the walk writes node pairs, the triangle pairs look
     // up the rest and pair all 32 x 32 triangles; the vertex upload after the walk's dispatch),
-    // the upload after the walk alone, and the fused walk 128 and 256 invocations wide.
+    // the upload after the walk alone, and the fused walk 64 and 256 invocations wide (128 by default).
     const Kind mainChain{false, PeelSettings{}, {{"ISC_PEEL_WALK_RECORDS", "0"}, {"ISC_PEEL_UPLOAD_FIRST", "0"}}};
     const Kind uploadAfter{false, PeelSettings{}, {{"ISC_PEEL_UPLOAD_FIRST", "0"}}};
-    const Kind walk128{false, PeelSettings{}, {{"ISC_PEEL_WALK_WIDTH", "128"}}};
+    const Kind walk64{false, PeelSettings{}, {{"ISC_PEEL_WALK_WIDTH", "64"}}};
     const Kind walk256{false, PeelSettings{}, {{"ISC_PEEL_WALK_WIDTH", "256"}}};
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
                                                                       {mainChain, "peel_mainchain"},
                                                                       {uploadAfter, "peel_uploadafter"},
-                                                                      {walk128, "peel_walk128"},
+                                                                      {walk64, "peel_walk64"},
                                                                       {walk256, "peel_walk256"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};

@@ -1,6 +1,6 @@
 // Peel scene sampling, 3-D cull (compute), the fused walk: every level of the cluster-tree walk
 // (peel/cluster_pairs.glsl's roots, levels and depth-first rest) in ONE dispatch. One
-// 64-invocation workgroup per pair of parts: the pair's frontier of node pairs lives in shared
+// workgroup per pair of parts (64 invocations, 128 without rays): the pair's frontier of node pairs lives in shared
 // memory, one level per round (a barrier between rounds, no dispatch, no indirect arguments,
 // no read-back); node pairs whose boxes come within the pair's margin go to the next round,
 // pairs of two clusters to clusterPairs (the same list, the same test and the same margin as
@@ -21,8 +21,9 @@
 #include "common/dispatch.glsl"
 #include "peel/bindings.h"
 
-// Invocations per pair of parts (a round's node pairs are spread over them): 64, or more
-// where a define says (PEEL_WALK_WIDTH; the largest pairs' rounds are the walk's critical path).
+// Invocations per pair of parts (a round's node pairs are spread over them): 64, or as the
+// define PEEL_WALK_WIDTH says (the walk without rays: 128; the largest pairs' rounds are the
+// walk's critical path).
 #ifndef PEEL_WALK_WIDTH
 #define PEEL_WALK_WIDTH 64u
 #endif

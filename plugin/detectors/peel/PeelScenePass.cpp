@@ -104,10 +104,11 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // Test hook: ISC_PEEL_UPLOAD_FIRST=0, with the CPU's boxes the vertices are uploaded after
     // the walk is dispatched (the order before 2026-11-27 night), to compare.
     if (const char* v = std::getenv("ISC_PEEL_UPLOAD_FIRST"); v != nullptr && *v == '0') uploadFirst_ = false;
-    // Test hook: ISC_PEEL_WALK_WIDTH=128 or 256, invocations per pair of parts in the fused walk
-    // without rays (64 by default), to compare.
-    std::string walkWidth = "64";
-    if (const char* v = std::getenv("ISC_PEEL_WALK_WIDTH"); v != nullptr && (std::string(v) == "128" || std::string(v) == "256"))
+    // The fused walk without rays runs 128 invocations per pair of parts (the largest pairs'
+    // rounds are its critical path; 64 and 256 were slower on the H200, "Round 2026-11-27
+    // night"). Test hook ISC_PEEL_WALK_WIDTH=64 or 256, to compare.
+    std::string walkWidth = "128";
+    if (const char* v = std::getenv("ISC_PEEL_WALK_WIDTH"); v != nullptr && (std::string(v) == "64" || std::string(v) == "256"))
         walkWidth = v;
     const std::string layers = "#define MAX_LAYERS " + std::to_string(settings.maxLayers) + "\n";
     struct Entry {
