@@ -20,7 +20,8 @@
 //                    peel_mainchain (test hook ISC_PEEL_WALK_RECORDS=0: the walk and triangle
 //                    pairs as before 2026-11-27 night, with ISC_PEEL_UPLOAD_FIRST=0), peel_uploadafter
 //                    (ISC_PEEL_UPLOAD_FIRST=0: the vertex upload after the walk's dispatch) and
-//                    peel_walk64/256 (ISC_PEEL_WALK_WIDTH; 128 by default) on deform_b2b.
+//                    peel_walk64/256 (ISC_PEEL_WALK_WIDTH; 128 by default) and peel_notimers
+//                    (gpuTimers off: no GL timestamps) on deform_b2b.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -320,6 +321,8 @@ void registerAll() {
     const Kind mainChain{false, PeelSettings{}, {{"ISC_PEEL_WALK_RECORDS", "0"}, {"ISC_PEEL_UPLOAD_FIRST", "0"}}};
     const Kind uploadAfter{false, PeelSettings{}, {{"ISC_PEEL_UPLOAD_FIRST", "0"}}};
     const Kind walk64{false, PeelSettings{}, {{"ISC_PEEL_WALK_WIDTH", "64"}}};
+    PeelSettings noTimers;
+    noTimers.gpuTimers = "off";
     const Kind walk256{false, PeelSettings{}, {{"ISC_PEEL_WALK_WIDTH", "256"}}};
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
@@ -327,6 +330,7 @@ void registerAll() {
                                                                       {mainChain, "peel_mainchain"},
                                                                       {uploadAfter, "peel_uploadafter"},
                                                                       {walk64, "peel_walk64"},
+                                                                      {Kind{false, noTimers}, "peel_notimers"},
                                                                       {walk256, "peel_walk256"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};

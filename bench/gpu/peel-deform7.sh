@@ -12,7 +12,8 @@
 #       chain), peel_uploadafter (ISC_PEEL_UPLOAD_FIRST=0: the vertex upload after the walk's
 #       dispatch), peel_walk64 and peel_walk256 (ISC_PEEL_WALK_WIDTH; the default is 128); run 2
 #       had peel_uploadfirst (ISC_PEEL_UPLOAD_FIRST=1, then not the default) instead, run 3
-#       peel_walk128 (then not the default) instead of peel_walk64
+#       peel_walk128 (then not the default) instead of peel_walk64; peel_notimers (gpuTimers off)
+#       from run 4
 #   r0  ISC_PEEL_WALK_RECORDS=0 (the walk writes node pairs, the triangle pairs look the rest up)
 #   u1  ISC_PEEL_UPLOAD_FIRST=1 (run 1: the vertex upload before the CPU's boxes, now the default)
 #   a   OMP_WAIT_POLICY=active (diagnostic: the OpenMP threads spin between calls)
@@ -54,7 +55,7 @@ for p in ${PEEL7_ORDER:-d d d}; do
   esac
   echo "## process $n: $p ${envs[*]:-}" >> "$out/peel.txt"
   echo "$n $p start $(date +%H:%M:%S.%N)" >> "$out/marks.txt"
-  env "${envs[@]}" timeout 60 "$bin/isc_bench_peel" --benchmark_filter="${PEEL7_FILTER:-^(variants/)?deform_b2b/100/(cpu|peel|peel_mainchain|peel_uploadafter|peel_walk64|peel_walk256)/}" \
+  env "${envs[@]}" timeout 60 "$bin/isc_bench_peel" --benchmark_filter="${PEEL7_FILTER:-^(variants/)?deform_b2b/100/(cpu|peel|peel_mainchain|peel_uploadafter|peel_walk64|peel_walk256|peel_notimers)/}" \
     --benchmark_repetitions=$reps --benchmark_enable_random_interleaving=true \
     --benchmark_report_aggregates_only=true >> "$out/peel.txt" 2>&1
   echo "$n $p end $(date +%H:%M:%S.%N) rc $?" >> "$out/marks.txt"
