@@ -1,6 +1,9 @@
 #include "isc/gl/ReadbackBuffer.h"
 
+#include "isc/gl/Fence.h"
+
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 namespace isc::gl {
@@ -26,6 +29,12 @@ void MappedCopy::copyFrom(const Buffer& source, std::size_t sourceOffset, std::s
     if (bytes > 0)
         glCopyNamedBufferSubData(source.id(), staging_.id(), static_cast<GLintptr>(sourceOffset),
                                  static_cast<GLintptr>(offset), static_cast<GLsizeiptr>(bytes));
+}
+
+Result<void> waitForGpu(std::string_view what) {
+    if (!Fence::insert().wait(std::uint64_t(60) * 1000000000))
+        return fail(std::string(what) + ": the GPU did not finish within 60 s (a driver reset or a hung GPU?)");
+    return {};
 }
 
 ReadbackBuffer::ReadbackBuffer(std::string_view label)

@@ -7,7 +7,6 @@
 #include "isc/core/Assert.h"
 #include "isc/gl/Bindings.h"
 #include "isc/gl/Buffer.h"
-#include "isc/gl/Fence.h"
 #include "isc/gl/Framebuffer.h"
 #include "isc/gl/Gl.h"
 #include "isc/gl/GpuScene.h"
@@ -713,8 +712,7 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
         else
             readback.copyFrom(hits, 0, dataBytes, dataAt);
         const auto tr = Clock::now();
-        if (!gl::Fence::insert().wait(std::uint64_t(60) * 1000000000))
-            return fail("cinder: the GPU did not finish a batch within 60 s");
+        if (auto r = gl::waitForGpu("cinder, a batch's passes"); !r) return r;
         readbackMs += msSince(tr);
         std::memcpy(counterValues, readback.data(), countersBytes);
         if (culled && !keptRead) {  // the cull's counts, before a rerun clears them
@@ -746,8 +744,7 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
                     const auto tl = Clock::now();
                     if (auto r = readback.reserve(dataAt + found * sizeof(gl::CdHit)); !r) return r;
                     readback.copyFrom(hits, 0, found * sizeof(gl::CdHit), dataAt);
-                    if (!gl::Fence::insert().wait(std::uint64_t(60) * 1000000000))
-                        return fail("cinder: the GPU did not finish copying a batch's hits within 60 s");
+                    if (auto r = gl::waitForGpu("cinder, copying a batch's hits"); !r) return r;
                     readbackMs += msSince(tl);
                     addCount(stats, "late_copies", 1);
                 }

@@ -43,6 +43,10 @@ private:
     const void* data_ = nullptr;
 };
 
+/// Inserts a fence after the commands issued so far and waits for it (60 s at most): the wait
+/// before reading a MappedCopy. An Error naming `what` when the GPU does not get there.
+[[nodiscard]] Result<void> waitForGpu(std::string_view what);
+
 /// A buffer the shaders write in device memory, and its copy mapped once for reading
 /// (persistent, coherent). The shaders use `buffer()` and the call ends with `copyOut(bytes)`
 /// (a GPU copy into the mapping, before the fence); after the fence the CPU reads `data()` in
