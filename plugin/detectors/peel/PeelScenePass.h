@@ -21,7 +21,9 @@
 // Without rays (the default) the chain is 2-3 then the triangle pairs (tri_pairs.glsl), and
 // with the fused walk (settings.walk) three dispatches in all: cluster_refit.glsl from the
 // local vertices, cluster_walk.glsl (every level of the walk in one dispatch), tri_pairs.glsl
-// as a fixed grid; settings.overlap splits it in two halves with a fence each.
+// as a fixed grid; settings.overlap splits it in two halves with a fence each. There the walk
+// (128 wide) writes records holding all the triangle pairs need (PEEL_WALK_RECORDS), and with
+// the CPU's boxes the vertex upload comes first, its copy running while the CPU makes them.
 // A buffer found too small after the fence is grown and the call redone (counted in
 // capacity_retries; the buffers are kept, so later calls do not repeat it).
 #include "PeelClusters.h"
