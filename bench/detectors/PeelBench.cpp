@@ -16,7 +16,12 @@
 //   variants/...     peel variants: refit=gpu (the cluster boxes by the GPU pass) on every
 //                    deforming pattern (the default there makes them on the CPU), refit=cpu on
 //                    the 100- and 1000-bunny piles and the 3.76M-triangle scene (the default
-//                    there is the GPU pass); speculate off and 12 exact threads on deform_b2b.
+//                    there is the GPU pass); speculate off and 12 exact threads on deform_b2b;
+//                    peel_mainchain (test hook ISC_PEEL_WALK_RECORDS=0: the walk and triangle
+//                    pairs as before 2026-11-27 night, with ISC_PEEL_UPLOAD_FIRST=0), peel_uploadafter
+//                    (ISC_PEEL_UPLOAD_FIRST=0: the vertex upload after the walk's dispatch) and
+//                    peel_walk64/256 (ISC_PEEL_WALK_WIDTH; 128 by default) and peel_notimers
+//                    (gpuTimers off: no GL timestamps) on deform_b2b.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -105,11 +110,17 @@ Scene densePile(int bodies, int subdivisions) { return bench::densePile(bunny(su
 struct Kind {
     bool cpu = false;
     PeelSettings peel;
+    // Test hooks (environment variables peel reads when a detector is made) set for this
+    // detector only: variants of the chain that are no setting, in the same process as the
+    // defaults (so that their rows interleave and see the same GPU clock).
+    std::vector<std::pair<std::string, std::string>> hooks = {};
 };
 
 std::unique_ptr<Detector> makeDetector(const Kind& kind, std::string& error) {
     if (kind.cpu) return std::make_unique<CpuDetector>();
+    for (const auto& [name, value] : kind.hooks) setenv(name.c_str(), value.c_str(), 1);
     auto d = createPeelDetector({}, kind.peel);
+    for (const auto& [name, value] : kind.hooks) unsetenv(name.c_str());
     if (!d) {
         error = d.error().message;
         return nullptr;
@@ -304,9 +315,23 @@ void registerAll() {
     PeelSettings cpuRefit, gpuRefit;
     cpuRefit.refit = "cpu";
     gpuRefit.refit = "gpu";
+    // The chain as before 2026-11-27 night (the walk writes node pairs, the triangle pairs look
+    // up the rest and pair all 32 x 32 triangles; the vertex upload after the walk's dispatch),
+    // the upload after the walk alone, and the fused walk 64 and 256 invocations wide (128 by default).
+    const Kind mainChain{false, PeelSettings{}, {{"ISC_PEEL_WALK_RECORDS", "0"}, {"ISC_PEEL_UPLOAD_FIRST", "0"}}};
+    const Kind uploadAfter{false, PeelSettings{}, {{"ISC_PEEL_UPLOAD_FIRST", "0"}}};
+    const Kind walk64{false, PeelSettings{}, {{"ISC_PEEL_WALK_WIDTH", "64"}}};
+    PeelSettings noTimers;
+    noTimers.gpuTimers = "off";
+    const Kind walk256{false, PeelSettings{}, {{"ISC_PEEL_WALK_WIDTH", "256"}}};
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
-                                                                      {Kind{false, exact12}, "peel_exact12"}};
+                                                                      {Kind{false, exact12}, "peel_exact12"},
+                                                                      {mainChain, "peel_mainchain"},
+                                                                      {uploadAfter, "peel_uploadafter"},
+                                                                      {walk64, "peel_walk64"},
+                                                                      {Kind{false, noTimers}, "peel_notimers"},
+                                                                      {walk256, "peel_walk256"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};

@@ -6,6 +6,7 @@
 #include "isc/gl/GpuScene.h"
 #include "isc/gl/Program.h"
 #include "isc/gl/Query.h"
+#include "isc/gl/ReadbackBuffer.h"
 #include "isc/scene/Scene.h"
 
 #include "particles/bindings.h"  // shaders/: PtMap
@@ -61,6 +62,11 @@ struct ParticleSystem::Impl {
         depths{"particles map depths"}, normals{"particles map normals"}, counters{"particles counters"},
         big{"particles large triangles"};
     std::size_t bigCapacity = 4096;
+    // Reads go through a GPU copy into this mapped host buffer and a fence, never
+    // glGetBufferSubData on the buffers the shaders write: NVIDIA's driver moved buffers read
+    // that way (the positions, every frame an app draws them) to host memory, and every step's
+    // stores with them.
+    mutable gl::MappedCopy readback{"particles read-back"};
     gl::Program stepProgram, emitProgram, mapsProgram;
     gl::GpuScene scene{"particles environment"};
     std::vector<const Mesh*> syncedMeshes;
@@ -259,7 +265,10 @@ Result<EnvironmentUpdate> ParticleSystem::setEnvironment(const Scene& scene) {
             }
             glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
             if (pass == 0) {
-                im.counters.read(PT_COUNTER_BIG * 4, 4, &bigCount);
+                if (auto r = im.readback.reserve(sizeof bigCount); !r) return fail(r.error().message);
+                im.readback.copyFrom(im.counters, PT_COUNTER_BIG * 4, sizeof bigCount, 0);
+                if (auto r = gl::waitForGpu("particles, the environment's large triangles"); !r) return fail(r.error().message);
+                std::memcpy(&bigCount, im.readback.data(), sizeof bigCount);
                 if (bigCount > im.bigCapacity) break;
             }
             if (bigCount > 0) {
@@ -364,21 +373,28 @@ double ParticleSystem::lastStepGpuMs() const {
 
 Result<void> ParticleSystem::readParticles(std::vector<Vec4>* positions, std::vector<Vec4>* velocities) const {
     const Impl& im = *impl_;
-    if (positions) {
-        positions->resize(im.count);
-        if (im.count) im.positions.read(0, im.count * 16, positions->data());
-    }
-    if (velocities) {
-        velocities->resize(im.count);
-        if (im.count) im.velocities.read(0, im.count * 16, velocities->data());
-    }
+    const std::size_t bytes = im.count * sizeof(Vec4);
+    if (positions) positions->resize(im.count);
+    if (velocities) velocities->resize(im.count);
+    if (bytes == 0 || (!positions && !velocities)) return gl::checkError("ParticleSystem::readParticles()");
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    if (auto r = im.readback.reserve(2 * bytes); !r) return r;
+    if (positions) im.readback.copyFrom(im.positions, 0, bytes, 0);
+    if (velocities) im.readback.copyFrom(im.velocities, 0, bytes, bytes);
+    if (auto r = gl::waitForGpu("ParticleSystem::readParticles()"); !r) return r;
+    if (positions) std::memcpy(positions->data(), im.readback.at<Vec4>(0), bytes);
+    if (velocities) std::memcpy(velocities->data(), im.readback.at<Vec4>(bytes), bytes);
     return gl::checkError("ParticleSystem::readParticles()");
 }
 
 Result<ParticleStats> ParticleSystem::readStats() const {
     const Impl& im = *impl_;
     std::uint32_t c[PT_COUNTER_COUNT] = {};
-    im.counters.read(0, sizeof c, c);
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    if (auto r = im.readback.reserve(sizeof c); !r) return fail(r.error().message);
+    im.readback.copyFrom(im.counters, 0, sizeof c, 0);
+    if (auto r = gl::waitForGpu("ParticleSystem::readStats()"); !r) return fail(r.error().message);
+    std::memcpy(c, im.readback.data(), sizeof c);
     if (auto e = gl::checkError("ParticleSystem::readStats()"); !e) return fail(e.error().message);
     ParticleStats st;
     st.emitted = im.count;

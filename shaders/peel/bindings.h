@@ -42,7 +42,11 @@ namespace isc::gl {
 #define PEEL_BINDING_PAIR_LIST 28      // PeelPair pairList[]: the call's pairs of parts
 #define PEEL_BINDING_ITEMS_IN 29       // uvec4 itemsIn[]: node pairs (pair, nodeA, nodeB, 0) to expand
 #define PEEL_BINDING_ITEMS_OUT 30      // uvec4 itemsOut[]
-#define PEEL_BINDING_CLUSTER_PAIRS 31  // uvec4 clusterPairs[]: (pair, leaf node of A, leaf node of B, 0)
+#define PEEL_BINDING_CLUSTER_PAIRS 31  // uvec4 clusterPairs[]: (pair, leaf node of A, leaf node of B, 0); the fused walk
+                                       // without rays (PEEL_WALK_RECORDS) writes two uvec4 per cluster pair instead:
+                                       // (candidate, margin bits, object A, object B), (first slot of A | its
+                                       // triangles - 1 << 27, the same of B, box of A in nodeBoxes[], of B),
+                                       // slots absolute in clusterSlots[] (below 2^27)
 #define PEEL_BINDING_ARGS 32           // uint args[]: indirect dispatch arguments and list counts
 #define PEEL_BINDING_KEPT_BITS 33      // uint keptBits[]: per part triangle (triangleBase + t), kept by the cull
 #define PEEL_BINDING_KEPT_INDICES 34   // uint keptIndices[]: 3 per kept triangle, absolute world[] indices
@@ -56,6 +60,7 @@ namespace isc::gl {
 #define PEEL_BINDING_SCAN 41           // uint scanData[]: the generic exclusive scan (peel/scan.glsl)
 #define PEEL_BINDING_PAIR_FLAGS 42     // uint pairFlags[]: per pair of parts, 1 once it has a cluster pair
 #define PEEL_BINDING_RECORD_BOXES 43   // PeelBox recordBoxes[]: per record, its triangle's world box (w of lo: grid level)
+#define PEEL_BINDING_SLOT_TRIANGLES 44 // uvec4 slotTriangles[]: per slot (as clusterSlots), (mesh triangle, its 3 vertex indices)
 
 #define PEEL_ATTRIB_DRAW_ID 0      // uint vertex attribute, divisor 1: = baseInstance = draw index
 

@@ -1,6 +1,6 @@
 // Peel scene sampling, 3-D cull (compute), the fused walk: every level of the cluster-tree walk
 // (peel/cluster_pairs.glsl's roots, levels and depth-first rest) in ONE dispatch. One
-// 64-invocation workgroup per pair of parts: the pair's frontier of node pairs lives in shared
+// workgroup per pair of parts (64 invocations, 128 without rays): the pair's frontier of node pairs lives in shared
 // memory, one level per round (a barrier between rounds, no dispatch, no indirect arguments,
 // no read-back); node pairs whose boxes come within the pair's margin go to the next round,
 // pairs of two clusters to clusterPairs (the same list, the same test and the same margin as
@@ -14,10 +14,20 @@
 // 65,535. A full stack or a spent budget stops that invocation and counts
 // PEEL_COUNTER_WALK_CUT: the CPU then redoes the call with the levels walk (nothing is lost
 // silently).
+// With PEEL_WALK_RECORDS (no rays: the triangle pairs come next, peel/tri_pairs.glsl with the
+// same define) a cluster pair is written as two uvec4 holding all the triangle pairs need
+// (candidate, margin, objects, absolute slot ranges), read from what the walk has at hand: the
+// triangle pairs then reach a cluster's corners through 3 dependent loads instead of 8.
 #include "common/dispatch.glsl"
 #include "peel/bindings.h"
 
-layout(local_size_x = 64) in;
+// Invocations per pair of parts (a round's node pairs are spread over them): 64, or as the
+// define PEEL_WALK_WIDTH says (the walk without rays: 128; the largest pairs' rounds are the
+// walk's critical path).
+#ifndef PEEL_WALK_WIDTH
+#define PEEL_WALK_WIDTH 64u
+#endif
+layout(local_size_x = PEEL_WALK_WIDTH) in;
 
 layout(std430, binding = PEEL_BINDING_PARTS) readonly buffer PeelParts { PeelPart parts[]; };
 layout(std430, binding = PEEL_BINDING_CLUSTER_NODES) readonly buffer PeelNodes { PeelClusterNode clusterNodes[]; };
@@ -44,14 +54,25 @@ uint gTop = 0u;
 uint gSteps = 0u;
 bool gCut = false;
 uint gNext = 1u;  // the frontier being filled
+PeelPair gPair;   // the workgroup's pair of parts
 
 bool meet(PeelBox a, PeelBox b, float margin) {
     return all(lessThanEqual(a.lo.xyz, b.hi.xyz + margin)) && all(lessThanEqual(b.lo.xyz, a.hi.xyz + margin));
 }
 
-void emitClusters(uint pair, uint a, uint b) {
+void emitClusters(uint pair, uint a, uint b, PeelPart pa, PeelPart pb, PeelClusterNode na, PeelClusterNode nb) {
     uint k = atomicAdd(counters[PEEL_COUNTER_CLUSTER_PAIRS], 1u);
+#ifdef PEEL_WALK_RECORDS
+    if (k < uClusterCapacity) {
+        clusterPairs[2u * k] = uvec4(gPair.candidate, floatBitsToUint(gPair.margin), pa.object, pb.object);
+        // Slots below 2^27 (checked on the CPU), a cluster's 1..32 triangles in the top 5 bits.
+        clusterPairs[2u * k + 1u] = uvec4((pa.firstSlot + na.firstSlot) | ((na.slotCount - 1u) << 27),
+                                          (pb.firstSlot + nb.firstSlot) | ((nb.slotCount - 1u) << 27),
+                                          pa.nodeBase + a, pb.nodeBase + b);
+    }
+#else
     if (k < uClusterCapacity) clusterPairs[k] = uvec4(pair, a, b, 0u);
+#endif
     else atomicAdd(counters[PEEL_COUNTER_CLUSTER_OVERFLOW], 1u);
     atomicAdd(sClusterPairs, 1u);
 }
@@ -72,7 +93,7 @@ void expand(uint pair, PeelPart pa, PeelPart pb, float margin, uint a, uint b) {
     PeelClusterNode na = clusterNodes[pa.firstNode + a], nb = clusterNodes[pb.firstNode + b];
     bool leafA = na.left == PEEL_NO_NODE, leafB = nb.left == PEEL_NO_NODE;
     if (leafA && leafB) {
-        emitClusters(pair, a, b);
+        emitClusters(pair, a, b, pa, pb, na, nb);
     } else if (!leafA && !leafB) {
         PeelBox al = nodeBoxes[pa.nodeBase + na.left], ar = nodeBoxes[pa.nodeBase + na.right];
         PeelBox bl = nodeBoxes[pb.nodeBase + nb.left], br = nodeBoxes[pb.nodeBase + nb.right];
@@ -96,6 +117,7 @@ void main() {
     if (g >= uPairCount) return;  // the whole workgroup
     g += uPairBase;
     PeelPair pr = pairList[g];
+    gPair = pr;
     PeelPart pa = parts[pr.partA], pb = parts[pr.partB];
     uint lid = gl_LocalInvocationIndex;
     if (lid == 0u) {
@@ -112,7 +134,7 @@ void main() {
         uint n = min(sCount[cur], uQueueLimit);  // the same for every invocation (read after a barrier)
         if (n == 0u) break;
         gNext = cur ^ 1u;
-        for (uint i = lid; i < n && !gCut; i += 64u) {
+        for (uint i = lid; i < n && !gCut; i += PEEL_WALK_WIDTH) {
             uvec2 ab = sQueue[cur][i];
             expand(g, pa, pb, pr.margin, ab.x, ab.y);
             ++gSteps;

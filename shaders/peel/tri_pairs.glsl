@@ -16,7 +16,13 @@
 // last call (the fused walk: no indirect-argument pass). With PEEL_LOCAL_VERTICES the corners
 // come from the scene's local vertices and the object's model matrix (no world-vertex pass;
 // the same expression as peel/world.glsl: within float rounding of the exact corners, which
-// is all the tolerance argument above needs).
+// is all the tolerance argument above needs). With PEEL_WALK_RECORDS (the fused walk without
+// rays, from the local vertices) the walk's records carry the candidate, the margin, the objects
+// and the clusters' absolute slot ranges, and slotTriangles the corners' vertex indices: record,
+// then slot triangle and object, then corners (3 dependent loads instead of 8); and each
+// triangle is first tested against the other cluster's box (nodeBoxes, the walk's), so that the
+// pair test runs over the kept triangles of each side only (a few of 32 in a pile's contact)
+// instead of all 32 x 32.
 #include "common/dispatch.glsl"
 #include "common/scene.glsl"
 #include "common/tritri.glsl"
@@ -34,6 +40,12 @@ layout(std430, binding = PEEL_BINDING_PAIR_LIST) readonly buffer PeelPairList { 
 layout(std430, binding = PEEL_BINDING_CLUSTER_PAIRS) readonly buffer PeelClusterPairs { uvec4 clusterPairs[]; };
 layout(std430, binding = PEEL_BINDING_COUNTERS) buffer PeelCounters { uint counters[]; };
 layout(std430, binding = PEEL_BINDING_OUTPUT) writeonly buffer PeelOutput { uint outputPairs[]; };
+#ifdef PEEL_WALK_RECORDS
+layout(std430, binding = PEEL_BINDING_SLOT_TRIANGLES) readonly buffer PeelSlotTriangles { uvec4 slotTriangles[]; };
+layout(std430, binding = PEEL_BINDING_NODE_BOXES) readonly buffer PeelBoxes { PeelBox nodeBoxes[]; };
+shared uint sKeep[2][32];  // per side, its triangles whose box comes within the tolerance of the other cluster's box
+shared uint sKept[2];
+#endif
 
 uniform uint uClusterCapacity;
 uniform uint uOutputCapacity;  // triangle pairs
@@ -53,6 +65,42 @@ void main() {
     uint lid = gl_LocalInvocationIndex;
     uint side = lid >> 5, k = lid & 31u;
     uint first = uStartCounter < uint(PEEL_COUNTER_COUNT) ? counters[uStartCounter] : 0u;
+#ifdef PEEL_WALK_RECORDS
+    // The record is read before the count is known (within the capacity; an entry past the
+    // count is stale and dropped), so the two loads overlap. sKept is cleared here and after
+    // each pair test (it is not read again until the next cluster pair's keep step).
+    if (lid < 2u) sKept[lid] = 0u;
+    memoryBarrierShared();
+    barrier();
+    for (uint g = first + iscFlatWorkGroup(); g < uClusterCapacity; g += groups) {  // uniform in the workgroup
+        uvec4 r0 = clusterPairs[2u * g], r1 = clusterPairs[2u * g + 1u];
+        if (g >= count) break;
+        if (lid == 0u) sBoxPairs = 0u;
+        uint countA = (r1.x >> 27) + 1u, countB = (r1.y >> 27) + 1u;
+        uint candidate = r0.x;
+        float tolerance = uintBitsToFloat(r0.y);
+        bool aLow = r0.z < r0.w;
+        if (k < (side == 0u ? countA : countB)) {
+            uvec4 st = slotTriangles[((side == 0u ? r1.x : r1.y) & 0x7FFFFFFu) + k];
+            GpuObject o = sceneObjects[side == 0u ? r0.z : r0.w];
+            PeelBox other = nodeBoxes[side == 0u ? r1.w : r1.z];  // the other cluster's box
+            vec3 lo = vec3(3.4e38), hi = vec3(-3.4e38);
+            for (uint c = 0u; c < 3u; ++c) {
+                vec3 v = (o.model * vec4(sceneVertices[o.firstVertex + st[c + 1u]].xyz, 1.0)).xyz;
+                sV[lid][c] = v;
+                lo = min(lo, v);
+                hi = max(hi, v);
+            }
+            sLo[lid] = lo;
+            sHi[lid] = hi;
+            sTri[lid] = st.x;
+            // A triangle whose box does not come within the tolerance of the other cluster's
+            // box meets none of its triangles' boxes (within the boxes' float rounding, far
+            // below the tolerance: no pair that can touch is dropped): left out of the pair test.
+            if (all(lessThanEqual(lo, other.hi.xyz + tolerance)) && all(lessThanEqual(other.lo.xyz, hi + tolerance)))
+                sKeep[side][atomicAdd(sKept[side], 1u)] = k;
+        }
+#else
     for (uint g = first + iscFlatWorkGroup(); g < count; g += groups) {  // uniform in the workgroup
         uvec4 cp = clusterPairs[g];
         PeelPair pr = pairList[cp.x];
@@ -84,23 +132,39 @@ void main() {
             sHi[lid] = hi;
             sTri[lid] = t;
         }
-        memoryBarrierShared();
-        barrier();
+        uint candidate = pr.candidate;
         float tolerance = pr.margin;
         bool aLow = pa.object < pb.object;
+        uint countA = na.slotCount, countB = nb.slotCount;
+#endif
+        memoryBarrierShared();
+        barrier();
         // The box test on all (at most 32 x 32) pairs, its survivors listed in shared memory;
         // then the float test spread evenly over the invocations (a few dozen survivors of
         // 1024: one round of the costly test per invocation instead of up to 16 divergent ones).
+#ifdef PEEL_WALK_RECORDS
+        // Only the kept triangles of each side, paired.
+        uint keptA = sKept[0], keptB = sKept[1];
+        for (uint q = lid; q < keptA * keptB; q += 64u) {
+            uint i = sKeep[0][q / keptB], j = 32u + sKeep[1][q % keptB];
+            if (any(greaterThan(sLo[i], sHi[j] + tolerance)) || any(greaterThan(sLo[j], sHi[i] + tolerance))) continue;
+            sSurvivors[atomicAdd(sBoxPairs, 1u)] = i * 32u + j - 32u;
+        }
+#else
         for (uint m = 0u; m < 16u; ++m) {
             uint idx = lid + 64u * m;
             uint i = idx >> 5, j = 32u + (idx & 31u);
-            if (i >= na.slotCount || (j - 32u) >= nb.slotCount) continue;
+            if (i >= countA || (j - 32u) >= countB) continue;
             if (any(greaterThan(sLo[i], sHi[j] + tolerance)) || any(greaterThan(sLo[j], sHi[i] + tolerance))) continue;
             sSurvivors[atomicAdd(sBoxPairs, 1u)] = idx;
         }
+#endif
         memoryBarrierShared();
         barrier();
         uint survivors = sBoxPairs;
+#ifdef PEEL_WALK_RECORDS
+        if (lid < 2u) sKept[lid] = 0u;  // read by no one until the next cluster pair's keep step
+#endif
         for (uint q = lid; q < survivors; q += 64u) {
             uint idx = sSurvivors[q];
             uint i = idx >> 5, j = 32u + (idx & 31u);
@@ -108,7 +172,7 @@ void main() {
                 continue;
             uint slot = atomicAdd(counters[uOutputCounter], 1u);
             if (slot < uOutputCapacity) {
-                outputPairs[3u * slot] = pr.candidate;
+                outputPairs[3u * slot] = candidate;
                 outputPairs[3u * slot + 1u] = aLow ? sTri[i] : sTri[j];
                 outputPairs[3u * slot + 2u] = aLow ? sTri[j] : sTri[i];
             }

@@ -12,6 +12,7 @@
 #include "isc/gl/GpuScene.h"
 #include "isc/gl/Program.h"
 #include "isc/gl/Query.h"
+#include "isc/gl/ReadbackBuffer.h"
 #include "isc/gl/VertexArray.h"
 
 #include "cinder/bindings.h"  // shaders/: CdView, CdDraw, CdHit
@@ -20,6 +21,7 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <string>
 #include <tuple>
@@ -289,6 +291,12 @@ struct CinderDetector::Impl {
         cullSurfIndices{"cinder kept triangle indices"}, cullEdgeIds{"cinder kept edge ids"},
         cullSurfIds{"cinder kept triangle ids"};
     std::size_t hitCapacity = 1 << 14;
+    // The batch's read-back: counters, view flags and hits (or the mip-map's last level) copied
+    // on the GPU into one mapped host buffer before one fence (no glGetBufferSubData: NVIDIA's
+    // driver moved buffers read that way to host memory, and the resolve's atomics with them).
+    // Hits are copied as far as the last batch found (`hitCopy`); more take a second copy.
+    gl::MappedCopy readback{"cinder read-back"};
+    std::size_t hitCopy = 1024;
     std::vector<std::unique_ptr<StageTimer>> stageTimers;
     std::size_t stageTimersUsed = 0;
     cinder::CinderExact exact;
@@ -330,7 +338,7 @@ struct CinderDetector::Impl {
         std::vector<gl::CdView> viewData;
         std::vector<gl::CdDraw> drawData, surfDrawData;
         std::vector<gl::DrawElementsIndirectCommand> edgeCommands, surfCommands;
-        std::vector<std::uint32_t> objectList, groupFirst, edgeFirst, flagValues, level;
+        std::vector<std::uint32_t> objectList, groupFirst, edgeFirst, flagValues;
     } scratch;
 };
 
@@ -684,15 +692,69 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
                 src = dst;
             }
         }
+        // The copies into the mapping, then the batch's one wait.
+        const std::size_t countersBytes = sizeof(counterValues);
+        const std::size_t flagsAt = countersBytes, flagsBytes = std::size_t(n) * sizeof(std::uint32_t);
+        const std::size_t dataAt = (flagsAt + flagsBytes + 15) / 16 * 16;
+        std::size_t levelAt = 0, levelWords = 0;
+        if (mipmap) {
+            std::size_t w = W, h = H;
+            for (int l = 0; l < settings.mipLevels; ++l, w /= 2, h /= 2) levelAt += w * h;
+            levelWords = w * h;
+        }
+        const std::size_t hitsCopied = mipmap ? 0 : std::min(hitCapacity, hitCopy);
+        const std::size_t dataBytes = mipmap ? levelWords * sizeof(std::uint32_t) : hitsCopied * sizeof(gl::CdHit);
+        if (auto r = readback.reserve(dataAt + dataBytes); !r) return r;
+        readback.copyFrom(counters, 0, countersBytes, 0);
+        readback.copyFrom(viewFlags, 0, flagsBytes, flagsAt);
+        if (mipmap)
+            readback.copyFrom(colour, levelAt * sizeof(std::uint32_t), dataBytes, dataAt);
+        else
+            readback.copyFrom(hits, 0, dataBytes, dataAt);
         const auto tr = Clock::now();
-        counters.read(0, sizeof(counterValues), counterValues);
+        if (auto r = gl::waitForGpu("cinder, a batch's passes"); !r) return r;
         readbackMs += msSince(tr);
+        std::memcpy(counterValues, readback.data(), countersBytes);
         if (culled && !keptRead) {  // the cull's counts, before a rerun clears them
             keptRead = true;
             edgesDrawn = counterValues[CD_COUNTER_EDGES_KEPT];
             trianglesDrawn = counterValues[CD_COUNTER_TRIANGLES_KEPT];
         }
-        if (mipmap || counterValues[CD_COUNTER_HITS] <= hitCapacity) break;
+        if (mipmap || counterValues[CD_COUNTER_HITS] <= hitCapacity) {
+            std::vector<std::uint32_t>& flagValues = scratch.flagValues;
+            flagValues.assign(readback.at<std::uint32_t>(flagsAt), readback.at<std::uint32_t>(flagsAt) + n);
+            for (std::uint32_t i = 0; i < n; ++i)
+                if (flagValues[i]) addCount(stats, "overflow_views", 1);
+            if (mipmap) {
+                // The smallest level: tile i's reduced square, codes (slot a << 8 | slot b) | 0x10000.
+                const std::size_t side = R >> settings.mipLevels;
+                const std::size_t w = W >> settings.mipLevels, h = H >> settings.mipLevels;
+                const std::uint32_t* level = readback.at<std::uint32_t>(dataAt);
+                for (std::size_t y = 0; y < h; ++y)
+                    for (std::size_t x = 0; x < w; ++x) {
+                        const std::uint32_t code = level[y * w + x];
+                        if (code == 0) continue;
+                        const std::size_t tile = (y / side) * tilesX + x / side;
+                        if (tile < n) result.mipPairs.push_back({tiles[tile].group, code & 0xFFFFu});
+                    }
+                addCount(stats, "mipmap_pixels_read", double(w * h));
+            } else {
+                const std::size_t found = counterValues[CD_COUNTER_HITS];
+                if (found > hitsCopied) {  // more than the last batch: the rest in a second copy
+                    const auto tl = Clock::now();
+                    if (auto r = readback.reserve(dataAt + found * sizeof(gl::CdHit)); !r) return r;
+                    readback.copyFrom(hits, 0, found * sizeof(gl::CdHit), dataAt);
+                    if (auto r = gl::waitForGpu("cinder, copying a batch's hits"); !r) return r;
+                    readbackMs += msSince(tl);
+                    addCount(stats, "late_copies", 1);
+                }
+                const gl::CdHit* first = readback.at<gl::CdHit>(dataAt);
+                result.hits.assign(first, first + found);
+                hitCopy = found + found / 4 + 256;
+                addCount(stats, "hits", double(found));
+            }
+            break;
+        }
         // Grow with headroom, kept for later calls.
         hitCapacity = gl::withHeadroom(std::size_t(counterValues[CD_COUNTER_HITS]) * sizeof(gl::CdHit)) / sizeof(gl::CdHit);
         hits.reserve(hitCapacity * sizeof(gl::CdHit));
@@ -706,35 +768,6 @@ Result<void> CinderDetector::Impl::runBatch(std::span<const Tile> tiles, std::sp
     addCount(stats, "inside_fragments", counterValues[CD_COUNTER_INSIDE]);
     addCount(stats, "near_fragments", counterValues[CD_COUNTER_NEAR]);
     addCount(stats, "overflow_pixels", counterValues[CD_COUNTER_OVERFLOW]);
-    std::vector<std::uint32_t>& flagValues = scratch.flagValues;
-    flagValues.resize(n);
-    const auto tr = Clock::now();
-    viewFlags.read<std::uint32_t>(0, flagValues);
-    if (mipmap) {
-        // The smallest level: tile i's reduced square, codes (slot a << 8 | slot b) | 0x10000.
-        std::size_t offset = 0, w = W, h = H;
-        for (int l = 0; l < settings.mipLevels; ++l, w /= 2, h /= 2) offset += w * h;
-        std::vector<std::uint32_t>& level = scratch.level;
-        level.resize(w * h);
-        colour.read(offset * sizeof(std::uint32_t), level.size() * sizeof(std::uint32_t), level.data());
-        readbackMs += msSince(tr);
-        const std::size_t side = R >> settings.mipLevels;
-        for (std::size_t y = 0; y < h; ++y)
-            for (std::size_t x = 0; x < w; ++x) {
-                const std::uint32_t code = level[y * w + x];
-                if (code == 0) continue;
-                const std::size_t tile = (y / side) * tilesX + x / side;
-                if (tile < n) result.mipPairs.push_back({tiles[tile].group, code & 0xFFFFu});
-            }
-        addCount(stats, "mipmap_pixels_read", double(w * h));
-    } else {
-        result.hits.resize(counterValues[CD_COUNTER_HITS]);
-        if (!result.hits.empty()) hits.read<gl::CdHit>(0, result.hits);
-        readbackMs += msSince(tr);
-        addCount(stats, "hits", double(result.hits.size()));
-    }
-    for (std::uint32_t i = 0; i < n; ++i)
-        if (flagValues[i]) addCount(stats, "overflow_views", 1);
     // Tiles index views of this batch: give hits their group through the caller (view -> tile).
     if (auto e = gl::checkError("after cinder batch"); !e) return e;
     return {};

@@ -12,6 +12,7 @@
 #include "isc/gl/GpuScene.h"
 #include "isc/gl/Program.h"
 #include "isc/gl/Query.h"
+#include "isc/gl/ReadbackBuffer.h"
 #include "isc/gl/Texture.h"
 #include "isc/gl/VertexArray.h"
 
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -116,6 +118,12 @@ struct HeightmapDetector::Impl {
         samples{"heightmap samples"}, counters{"heightmap counters"}, best{"heightmap reduction best"},
         winner{"heightmap reduction winner"};
     std::size_t sampleCapacity = 1 << 12;
+    // The call's read-back: counters, flags and samples copied on the GPU into one mapped host
+    // buffer before one fence (glGetBufferSubData made NVIDIA's driver move the buffers read
+    // that way to host memory, the shaders' atomics with them). Samples are copied as far as
+    // the last call found (`sampleCopy`); more take a second copy.
+    gl::MappedCopy readback{"heightmap read-back"};
+    std::size_t sampleCopy = 1024;
     // A call's read-back storage, kept across calls (cleared, never shrunk): a call does not
     // allocate it afresh (the soak, docs/robustness.md).
     std::vector<std::uint32_t> flagValues;
@@ -411,6 +419,11 @@ Result<void> HeightmapDetector::Impl::runBatch(std::span<const View> batch, std:
     gl::Program& emit = settings.reduce ? emitReduced : emitAll;
     const GLuint emitGroups = settings.reduce ? (drawCount * HM_CRITERIA + 63) / 64 : pixelGroups;
     std::uint32_t counterValues[HM_COUNTER_COUNT] = {};
+    // The mapping: counters, flags (a word per draw), samples from the next 16 bytes.
+    const std::size_t countersBytes = sizeof(counterValues);
+    const std::size_t flagsBytes = std::size_t(drawCount) * sizeof(std::uint32_t);
+    const std::size_t dataAt = (countersBytes + flagsBytes + 15) / 16 * 16;
+    std::size_t samplesCopied = 0;
     for (;;) {
         samples.reserve(sampleCapacity * sizeof(gl::HmSample));
         samples.bindBase(GL_SHADER_STORAGE_BUFFER, HM_BINDING_SAMPLES);
@@ -418,9 +431,15 @@ Result<void> HeightmapDetector::Impl::runBatch(std::span<const View> batch, std:
         emit.use();
         emit.dispatch(emitGroups);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+        samplesCopied = std::min(sampleCapacity, sampleCopy);
+        if (auto r = readback.reserve(dataAt + samplesCopied * sizeof(gl::HmSample)); !r) return r;
+        readback.copyFrom(counters, 0, countersBytes, 0);
+        readback.copyFrom(flags, 0, flagsBytes, countersBytes);
+        readback.copyFrom(samples, 0, samplesCopied * sizeof(gl::HmSample), dataAt);
         const auto tr = Clock::now();
-        counters.read(0, sizeof(counterValues), counterValues);
+        if (auto r = gl::waitForGpu("heightmap, the call's passes"); !r) return r;
         readbackMs += msSince(tr);
+        std::memcpy(counterValues, readback.data(), countersBytes);
         if (counterValues[HM_COUNTER_SAMPLES] <= sampleCapacity) break;
         // Too many: grow (kept for later calls) and emit again.
         sampleCapacity =
@@ -435,12 +454,19 @@ Result<void> HeightmapDetector::Impl::runBatch(std::span<const View> batch, std:
     }
     timer.mark(3);
     const std::uint32_t sampleCount = counterValues[HM_COUNTER_SAMPLES];
-    flagValues.resize(drawCount);
-    sampleData.resize(sampleCount);
-    const auto tr = Clock::now();
-    flags.read<std::uint32_t>(0, flagValues);
-    if (sampleCount > 0) samples.read<gl::HmSample>(0, sampleData);
-    readbackMs += msSince(tr);
+    const auto* flagsRead = readback.at<std::uint32_t>(countersBytes);
+    flagValues.assign(flagsRead, flagsRead + drawCount);
+    if (sampleCount > samplesCopied) {  // more than the last call: the rest in a second copy
+        const auto tr = Clock::now();
+        if (auto r = readback.reserve(dataAt + std::size_t(sampleCount) * sizeof(gl::HmSample)); !r) return r;
+        readback.copyFrom(samples, 0, std::size_t(sampleCount) * sizeof(gl::HmSample), dataAt);
+        if (auto r = gl::waitForGpu("heightmap, copying the samples"); !r) return r;
+        readbackMs += msSince(tr);
+        addCount(stats, "late_copies", 1);
+    }
+    const auto* samplesRead = readback.at<gl::HmSample>(dataAt);
+    sampleData.assign(samplesRead, samplesRead + sampleCount);
+    sampleCopy = std::size_t(sampleCount) + sampleCount / 4 + 256;
     addCount(stats, "contact_pixels", counterValues[HM_COUNTER_CONTACT_PIXELS]);
     addCount(stats, "overhang_contact_pixels", counterValues[HM_COUNTER_UPPER_PIXELS]);
     addCount(stats, "immersed_contact_pixels", counterValues[HM_COUNTER_IMMERSED_PIXELS]);

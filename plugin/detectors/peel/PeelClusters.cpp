@@ -101,6 +101,10 @@ bool PeelClusters::update(const Scene& scene) {
         const Mesh& mesh = scene.mesh(m);
         trees_.push_back(build(mesh, nodes_, slots_));
         const MeshTree& tree = trees_.back();
+        for (std::size_t k = tree.firstSlot; k < slots_.size(); ++k) {
+            const UVec3 t = mesh.triangles()[slots_[k]];
+            slotTriangles_.emplace_back(slots_[k], t.x, t.y, t.z);
+        }
         // Each cluster's distinct corners, for refit().
         for (std::uint32_t i = 0; i < tree.nodeCount; ++i) {
             const gl::PeelClusterNode& n = nodes_[tree.firstNode + i];

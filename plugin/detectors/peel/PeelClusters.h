@@ -53,11 +53,15 @@ public:
     void refit(MeshId mesh, std::span<const Vec3> local, const Mat4& model, gl::PeelBox* out) const;
     std::span<const gl::PeelClusterNode> nodes() const { return nodes_; }
     std::span<const std::uint32_t> slots() const { return slots_; }
+    /// Per slot (as slots()): (mesh triangle, its three mesh vertex indices), so that the
+    /// triangle pairs reach a cluster's corners in one load instead of two dependent ones.
+    std::span<const glm::uvec4> slotTriangles() const { return slotTriangles_; }
 
 private:
     std::vector<MeshTree> trees_;
     std::vector<gl::PeelClusterNode> nodes_;
     std::vector<std::uint32_t> slots_;
+    std::vector<glm::uvec4> slotTriangles_;
     // Per node (nodes_ index): its distinct corners (mesh vertex indices) in refs_, from
     // refBegin_[i] to refBegin_[i + 1]; empty for inner nodes (refit()).
     std::vector<std::uint32_t> refs_;

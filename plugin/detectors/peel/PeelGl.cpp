@@ -67,27 +67,4 @@ std::vector<double> StageClock::totals(int count) const {
     return ms;
 }
 
-ReadbackBuffer::ReadbackBuffer(std::string_view label)
-    : buffer_(label), staging_(std::string(label) + " (mapped copy)") {}
-
-void ReadbackBuffer::reserve(std::size_t bytes) {
-    if (buffer_.size() >= bytes && data_ != nullptr) return;
-    const std::size_t size = std::max<std::size_t>(bytes, 64);
-    buffer_.allocate(size);
-    const GLbitfield flags = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT | GL_CLIENT_STORAGE_BIT;
-    staging_.allocate(size, nullptr, flags);  // a new name: the old mapping goes with it
-    data_ = staging_.mapPersistent(GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT);
-}
-
-void ReadbackBuffer::copyOut(std::size_t bytes) const {
-    bytes = std::min(bytes, buffer_.size());
-    if (bytes > 0)
-        glCopyNamedBufferSubData(buffer_.id(), staging_.id(), 0, 0, static_cast<GLsizeiptr>(bytes));
-}
-
-void ReadbackBuffer::copyFrom(const gl::Buffer& source, std::size_t bytes) const {
-    bytes = std::min({bytes, source.size(), staging_.size()});
-    if (bytes > 0) glCopyNamedBufferSubData(source.id(), staging_.id(), 0, 0, static_cast<GLsizeiptr>(bytes));
-}
-
 }  // namespace isc::peel

@@ -1,12 +1,13 @@
 #pragma once
 // Small GL helpers shared by the peel detector's passes: timestamp spans, 1-D dispatches that
-// respect the per-dimension workgroup limit, persistently mapped read-back buffers and the
-// driver limits the passes check. Private to plugin/detectors/peel. Needs a current GL context.
+// respect the per-dimension workgroup limit, and the driver limits the passes check. Private to
+// plugin/detectors/peel. Needs a current GL context.
 #include "isc/core/Result.h"
 #include "isc/gl/Buffer.h"
 #include "isc/gl/Gl.h"
 #include "isc/gl/Program.h"
 #include "isc/gl/Query.h"
+#include "isc/gl/ReadbackBuffer.h"
 
 #include <chrono>
 #include <cstdint>
@@ -60,29 +61,7 @@ private:
     std::size_t used_ = 0;
 };
 
-/// A buffer the shaders write in device memory, and its copy mapped once for reading
-/// (persistent, coherent). A persistently mapped read buffer lives in host memory on
-/// NVIDIA's driver: shaders' atomics and reads on it crossed PCIe (the H100 spent tens of
-/// milliseconds per call on the counters that way). So the shaders use `buffer()` and the
-/// call ends with `copyOut(bytes)` (a GPU copy into the mapping, before the fence); after
-/// the fence the CPU reads `data()` in place, with no glGetBufferSubData and no second wait.
-class ReadbackBuffer {
-public:
-    explicit ReadbackBuffer(std::string_view label);
-    /// Storage for at least `bytes` (re-created, and re-mapped, when larger is needed).
-    void reserve(std::size_t bytes);
-    const gl::Buffer& buffer() const { return buffer_; }
-    gl::Buffer& buffer() { return buffer_; }
-    /// Records the copy of the first `bytes` into the mapped copy.
-    void copyOut(std::size_t bytes) const;
-    /// Records the copy of the first `bytes` of `source` (another buffer) into the mapped copy.
-    void copyFrom(const gl::Buffer& source, std::size_t bytes) const;
-    const void* data() const { return data_; }
-    std::size_t size() const { return buffer_.size(); }
-
-private:
-    gl::Buffer buffer_, staging_;
-    const void* data_ = nullptr;
-};
+/// The read-back buffers of the passes (moved to plugin/gl for every detector).
+using gl::ReadbackBuffer;
 
 }  // namespace isc::peel

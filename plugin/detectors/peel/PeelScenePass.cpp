@@ -98,6 +98,18 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // Test hook: speculation tests all of the last call's pairs, whatever the fence says.
     if (const char* v = std::getenv("ISC_PEEL_SPECULATE_ALL"); v != nullptr && *v != '\0' && *v != '0')
         speculateAll_ = true;
+    // Test hook: ISC_PEEL_WALK_RECORDS=0, the fused walk without rays writes (pair, node, node)
+    // and the triangle pairs look the rest up (the chain before 2026-11-27 night), to compare.
+    if (const char* v = std::getenv("ISC_PEEL_WALK_RECORDS"); v != nullptr && *v == '0') walkRecords_ = false;
+    // Test hook: ISC_PEEL_UPLOAD_FIRST=0, with the CPU's boxes the vertices are uploaded after
+    // the walk is dispatched (the order before 2026-11-27 night), to compare.
+    if (const char* v = std::getenv("ISC_PEEL_UPLOAD_FIRST"); v != nullptr && *v == '0') uploadFirst_ = false;
+    // The fused walk without rays runs 128 invocations per pair of parts (the largest pairs'
+    // rounds are its critical path; 64 and 256 were slower on the H200, "Round 2026-11-27
+    // night"). Test hook ISC_PEEL_WALK_WIDTH=64 or 256, to compare.
+    std::string walkWidth = "128";
+    if (const char* v = std::getenv("ISC_PEEL_WALK_WIDTH"); v != nullptr && (std::string(v) == "64" || std::string(v) == "256"))
+        walkWidth = v;
     const std::string layers = "#define MAX_LAYERS " + std::to_string(settings.maxLayers) + "\n";
     struct Entry {
         gl::Program* program;
@@ -126,6 +138,10 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
         {&walk_, "peel/cluster_walk.glsl", "", "peel cluster walk (fused)"},
         {&refitLocal_, "peel/cluster_refit.glsl", "#define PEEL_LOCAL_VERTICES 1\n", "peel cluster refit (local)"},
         {&triPairsLocal_, "peel/tri_pairs.glsl", "#define PEEL_LOCAL_VERTICES 1\n", "peel triangle pairs (local)"},
+        {&walkRec_, "peel/cluster_walk.glsl", "#define PEEL_WALK_RECORDS 1\n#define PEEL_WALK_WIDTH " + walkWidth + "u\n",
+         "peel cluster walk (records)"},
+        {&triPairsRecords_, "peel/tri_pairs.glsl", "#define PEEL_LOCAL_VERTICES 1\n#define PEEL_WALK_RECORDS 1\n",
+         "peel triangle pairs (records)"},
     };
     for (const Entry& e : entries) {
         auto p = compute(e.file, e.defines, e.label);
@@ -205,6 +221,11 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
             return r;
         nodesBuffer_.upload(0, clusters_.nodes().size_bytes(), clusters_.nodes().data());
         slotsBuffer_.upload(0, clusters_.slots().size_bytes(), clusters_.slots().data());
+        if (auto r = reserveChecked(slotTrianglesBuffer_, clusters_.slotTriangles().size(), sizeof(glm::uvec4), limits_,
+                                    "the cluster slots' triangles");
+            !r)
+            return r;
+        slotTrianglesBuffer_.upload(0, clusters_.slotTriangles().size_bytes(), clusters_.slotTriangles().data());
         clusterNodesUploaded_ = clusters_.nodes().size();
     }
 
@@ -393,9 +414,10 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     // copies them to the node boxes. "auto": so when most of the call's vertices are deformed
     // objects' (their own vertex ranges: the GPU pass would read each from memory, where rigid
     // objects share their mesh's, cached). Measured: docs/detectors/peel.md, "Round 2026-11-27
-    // evening". With the CPU's boxes the walk needs no vertex: the vertices are uploaded
-    // (GpuScene::sync) after the walk is dispatched and flushed, so the GPU walks while the CPU
-    // converts them (syncScene()); else here, first.
+    // evening". The vertices are uploaded (GpuScene::sync) first and the copy flushed, so that
+    // the GPU copies them while the CPU makes the boxes (the copy, ~0.12 ms for the deforming
+    // pile's 3 MB, is then off the walk's path; "Round 2026-11-27 night"). Test hook
+    // ISC_PEEL_UPLOAD_FIRST=0: with the CPU's boxes, after the walk is dispatched (syncScene()).
     syncScene_ = &scene;
     syncGpu_ = &gpu;
     syncStats_ = &stats;
@@ -409,7 +431,10 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         cpuRefit = 2 * deformed > std::size_t(vertexTotal_);
     }
     stats.count("refit_cpu", cpuRefit ? 1.0 : 0.0);
-    if (!cpuRefit || nodeTotal_ == 0) syncScene();
+    if (!cpuRefit || nodeTotal_ == 0 || uploadFirst_) {
+        syncScene();
+        if (cpuRefit) glFlush();  // the vertex copy runs while the CPU makes the boxes
+    }
     if (cpuRefit && nodeTotal_ > 0) {
         const auto tb = Clock::now();
         const std::size_t bytes = std::size_t(nodeTotal_) * sizeof(gl::PeelBox);
@@ -480,7 +505,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         capacity = std::max<std::size_t>(1, std::min(capacity, limits_.maxStorageBlock / bytesEach));
     };
     clampTo(cap_.items, sizeof(glm::uvec4));
-    clampTo(cap_.clusterPairs, sizeof(glm::uvec4));
+    clampTo(cap_.clusterPairs, 2 * sizeof(glm::uvec4));
     clampTo(cap_.records, sizeof(gl::PeelBox));  // the records' boxes are the larger of the two
     clampTo(cap_.entries, 2 * 2 * sizeof(std::uint32_t));  // two buckets per entry, two words each
     clampTo(cap_.output, 3 * sizeof(std::uint32_t));
@@ -513,7 +538,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         {&visitsBuffer_, nodeTotal_, sizeof(std::uint32_t), "the node visits"},
         {&itemsBuffer_[0], cap_.items, sizeof(glm::uvec4), "the node pair lists"},
         {&itemsBuffer_[1], cap_.items, sizeof(glm::uvec4), "the node pair lists"},
-        {&clusterPairsBuffer_, cap_.clusterPairs, sizeof(glm::uvec4), "the cluster pairs"},
+        {&clusterPairsBuffer_, cap_.clusterPairs, 2 * sizeof(glm::uvec4), "the cluster pairs"},  // records: two each
         {&keptBitsBuffer_, (triangleTotal_ + 31) / 32, sizeof(std::uint32_t), "the kept bits"},
         {&keptIndicesBuffer_, triangleTotal_, 3 * sizeof(std::uint32_t), "the kept index lists"},
         {&keptTrianglesBuffer_, triangleTotal_, sizeof(std::uint32_t), "the kept triangles"},
@@ -562,6 +587,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         {&worldBuffer_, PEEL_BINDING_WORLD},
         {&nodesBuffer_, PEEL_BINDING_CLUSTER_NODES},
         {&slotsBuffer_, PEEL_BINDING_CLUSTER_SLOTS},
+        {&slotTrianglesBuffer_, PEEL_BINDING_SLOT_TRIANGLES},
         {&boxesBuffer_, PEEL_BINDING_NODE_BOXES},
         {&visitsBuffer_, PEEL_BINDING_NODE_VISITS},
         {&pairListBuffer_, PEEL_BINDING_PAIR_LIST},
@@ -721,7 +747,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         retry = true;
         stats.count("walk_cut", double(counters[PEEL_COUNTER_WALK_CUT]));
     }
-    grow(cap_.clusterPairs, counters[PEEL_COUNTER_CLUSTER_PAIRS], sizeof(glm::uvec4), "the cluster pairs");
+    grow(cap_.clusterPairs, counters[PEEL_COUNTER_CLUSTER_PAIRS], 2 * sizeof(glm::uvec4), "the cluster pairs");
     grow(cap_.records, counters[PEEL_COUNTER_RECORDS], sizeof(gl::PeelBox), "the records");
     grow(cap_.entries, counters[PEEL_COUNTER_CELL_ENTRIES], 4 * sizeof(std::uint32_t), "the pairing grid");
     grow(cap_.output, std::max(counters[PEEL_COUNTER_OUTPUT], counters[PEEL_COUNTER_OUTPUT_B]),
@@ -827,13 +853,18 @@ Result<void> PeelScenePass::fusedCull(std::uint32_t clusterCap, int half) {
 Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uint32_t first, std::uint32_t count,
                                               int half) {
     markPass(kPassWalk);
-    walk_.setUniform("uPairBase", first);
-    walk_.setUniform("uPairCount", count);
-    walk_.setUniform("uClusterCapacity", clusterCap);
-    walk_.setUniform("uQueueLimit", walkQueue_);
-    walk_.setUniform("uStepBudget", walkBudget_);
-    walk_.use();
-    if (auto r = dispatch1d(walk_, count, 1, limits_, "the pair list (one workgroup each)"); !r) return r;
+    // Without rays the walk writes records with all the triangle pairs need (walkRecords_).
+    // (Slots are packed below 2^27 in the records: more triangles than that in the scene's
+    // meshes take the other form.)
+    const bool records = direct_ && walkRecords_ && clusters_.slots().size() < (std::size_t(1) << 27);
+    gl::Program& walk = records ? walkRec_ : walk_;
+    walk.setUniform("uPairBase", first);
+    walk.setUniform("uPairCount", count);
+    walk.setUniform("uClusterCapacity", clusterCap);
+    walk.setUniform("uQueueLimit", walkQueue_);
+    walk.setUniform("uStepBudget", walkBudget_);
+    walk.use();
+    if (auto r = dispatch1d(walk, count, 1, limits_, "the pair list (one workgroup each)"); !r) return r;
     barrier();
     if (direct_) {
         syncScene();  // the vertices, while the GPU walks (refit "cpu"; else done already)
@@ -841,19 +872,20 @@ Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uin
         // The second half starts where the first half's cluster pairs end, and appends to its
         // own list (the first one is being read by the CPU meanwhile).
         (half == 1 ? outputB_ : output_).buffer().bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_OUTPUT);
-        triPairsLocal_.setUniform("uStartCounter",
+        gl::Program& tri = records ? triPairsRecords_ : triPairsLocal_;
+        tri.setUniform("uStartCounter",
                                   std::uint32_t(half == 1 ? PEEL_COUNTER_CLUSTER_SPLIT : PEEL_COUNTER_COUNT));
-        triPairsLocal_.setUniform("uOutputCounter", std::uint32_t(half == 1 ? PEEL_COUNTER_OUTPUT_B : PEEL_COUNTER_OUTPUT));
-        triPairsLocal_.setUniform("uClusterCapacity", clusterCap);
-        triPairsLocal_.setUniform("uOutputCapacity",
+        tri.setUniform("uOutputCounter", std::uint32_t(half == 1 ? PEEL_COUNTER_OUTPUT_B : PEEL_COUNTER_OUTPUT));
+        tri.setUniform("uClusterCapacity", clusterCap);
+        tri.setUniform("uOutputCapacity",
                                   static_cast<std::uint32_t>(std::min<std::size_t>(cap_.output, 0xFFFFFFFFu)));
-        triPairsLocal_.use();
+        tri.use();
         // As many workgroups as the last call's cluster pairs and a quarter more (each strides
         // over the list, so any count is served; a good guess makes it one cluster pair each).
         const std::size_t expected = splitCall_ ? lastClusterPairs_ / 2 : lastClusterPairs_;
         const std::size_t groups = std::clamp<std::size_t>(expected + expected / 4 + 256, 256,
                                                            std::max<std::size_t>(256, cap_.clusterPairs));
-        if (auto r = dispatch1d(triPairsLocal_, groups, 1, limits_, "the triangle pairs"); !r) return r;
+        if (auto r = dispatch1d(tri, groups, 1, limits_, "the triangle pairs"); !r) return r;
         barrier();
         if (splitCall_ && half == 0) {  // where the second half's cluster pairs will start
             barrier(GL_BUFFER_UPDATE_BARRIER_BIT);

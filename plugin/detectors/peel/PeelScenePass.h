@@ -21,7 +21,9 @@
 // Without rays (the default) the chain is 2-3 then the triangle pairs (tri_pairs.glsl), and
 // with the fused walk (settings.walk) three dispatches in all: cluster_refit.glsl from the
 // local vertices, cluster_walk.glsl (every level of the walk in one dispatch), tri_pairs.glsl
-// as a fixed grid; settings.overlap splits it in two halves with a fence each.
+// as a fixed grid; settings.overlap splits it in two halves with a fence each. There the walk
+// (128 wide) writes records holding all the triangle pairs need (PEEL_WALK_RECORDS), and with
+// the CPU's boxes the vertex upload comes first, its copy running while the CPU makes them.
 // A buffer found too small after the fence is grown and the call redone (counted in
 // capacity_retries; the buffers are kept, so later calls do not repeat it).
 #include "PeelClusters.h"
@@ -89,6 +91,8 @@ private:
     bool direct_ = false;  // no collision rays: cluster pairs straight to the float filter
     bool softwareGl_ = false;  // llvmpipe and the like: the GPU wait does not wake the exact test's threads
     bool speculateAll_ = false;
+    bool uploadFirst_ = true;  // the vertex upload before the CPU's boxes (test hook ISC_PEEL_UPLOAD_FIRST=0: after the walk)
+    bool walkRecords_ = true;  // test hook ISC_PEEL_WALK_RECORDS=0: the fused walk without rays writes node pairs
     // refit "cpu" (no rays; "auto" on mostly deformed calls): the cluster boxes made on the CPU into a persistently mapped
     // staging buffer and copied to boxesBuffer_ (cpuBoxes_: this call's are there).
     int refitMode_ = 0;     // 0 the GPU pass, 1 auto (the CPU for mostly deformed calls), 2 the CPU
@@ -133,7 +137,7 @@ private:
 
     gl::Program world_, refit_, pairsInit_, pairsStep_, pairsStack_, cullTriangles_, compact_, drawItems_, raster_,
         resolve_, mip_, separate_, gridCount_, gridFill_, scan_, pairTest_, args_, triPairs_, walk_, refitLocal_,
-        triPairsLocal_;
+        triPairsLocal_, walkRec_, triPairsRecords_;
     gl::VertexArray vao_;
     gl::Framebuffer framebuffer_;
     gl::Buffer partsBuffer_{"peel parts"}, worldBuffer_{"peel world vertices"}, nodesBuffer_{"peel cluster nodes"},
@@ -146,7 +150,7 @@ private:
         headsBuffer_{"peel pixel counts"}, pixelSlotsBuffer_{"peel pixel slots"}, maskBuffer_{"peel mask"},
         pyramidBuffer_{"peel pyramid"}, recordsBuffer_{"peel records"}, cellStartsBuffer_{"peel cell starts"},
         cellFillBuffer_{"peel cell fill"}, cellItemsBuffer_{"peel cell items"}, pairTableBuffer_{"peel pair table"},
-        hitsBuffer_{"peel pair hits"}, pairFlagsBuffer_{"peel pair flags"}, recordBoxesBuffer_{"peel record boxes"};
+        slotTrianglesBuffer_{"peel cluster slot triangles"}, hitsBuffer_{"peel pair hits"}, pairFlagsBuffer_{"peel pair flags"}, recordBoxesBuffer_{"peel record boxes"};
     ReadbackBuffer counters_{"peel counters"}, output_{"peel candidate triangle pairs"},
         countersB_{"peel counters (second half)"}, outputB_{"peel candidate triangle pairs (second half)"};
     std::size_t outputCopy_ = 1 << 14;  // candidate triangle pairs copied to the mapping before the fence

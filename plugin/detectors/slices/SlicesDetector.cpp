@@ -13,6 +13,7 @@
 #include "isc/gl/GpuScene.h"
 #include "isc/gl/Program.h"
 #include "isc/gl/Query.h"
+#include "isc/gl/ReadbackBuffer.h"
 #include "isc/gl/Texture.h"
 #include "isc/gl/VertexArray.h"
 
@@ -21,6 +22,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -137,6 +139,12 @@ struct SlicesDetector::Impl {
     std::vector<gl::SlSample> batchSamples, callSamples;
     std::vector<gl::SlResult> resultData;
     std::vector<std::uint32_t> indexData;
+    // The batch's read-back: results, counters and samples copied on the GPU into one mapped
+    // host buffer before one fence (glGetBufferSubData made NVIDIA's driver move the buffers
+    // read that way to host memory, the shaders' atomics with them). Samples are copied as far
+    // as the last batch found (`sampleCopy`); more take a second copy.
+    gl::MappedCopy readback{"slices read-back"};
+    std::size_t sampleCopy = 1024;
 
     void syncScene(const Scene& sc) {
         bool same = sc.meshCount() >= syncedMeshes.size() && sc.objectCount() >= scene.objectCount();
@@ -380,15 +388,32 @@ Result<void> SlicesDetector::Impl::runBatch(std::span<const View> batch, std::ve
     }
     timer.mark(2);
 
-    resultData.resize(n);
+    // The mapping: counters, results (one per view), samples from the next 16 bytes.
     std::uint32_t counterValues[SL_COUNTER_COUNT] = {};
+    const std::size_t countersBytes = sizeof(counterValues), resultsBytes = std::size_t(n) * sizeof(gl::SlResult);
+    const std::size_t resultsAt = (countersBytes + 15) / 16 * 16;
+    const std::size_t dataAt = (resultsAt + resultsBytes + 15) / 16 * 16;
+    const std::size_t samplesCopied = emitSamples ? std::min(samples.size() / sizeof(gl::SlSample), sampleCopy) : 0;
+    if (auto r = readback.reserve(dataAt + samplesCopied * sizeof(gl::SlSample)); !r) return r;
+    readback.copyFrom(counters, 0, countersBytes, 0);
+    readback.copyFrom(results, 0, resultsBytes, resultsAt);
+    readback.copyFrom(samples, 0, samplesCopied * sizeof(gl::SlSample), dataAt);
     const auto tr = Clock::now();
-    results.read<gl::SlResult>(0, resultData);
-    counters.read(0, sizeof(counterValues), counterValues);
+    if (auto r = gl::waitForGpu("slices, a batch's passes"); !r) return r;
+    std::memcpy(counterValues, readback.data(), countersBytes);
+    const auto* resultsRead = readback.at<gl::SlResult>(resultsAt);
+    resultData.assign(resultsRead, resultsRead + n);
     const std::uint32_t sampleCount = counterValues[SL_COUNTER_SAMPLES];
+    if (sampleCount > samplesCopied) {  // more than the last batch: the rest in a second copy
+        if (auto r = readback.reserve(dataAt + std::size_t(sampleCount) * sizeof(gl::SlSample)); !r) return r;
+        readback.copyFrom(samples, 0, std::size_t(sampleCount) * sizeof(gl::SlSample), dataAt);
+        if (auto r = gl::waitForGpu("slices, copying the samples"); !r) return r;
+        addCount(stats, "late_copies", 1);
+    }
     std::vector<gl::SlSample>& sampleData = batchSamples;
-    sampleData.resize(sampleCount);
-    if (sampleCount > 0) samples.read<gl::SlSample>(0, sampleData);
+    const auto* samplesRead = readback.at<gl::SlSample>(dataAt);
+    sampleData.assign(samplesRead, samplesRead + sampleCount);
+    if (emitSamples) sampleCopy = std::size_t(sampleCount) + sampleCount / 4 + 256;
     readbackMs += msSince(tr);
     addCount(stats, "gpu_raster_ms", timer.ms(0, 1));
     addCount(stats, "gpu_test_ms", timer.ms(1, 2));

@@ -279,6 +279,47 @@ TEST_F(CinderDetectorTest, MoreObjectsThanTheSlotsHoldMakeASecondPass) {
     for (const PairResult& r : out.pairs) EXPECT_EQ(r.pair.b, r.pair.a + 1);
 }
 
+// The read-back copies a batch's hits into the mapped buffer as far as the last batch found
+// (1024 on a fresh detector); more take a second copy before they are read. A row of deeply
+// overlapping bunnies gives thousands of hits: the fresh detector's first call must read all of
+// them (a second copy, counted) and answer exactly what its second call answers (one copy, the
+// size learnt), every triangle pair exact and every colliding pair found.
+TEST_F(CinderDetectorTest, HitsPastTheFirstCopyAreReadInASecond) {
+    auto bunny = bunnyMesh();
+    Scene scene;
+    const MeshId m = scene.addMesh(bunny);
+    const Aabb box = bunny->localBounds();
+    const float step = 0.4f * (box.max.x - box.min.x);
+    const int kObjects = 6;
+    for (int i = 0; i < kObjects; ++i)
+        scene.addObject(m, {Vec3(step * float(i), 0.0f, 0.0f), glm::angleAxis(0.3f * float(i), Vec3(0, 1, 0))});
+    std::vector<ObjectPair> candidates;
+    for (ObjectId i = 0; i + 1 < ObjectId(kObjects); ++i) candidates.push_back({i, i + 1});
+    auto cinder = makeCinder();
+    DetectionOutput first, second;
+    ASSERT_TRUE(cinder->detect(scene, candidates, first));
+    ASSERT_TRUE(cinder->detect(scene, candidates, second));
+    std::printf("[ cinder ] hits %.0f / %.0f, late copies %.0f / %.0f\n", first.stats.counter("hits"),
+                second.stats.counter("hits"), first.stats.counter("late_copies"), second.stats.counter("late_copies"));
+    ASSERT_GT(first.stats.counter("hits"), 1024.0 + 256.0) << "the scene must overflow the first copy";
+    EXPECT_GE(first.stats.counter("late_copies"), 1.0);
+    EXPECT_EQ(second.stats.counter("late_copies"), 0.0);
+    EXPECT_EQ(first.stats.counter("hits"), second.stats.counter("hits"));
+    ASSERT_EQ(first.pairs.size(), second.pairs.size());
+    for (std::size_t i = 0; i < first.pairs.size(); ++i) {
+        EXPECT_EQ(first.pairs[i].pair, second.pairs[i].pair);
+        EXPECT_EQ(first.pairs[i].triangles, second.pairs[i].triangles);
+        EXPECT_EQ(first.pairs[i].samples.size(), second.pairs[i].samples.size());
+    }
+    for (const ObjectPair& p : candidates) {
+        const auto ref = reference(scene, p.a, p.b);
+        const PairResult* r = findPair(first, p);
+        ASSERT_FALSE(ref.empty()) << "pair " << p.a << "," << p.b << " must overlap";
+        ASSERT_NE(r, nullptr) << "pair " << p.a << "," << p.b;
+        for (const TrianglePair& t : r->triangles) EXPECT_TRUE(std::binary_search(ref.begin(), ref.end(), t));
+    }
+}
+
 // Self-interference is prevented, not filtered: an object's edges lie on its own surface (half
 // of them would count as inside it), yet two separate tori whose boxes overlap give no hit
 // at all with the paper's inside test alone (proximity 0), in either layout.

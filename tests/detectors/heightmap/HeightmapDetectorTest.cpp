@@ -350,6 +350,30 @@ TEST_F(HeightmapTest, BunniesOnTerrainMatchTheExactDepthAlongTheAxis) {
         DetectionOutput out;
         ASSERT_TRUE(det->detect(scene, pairs, out).has_value());
         EXPECT_TRUE(out.unserved.empty()) << out.unserved.size() << " unserved";
+        if (!clear) {
+            // The read-back copies as many samples as the last call found: after a call on one
+            // bunny, the call on all of them finds more and reads the rest in a second copy;
+            // the call after copies them in one. Both read every sample.
+            auto fresh = makeHeightmap({.resolution = resolution, .reduce = false});
+            DetectionOutput one, first, again;
+            ASSERT_TRUE(fresh->detect(scene, std::span(pairs).first(1), one).has_value());
+            ASSERT_TRUE(fresh->detect(scene, pairs, first).has_value());
+            ASSERT_TRUE(fresh->detect(scene, pairs, again).has_value());
+            ASSERT_GT(first.stats.counter("samples"), one.stats.counter("samples") * 1.25 + 256.0)
+                << "the scene must overflow the copy the one-bunny call sized";
+            EXPECT_EQ(first.stats.counter("late_copies"), 1.0);
+            EXPECT_EQ(again.stats.counter("late_copies"), 0.0);
+            auto depths = [](const DetectionOutput& o) {
+                std::vector<float> d;
+                for (const PairResult& r : o.pairs)
+                    for (const ContactSample& cs : r.samples) d.push_back(cs.depth);
+                std::sort(d.begin(), d.end());
+                return d;
+            };
+            EXPECT_EQ(double(depths(first).size()), first.stats.counter("samples"));
+            EXPECT_EQ(depths(first), depths(again));
+            EXPECT_EQ(depths(first), depths(out));
+        }
         if (clear) {
             EXPECT_TRUE(out.pairs.empty());
             continue;

@@ -814,6 +814,37 @@ TEST_F(PeelDetectorTest, FusedAndLevelsWalksAgree) {
         ASSERT_TRUE(split->detect(scene, scene.overlappingPairs(), out));
         EXPECT_EQ(out.stats.counter("split"), 1.0);
     }
+    {  // The chain's variants through its test hooks, with the CPU's boxes: the walk writing node
+        // pairs and the triangle pairs pairing all 32 x 32 (ISC_PEEL_WALK_RECORDS=0, the chain
+        // before 2026-11-27 night), the vertex upload after the walk's dispatch
+        // (ISC_PEEL_UPLOAD_FIRST=0), the walk 64 and 256 wide (ISC_PEEL_WALK_WIDTH; 128 by
+        // default): the same cluster pairs, the same pairs to the float test, the reference's answer.
+        PeelSettings cpuBoxes;
+        cpuBoxes.refit = "cpu";
+        auto defaults = makePeel(cpuBoxes);
+        const std::pair<const char*, const char*> hooks[] = {{"ISC_PEEL_WALK_RECORDS", "0"},
+                                                             {"ISC_PEEL_UPLOAD_FIRST", "0"},
+                                                             {"ISC_PEEL_WALK_WIDTH", "64"},
+                                                             {"ISC_PEEL_WALK_WIDTH", "256"}};
+        for (const auto& [name, value] : hooks) {
+            ::setenv(name, value, 1);
+            auto variant = makePeel(cpuBoxes);
+            ::unsetenv(name);
+            const std::string what = std::string(name) + "=" + value;
+            for (int call = 0; call < 2; ++call) {
+                for (ObjectId o = 1; o < scene.objectCount(); ++o) {
+                    Pose p = scene.pose(o);
+                    p.position += Vec3(0.005f, -0.01f, 0.005f * float(o % 2));
+                    scene.setPose(o, p);
+                }
+                double c = 0, sp = 0, dc = 0, dsp = 0;
+                check(*variant, what, c, sp);
+                check(*defaults, "defaults, refit cpu", dc, dsp);
+                EXPECT_EQ(c, dc) << what << ", call " << call;
+                EXPECT_EQ(sp, dsp) << what << ", call " << call;
+            }
+        }
+    }
     {  // A frontier of two node pairs: the stack path.
         ::setenv("ISC_PEEL_WALK_QUEUE", "2", 1);
         auto narrow = makePeel(PeelSettings{});

@@ -137,6 +137,32 @@ TEST(PeelClusters, RefitBoxesAreTheUnionOfEachNodesTriangleCorners) {
     }
 }
 
+// The slot table the triangle pairs read (records of the walk without rays): per slot, the
+// slot's mesh triangle and its three vertex indices, every mesh's slots in order.
+TEST(PeelClusters, SlotTrianglesAreEachSlotsTriangleAndCorners) {
+    Scene scene;
+    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
+    const MeshId bunny = scene.addMesh(std::make_shared<Mesh>(bunnyMesh()));
+    PeelClusters clusters;
+    clusters.update(scene);
+    ASSERT_EQ(clusters.slotTriangles().size(), clusters.slots().size());
+    for (MeshId m : {box, bunny}) {
+        const PeelClusters::MeshTree& tree = clusters.tree(m);
+        const Mesh& mesh = scene.mesh(m);
+        for (std::uint32_t k = 0; k < mesh.triangleCount(); ++k) {
+            const glm::uvec4 st = clusters.slotTriangles()[tree.firstSlot + k];
+            ASSERT_EQ(st.x, clusters.slots()[tree.firstSlot + k]) << "mesh " << m << " slot " << k;
+            const UVec3 t = mesh.triangles()[st.x];
+            EXPECT_EQ(glm::uvec3(st.y, st.z, st.w), glm::uvec3(t.x, t.y, t.z)) << "mesh " << m << " slot " << k;
+        }
+    }
+    // A mesh added later: its slots appended after the others'.
+    const MeshId later = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.2f))));
+    ASSERT_TRUE(clusters.update(scene));
+    EXPECT_EQ(clusters.slotTriangles().size(), clusters.slots().size());
+    EXPECT_EQ(clusters.tree(later).firstSlot + scene.mesh(later).triangleCount(), clusters.slotTriangles().size());
+}
+
 // A row of 10 boxes 0.8 apart (each overlaps its neighbours), and 10 more far away along y:
 // two clusters of candidate pairs, so two views per axis; tiles list the objects reaching
 // into them; pixels are the smallest object over the resolution.
