@@ -12,6 +12,7 @@
 # Process 1 also runs the patterns that take the deforming pile apart (CullideBench.cpp:
 # deforming_same, deforming_gap, pile_gap): fresh vertices, the GPU's idle gap, the layout.
 # Pile rows back to back (min 0.5 s); deforming rows and the patterns 80 calls each.
+# ISC_CULLIDE_SPEED7_PATTERNS= (empty) leaves the patterns out; without packed tests only accuracy runs.
 # Usage on the GPU machine, from the repository root (binaries packed by bench/gpu/pack.sh with
 # ISC_PACK_TESTS=1 into ISC_DEVRUN, this script beside them):
 #   ISC_DEVRUN=$PWD/.devrun-cullide-7 bash .devrun-cullide-7/cullide-speed-7.sh
@@ -33,7 +34,7 @@ variants=${ISC_CULLIDE_SPEED7_VARIANTS:-"cullide_ax3:clusterAxes=3"}
 rows1=${ISC_CULLIDE_SPEED7_ROWS:-"cullide|cullide_ax3|cpu|peel"}
 for p in $(seq 1 $procs); do
   rows=$rows1; patterns=""
-  [ "$p" = 1 ] && patterns="deforming_same,deforming_gap,pile_gap"
+  [ "$p" = 1 ] && patterns=${ISC_CULLIDE_SPEED7_PATTERNS-"deforming_same,deforming_gap,pile_gap"}
   echo "=== process $p"
   ISC_BENCH_CULLIDE_SIZES=$size ISC_BENCH_CULLIDE_DEFORM_CALLS=$calls ISC_BENCH_CULLIDE_VARIANTS="$variants" \
   ISC_BENCH_CULLIDE_PATTERNS="$patterns" timeout 100 "$bin/isc_bench_cullide" \
