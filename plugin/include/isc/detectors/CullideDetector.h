@@ -121,10 +121,12 @@ struct CullideSettings {
     /// reach a partner found on the CPU (round E's path).
     bool gpuItems = true;
     /// The cluster level's axes (detect() and prunePairs() at the cluster level): 1 (z, default
-    /// since 2026-11-27 night) or 3, never more than `axes`. Its pruning only narrows what the
-    /// GPU filter and the exact test see, so the answer is the same; on the H200 one axis left
-    /// more clusters (6074 instead of 3936 of 8134 on pile/100) for a third of the fragments and
-    /// 0.13 ms less per call on both piles (docs/detectors/cullide.md, cullide-7).
+    /// since 2026-11-27 night) or 3, never more than `axes`. In detect() its pruning only narrows
+    /// what the GPU filter and the exact test see, so the answer is the same either way (through
+    /// prunePairs() at the cluster level one axis keeps more pairs, conservatively); one axis leaves
+    /// more clusters (6074 instead of 3936 of 8134 on pile/100) for a third of the fragments, and
+    /// took 0.04-0.17 ms off each call on both piles on the H200 and the H100
+    /// (docs/detectors/cullide.md, cullide-7).
     int clusterAxes = 1;
 
     static constexpr std::array<SettingField<CullideSettings>, 20> fields{{
