@@ -14,17 +14,14 @@
 # Pile rows back to back (min 0.5 s); deforming rows and the patterns 80 calls each.
 # ISC_CULLIDE_SPEED7_PATTERNS= (empty) leaves the patterns out; without packed tests only accuracy runs.
 # Usage on the GPU machine, from the repository root (binaries packed by bench/gpu/pack.sh with
-# ISC_PACK_TESTS=1 into ISC_DEVRUN, this script beside them):
-#   ISC_DEVRUN=$PWD/.devrun-cullide-7 bash .devrun-cullide-7/cullide-speed-7.sh
+# ISC_PACK_TESTS=1 into ISC_DEVRUN, relative to the root or absolute; default .devrun):
+#   ISC_DEVRUN=.devrun-cullide-7 bash bench/gpu/cullide-speed-7.sh
 # Smoke test on llvmpipe: ISC_CULLIDE_GPU_SMOKE=1 (8 bunnies, 8 calls, 20 poses, one process).
 # Writes under $OUT: gpu.txt, cullide-p1.txt (.json), cullide-p2.txt, cullide-p3.txt,
 # accuracy-tests.txt.
 set -uo pipefail
-dev=${ISC_DEVRUN:-$PWD/.devrun}
-export LD_LIBRARY_PATH=$dev/lib ISC_BUNNY_OBJ=$dev/data/bunny.obj
-nv=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-[ -f "$nv" ] && export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-$nv}
-out=${OUT:-/tmp/out}; bin=$dev/bin; mkdir -p "$out"
+. bench/gpu/packed.sh "${ISC_DEVRUN:-.devrun}"  # dev, bin, the libraries, the bunny, EGL
+out=${OUT:-/tmp/out}; mkdir -p "$out"
 size=100; calls=80; poses=200; procs=3
 if [ "${ISC_CULLIDE_GPU_SMOKE:-0}" = 1 ]; then size=8; calls=8; poses=20; procs=1; fi
 { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null || echo "no nvidia-smi"; date -u; } \
@@ -51,12 +48,7 @@ done
     # shellcheck disable=SC2086
     timeout 40 "$bin/isc" accuracy --detector cullide --poses $poses $set --quiet 2>&1
   done
-  for t in "$dev"/tests/isc_test_cullide* "$dev"/tests/isc_test_pile_cullide; do
-    [ -x "$t" ] || continue
-    echo "=== $t"
-    timeout 60 "$t" --gtest_brief=1 2>&1
-    echo "rc=$?"
-  done
+  run_tests "$dev"/tests/isc_test_cullide* "$dev"/tests/isc_test_pile_cullide
 } > "$out/accuracy-tests.txt"
 grep -E "^===|accuracy:|FAILED|PASSED|tests ran|^rc=" "$out/accuracy-tests.txt"
 echo "elapsed ${SECONDS}s" | tee -a "$out/gpu.txt"

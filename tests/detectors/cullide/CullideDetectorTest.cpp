@@ -347,6 +347,15 @@ Scene bunnyHeap(int count) {
     return scene;
 }
 
+// Deforms object `o` of `scene`: its mesh stretched by s across y and squashed by 1/s along it
+// about its box centre (its own vertices from then on).
+void squash(Scene& scene, ObjectId o, float s) {
+    std::vector<Vec3> v(scene.objectMesh(o).vertices().begin(), scene.objectMesh(o).vertices().end());
+    const Vec3 c = scene.objectMesh(o).localBounds().center();
+    for (Vec3& x : v) x = c + Vec3(s, 1.0f / s, s) * (x - c);
+    scene.setVertices(o, v);
+}
+
 // Several bodies, every overlapping pair in one call: exactly the reference, and each level
 // prunes.
 TEST_F(CullideDetectorTest, ManyObjectsInOneCall) {
@@ -420,12 +429,7 @@ TEST_F(CullideDetectorTest, ChainedLevelsMatchTheLevelsReadBackOneByOne) {
 // deformed ones moved between calls.
 TEST_F(CullideDetectorTest, GpuItemsMatchTheItemsBuiltOnTheCpu) {
     Scene scene = bunnyHeap(12);
-    auto deform = [&](ObjectId o, float s) {
-        std::vector<Vec3> v(scene.objectMesh(o).vertices().begin(), scene.objectMesh(o).vertices().end());
-        const Vec3 c = scene.objectMesh(o).localBounds().center();
-        for (Vec3& x : v) x = c + Vec3(s, 1.0f / s, s) * (x - c);
-        scene.setVertices(o, v);
-    };
+    auto deform = [&](ObjectId o, float s) { squash(scene, o, s); };
     deform(2, 1.08f);
     deform(5, 0.9f);
     deform(7, 1.12f);
@@ -467,12 +471,7 @@ TEST_F(CullideDetectorTest, GpuItemsMatchTheItemsBuiltOnTheCpu) {
 // than the one along z. clusterAxes never exceeds axes.
 TEST_F(CullideDetectorTest, ClusterLevelAlongOneOrThreeAxesKeepsTheAnswer) {
     Scene scene = bunnyHeap(12);
-    auto deform = [&](ObjectId o, float s) {
-        std::vector<Vec3> v(scene.objectMesh(o).vertices().begin(), scene.objectMesh(o).vertices().end());
-        const Vec3 c = scene.objectMesh(o).localBounds().center();
-        for (Vec3& x : v) x = c + Vec3(s, 1.0f / s, s) * (x - c);
-        scene.setVertices(o, v);
-    };
+    auto deform = [&](ObjectId o, float s) { squash(scene, o, s); };
     DetectorSettings common{.wantSegments = true};
     std::vector<std::unique_ptr<CullideDetector>> detectors;
     for (int k = 0; k < 3; ++k) {
