@@ -13,9 +13,10 @@ constexpr GLbitfield kStorage = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP
 constexpr GLbitfield kAccess = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
 }  // namespace
 
-Result<void> MappedCopy::reserve(std::size_t bytes) {
+Result<void> MappedCopy::reserve(std::size_t bytes, std::size_t most) {
     if (data_ != nullptr && staging_.size() >= bytes) return {};
-    staging_.allocate(withHeadroom(std::max<std::size_t>(bytes, 64), 0), nullptr, kStorage);
+    bytes = std::max<std::size_t>(bytes, 64);
+    staging_.allocate(withHeadroom(bytes, most), nullptr, kStorage);
     data_ = staging_.mapPersistent(kAccess);
     if (data_ == nullptr)
         return fail("could not map a read-back buffer of " + std::to_string(staging_.size()) +
@@ -38,24 +39,12 @@ Result<void> waitForGpu(std::string_view what) {
 }
 
 ReadbackBuffer::ReadbackBuffer(std::string_view label)
-    : buffer_(label), staging_(std::string(label) + " (mapped copy)") {}
+    : buffer_(label), copy_(std::string(label) + " (mapped copy)") {}
 
-void ReadbackBuffer::reserve(std::size_t bytes) {
-    if (buffer_.size() >= bytes && data_ != nullptr) return;
-    const std::size_t size = std::max<std::size_t>(bytes, 64);
-    buffer_.allocate(size);
-    staging_.allocate(size, nullptr, kStorage);  // a new name: the old mapping goes with it
-    data_ = staging_.mapPersistent(kAccess);
-}
-
-void ReadbackBuffer::copyOut(std::size_t bytes) const {
-    bytes = std::min(bytes, buffer_.size());
-    if (bytes > 0) glCopyNamedBufferSubData(buffer_.id(), staging_.id(), 0, 0, static_cast<GLsizeiptr>(bytes));
-}
-
-void ReadbackBuffer::copyFrom(const Buffer& source, std::size_t bytes) const {
-    bytes = std::min({bytes, source.size(), staging_.size()});
-    if (bytes > 0) glCopyNamedBufferSubData(source.id(), staging_.id(), 0, 0, static_cast<GLsizeiptr>(bytes));
+Result<void> ReadbackBuffer::reserve(std::size_t bytes) {
+    if (buffer_.size() >= bytes && copy_.data() != nullptr) return {};
+    buffer_.allocate(std::max<std::size_t>(bytes, 64));
+    return copy_.reserve(buffer_.size(), buffer_.size());
 }
 
 }  // namespace isc::gl

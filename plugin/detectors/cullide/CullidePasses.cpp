@@ -261,22 +261,14 @@ void Passes::issue(const Level& level, LevelResult& result) {
     glQueryCounter(end_.id(), GL_TIMESTAMP);
     // The survivors and the counters into the mapped read-back buffer, then one fence.
     const std::size_t members = level.members();
-    reserveReadback((CULLIDE_COUNTER_COUNT + members) * 4);
+    // (A mapping that fails shows at collect(): no data.)
+    static_cast<void>(readback_.reserve((CULLIDE_COUNTER_COUNT + members) * 4));
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
-    glCopyNamedBufferSubData(counters_.id(), readback_.id(), 0, 0, CULLIDE_COUNTER_COUNT * 4);
-    glCopyNamedBufferSubData(alive_.id(), readback_.id(), 0, CULLIDE_COUNTER_COUNT * 4, static_cast<GLsizeiptr>(members * 4));
+    readback_.copyFrom(counters_, 0, CULLIDE_COUNTER_COUNT * 4, 0);
+    readback_.copyFrom(alive_, 0, members * 4, CULLIDE_COUNTER_COUNT * 4);
     fence_ = gl::Fence::insert();  // flushes
     readbackMembers_ = members;
     issued_ = true;
-}
-
-void Passes::reserveReadback(std::size_t bytes) {
-    if (readback_.size() < bytes || readbackMap_ == nullptr) {
-        constexpr GLbitfield flags = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT | GL_CLIENT_STORAGE_BIT;
-        readback_.allocate(std::max(bytes, 2 * readback_.size()), nullptr, flags);
-        readbackMap_ = static_cast<const std::uint32_t*>(
-            readback_.mapPersistent(GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT));
-    }
 }
 
 void Passes::queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer& aliveBuffer, Seed seed,
@@ -427,9 +419,9 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     const bool fromWanted = triangles && !chain.triangleVisibility && filter;
     const std::size_t bitsWords = fromWanted ? std::max(words, nItems) : words;
     const std::size_t outputAt = bitsAt + bitsWords;
-    reserveReadback((outputAt + (filter ? 3 * std::size_t(outputCapacity_) : 0)) * 4);
+    if (auto r = readback_.reserve((outputAt + (filter ? 3 * std::size_t(outputCapacity_) : 0)) * 4); !r) return r;
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-    glCopyNamedBufferSubData(counters_.id(), readback_.id(), 0, 0, CULLIDE_COUNTER_COUNT * 4);
+    readback_.copyFrom(counters_, 0, CULLIDE_COUNTER_COUNT * 4, 0);
     if (triangles) {
         const Level& tl = *chain.triangle;
         if (chain.triangleVisibility) {
@@ -486,38 +478,30 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     }
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
     if (triangles && !fromWanted)
-        glCopyNamedBufferSubData(counters_.id(), readback_.id(), 0, CULLIDE_COUNTER_COUNT * 4, CULLIDE_COUNTER_COUNT * 4);
-    glCopyNamedBufferSubData(keep_.id(), readback_.id(), 0, static_cast<GLintptr>(keepAt * 4),
-                             static_cast<GLsizeiptr>(nPairs * 4));
+        readback_.copyFrom(counters_, 0, CULLIDE_COUNTER_COUNT * 4, CULLIDE_COUNTER_COUNT * 4);
+    readback_.copyFrom(keep_, 0, nPairs * 4, keepAt * 4);
     if (filter) {
-        glCopyNamedBufferSubData(chainCounters_.id(), readback_.id(), 0, static_cast<GLintptr>(chainAt * 4),
-                                 CULLIDE_CHAIN_COUNTER_COUNT * 4);
+        readback_.copyFrom(chainCounters_, 0, CULLIDE_CHAIN_COUNTER_COUNT * 4, chainAt * 4);
         if (copied > 0)
-            glCopyNamedBufferSubData(output_.id(), readback_.id(), 0, static_cast<GLintptr>(outputAt * 4),
-                                     static_cast<GLsizeiptr>(copied) * 12);
+            readback_.copyFrom(output_, 0, std::size_t(copied) * 12, outputAt * 4);
     }
     if (fromWanted)
-        glCopyNamedBufferSubData(wanted_.id(), readback_.id(), 0, static_cast<GLintptr>(bitsAt * 4),
-                                 static_cast<GLsizeiptr>(nItems * 4));
+        readback_.copyFrom(wanted_, 0, nItems * 4, bitsAt * 4);
     else if (triangles && words > 0)
-        glCopyNamedBufferSubData(bits_.id(), readback_.id(), 0, static_cast<GLintptr>(bitsAt * 4),
-                                 static_cast<GLsizeiptr>(words * 4));
+        readback_.copyFrom(bits_, 0, words * 4, bitsAt * 4);
     fence_ = gl::Fence::insert();  // flushes
     const auto tr = Clock::now();
     out.issueMs = std::chrono::duration<double, std::milli>(tr - t0).count();
-    GLenum waited = GL_TIMEOUT_EXPIRED;
-    for (int i = 0; i < 6 && waited == GL_TIMEOUT_EXPIRED; ++i)
-        waited = glClientWaitSync(fence_.sync(), GL_SYNC_FLUSH_COMMANDS_BIT, 10'000'000'000ull);
+    const bool finished = fence_.wait(std::uint64_t(60) * 1000000000);  // a GPU reset must not hang the caller
     fence_ = gl::Fence();
-    if (waited != GL_ALREADY_SIGNALED && waited != GL_CONDITION_SATISFIED)
-        return fail("cullide: waiting for the chained cluster and triangle levels failed (glClientWaitSync)");
-    if (readbackMap_ == nullptr) return fail("cullide: the read-back buffer could not be mapped");
+    if (!finished) return fail("cullide: the GPU did not finish the chained cluster and triangle levels within 60 s");
+    const std::uint32_t* map = readback_.at<std::uint32_t>(0);
     std::uint32_t counters[2][CULLIDE_COUNTER_COUNT] = {};
-    std::memcpy(counters, readbackMap_, sizeof(counters));
+    std::memcpy(counters, map, sizeof(counters));
     if (fromWanted) std::fill(std::begin(counters[1]), std::end(counters[1]), 0u);  // (not copied: no triangle passes)
-    std::memcpy(out.keep.data(), readbackMap_ + keepAt, nPairs * 4);
+    std::memcpy(out.keep.data(), map + keepAt, nPairs * 4);
     out.bits.assign(words, 0u);
-    if (triangles && words > 0 && !fromWanted) std::memcpy(out.bits.data(), readbackMap_ + bitsAt, words * 4);
+    if (triangles && words > 0 && !fromWanted) std::memcpy(out.bits.data(), map + bitsAt, words * 4);
     const double readbackMs = msSince(tr);
     const double begin = double(begin_.result()), mid = double(mid_.result());
     out.cluster.gpuMs = (mid - begin) * 1e-6;
@@ -537,7 +521,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         out.seeded = counters[1][CULLIDE_COUNTER_SEEDED];
         if (fromWanted) {
             // The wanted clusters' triangles (the seed pass's count, on the CPU).
-            const std::uint32_t* wanted = readbackMap_ + bitsAt;
+            const std::uint32_t* wanted = map + bitsAt;
             std::uint32_t seeded = 0;
             for (std::size_t i = 0; i < nItems; ++i)
                 if (wanted[i] != 0) seeded += chain.triangle->items[i].slotCount;
@@ -554,7 +538,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     }
     if (triangles && filter) {
         std::uint32_t cc[CULLIDE_CHAIN_COUNTER_COUNT] = {};
-        std::memcpy(cc, readbackMap_ + chainAt, sizeof(cc));
+        std::memcpy(cc, map + chainAt, sizeof(cc));
         out.clusterPairs = cc[CULLIDE_CHAIN_CLUSTER_PAIRS];
         out.boxPairs = cc[CULLIDE_CHAIN_BOX_PAIRS];
         out.filterGpuMs = (double(filterEnd_.result()) - double(end_.result())) * 1e-6;
@@ -570,24 +554,18 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             if (listed > copied) {
                 // The rest of the list: one more copy and fence (rare: the list grew by more
                 // than a quarter since the last call).
-                glCopyNamedBufferSubData(output_.id(), readback_.id(), static_cast<GLintptr>(copied) * 12,
-                                         static_cast<GLintptr>(outputAt * 4 + std::size_t(copied) * 12),
-                                         static_cast<GLsizeiptr>(listed - copied) * 12);
-                gl::Fence more = gl::Fence::insert();
-                GLenum w = GL_TIMEOUT_EXPIRED;
-                for (int i = 0; i < 6 && w == GL_TIMEOUT_EXPIRED; ++i)
-                    w = glClientWaitSync(more.sync(), GL_SYNC_FLUSH_COMMANDS_BIT, 10'000'000'000ull);
-                if (w != GL_ALREADY_SIGNALED && w != GL_CONDITION_SATISFIED)
-                    return fail("cullide: waiting for the filter's triangle pairs failed (glClientWaitSync)");
+                readback_.copyFrom(output_, std::size_t(copied) * 12, std::size_t(listed - copied) * 12,
+                                   outputAt * 4 + std::size_t(copied) * 12);
+                if (auto r = gl::waitForGpu("cullide, copying the filter's triangle pairs"); !r) return r;
             }
-            out.tests.assign(readbackMap_ + outputAt, readbackMap_ + outputAt + 3 * std::size_t(listed));
+            out.tests.assign(map + outputAt, map + outputAt + 3 * std::size_t(listed));
             out.listed = true;
         }
         lastOutput_ = listed;
     }
     if (fromWanted && !out.listed && out.triangle.cut == 0) {
         // The survivors for the CPU's pairing: every member of a wanted cluster (its slots in order).
-        const std::uint32_t* wanted = readbackMap_ + bitsAt;
+        const std::uint32_t* wanted = map + bitsAt;
         for (std::size_t i = 0; i < nItems; ++i) {
             if (wanted[i] == 0) continue;
             const gl::CullideItem& it = chain.triangle->items[i];
@@ -606,17 +584,14 @@ Result<void> Passes::collect(std::size_t members, const char* name, std::vector<
     issued_ = false;
     const auto tr = Clock::now();
     ISC_ASSERT(members == readbackMembers_, "cullide::Passes::collect(): not the level issued");
-    if (readbackMap_ == nullptr) return fail("cullide: the read-back buffer could not be mapped");
-    // Wait for the fence (in 10 s slices: a GPU reset must not hang the caller forever).
-    GLenum waited = GL_TIMEOUT_EXPIRED;
-    for (int i = 0; i < 6 && waited == GL_TIMEOUT_EXPIRED; ++i)
-        waited = glClientWaitSync(fence_.sync(), GL_SYNC_FLUSH_COMMANDS_BIT, 10'000'000'000ull);
+    if (readback_.data() == nullptr) return fail("cullide: the read-back buffer could not be mapped");
+    const bool finished = fence_.wait(std::uint64_t(60) * 1000000000);  // a GPU reset must not hang the caller
     fence_ = gl::Fence();
-    if (waited != GL_ALREADY_SIGNALED && waited != GL_CONDITION_SATISFIED)
-        return fail(std::string("cullide: waiting for the ") + name + " level failed (glClientWaitSync)");
+    if (!finished) return fail(std::string("cullide: the GPU did not finish the ") + name + " level within 60 s");
+    const std::uint32_t* map = readback_.at<std::uint32_t>(0);
     std::uint32_t counters[CULLIDE_COUNTER_COUNT] = {};
-    std::memcpy(counters, readbackMap_, sizeof(counters));
-    if (members > 0) std::memcpy(alive.data(), readbackMap_ + CULLIDE_COUNTER_COUNT, members * 4);
+    std::memcpy(counters, map, sizeof(counters));
+    if (members > 0) std::memcpy(alive.data(), map + CULLIDE_COUNTER_COUNT, members * 4);
     result.readbackMs = msSince(tr);
     result.gpuMs = double(end_.result() - begin_.result()) * 1e-6;
     result.fragments = counters[CULLIDE_COUNTER_FRAGMENTS];

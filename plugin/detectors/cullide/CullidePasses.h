@@ -12,6 +12,7 @@
 #include "isc/gl/GpuScene.h"
 #include "isc/gl/Program.h"
 #include "isc/gl/Query.h"
+#include "isc/gl/ReadbackBuffer.h"
 #include "isc/gl/Renderbuffer.h"
 #include "isc/gl/VertexArray.h"
 
@@ -184,8 +185,6 @@ private:
     void bindCommon(const Level& level, std::span<const gl::CullideItem> items, gl::Buffer& itemsBuffer,
                     gl::Buffer& aliveBuffer, bool seeded);
     void dispatchChain(unsigned mode, std::uint32_t threads);
-    /// The mapped read-back buffer holds at least `bytes`.
-    void reserveReadback(std::size_t bytes);
     /// The level's items with their split (threads per slot) and work ranges in threads;
     /// returns the thread count.
     std::uint32_t splitItems(const Level& level);
@@ -236,8 +235,7 @@ private:
     // client buffer and read after one fence. Reading the working buffers directly made the
     // NVIDIA driver move them to host memory ("copied/moved from VIDEO memory to HOST memory"),
     // where every later pass then reached them across the bus.
-    gl::Buffer readback_{"cullide read-back"};
-    const std::uint32_t* readbackMap_ = nullptr;
+    gl::MappedCopy readback_{"cullide read-back"};
     gl::Fence fence_;
     std::size_t readbackMembers_ = 0;
     bool issued_ = false;

@@ -111,8 +111,8 @@ bool PeelClusters::update(const Scene& scene) {
             if (n.left == PEEL_NO_NODE) {
                 corners.clear();
                 for (std::uint32_t k = 0; k < n.slotCount; ++k) {
-                    const UVec3 t = mesh.triangles()[slots_[tree.firstSlot + n.firstSlot + k]];
-                    corners.insert(corners.end(), {t.x, t.y, t.z});
+                    const glm::uvec4& t = slotTriangles_[tree.firstSlot + n.firstSlot + k];
+                    corners.insert(corners.end(), {t.y, t.z, t.w});
                 }
                 std::sort(corners.begin(), corners.end());
                 corners.erase(std::unique(corners.begin(), corners.end()), corners.end());

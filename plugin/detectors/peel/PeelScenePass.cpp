@@ -155,8 +155,8 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     raster_ = std::move(*r);
     vao_ = gl::VertexArray("peel vao (scene)");
     framebuffer_ = gl::Framebuffer("peel atlas (no attachments)");
-    counters_.reserve(PEEL_COUNTER_COUNT * sizeof(std::uint32_t));
-    countersB_.reserve(PEEL_COUNTER_COUNT * sizeof(std::uint32_t));
+    for (ReadbackBuffer* b : {&counters_, &countersB_})
+        if (auto reserved = b->reserve(PEEL_COUNTER_COUNT * sizeof(std::uint32_t)); !reserved) return reserved;
     argsBuffer_.reserve(kSlotCount * 4 * sizeof(std::uint32_t));
     return {};
 }
@@ -564,8 +564,9 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
                                  static_cast<GLsizeiptr>(std::size_t(nodeTotal_) * sizeof(gl::PeelBox)));
     if (auto r = limits_.checkBlock(cap_.output * 3 * sizeof(std::uint32_t), "the candidate triangle pairs"); !r)
         return r;
-    output_.reserve(cap_.output * 3 * sizeof(std::uint32_t));
-    if (direct_ && settings_.overlap) outputB_.reserve(cap_.output * 3 * sizeof(std::uint32_t));
+    if (auto r = output_.reserve(cap_.output * 3 * sizeof(std::uint32_t)); !r) return r;
+    if (direct_ && settings_.overlap)
+        if (auto r = outputB_.reserve(cap_.output * 3 * sizeof(std::uint32_t)); !r) return r;
     // Cleared every attempt.
     counters_.buffer().clearZero();
     argsBuffer_.clearZero();
@@ -698,8 +699,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         if (found <= copied) return {};
         const auto tl = Clock::now();
         list.copyOut(std::size_t(found) * sizeof(TrianglePairCandidate));
-        if (!gl::Fence::insert().wait(std::uint64_t(60) * 1000000000))
-            return fail("peel: the GPU did not finish copying the candidate list within 60 s");
+        if (auto r = gl::waitForGpu("peel, copying the candidate list"); !r) return r;
         lateMs += msSince(tl);
         stats.count("late_copies", 1.0);
         return {};
@@ -873,12 +873,10 @@ Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uin
         // own list (the first one is being read by the CPU meanwhile).
         (half == 1 ? outputB_ : output_).buffer().bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_OUTPUT);
         gl::Program& tri = records ? triPairsRecords_ : triPairsLocal_;
-        tri.setUniform("uStartCounter",
-                                  std::uint32_t(half == 1 ? PEEL_COUNTER_CLUSTER_SPLIT : PEEL_COUNTER_COUNT));
+        tri.setUniform("uStartCounter", std::uint32_t(half == 1 ? PEEL_COUNTER_CLUSTER_SPLIT : PEEL_COUNTER_COUNT));
         tri.setUniform("uOutputCounter", std::uint32_t(half == 1 ? PEEL_COUNTER_OUTPUT_B : PEEL_COUNTER_OUTPUT));
         tri.setUniform("uClusterCapacity", clusterCap);
-        tri.setUniform("uOutputCapacity",
-                                  static_cast<std::uint32_t>(std::min<std::size_t>(cap_.output, 0xFFFFFFFFu)));
+        tri.setUniform("uOutputCapacity", static_cast<std::uint32_t>(std::min<std::size_t>(cap_.output, 0xFFFFFFFFu)));
         tri.use();
         // As many workgroups as the last call's cluster pairs and a quarter more (each strides
         // over the list, so any count is served; a good guess makes it one cluster pair each).

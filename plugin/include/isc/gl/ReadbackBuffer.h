@@ -23,9 +23,10 @@ namespace isc::gl {
 class MappedCopy {
 public:
     explicit MappedCopy(std::string_view label) : staging_(label) {}
-    /// Storage for at least `bytes` (with headroom when it must grow). An Error when the driver
-    /// cannot map it (out of host memory).
-    [[nodiscard]] Result<void> reserve(std::size_t bytes);
+    /// Storage for at least `bytes`; when it must grow, withHeadroom(bytes, most) (Buffer.h:
+    /// `most` = `bytes` for exactly that). An Error when the driver cannot map it (out of host
+    /// memory).
+    [[nodiscard]] Result<void> reserve(std::size_t bytes, std::size_t most = 0);
     /// Records the copy of `bytes` of `source` from `sourceOffset` to `offset` of the mapping
     /// (clamped to both sizes). Put glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT) between the
     /// shaders that wrote `source` and this.
@@ -47,27 +48,27 @@ private:
 /// before reading a MappedCopy. An Error naming `what` when the GPU does not get there.
 [[nodiscard]] Result<void> waitForGpu(std::string_view what);
 
-/// A buffer the shaders write in device memory, and its copy mapped once for reading
-/// (persistent, coherent). The shaders use `buffer()` and the call ends with `copyOut(bytes)`
-/// (a GPU copy into the mapping, before the fence); after the fence the CPU reads `data()` in
-/// place, with no glGetBufferSubData and no second wait.
+/// A buffer the shaders write in device memory, and its MappedCopy of the same size. The
+/// shaders use `buffer()` and the call ends with `copyOut(bytes)` (a GPU copy into the mapping,
+/// before the fence); after the fence the CPU reads `data()` in place, with no
+/// glGetBufferSubData and no second wait.
 class ReadbackBuffer {
 public:
     explicit ReadbackBuffer(std::string_view label);
-    /// Storage for at least `bytes` (re-created, and re-mapped, when larger is needed).
-    void reserve(std::size_t bytes);
+    /// Storage for at least `bytes` (both re-created, the copy re-mapped, when larger is needed).
+    [[nodiscard]] Result<void> reserve(std::size_t bytes);
     const Buffer& buffer() const { return buffer_; }
     Buffer& buffer() { return buffer_; }
     /// Records the copy of the first `bytes` into the mapped copy.
-    void copyOut(std::size_t bytes) const;
+    void copyOut(std::size_t bytes) const { copy_.copyFrom(buffer_, 0, bytes, 0); }
     /// Records the copy of the first `bytes` of `source` (another buffer) into the mapped copy.
-    void copyFrom(const Buffer& source, std::size_t bytes) const;
-    const void* data() const { return data_; }
+    void copyFrom(const Buffer& source, std::size_t bytes) const { copy_.copyFrom(source, 0, bytes, 0); }
+    const void* data() const { return copy_.data(); }
     std::size_t size() const { return buffer_.size(); }
 
 private:
-    Buffer buffer_, staging_;
-    const void* data_ = nullptr;
+    Buffer buffer_;
+    MappedCopy copy_;
 };
 
 }  // namespace isc::gl
