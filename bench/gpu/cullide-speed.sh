@@ -9,6 +9,11 @@
 #     with its validate row (pruned pairs that cpu finds touching: lost_pairs); then, in a second
 #     process with ISC_BENCH_BROADPHASE_OBJECT_PASS=0, the cluster level alone (no object pass:
 #     one GPU round trip a step);
+#  3. (part "gimpact", not run by default) the same broadphase rows with stock Bullet in the
+#     dispatcher (btCollisionDispatcher, btGImpactMeshShape and btGImpactCollisionAlgorithm:
+#     ISC_BENCH_BROADPHASE_DETECTOR=bullet-gimpact), 100 bodies (180 steps) and 1000 (40 steps, as the cpu rows):
+#     does a dispatcher that is not ours spend time on the pairs the broadphase prunes? (lost
+#     pairs counted at 100 bodies with the cluster boxes);
 # then `isc accuracy --detector cullide` and the cullide tests on the NVIDIA driver.
 #
 # Usage, on the GPU machine in the repository root, with the binaries packed as
@@ -23,7 +28,7 @@
 # replace those variants / the rows run (a regex alternation of row names).
 # (chain=false, round D's path: cullide_unchained in the round-E run 1 file); the deforming rows time 40 calls (five rounds of the eight frames: the GPU stays clocked up).
 # Writes under $OUT (default /tmp/out): cullide.txt, cullide.json, broadphase-cpu.txt,
-# broadphase-cpu-clusters-alone.txt, accuracy-tests.txt, gpu.txt.
+# broadphase-cpu-clusters-alone.txt, broadphase-gimpact.txt, accuracy-tests.txt, gpu.txt.
 set -uo pipefail
 dev=${ISC_DEVRUN:-$PWD/.devrun}
 export LD_LIBRARY_PATH=$dev/lib ISC_BUNNY_OBJ=$dev/data/bunny.obj
@@ -60,6 +65,13 @@ sed -n '/# isc_bench_broadphase summary/,$p' "$out/broadphase-cpu.txt"
 ISC_BENCH_BROADPHASE_OBJECT_PASS=0 ISC_BENCH_BROADPHASE_STEPS_1000=40 run broadphase-cpu-clusters-alone 60 \
   "$bin/isc_bench_broadphase" --benchmark_filter="^BM_(Dbvt|CullideClusterBoxes|CullideClusters)(Validate)?/($bodies)/"
 sed -n '/# isc_bench_broadphase summary/,$p' "$out/broadphase-cpu-clusters-alone.txt"
+fi
+
+if has gimpact; then
+ISC_BENCH_BROADPHASE_DETECTOR=bullet-gimpact ISC_BENCH_BROADPHASE_STEPS_1000=${ISC_GIMPACT_STEPS_1000:-40} \
+  run broadphase-gimpact ${ISC_GIMPACT_LIMIT:-240} "$bin/isc_bench_broadphase" \
+  --benchmark_filter="^BM_(Dbvt|Cullide|CullideClusterBoxes)/($bodies)/|^BM_CullideClusterBoxesValidate/100/"
+sed -n '/# isc_bench_broadphase summary/,$p' "$out/broadphase-gimpact.txt"
 fi
 
 has tests && {

@@ -20,7 +20,9 @@
 // Environment: ISC_BENCH_BROADPHASE_LEVEL (the "cullide" rows' level: object (default),
 // cluster or triangle), ISC_BENCH_BROADPHASE_OBJECT_PASS=0 (the object level per pair instead
 // of over all bodies at once), ISC_CULLIDE_SET (options of the PCS passes,
-// "clusterSize=32,clusterResolution=128"), ISC_BENCH_BROADPHASE_DETECTOR (cpu, peel or peel_128_1axis).
+// "clusterSize=32,clusterResolution=128"), ISC_BENCH_BROADPHASE_DETECTOR (cpu, peel, peel_128_1axis, or bullet-gimpact: stock
+// Bullet in the dispatcher, btGImpactMeshShape and btGImpactCollisionAlgorithm, the broadphase growing
+// each mesh by its shape margin).
 // CullideBroadphase needs a headless GL context, made in main().
 #include "BunnyPile.h"
 
