@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <span>
 #include <sstream>
 
 namespace isc::bullet {
@@ -37,6 +38,47 @@ struct CullideBroadphase::Body {
     float fatten = -1.0f;
     ObjectId object = 0;
     bool usable = false;
+};
+
+// settings.validate with a dispatcher other than ours: the pruned pairs tested on their meshes
+// grown by each body's fatten (Bullet's contact distance), as that dispatcher sees them.
+struct CullideBroadphase::GrownScene {
+    Scene scene;
+    std::map<std::pair<MeshId, float>, MeshId> meshes;  // (scene_ mesh, fatten) -> grown mesh
+    std::vector<std::int64_t> objects;                  // per scene_ object: its object here, -1 none
+    std::vector<std::pair<MeshId, float>> made;         // per scene_ object: what it was made from
+
+    // The pairs, renumbered into this scene (objects made on demand, poses mirrored).
+    std::vector<ObjectPair> mirror(const Scene& from, const std::vector<float>& fatten, std::span<const ObjectPair> pairs) {
+        auto object = [&](ObjectId o) {
+            const std::pair<MeshId, float> key{from.meshOf(o), fatten[o]};
+            if (o >= objects.size()) objects.resize(o + 1, -1), made.resize(o + 1, {0, -1.0f});
+            if (objects[o] < 0 || made[o] != key) {
+                if (objects[o] >= 0) scene.setActive(ObjectId(objects[o]), false);
+                auto [it, added] = meshes.try_emplace(key, 0);
+                if (added) {
+                    std::shared_ptr<const Mesh> mesh = from.meshPtr(key.first);
+                    if (key.second > 0.0f) {
+                        Mesh grown = swollen(*mesh, key.second);
+                        if (grown.triangleCount() == mesh->triangleCount())
+                            mesh = std::make_shared<const Mesh>(std::move(grown));
+                    }
+                    it->second = scene.addMesh(std::move(mesh));
+                }
+                objects[o] = scene.addObject(it->second);
+                made[o] = key;
+            }
+            scene.setPose(ObjectId(objects[o]), from.pose(o));
+            return ObjectId(objects[o]);
+        };
+        std::vector<ObjectPair> out;
+        out.reserve(pairs.size());
+        for (const ObjectPair& p : pairs) {
+            const ObjectId a = object(p.a), b = object(p.b);
+            out.push_back(a < b ? ObjectPair{a, b} : ObjectPair{b, a});
+        }
+        return out;
+    }
 };
 
 Result<std::unique_ptr<CullideBroadphase>> CullideBroadphase::create(CullideBroadphaseSettings settings) {
@@ -296,7 +338,15 @@ void CullideBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
     }
     if (exact_ && !pruned.empty()) {
         DetectionOutput out;
-        if (auto r = exact_->detect(*scene_, pruned, out); r) stats_.lostPairs = out.pairs.size();
+        bool grownBy = false;  // another dispatcher: its contact distance is the shapes' margins
+        for (const ObjectPair& p : pruned) grownBy = grownBy || fatten_[p.a] > 0.0f || fatten_[p.b] > 0.0f;
+        if (grownBy) {
+            if (!grown_) grown_ = std::make_unique<GrownScene>();
+            const std::vector<ObjectPair> pairs = grown_->mirror(*scene_, fatten_, pruned);
+            if (auto r = exact_->detect(grown_->scene, pairs, out); r) stats_.lostPairs = out.pairs.size();
+        } else if (auto r = exact_->detect(*scene_, pruned, out); r) {
+            stats_.lostPairs = out.pairs.size();
+        }
         if (stats_.lostPairs > 0)
             warnOnce("lost", "CullideBroadphase: validate: " + std::to_string(stats_.lostPairs) +
                                  " pruned pair(s) are touching (a bug: please report the scene)");

@@ -2,8 +2,9 @@
 // (papers/001). A ball in a torus's hole (boxes overlap, surfaces apart) never reaches the
 // dispatcher, the same ball on the tube does and gets contacts; a box (not a mesh) passes
 // untouched; in a falling pile of 10 bunnies, with validate on, no pruned pair is ever
-// touching (the exact `cpu` test on the dispatcher's swollen meshes) over 50 steps while
-// pairs are pruned; RigidWorld's "cullide" setting builds it, an unknown name is an error.
+// touching (the exact `cpu` test on the dispatcher's swollen meshes; with stock Bullet's
+// dispatcher and GImpact, on the meshes grown by their margins) over 50 steps while pairs are
+// pruned; RigidWorld's "cullide" setting builds it, an unknown name is an error.
 #include "BunnyPile.h"
 #include "GlTest.h"
 #include "TestWorld.h"
@@ -11,6 +12,7 @@
 #include "isc/bullet/CullideBroadphase.h"
 #include "isc/bullet/RigidWorld.h"
 
+#include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>
 #include <btBulletDynamicsCommon.h>
 
 #include <gtest/gtest.h>
@@ -99,12 +101,16 @@ TEST_F(CullideBroadphaseTest, BoxPairsApartArePrunedTouchingOnesAndOtherShapesPa
 }
 
 // A falling pile: 10 bunnies, 50 steps (0.83 s: falling, the upper layer landing on the lower),
-// the cpu detector in the dispatcher. Every step the pruned pairs are tested exactly: none touches.
+// the cpu detector in the dispatcher, or stock Bullet's (btCollisionDispatcher with
+// btGImpactCollisionAlgorithm: the broadphase grows each mesh by its shape's margin). Every step
+// the pruned pairs are tested exactly, as the dispatcher sees them (ours: its swollen meshes;
+// stock: each mesh grown by its margin, Bullet's contact distance): none touches.
 struct PileCase {
     const char* name;
     CullideLevel level;
     bool objectPass;
     bool clusterBoxes = false;
+    bool stockDispatcher = false;
 };
 
 class CullideBroadphasePileTest : public CullideBroadphaseTest, public ::testing::WithParamInterface<PileCase> {};
@@ -114,11 +120,14 @@ TEST_P(CullideBroadphasePileTest, PileLosesNoTouchingPair) {
     auto pile = scenes::makeBunnyPile(10, 1);
     ASSERT_TRUE(pile.has_value()) << pile.error().message;
     btDefaultCollisionConfiguration config{bullet::collisionConstructionInfo()};
-    auto dispatcher = bullet::CollisionDispatcher::create(&config, {.detector = "cpu"});
-    ASSERT_TRUE(dispatcher.has_value()) << dispatcher.error().message;
+    auto ours = bullet::CollisionDispatcher::create(&config, {.detector = "cpu"});
+    ASSERT_TRUE(ours.has_value()) << ours.error().message;
+    btCollisionDispatcher stock(&config);
+    btGImpactCollisionAlgorithm::registerAlgorithm(&stock);
+    btCollisionDispatcher* dispatcher = c.stockDispatcher ? &stock : static_cast<btCollisionDispatcher*>(ours->get());
     auto broadphase = makeBroadphase(true, c.level, c.objectPass, c.clusterBoxes);
     btSequentialImpulseConstraintSolver solver;
-    btDiscreteDynamicsWorld world(dispatcher->get(), broadphase.get(), &solver, &config);
+    btDiscreteDynamicsWorld world(dispatcher, broadphase.get(), &solver, &config);
     world.setGravity(btVector3(0, -9.81f, 0));
     test::MeshShape bunny = test::makeGImpact(pile->bunny);
     bunny.shape->setMargin(0.04f);
@@ -139,7 +148,7 @@ TEST_P(CullideBroadphasePileTest, PileLosesNoTouchingPair) {
         t.setRotation(btQuaternion(p.rotation.x, p.rotation.y, p.rotation.z, p.rotation.w));
         add(bunny.shape.get(), t, 1.0f);
     }
-    std::size_t meshPairs = 0, kept = 0, lost = 0, maxKept = 0;
+    std::size_t meshPairs = 0, kept = 0, lost = 0, maxKept = 0, contacts = 0;
     for (int step = 0; step < 50; ++step) {
         world.stepSimulation(1.0f / 60.0f, 1, 1.0f / 60.0f);
         const bullet::BroadphaseStats& s = broadphase->lastStats();
@@ -147,6 +156,8 @@ TEST_P(CullideBroadphasePileTest, PileLosesNoTouchingPair) {
         kept += s.keptMeshPairs;
         lost += s.lostPairs;
         maxKept = std::max(maxKept, s.keptMeshPairs);
+        for (int i = 0; i < dispatcher->getNumManifolds(); ++i)
+            contacts += std::size_t(dispatcher->getManifoldByIndexInternal(i)->getNumContacts());
     }
     std::printf("[ cullide broadphase ] %s: 10 bunnies, 50 steps: %zu mesh box pairs, %zu kept (%.2f), %zu lost\n",
                 c.name, meshPairs, kept, meshPairs ? double(kept) / double(meshPairs) : 0.0, lost);
@@ -154,6 +165,7 @@ TEST_P(CullideBroadphasePileTest, PileLosesNoTouchingPair) {
     EXPECT_GT(meshPairs, 50u) << "the bunnies should meet";
     EXPECT_GT(maxKept, 0u) << "and touch";
     EXPECT_LT(kept, meshPairs) << "some box pairs are apart";
+    EXPECT_GT(contacts, 0u) << "the dispatcher made contacts for the kept pairs";
     for (auto& b : bodies) {
         EXPECT_TRUE(std::isfinite(b->getWorldTransform().getOrigin().y()));
         world.removeRigidBody(b.get());
@@ -166,7 +178,9 @@ INSTANTIATE_TEST_SUITE_P(Levels, CullideBroadphasePileTest,
                                            PileCase{"object_pass_then_cluster_boxes", CullideLevel::Cluster, true, true},
                                            PileCase{"pairwise_object_level", CullideLevel::Object, false},
                                            PileCase{"pairwise_clusters", CullideLevel::Cluster, false},
-                                           PileCase{"cluster_boxes_alone", CullideLevel::Cluster, false, true}),
+                                           PileCase{"cluster_boxes_alone", CullideLevel::Cluster, false, true},
+                                           PileCase{"stock_gimpact_object_pass", CullideLevel::Object, true, false, true},
+                                           PileCase{"stock_gimpact_cluster_boxes", CullideLevel::Cluster, true, true, true}),
                          [](const auto& p) { return std::string(p.param.name); });
 
 TEST_F(CullideBroadphaseTest, RigidWorldSetting) {

@@ -55,7 +55,9 @@ struct CullideBroadphaseSettings {
     /// level at all (the cluster level alone, chained on the GPU: one read-back per step).
     bool objectPass = true;
     /// Expensive check: every pruned pair is also tested exactly (the `cpu` detector on the
-    /// same swollen meshes); pairs it finds touching are counted in lostPairs (must stay 0).
+    /// surfaces the dispatcher tests: with isc::bullet::CollisionDispatcher its swollen meshes,
+    /// with another dispatcher each mesh grown by its shape's margin, Bullet's contact
+    /// distance); pairs it finds touching are counted in lostPairs (must stay 0).
     bool validate = false;
     /// Where warnings go (each said once). Empty: stderr.
     std::function<void(std::string_view)> onWarning;
@@ -124,6 +126,9 @@ private:
     std::unique_ptr<btHashedOverlappingPairCache> cache_;
     std::unique_ptr<CullideDetector> cullide_;
     std::unique_ptr<Detector> exact_;  // settings.validate
+    // settings.validate with another dispatcher: the pruned pairs' meshes grown by their fatten_.
+    struct GrownScene;
+    std::unique_ptr<GrownScene> grown_;
     std::unique_ptr<Scene> scene_;
     std::map<std::pair<const btCollisionShape*, float>, std::unique_ptr<MeshEntry>> meshes_;
     std::unordered_map<const btCollisionObject*, std::unique_ptr<Body>> bodies_;
