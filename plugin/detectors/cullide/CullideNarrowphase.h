@@ -5,7 +5,10 @@
 // pairs reported are the reference's own (precision 1). Per pair, each object's survivors
 // are cut to the other's survivors' box and paired by sweep and prune over their world
 // boxes (isc/geometry/SweepAndPrune.h); self pairs skip triangles that share a vertex.
-// Parallel over pairs, then over all their exact tests in equal chunks (OpenMP). Private to plugin/detectors/cullide. No GL.
+// Parallel over pairs, then over all their exact tests in equal chunks (OpenMP). The GPU
+// filter's listed pairs (runListed) are grouped by pair and tested in one parallel region,
+// taking the results of speculate(), which retests the last call's intersecting pairs while
+// the GPU works (as peel's PeelExact). Private to plugin/detectors/cullide. No GL.
 #include "isc/detect/Detector.h"
 
 #include <atomic>
