@@ -25,6 +25,9 @@
 // the cullide rows ("resolution=128,clusterSize=32"); ISC_BENCH_CULLIDE_SIZES (default
 // "100,300"); ISC_BENCH_CULLIDE_VARIANTS, more cullide rows, each a name and its options on
 // top of ISC_CULLIDE_SET ("cullide_seq:viewsAtOnce=false;cullide_obj:objectLevel=true");
+// an option named ISC_... is an environment hook set while that row's detector is made
+// ("cullide_old:ISC_CULLIDE_SPECULATE=0,ISC_CULLIDE_FUSED=0");
+// ISC_BENCH_CULLIDE_ORDER, the rows to run and their order ("cullide_old,cpu,peel,cullide");
 // ISC_BENCH_CULLIDE_DEFORM_CALLS, timed calls of a deforming row (default 8: the eight frames
 // once; more go round the frames again, every row the same calls, and keep the GPU clocked up).
 // ISC_BENCH_CULLIDE_PATTERNS (e.g. "deforming_same,deforming_gap,pile_gap"), more scenes that
@@ -151,9 +154,21 @@ void readVariants() {
 std::unique_ptr<Detector> makeDetector(const std::string& name) {
     Result<std::unique_ptr<Detector>> d = fail("unknown");
     if (auto v = g_variants.find(name); v != g_variants.end()) {
+        // An option named ISC_... is an environment hook the detector reads when it is made
+        // (CullideDetector.cpp: ISC_CULLIDE_FUSED, _SPECULATE, _TEAM_WAIT): set
+        // while it is made, then unset, so rows of one process compare old and new code.
         OptionList options = cullideOptions("compute");
-        options.insert(options.end(), v->second.begin(), v->second.end());
+        std::vector<std::string> hooks;
+        for (const auto& [key, value] : v->second) {
+            if (key.rfind("ISC_", 0) == 0) {
+                setenv(key.c_str(), value.c_str(), 1);
+                hooks.push_back(key);
+            } else {
+                options.push_back({key, value});
+            }
+        }
         d = createDetector("cullide", {.wantSegments = false, .options = options});
+        for (const std::string& key : hooks) unsetenv(key.c_str());
     } else if (name == "cullide") d = createDetector("cullide", {.wantSegments = false, .options = cullideOptions("compute")});
     else if (name == "cullide_queries")
         d = createDetector("cullide", {.wantSegments = false, .options = cullideOptions("queries")});
@@ -275,6 +290,17 @@ void registerAll() {
     g_detectorOrder.push_back("cpu");
     g_detectorOrder.push_back("peel");
     g_detectorOrder.push_back("peel_128_1axis");
+    if (const char* env = std::getenv("ISC_BENCH_CULLIDE_ORDER")) {
+        // The rows in this order (each scene's rows interleaved differently per process), those
+        // named only.
+        std::vector<std::string> order;
+        std::stringstream ss(env);
+        std::string item;
+        while (std::getline(ss, item, ','))
+            if (std::find(g_detectorOrder.begin(), g_detectorOrder.end(), item) != g_detectorOrder.end())
+                order.push_back(item);
+        if (!order.empty()) g_detectorOrder = order;
+    }
     int deformCalls = kFrames;
     if (const char* env = std::getenv("ISC_BENCH_CULLIDE_DEFORM_CALLS")) deformCalls = std::max(1, std::atoi(env));
     std::vector<std::pair<std::string, bool>> kinds = {{"pile/", false}, {"deforming/", true}};  // (prefix, timed by calls)

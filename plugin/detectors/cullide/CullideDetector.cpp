@@ -7,14 +7,19 @@
 #include "CullidePasses.h"
 
 #include "isc/core/Assert.h"
+#include "isc/detect/AutoDetector.h"
 #include "isc/gl/Gl.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <chrono>
-#include <optional>
 #include <cmath>
+#include <cstdlib>
+#include <optional>
 #include <string>
+
+#include <omp.h>
 
 namespace isc {
 
@@ -75,6 +80,16 @@ struct CullideDetector::Impl {
     std::unique_ptr<cullide::Hierarchies> hierarchies;
     cullide::Narrowphase narrowphase;
     std::vector<std::vector<Vec3>> worldVertices;  // per object: deformed objects' posed vertices (this call)
+    // Cullide-8's changes, each on by default; the environment turns one off ("0") when the
+    // detector is made, to compare old and new in one process (bench/gpu/cullide-speed-8.sh):
+    // ISC_CULLIDE_FUSED (the listed exact test in one parallel loop, Narrowphase::runListed),
+    // ISC_CULLIDE_SPECULATE (the last call's intersecting pairs tested while the GPU works;
+    // needs the fused loop), ISC_CULLIDE_TEAM_WAIT (the chain's wait inside the exact test's
+    // OpenMP team, Chain::waitTeam).
+    // Test hook ISC_CULLIDE_SPECULATE_ALL=1: speculation tests every remembered pair whatever the
+    // fence (after the wait on software GL, where the wait runs alone), so tests see the reuse path.
+    bool fusedExact = true, speculate = true, teamWait = true, speculateAll = false;
+    bool softwareGl = false;
 
     // What the levels leave.
     struct Pcs {
@@ -85,9 +100,12 @@ struct CullideDetector::Impl {
         // The chain's GPU filter listed the inter pairs' triangle pairs that may touch: `tests`
         // (3 words each: index into listedPairs, triangle of its a, of its b) replaces the
         // survivor lists for the exact test.
+        // (`tests` lies in the chain's read-back mapping, cullide-8: not copied unless a later
+        // level of the call could move it, then into testsCopy.)
         bool listed = false;
         std::vector<std::uint32_t> listedPairs;  // candidate indices
-        std::vector<std::uint32_t> tests;
+        std::span<const std::uint32_t> tests;
+        std::vector<std::uint32_t> testsCopy;
     };
     isc::Result<void> pipeline(const Scene& scene, std::span<const ObjectPair> candidates, CullideLevel limit,
                                bool objectLevel, bool withSelf, std::span<const float> fatten, bool gpuFilter, Pcs& out,
@@ -200,6 +218,8 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
     // corner: 6 times fewer on the bunny).
     if (worldVertices.size() < n) worldVertices.resize(n);
     const auto tBoxes = Clock::now();
+    // (A deformed object's box from its local bounds turned, Scene::worldBounds, with no pass
+    // over its vertices: tried in cullide-8's run 2 and dropped, cullide.md.)
 #pragma omp parallel for schedule(dynamic, 4)
     for (std::size_t o = 0; o < n; ++o) {
         if (state[o] != 1 || !scene.isDeformed(ObjectId(o))) continue;
@@ -256,7 +276,9 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
     }
     {
         // (Here, after the boxes: uploading first and flushing gained nothing in cullide-7's run 1,
-        // as every pass of the chain reads the deformed vertices; cullide.md.)
+        // as every pass of the chain reads the deformed vertices; cullide.md. Beside the boxes,
+        // on the master of their team, it took 0.37-0.45 ms instead of 0.07-0.08: GpuScene::sync's
+        // own parallel loop ran on one thread there; cullide-8's run 1.)
         const auto tUpload = Clock::now();
         passes.sync(scene, hierarchies->slotTriangles(), slotsChanged);
         stats.count("cpu_setup_upload_ms", msSince(tUpload));
@@ -679,6 +701,13 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                            st.clusterSize <= int(CULLIDE_FILTER_MAX_CLUSTER);
             chain.tolerance = 1e-5f * scale;
             chain.triangleVisibility = st.triangleLevel;
+            // detect(): the wait inside the exact test's team (not on software GL, whose
+            // rendering the spinning threads would slow), speculating meanwhile.
+            if (chain.filter && (teamWait || (speculate && fusedExact)) && !softwareGl) {
+                chain.waitTeam = omp_get_max_threads();
+                if (speculate && fusedExact)
+                    chain.whileWaiting = [this, &scene](const std::atomic<bool>& stop) { narrowphase.speculate(scene, stop); };
+            }
             stats.count("cpu_chain_setup_ms", msSince(t0));
             cullide::ChainResult cr;
             auto ran = passes.runChain(chain, cr);
@@ -694,7 +723,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             if (cr.listed) {
                 res.listed = true;
                 res.listedPairs = pairs;
-                res.tests = std::move(cr.tests);
+                res.tests = cr.tests;
                 addCount(stats, "filtered_pairs", double(res.tests.size() / 3));
             }
             recordLevel("cluster", "pcs_clusters_in", "pcs_clusters", "gpu_cluster_ms", cr.clusterSeeded, cr.cluster, false);
@@ -871,6 +900,11 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
     // the non-adjacent triangles of the same object.
     if (withSelf) {
         const auto t0 = Clock::now();
+        if (res.listed) {
+            // The listed tests out of the read-back mapping before the self level reuses it.
+            res.testsCopy.assign(res.tests.begin(), res.tests.end());
+            res.tests = res.testsCopy;
+        }
         std::vector<ObjectId> objects;
         for (std::uint32_t c = 0; c < candidates.size(); ++c) {
             const ObjectPair p = candidates[c];
@@ -928,11 +962,19 @@ Result<void> CullideDetector::detect(const Scene& scene, std::span<const ObjectP
     out.clear();
     Impl& im = *impl_;
     Impl::Pcs res;
+    const bool speculate = im.speculate && im.fusedExact;
+    if (speculate) im.narrowphase.beginCall(im.common.wantSegments);  // new vertices and poses
     if (auto r = im.pipeline(scene, candidates, CullideLevel::Triangle, im.settings.objectLevel,
                              im.common.selfCollision, {}, true, res, out.stats);
         !r)
         return r;
     const auto tn = Clock::now();
+    if (speculate && im.speculateAll && res.listed) {
+        // Test hook: every remembered pair speculated (the rest of them, after the wait).
+        const std::atomic<bool> never{false};
+#pragma omp parallel
+        im.narrowphase.speculate(scene, never);
+    }
     if (res.listed) {
         // The GPU filter listed the inter pairs' triangle pairs: the self pairs' survivors, then
         // the listed tests, merged in candidate order.
@@ -944,7 +986,8 @@ Result<void> CullideDetector::detect(const Scene& scene, std::span<const ObjectP
         std::vector<ObjectPair> listed;
         listed.reserve(res.listedPairs.size());
         for (std::uint32_t c : res.listedPairs) listed.push_back(candidates[c]);
-        im.narrowphase.runListed(scene, listed, res.tests, im.common.wantSegments, out);
+        // (With speculation the call's tests and which intersected are remembered for the next.)
+        im.narrowphase.runListed(scene, listed, res.tests, im.common.wantSegments, out, im.fusedExact, speculate);
         if (selfResults > 0 && selfResults < out.pairs.size()) {
             // Both kinds: candidate order (each list is in it already).
             std::vector<std::pair<std::uint32_t, std::size_t>> order;  // (candidate, position)
@@ -984,6 +1027,7 @@ Result<void> CullideDetector::detect(const Scene& scene, std::span<const ObjectP
         jobs.push_back({candidates[c]});
     }
     im.narrowphase.run(scene, jobs, res.survivors, res.selfSurvivors, im.common.wantSegments, out);
+    if (speculate) im.narrowphase.forget();  // (only listed tests are remembered)
     DetectorStats& stats = out.stats;
     stats.count("cpu_narrowphase_ms", msSince(tn));
     stats.gpuMs = stats.counter("gpu_ms");
@@ -1290,6 +1334,17 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     if (auto c = impl->passes.compile(settings.method == "queries", settings.selfLayers, settings.queryPool); !c)
         return fail(c.error().message);
     impl->passes.setFilterList(std::uint32_t(settings.filterList));
+    auto envOn = [](const char* name, bool fallback) {
+        const char* v = std::getenv(name);
+        if (v == nullptr || *v == '\0') return fallback;
+        return *v != '0';
+    };
+    impl->fusedExact = envOn("ISC_CULLIDE_FUSED", true);
+    impl->speculate = envOn("ISC_CULLIDE_SPECULATE", true);
+    impl->teamWait = envOn("ISC_CULLIDE_TEAM_WAIT", true);
+    impl->speculateAll = envOn("ISC_CULLIDE_SPECULATE_ALL", false);
+    const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+    impl->softwareGl = renderer != nullptr && isSoftwareRenderer(renderer);
     return std::unique_ptr<CullideDetector>(new CullideDetector(std::move(impl)));
 }
 

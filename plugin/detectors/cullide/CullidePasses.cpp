@@ -492,7 +492,23 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     fence_ = gl::Fence::insert();  // flushes
     const auto tr = Clock::now();
     out.issueMs = std::chrono::duration<double, std::milli>(tr - t0).count();
-    const bool finished = fence_.wait(std::uint64_t(60) * 1000000000);  // a GPU reset must not hang the caller
+    bool finished = false;
+    if (chain.waitTeam > 1) {
+        // The wait inside a team (Chain::waitTeam): its threads are awake for the exact test,
+        // and run `whileWaiting` meanwhile (speculation).
+        std::atomic<bool> signalled{false};
+#pragma omp parallel num_threads(chain.waitTeam)
+        {
+#pragma omp master
+            {
+                finished = fence_.wait(std::uint64_t(60) * 1000000000);  // a GPU reset must not hang the caller
+                signalled.store(true, std::memory_order_relaxed);
+            }
+            if (chain.whileWaiting) chain.whileWaiting(signalled);
+        }
+    } else {
+        finished = fence_.wait(std::uint64_t(60) * 1000000000);  // a GPU reset must not hang the caller
+    }
     fence_ = gl::Fence();
     if (!finished) return fail("cullide: the GPU did not finish the chained cluster and triangle levels within 60 s");
     const std::uint32_t* map = readback_.at<std::uint32_t>(0);
@@ -558,7 +574,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
                                    outputAt * 4 + std::size_t(copied) * 12);
                 if (auto r = gl::waitForGpu("cullide, copying the filter's triangle pairs"); !r) return r;
             }
-            out.tests.assign(map + outputAt, map + outputAt + 3 * std::size_t(listed));
+            out.tests = std::span<const std::uint32_t>(map + outputAt, 3 * std::size_t(listed));
             out.listed = true;
         }
         lastOutput_ = listed;

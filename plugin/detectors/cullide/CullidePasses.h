@@ -18,8 +18,10 @@
 
 #include "cullide/bindings.h"  // shaders/: CullideItem
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -120,6 +122,13 @@ struct Chain {
     /// The triangle level's visibility passes; false: its members are the wanted clusters'
     /// triangles as seeded (no pruning by visibility).
     bool triangleVisibility = true;
+    /// The wait for the chain's fence (cullide-8): with waitTeam > 1 it runs on this thread
+    /// inside an OpenMP team of that many threads, which are then awake (spinning) when the
+    /// exact test's loop starts instead of waking after the GPU is done; meanwhile the other
+    /// threads run `whileWaiting` (if set) until the flag it is given is set (the fence
+    /// signalled). 0 or 1: this thread waits alone.
+    int waitTeam = 0;
+    std::function<void(const std::atomic<bool>&)> whileWaiting;
 };
 
 /// What the chain left.
@@ -132,8 +141,9 @@ struct ChainResult {
     /// The filter ran and its lists fitted: `tests` holds every triangle pair that may touch,
     /// 3 words each (chain pair, triangle of the candidate's a, of its b). False: test the
     /// survivors (`bits`) instead.
+    /// (In the read-back mapping, not copied: valid until the next call into these Passes.)
     bool listed = false;
-    std::vector<std::uint32_t> tests;
+    std::span<const std::uint32_t> tests;
     double clusterPairs = 0.0;  // cluster pairs the filter walked
     double boxPairs = 0.0;      // triangle pairs whose boxes met (before the separating-axis test)
     double filterGpuMs = 0.0;   // GPU time of the filter (after the triangle level)

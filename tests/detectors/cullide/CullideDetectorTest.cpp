@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <memory>
@@ -112,6 +113,20 @@ void expectExact(const Scene& scene, std::span<const ObjectPair> candidates, con
     }
     if (colliding) *colliding = n;
 }
+
+// Sets environment variables while alive (the detector's hooks are read when it is made).
+struct ScopedEnv {
+    std::vector<std::string> names;
+    explicit ScopedEnv(std::initializer_list<std::pair<const char*, const char*>> vars) {
+        for (const auto& [name, value] : vars) {
+            setenv(name, value, 1);
+            names.emplace_back(name);
+        }
+    }
+    ~ScopedEnv() {
+        for (const std::string& name : names) unsetenv(name.c_str());
+    }
+};
 
 class CullideDetectorTest : public GlTest {};
 
@@ -515,6 +530,109 @@ TEST_F(CullideDetectorTest, ClusterLevelAlongOneOrThreeAxesKeepsTheAnswer) {
                     call, outs[0].stats.counter("pcs_clusters_in"), outs[0].stats.counter("pcs_clusters"),
                     outs[1].stats.counter("pcs_clusters"), outs[0].stats.counter("filtered_pairs"),
                     outs[1].stats.counter("filtered_pairs"));
+    }
+}
+
+// Cullide-8's exact stage: the listed tests grouped by pair and tested in one parallel region
+// (a pair of more than one chunk of 256 sorted first), the last call's intersecting pairs
+// speculated (test hook ISC_CULLIDE_SPECULATE_ALL: all of them, after the wait on software GL)
+// and their results taken; against every hook off (main's path before cullide-8): over calls that deform and move
+// bunnies, leave the scene unchanged, and hand the detector a smaller scene (remembered pairs
+// naming objects it does not have), with and without segments, both give exactly the
+// reference's pairs and bit for bit the same triangle pairs and segments; on the unchanged call
+// every intersecting pair is taken from speculation.
+TEST_F(CullideDetectorTest, SpeculatedAndFusedExactTestsKeepTheAnswer) {
+    Scene scene = bunnyHeap(12);
+    // A 13th bunny almost where bunny 0 is: thousands of listed tests for that one pair (more
+    // than one chunk of 256).
+    {
+        Pose p = scene.pose(0);
+        p.rotation = glm::normalize(p.rotation * glm::angleAxis(0.15f, glm::normalize(Vec3(0.3f, 1.0f, 0.2f))));
+        p.position += Vec3(0.004f, -0.003f, 0.002f);
+        scene.addObject(scene.meshOf(0), p);
+    }
+    ASSERT_GT(reference(scene, 0, 12).size(), 256u) << "a pair of several chunks";
+    Scene small = bunnyHeap(6);
+    for (bool segments : {false, true}) {
+        DetectorSettings common{.wantSegments = segments};
+        std::unique_ptr<CullideDetector> next, old;
+        {
+            ScopedEnv env({{"ISC_CULLIDE_SPECULATE_ALL", "1"}});
+            auto d = createCullideDetector(common, {});
+            ASSERT_TRUE(d) << d.error().message;
+            next = std::move(*d);
+        }
+        {
+            ScopedEnv env({{"ISC_CULLIDE_FUSED", "0"},
+                           {"ISC_CULLIDE_SPECULATE", "0"},
+                           {"ISC_CULLIDE_TEAM_WAIT", "0"}});
+            auto d = createCullideDetector(common, {});
+            ASSERT_TRUE(d) << d.error().message;
+            old = std::move(*d);
+        }
+        double lastPositives = 0.0;
+        for (int call = 0; call < 5; ++call) {
+            if (call == 1 || call == 3) {
+                squash(scene, ObjectId(call), 1.05f);
+                squash(scene, 12, call == 1 ? 0.96f : 1.03f);
+                Pose p = scene.pose(4);
+                p.position += Vec3(0.003f, -0.002f, 0.001f);
+                scene.setPose(4, p);
+            }
+            const Scene& sc = call == 4 ? small : scene;  // call 2: unchanged
+            const std::vector<ObjectPair> candidates = sc.overlappingPairs();
+            DetectionOutput a, b;
+            ASSERT_TRUE(next->detect(sc, candidates, a));
+            ASSERT_TRUE(old->detect(sc, candidates, b));
+            std::size_t colliding = 0;
+            if (segments) {
+                expectExact(sc, candidates, a, &colliding);
+            } else {
+                // (expectExact wants segments.)
+                for (const ObjectPair& c : candidates) {
+                    const auto ref = reference(sc, c.a, c.b);
+                    const auto it = std::find_if(a.pairs.begin(), a.pairs.end(), [&](const PairResult& r) { return r.pair == c; });
+                    colliding += ref.empty() ? 0 : 1;
+                    if (ref.empty()) {
+                        EXPECT_EQ(it, a.pairs.end()) << c.a << "-" << c.b;
+                    } else {
+                        ASSERT_NE(it, a.pairs.end()) << c.a << "-" << c.b;
+                        EXPECT_EQ(it->triangles, ref) << c.a << "-" << c.b;
+                        EXPECT_TRUE(it->segments.empty());
+                    }
+                }
+            }
+            EXPECT_GE(colliding, 4u);
+            EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0) << "the listed path";
+            EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
+            for (const DetectionOutput* x : {&b}) {
+                ASSERT_EQ(a.pairs.size(), x->pairs.size());
+                for (std::size_t i = 0; i < a.pairs.size(); ++i) {
+                    EXPECT_EQ(a.pairs[i].pair, x->pairs[i].pair);
+                    EXPECT_EQ(a.pairs[i].triangles, x->pairs[i].triangles);
+                    ASSERT_EQ(a.pairs[i].segments.size(), x->pairs[i].segments.size());
+                    for (std::size_t k = 0; k < a.pairs[i].segments.size(); ++k) {
+                        EXPECT_EQ(a.pairs[i].segments[k].p0, x->pairs[i].segments[k].p0);
+                        EXPECT_EQ(a.pairs[i].segments[k].p1, x->pairs[i].segments[k].p1);
+                    }
+                }
+            }
+            const double reused = a.stats.counter("exact_reused"), positives = a.stats.counter("positive_tests");
+            std::printf("[ cullide ] speculation, %s, call %d: %g listed tests, %g intersecting, %g speculated, %g "
+                        "reused\n",
+                        segments ? "segments" : "no segments", call, a.stats.counter("filtered_pairs"), positives,
+                        a.stats.counter("exact_speculated"), reused);
+            EXPECT_EQ(b.stats.counter("exact_reused"), 0.0);
+            if (call == 0) {
+                EXPECT_EQ(reused, 0.0) << "nothing to speculate on the first call";
+            } else if (call == 2) {
+                EXPECT_EQ(a.stats.counter("exact_speculated"), lastPositives);
+                EXPECT_EQ(reused, lastPositives) << "an unchanged scene: every remembered pair listed again";
+            } else if (call != 4) {
+                EXPECT_GT(reused, 0.0);
+            }
+            lastPositives = positives;
+        }
     }
 }
 
