@@ -25,7 +25,8 @@
 //                    (ISC_PEEL_EXACT_LOOKUP=0: the exact stage groups and sorts the whole list,
 //                    the intersecting pairs speculated only), peel_ownsync (ISC_PEEL_FUSED_SYNC=0:
 //                    the vertex conversion in its own region before the boxes') and peel_round7
-//                    (both: the code before 2026-11-27 late night) on deform_b2b, and
+//                    (both: the code before 2026-11-27 late night), peel_nohash
+//                    (ISC_PEEL_EXACT_HASH=0: the lookup's binary search) on deform_b2b, and
 //                    peel_round7 on deform_gap5/100 and pile/100.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
@@ -335,6 +336,7 @@ void registerAll() {
     const Kind groupedExact{false, PeelSettings{}, {{"ISC_PEEL_EXACT_LOOKUP", "0"}}};
     const Kind ownSync{false, PeelSettings{}, {{"ISC_PEEL_FUSED_SYNC", "0"}}};
     const Kind round7{false, PeelSettings{}, {{"ISC_PEEL_EXACT_LOOKUP", "0"}, {"ISC_PEEL_FUSED_SYNC", "0"}}};
+    const Kind noHash{false, PeelSettings{}, {{"ISC_PEEL_EXACT_HASH", "0"}}};
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -345,7 +347,8 @@ void registerAll() {
                                                                       {walk256, "peel_walk256"},
                                                                       {groupedExact, "peel_groupedexact"},
                                                                       {ownSync, "peel_ownsync"},
-                                                                      {round7, "peel_round7"}};
+                                                                      {round7, "peel_round7"},
+                                                                      {noHash, "peel_nohash"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};

@@ -66,6 +66,8 @@ int main(int argc, char** argv) {
     // ISC_PEEL_EXACT_LOOKUP=0: the exact stage before 2026-11-27 late night (the whole list
     // grouped and sorted; the intersecting pairs speculated only).
     if (const char* l = std::getenv("ISC_PEEL_EXACT_LOOKUP"); l != nullptr && *l == '0') speculating.setLookup(false);
+    // ISC_PEEL_EXACT_HASH=0: the lookup searches the groups instead of the hash table.
+    if (const char* h = std::getenv("ISC_PEEL_EXACT_HASH"); h != nullptr && *h == '0') speculating.setHash(false);
     std::mt19937 rng(11);
     double runMs = 0, specMs = 0, afterMs = 0, rememberMs = 0, pairs = 0, reused = 0;
     std::vector<peel::TrianglePairCandidate> prev, found;
@@ -105,6 +107,7 @@ int main(int argc, char** argv) {
 #pragma omp parallel num_threads(team)
         speculating.speculate(scene, stop);
         const double sms = msSince(t0);
+        speculating.prepare(candidates);  // the detector does this during the wait
         t0 = std::chrono::steady_clock::now();
         speculating.run(scene, candidates, found, true, out2, threads);
         const double ams = msSince(t0);

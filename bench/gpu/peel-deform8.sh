@@ -7,8 +7,9 @@
 # detector creation; same process, repetitions interleaved at random so that every row sees the
 # same GPU clock) peel_groupedexact (ISC_PEEL_EXACT_LOOKUP=0: the exact stage groups and sorts
 # the whole list, the intersecting pairs speculated only), peel_ownsync (ISC_PEEL_FUSED_SYNC=0:
-# the vertex conversion in its own parallel region before the boxes') and peel_round7 (both:
-# the code before this round). PEEL8_RIGID=1 (default): then one process with pile/100 and
+# the vertex conversion in its own parallel region before the boxes'), peel_round7 (both:
+# the code before this round) and, from run 2, peel_nohash (ISC_PEEL_EXACT_HASH=0: the lookup
+# searches each listed pair in its group instead of the hash table made during the wait). PEEL8_RIGID=1 (default): then one process with pile/100 and
 # deform_gap5/100 (cpu, peel, peel_round7). PEEL8_EXACT=1 (default): isc_bench_peel_exact (the
 # exact stage alone on the CPU, no GL) with and without the lookup. PEEL8_TESTS=1 (default):
 # isc_test_peel, isc_test_peel_units, isc_test_detector_lifetime and isc accuracy --detector
@@ -51,7 +52,7 @@ n=0
 for p in "${procs[@]}"; do
   n=$((n + 1))
   case $p in
-    b2b) filter='^(variants/)?deform_b2b/100/(cpu|peel|peel_groupedexact|peel_ownsync|peel_round7)/' ;;
+    b2b) filter='^(variants/)?deform_b2b/100/(cpu|peel|peel_groupedexact|peel_ownsync|peel_round7|peel_nohash)/' ;;
     rigid) filter='^(variants/)?(pile|deform_gap5)/100/(cpu|peel|peel_round7)/' ;;
   esac
   echo "## process $n: $p" >> "$out/peel.txt"

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <numeric>
 
@@ -145,6 +146,7 @@ void PeelExact::remember(std::span<const PairResult> pairs) {
     }
     priorKind_.assign(priorPairs_.size(), 2);
     rememberedCount_ = priorPairs_.size();
+    hashReady_ = false;
     indexGroups();
     priorState_.assign(priorPairs_.size(), 0);  // nothing speculated for the next call yet
 }
@@ -158,6 +160,7 @@ void PeelExact::rememberCall(std::span<const PairResult> pairs) {
     std::swap(priorPairs_, nextPairs_);
     std::swap(priorKind_, nextKind_);
     rememberedCount_ = nextCount_;
+    hashReady_ = false;
     indexGroups();
     priorState_.assign(priorPairs_.size(), 0);
     nextValid_ = false;
@@ -180,7 +183,18 @@ void PeelExact::run(const Scene& scene, std::span<const ObjectPair> candidates,
     }
 }
 
-void PeelExact::prepare(std::span<const ObjectPair> candidates) {
+namespace {
+constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;
+inline std::uint32_t hashOf(std::uint32_t group, TrianglePair p, std::uint32_t mask) {
+    std::uint64_t h = (std::uint64_t(p.a) << 32 | p.b) ^ (std::uint64_t(group) * 0x9E3779B97F4A7C15ull);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return static_cast<std::uint32_t>(h) & mask;
+}
+}  // namespace
+
+void PeelExact::prepare(std::span<const ObjectPair> candidates, const std::atomic<bool>* stop) {
     constexpr std::uint32_t kNone = 0xFFFFFFFFu;
     const std::size_t nc = candidates.size();
     const std::size_t ng = priorGroups_.size();
@@ -196,6 +210,19 @@ void PeelExact::prepare(std::span<const ObjectPair> candidates) {
     }
     preparedFor_ = candidates.data();
     preparedCount_ = nc;
+    if (hashReady_ || !useHash_) return;
+    const auto size = std::bit_ceil(std::max<std::size_t>(64, 2 * rememberedCount_));
+    hash_.assign(size, HashSlot{0, 0, 0, kNoSlot});
+    hashMask_ = static_cast<std::uint32_t>(size - 1);
+    for (std::size_t i = 0; i < priorPairs_.size(); ++i) {
+        if ((i & 1023) == 0 && stop != nullptr && stop->load(std::memory_order_relaxed)) return;  // left unmade
+        if (priorKind_[i] == 0) continue;
+        const PriorPair& q = priorPairs_[i];
+        std::uint32_t h = hashOf(q.group, q.triangles, hashMask_);
+        while (hash_[h].index != kNoSlot) h = (h + 1) & hashMask_;
+        hash_[h] = {q.group, q.triangles.a, q.triangles.b, static_cast<std::uint32_t>(i)};
+    }
+    hashReady_ = true;
 }
 
 // With speculated results in hand: each listed pair is looked up in its candidate's group of
@@ -215,6 +242,7 @@ void PeelExact::runListed(const Scene& scene, std::span<const ObjectPair> candid
     // The candidates' groups: made during the wait (prepare()) or here.
     if (preparedFor_ != candidates.data() || preparedCount_ != nc || candGroup_.size() != nc) prepare(candidates);
     const int threads = parallel ? team : 1;
+    const bool hashed = hashReady_ && useHash_;
     candListed_.assign(nc, 0);
     listed_.assign(priorPairs_.size(), 0);
     if (freshLocal_.size() < std::size_t(threads)) freshLocal_.resize(std::size_t(threads));
@@ -239,11 +267,23 @@ void PeelExact::runListed(const Scene& scene, std::span<const ObjectPair> candid
             if (has.load(std::memory_order_relaxed) == 0) has.store(1, std::memory_order_relaxed);
             if (const std::uint32_t g = candGroup_[f.candidate]; g != kNone) {
                 const TrianglePair p = oriented(f);
-                const PriorPair* first = priorPairs_.data() + priorGroups_[g].begin;
-                const PriorPair* last = priorPairs_.data() + priorGroups_[g].end;
-                const PriorPair* at = lowerBound(first, last, p);
-                if (at != last && at->triangles == p) {
-                    const std::size_t i = std::size_t(at - priorPairs_.data());
+                std::size_t i = kNoSlot;
+                if (hashed) {
+                    for (std::uint32_t h = hashOf(g, p, hashMask_);; h = (h + 1) & hashMask_) {
+                        const HashSlot& slot = hash_[h];
+                        if (slot.index == kNoSlot) break;
+                        if (slot.group == g && slot.a == p.a && slot.b == p.b) {
+                            i = slot.index;
+                            break;
+                        }
+                    }
+                } else {
+                    const PriorPair* first = priorPairs_.data() + priorGroups_[g].begin;
+                    const PriorPair* last = priorPairs_.data() + priorGroups_[g].end;
+                    const PriorPair* at = lowerBound(first, last, p);
+                    if (at != last && at->triangles == p) i = std::size_t(at - priorPairs_.data());
+                }
+                if (i != kNoSlot) {
                     if (priorState_[i] != 0) {
                         std::atomic_ref<std::uint8_t> flag(listed_[i]);
                         if (flag.load(std::memory_order_relaxed) == 0) flag.store(1, std::memory_order_relaxed);
@@ -363,6 +403,7 @@ void PeelExact::runListed(const Scene& scene, std::span<const ObjectPair> candid
     out.stats.count("positive_tests", out.stats.counter("positive_tests") + positives);
     out.stats.count("exact_reused", out.stats.counter("exact_reused") + reused);
     out.stats.count("exact_speculated", double(speculated_.load(std::memory_order_relaxed)));
+    out.stats.count("exact_hashed", hashed ? 1.0 : 0.0);
 }
 
 void PeelExact::runGrouped(const Scene& scene, std::span<const ObjectPair> candidates,

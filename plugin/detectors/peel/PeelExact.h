@@ -53,9 +53,11 @@ public:
     /// does not have are skipped. Only between beginCall() and run() of one call.
     void speculate(const Scene& scene, const std::atomic<bool>& stop);
     /// Looks up each candidate's group of the last call's pairs for run() (which does it itself
-    /// when not done for these candidates). Call by one thread during the wait, between
-    /// beginCall() and run(); `candidates` must stay as they are until run().
-    void prepare(std::span<const ObjectPair> candidates);
+    /// when not done for these candidates), then makes a hash table of the last call's pairs
+    /// (once per remember; left unmade when `stop` is set meanwhile: run() then searches the
+    /// groups). Call by one thread during the wait, between beginCall() and run(); `candidates`
+    /// must stay as they are until run().
+    void prepare(std::span<const ObjectPair> candidates, const std::atomic<bool>* stop = nullptr);
     /// Keeps `pairs` (the call's intersecting pairs: what run() added to out.pairs) for the
     /// next call's speculate().
     void remember(std::span<const PairResult> pairs);
@@ -69,6 +71,9 @@ public:
     /// Test hook: false makes run() group and sort the whole list as before 2026-11-27 late
     /// night even with speculated results (and rememberCall() keep the intersecting pairs only).
     void setLookup(bool on) { lookup_ = on; }
+    /// Test hook: false makes run() search each listed pair in its group (binary search)
+    /// instead of the hash table prepare() makes.
+    void setHash(bool on) { useHash_ = on; }
 
 private:
     void runGrouped(const Scene& scene, std::span<const ObjectPair> candidates,
@@ -118,6 +123,15 @@ private:
     bool lookup_ = true;
     // runListed(): per candidate its group and whether it has entries; per prior pair whether
     // it is listed this run; the pairs not found (fresh), grouped by candidate.
+    // The last call's pairs by (group, triangles): open addressing, linear probing; `index`
+    // into priorPairs_, empty slots kNoSlot.
+    struct HashSlot {
+        std::uint32_t group, a, b, index;
+    };
+    std::vector<HashSlot> hash_;
+    std::uint32_t hashMask_ = 0;
+    bool hashReady_ = false;
+    bool useHash_ = true;
     std::vector<std::uint32_t> candGroup_, groupOwner_;
     const ObjectPair* preparedFor_ = nullptr;
     std::size_t preparedCount_ = 0;

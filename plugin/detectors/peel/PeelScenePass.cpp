@@ -112,6 +112,9 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // own parallel region before the boxes' (as before 2026-11-27 late night), to compare.
     if (const char* v = std::getenv("ISC_PEEL_FUSED_SYNC"); v != nullptr && *v == '0') fusedSync_ = false;
     if (const char* v = std::getenv("ISC_PEEL_EXACT_LOOKUP"); v != nullptr && *v == '0') exact_.setLookup(false);
+    // Test hook: ISC_PEEL_EXACT_HASH=0, the lookup searches each listed pair in its group
+    // (binary search) instead of the hash table made during the wait, to compare.
+    if (const char* v = std::getenv("ISC_PEEL_EXACT_HASH"); v != nullptr && *v == '0') exact_.setHash(false);
     // The fused walk without rays runs 128 invocations per pair of parts (the largest pairs'
     // rounds are its critical path; 64 and 256 were slower on the H200, "Round 2026-11-27
     // night"). Test hook ISC_PEEL_WALK_WIDTH=64 or 256, to compare.
@@ -726,7 +729,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
             if (speculate) {
                 // One thread looks the candidates' groups up for the exact test meanwhile.
 #pragma omp single nowait
-                exact_.prepare(candidates);
+                exact_.prepare(candidates, &signalled);
                 exact_.speculate(scene, speculateAll_ ? never : signalled);
             }
         }

@@ -460,9 +460,10 @@ TEST(PeelExact, ListedPairsAreKeptAndLookedUp) {
         }
     };
     const std::vector<ObjectPair> candidates = {{0, 1}, {2, 0}};
-    peel::PeelExact looking, grouping;
+    peel::PeelExact looking, grouping, searching;
     grouping.setLookup(false);
-    const std::atomic<bool> go{false};
+    searching.setHash(false);  // the lookup's binary search instead of the hash table
+    const std::atomic<bool> go{false}, stopped{true};
     std::set<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>> last;
     std::size_t lastPositives = 0;
     for (int call = 0; call < 5; ++call) {
@@ -471,18 +472,27 @@ TEST(PeelExact, ListedPairsAreKeptAndLookedUp) {
         p.rotation = glm::normalize(glm::angleAxis(0.02f, Vec3(0, 1, 0)) * p.rotation);
         scene.setPose(1, p);
         const auto found = listFor(call, candidates.size());
-        DetectionOutput expected, got, grouped;
+        DetectionOutput expected, got, grouped, searched;
         peel::PeelExact().run(scene, candidates, found, true, expected);
         ASSERT_EQ(expected.pairs.size(), 2u);
-        for (peel::PeelExact* e : {&looking, &grouping}) {
+        for (peel::PeelExact* e : {&looking, &grouping, &searching}) {
             e->beginCall(true);
-            if (call == 3) e->prepare(candidates);  // as the detector does during the wait
+            // As the detector does during the wait; in call 3 the fence "signals" before the
+            // hash table is made: run() searches the groups then.
+            if (call >= 2) e->prepare(candidates, call == 3 ? &stopped : nullptr);
             e->speculate(scene, go);
         }
         looking.run(scene, candidates, found, true, got, 2);
         grouping.run(scene, candidates, found, true, grouped, 2);
+        searching.run(scene, candidates, found, true, searched, 2);
         same(expected, got, "lookup, call " + std::to_string(call));
         same(expected, grouped, "grouped, call " + std::to_string(call));
+        same(expected, searched, "searched, call " + std::to_string(call));
+        if (call > 0) {
+            EXPECT_EQ(got.stats.counter("exact_hashed"), call == 3 ? 0.0 : 1.0) << call;
+            EXPECT_EQ(searched.stats.counter("exact_hashed"), 0.0) << call;
+            EXPECT_EQ(searched.stats.counter("exact_reused"), got.stats.counter("exact_reused")) << call;
+        }
         const auto listed = distinct(found);
         // Each distinct pair tested or reused once (the grouped path tests a pair that two of
         // its chunks hold twice: call 0).
@@ -505,6 +515,7 @@ TEST(PeelExact, ListedPairsAreKeptAndLookedUp) {
         }
         looking.rememberCall(got.pairs);
         grouping.rememberCall(grouped.pairs);
+        searching.rememberCall(searched.pairs);
         std::size_t positives = 0;
         for (const PairResult& r : expected.pairs) positives += r.triangles.size();
         // Call 0 had nothing speculated (grouped path): its intersecting pairs are kept.
