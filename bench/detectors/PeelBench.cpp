@@ -27,7 +27,7 @@
 //                    the vertex conversion in its own region before the boxes') and peel_round7
 //                    (both: the code before 2026-11-27 late night), peel_nohash
 //                    (ISC_PEEL_EXACT_HASH=0: the lookup's binary search) on deform_b2b, and
-//                    peel_round7 on deform_gap5/100 and pile/100.
+//                    peel_round7 on deform_gap5/100, pile/100, pile/1000 and scaling/16x_sub3.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -357,6 +357,8 @@ void registerAll() {
     const std::vector<std::pair<Kind, std::string>> round7Rows = {{round7, "peel_round7"}};
     addRows("variants/deform_gap5/100", round7Rows, [] { return densePile(100, 0); }, precomputed, kGapMs);
     addRows("variants/pile/100", round7Rows, [] { return densePile(100, 0); }, nullptr);
+    addRows("variants/pile/1000", round7Rows, [] { return densePile(1000, 0); }, nullptr);
+    addRows("variants/scaling/16x_sub3", round7Rows, [] { return densePile(16, 3); }, nullptr);
     addRows("variants/deform/100", gpuRefitRows, [] { return densePile(100, 0); }, wobbling);
     for (int bodies : {100, 1000})
         addRows("variants/pile/" + std::to_string(bodies), refitRows, [=] { return densePile(bodies, 0); }, nullptr);

@@ -48,12 +48,14 @@ reps=${PEEL8_REPS:-5}
 procs=()
 for ((n = 1; n <= ${PEEL8_PROCS:-3}; n++)); do procs+=(b2b); done
 [ "${PEEL8_RIGID:-1}" = 1 ] && procs+=(rigid)
+[ "${PEEL8_LARGE:-0}" = 1 ] && procs+=(large)
 n=0
 for p in "${procs[@]}"; do
   n=$((n + 1))
   case $p in
     b2b) filter='^(variants/)?deform_b2b/100/(cpu|peel|peel_groupedexact|peel_ownsync|peel_round7|peel_nohash)/' ;;
     rigid) filter='^(variants/)?(pile|deform_gap5)/100/(cpu|peel|peel_round7)/' ;;
+    large) filter='^(variants/)?(pile/1000|scaling/16x_sub3)/(cpu|peel|peel_round7)/' ;;
   esac
   echo "## process $n: $p" >> "$out/peel.txt"
   echo "$n $p start $(date +%H:%M:%S.%N)" >> "$out/marks.txt"
@@ -69,7 +71,7 @@ import re, sys
 for line in open(sys.argv[1]):
     if line.startswith("## process"):
         print(line.strip()[3:])
-    m = re.match(r"(?:variants/)?(\w+/100/(\w+))/\S*_median\s+([\d.]+) ms", line)
+    m = re.match(r"(?:variants/)?(\w+/\w+/(\w+))/\S*_median\s+([\d.]+) ms", line)
     if m:
         c = dict(re.findall(r"(\w+)=([-\d.e+kmu]+)", line))
         keys = ["median_ms", "cpu_setup_ms", "cpu_upload_ms", "cpu_refit_ms", "gpu_cull_ms", "gpu_filter_ms",
