@@ -11,8 +11,10 @@
 // tested so instead of testing it again. The same test on the same doubles: the answer and the
 // segments are bit for bit those of testing it in run(), and only pairs the GPU listed are
 // reported. With speculated results in hand run() looks each listed pair up in the last call's
-// sorted pairs instead of grouping and sorting the whole list: only the pairs not found (new
-// ones, about a fifth on the deforming pile) are grouped, sorted and tested.
+// pairs (a hash table prepare() makes during the wait, else a search of the candidate's sorted
+// group) instead of grouping and sorting the whole list: only the pairs not found (new ones,
+// about a fifth on the deforming pile back to back) are grouped, sorted and tested
+// (docs/detectors/peel.md, "Round 2026-11-27 late night").
 // Private to plugin/detectors/peel.
 #include "isc/detect/Detector.h"
 
@@ -37,9 +39,11 @@ public:
     /// Tests `found` (any order, duplicates allowed) and appends the intersecting pairs to
     /// out.pairs in candidate order, triangles sorted and unique (with segments when
     /// `wantSegments`). `threads`: the parallel loop's threads, 0 = OpenMP's default (all
-    /// cores). Counters: tri_tri_tests (pairs tested; a duplicate that two chunks of one
-    /// candidate hold is tested twice), positive_tests (distinct intersecting pairs),
-    /// exact_sort_ms (grouping by candidate, serial), exact_test_ms (the parallel loop).
+    /// cores). Counters: tri_tri_tests (pairs tested or reused; a duplicate that two chunks of
+    /// one candidate hold is tested twice on the grouped path), positive_tests (distinct
+    /// intersecting pairs), exact_sort_ms (grouped path: grouping by candidate, serial; lookup:
+    /// the lookups and the grouping of the fresh pairs), exact_test_ms (the rest), exact_hashed
+    /// (lookup: 1 with the hash table).
     void run(const Scene& scene, std::span<const ObjectPair> candidates, std::span<const TrianglePairCandidate> found,
              bool wantSegments, DetectionOutput& out, int threads = 0);
 

@@ -105,12 +105,12 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // Test hook: ISC_PEEL_UPLOAD_FIRST=0, with the CPU's boxes the vertices are uploaded after
     // the walk is dispatched (the order before 2026-11-27 night), to compare.
     if (const char* v = std::getenv("ISC_PEEL_UPLOAD_FIRST"); v != nullptr && *v == '0') uploadFirst_ = false;
-    // Test hook: ISC_PEEL_EXACT_LOOKUP=0, the exact test groups and sorts the whole list even
-    // with speculated results, and the next call speculates the intersecting pairs only (the
-    // exact stage before 2026-11-27 late night), to compare.
     // Test hook: ISC_PEEL_FUSED_SYNC=0, with the CPU's boxes the vertex conversion runs in its
     // own parallel region before the boxes' (as before 2026-11-27 late night), to compare.
     if (const char* v = std::getenv("ISC_PEEL_FUSED_SYNC"); v != nullptr && *v == '0') fusedSync_ = false;
+    // Test hook: ISC_PEEL_EXACT_LOOKUP=0, the exact test groups and sorts the whole list even
+    // with speculated results, and the next call speculates the intersecting pairs only (the
+    // exact stage before 2026-11-27 late night), to compare.
     if (const char* v = std::getenv("ISC_PEEL_EXACT_LOOKUP"); v != nullptr && *v == '0') exact_.setLookup(false);
     // Test hook: ISC_PEEL_EXACT_HASH=0, the lookup searches each listed pair in its group
     // (binary search) instead of the hash table made during the wait, to compare.
@@ -727,7 +727,8 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
                 signalled.store(true, std::memory_order_relaxed);
             }
             if (speculate) {
-                // One thread looks the candidates' groups up for the exact test meanwhile.
+                // One thread looks the candidates' groups up and makes the hash table of the
+                // last call's pairs for the exact test meanwhile (PeelExact::prepare).
 #pragma omp single nowait
                 exact_.prepare(candidates, &signalled);
                 exact_.speculate(scene, speculateAll_ ? never : signalled);
