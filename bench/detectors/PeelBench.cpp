@@ -21,7 +21,13 @@
 //                    pairs as before 2026-11-27 night, with ISC_PEEL_UPLOAD_FIRST=0), peel_uploadafter
 //                    (ISC_PEEL_UPLOAD_FIRST=0: the vertex upload after the walk's dispatch) and
 //                    peel_walk64/256 (ISC_PEEL_WALK_WIDTH; 128 by default) and peel_notimers
-//                    (gpuTimers off: no GL timestamps) on deform_b2b.
+//                    (gpuTimers off: no GL timestamps) on deform_b2b; peel_groupedexact
+//                    (ISC_PEEL_EXACT_LOOKUP=0: the exact stage groups and sorts the whole list,
+//                    the intersecting pairs speculated only), peel_ownsync (ISC_PEEL_FUSED_SYNC=0:
+//                    the vertex conversion in its own region before the boxes') and peel_round7
+//                    (both: the code before 2026-11-27 late night), peel_nohash
+//                    (ISC_PEEL_EXACT_HASH=0: the lookup's binary search) on deform_b2b, and
+//                    peel_round7 on deform_gap5/100, pile/100, pile/1000 and scaling/16x_sub3.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -324,6 +330,13 @@ void registerAll() {
     PeelSettings noTimers;
     noTimers.gpuTimers = "off";
     const Kind walk256{false, PeelSettings{}, {{"ISC_PEEL_WALK_WIDTH", "256"}}};
+    // 2026-11-27 late night: the exact stage that groups and sorts the whole list and speculates
+    // the intersecting pairs only (ISC_PEEL_EXACT_LOOKUP=0), the conversion in its own region
+    // before the boxes' (ISC_PEEL_FUSED_SYNC=0), and both (the code of the night before).
+    const Kind groupedExact{false, PeelSettings{}, {{"ISC_PEEL_EXACT_LOOKUP", "0"}}};
+    const Kind ownSync{false, PeelSettings{}, {{"ISC_PEEL_FUSED_SYNC", "0"}}};
+    const Kind round7{false, PeelSettings{}, {{"ISC_PEEL_EXACT_LOOKUP", "0"}, {"ISC_PEEL_FUSED_SYNC", "0"}}};
+    const Kind noHash{false, PeelSettings{}, {{"ISC_PEEL_EXACT_HASH", "0"}}};
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -331,11 +344,21 @@ void registerAll() {
                                                                       {uploadAfter, "peel_uploadafter"},
                                                                       {walk64, "peel_walk64"},
                                                                       {Kind{false, noTimers}, "peel_notimers"},
-                                                                      {walk256, "peel_walk256"}};
+                                                                      {walk256, "peel_walk256"},
+                                                                      {groupedExact, "peel_groupedexact"},
+                                                                      {ownSync, "peel_ownsync"},
+                                                                      {round7, "peel_round7"},
+                                                                      {noHash, "peel_nohash"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};
     addRows("variants/deform_gap5/100", gpuRefitRows, [] { return densePile(100, 0); }, precomputed, kGapMs);
+    // The code before 2026-11-27 late night on the rigid pile and with a gap between calls.
+    const std::vector<std::pair<Kind, std::string>> round7Rows = {{round7, "peel_round7"}};
+    addRows("variants/deform_gap5/100", round7Rows, [] { return densePile(100, 0); }, precomputed, kGapMs);
+    addRows("variants/pile/100", round7Rows, [] { return densePile(100, 0); }, nullptr);
+    addRows("variants/pile/1000", round7Rows, [] { return densePile(1000, 0); }, nullptr);
+    addRows("variants/scaling/16x_sub3", round7Rows, [] { return densePile(16, 3); }, nullptr);
     addRows("variants/deform/100", gpuRefitRows, [] { return densePile(100, 0); }, wobbling);
     for (int bodies : {100, 1000})
         addRows("variants/pile/" + std::to_string(bodies), refitRows, [=] { return densePile(bodies, 0); }, nullptr);

@@ -8,6 +8,7 @@
 #include <glm/gtc/quaternion.hpp>
 
 #include <memory>
+#include <thread>
 #include <vector>
 
 using namespace isc;
@@ -193,6 +194,35 @@ TEST_F(GpuSceneTest, DeformedObjectsChangingApartEachKeepTheirVertices) {
         expectCornersMatchCpu(gpu);
     }
     EXPECT_EQ(gpu.deformedUploads(), 6u);
+}
+
+// sync() in three steps (beginSync, convert from several threads in any order, endSync), as
+// peel does beside its cluster boxes: the GPU's world corners match the CPU's, as after sync();
+// with nothing changed, beginSync lists nothing and the records still follow the poses.
+TEST_F(GpuSceneTest, SyncInStepsMatchesTheCpu) {
+    std::vector<Vec3> v0(scene.localVertices(o0).begin(), scene.localVertices(o0).end());
+    std::vector<Vec3> v2(scene.localVertices(o2).begin(), scene.localVertices(o2).end());
+    gl::GpuScene gpu("test scene");
+    for (int step = 0; step < 3; ++step) {
+        for (Vec3& p : v0) p += Vec3(0.02f * p.y, 0.01f, -0.03f * p.x);
+        for (Vec3& p : v2) p *= 1.1f;
+        scene.setVertices(o0, v0);
+        scene.setVertices(o2, v2);
+        const auto changed = gpu.beginSync(scene);
+        ASSERT_EQ(changed.size(), 2u) << step;
+        std::vector<std::thread> threads;  // the last changed object first, each on its own thread
+        for (std::size_t k = changed.size(); k-- > 0;) threads.emplace_back([&, k] { gpu.convert(scene, k); });
+        for (std::thread& t : threads) t.join();
+        gpu.endSync();
+        expectCornersMatchCpu(gpu);
+    }
+    EXPECT_EQ(gpu.deformedUploads(), 6u);
+    Pose p = scene.pose(o1);
+    p.position += Vec3(0.5f, 0.0f, 0.0f);
+    scene.setPose(o1, p);
+    EXPECT_TRUE(gpu.beginSync(scene).empty());
+    gpu.endSync();
+    expectCornersMatchCpu(gpu);
 }
 
 TEST_F(GpuSceneTest, InactiveAndNonFinitePosesAreFlagged) {

@@ -3,6 +3,8 @@
 #include "isc/geometry/TriangleTriangle.h"
 
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <chrono>
 #include <numeric>
 
@@ -27,6 +29,22 @@ struct Side {
     Side(const Scene& scene, ObjectId o) : mesh(scene.objectMesh(o)), vertices(scene.localVertices(o)), pose(scene.pose(o)) {}
 };
 
+// The first of the sorted [first, last) not below p: a binary search without branches on the
+// comparisons (the listed pairs come in random order; a branching search mispredicts about
+// half its steps).
+template <class T>
+inline const T* lowerBound(const T* first, const T* last, TrianglePair p) {
+    const std::uint64_t key = (std::uint64_t(p.a) << 32) | p.b;
+    auto keyOf = [](const T& x) { return (std::uint64_t(x.triangles.a) << 32) | x.triangles.b; };
+    std::size_t n = std::size_t(last - first);
+    while (n > 1) {
+        const std::size_t half = n / 2;
+        first = keyOf(first[half - 1]) < key ? first + half : first;
+        n -= half;
+    }
+    return n == 1 && keyOf(*first) < key ? first + 1 : first;
+}
+
 // The exact test of one pair, on vertices transformed exactly as the reference does
 // (Pose::applyDouble); run() and speculate() both call this, so a speculated result is the one
 // run() would compute. True when they intersect (then `segment` is set when wantSegments).
@@ -49,38 +67,71 @@ void PeelExact::beginCall(bool wantSegments) {
     priorSegmentsMade_ = wantSegments;
     priorState_.assign(priorPairs_.size(), 0);
     priorSegments_.resize(priorPairs_.size());
-    priorCursor_.store(0, std::memory_order_relaxed);
+    for (auto& cursor : priorCursor_) cursor.store(0, std::memory_order_relaxed);
     speculated_.store(0, std::memory_order_relaxed);
+    nextGroups_.clear();
+    nextPairs_.clear();
+    nextKind_.clear();
+    nextCount_ = 0;
+    nextValid_ = lookup_;
+    preparedFor_ = nullptr;
 }
 
 void PeelExact::speculate(const Scene& scene, const std::atomic<bool>& stop) {
     const bool wantSegments = priorSegmentsMade_;
     const auto total = static_cast<std::uint32_t>(priorPairs_.size());
+    const std::size_t n = scene.objectCount();
     std::uint32_t tested = 0;
-    while (!stop.load(std::memory_order_relaxed)) {
-        const std::uint32_t first = priorCursor_.fetch_add(kSpeculateChunk, std::memory_order_relaxed);
-        if (first >= total) break;
-        const std::uint32_t last = std::min(total, first + kSpeculateChunk);
-        for (std::uint32_t i = first; i < last;) {
-            // The run of one object pair in this chunk.
-            const PriorGroup& g = priorGroups_[priorPairs_[i].group];
-            const std::uint32_t end = std::min(last, g.end);
-            const std::size_t n = scene.objectCount();
-            if (g.pair.a >= n || g.pair.b >= n) {  // not this scene's: left untested
-                i = end;
-                continue;
-            }
-            const Side a(scene, g.pair.a), b(scene, g.pair.b);
-            const std::size_t ta = a.mesh.triangleCount(), tb = b.mesh.triangleCount();
-            for (; i < end; ++i) {
-                const TrianglePair p = priorPairs_[i].triangles;
-                if (p.a >= ta || p.b >= tb) continue;
-                priorState_[i] = testPair(a, b, p, wantSegments, priorSegments_[i]) ? 2 : 1;
-                ++tested;
+    // Two sweeps: the pairs that intersected last call (most are listed again), then those
+    // listed and apart. Each thread takes kSpeculateChunk entries of a sweep at a time.
+    for (int sweep = 0; sweep < 2; ++sweep) {
+        const std::uint8_t kind = sweep == 0 ? 2 : 1;
+        std::atomic<std::uint32_t>& cursor = priorCursor_[sweep];
+        while (!stop.load(std::memory_order_relaxed)) {
+            const std::uint32_t first = cursor.fetch_add(kSpeculateChunk, std::memory_order_relaxed);
+            if (first >= total) break;
+            const std::uint32_t last = std::min(total, first + kSpeculateChunk);
+            for (std::uint32_t i = first; i < last;) {
+                if (priorKind_[i] != kind) {
+                    ++i;
+                    continue;
+                }
+                // The run of one object pair in this chunk.
+                const PriorGroup& g = priorGroups_[priorPairs_[i].group];
+                const std::uint32_t end = std::min(last, g.end);
+                if (g.pair.a >= n || g.pair.b >= n) {  // not this scene's: left untested
+                    i = end;
+                    continue;
+                }
+                const Side a(scene, g.pair.a), b(scene, g.pair.b);
+                const std::size_t ta = a.mesh.triangleCount(), tb = b.mesh.triangleCount();
+                for (; i < end; ++i) {
+                    if (priorKind_[i] != kind) continue;
+                    const TrianglePair p = priorPairs_[i].triangles;
+                    if (p.a >= ta || p.b >= tb) continue;
+                    priorState_[i] = testPair(a, b, p, wantSegments, priorSegments_[i]) ? 2 : 1;
+                    ++tested;
+                }
             }
         }
     }
     speculated_.fetch_add(tested, std::memory_order_relaxed);
+}
+
+std::uint32_t PeelExact::findGroup(ObjectPair pair) const {
+    const auto g = std::lower_bound(groupsByPair_.begin(), groupsByPair_.end(), pair,
+                                    [&](std::uint32_t x, const ObjectPair& y) { return priorGroups_[x].pair < y; });
+    return g != groupsByPair_.end() && priorGroups_[*g].pair == pair ? *g
+                                                                      : static_cast<std::uint32_t>(priorGroups_.size());
+}
+
+void PeelExact::indexGroups() {
+    groupsByPair_.resize(priorGroups_.size());
+    std::iota(groupsByPair_.begin(), groupsByPair_.end(), 0u);
+    // Candidates come sorted from a broadphase, mostly: then the index is made sorted already.
+    const auto byPair = [&](std::uint32_t x, std::uint32_t y) { return priorGroups_[x].pair < priorGroups_[y].pair; };
+    if (!std::is_sorted(groupsByPair_.begin(), groupsByPair_.end(), byPair))
+        std::sort(groupsByPair_.begin(), groupsByPair_.end(), byPair);
 }
 
 void PeelExact::remember(std::span<const PairResult> pairs) {
@@ -93,28 +144,271 @@ void PeelExact::remember(std::span<const PairResult> pairs) {
         for (const TrianglePair& t : r.triangles) priorPairs_.push_back({g, t});
         priorGroups_.push_back({r.pair, begin, static_cast<std::uint32_t>(priorPairs_.size())});
     }
-    // run() looks groups up by object pair (a candidate order may list them in any order).
-    if (!std::is_sorted(priorGroups_.begin(), priorGroups_.end(),
-                        [](const PriorGroup& x, const PriorGroup& y) { return x.pair < y.pair; })) {
-        std::vector<PriorGroup> groups = priorGroups_;
-        std::sort(groups.begin(), groups.end(), [](const PriorGroup& x, const PriorGroup& y) { return x.pair < y.pair; });
-        std::vector<PriorPair> moved(priorPairs_.size());
-        std::uint32_t at = 0;
-        for (std::uint32_t g = 0; g < groups.size(); ++g) {
-            const std::uint32_t begin = at;
-            for (std::uint32_t i = groups[g].begin; i < groups[g].end; ++i) moved[at++] = {g, priorPairs_[i].triangles};
-            groups[g].begin = begin;
-            groups[g].end = at;
-        }
-        priorGroups_ = std::move(groups);
-        priorPairs_ = std::move(moved);
-    }
+    priorKind_.assign(priorPairs_.size(), 2);
+    rememberedCount_ = priorPairs_.size();
+    hashReady_ = false;
+    indexGroups();
     priorState_.assign(priorPairs_.size(), 0);  // nothing speculated for the next call yet
+}
+
+void PeelExact::rememberCall(std::span<const PairResult> pairs) {
+    if (!nextValid_) {
+        remember(pairs);
+        return;
+    }
+    std::swap(priorGroups_, nextGroups_);
+    std::swap(priorPairs_, nextPairs_);
+    std::swap(priorKind_, nextKind_);
+    rememberedCount_ = nextCount_;
+    hashReady_ = false;
+    indexGroups();
+    priorState_.assign(priorPairs_.size(), 0);
+    nextValid_ = false;
 }
 
 void PeelExact::run(const Scene& scene, std::span<const ObjectPair> candidates,
                     std::span<const TrianglePairCandidate> found, bool wantSegments, DetectionOutput& out,
                     int threads) {
+    const bool parallel = found.size() >= kParallelFrom;
+    const int team = threads > 0 ? threads : omp_get_max_threads();
+    // Speculated results are usable when made with segments where segments are wanted.
+    const bool useSpeculation = !priorPairs_.empty() && priorState_.size() == priorPairs_.size() &&
+                                (priorSegmentsMade_ || !wantSegments) &&
+                                speculated_.load(std::memory_order_relaxed) > 0;
+    if (useSpeculation && lookup_) {
+        runListed(scene, candidates, found, wantSegments, out, parallel, team);
+    } else {
+        nextValid_ = false;  // rememberCall() keeps the intersecting pairs
+        runGrouped(scene, candidates, found, wantSegments, out, useSpeculation, parallel, team);
+    }
+}
+
+namespace {
+constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;
+inline std::uint32_t hashOf(std::uint32_t group, TrianglePair p, std::uint32_t mask) {
+    std::uint64_t h = (std::uint64_t(p.a) << 32 | p.b) ^ (std::uint64_t(group) * 0x9E3779B97F4A7C15ull);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return static_cast<std::uint32_t>(h) & mask;
+}
+}  // namespace
+
+void PeelExact::prepare(std::span<const ObjectPair> candidates, const std::atomic<bool>* stop) {
+    constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+    const std::size_t nc = candidates.size();
+    const std::size_t ng = priorGroups_.size();
+    candGroup_.assign(nc, kNone);
+    groupOwner_.assign(ng, 0);
+    for (std::size_t c = 0; c < nc; ++c) {
+        const std::uint32_t g = findGroup(candidates[c]);
+        // A second candidate of the same object pair gets none (the listed flags are per
+        // group): its pairs are all tested.
+        if (g >= ng || groupOwner_[g] != 0) continue;
+        groupOwner_[g] = 1;
+        candGroup_[c] = g;
+    }
+    preparedFor_ = candidates.data();
+    preparedCount_ = nc;
+    if (hashReady_ || !useHash_) return;
+    const auto size = std::bit_ceil(std::max<std::size_t>(64, 2 * rememberedCount_));
+    hash_.assign(size, HashSlot{0, 0, 0, kNoSlot});
+    hashMask_ = static_cast<std::uint32_t>(size - 1);
+    for (std::size_t i = 0; i < priorPairs_.size(); ++i) {
+        if ((i & 1023) == 0 && stop != nullptr && stop->load(std::memory_order_relaxed)) return;  // left unmade
+        if (priorKind_[i] == 0) continue;
+        const PriorPair& q = priorPairs_[i];
+        std::uint32_t h = hashOf(q.group, q.triangles, hashMask_);
+        while (hash_[h].index != kNoSlot) h = (h + 1) & hashMask_;
+        hash_[h] = {q.group, q.triangles.a, q.triangles.b, static_cast<std::uint32_t>(i)};
+    }
+    hashReady_ = true;
+}
+
+// With speculated results in hand: each listed pair is looked up in its candidate's group of
+// the last call's pairs (sorted); one that speculate() tested is taken as it is (and flagged
+// listed), the rest (fresh: not listed last call, or not reached by speculate()) are grouped by
+// candidate. Then per candidate (the most fresh pairs first) its fresh pairs are sorted, made
+// unique and tested, and merged in order with its flagged pairs (both sorted, and disjoint: a
+// pair is either found tested or fresh); the intersecting ones are its result. One parallel
+// region, two barriers; the whole list is never sorted. Every distinct listed pair and its
+// result go to the next call's pairs (rememberCall()).
+void PeelExact::runListed(const Scene& scene, std::span<const ObjectPair> candidates,
+                          std::span<const TrianglePairCandidate> found, bool wantSegments, DetectionOutput& out,
+                          bool parallel, int team) {
+    const auto t0 = std::chrono::steady_clock::now();
+    constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+    const std::size_t nc = candidates.size();
+    // The candidates' groups: made during the wait (prepare()) or here.
+    if (preparedFor_ != candidates.data() || preparedCount_ != nc || candGroup_.size() != nc) prepare(candidates);
+    const int threads = parallel ? team : 1;
+    const bool hashed = hashReady_ && useHash_;
+    candListed_.assign(nc, 0);
+    listed_.assign(priorPairs_.size(), 0);
+    if (freshLocal_.size() < std::size_t(threads)) freshLocal_.resize(std::size_t(threads));
+    for (auto& local : freshLocal_) local.clear();
+    const std::size_t base = out.pairs.size();
+    const auto groupBase = static_cast<std::uint32_t>(nextGroups_.size());
+    const std::size_t pairBase = nextPairs_.size();
+    double sortMs = 0;
+    double tests = 0, positives = 0, reused = 0;
+    const auto oriented = [&](const TrianglePairCandidate& f) {
+        const ObjectPair p = candidates[f.candidate];
+        return p.a <= p.b ? TrianglePair{f.low, f.high} : TrianglePair{f.high, f.low};
+    };
+#pragma omp parallel num_threads(threads) if (parallel) reduction(+ : tests, positives, reused)
+    {
+        // 1. Every entry looked up.
+        std::vector<std::uint32_t>& mine = freshLocal_[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(static)
+        for (std::int64_t k = 0; k < std::int64_t(found.size()); ++k) {
+            const TrianglePairCandidate& f = found[std::size_t(k)];
+            std::atomic_ref<std::uint8_t> has(candListed_[f.candidate]);
+            if (has.load(std::memory_order_relaxed) == 0) has.store(1, std::memory_order_relaxed);
+            if (const std::uint32_t g = candGroup_[f.candidate]; g != kNone) {
+                const TrianglePair p = oriented(f);
+                std::size_t i = kNoSlot;
+                if (hashed) {
+                    for (std::uint32_t h = hashOf(g, p, hashMask_);; h = (h + 1) & hashMask_) {
+                        const HashSlot& slot = hash_[h];
+                        if (slot.index == kNoSlot) break;
+                        if (slot.group == g && slot.a == p.a && slot.b == p.b) {
+                            i = slot.index;
+                            break;
+                        }
+                    }
+                } else {
+                    const PriorPair* first = priorPairs_.data() + priorGroups_[g].begin;
+                    const PriorPair* last = priorPairs_.data() + priorGroups_[g].end;
+                    const PriorPair* at = lowerBound(first, last, p);
+                    if (at != last && at->triangles == p) i = std::size_t(at - priorPairs_.data());
+                }
+                if (i != kNoSlot) {
+                    if (priorState_[i] != 0) {
+                        std::atomic_ref<std::uint8_t> flag(listed_[i]);
+                        if (flag.load(std::memory_order_relaxed) == 0) flag.store(1, std::memory_order_relaxed);
+                        continue;
+                    }
+                }
+            }
+            mine.push_back(static_cast<std::uint32_t>(k));
+        }
+        // 2. The fresh entries grouped by candidate (counting sort); one result per candidate
+        //    with entries, in candidate order; room for the next call's pairs.
+#pragma omp single
+        {
+            freshStart_.assign(nc + 1, 0);
+            for (const auto& local : freshLocal_)
+                for (std::uint32_t k : local) ++freshStart_[found[k].candidate + 1];
+            for (std::size_t c = 0; c < nc; ++c) freshStart_[c + 1] += freshStart_[c];
+            fresh_.resize(freshStart_[nc]);
+            cursor_.assign(freshStart_.begin(), freshStart_.end() - 1);
+            for (const auto& local : freshLocal_)
+                for (std::uint32_t k : local) fresh_[cursor_[found[k].candidate]++] = oriented(found[k]);
+            freshCands_.clear();
+            slotOf_.resize(nc);
+            nextBase_.resize(nc);
+            out.pairs.reserve(base + nc);
+            std::size_t room = pairBase;
+            for (std::size_t c = 0; c < nc; ++c) {
+                if (candListed_[c] == 0) continue;
+                freshCands_.push_back(static_cast<std::uint32_t>(c));
+                slotOf_[c] = static_cast<std::uint32_t>(out.pairs.size());
+                out.pairs.emplace_back().pair = candidates[c];
+                nextBase_[c] = static_cast<std::uint32_t>(room);
+                room += freshStart_[c + 1] - freshStart_[c];
+                if (candGroup_[c] != kNone) room += priorGroups_[candGroup_[c]].end - priorGroups_[candGroup_[c]].begin;
+            }
+            // The candidates with the most to test first (dynamic schedule: the longest start early).
+            std::stable_sort(freshCands_.begin(), freshCands_.end(), [&](std::uint32_t x, std::uint32_t y) {
+                return freshStart_[x + 1] - freshStart_[x] > freshStart_[y + 1] - freshStart_[y];
+            });
+            nextGroups_.resize(groupBase + (out.pairs.size() - base));
+            nextPairs_.resize(room);
+            nextKind_.resize(room);
+            std::fill(nextKind_.begin() + std::ptrdiff_t(pairBase), nextKind_.end(), std::uint8_t(0));
+            freshHit_.resize(fresh_.size());
+            if (wantSegments) freshSegments_.resize(fresh_.size());
+            sortMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        }
+        // 3. Per candidate with entries: its fresh pairs sorted, made unique and tested; merged
+        //    in order with its flagged ones; the intersecting ones are its result, all of them
+        //    the next call's pairs.
+#pragma omp for schedule(dynamic, 1)
+        for (std::int64_t k = 0; k < std::int64_t(freshCands_.size()); ++k) {
+            const std::uint32_t c = freshCands_[std::size_t(k)];
+            const ObjectPair pair = candidates[c];
+            std::uint32_t j = freshStart_[c];
+            const auto first = fresh_.begin() + j;
+            std::sort(first, fresh_.begin() + freshStart_[c + 1]);
+            const std::uint32_t jEnd =
+                j + static_cast<std::uint32_t>(std::unique(first, fresh_.begin() + freshStart_[c + 1]) - first);
+            if (j < jEnd) {
+                const Side sa(scene, pair.a), sb(scene, pair.b);
+                for (std::uint32_t x = j; x < jEnd; ++x) {
+                    Segment segment;
+                    const bool hit = testPair(sa, sb, fresh_[x], wantSegments, segment);
+                    freshHit_[x] = hit ? 1 : 0;
+                    if (hit && wantSegments) freshSegments_[x] = segment;
+                }
+            }
+            PairResult& r = out.pairs[slotOf_[c]];
+            const std::uint32_t g = candGroup_[c];
+            std::uint32_t i = g != kNone ? priorGroups_[g].begin : 0;
+            const std::uint32_t iEnd = g != kNone ? priorGroups_[g].end : 0;
+            const std::uint32_t group = groupBase + (slotOf_[c] - static_cast<std::uint32_t>(base));
+            std::uint32_t at = nextBase_[c];
+            for (;;) {
+                while (i < iEnd && listed_[i] == 0) ++i;
+                bool prior;
+                if (i < iEnd && j < jEnd) prior = priorPairs_[i].triangles < fresh_[j];
+                else if (i < iEnd || j < jEnd) prior = i < iEnd;
+                else break;
+                TrianglePair p;
+                bool hit;
+                const Segment* segment = nullptr;
+                if (prior) {
+                    p = priorPairs_[i].triangles;
+                    hit = priorState_[i] == 2;
+                    if (wantSegments) segment = &priorSegments_[i];
+                    reused += 1;
+                    ++i;
+                } else {
+                    p = fresh_[j];
+                    hit = freshHit_[j] != 0;
+                    if (wantSegments) segment = &freshSegments_[j];
+                    ++j;
+                }
+                tests += 1;
+                nextPairs_[at] = {group, p};
+                nextKind_[at] = hit ? 2 : 1;
+                ++at;
+                if (!hit) continue;
+                positives += 1;
+                r.triangles.push_back(p);
+                if (wantSegments) r.segments.push_back(*segment);
+            }
+            nextGroups_[group] = {pair, nextBase_[c], at};
+        }
+    }
+    preparedFor_ = nullptr;  // a second run() of the call (the other half) prepares afresh
+    nextCount_ += std::size_t(tests);
+    out.pairs.erase(std::remove_if(out.pairs.begin() + std::ptrdiff_t(base), out.pairs.end(),
+                                   [](const PairResult& r) { return r.triangles.empty(); }),
+                    out.pairs.end());
+    const double totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    out.stats.count("exact_sort_ms", out.stats.counter("exact_sort_ms") + sortMs);
+    out.stats.count("exact_test_ms", out.stats.counter("exact_test_ms") + (totalMs - sortMs));
+    out.stats.count("tri_tri_tests", out.stats.counter("tri_tri_tests") + tests);
+    out.stats.count("positive_tests", out.stats.counter("positive_tests") + positives);
+    out.stats.count("exact_reused", out.stats.counter("exact_reused") + reused);
+    out.stats.count("exact_speculated", double(speculated_.load(std::memory_order_relaxed)));
+    out.stats.count("exact_hashed", hashed ? 1.0 : 0.0);
+}
+
+void PeelExact::runGrouped(const Scene& scene, std::span<const ObjectPair> candidates,
+                           std::span<const TrianglePairCandidate> found, bool wantSegments, DetectionOutput& out,
+                           bool useSpeculation, bool parallel, int team) {
     const auto t0 = std::chrono::steady_clock::now();
     // Group by candidate (counting sort), as (triangle of a, triangle of b).
     const std::size_t nc = candidates.size();
@@ -154,12 +448,6 @@ void PeelExact::run(const Scene& scene, std::span<const ObjectPair> candidates,
     // between: a thread the OS parks for a while (a VM's vCPU, the GL driver's thread on the
     // same core) delays only its own items, not a phase of every thread.
     const auto count = static_cast<std::int64_t>(items_.size());
-    const bool parallel = found.size() >= kParallelFrom;
-    const int team = threads > 0 ? threads : omp_get_max_threads();
-    // Speculated results are usable when made with segments where segments are wanted.
-    const bool useSpeculation = !priorPairs_.empty() && priorState_.size() == priorPairs_.size() &&
-                                (priorSegmentsMade_ || !wantSegments) &&
-                                speculated_.load(std::memory_order_relaxed) > 0;
 #pragma omp parallel for schedule(dynamic, 1) if (parallel) num_threads(team)
     for (std::int64_t k = 0; k < count; ++k) {
         Item& item = items_[std::size_t(k)];
@@ -171,11 +459,9 @@ void PeelExact::run(const Scene& scene, std::span<const ObjectPair> candidates,
         // What speculate() tested of this object pair this call (sorted, as the entries are).
         const PriorPair *prior = nullptr, *priorEnd = nullptr;
         if (useSpeculation) {
-            const auto g = std::lower_bound(priorGroups_.begin(), priorGroups_.end(), pair,
-                                            [](const PriorGroup& x, const ObjectPair& y) { return x.pair < y; });
-            if (g != priorGroups_.end() && g->pair == pair) {
-                prior = priorPairs_.data() + g->begin;
-                priorEnd = priorPairs_.data() + g->end;
+            if (const std::uint32_t g = findGroup(pair); g < priorGroups_.size()) {
+                prior = priorPairs_.data() + priorGroups_[g].begin;
+                priorEnd = priorPairs_.data() + priorGroups_[g].end;
             }
         }
         std::uint32_t reused = 0;

@@ -5,11 +5,16 @@
 // triangle–triangle test on vertices transformed exactly as the reference does
 // (Pose::applyDouble): O(tests), no per-call work over all vertices. One parallel loop
 // (OpenMP) over chunks of at most 256 entries of one candidate each: sort, merge, test.
-// Speculation (setting `speculate`): the last call's intersecting pairs are tested again with
-// this call's vertices while the GPU works (speculate(), on the threads that wait for it);
-// run() then takes the result of every listed pair that was tested so instead of testing it
-// again. The same test on the same doubles: the answer and the segments are bit for bit those
-// of testing it in run(), and only pairs the GPU listed are reported.
+// Speculation (setting `speculate`): the pairs the GPU listed in the last call are tested again
+// with this call's vertices while the GPU works (speculate(), on the threads that wait for it;
+// those that intersected first); run() then takes the result of every listed pair that was
+// tested so instead of testing it again. The same test on the same doubles: the answer and the
+// segments are bit for bit those of testing it in run(), and only pairs the GPU listed are
+// reported. With speculated results in hand run() looks each listed pair up in the last call's
+// pairs (a hash table prepare() makes during the wait, else a search of the candidate's sorted
+// group) instead of grouping and sorting the whole list: only the pairs not found (new ones,
+// about a fifth on the deforming pile back to back) are grouped, sorted and tested
+// (docs/detectors/peel.md, "Round 2026-11-27 late night").
 // Private to plugin/detectors/peel.
 #include "isc/detect/Detector.h"
 
@@ -34,9 +39,11 @@ public:
     /// Tests `found` (any order, duplicates allowed) and appends the intersecting pairs to
     /// out.pairs in candidate order, triangles sorted and unique (with segments when
     /// `wantSegments`). `threads`: the parallel loop's threads, 0 = OpenMP's default (all
-    /// cores). Counters: tri_tri_tests (pairs tested; a duplicate that two chunks of one
-    /// candidate hold is tested twice), positive_tests (distinct intersecting pairs),
-    /// exact_sort_ms (grouping by candidate, serial), exact_test_ms (the parallel loop).
+    /// cores). Counters: tri_tri_tests (pairs tested or reused; a duplicate that two chunks of
+    /// one candidate hold is tested twice on the grouped path), positive_tests (distinct
+    /// intersecting pairs), exact_sort_ms (grouped path: grouping by candidate, serial; lookup:
+    /// the lookups and the grouping of the fresh pairs), exact_test_ms (the rest), exact_hashed
+    /// (lookup: 1 with the hash table).
     void run(const Scene& scene, std::span<const ObjectPair> candidates, std::span<const TrianglePairCandidate> found,
              bool wantSegments, DetectionOutput& out, int threads = 0);
 
@@ -49,13 +56,37 @@ public:
     /// thread that sees `stop` finishes its 16 first. Pairs whose objects or triangles `scene`
     /// does not have are skipped. Only between beginCall() and run() of one call.
     void speculate(const Scene& scene, const std::atomic<bool>& stop);
-    /// Keeps the call's intersecting pairs (what run() added to out.pairs) for the next call's
-    /// speculate().
+    /// Looks up each candidate's group of the last call's pairs for run() (which does it itself
+    /// when not done for these candidates), then makes a hash table of the last call's pairs
+    /// (once per remember; left unmade when `stop` is set meanwhile: run() then searches the
+    /// groups). Call by one thread during the wait, between beginCall() and run(); `candidates`
+    /// must stay as they are until run().
+    void prepare(std::span<const ObjectPair> candidates, const std::atomic<bool>* stop = nullptr);
+    /// Keeps `pairs` (the call's intersecting pairs: what run() added to out.pairs) for the
+    /// next call's speculate().
     void remember(std::span<const PairResult> pairs);
-    /// Pairs remember() kept.
-    std::size_t remembered() const { return priorPairs_.size(); }
+    /// Keeps the call's pairs for the next call's speculate(): where every run() of the call
+    /// looked the listed pairs up (speculated results in hand), every distinct pair the GPU
+    /// listed with its result (the next speculate() tests the intersecting ones first); else
+    /// remember(pairs).
+    void rememberCall(std::span<const PairResult> pairs);
+    /// Pairs remember() or rememberCall() kept.
+    std::size_t remembered() const { return rememberedCount_; }
+    /// Test hook: false makes run() group and sort the whole list as before 2026-11-27 late
+    /// night even with speculated results (and rememberCall() keep the intersecting pairs only).
+    void setLookup(bool on) { lookup_ = on; }
+    /// Test hook: false makes run() search each listed pair in its group (binary search)
+    /// instead of the hash table prepare() makes.
+    void setHash(bool on) { useHash_ = on; }
 
 private:
+    void runGrouped(const Scene& scene, std::span<const ObjectPair> candidates,
+                    std::span<const TrianglePairCandidate> found, bool wantSegments, DetectionOutput& out,
+                    bool useSpeculation, bool parallel, int team);
+    void runListed(const Scene& scene, std::span<const ObjectPair> candidates,
+                   std::span<const TrianglePairCandidate> found, bool wantSegments, DetectionOutput& out,
+                   bool parallel, int team);
+
     std::vector<std::uint32_t> start_;           // per candidate: first entry in sorted_
     std::vector<std::uint32_t> cursor_;          // the counting sort's
     std::vector<TrianglePair> sorted_;           // found, grouped by candidate, as (a's, b's) triangles
@@ -69,8 +100,9 @@ private:
     std::vector<std::uint32_t> slotOf_;          // per candidate with entries: its result in out.pairs
     std::vector<std::uint8_t> hit_;              // per entry
     std::vector<Segment> segments_;              // per entry
-    // Speculation: the last call's intersecting pairs, grouped by object pair (sorted), and
-    // what speculate() found for each this call.
+    // Speculation: the last call's pairs, grouped by object pair, and what speculate() found
+    // for each this call. A group's pairs are sorted and unique; between groups there may be
+    // unused entries (kind 0).
     struct PriorGroup {
         ObjectPair pair;
         std::uint32_t begin, end;  // in priorPairs_, sorted
@@ -79,13 +111,46 @@ private:
         std::uint32_t group;
         TrianglePair triangles;
     };
+    // The group of the last call's pairs of object pair `pair`, or priorGroups_.size().
+    std::uint32_t findGroup(ObjectPair pair) const;
+    void indexGroups();  // groupsByPair_ from priorGroups_
     std::vector<PriorGroup> priorGroups_;
+    std::vector<std::uint32_t> groupsByPair_;  // priorGroups_' indices, sorted by pair
     std::vector<PriorPair> priorPairs_;
+    std::vector<std::uint8_t> priorKind_;   // 0 unused, 1 apart last call, 2 intersecting last call
     std::vector<std::uint8_t> priorState_;  // 0 not tested this call, 1 apart, 2 intersecting
     std::vector<Segment> priorSegments_;
-    std::atomic<std::uint32_t> priorCursor_{0};
+    std::size_t rememberedCount_ = 0;
+    std::atomic<std::uint32_t> priorCursor_[2] = {0, 0};  // speculate()'s sweeps: kind 2, then kind 1
     std::atomic<std::uint32_t> speculated_{0};
     bool priorSegmentsMade_ = false;
+    bool lookup_ = true;
+    // runListed(): per candidate its group and whether it has entries; per prior pair whether
+    // it is listed this run; the pairs not found (fresh), grouped by candidate.
+    // The last call's pairs by (group, triangles): open addressing, linear probing; `index`
+    // into priorPairs_, empty slots kNoSlot.
+    struct HashSlot {
+        std::uint32_t group, a, b, index;
+    };
+    std::vector<HashSlot> hash_;
+    std::uint32_t hashMask_ = 0;
+    bool hashReady_ = false;
+    bool useHash_ = true;
+    std::vector<std::uint32_t> candGroup_, groupOwner_;
+    const ObjectPair* preparedFor_ = nullptr;
+    std::size_t preparedCount_ = 0;
+    std::vector<std::uint8_t> candListed_, listed_;
+    std::vector<std::vector<std::uint32_t>> freshLocal_;  // per thread: indices into found
+    std::vector<std::uint32_t> freshStart_, freshCands_, nextBase_;
+    std::vector<TrianglePair> fresh_;
+    std::vector<std::uint8_t> freshHit_;
+    std::vector<Segment> freshSegments_;
+    // What rememberCall() keeps when every run() of the call was runListed() (nextValid_).
+    std::vector<PriorGroup> nextGroups_;
+    std::vector<PriorPair> nextPairs_;
+    std::vector<std::uint8_t> nextKind_;
+    std::size_t nextCount_ = 0;
+    bool nextValid_ = false;
 };
 
 }  // namespace isc::peel

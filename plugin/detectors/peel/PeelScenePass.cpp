@@ -6,6 +6,7 @@
 #include "isc/scene/Scene.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdlib>
@@ -104,6 +105,16 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // Test hook: ISC_PEEL_UPLOAD_FIRST=0, with the CPU's boxes the vertices are uploaded after
     // the walk is dispatched (the order before 2026-11-27 night), to compare.
     if (const char* v = std::getenv("ISC_PEEL_UPLOAD_FIRST"); v != nullptr && *v == '0') uploadFirst_ = false;
+    // Test hook: ISC_PEEL_FUSED_SYNC=0, with the CPU's boxes the vertex conversion runs in its
+    // own parallel region before the boxes' (as before 2026-11-27 late night), to compare.
+    if (const char* v = std::getenv("ISC_PEEL_FUSED_SYNC"); v != nullptr && *v == '0') fusedSync_ = false;
+    // Test hook: ISC_PEEL_EXACT_LOOKUP=0, the exact test groups and sorts the whole list even
+    // with speculated results, and the next call speculates the intersecting pairs only (the
+    // exact stage before 2026-11-27 late night), to compare.
+    if (const char* v = std::getenv("ISC_PEEL_EXACT_LOOKUP"); v != nullptr && *v == '0') exact_.setLookup(false);
+    // Test hook: ISC_PEEL_EXACT_HASH=0, the lookup searches each listed pair in its group
+    // (binary search) instead of the hash table made during the wait, to compare.
+    if (const char* v = std::getenv("ISC_PEEL_EXACT_HASH"); v != nullptr && *v == '0') exact_.setHash(false);
     // The fused walk without rays runs 128 invocations per pair of parts (the largest pairs'
     // rounds are its critical path; 64 and 256 were slower on the H200, "Round 2026-11-27
     // night"). Test hook ISC_PEEL_WALK_WIDTH=64 or 256, to compare.
@@ -431,7 +442,13 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         cpuRefit = 2 * deformed > std::size_t(vertexTotal_);
     }
     stats.count("refit_cpu", cpuRefit ? 1.0 : 0.0);
-    if (!cpuRefit || nodeTotal_ == 0 || uploadFirst_) {
+    // With the CPU's boxes and the upload first, the conversion and the boxes share one
+    // parallel region: threads take the objects' conversions first; the one with the GL
+    // context records the copy as soon as the last is done (the GPU copies while the rest make
+    // the boxes), the others go on to the boxes without waiting for it.
+    const bool fused = cpuRefit && nodeTotal_ > 0 && uploadFirst_ && fusedSync_;
+    stats.count("sync_fused", fused ? 1.0 : 0.0);
+    if (!fused && (!cpuRefit || nodeTotal_ == 0 || uploadFirst_)) {
         syncScene();
         if (cpuRefit) glFlush();  // the vertex copy runs while the CPU makes the boxes
     }
@@ -447,11 +464,42 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         }
         // The last call's copy out of it is done: that call waited for its fence.
         const auto partCount = static_cast<std::int64_t>(parts_.size());
-#pragma omp parallel for schedule(dynamic, 1) if (partCount >= 4)
-        for (std::int64_t k = 0; k < partCount; ++k) {
-            const gl::PeelPart& p = parts_[std::size_t(k)];
-            clusters_.refit(scene.meshOf(p.object), scene.localVertices(p.object), scene.pose(p.object).matrix(),
-                            boxStagingData_ + p.nodeBase);
+        std::span<const ObjectId> changed;
+        if (fused) {
+            glFlush();  // what is recorded so far starts now
+            changed = gpu.beginSync(scene);
+        }
+        const auto changedCount = static_cast<std::int64_t>(changed.size());
+        std::atomic<std::int64_t> converted{0};
+        double uploadMs = 0;
+#pragma omp parallel if (partCount >= 4)
+        {
+            if (fused) {
+#pragma omp for schedule(dynamic, 1) nowait
+                for (std::int64_t k = 0; k < changedCount; ++k) {
+                    gpu.convert(scene, std::size_t(k));
+                    converted.fetch_add(1, std::memory_order_release);
+                }
+#pragma omp master
+                {
+                    while (converted.load(std::memory_order_acquire) < changedCount) {
+                    }
+                    gpu.endSync();
+                    gpu.bind();  // a first sync (re)makes the scene's buffers
+                    glFlush();   // the vertex copy runs while the CPU makes the boxes
+                    uploadMs = msSince(tb);
+                }
+            }
+#pragma omp for schedule(dynamic, 1)
+            for (std::int64_t k = 0; k < partCount; ++k) {
+                const gl::PeelPart& p = parts_[std::size_t(k)];
+                clusters_.refit(scene.meshOf(p.object), scene.localVertices(p.object),
+                                scene.pose(p.object).matrix(), boxStagingData_ + p.nodeBase);
+            }
+        }
+        if (fused) {
+            synced_ = true;
+            stats.count("cpu_upload_ms", stats.counter("cpu_upload_ms") + uploadMs);
         }
         cpuBoxes_ = true;
         stats.count("cpu_refit_ms", msSince(tb));
@@ -678,7 +726,13 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
                 finished = fence.wait(std::uint64_t(60) * 1000000000);
                 signalled.store(true, std::memory_order_relaxed);
             }
-            if (speculate) exact_.speculate(scene, speculateAll_ ? never : signalled);
+            if (speculate) {
+                // One thread looks the candidates' groups up and makes the hash table of the
+                // last call's pairs for the exact test meanwhile (PeelExact::prepare).
+#pragma omp single nowait
+                exact_.prepare(candidates, &signalled);
+                exact_.speculate(scene, speculateAll_ ? never : signalled);
+            }
         }
         return finished;
     };
@@ -813,10 +867,11 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     exact_.run(scene, candidates, list, common_.wantSegments, out, settings_.exactThreads);
     exactMs += msSince(te);
     stats.count("cpu_exact_ms", exactMs);
-    // What the next call's wait tests again (both halves of a split call); nothing where no
-    // wait speculates (software GL without the test hook).
+    // What the next call's wait tests again (both halves of a split call): every pair listed
+    // this call (PeelExact::rememberCall); nothing where no wait speculates (software GL
+    // without the test hook).
     const auto tm = Clock::now();
-    if (speculate) exact_.remember(std::span<const PairResult>(out.pairs).subspan(pairsBefore));
+    if (speculate) exact_.rememberCall(std::span<const PairResult>(out.pairs).subspan(pairsBefore));
     stats.count("exact_remember_ms", msSince(tm));
     stats.cpuMs += msSince(tm);
     stats.cpuMs += exactMs;

@@ -92,6 +92,9 @@ private:
     bool softwareGl_ = false;  // llvmpipe and the like: the GPU wait does not wake the exact test's threads
     bool speculateAll_ = false;
     bool uploadFirst_ = true;  // the vertex upload before the CPU's boxes (test hook ISC_PEEL_UPLOAD_FIRST=0: after the walk)
+    // With the CPU's boxes and the upload first: the vertex conversion and the boxes in one
+    // parallel region (test hook ISC_PEEL_FUSED_SYNC=0: the conversion's region, then the boxes').
+    bool fusedSync_ = true;
     bool walkRecords_ = true;  // test hook ISC_PEEL_WALK_RECORDS=0: the fused walk without rays writes node pairs
     // refit "cpu" (no rays; "auto" on mostly deformed calls): the cluster boxes made on the CPU into a persistently mapped
     // staging buffer and copied to boxesBuffer_ (cpuBoxes_: this call's are there).

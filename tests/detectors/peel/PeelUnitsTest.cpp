@@ -14,11 +14,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <numeric>
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 
 namespace isc {
 namespace {
@@ -410,6 +412,148 @@ TEST(PeelExact, SpeculatedResultsAreWhatRunWouldCompute) {
     same(expected, got, "odd pairs remembered");
     EXPECT_EQ(got.stats.counter("exact_speculated"), 0.0);
     EXPECT_EQ(got.stats.counter("exact_reused"), 0.0);
+}
+
+// rememberCall(): every distinct pair listed in a call is kept with its result (intersecting
+// or apart), and the next call's run() looks each listed pair up in them instead of grouping
+// and sorting the whole list. Over calls that move and turn an object, with lists that hold
+// duplicates, pairs that are apart and pairs not listed the call before, the answer is bit for
+// bit that of run() without speculation and of the grouped path (setLookup(false)); the pairs
+// reused are exactly those listed in both calls; a candidate named twice and a call split in
+// two runs give the plain answer too.
+TEST(PeelExact, ListedPairsAreKeptAndLookedUp) {
+    Scene scene;
+    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::subdivided(shapes::box(Vec3(0.5f)), 2)));
+    scene.addObject(box, Pose{Vec3(0.0f)});
+    scene.addObject(box, Pose{Vec3(0.7f, 0.3f, 0.1f), glm::angleAxis(0.4f, glm::normalize(Vec3(1, 2, 3)))});
+    scene.addObject(box, Pose{Vec3(-0.6f, -0.2f, 0.3f), glm::angleAxis(0.9f, glm::normalize(Vec3(3, 1, 1)))});
+    const auto triangles = static_cast<std::uint32_t>(scene.objectMesh(0).triangleCount());
+    // Call k lists the pairs (a, b) of candidate c with (7a + 3b + c + k) % 4 != 0 (a quarter
+    // changes from call to call), every fifth twice, shuffled.
+    auto listFor = [&](int call, std::size_t candidateCount, std::uint32_t firstCandidate = 0) {
+        std::vector<peel::TrianglePairCandidate> found;
+        for (std::uint32_t c = firstCandidate; c < candidateCount; ++c)
+            for (std::uint32_t a = 0; a < triangles; ++a)
+                for (std::uint32_t b = 0; b < triangles; ++b) {
+                    if ((7 * a + 3 * b + c + std::uint32_t(call)) % 4 == 0) continue;
+                    found.push_back({c, a, b});
+                    if ((a + b) % 5 == 0) found.push_back({c, a, b});
+                }
+        std::mt19937 rng(std::uint32_t(17 + call));
+        std::shuffle(found.begin(), found.end(), rng);
+        return found;
+    };
+    auto distinct = [](const std::vector<peel::TrianglePairCandidate>& found) {
+        std::set<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>> s;
+        for (const auto& f : found) s.insert({f.candidate, f.low, f.high});
+        return s;
+    };
+    auto same = [](const DetectionOutput& x, const DetectionOutput& y, const std::string& what) {
+        ASSERT_EQ(x.pairs.size(), y.pairs.size()) << what;
+        for (std::size_t i = 0; i < x.pairs.size(); ++i) {
+            EXPECT_EQ(x.pairs[i].pair, y.pairs[i].pair) << what;
+            EXPECT_EQ(x.pairs[i].triangles, y.pairs[i].triangles) << what;
+            ASSERT_EQ(x.pairs[i].segments.size(), y.pairs[i].segments.size()) << what;
+            EXPECT_EQ(0, std::memcmp(x.pairs[i].segments.data(), y.pairs[i].segments.data(),
+                                     x.pairs[i].segments.size() * sizeof(Segment)))
+                << what << ": segments differ in their bits";
+        }
+    };
+    const std::vector<ObjectPair> candidates = {{0, 1}, {2, 0}};
+    peel::PeelExact looking, grouping, searching;
+    grouping.setLookup(false);
+    searching.setHash(false);  // the lookup's binary search instead of the hash table
+    const std::atomic<bool> go{false}, stopped{true};
+    std::set<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>> last;
+    std::size_t lastPositives = 0;
+    for (int call = 0; call < 5; ++call) {
+        Pose p = scene.pose(1);
+        p.position += Vec3(-0.01f, 0.005f, 0.0f);
+        p.rotation = glm::normalize(glm::angleAxis(0.02f, Vec3(0, 1, 0)) * p.rotation);
+        scene.setPose(1, p);
+        const auto found = listFor(call, candidates.size());
+        DetectionOutput expected, got, grouped, searched;
+        peel::PeelExact().run(scene, candidates, found, true, expected);
+        ASSERT_EQ(expected.pairs.size(), 2u);
+        for (peel::PeelExact* e : {&looking, &grouping, &searching}) {
+            e->beginCall(true);
+            // As the detector does during the wait; in call 3 the fence "signals" before the
+            // hash table is made: run() searches the groups then.
+            if (call >= 2) e->prepare(candidates, call == 3 ? &stopped : nullptr);
+            e->speculate(scene, go);
+        }
+        looking.run(scene, candidates, found, true, got, 2);
+        grouping.run(scene, candidates, found, true, grouped, 2);
+        searching.run(scene, candidates, found, true, searched, 2);
+        same(expected, got, "lookup, call " + std::to_string(call));
+        same(expected, grouped, "grouped, call " + std::to_string(call));
+        same(expected, searched, "searched, call " + std::to_string(call));
+        if (call > 0) {
+            EXPECT_EQ(got.stats.counter("exact_hashed"), call == 3 ? 0.0 : 1.0) << call;
+            EXPECT_EQ(searched.stats.counter("exact_hashed"), 0.0) << call;
+            EXPECT_EQ(searched.stats.counter("exact_reused"), got.stats.counter("exact_reused")) << call;
+        }
+        const auto listed = distinct(found);
+        // Each distinct pair tested or reused once (the grouped path tests a pair that two of
+        // its chunks hold twice: call 0).
+        if (call > 0) {
+            EXPECT_EQ(got.stats.counter("tri_tri_tests"), double(listed.size())) << call;
+        }
+        if (call == 1) {  // call 0 had nothing speculated (grouped path): its intersecting pairs kept
+            EXPECT_EQ(got.stats.counter("exact_speculated"), double(lastPositives));
+            EXPECT_GT(got.stats.counter("exact_reused"), 0.0);
+        }
+        if (call > 1) {  // reused: the distinct pairs listed in this call and the last
+            std::size_t both = 0;
+            for (const auto& t : listed) both += last.count(t);
+            ASSERT_GT(both, 0u);
+            ASSERT_LT(both, listed.size());
+            EXPECT_EQ(got.stats.counter("exact_reused"), double(both)) << call;
+            EXPECT_EQ(got.stats.counter("exact_speculated"), double(last.size())) << call;
+            // The grouped path speculates the last call's intersecting pairs only.
+            EXPECT_LT(grouped.stats.counter("exact_reused"), double(both)) << call;
+        }
+        looking.rememberCall(got.pairs);
+        grouping.rememberCall(grouped.pairs);
+        searching.rememberCall(searched.pairs);
+        std::size_t positives = 0;
+        for (const PairResult& r : expected.pairs) positives += r.triangles.size();
+        // Call 0 had nothing speculated (grouped path): its intersecting pairs are kept.
+        EXPECT_EQ(looking.remembered(), call == 0 ? positives : listed.size()) << call;
+        EXPECT_EQ(grouping.remembered(), positives) << call;
+        last = listed;
+        lastPositives = positives;
+    }
+    // A candidate named twice (the second's pairs are all tested), and a call in two runs (the
+    // detector's split call), each against run() without speculation.
+    const std::vector<ObjectPair> twice = {{0, 1}, {2, 0}, {0, 1}};
+    for (int call = 5; call < 8; ++call) {
+        Pose p = scene.pose(2);
+        p.position += Vec3(0.004f, -0.003f, 0.002f);
+        scene.setPose(2, p);
+        DetectionOutput expected, got;
+        peel::PeelExact plain;
+        looking.beginCall(true);
+        looking.speculate(scene, go);
+        if (call == 6) {
+            const auto first = listFor(call, 1), second = listFor(call, 2, 1);
+            plain.run(scene, candidates, first, true, expected);
+            plain.run(scene, candidates, second, true, expected);
+            looking.run(scene, candidates, first, true, got, 2);
+            looking.run(scene, candidates, second, true, got, 2);
+            EXPECT_GT(got.stats.counter("exact_reused"), 0.0);
+        } else {
+            const auto found = listFor(call, twice.size());
+            plain.run(scene, twice, found, true, expected);
+            looking.run(scene, twice, found, true, got, 2);
+            ASSERT_EQ(got.pairs.size(), 3u);
+            if (call == 7) {
+                EXPECT_GT(got.stats.counter("exact_reused"), 0.0);
+            }
+        }
+        same(expected, got, "call " + std::to_string(call));
+        looking.rememberCall(got.pairs);
+    }
 }
 
 }  // namespace

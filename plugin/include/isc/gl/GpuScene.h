@@ -61,6 +61,16 @@ public:
     /// and all object records (poses, active flags). Another scene than the last one
     /// (Scene::uid()) is laid out afresh.
     void sync(const Scene& scene);
+    /// sync() in three steps, for a caller that converts the changed vertices on its own
+    /// threads beside other work: beginSync() does all of sync() but the conversion and the
+    /// copies, and returns the objects whose vertices are to be converted (valid until the next
+    /// sync); convert() converts one of them (by its index in that list) into the staging
+    /// buffer, from any thread, each index once; endSync(), after every convert(), records the
+    /// copies to the vertex buffer and the object records. Only beginSync() and endSync() need
+    /// the GL context.
+    std::span<const ObjectId> beginSync(const Scene& scene);
+    void convert(const Scene& scene, std::size_t changedIndex) const;
+    void endSync();
     /// Binds the three SSBOs to ISC_BINDING_SCENE_VERTICES / _INDICES / _OBJECTS.
     void bind() const;
 
@@ -109,6 +119,8 @@ private:
     Fence stagingFence_;  // after the last copies out of staging_
     std::vector<std::pair<std::size_t, std::size_t>> stagingRuns_;  // one sync's copies, kept across calls
     std::vector<ObjectId> stagingObjects_;                          // one sync's changed objects
+    Vec4* stagingBase_ = nullptr;                                   // beginSync()'s staging map
+    std::size_t syncObjects_ = 0;                                   // beginSync()'s object count
     std::uint32_t vertexCount_ = 0, triangleCount_ = 0, totalTriangles_ = 0;
     std::uint64_t deformedUploads_ = 0;
     std::size_t syncedMeshes_ = 0;
