@@ -41,13 +41,7 @@ for p in $(seq 1 $procs); do
   sed -n '/# isc_bench_cullide summary/,/# cullide per level/p' "$out/cullide-p$p.txt"
 done
 {
-  echo "=== isc accuracy --detector cullide --poses $poses"
-  timeout 40 "$bin/isc" accuracy --detector cullide --poses $poses --quiet 2>&1
-  for set in "--set clusterAxes=3" "--set axes=1"; do
-    echo "=== isc accuracy --detector cullide --poses $poses $set"
-    # shellcheck disable=SC2086
-    timeout 40 "$bin/isc" accuracy --detector cullide --poses $poses $set --quiet 2>&1
-  done
+  cullide_accuracy "$poses"
   run_tests "$dev"/tests/isc_test_cullide* "$dev"/tests/isc_test_pile_cullide
 } > "$out/accuracy-tests.txt"
 grep -E "^===|accuracy:|FAILED|PASSED|tests ran|^rc=" "$out/accuracy-tests.txt"

@@ -28,3 +28,25 @@ run_tests() {
     echo "=== $t"; timeout "${TEST_LIMIT:-60}" "$t" --gtest_brief=1 2>&1; echo "rc=$?"
   done
 }
+# peel's test executables (isc_test_peel, _units, isc_test_detector_lifetime) into $1/tests.txt
+# and `isc accuracy --detector peel` (200 poses) into $1/accuracy.txt, the summary lines printed.
+peel_tests_and_accuracy() {
+  local t out=$1
+  for t in isc_test_peel isc_test_peel_units isc_test_detector_lifetime; do
+    echo "## $t" >> "$out/tests.txt"
+    timeout 150 "$dev/tests/$t" >> "$out/tests.txt" 2>&1
+    echo "rc $?" >> "$out/tests.txt"
+  done
+  grep -E "^(## |rc |\[  PASSED|\[  FAILED|\[  SKIPPED)" "$out/tests.txt"
+  timeout 120 "$bin/isc" accuracy --detector peel --poses 200 --seed 1 > "$out/accuracy.txt" 2>&1
+  echo "accuracy rc $?"; tail -5 "$out/accuracy.txt"
+}
+# `isc accuracy --detector cullide` over $1 poses at the defaults, with clusterAxes=3 and with axes=1.
+cullide_accuracy() {
+  local set poses=$1
+  for set in "" "--set clusterAxes=3" "--set axes=1"; do
+    echo "=== isc accuracy --detector cullide --poses $poses${set:+ $set}"
+    # shellcheck disable=SC2086
+    timeout 40 "$bin/isc" accuracy --detector cullide --poses $poses $set --quiet 2>&1
+  done
+}

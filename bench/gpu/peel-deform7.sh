@@ -26,16 +26,7 @@ set -uo pipefail
 out=${OUT:-/tmp/peel-deform7-out}
 mkdir -p "$out"
 machine_info > "$out/machine.txt" 2>&1
-if [ "${PEEL7_TESTS:-1}" = 1 ]; then
-  for t in isc_test_peel isc_test_peel_units isc_test_detector_lifetime; do
-    echo "## $t" >> "$out/tests.txt"
-    timeout 150 "$PWD/$dir/tests/$t" >> "$out/tests.txt" 2>&1
-    echo "rc $?" >> "$out/tests.txt"
-  done
-  grep -E "^(## |rc |\[  PASSED|\[  FAILED|\[  SKIPPED)" "$out/tests.txt"
-  timeout 120 "$bin/isc" accuracy --detector peel --poses 200 --seed 1 > "$out/accuracy.txt" 2>&1
-  echo "accuracy rc $?"; tail -5 "$out/accuracy.txt"
-fi
+[ "${PEEL7_TESTS:-1}" = 1 ] && peel_tests_and_accuracy "$out"
 smi=""
 if command -v nvidia-smi > /dev/null; then
   nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,pstate,utilization.gpu --format=csv -lms 20 > "$out/clocks.csv" 2>&1 &

@@ -22,16 +22,7 @@ set -uo pipefail
 out=${OUT:-/tmp/peel-deform8-out}
 mkdir -p "$out"
 machine_info > "$out/machine.txt" 2>&1
-if [ "${PEEL8_TESTS:-1}" = 1 ]; then
-  for t in isc_test_peel isc_test_peel_units isc_test_detector_lifetime; do
-    echo "## $t" >> "$out/tests.txt"
-    timeout 150 "$dev/tests/$t" >> "$out/tests.txt" 2>&1
-    echo "rc $?" >> "$out/tests.txt"
-  done
-  grep -E "^(## |rc |\[  PASSED|\[  FAILED|\[  SKIPPED)" "$out/tests.txt"
-  timeout 120 "$bin/isc" accuracy --detector peel --poses 200 --seed 1 > "$out/accuracy.txt" 2>&1
-  echo "accuracy rc $?"; tail -5 "$out/accuracy.txt"
-fi
+[ "${PEEL8_TESTS:-1}" = 1 ] && peel_tests_and_accuracy "$out"
 if [ "${PEEL8_EXACT:-1}" = 1 ]; then
   for l in 1 0 1 0; do
     echo "ISC_PEEL_EXACT_LOOKUP=$l $(ISC_PEEL_EXACT_LOOKUP=$l timeout 60 "$bin/isc_bench_peel_exact" 200 2>&1)" >> "$out/exact.txt"

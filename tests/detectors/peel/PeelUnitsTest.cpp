@@ -334,16 +334,21 @@ TEST(PeelExact, CandidateOverSeveralWorkItemsIsMergedExactly) {
     }
 }
 
+// Three subdivided boxes (one mesh): 0 at the origin, 1 and 2 turned and overlapping it.
+void addThreeBoxes(Scene& scene) {
+    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::subdivided(shapes::box(Vec3(0.5f)), 2)));
+    scene.addObject(box, Pose{Vec3(0.0f)});
+    scene.addObject(box, Pose{Vec3(0.7f, 0.3f, 0.1f), glm::angleAxis(0.4f, glm::normalize(Vec3(1, 2, 3)))});
+    scene.addObject(box, Pose{Vec3(-0.6f, -0.2f, 0.3f), glm::angleAxis(0.9f, glm::normalize(Vec3(3, 1, 1)))});
+}
+
 // Speculation: the last call's intersecting pairs, tested again during the next call's GPU wait
 // (speculate()), give run() exactly what testing them in run() gives: the same pairs and
 // bit-identical segments, over calls that move the objects; with none tested (stopped at once)
 // the same again; remembered pairs of objects or triangles the scene does not have are skipped.
 TEST(PeelExact, SpeculatedResultsAreWhatRunWouldCompute) {
     Scene scene;
-    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::subdivided(shapes::box(Vec3(0.5f)), 2)));
-    scene.addObject(box, Pose{Vec3(0.0f)});
-    scene.addObject(box, Pose{Vec3(0.7f, 0.3f, 0.1f), glm::angleAxis(0.4f, glm::normalize(Vec3(1, 2, 3)))});
-    scene.addObject(box, Pose{Vec3(-0.6f, -0.2f, 0.3f), glm::angleAxis(0.9f, glm::normalize(Vec3(3, 1, 1)))});
+    addThreeBoxes(scene);
     const std::vector<ObjectPair> candidates = {{0, 1}, {2, 0}};
     const auto triangles = static_cast<std::uint32_t>(scene.objectMesh(0).triangleCount());
     std::vector<peel::TrianglePairCandidate> found;
@@ -423,10 +428,7 @@ TEST(PeelExact, SpeculatedResultsAreWhatRunWouldCompute) {
 // two runs give the plain answer too.
 TEST(PeelExact, ListedPairsAreKeptAndLookedUp) {
     Scene scene;
-    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::subdivided(shapes::box(Vec3(0.5f)), 2)));
-    scene.addObject(box, Pose{Vec3(0.0f)});
-    scene.addObject(box, Pose{Vec3(0.7f, 0.3f, 0.1f), glm::angleAxis(0.4f, glm::normalize(Vec3(1, 2, 3)))});
-    scene.addObject(box, Pose{Vec3(-0.6f, -0.2f, 0.3f), glm::angleAxis(0.9f, glm::normalize(Vec3(3, 1, 1)))});
+    addThreeBoxes(scene);
     const auto triangles = static_cast<std::uint32_t>(scene.objectMesh(0).triangleCount());
     // Call k lists the pairs (a, b) of candidate c with (7a + 3b + c + k) % 4 != 0 (a quarter
     // changes from call to call), every fifth twice, shuffled.
