@@ -50,3 +50,23 @@ cullide_accuracy() {
     timeout 40 "$bin/isc" accuracy --detector cullide --poses $poses $set --quiet 2>&1
   done
 }
+# The GPU's clocks sampled every 20 ms into $1/clocks.csv (nvidia-smi, read only) until stop_clocks.
+start_clocks() {
+  smi=""
+  if command -v nvidia-smi > /dev/null; then
+    nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,pstate,utilization.gpu --format=csv -lms 20 > "$1/clocks.csv" 2>&1 &
+    smi=$!
+  fi
+}
+stop_clocks() { [ -n "${smi:-}" ] && kill "$smi"; }
+# One isc_bench_peel process: rows matching $2, $3 repetitions interleaved at random (every row
+# sees the same GPU clock), at most $4 seconds, appended to $1/peel.txt; start and end times
+# (named $5) in $1/marks.txt. Environment for the process: anything before the call (env ...).
+peel_interleaved() {
+  local out=$1 filter=$2 reps=$3 limit=$4 name=$5
+  echo "$name start $(date +%H:%M:%S.%N)" >> "$out/marks.txt"
+  timeout "$limit" "$bin/isc_bench_peel" --benchmark_filter="$filter" \
+    --benchmark_repetitions="$reps" --benchmark_enable_random_interleaving=true \
+    --benchmark_report_aggregates_only=true >> "$out/peel.txt" 2>&1
+  echo "$name end $(date +%H:%M:%S.%N) rc $?" >> "$out/marks.txt"
+}

@@ -27,11 +27,7 @@ out=${OUT:-/tmp/peel-deform7-out}
 mkdir -p "$out"
 machine_info > "$out/machine.txt" 2>&1
 [ "${PEEL7_TESTS:-1}" = 1 ] && peel_tests_and_accuracy "$out"
-smi=""
-if command -v nvidia-smi > /dev/null; then
-  nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,pstate,utilization.gpu --format=csv -lms 20 > "$out/clocks.csv" 2>&1 &
-  smi=$!
-fi
+start_clocks "$out"
 export ISC_PEEL_BENCH_MIN_TIME=${ISC_PEEL_BENCH_MIN_TIME:-0.1}
 reps=${PEEL7_REPS:-5}
 n=0
@@ -45,13 +41,11 @@ for p in ${PEEL7_ORDER:-d d d}; do
     a) envs=(OMP_WAIT_POLICY=active) ;;
   esac
   echo "## process $n: $p ${envs[*]:-}" >> "$out/peel.txt"
-  echo "$n $p start $(date +%H:%M:%S.%N)" >> "$out/marks.txt"
-  env "${envs[@]}" timeout 60 "$bin/isc_bench_peel" --benchmark_filter="${PEEL7_FILTER:-^(variants/)?deform_b2b/100/(cpu|peel|peel_mainchain|peel_uploadafter|peel_walk64|peel_walk256|peel_notimers)/}" \
-    --benchmark_repetitions=$reps --benchmark_enable_random_interleaving=true \
-    --benchmark_report_aggregates_only=true >> "$out/peel.txt" 2>&1
-  echo "$n $p end $(date +%H:%M:%S.%N) rc $?" >> "$out/marks.txt"
+  for e in "${envs[@]}"; do export "${e?}"; done
+  peel_interleaved "$out" "${PEEL7_FILTER:-^(variants/)?deform_b2b/100/(cpu|peel|peel_mainchain|peel_uploadafter|peel_walk64|peel_walk256|peel_notimers)/}" "$reps" 60 "$n $p"
+  for e in "${envs[@]}"; do unset "${e%%=*}"; done
 done
-[ -n "$smi" ] && kill "$smi"
+stop_clocks
 # Summary: per process, the median rows' time and the chain's counters.
 python3 - "$out/peel.txt" <<'PY' | tee "$out/summary.txt"
 import re, sys

@@ -29,11 +29,7 @@ if [ "${PEEL8_EXACT:-1}" = 1 ]; then
   done
   cat "$out/exact.txt"
 fi
-smi=""
-if command -v nvidia-smi > /dev/null; then
-  nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,pstate,utilization.gpu --format=csv -lms 20 > "$out/clocks.csv" 2>&1 &
-  smi=$!
-fi
+start_clocks "$out"
 export ISC_PEEL_BENCH_MIN_TIME=${ISC_PEEL_BENCH_MIN_TIME:-0.1}
 reps=${PEEL8_REPS:-5}
 procs=()
@@ -49,13 +45,9 @@ for p in "${procs[@]}"; do
     large) filter='^(variants/)?(pile/1000|scaling/16x_sub3)/(cpu|peel|peel_round7)/' ;;
   esac
   echo "## process $n: $p" >> "$out/peel.txt"
-  echo "$n $p start $(date +%H:%M:%S.%N)" >> "$out/marks.txt"
-  timeout 90 "$bin/isc_bench_peel" --benchmark_filter="$filter" \
-    --benchmark_repetitions=$reps --benchmark_enable_random_interleaving=true \
-    --benchmark_report_aggregates_only=true >> "$out/peel.txt" 2>&1
-  echo "$n $p end $(date +%H:%M:%S.%N) rc $?" >> "$out/marks.txt"
+  peel_interleaved "$out" "$filter" "$reps" 90 "$n $p"
 done
-[ -n "$smi" ] && kill "$smi"
+stop_clocks
 # Summary: per process, the median rows' time and the call's counters.
 python3 - "$out/peel.txt" <<'PY' | tee "$out/summary.txt"
 import re, sys

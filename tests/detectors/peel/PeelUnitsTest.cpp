@@ -334,6 +334,19 @@ TEST(PeelExact, CandidateOverSeveralWorkItemsIsMergedExactly) {
     }
 }
 
+// The same pairs, triangles and segments, the segments bit for bit.
+void expectSameBits(const DetectionOutput& x, const DetectionOutput& y, const std::string& what) {
+    ASSERT_EQ(x.pairs.size(), y.pairs.size()) << what;
+    for (std::size_t i = 0; i < x.pairs.size(); ++i) {
+        EXPECT_EQ(x.pairs[i].pair, y.pairs[i].pair) << what;
+        EXPECT_EQ(x.pairs[i].triangles, y.pairs[i].triangles) << what;
+        ASSERT_EQ(x.pairs[i].segments.size(), y.pairs[i].segments.size()) << what;
+        EXPECT_EQ(0, std::memcmp(x.pairs[i].segments.data(), y.pairs[i].segments.data(),
+                                 x.pairs[i].segments.size() * sizeof(Segment)))
+            << what << ": segments differ in their bits";
+    }
+}
+
 // Three subdivided boxes (one mesh): 0 at the origin, 1 and 2 turned and overlapping it.
 void addThreeBoxes(Scene& scene) {
     const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::subdivided(shapes::box(Vec3(0.5f)), 2)));
@@ -357,18 +370,6 @@ TEST(PeelExact, SpeculatedResultsAreWhatRunWouldCompute) {
             for (std::uint32_t b = 0; b < triangles; ++b) found.push_back({c, a, b});
     std::mt19937 rng(3);
     std::shuffle(found.begin(), found.end(), rng);
-    auto same = [](const DetectionOutput& x, const DetectionOutput& y, const std::string& what) {
-        ASSERT_EQ(x.pairs.size(), y.pairs.size()) << what;
-        for (std::size_t i = 0; i < x.pairs.size(); ++i) {
-            EXPECT_EQ(x.pairs[i].pair, y.pairs[i].pair) << what;
-            EXPECT_EQ(x.pairs[i].triangles, y.pairs[i].triangles) << what;
-            ASSERT_EQ(x.pairs[i].segments.size(), y.pairs[i].segments.size()) << what;
-            for (std::size_t k = 0; k < x.pairs[i].segments.size(); ++k) {  // bit for bit
-                EXPECT_EQ(x.pairs[i].segments[k].p0, y.pairs[i].segments[k].p0) << what << " " << k;
-                EXPECT_EQ(x.pairs[i].segments[k].p1, y.pairs[i].segments[k].p1) << what << " " << k;
-            }
-        }
-    };
     peel::PeelExact speculating;
     const std::atomic<bool> go{false}, stopped{true};
     double reusedTotal = 0;
@@ -384,7 +385,7 @@ TEST(PeelExact, SpeculatedResultsAreWhatRunWouldCompute) {
         speculating.beginCall(true);
         speculating.speculate(scene, call == 2 ? stopped : go);
         speculating.run(scene, candidates, found, true, got, 2);
-        same(expected, got, "call " + std::to_string(call));
+        expectSameBits(expected, got, "call " + std::to_string(call));
         std::size_t positives = 0;
         for (const PairResult& r : expected.pairs) positives += r.triangles.size();
         if (call == 0 || call == 2) {  // nothing remembered yet / stopped before the first pair
@@ -414,7 +415,7 @@ TEST(PeelExact, SpeculatedResultsAreWhatRunWouldCompute) {
     DetectionOutput expected, got;
     peel::PeelExact().run(scene, candidates, found, true, expected);
     speculating.run(scene, candidates, found, true, got);
-    same(expected, got, "odd pairs remembered");
+    expectSameBits(expected, got, "odd pairs remembered");
     EXPECT_EQ(got.stats.counter("exact_speculated"), 0.0);
     EXPECT_EQ(got.stats.counter("exact_reused"), 0.0);
 }
@@ -450,17 +451,6 @@ TEST(PeelExact, ListedPairsAreKeptAndLookedUp) {
         for (const auto& f : found) s.insert({f.candidate, f.low, f.high});
         return s;
     };
-    auto same = [](const DetectionOutput& x, const DetectionOutput& y, const std::string& what) {
-        ASSERT_EQ(x.pairs.size(), y.pairs.size()) << what;
-        for (std::size_t i = 0; i < x.pairs.size(); ++i) {
-            EXPECT_EQ(x.pairs[i].pair, y.pairs[i].pair) << what;
-            EXPECT_EQ(x.pairs[i].triangles, y.pairs[i].triangles) << what;
-            ASSERT_EQ(x.pairs[i].segments.size(), y.pairs[i].segments.size()) << what;
-            EXPECT_EQ(0, std::memcmp(x.pairs[i].segments.data(), y.pairs[i].segments.data(),
-                                     x.pairs[i].segments.size() * sizeof(Segment)))
-                << what << ": segments differ in their bits";
-        }
-    };
     const std::vector<ObjectPair> candidates = {{0, 1}, {2, 0}};
     peel::PeelExact looking, grouping, searching;
     grouping.setLookup(false);
@@ -487,9 +477,9 @@ TEST(PeelExact, ListedPairsAreKeptAndLookedUp) {
         looking.run(scene, candidates, found, true, got, 2);
         grouping.run(scene, candidates, found, true, grouped, 2);
         searching.run(scene, candidates, found, true, searched, 2);
-        same(expected, got, "lookup, call " + std::to_string(call));
-        same(expected, grouped, "grouped, call " + std::to_string(call));
-        same(expected, searched, "searched, call " + std::to_string(call));
+        expectSameBits(expected, got, "lookup, call " + std::to_string(call));
+        expectSameBits(expected, grouped, "grouped, call " + std::to_string(call));
+        expectSameBits(expected, searched, "searched, call " + std::to_string(call));
         if (call > 0) {
             EXPECT_EQ(got.stats.counter("exact_hashed"), call == 3 ? 0.0 : 1.0) << call;
             EXPECT_EQ(searched.stats.counter("exact_hashed"), 0.0) << call;
@@ -553,7 +543,7 @@ TEST(PeelExact, ListedPairsAreKeptAndLookedUp) {
                 EXPECT_GT(got.stats.counter("exact_reused"), 0.0);
             }
         }
-        same(expected, got, "call " + std::to_string(call));
+        expectSameBits(expected, got, "call " + std::to_string(call));
         looking.rememberCall(got.pairs);
     }
 }
