@@ -34,11 +34,8 @@ for p in $(seq 1 $procs); do
   [ "$p" = 1 ] && patterns=${ISC_CULLIDE_SPEED7_PATTERNS-"deforming_same,deforming_gap,pile_gap"}
   echo "=== process $p"
   ISC_BENCH_CULLIDE_SIZES=$size ISC_BENCH_CULLIDE_DEFORM_CALLS=$calls ISC_BENCH_CULLIDE_VARIANTS="$variants" \
-  ISC_BENCH_CULLIDE_PATTERNS="$patterns" timeout 100 "$bin/isc_bench_cullide" \
-    --benchmark_filter="^(pile|deforming|deforming_same|deforming_gap|pile_gap)/$size/($rows)/" \
-    --benchmark_out="$out/cullide-p$p.json" --benchmark_out_format=json > "$out/cullide-p$p.txt" 2>&1
-  echo "rc=$?"
-  sed -n '/# isc_bench_cullide summary/,/# cullide per level/p' "$out/cullide-p$p.txt"
+  ISC_BENCH_CULLIDE_PATTERNS="$patterns" \
+    cullide_process "$out" "$p" 100 "^(pile|deforming|deforming_same|deforming_gap|pile_gap)/$size/($rows)/"
 done
 {
   cullide_accuracy "$poses"

@@ -42,11 +42,8 @@ for p in $(seq 1 $procs); do
   [ "$p" = 1 ] && patterns=${ISC_CULLIDE_SPEED8_PATTERNS-"pile_gap"}
   echo "=== process $p: $order ${patterns:+(and $patterns)}"
   ISC_BENCH_CULLIDE_SIZES=$size ISC_BENCH_CULLIDE_DEFORM_CALLS=$calls ISC_BENCH_CULLIDE_VARIANTS="$variants" \
-  ISC_BENCH_CULLIDE_ORDER="$order" ISC_BENCH_CULLIDE_PATTERNS="$patterns" timeout 120 "$bin/isc_bench_cullide" \
-    --benchmark_filter="^(pile|deforming|pile_gap)/$size/" \
-    --benchmark_out="$out/cullide-p$p.json" --benchmark_out_format=json > "$out/cullide-p$p.txt" 2>&1
-  echo "rc=$?"
-  sed -n '/# isc_bench_cullide summary/,/# cullide per level/p' "$out/cullide-p$p.txt"
+  ISC_BENCH_CULLIDE_ORDER="$order" ISC_BENCH_CULLIDE_PATTERNS="$patterns" \
+    cullide_process "$out" "$p" 120 "^(pile|deforming|pile_gap)/$size/"
 done
 {
   cullide_accuracy "$poses"

@@ -70,3 +70,19 @@ peel_interleaved() {
     --benchmark_report_aggregates_only=true >> "$out/peel.txt" 2>&1
   echo "$name end $(date +%H:%M:%S.%N) rc $?" >> "$out/marks.txt"
 }
+# out=$OUT (default $1), made, with the machine's description in $out/machine.txt.
+setup_out() {
+  out=${OUT:-$1}
+  mkdir -p "$out"
+  machine_info > "$out/machine.txt" 2>&1
+}
+# One isc_bench_cullide process, number $2, rows matching $4, at most $3 seconds, into
+# $1/cullide-p$2.txt and .json (environment before the call: the bench's ISC_BENCH_CULLIDE_*);
+# prints its exit status and its summary table.
+cullide_process() {
+  local out=$1 p=$2 limit=$3 filter=$4
+  timeout "$limit" "$bin/isc_bench_cullide" --benchmark_filter="$filter" \
+    --benchmark_out="$out/cullide-p$p.json" --benchmark_out_format=json > "$out/cullide-p$p.txt" 2>&1
+  echo "rc=$?"
+  sed -n '/# isc_bench_cullide summary/,/# cullide per level/p' "$out/cullide-p$p.txt"
+}

@@ -23,9 +23,7 @@
 # peel.txt (every process's rows, in order, each headed by its name), tests.txt, accuracy.txt.
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/packed.sh"  # dir, bin, the libraries, the bunny, EGL
-out=${OUT:-/tmp/peel-deform7-out}
-mkdir -p "$out"
-machine_info > "$out/machine.txt" 2>&1
+setup_out /tmp/peel-deform7-out
 [ "${PEEL7_TESTS:-1}" = 1 ] && peel_tests_and_accuracy "$out"
 start_clocks "$out"
 export ISC_PEEL_BENCH_MIN_TIME=${ISC_PEEL_BENCH_MIN_TIME:-0.1}

@@ -19,9 +19,7 @@
 # accuracy.txt, summary.txt.
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/packed.sh"  # dir, bin, the libraries, the bunny, EGL
-out=${OUT:-/tmp/peel-deform8-out}
-mkdir -p "$out"
-machine_info > "$out/machine.txt" 2>&1
+setup_out /tmp/peel-deform8-out
 [ "${PEEL8_TESTS:-1}" = 1 ] && peel_tests_and_accuracy "$out"
 if [ "${PEEL8_EXACT:-1}" = 1 ]; then
   for l in 1 0 1 0; do
