@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include <omp.h>
+
 namespace isc::gl {
 
 Fence Fence::insert() {
@@ -42,6 +44,28 @@ bool Fence::wait(std::uint64_t timeoutNs) const {
 GLsync Fence::release() {
     if (sync_ != nullptr) detail::countObject(ObjectKind::Sync, -1);
     return std::exchange(sync_, nullptr);
+}
+
+bool waitInTeam(const Fence& fence, std::uint64_t timeoutNs, int team,
+                const std::function<void(const std::atomic<bool>& signalled)>& work) {
+    std::atomic<bool> signalled{false};
+    bool finished = false;
+    if (team <= 1) {
+        finished = fence.wait(timeoutNs);
+        signalled.store(true, std::memory_order_relaxed);
+        if (work) work(signalled);
+        return finished;
+    }
+#pragma omp parallel num_threads(team)
+    {
+#pragma omp master
+        {
+            finished = fence.wait(timeoutNs);
+            signalled.store(true, std::memory_order_relaxed);
+        }
+        if (work) work(signalled);
+    }
+    return finished;
 }
 
 }  // namespace isc::gl

@@ -6,6 +6,8 @@
 #include "CullideNarrowphase.h"
 #include "CullidePasses.h"
 
+#include "../peel/PeelExact.h"
+
 #include "isc/core/Assert.h"
 #include "isc/detect/AutoDetector.h"
 #include "isc/gl/Gl.h"
@@ -79,12 +81,20 @@ struct CullideDetector::Impl {
     cullide::Passes passes;
     std::unique_ptr<cullide::Hierarchies> hierarchies;
     cullide::Narrowphase narrowphase;
+    // The listed tests' exact stage: peel's (grouped by pair, the last call's pairs speculated
+    // during the chain's wait and looked up after it), as cinder uses it too. `listedObjects`:
+    // the object pairs of the chain's listed pairs, made before the chain so that the wait can
+    // prepare the look-up (PeelExact::prepare wants the same span as run()); `found`: the
+    // listed tests as PeelExact takes them.
+    peel::PeelExact exact;
+    std::vector<ObjectPair> listedObjects;
+    std::vector<peel::TrianglePairCandidate> found;
     std::vector<std::vector<Vec3>> worldVertices;  // per object: deformed objects' posed vertices (this call)
     // Cullide-8's changes, each on by default; the environment turns one off ("0") when the
     // detector is made, to compare old and new in one process (bench/gpu/cullide-speed-8.sh):
-    // ISC_CULLIDE_FUSED (the listed exact test in one parallel loop, Narrowphase::runListed),
-    // ISC_CULLIDE_SPECULATE (the last call's intersecting pairs tested while the GPU works;
-    // needs the fused loop), ISC_CULLIDE_TEAM_WAIT (the chain's wait inside the exact test's
+    // ISC_CULLIDE_FUSED (the listed tests to PeelExact; 0: Narrowphase::runListed's flat loop),
+    // ISC_CULLIDE_SPECULATE (the last call's pairs tested while the GPU works; needs
+    // PeelExact), ISC_CULLIDE_TEAM_WAIT (the chain's wait inside the exact test's
     // OpenMP team, Chain::waitTeam).
     // Test hook ISC_CULLIDE_SPECULATE_ALL=1: speculation tests every remembered pair whatever the
     // fence (after the wait on software GL, where the wait runs alone), so tests see the reuse path.
@@ -703,10 +713,19 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             chain.triangleVisibility = st.triangleLevel;
             // detect(): the wait inside the exact test's team (not on software GL, whose
             // rendering the spinning threads would slow), speculating meanwhile.
+            if (chain.filter) {
+                listedObjects.clear();
+                for (std::uint32_t c : pairs) listedObjects.push_back(candidates[c]);
+            }
             if (chain.filter && (teamWait || (speculate && fusedExact)) && !softwareGl) {
                 chain.waitTeam = omp_get_max_threads();
                 if (speculate && fusedExact)
-                    chain.whileWaiting = [this, &scene](const std::atomic<bool>& stop) { narrowphase.speculate(scene, stop); };
+                    chain.whileWaiting = [this, &scene](const std::atomic<bool>& stop) {
+                        // One thread looks the pairs' groups up and makes the look-up table.
+#pragma omp single nowait
+                        exact.prepare(listedObjects, &stop);
+                        exact.speculate(scene, stop);
+                    };
             }
             stats.count("cpu_chain_setup_ms", msSince(t0));
             cullide::ChainResult cr;
@@ -963,7 +982,7 @@ Result<void> CullideDetector::detect(const Scene& scene, std::span<const ObjectP
     Impl& im = *impl_;
     Impl::Pcs res;
     const bool speculate = im.speculate && im.fusedExact;
-    if (speculate) im.narrowphase.beginCall(im.common.wantSegments);  // new vertices and poses
+    if (speculate) im.exact.beginCall(im.common.wantSegments);  // new vertices and poses
     if (auto r = im.pipeline(scene, candidates, CullideLevel::Triangle, im.settings.objectLevel,
                              im.common.selfCollision, {}, true, res, out.stats);
         !r)
@@ -973,7 +992,7 @@ Result<void> CullideDetector::detect(const Scene& scene, std::span<const ObjectP
         // Test hook: every remembered pair speculated (the rest of them, after the wait).
         const std::atomic<bool> never{false};
 #pragma omp parallel
-        im.narrowphase.speculate(scene, never);
+        im.exact.speculate(scene, never);
     }
     if (res.listed) {
         // The GPU filter listed the inter pairs' triangle pairs: the self pairs' survivors, then
@@ -983,11 +1002,23 @@ Result<void> CullideDetector::detect(const Scene& scene, std::span<const ObjectP
         if (!selfJobs.empty())
             im.narrowphase.run(scene, selfJobs, res.survivors, res.selfSurvivors, im.common.wantSegments, out);
         const std::size_t selfResults = out.pairs.size();
-        std::vector<ObjectPair> listed;
-        listed.reserve(res.listedPairs.size());
-        for (std::uint32_t c : res.listedPairs) listed.push_back(candidates[c]);
-        // (With speculation the call's tests and which intersected are remembered for the next.)
-        im.narrowphase.runListed(scene, listed, res.tests, im.common.wantSegments, out, im.fusedExact, speculate);
+        const std::span<const ObjectPair> listed = im.listedObjects;  // res.listedPairs' object pairs
+        if (im.fusedExact) {
+            // (3 words a test: index into `listed`, triangle of its a, of its b; PeelExact takes
+            // the triangle of the lower object first.)
+            const std::size_t n = res.tests.size() / 3;
+            im.found.resize(n);
+            for (std::size_t t = 0; t < n; ++t) {
+                const std::uint32_t i = res.tests[3 * t], ta = res.tests[3 * t + 1], tb = res.tests[3 * t + 2];
+                im.found[t] = listed[i].a <= listed[i].b ? peel::TrianglePairCandidate{i, ta, tb}
+                                                         : peel::TrianglePairCandidate{i, tb, ta};
+            }
+            im.exact.run(scene, listed, im.found, im.common.wantSegments, out);
+            // The call's listed pairs and their results, for the next call's speculation.
+            if (speculate) im.exact.rememberCall(std::span<const PairResult>(out.pairs).subspan(selfResults));
+        } else {
+            im.narrowphase.runListed(scene, listed, res.tests, im.common.wantSegments, out);
+        }
         if (selfResults > 0 && selfResults < out.pairs.size()) {
             // Both kinds: candidate order (each list is in it already).
             std::vector<std::pair<std::uint32_t, std::size_t>> order;  // (candidate, position)
@@ -1027,7 +1058,7 @@ Result<void> CullideDetector::detect(const Scene& scene, std::span<const ObjectP
         jobs.push_back({candidates[c]});
     }
     im.narrowphase.run(scene, jobs, res.survivors, res.selfSurvivors, im.common.wantSegments, out);
-    if (speculate) im.narrowphase.forget();  // (only listed tests are remembered)
+    if (speculate) im.exact.remember({});  // (only listed calls are remembered)
     DetectorStats& stats = out.stats;
     stats.count("cpu_narrowphase_ms", msSince(tn));
     stats.gpuMs = stats.counter("gpu_ms");

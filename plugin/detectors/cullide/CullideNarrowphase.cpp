@@ -6,9 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <numeric>
-
-#include <omp.h>
 
 namespace isc::cullide {
 
@@ -51,37 +48,6 @@ void testExactly(std::size_t total, bool wantSegments, const Corners& corners, s
         }
     }
 }
-
-// One object of a listed pair as the exact test reads it.
-struct Side {
-    std::span<const UVec3> triangles;
-    std::span<const Vec3> vertices;
-    const Pose& pose;
-    Side(const Scene& scene, ObjectId o)
-        : triangles(scene.objectMesh(o).triangles()), vertices(scene.localVertices(o)), pose(scene.pose(o)) {}
-};
-
-// The exact test of one listed triangle pair on world vertices computed exactly as the reference
-// computes them (Pose::applyDouble), the decision of testExactly(): runListed() and speculate()
-// both call this, so a speculated result is the one runListed() would compute.
-inline bool testListed(const Side& a, const Side& b, TrianglePair t, bool wantSegments, Segment& segment) {
-    const UVec3 fa = a.triangles[t.a], fb = b.triangles[t.b];
-    const DVec3 P[3] = {a.pose.applyDouble(a.vertices[fa[0]]), a.pose.applyDouble(a.vertices[fa[1]]),
-                        a.pose.applyDouble(a.vertices[fa[2]])};
-    const DVec3 Q[3] = {b.pose.applyDouble(b.vertices[fb[0]]), b.pose.applyDouble(b.vertices[fb[1]]),
-                        b.pose.applyDouble(b.vertices[fb[2]])};
-    if (!wantSegments) return geometry::trianglesIntersect(P, Q);
-    DVec3 p0(0.0), p1(0.0);
-    if (geometry::triangleIntersection(P, Q, p0, p1) == geometry::TriangleContact::None) return false;
-    segment = {Vec3(p0), Vec3(p1)};
-    return true;
-}
-
-// Tests per unit of the fused loop's parallel work, the least worth a parallel region, and the
-// pairs a speculating thread takes at a time (after the fence it finishes at most these).
-constexpr std::uint32_t kListedChunk = 256;
-constexpr std::size_t kParallelFrom = 2048;
-constexpr std::uint32_t kSpeculateChunk = 16;
 
 }  // namespace
 
@@ -255,8 +221,8 @@ void Narrowphase::run(const Scene& scene, std::span<const Job> jobs,
     out.stats.count("positive_tests", positives);
 }
 
-void Narrowphase::runListedFlat(const Scene& scene, std::span<const ObjectPair> pairs,
-                                std::span<const std::uint32_t> tests, bool wantSegments, DetectionOutput& out) {
+void Narrowphase::runListed(const Scene& scene, std::span<const ObjectPair> pairs,
+                            std::span<const std::uint32_t> tests, bool wantSegments, DetectionOutput& out) {
     using Clock = std::chrono::steady_clock;
     auto since = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
     auto stage = Clock::now();
@@ -316,236 +282,6 @@ void Narrowphase::runListedFlat(const Scene& scene, std::span<const ObjectPair> 
     out.stats.count("cpu_narrow_results_ms", out.stats.counter("cpu_narrow_results_ms") + since(stage));
     out.stats.count("tri_tri_tests", out.stats.counter("tri_tri_tests") + double(total));
     out.stats.count("positive_tests", out.stats.counter("positive_tests") + positives);
-}
-
-void Narrowphase::beginCall(bool wantSegments) {
-    priorSegmentsMade_ = wantSegments;
-    priorState_.assign(priorSorted_.size(), 0);
-    if (wantSegments) priorSegments_.resize(priorSorted_.size());
-    priorCursor_.store(0, std::memory_order_relaxed);
-    speculated_.store(0, std::memory_order_relaxed);
-}
-
-void Narrowphase::forget() {
-    priorPairs_.clear();
-    priorIndex_.clear();
-    priorStart_.clear();
-    priorSorted_.clear();
-    priorHit_.clear();
-    priorState_.clear();
-}
-
-void Narrowphase::speculate(const Scene& scene, const std::atomic<bool>& stop) {
-    const bool wantSegments = priorSegmentsMade_;
-    const auto total = static_cast<std::uint32_t>(priorSorted_.size());
-    if (priorState_.size() != total || priorHit_.size() != total || priorStart_.size() != priorPairs_.size() + 1) return;
-    const std::size_t n = scene.objectCount();
-    std::uint32_t tested = 0;
-    while (!stop.load(std::memory_order_relaxed)) {
-        const std::uint32_t first = priorCursor_.fetch_add(kSpeculateChunk, std::memory_order_relaxed);
-        if (first >= total) break;
-        const std::uint32_t last = std::min(total, first + kSpeculateChunk);
-        for (std::uint32_t i = first; i < last;) {
-            // The run of one pair in this chunk (its group: the last whose start is <= i).
-            const auto g = std::size_t(std::upper_bound(priorStart_.begin(), priorStart_.end(), i) - priorStart_.begin()) - 1;
-            const std::uint32_t end = std::min(last, priorStart_[g + 1]);
-            const ObjectPair pair = priorPairs_[g];
-            if (pair.a >= n || pair.b >= n) {  // not this scene's: left untested
-                i = end;
-                continue;
-            }
-            const Side a(scene, pair.a), b(scene, pair.b);
-            for (; i < end; ++i) {
-                if (!priorHit_[i]) continue;  // only what intersected last time
-                const TrianglePair t = priorSorted_[i];
-                if (t.a >= a.triangles.size() || t.b >= b.triangles.size()) continue;
-                Segment segment;
-                const bool hit = testListed(a, b, t, wantSegments, segment);
-                if (hit && wantSegments) priorSegments_[i] = segment;
-                priorState_[i] = hit ? 2 : 1;
-                ++tested;
-            }
-        }
-    }
-    speculated_.fetch_add(tested, std::memory_order_relaxed);
-}
-
-void Narrowphase::runListed(const Scene& scene, std::span<const ObjectPair> pairs,
-                            std::span<const std::uint32_t> tests, bool wantSegments, DetectionOutput& out, bool fused,
-                            bool remember) {
-    if (!fused) {
-        runListedFlat(scene, pairs, tests, wantSegments, out);
-        return;
-    }
-    using Clock = std::chrono::steady_clock;
-    auto ms = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-    const auto t0 = Clock::now();
-    const std::size_t total = tests.size() / 3;
-    const std::size_t np = pairs.size();
-    const bool useSpeculation = !priorSorted_.empty() && priorState_.size() == priorSorted_.size() &&
-                                (priorSegmentsMade_ || !wantSegments) &&
-                                speculated_.load(std::memory_order_relaxed) > 0;
-    const std::size_t base = out.pairs.size();
-    sorted_.resize(total);
-    hit_.resize(total);  // (every entry written by the loop)
-    if (wantSegments) segments_.resize(total);
-    slotOf_.resize(np);
-    const bool parallel = total >= kParallelFrom;
-    const int team = parallel ? omp_get_max_threads() : 1;
-    cursor_.assign(std::size_t(team) * np, 0);  // per thread and pair: its count, then where it writes
-    Clock::time_point t1 = t0;
-    // One parallel region, no serial stage between the wait and the tests: grouped by pair (a
-    // counting sort over slices of the list, one per thread: the GPU appends in no particular
-    // order), then the tests in items of at most kListedChunk of one pair (a pile's pairs have
-    // a few dozen each: one item, sorted by its thread; a pair with thousands is sorted first
-    // and still spreads over the cores). Each item tests (or takes what speculate() found) and,
-    // when it is its pair's only item, fills the pair's result.
-#pragma omp parallel num_threads(team) if (parallel)
-    {
-        // (The counting sort on one thread of the team, the others waiting, was no faster:
-        // cullide-8's run 4, ISC_CULLIDE_SERIAL_GROUP, since removed.)
-        const auto nt = std::size_t(omp_get_num_threads()), th = std::size_t(omp_get_thread_num());
-        const std::size_t from = total * th / nt, to = total * (th + 1) / nt;
-        std::uint32_t* mine = cursor_.data() + th * np;
-        for (std::size_t t = from; t < to; ++t) ++mine[tests[3 * t]];
-#pragma omp barrier
-#pragma omp single
-        {
-            start_.assign(np + 1, 0);
-            for (std::size_t p = 0; p < np; ++p) {
-                std::uint32_t at = start_[p];
-                for (std::size_t k = 0; k < nt; ++k) {
-                    const std::uint32_t c = cursor_[k * np + p];
-                    cursor_[k * np + p] = at;
-                    at += c;
-                }
-                start_[p + 1] = at;
-            }
-        }
-        for (std::size_t t = from; t < to; ++t) sorted_[mine[tests[3 * t]]++] = {tests[3 * t + 1], tests[3 * t + 2]};
-#pragma omp barrier
-#pragma omp single
-        {
-            items_.clear();
-            for (std::uint32_t p = 0; p < np; ++p) {
-                if (start_[p + 1] - start_[p] > kListedChunk)
-                    std::sort(sorted_.begin() + start_[p], sorted_.begin() + start_[p + 1]);
-                for (std::uint32_t b = start_[p]; b < start_[p + 1]; b += kListedChunk)
-                    items_.push_back({p, b, std::min(start_[p + 1], b + kListedChunk), 0});
-            }
-            // One result per pair with tests, made here so that the loop fills those of one item
-            // in place; the empty ones are dropped after.
-            out.pairs.reserve(base + np);
-            for (std::size_t p = 0; p < np; ++p) {
-                if (start_[p + 1] == start_[p]) continue;
-                slotOf_[p] = static_cast<std::uint32_t>(out.pairs.size());
-                out.pairs.emplace_back().pair = pairs[p];
-            }
-            t1 = Clock::now();
-        }
-        const auto count = static_cast<std::int64_t>(items_.size());
-#pragma omp for schedule(dynamic, 1) nowait
-        for (std::int64_t k = 0; k < count; ++k) {
-            Item& item = items_[std::size_t(k)];
-            const bool whole = item.end - item.begin == start_[item.pair + 1] - start_[item.pair];
-            if (whole) std::sort(sorted_.begin() + item.begin, sorted_.begin() + item.end);
-            const ObjectPair pair = pairs[item.pair];
-            const Side sa(scene, pair.a), sb(scene, pair.b);
-            const TrianglePair *prior = nullptr, *priorEnd = nullptr;
-            if (useSpeculation) {
-                const auto g = std::lower_bound(priorIndex_.begin(), priorIndex_.end(), pair,
-                                                [&](std::uint32_t x, const ObjectPair& y) { return priorPairs_[x] < y; });
-                if (g != priorIndex_.end() && priorPairs_[*g] == pair) {
-                    prior = priorSorted_.data() + priorStart_[*g];
-                    priorEnd = priorSorted_.data() + priorStart_[*g + 1];
-                }
-            }
-            std::uint32_t reused = 0, hits = 0;
-            for (std::uint32_t i = item.begin; i < item.end; ++i) {
-                const TrianglePair t = sorted_[i];
-                if (prior != priorEnd) {
-                    prior = std::lower_bound(prior, priorEnd, t);
-                    if (prior != priorEnd && *prior == t) {
-                        const std::size_t at = std::size_t(prior - priorSorted_.data());
-                        if (const std::uint8_t state = priorState_[at]; state != 0) {
-                            hit_[i] = state == 2 ? 1 : 0;
-                            hits += hit_[i];
-                            if (state == 2 && wantSegments) segments_[i] = priorSegments_[at];
-                            ++reused;
-                            continue;
-                        }
-                    }
-                }
-                Segment segment;
-                const bool hit = testListed(sa, sb, t, wantSegments, segment);
-                hit_[i] = hit ? 1 : 0;
-                hits += hit_[i];
-                if (hit && wantSegments) segments_[i] = segment;
-            }
-            item.reused = reused;
-            if (whole && hits > 0) {
-                // The pair's only item: its result, sorted already.
-                PairResult& r = out.pairs[slotOf_[item.pair]];
-                r.triangles.reserve(hits);
-                if (wantSegments) r.segments.reserve(hits);
-                for (std::uint32_t i = item.begin; i < item.end; ++i) {
-                    if (!hit_[i]) continue;
-                    r.triangles.push_back(sorted_[i]);
-                    if (wantSegments) r.segments.push_back(segments_[i]);
-                }
-            }
-        }
-    }
-    const auto t2 = Clock::now();
-    {
-        double big = 0;
-        for (std::size_t p = 0; p < np; ++p) big += start_[p + 1] - start_[p] > kListedChunk ? 1 : 0;
-        out.stats.count("listed_big_pairs", out.stats.counter("listed_big_pairs") + big);
-    }
-    // A pair of several items (sorted as a whole before the loop): its result here. Then the
-    // pairs without an intersecting triangle pair are dropped.
-    double reusedAll = 0;
-    for (std::size_t k = 0; k < items_.size();) {
-        std::size_t e = k;
-        while (e < items_.size() && items_[e].pair == items_[k].pair) reusedAll += items_[e++].reused;
-        if (e - k > 1) {
-            PairResult& r = out.pairs[slotOf_[items_[k].pair]];
-            for (std::uint32_t i = items_[k].begin; i < items_[e - 1].end; ++i) {
-                if (!hit_[i]) continue;
-                r.triangles.push_back(sorted_[i]);
-                if (wantSegments) r.segments.push_back(segments_[i]);
-            }
-        }
-        k = e;
-    }
-    out.pairs.erase(std::remove_if(out.pairs.begin() + std::ptrdiff_t(base), out.pairs.end(),
-                                   [](const PairResult& r) { return r.triangles.empty(); }),
-                    out.pairs.end());
-    double positives = 0;
-    for (std::size_t i = base; i < out.pairs.size(); ++i) positives += double(out.pairs[i].triangles.size());
-    const auto t3 = Clock::now();
-    if (remember) {
-        // For the next call's speculation: this call's tests, grouped and sorted, and which
-        // intersected (swapped in, not copied; the next call's runListed() refills its own).
-        priorPairs_.assign(pairs.begin(), pairs.end());
-        priorIndex_.resize(np);
-        std::iota(priorIndex_.begin(), priorIndex_.end(), 0u);
-        std::sort(priorIndex_.begin(), priorIndex_.end(),
-                  [&](std::uint32_t x, std::uint32_t y) { return priorPairs_[x] < priorPairs_[y]; });
-        std::swap(priorStart_, start_);
-        std::swap(priorSorted_, sorted_);
-        std::swap(priorHit_, hit_);
-        priorState_.assign(priorSorted_.size(), 0);
-    }
-    auto add = [&](const char* name, double v) { out.stats.count(name, out.stats.counter(name) + v); };
-    add("cpu_narrow_sort_ms", ms(t0, t1));
-    add("cpu_narrow_exact_ms", ms(t1, t2));
-    add("cpu_narrow_results_ms", ms(t2, t3));
-    if (remember) add("cpu_narrow_remember_ms", ms(t3, Clock::now()));
-    add("tri_tri_tests", double(total));
-    add("positive_tests", positives);
-    add("exact_reused", reusedAll);
-    out.stats.count("exact_speculated", double(speculated_.load(std::memory_order_relaxed)));
 }
 
 }  // namespace isc::cullide

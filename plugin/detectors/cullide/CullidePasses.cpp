@@ -492,23 +492,9 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     fence_ = gl::Fence::insert();  // flushes
     const auto tr = Clock::now();
     out.issueMs = std::chrono::duration<double, std::milli>(tr - t0).count();
-    bool finished = false;
-    if (chain.waitTeam > 1) {
-        // The wait inside a team (Chain::waitTeam): its threads are awake for the exact test,
-        // and run `whileWaiting` meanwhile (speculation).
-        std::atomic<bool> signalled{false};
-#pragma omp parallel num_threads(chain.waitTeam)
-        {
-#pragma omp master
-            {
-                finished = fence_.wait(std::uint64_t(60) * 1000000000);  // a GPU reset must not hang the caller
-                signalled.store(true, std::memory_order_relaxed);
-            }
-            if (chain.whileWaiting) chain.whileWaiting(signalled);
-        }
-    } else {
-        finished = fence_.wait(std::uint64_t(60) * 1000000000);  // a GPU reset must not hang the caller
-    }
+    // The wait inside a team (Chain::waitTeam): its threads are awake for the exact test, and run
+    // `whileWaiting` meanwhile (speculation). 60 s: a GPU reset must not hang the caller.
+    const bool finished = gl::waitInTeam(fence_, std::uint64_t(60) * 1000000000, chain.waitTeam, chain.whileWaiting);
     fence_ = gl::Fence();
     if (!finished) return fail("cullide: the GPU did not finish the chained cluster and triangle levels within 60 s");
     const std::uint32_t* map = readback_.at<std::uint32_t>(0);

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <numeric>
 
@@ -715,26 +716,18 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     // results. Test hook ISC_PEEL_SPECULATE_ALL: they test all of them whatever the fence (on
     // software GL, where the wait runs alone, after it), so tests see the reuse path.
     const bool speculate = settings_.speculate && (!softwareGl_ || speculateAll_);
-    auto waitFor = [&](const gl::Fence& fence) {
-        bool finished = false;
-        std::atomic<bool> signalled{false};
-        const std::atomic<bool> never{false};
-#pragma omp parallel if (!softwareGl_) num_threads(team)
-        {
-#pragma omp master
-            {
-                finished = fence.wait(std::uint64_t(60) * 1000000000);
-                signalled.store(true, std::memory_order_relaxed);
-            }
-            if (speculate) {
-                // One thread looks the candidates' groups up and makes the hash table of the
-                // last call's pairs for the exact test meanwhile (PeelExact::prepare).
+    const std::atomic<bool> never{false};
+    std::function<void(const std::atomic<bool>&)> whileWaiting;
+    if (speculate)
+        whileWaiting = [&](const std::atomic<bool>& signalled) {
+            // One thread looks the candidates' groups up and makes the hash table of the last
+            // call's pairs for the exact test meanwhile (PeelExact::prepare).
 #pragma omp single nowait
-                exact_.prepare(candidates, &signalled);
-                exact_.speculate(scene, speculateAll_ ? never : signalled);
-            }
-        }
-        return finished;
+            exact_.prepare(candidates, &signalled);
+            exact_.speculate(scene, speculateAll_ ? never : signalled);
+        };
+    auto waitFor = [&](const gl::Fence& fence) {
+        return gl::waitInTeam(fence, std::uint64_t(60) * 1000000000, softwareGl_ ? 1 : team, whileWaiting);
     };
     if (!waitFor(fenceA)) return fail("peel: the GPU did not finish the call's passes within 60 s");
     double waitMs = msSince(tw);

@@ -533,14 +533,14 @@ TEST_F(CullideDetectorTest, ClusterLevelAlongOneOrThreeAxesKeepsTheAnswer) {
     }
 }
 
-// Cullide-8's exact stage: the listed tests grouped by pair and tested in one parallel region
-// (a pair of more than one chunk of 256 sorted first), the last call's intersecting pairs
-// speculated (test hook ISC_CULLIDE_SPECULATE_ALL: all of them, after the wait on software GL)
-// and their results taken; against every hook off (main's path before cullide-8): over calls that deform and move
+// The listed tests' exact stage (peel's PeelExact: grouped by pair, a pair of more than one
+// chunk of 256 included; the last call's listed pairs speculated, test hook
+// ISC_CULLIDE_SPECULATE_ALL: all of them, after the wait on software GL; their results looked
+// up), against every hook off (the flat loop, no speculation): over calls that deform and move
 // bunnies, leave the scene unchanged, and hand the detector a smaller scene (remembered pairs
 // naming objects it does not have), with and without segments, both give exactly the
 // reference's pairs and bit for bit the same triangle pairs and segments; on the unchanged call
-// every intersecting pair is taken from speculation.
+// every listed pair is taken from speculation.
 TEST_F(CullideDetectorTest, SpeculatedAndFusedExactTestsKeepTheAnswer) {
     Scene scene = bunnyHeap(12);
     // A 13th bunny almost where bunny 0 is: thousands of listed tests for that one pair (more
@@ -570,7 +570,7 @@ TEST_F(CullideDetectorTest, SpeculatedAndFusedExactTestsKeepTheAnswer) {
             ASSERT_TRUE(d) << d.error().message;
             old = std::move(*d);
         }
-        double lastPositives = 0.0;
+        double lastTests = 0.0;
         for (int call = 0; call < 5; ++call) {
             if (call == 1 || call == 3) {
                 squash(scene, ObjectId(call), 1.05f);
@@ -626,12 +626,15 @@ TEST_F(CullideDetectorTest, SpeculatedAndFusedExactTestsKeepTheAnswer) {
             if (call == 0) {
                 EXPECT_EQ(reused, 0.0) << "nothing to speculate on the first call";
             } else if (call == 2) {
-                EXPECT_EQ(a.stats.counter("exact_speculated"), lastPositives);
-                EXPECT_EQ(reused, lastPositives) << "an unchanged scene: every remembered pair listed again";
+                // Call 1 looked its listed pairs up and kept every distinct one (intersecting
+                // or apart); an unchanged scene lists them all again.
+                EXPECT_EQ(a.stats.counter("exact_speculated"), lastTests);
+                EXPECT_EQ(reused, lastTests) << "an unchanged scene: every remembered pair listed again";
+                EXPECT_EQ(a.stats.counter("tri_tri_tests"), lastTests);
             } else if (call != 4) {
                 EXPECT_GT(reused, 0.0);
             }
-            lastPositives = positives;
+            lastTests = a.stats.counter("tri_tri_tests");
         }
     }
 }

@@ -2,7 +2,9 @@
 /// A GL sync object (glFenceSync): wait for the GPU to reach a point in the command stream.
 #include "isc/gl/Gl.h"
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 
 namespace isc::gl {
 
@@ -32,5 +34,13 @@ public:
 private:
     GLsync sync_ = nullptr;
 };
+
+/// Waits for `fence` (up to `timeoutNs`) on this thread as the master of an OpenMP team of
+/// `team` threads, while the others run `work` (if any) with a flag that is set once the wait is
+/// over: CPU work that stops when the GPU is done (speculation), and a team that is awake for
+/// the parallel work after the wait. With team <= 1 this thread waits alone, then runs `work`.
+/// True when the fence signaled.
+bool waitInTeam(const Fence& fence, std::uint64_t timeoutNs, int team,
+                const std::function<void(const std::atomic<bool>& signalled)>& work);
 
 }  // namespace isc::gl
