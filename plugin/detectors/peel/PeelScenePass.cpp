@@ -116,6 +116,10 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // Test hook: ISC_PEEL_EXACT_HASH=0, the lookup searches each listed pair in its group
     // (binary search) instead of the hash table made during the wait, to compare.
     if (const char* v = std::getenv("ISC_PEEL_EXACT_HASH"); v != nullptr && *v == '0') exact_.setHash(false);
+    // Test hook: ISC_PEEL_EXACT_MERGE=0, the exact test looks each listed pair up (the hash
+    // table, as on 2026-11-27 late night) instead of grouping the list on every thread and
+    // merging each candidate's pairs with the last call's, to compare.
+    if (const char* v = std::getenv("ISC_PEEL_EXACT_MERGE"); v != nullptr && *v == '0') exact_.setMerge(false);
     // The fused walk without rays runs 128 invocations per pair of parts (the largest pairs'
     // rounds are its critical path; 64 and 256 were slower on the H200, "Round 2026-11-27
     // night"). Test hook ISC_PEEL_WALK_WIDTH=64 or 256, to compare.
