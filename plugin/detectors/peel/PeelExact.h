@@ -14,7 +14,7 @@
 // thread (a counting sort: per thread counts, offsets, scatter), then per candidate sorts its
 // pairs and merges them with its sorted group of the last call's pairs: a pair speculate()
 // tested is taken as it is, the rest (new ones, about a fifth on the deforming pile back to
-// back) are tested (docs/detectors/peel.md, "Round 2026-11-28 (peel-deform-9)"). Before it
+// back) are tested (docs/detectors/peel.md, "Round 2026-11-28"). Before it
 // (setMerge(false)): each listed pair looked up in a hash table prepare() makes during the wait
 // (or a search of the candidate's group), the pairs not found grouped by one thread
 // ("Round 2026-11-27 late night").

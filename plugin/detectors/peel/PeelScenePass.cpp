@@ -454,8 +454,8 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     stats.count("refit_cpu", cpuRefit ? 1.0 : 0.0);
     // With the CPU's boxes and the upload first, the conversion and the boxes share one
     // parallel region: threads take the objects' conversions first; the one with the GL
-    // context records the copy as soon as the last is done (the GPU copies while the rest make
-    // the boxes), the others go on to the boxes without waiting for it.
+    // context records the copy in pieces as they are done (the GPU copies while the rest are
+    // converted and the boxes made), the others go on to the boxes without waiting for it.
     const bool fused = cpuRefit && nodeTotal_ > 0 && uploadFirst_ && fusedSync_;
     stats.count("sync_fused", fused ? 1.0 : 0.0);
     if (!fused && (!cpuRefit || nodeTotal_ == 0 || uploadFirst_)) {
