@@ -27,7 +27,12 @@
 //                    the vertex conversion in its own region before the boxes') and peel_round7
 //                    (both: the code before 2026-11-27 late night), peel_nohash
 //                    (ISC_PEEL_EXACT_HASH=0: the lookup's binary search) on deform_b2b, and
-//                    peel_round7 on deform_gap5/100, pile/100, pile/1000 and scaling/16x_sub3.
+//                    peel_round7 on deform_gap5/100, pile/100, pile/1000 and scaling/16x_sub3;
+//                    peel_nomerge (ISC_PEEL_EXACT_MERGE=0: the exact stage's lookup one by one),
+//                    peel_onecopy / peel_copy8 (ISC_PEEL_COPY_PIECES=1 / 8: the deformed
+//                    vertices copied in one piece after the conversion, as before, or in 8; 4 by
+//                    default) and peel_round8 (both: the code before 2026-11-28) on
+//                    deform_b2b, peel_round8 on deform_gap5/100, pile/100 and pile/1000.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -337,6 +342,13 @@ void registerAll() {
     const Kind ownSync{false, PeelSettings{}, {{"ISC_PEEL_FUSED_SYNC", "0"}}};
     const Kind round7{false, PeelSettings{}, {{"ISC_PEEL_EXACT_LOOKUP", "0"}, {"ISC_PEEL_FUSED_SYNC", "0"}}};
     const Kind noHash{false, PeelSettings{}, {{"ISC_PEEL_EXACT_HASH", "0"}}};
+    // 2026-11-28 (peel-deform-9): the exact stage's lookup one by one (ISC_PEEL_EXACT_MERGE=0),
+    // the vertex copy in one piece after the conversion and the boxes' copy in attempt()
+    // (ISC_PEEL_COPY_PIECES=1; 8 pieces to compare), and both (the code of the late night before).
+    const Kind noMerge{false, PeelSettings{}, {{"ISC_PEEL_EXACT_MERGE", "0"}}};
+    const Kind oneCopy{false, PeelSettings{}, {{"ISC_PEEL_COPY_PIECES", "1"}}};
+    const Kind copy8{false, PeelSettings{}, {{"ISC_PEEL_COPY_PIECES", "8"}}};
+    const Kind round8{false, PeelSettings{}, {{"ISC_PEEL_EXACT_MERGE", "0"}, {"ISC_PEEL_COPY_PIECES", "1"}}};
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -348,7 +360,11 @@ void registerAll() {
                                                                       {groupedExact, "peel_groupedexact"},
                                                                       {ownSync, "peel_ownsync"},
                                                                       {round7, "peel_round7"},
-                                                                      {noHash, "peel_nohash"}};
+                                                                      {noHash, "peel_nohash"},
+                                                                      {noMerge, "peel_nomerge"},
+                                                                      {oneCopy, "peel_onecopy"},
+                                                                      {copy8, "peel_copy8"},
+                                                                      {round8, "peel_round8"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};
@@ -359,6 +375,11 @@ void registerAll() {
     addRows("variants/pile/100", round7Rows, [] { return densePile(100, 0); }, nullptr);
     addRows("variants/pile/1000", round7Rows, [] { return densePile(1000, 0); }, nullptr);
     addRows("variants/scaling/16x_sub3", round7Rows, [] { return densePile(16, 3); }, nullptr);
+    // The code before 2026-11-28 (peel-deform-9) on the rigid piles and with a gap.
+    const std::vector<std::pair<Kind, std::string>> round8Rows = {{round8, "peel_round8"}};
+    addRows("variants/deform_gap5/100", round8Rows, [] { return densePile(100, 0); }, precomputed, kGapMs);
+    addRows("variants/pile/100", round8Rows, [] { return densePile(100, 0); }, nullptr);
+    addRows("variants/pile/1000", round8Rows, [] { return densePile(1000, 0); }, nullptr);
     addRows("variants/deform/100", gpuRefitRows, [] { return densePile(100, 0); }, wobbling);
     for (int bodies : {100, 1000})
         addRows("variants/pile/" + std::to_string(bodies), refitRows, [=] { return densePile(bodies, 0); }, nullptr);

@@ -144,6 +144,7 @@ std::span<const ObjectId> GpuScene::beginSync(const Scene& scene) {
     std::vector<ObjectId>& changed = stagingObjects_;
     changed.clear();
     stagingBase_ = nullptr;
+    copiedChanged_ = 0;
     for (ObjectId i = 0; i < n; ++i) {
         ObjectRange& r = ranges_[i];
         const Pose& pose = scene.pose(i);
@@ -186,11 +187,38 @@ void GpuScene::convert(const Scene& scene, std::size_t changedIndex) const {
     for (std::size_t v = 0; v < local.size(); ++v) dst[v] = Vec4(local[v], 1.0f);
 }
 
-void GpuScene::endSync() {
-    for (const auto& [first, end] : stagingRuns_)
+void GpuScene::copyConverted(std::size_t endChanged) {
+    ISC_ASSERT(endChanged <= stagingObjects_.size(), "GpuScene::copyConverted(): no such changed object");
+    auto copy = [&](std::size_t first, std::size_t end) {
         glCopyNamedBufferSubData(staging_.id(), vertices_.id(), static_cast<GLintptr>(first * sizeof(Vec4)),
                                  static_cast<GLintptr>(first * sizeof(Vec4)),
                                  static_cast<GLsizeiptr>((end - first) * sizeof(Vec4)));
+    };
+    std::size_t first = 0, end = 0;
+    for (std::size_t k = copiedChanged_; k < endChanged; ++k) {
+        const ObjectRange& r = ranges_[stagingObjects_[k]];
+        if (end > first && r.firstVertex == end) {
+            end += r.vertexCount;
+            continue;
+        }
+        if (end > first) copy(first, end);
+        first = r.firstVertex;
+        end = first + r.vertexCount;
+    }
+    if (end > first) copy(first, end);
+    copiedChanged_ = std::max(copiedChanged_, endChanged);
+}
+
+void GpuScene::endSync() {
+    if (copiedChanged_ > 0) {  // copyConverted() recorded the first ones
+        copyConverted(stagingObjects_.size());
+    } else {
+        for (const auto& [first, end] : stagingRuns_)
+            glCopyNamedBufferSubData(staging_.id(), vertices_.id(), static_cast<GLintptr>(first * sizeof(Vec4)),
+                                     static_cast<GLintptr>(first * sizeof(Vec4)),
+                                     static_cast<GLsizeiptr>((end - first) * sizeof(Vec4)));
+    }
+    copiedChanged_ = 0;
     if (!stagingRuns_.empty()) stagingFence_ = Fence::insert();
     if (syncObjects_ > 0) objects_.upload(0, syncObjects_ * sizeof(GpuObject), records_.data());
 }

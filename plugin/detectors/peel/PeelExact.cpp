@@ -175,7 +175,9 @@ void PeelExact::run(const Scene& scene, std::span<const ObjectPair> candidates,
     const bool useSpeculation = !priorPairs_.empty() && priorState_.size() == priorPairs_.size() &&
                                 (priorSegmentsMade_ || !wantSegments) &&
                                 speculated_.load(std::memory_order_relaxed) > 0;
-    if (useSpeculation && lookup_) {
+    if (useSpeculation && lookup_ && merge_) {
+        runMerged(scene, candidates, found, wantSegments, out, parallel, team);
+    } else if (useSpeculation && lookup_) {
         runListed(scene, candidates, found, wantSegments, out, parallel, team);
     } else {
         nextValid_ = false;  // rememberCall() keeps the intersecting pairs
@@ -210,7 +212,7 @@ void PeelExact::prepare(std::span<const ObjectPair> candidates, const std::atomi
     }
     preparedFor_ = candidates.data();
     preparedCount_ = nc;
-    if (hashReady_ || !useHash_) return;
+    if (hashReady_ || !useHash_ || merge_) return;  // runMerged() needs no hash table
     const auto size = std::bit_ceil(std::max<std::size_t>(64, 2 * rememberedCount_));
     hash_.assign(size, HashSlot{0, 0, 0, kNoSlot});
     hashMask_ = static_cast<std::uint32_t>(size - 1);
@@ -404,6 +406,163 @@ void PeelExact::runListed(const Scene& scene, std::span<const ObjectPair> candid
     out.stats.count("exact_reused", out.stats.counter("exact_reused") + reused);
     out.stats.count("exact_speculated", double(speculated_.load(std::memory_order_relaxed)));
     out.stats.count("exact_hashed", hashed ? 1.0 : 0.0);
+}
+
+// With speculated results in hand: the list grouped by candidate on every thread (each thread
+// counts its share of the entries per candidate; the offsets per candidate and thread; each
+// scatters its share), then per candidate (the most entries first) its pairs sorted and made
+// unique and merged with its group of the last call's pairs (sorted too): a pair speculate()
+// tested is taken as it is, the others tested; the intersecting ones are its result, every
+// distinct pair with its result the next call's (rememberCall()). No hash table, no lookup of
+// single pairs in shared tables, no serial pass over the entries. The answer, the counters
+// and the pairs kept are runListed()'s.
+void PeelExact::runMerged(const Scene& scene, std::span<const ObjectPair> candidates,
+                          std::span<const TrianglePairCandidate> found, bool wantSegments, DetectionOutput& out,
+                          bool parallel, int team) {
+    const auto t0 = std::chrono::steady_clock::now();
+    constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+    const std::size_t nc = candidates.size();
+    // The candidates' groups: made during the wait (prepare()) or here.
+    if (preparedFor_ != candidates.data() || preparedCount_ != nc || candGroup_.size() != nc) prepare(candidates);
+    const int threads = parallel ? team : 1;
+    if (mergeCounts_.size() < std::size_t(threads) * nc) mergeCounts_.resize(std::size_t(threads) * nc);
+    mergeStart_.resize(nc + 1);
+    merged_.resize(found.size());
+    const std::size_t base = out.pairs.size();
+    const auto groupBase = static_cast<std::uint32_t>(nextGroups_.size());
+    const std::size_t pairBase = nextPairs_.size();
+    double sortMs = 0;
+    double tests = 0, positives = 0, reused = 0;
+    const std::size_t total = found.size();
+#pragma omp parallel num_threads(threads) if (parallel) reduction(+ : tests, positives, reused)
+    {
+        // 1. Each thread counts its share of the entries per candidate (its own row).
+        const auto t = std::size_t(omp_get_thread_num());
+        const auto tn = std::size_t(omp_get_num_threads());
+        const std::size_t lo = total * t / tn, hi = total * (t + 1) / tn;
+        std::uint32_t* row = mergeCounts_.data() + t * nc;
+        std::fill(row, row + nc, 0u);
+        for (std::size_t k = lo; k < hi; ++k) ++row[found[k].candidate];
+#pragma omp barrier
+        // 2. Per candidate: each thread's first place among the candidate's entries (in the
+        //    rows), the candidate's count (in mergeStart_, shifted by one).
+#pragma omp for schedule(static)
+        for (std::int64_t c = 0; c < std::int64_t(nc); ++c) {
+            std::uint32_t running = 0;
+            for (std::size_t u = 0; u < tn; ++u) {
+                std::uint32_t& x = mergeCounts_[u * nc + std::size_t(c)];
+                const std::uint32_t n = x;
+                x = running;
+                running += n;
+            }
+            mergeStart_[std::size_t(c) + 1] = running;
+        }
+        // 3. The candidates' first entries; one result per candidate with entries, in
+        //    candidate order; room for the next call's pairs.
+#pragma omp single
+        {
+            mergeStart_[0] = 0;
+            for (std::size_t c = 0; c < nc; ++c) mergeStart_[c + 1] += mergeStart_[c];
+            mergeCands_.clear();
+            slotOf_.resize(nc);
+            nextBase_.resize(nc);
+            out.pairs.reserve(base + nc);
+            std::size_t room = pairBase;
+            for (std::size_t c = 0; c < nc; ++c) {
+                if (mergeStart_[c + 1] == mergeStart_[c]) continue;
+                mergeCands_.push_back(static_cast<std::uint32_t>(c));
+                slotOf_[c] = static_cast<std::uint32_t>(out.pairs.size());
+                out.pairs.emplace_back().pair = candidates[c];
+                nextBase_[c] = static_cast<std::uint32_t>(room);
+                room += mergeStart_[c + 1] - mergeStart_[c];
+            }
+            // The candidates with the most entries first (dynamic schedule: the longest start early).
+            std::stable_sort(mergeCands_.begin(), mergeCands_.end(), [&](std::uint32_t x, std::uint32_t y) {
+                return mergeStart_[x + 1] - mergeStart_[x] > mergeStart_[y + 1] - mergeStart_[y];
+            });
+            nextGroups_.resize(groupBase + (out.pairs.size() - base));
+            nextPairs_.resize(room);
+            nextKind_.resize(room);
+            // Unused room (duplicates) stays kind 0.
+            std::fill(nextKind_.begin() + std::ptrdiff_t(pairBase), nextKind_.end(), std::uint8_t(0));
+            freshHit_.resize(total);
+            if (wantSegments) freshSegments_.resize(total);
+        }
+        // 4. Each thread scatters its share, oriented as (a's triangle, b's triangle).
+        for (std::size_t k = lo; k < hi; ++k) {
+            const TrianglePairCandidate& f = found[k];
+            const ObjectPair p = candidates[f.candidate];
+            merged_[mergeStart_[f.candidate] + row[f.candidate]++] =
+                p.a <= p.b ? TrianglePair{f.low, f.high} : TrianglePair{f.high, f.low};
+        }
+#pragma omp barrier
+#pragma omp master
+        sortMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        // 5. Per candidate with entries: sorted, made unique, merged with its group of the last
+        //    call's pairs; what speculate() tested is taken, the rest tested.
+#pragma omp for schedule(dynamic, 1)
+        for (std::int64_t k = 0; k < std::int64_t(mergeCands_.size()); ++k) {
+            const std::uint32_t c = mergeCands_[std::size_t(k)];
+            const ObjectPair pair = candidates[c];
+            const auto first = merged_.begin() + mergeStart_[c];
+            std::sort(first, merged_.begin() + mergeStart_[c + 1]);
+            const std::uint32_t jEnd =
+                mergeStart_[c] +
+                static_cast<std::uint32_t>(std::unique(first, merged_.begin() + mergeStart_[c + 1]) - first);
+            const Side sa(scene, pair.a), sb(scene, pair.b);
+            const std::uint32_t g = candGroup_[c];
+            const PriorPair* prior = g != kNone ? priorPairs_.data() + priorGroups_[g].begin : nullptr;
+            const PriorPair* priorEnd = g != kNone ? priorPairs_.data() + priorGroups_[g].end : nullptr;
+            PairResult& r = out.pairs[slotOf_[c]];
+            const std::uint32_t group = groupBase + (slotOf_[c] - static_cast<std::uint32_t>(base));
+            std::uint32_t at = nextBase_[c];
+            std::uint32_t hits = 0;
+            for (std::uint32_t j = mergeStart_[c]; j < jEnd; ++j) {
+                const TrianglePair p = merged_[j];
+                while (prior != priorEnd && prior->triangles < p) ++prior;
+                bool hit;
+                if (prior != priorEnd && prior->triangles == p && priorState_[std::size_t(prior - priorPairs_.data())] != 0) {
+                    const std::size_t i = std::size_t(prior - priorPairs_.data());
+                    hit = priorState_[i] == 2;
+                    if (hit && wantSegments) freshSegments_[j] = priorSegments_[i];
+                    reused += 1;
+                } else {
+                    Segment segment;
+                    hit = testPair(sa, sb, p, wantSegments, segment);
+                    if (hit && wantSegments) freshSegments_[j] = segment;
+                }
+                freshHit_[j] = hit ? 1 : 0;
+                hits += hit ? 1u : 0u;
+                nextPairs_[at] = {group, p};
+                nextKind_[at] = hit ? 2 : 1;
+                ++at;
+            }
+            tests += double(jEnd - mergeStart_[c]);
+            positives += double(hits);
+            nextGroups_[group] = {pair, nextBase_[c], at};
+            if (hits == 0) continue;
+            r.triangles.reserve(hits);
+            if (wantSegments) r.segments.reserve(hits);
+            for (std::uint32_t j = mergeStart_[c]; j < jEnd; ++j) {
+                if (freshHit_[j] == 0) continue;
+                r.triangles.push_back(merged_[j]);
+                if (wantSegments) r.segments.push_back(freshSegments_[j]);
+            }
+        }
+    }
+    preparedFor_ = nullptr;  // a second run() of the call (the other half) prepares afresh
+    nextCount_ += std::size_t(tests);
+    out.pairs.erase(std::remove_if(out.pairs.begin() + std::ptrdiff_t(base), out.pairs.end(),
+                                   [](const PairResult& r) { return r.triangles.empty(); }),
+                    out.pairs.end());
+    const double totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    out.stats.count("exact_sort_ms", out.stats.counter("exact_sort_ms") + sortMs);
+    out.stats.count("exact_test_ms", out.stats.counter("exact_test_ms") + (totalMs - sortMs));
+    out.stats.count("tri_tri_tests", out.stats.counter("tri_tri_tests") + tests);
+    out.stats.count("positive_tests", out.stats.counter("positive_tests") + positives);
+    out.stats.count("exact_reused", out.stats.counter("exact_reused") + reused);
+    out.stats.count("exact_speculated", double(speculated_.load(std::memory_order_relaxed)));
+    out.stats.count("exact_hashed", 0.0);
 }
 
 void PeelExact::runGrouped(const Scene& scene, std::span<const ObjectPair> candidates,

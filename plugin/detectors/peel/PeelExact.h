@@ -10,11 +10,14 @@
 // those that intersected first); run() then takes the result of every listed pair that was
 // tested so instead of testing it again. The same test on the same doubles: the answer and the
 // segments are bit for bit those of testing it in run(), and only pairs the GPU listed are
-// reported. With speculated results in hand run() looks each listed pair up in the last call's
-// pairs (a hash table prepare() makes during the wait, else a search of the candidate's sorted
-// group) instead of grouping and sorting the whole list: only the pairs not found (new ones,
-// about a fifth on the deforming pile back to back) are grouped, sorted and tested
-// (docs/detectors/peel.md, "Round 2026-11-27 late night").
+// reported. With speculated results in hand run() groups the list by candidate on every
+// thread (a counting sort: per thread counts, offsets, scatter), then per candidate sorts its
+// pairs and merges them with its sorted group of the last call's pairs: a pair speculate()
+// tested is taken as it is, the rest (new ones, about a fifth on the deforming pile back to
+// back) are tested (docs/detectors/peel.md, "Round 2026-11-28"). Before it
+// (setMerge(false)): each listed pair looked up in a hash table prepare() makes during the wait
+// (or a search of the candidate's group), the pairs not found grouped by one thread
+// ("Round 2026-11-27 late night").
 // Private to plugin/detectors/peel.
 #include "isc/detect/Detector.h"
 
@@ -78,12 +81,19 @@ public:
     /// Test hook: false makes run() search each listed pair in its group (binary search)
     /// instead of the hash table prepare() makes.
     void setHash(bool on) { useHash_ = on; }
+    /// Test hook: false makes run() look each listed pair up one by one (the hash table, as
+    /// on 2026-11-27 late night) instead of grouping the list by candidate on every thread
+    /// and merging each candidate's sorted pairs with its sorted group of the last call's.
+    void setMerge(bool on) { merge_ = on; }
 
 private:
     void runGrouped(const Scene& scene, std::span<const ObjectPair> candidates,
                     std::span<const TrianglePairCandidate> found, bool wantSegments, DetectionOutput& out,
                     bool useSpeculation, bool parallel, int team);
     void runListed(const Scene& scene, std::span<const ObjectPair> candidates,
+                   std::span<const TrianglePairCandidate> found, bool wantSegments, DetectionOutput& out,
+                   bool parallel, int team);
+    void runMerged(const Scene& scene, std::span<const ObjectPair> candidates,
                    std::span<const TrianglePairCandidate> found, bool wantSegments, DetectionOutput& out,
                    bool parallel, int team);
 
@@ -145,7 +155,14 @@ private:
     std::vector<TrianglePair> fresh_;
     std::vector<std::uint8_t> freshHit_;
     std::vector<Segment> freshSegments_;
-    // What rememberCall() keeps when every run() of the call was runListed() (nextValid_).
+    // runMerged(): per thread and candidate its count of entries, then its first place in
+    // merged_ (rows of candidates.size()); per candidate the first entry in merged_ (with one
+    // past the end); the candidates with entries, the most first.
+    std::vector<std::uint32_t> mergeCounts_, mergeStart_, mergeCands_;
+    std::vector<TrianglePair> merged_;  // the list grouped by candidate, as (a's, b's) triangles
+    bool merge_ = true;
+    // What rememberCall() keeps when every run() of the call was runListed() or runMerged()
+    // (nextValid_).
     std::vector<PriorGroup> nextGroups_;
     std::vector<PriorPair> nextPairs_;
     std::vector<std::uint8_t> nextKind_;

@@ -116,6 +116,14 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // Test hook: ISC_PEEL_EXACT_HASH=0, the lookup searches each listed pair in its group
     // (binary search) instead of the hash table made during the wait, to compare.
     if (const char* v = std::getenv("ISC_PEEL_EXACT_HASH"); v != nullptr && *v == '0') exact_.setHash(false);
+    // Test hook: ISC_PEEL_EXACT_MERGE=0, the exact test looks each listed pair up (the hash
+    // table, as on 2026-11-27 late night) instead of grouping the list on every thread and
+    // merging each candidate's pairs with the last call's, to compare.
+    if (const char* v = std::getenv("ISC_PEEL_EXACT_MERGE"); v != nullptr && *v == '0') exact_.setMerge(false);
+    // Test hook: ISC_PEEL_COPY_PIECES=n (1 to 64), the deformed vertices copied in n pieces as
+    // they are converted (default 4; 1: one copy after the last, as before 2026-11-28).
+    if (const char* v = std::getenv("ISC_PEEL_COPY_PIECES"); v != nullptr && *v != '\0')
+        copyPieces_ = std::clamp(std::atoi(v), 1, 64);
     // The fused walk without rays runs 128 invocations per pair of parts (the largest pairs'
     // rounds are its critical path; 64 and 256 were slower on the H200, "Round 2026-11-27
     // night"). Test hook ISC_PEEL_WALK_WIDTH=64 or 256, to compare.
@@ -435,6 +443,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     syncStats_ = &stats;
     synced_ = false;
     cpuBoxes_ = false;
+    boxesCopied_ = false;
     bool cpuRefit = refitMode_ == 2;
     if (refitMode_ == 1) {
         std::size_t deformed = 0;
@@ -445,8 +454,8 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     stats.count("refit_cpu", cpuRefit ? 1.0 : 0.0);
     // With the CPU's boxes and the upload first, the conversion and the boxes share one
     // parallel region: threads take the objects' conversions first; the one with the GL
-    // context records the copy as soon as the last is done (the GPU copies while the rest make
-    // the boxes), the others go on to the boxes without waiting for it.
+    // context records the copy in pieces as they are done (the GPU copies while the rest are
+    // converted and the boxes made), the others go on to the boxes without waiting for it.
     const bool fused = cpuRefit && nodeTotal_ > 0 && uploadFirst_ && fusedSync_;
     stats.count("sync_fused", fused ? 1.0 : 0.0);
     if (!fused && (!cpuRefit || nodeTotal_ == 0 || uploadFirst_)) {
@@ -471,24 +480,53 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
             changed = gpu.beginSync(scene);
         }
         const auto changedCount = static_cast<std::int64_t>(changed.size());
-        std::atomic<std::int64_t> converted{0};
+        std::atomic<std::int64_t> nextConversion{0};
+        convertedFlags_.assign(changed.size(), 0);
+        // The vertex copy in pieces (copyPieces_, default 4): the thread with the GL context
+        // records the copy of the objects converted so far, in order, each time another
+        // piece's worth is done, so that the GPU copies them while the rest are converted
+        // (the copy, ~0.12 ms for the deforming pile's 3 MB, was on the walk's path: the GPU
+        // copies before it walks). 1: one copy after the last conversion (before 2026-11-28).
+        const std::int64_t piece = std::max<std::int64_t>(1, changedCount / std::max(1, copyPieces_));
+        const bool pieces = copyPieces_ > 1;
         double uploadMs = 0;
+        std::int64_t copies = 0;
 #pragma omp parallel if (partCount >= 4)
         {
             if (fused) {
-#pragma omp for schedule(dynamic, 1) nowait
-                for (std::int64_t k = 0; k < changedCount; ++k) {
+                // Each thread takes the next object to convert; a locked exchange marks it
+                // converted (and drains the thread's write-combined stores before it).
+                auto convertOne = [&]() {
+                    const std::int64_t k = nextConversion.fetch_add(1, std::memory_order_relaxed);
+                    if (k >= changedCount) return false;
                     gpu.convert(scene, std::size_t(k));
-                    converted.fetch_add(1, std::memory_order_release);
-                }
-#pragma omp master
-                {
-                    while (converted.load(std::memory_order_acquire) < changedCount) {
+                    std::atomic_ref<std::uint8_t>(convertedFlags_[std::size_t(k)]).exchange(1, std::memory_order_acq_rel);
+                    return true;
+                };
+                if (omp_get_thread_num() == 0) {  // the thread with the GL context
+                    std::int64_t done = 0, copied = 0;
+                    // Converts while any are left, then spins until the others' are done.
+                    for (;;) {
+                        (void)convertOne();
+                        while (done < changedCount &&
+                               std::atomic_ref<std::uint8_t>(convertedFlags_[std::size_t(done)]).load(std::memory_order_acquire) != 0)
+                            ++done;
+                        if (done == changedCount) break;
+                        if (pieces && done - copied >= piece) {
+                            gpu.copyConverted(std::size_t(done));
+                            glFlush();
+                            copied = done;
+                            ++copies;
+                        }
                     }
                     gpu.endSync();
+                    ++copies;
                     gpu.bind();  // a first sync (re)makes the scene's buffers
                     glFlush();   // the vertex copy runs while the CPU makes the boxes
                     uploadMs = msSince(tb);
+                } else {
+                    while (convertOne()) {
+                    }
                 }
             }
 #pragma omp for schedule(dynamic, 1)
@@ -501,9 +539,20 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         if (fused) {
             synced_ = true;
             stats.count("cpu_upload_ms", stats.counter("cpu_upload_ms") + uploadMs);
+            stats.count("vertex_copies", double(copies));
         }
         cpuBoxes_ = true;
         stats.count("cpu_refit_ms", msSince(tb));
+        // The boxes' copy recorded (and started) at once, before the call's other uploads and
+        // buffers (with the copy in pieces; before 2026-11-28 attempt() recorded it).
+        if (copyPieces_ > 1) {
+            if (auto r = reserveChecked(boxesBuffer_, nodeTotal_, sizeof(gl::PeelBox), limits_, "the node boxes"); !r)
+                return r;
+            glCopyNamedBufferSubData(boxStaging_.id(), boxesBuffer_.id(), 0, 0,
+                                     static_cast<GLsizeiptr>(std::size_t(nodeTotal_) * sizeof(gl::PeelBox)));
+            glFlush();
+            boxesCopied_ = true;
+        }
     }
     if (auto r = reserveChecked(pairTableBuffer_, table.size(), sizeof(glm::uvec4), limits_, "the candidate pair table");
         !r)
@@ -608,7 +657,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     };
     for (const Need& need : needs)
         if (auto r = reserveChecked(*need.buffer, need.count, need.bytesEach, limits_, need.what); !r) return r;
-    if (cpuBoxes_)  // the CPU's cluster boxes (refit "cpu"); read by the walk after this copy
+    if (cpuBoxes_ && !boxesCopied_)  // the CPU's cluster boxes (refit "cpu"); read by the walk after this copy
         glCopyNamedBufferSubData(boxStaging_.id(), boxesBuffer_.id(), 0, 0,
                                  static_cast<GLsizeiptr>(std::size_t(nodeTotal_) * sizeof(gl::PeelBox)));
     if (auto r = limits_.checkBlock(cap_.output * 3 * sizeof(std::uint32_t), "the candidate triangle pairs"); !r)

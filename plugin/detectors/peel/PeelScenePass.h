@@ -95,6 +95,9 @@ private:
     // With the CPU's boxes and the upload first: the vertex conversion and the boxes in one
     // parallel region (test hook ISC_PEEL_FUSED_SYNC=0: the conversion's region, then the boxes').
     bool fusedSync_ = true;
+    bool boxesCopied_ = false;  // the CPU's boxes copied right after they were made (this call)
+    int copyPieces_ = 4;        // the deformed vertices' copy in pieces (test hook ISC_PEEL_COPY_PIECES)
+    std::vector<std::uint8_t> convertedFlags_;  // per changed object: converted (the fused region)
     bool walkRecords_ = true;  // test hook ISC_PEEL_WALK_RECORDS=0: the fused walk without rays writes node pairs
     // refit "cpu" (no rays; "auto" on mostly deformed calls): the cluster boxes made on the CPU into a persistently mapped
     // staging buffer and copied to boxesBuffer_ (cpuBoxes_: this call's are there).

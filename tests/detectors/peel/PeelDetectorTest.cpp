@@ -883,7 +883,8 @@ TEST_F(PeelDetectorTest, FusedAndLevelsWalksAgree) {
 // wait runs alone, so without the hook nothing would be), so the reuse path runs: over calls
 // that move and deform six bunnies on a ground box, the answer is the reference's and bit for
 // bit (triangles and segments) that of speculate=false, the pairs reused are counted, and a
-// split call (overlap) reuses them too.
+// split call (overlap) reuses them too. The code before 2026-11-28 (test hooks
+// ISC_PEEL_EXACT_MERGE=0, ISC_PEEL_COPY_PIECES=1) and the vertex copy in 8 pieces: the same cluster pairs, listed pairs, tests, reuse and answer, bit for bit.
 TEST_F(PeelDetectorTest, SpeculationReusesTheLastCallsPairsAndKeepsTheAnswer) {
     Scene scene = sixBunniesOnABox();
     PeelSettings off;
@@ -893,6 +894,15 @@ TEST_F(PeelDetectorTest, SpeculationReusesTheLastCallsPairsAndKeepsTheAnswer) {
     ::setenv("ISC_PEEL_SPECULATE_ALL", "1", 1);
     auto speculating = makePeel(PeelSettings{});
     auto split = makePeel(halves);
+    // The code before 2026-11-28 (test hooks): the exact stage's lookup one by one, the vertex
+    // copy in one piece; and 8 pieces.
+    ::setenv("ISC_PEEL_EXACT_MERGE", "0", 1);
+    ::setenv("ISC_PEEL_COPY_PIECES", "1", 1);
+    auto round8 = makePeel(PeelSettings{});
+    ::unsetenv("ISC_PEEL_EXACT_MERGE");
+    ::setenv("ISC_PEEL_COPY_PIECES", "8", 1);
+    auto pieces8 = makePeel(PeelSettings{});
+    ::unsetenv("ISC_PEEL_COPY_PIECES");
     ::unsetenv("ISC_PEEL_SPECULATE_ALL");
     auto plain = makePeel(off);
     auto onLlvmpipeAlone = makePeel(PeelSettings{});  // no hook: software GL does not speculate
@@ -913,16 +923,28 @@ TEST_F(PeelDetectorTest, SpeculationReusesTheLastCallsPairsAndKeepsTheAnswer) {
             scene.setVertices(o, v);
         }
         const std::vector<ObjectPair> candidates = scene.overlappingPairs();
-        DetectionOutput a, b, c, d, e;
+        DetectionOutput a, b, c, d, e, f, g;
         ASSERT_TRUE(speculating->detect(scene, candidates, a));
         ASSERT_TRUE(plain->detect(scene, candidates, b));
         ASSERT_TRUE(split->detect(scene, candidates, c));
         ASSERT_TRUE(onLlvmpipeAlone->detect(scene, candidates, d));
         ASSERT_TRUE(gpuBoxes->detect(scene, candidates, e));
+        ASSERT_TRUE(round8->detect(scene, candidates, f));
+        ASSERT_TRUE(pieces8->detect(scene, candidates, g));
         EXPECT_EQ(a.stats.counter("refit_cpu"), 1.0);
         EXPECT_EQ(e.stats.counter("refit_cpu"), 0.0);
         EXPECT_EQ(a.stats.counter("cluster_pairs"), e.stats.counter("cluster_pairs")) << "call " << call;
-        for (const DetectionOutput* x : {&b, &c, &d, &e}) {
+        for (const DetectionOutput* x : {&f, &g}) {  // the same pairs listed, tested and reused
+            EXPECT_EQ(x->stats.counter("refit_cpu"), 1.0);
+            EXPECT_EQ(x->stats.counter("screen_pairs"), a.stats.counter("screen_pairs")) << "call " << call;
+            EXPECT_EQ(x->stats.counter("cluster_pairs"), a.stats.counter("cluster_pairs")) << "call " << call;
+            EXPECT_EQ(x->stats.counter("filtered_pairs"), a.stats.counter("filtered_pairs")) << "call " << call;
+            EXPECT_EQ(x->stats.counter("tri_tri_tests"), a.stats.counter("tri_tri_tests")) << "call " << call;
+            EXPECT_EQ(x->stats.counter("exact_reused"), a.stats.counter("exact_reused")) << "call " << call;
+        }
+        EXPECT_GE(a.stats.counter("vertex_copies"), 1.0);
+        EXPECT_EQ(f.stats.counter("vertex_copies"), 1.0) << "one copy after the conversion";
+        for (const DetectionOutput* x : {&b, &c, &d, &e, &f, &g}) {
             ASSERT_EQ(x->pairs.size(), a.pairs.size()) << "call " << call;
             for (std::size_t i = 0; i < a.pairs.size(); ++i) {
                 EXPECT_EQ(x->pairs[i].pair, a.pairs[i].pair);

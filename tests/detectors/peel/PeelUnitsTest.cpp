@@ -426,7 +426,10 @@ TEST(PeelExact, SpeculatedResultsAreWhatRunWouldCompute) {
 // duplicates, pairs that are apart and pairs not listed the call before, the answer is bit for
 // bit that of run() without speculation and of the grouped path (setLookup(false)); the pairs
 // reused are exactly those listed in both calls; a candidate named twice and a call split in
-// two runs give the plain answer too.
+// two runs give the plain answer too. The default path (the list grouped on every thread, each
+// candidate's pairs merged with its group of the last call's) against the lookup one by one
+// (setMerge(false), with and without the hash table): the same answer, the same pairs tested
+// and reused, the same pairs kept.
 TEST(PeelExact, ListedPairsAreKeptAndLookedUp) {
     Scene scene;
     addThreeBoxes(scene);
@@ -452,8 +455,10 @@ TEST(PeelExact, ListedPairsAreKeptAndLookedUp) {
         return s;
     };
     const std::vector<ObjectPair> candidates = {{0, 1}, {2, 0}};
-    peel::PeelExact looking, grouping, searching;
+    peel::PeelExact merging, looking, grouping, searching;
+    looking.setMerge(false);  // each listed pair looked up in the hash table
     grouping.setLookup(false);
+    searching.setMerge(false);
     searching.setHash(false);  // the lookup's binary search instead of the hash table
     const std::atomic<bool> go{false}, stopped{true};
     std::set<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>> last;
@@ -464,10 +469,10 @@ TEST(PeelExact, ListedPairsAreKeptAndLookedUp) {
         p.rotation = glm::normalize(glm::angleAxis(0.02f, Vec3(0, 1, 0)) * p.rotation);
         scene.setPose(1, p);
         const auto found = listFor(call, candidates.size());
-        DetectionOutput expected, got, grouped, searched;
+        DetectionOutput expected, got, grouped, searched, mergedOut;
         peel::PeelExact().run(scene, candidates, found, true, expected);
         ASSERT_EQ(expected.pairs.size(), 2u);
-        for (peel::PeelExact* e : {&looking, &grouping, &searching}) {
+        for (peel::PeelExact* e : {&merging, &looking, &grouping, &searching}) {
             e->beginCall(true);
             // As the detector does during the wait; in call 3 the fence "signals" before the
             // hash table is made: run() searches the groups then.
@@ -477,6 +482,8 @@ TEST(PeelExact, ListedPairsAreKeptAndLookedUp) {
         looking.run(scene, candidates, found, true, got, 2);
         grouping.run(scene, candidates, found, true, grouped, 2);
         searching.run(scene, candidates, found, true, searched, 2);
+        merging.run(scene, candidates, found, true, mergedOut, 2);
+        expectSameBits(expected, mergedOut, "merged, call " + std::to_string(call));
         expectSameBits(expected, got, "lookup, call " + std::to_string(call));
         expectSameBits(expected, grouped, "grouped, call " + std::to_string(call));
         expectSameBits(expected, searched, "searched, call " + std::to_string(call));
@@ -484,6 +491,10 @@ TEST(PeelExact, ListedPairsAreKeptAndLookedUp) {
             EXPECT_EQ(got.stats.counter("exact_hashed"), call == 3 ? 0.0 : 1.0) << call;
             EXPECT_EQ(searched.stats.counter("exact_hashed"), 0.0) << call;
             EXPECT_EQ(searched.stats.counter("exact_reused"), got.stats.counter("exact_reused")) << call;
+            EXPECT_EQ(mergedOut.stats.counter("exact_reused"), got.stats.counter("exact_reused")) << call;
+            EXPECT_EQ(mergedOut.stats.counter("tri_tri_tests"), got.stats.counter("tri_tri_tests")) << call;
+            EXPECT_EQ(mergedOut.stats.counter("positive_tests"), got.stats.counter("positive_tests")) << call;
+            EXPECT_EQ(mergedOut.stats.counter("exact_speculated"), got.stats.counter("exact_speculated")) << call;
         }
         const auto listed = distinct(found);
         // Each distinct pair tested or reused once (the grouped path tests a pair that two of
@@ -505,9 +516,11 @@ TEST(PeelExact, ListedPairsAreKeptAndLookedUp) {
             // The grouped path speculates the last call's intersecting pairs only.
             EXPECT_LT(grouped.stats.counter("exact_reused"), double(both)) << call;
         }
+        merging.rememberCall(mergedOut.pairs);
         looking.rememberCall(got.pairs);
         grouping.rememberCall(grouped.pairs);
         searching.rememberCall(searched.pairs);
+        EXPECT_EQ(merging.remembered(), looking.remembered()) << call;
         std::size_t positives = 0;
         for (const PairResult& r : expected.pairs) positives += r.triangles.size();
         // Call 0 had nothing speculated (grouped path): its intersecting pairs are kept.
@@ -523,28 +536,96 @@ TEST(PeelExact, ListedPairsAreKeptAndLookedUp) {
         Pose p = scene.pose(2);
         p.position += Vec3(0.004f, -0.003f, 0.002f);
         scene.setPose(2, p);
-        DetectionOutput expected, got;
+        DetectionOutput expected;
         peel::PeelExact plain;
-        looking.beginCall(true);
-        looking.speculate(scene, go);
         if (call == 6) {
             const auto first = listFor(call, 1), second = listFor(call, 2, 1);
             plain.run(scene, candidates, first, true, expected);
             plain.run(scene, candidates, second, true, expected);
-            looking.run(scene, candidates, first, true, got, 2);
-            looking.run(scene, candidates, second, true, got, 2);
-            EXPECT_GT(got.stats.counter("exact_reused"), 0.0);
         } else {
-            const auto found = listFor(call, twice.size());
-            plain.run(scene, twice, found, true, expected);
-            looking.run(scene, twice, found, true, got, 2);
-            ASSERT_EQ(got.pairs.size(), 3u);
-            if (call == 7) {
-                EXPECT_GT(got.stats.counter("exact_reused"), 0.0);
-            }
+            plain.run(scene, twice, listFor(call, twice.size()), true, expected);
         }
-        expectSameBits(expected, got, "call " + std::to_string(call));
-        looking.rememberCall(got.pairs);
+        double reusedBy[2] = {0, 0};
+        for (peel::PeelExact* e : {&merging, &looking}) {
+            const char* path = e == &merging ? "merged" : "lookup";
+            DetectionOutput got;
+            e->beginCall(true);
+            e->speculate(scene, go);
+            if (call == 6) {
+                const auto first = listFor(call, 1), second = listFor(call, 2, 1);
+                e->run(scene, candidates, first, true, got, 2);
+                e->run(scene, candidates, second, true, got, 2);
+                EXPECT_GT(got.stats.counter("exact_reused"), 0.0) << path;
+            } else {
+                e->run(scene, twice, listFor(call, twice.size()), true, got, 2);
+                ASSERT_EQ(got.pairs.size(), 3u) << path;
+                if (call == 7) {
+                    EXPECT_GT(got.stats.counter("exact_reused"), 0.0) << path;
+                }
+            }
+            expectSameBits(expected, got, std::string(path) + ", call " + std::to_string(call));
+            reusedBy[e == &merging ? 0 : 1] = got.stats.counter("exact_reused");
+            e->rememberCall(got.pairs);
+        }
+        EXPECT_EQ(reusedBy[0], reusedBy[1]) << call;
+        EXPECT_EQ(merging.remembered(), looking.remembered()) << call;
+    }
+}
+
+// The same on a list as the detector's (parallel: more than kParallelFrom entries, split over
+// the threads): many candidates (some named twice), a list in random order with duplicates,
+// pairs apart, pairs new to the call and remembered pairs not listed again; the merged path against the plain run and
+// the lookup one by one, bit for bit, with the same counters.
+TEST(PeelExact, MergedPathOnALargeListIsTheLookupsAnswer) {
+    Scene scene;
+    addThreeBoxes(scene);
+    const auto triangles = static_cast<std::uint32_t>(scene.objectMesh(0).triangleCount());
+    // Candidates 0..11 alternate between the three object pairs, in both orders.
+    const ObjectPair kinds[] = {{0, 1}, {2, 0}, {1, 2}, {1, 0}, {0, 2}, {2, 1}};
+    std::vector<ObjectPair> candidates;
+    for (int c = 0; c < 12; ++c) candidates.push_back(kinds[c % 6]);
+    auto listFor = [&](int call) {
+        std::vector<peel::TrianglePairCandidate> found;
+        for (std::uint32_t c = 0; c < candidates.size(); ++c)
+            for (std::uint32_t a = 0; a < triangles; ++a)
+                for (std::uint32_t b = 0; b < triangles; ++b) {
+                    if ((5 * a + 11 * b + 3 * c + std::uint32_t(call)) % 6 >= 2) continue;
+                    found.push_back({c, a, b});
+                    if ((a * b + c) % 7 == 0) found.push_back({c, a, b});
+                }
+        std::mt19937 rng(std::uint32_t(101 + call));
+        std::shuffle(found.begin(), found.end(), rng);
+        return found;
+    };
+    ASSERT_GT(listFor(0).size(), 2048u) << "the run must be parallel";
+    peel::PeelExact merging, looking;
+    looking.setMerge(false);
+    const std::atomic<bool> go{false};
+    for (int call = 0; call < 4; ++call) {
+        Pose p = scene.pose(1);
+        p.position += Vec3(-0.01f, 0.005f, 0.0f);
+        p.rotation = glm::normalize(glm::angleAxis(0.03f, Vec3(0, 1, 0)) * p.rotation);
+        scene.setPose(1, p);
+        const auto found = listFor(call);
+        DetectionOutput expected, merged, looked;
+        peel::PeelExact().run(scene, candidates, found, true, expected, 4);
+        for (peel::PeelExact* e : {&merging, &looking}) {
+            e->beginCall(true);
+            e->prepare(candidates);
+            e->speculate(scene, go);
+        }
+        merging.run(scene, candidates, found, true, merged, 4);
+        looking.run(scene, candidates, found, true, looked, 4);
+        expectSameBits(expected, merged, "merged, call " + std::to_string(call));
+        expectSameBits(expected, looked, "lookup, call " + std::to_string(call));
+        for (const char* name : {"tri_tri_tests", "positive_tests", "exact_reused", "exact_speculated"})
+            EXPECT_EQ(merged.stats.counter(name), looked.stats.counter(name)) << name << ", call " << call;
+        if (call > 1) {
+            EXPECT_GT(merged.stats.counter("exact_reused"), 0.0) << call;
+        }
+        merging.rememberCall(merged.pairs);
+        looking.rememberCall(looked.pairs);
+        EXPECT_EQ(merging.remembered(), looking.remembered()) << call;
     }
 }
 

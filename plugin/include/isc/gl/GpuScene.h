@@ -70,6 +70,11 @@ public:
     /// the GL context.
     std::span<const ObjectId> beginSync(const Scene& scene);
     void convert(const Scene& scene, std::size_t changedIndex) const;
+    /// Optional, between convert() and endSync(): records the copies of the changed objects
+    /// [first not yet copied, endChanged) (indices into beginSync()'s list, each converted
+    /// already and its stores made visible, e.g. by a locked atomic operation after them), so
+    /// that the GPU copies them while the rest are converted; endSync() copies the rest.
+    void copyConverted(std::size_t endChanged);
     void endSync();
     /// Binds the three SSBOs to ISC_BINDING_SCENE_VERTICES / _INDICES / _OBJECTS.
     void bind() const;
@@ -121,6 +126,7 @@ private:
     std::vector<ObjectId> stagingObjects_;                          // one sync's changed objects
     Vec4* stagingBase_ = nullptr;                                   // beginSync()'s staging map
     std::size_t syncObjects_ = 0;                                   // beginSync()'s object count
+    std::size_t copiedChanged_ = 0;                                 // changed objects copyConverted() recorded
     std::uint32_t vertexCount_ = 0, triangleCount_ = 0, totalTriangles_ = 0;
     std::uint64_t deformedUploads_ = 0;
     std::size_t syncedMeshes_ = 0;
