@@ -12,7 +12,11 @@
 // the cache the dispatcher walks), box_pairs (btDbvtBroadphase's pairs), mesh_pairs and
 // kept_mesh_pairs (CULLIDE's candidates and what it kept), cullide_ms (mirroring, the PCS
 // passes, the cache update, wall clock), dbvt_ms, gpu_ms (GL timestamps of the PCS passes),
-// pcs_objects / pcs_clusters (after the levels). "cullide_validate" runs the same steps with
+// pcs_objects / pcs_clusters (after the levels); overlapped (steps whose pruning finished inside
+// the dispatch, CullideBroadphaseSettings::overlap, the default with cpu in our dispatcher: then
+// collision_ms holds the pruning's CPU time too, and overlap_ms is the dispatcher's work run while
+// the GPU pass ran), added_late / dropped_late. Rows "*_before" turn the overlap off (the pruning
+// finished before the dispatch, as before cullide-9). "cullide_validate" runs the same steps with
 // CullideBroadphase::setValidate(true): every pruned pair is tested exactly (cpu detector,
 // the dispatcher's swollen meshes), lost_pairs is the total over all steps found touching
 // (must be 0); its times include the check and are not the figure to quote.
@@ -72,6 +76,8 @@ isc::bullet::CullideBroadphaseSettings broadphaseSettings(const std::string& mod
                   : l == "triangle" ? isc::CullideLevel::Triangle
                                     : isc::CullideLevel::Cluster;
     }
+    // "_before": the pruning finished before the dispatch (overlap off), as before cullide-9.
+    if (mode.find("_before") != std::string::npos) s.overlap = false;
     if (const char* env = std::getenv("ISC_CULLIDE_SET")) {
         isc::OptionList options;
         std::stringstream ss(env);
@@ -151,13 +157,19 @@ void runPile(benchmark::State& state, const std::string& mode) {
                 sum["kept_mesh_pairs"] += double(b.keptMeshPairs);
                 sum["cullide_ms"] += b.cullideMs;
                 sum["dbvt_ms"] += b.dbvtMs;
+                sum["overlapped"] += b.overlapped ? 1.0 : 0.0;
+                sum["overlap_ms"] += b.overlapMs;
+                sum["added_late"] += double(b.addedLate);
+                sum["dropped_late"] += double(b.droppedLate);
                 lost += double(b.lostPairs);
                 const isc::DetectorStats& d = ours->lastDetectorStats();
                 sum["gpu_ms"] += d.gpuMs;
                 sum["readback_ms"] += d.readbackMs;
                 for (const char* c : {"pcs_objects_in", "pcs_objects", "pcs_clusters_in", "pcs_clusters",
                                       "pcs_triangles_in", "pcs_triangles", "pairs_after_objects", "pairs_after_clusters",
-                                      "gpu_object_ms", "gpu_cluster_ms", "cpu_object_setup_ms", "run_object_ms"})
+                                      "gpu_object_ms", "gpu_cluster_ms", "cpu_object_setup_ms", "run_object_ms",
+                                      "cpu_setup_ms", "cpu_chain_setup_ms", "run_chain_issue_ms", "gpu_pose_ms",
+                                      "gpu_pair_ms"})
                     sum[c] += d.counter(c);
             } else {
                 sum["box_pairs"] += double(dw.getBroadphase()->getOverlappingPairCache()->getNumOverlappingPairs());
@@ -193,6 +205,8 @@ void BM_CullideClusterBoxes(benchmark::State& state) { runPile(state, "cullide_c
 void BM_CullideClusterBoxesValidate(benchmark::State& state) { runPile(state, "cullide_clusterboxes_validate"); }
 void BM_CullideValidate(benchmark::State& state) { runPile(state, "cullide_validate"); }
 void BM_CullideClustersValidate(benchmark::State& state) { runPile(state, "cullide_clusters_validate"); }
+void BM_CullideBefore(benchmark::State& state) { runPile(state, "cullide_before"); }
+void BM_CullideClustersBefore(benchmark::State& state) { runPile(state, "cullide_clusters_before"); }
 
 }  // namespace
 
@@ -203,6 +217,8 @@ BENCHMARK(BM_CullideClusterBoxes)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)-
 BENCHMARK(BM_CullideClusterBoxesValidate)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CullideValidate)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CullideClustersValidate)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CullideBefore)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CullideClustersBefore)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
     if (auto ctx = isc::gl::Context::createHeadless()) {
@@ -223,7 +239,8 @@ int main(int argc, char** argv) {
     for (int bodies : {100, 300, 1000}) {
         auto d = g_measured.find({"dbvt", bodies});
         if (d == g_measured.end()) continue;
-        for (const char* mode : {"dbvt", "cullide", "cullide_clusterboxes", "cullide_clusters"}) {
+        for (const char* mode : {"dbvt", "cullide", "cullide_before", "cullide_clusterboxes", "cullide_clusters",
+                                 "cullide_clusters_before"}) {
             auto c = g_measured.find({mode, bodies});
             if (c == g_measured.end()) continue;
             auto v = g_measured.find({std::string(mode) + "_validate", bodies});
