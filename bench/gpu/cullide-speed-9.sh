@@ -16,7 +16,10 @@
 # ISC_PACK_TESTS=1 into ISC_DEVRUN; default .devrun):
 #   ISC_DEVRUN=.devrun-cullide-9 bash .devrun-cullide-9/cullide-speed-9.sh
 # Smoke test on llvmpipe: ISC_CULLIDE_GPU_SMOKE=1 (2 steps, 1 process, 8-bunny detector rows).
-# ISC_CULLIDE_SPEED9_PARTS (default "broadphase detector tests") picks the parts.
+# ISC_CULLIDE_SPEED9_PARTS (default "broadphase detector tests") picks the parts;
+# ISC_CULLIDE_SPEED9_ROWS / _ROWS_1000 the rows at 100 / 1000 bodies (e.g. adding
+# CullideClustersGuess1|CullideClustersGuess2: CullideBroadphaseSettings::guess), _VALIDATE the sizes
+# of the validate rows, ISC_CULLIDE_SPEED9_NO_OBJECT_PASS=1 leaves the object-pass process out.
 # Writes under $OUT: gpu.txt, broadphase-p<N>.txt, broadphase-object-pass.txt, broadphase-1000.txt, cullide-p1.txt (.json),
 # accuracy-tests.txt.
 set -uo pipefail
@@ -34,20 +37,23 @@ cat "$out/gpu.txt"
 summary() { sed -n '/# isc_bench_broadphase summary/,$p' "$1"; }
 
 if has broadphase; then
+  rows=${ISC_CULLIDE_SPEED9_ROWS:-Dbvt|CullideClusters|CullideClustersBefore}
   for p in $(seq 1 "$procs"); do
     echo "=== broadphase process $p (100 bodies, the cluster level alone, $reps repetitions)"
     ISC_BENCH_BROADPHASE_OBJECT_PASS=0 timeout 100 "$bin/isc_bench_broadphase" \
-      --benchmark_filter="^BM_(Dbvt|CullideClusters|CullideClustersBefore)/100/" --benchmark_repetitions="$reps" \
+      --benchmark_filter="^BM_($rows)/100/" --benchmark_repetitions="$reps" \
       > "$out/broadphase-p$p.txt" 2>&1
     echo "rc=$?"; summary "$out/broadphase-p$p.txt"
   done
+  if [ -z "${ISC_CULLIDE_SPEED9_NO_OBJECT_PASS:-}" ]; then
   echo "=== broadphase, the object pass (100 bodies)"
   timeout 60 "$bin/isc_bench_broadphase" --benchmark_filter="^BM_(Dbvt|Cullide|CullideBefore)/100/" \
     > "$out/broadphase-object-pass.txt" 2>&1
   echo "rc=$?"; summary "$out/broadphase-object-pass.txt"
+  fi
   echo "=== broadphase 1000 bodies (40 steps) and the validate rows"
   ISC_BENCH_BROADPHASE_OBJECT_PASS=0 ISC_BENCH_BROADPHASE_STEPS_1000=40 timeout 120 "$bin/isc_bench_broadphase" \
-    --benchmark_filter="^BM_(Dbvt|CullideClusters|CullideClustersBefore)/1000/|^BM_CullideClustersValidate/(100|1000)/" \
+    --benchmark_filter="^BM_(${ISC_CULLIDE_SPEED9_ROWS_1000:-Dbvt|CullideClusters|CullideClustersBefore})/1000/|^BM_CullideClustersValidate/(${ISC_CULLIDE_SPEED9_VALIDATE:-100|1000})/" \
     > "$out/broadphase-1000.txt" 2>&1
   echo "rc=$?"; summary "$out/broadphase-1000.txt"
 fi

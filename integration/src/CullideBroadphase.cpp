@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <span>
@@ -89,6 +90,8 @@ Result<std::unique_ptr<CullideBroadphase>> CullideBroadphase::create(CullideBroa
     // Test hook: the old path (pruning before the dispatch) and the new one side by side.
     if (const char* overlap = std::getenv("ISC_CULLIDE_BROADPHASE_OVERLAP"); overlap && *overlap)
         settings.overlap = std::string(overlap) != "0";
+    if (const char* guess = std::getenv("ISC_CULLIDE_BROADPHASE_GUESS"); guess && *guess)
+        settings.guess = std::atoi(guess);
     std::unique_ptr<CullideBroadphase> b(new CullideBroadphase());
     b->settings_ = std::move(settings);
     b->cullide_ = std::move(*detector);
@@ -291,12 +294,42 @@ void CullideBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
     for (const auto& [p0, p1] : passed_)
         if (btBroadphasePair* pair = cache_->addOverlappingPair(p0, p1)) pair->m_internalTmpValue = stamp_;
     if (overlap) {
+        // Each mesh pair's box overlap this step, by the proxies' ids (for the next step's guess).
+        auto keyOf = [](const btBroadphaseProxy* a, const btBroadphaseProxy* b) {
+            const auto x = std::uint64_t(std::uint32_t(a->m_uniqueId)), y = std::uint64_t(std::uint32_t(b->m_uniqueId));
+            return x < y ? (x << 32) | y : (y << 32) | x;
+        };
+        auto overlapOf = [](const btBroadphaseProxy* a, const btBroadphaseProxy* b) {
+            float v = 1.0f;
+            for (int k = 0; k < 3; ++k)
+                v *= std::max(0.0f, float(std::min(a->m_aabbMax[k], b->m_aabbMax[k]) - std::max(a->m_aabbMin[k], b->m_aabbMin[k])));
+            return v;
+        };
+        boxesNow_.clear();
+        for (const auto& [p0, p1] : meshProxies_) boxesNow_.push_back({keyOf(p0, p1), overlapOf(p0, p1)});
+        std::sort(boxesNow_.begin(), boxesNow_.end());
         inCache_.assign(candidates_.size(), 0);
-        for (std::size_t i = 0; i < candidates_.size(); ++i)
-            if (btBroadphasePair* pair = cache_->findPair(meshProxies_[i].first, meshProxies_[i].second)) {
+        for (std::size_t i = 0; i < candidates_.size(); ++i) {
+            btBroadphaseProxy* p0 = meshProxies_[i].first;
+            btBroadphaseProxy* p1 = meshProxies_[i].second;
+            btBroadphasePair* pair = cache_->findPair(p0, p1);
+            // The guess (settings.guess): the pairs kept last step; then also the pairs that were no
+            // box pair last step, or whose boxes overlap more than last step.
+            if (!pair && settings_.guess > 0) {
+                const std::uint64_t key = keyOf(p0, p1);
+                auto last = std::lower_bound(boxesLast_.begin(), boxesLast_.end(), std::pair(key, -INFINITY));
+                const bool seen = last != boxesLast_.end() && last->first == key;
+                if (!seen || (settings_.guess > 1 && overlapOf(p0, p1) > last->second)) {
+                    pair = cache_->addOverlappingPair(p0, p1);
+                    ++stats_.guessedMore;
+                }
+            }
+            if (pair) {
                 pair->m_internalTmpValue = stamp_;
                 inCache_[i] = 1;
             }
+        }
+        boxesLast_.swap(boxesNow_);
     } else {
         for (std::size_t i = 0; i < candidates_.size(); ++i)
             if (keep_[i])

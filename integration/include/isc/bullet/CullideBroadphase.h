@@ -66,6 +66,13 @@ struct CullideBroadphaseSettings {
     /// it: the pruning finishes before calculateOverlappingPairs returns. The environment
     /// variable ISC_CULLIDE_BROADPHASE_OVERLAP=0/1, when set, overrides this in create().
     bool overlap = true;
+    /// With the overlap: which pairs the dispatcher detects while the GPU pass runs (the others
+    /// kept are detected after it, in a second, usually short, detect() call): 0 the pairs kept
+    /// last step; 1 also the pairs that were not box pairs last step; 2 also those whose boxes
+    /// overlap more than last step (pairs guessed wrong cost a box test each in the detector).
+    /// The answer is the same for any value. Environment ISC_CULLIDE_BROADPHASE_GUESS=0/1/2
+    /// overrides it in create().
+    int guess = 0;
     /// Expensive check: every pruned pair is also tested exactly (the `cpu` detector on the
     /// surfaces the dispatcher tests: with isc::bullet::CollisionDispatcher its swollen meshes,
     /// with another dispatcher each mesh grown by its shape's margin, Bullet's contact
@@ -88,6 +95,7 @@ struct BroadphaseStats {
     double overlapMs = 0.0;          ///< overlapped: the dispatcher's work run while the GPU pass ran (not in cullideMs)
     std::size_t addedLate = 0;       ///< overlapped: kept pairs the cache lacked, detected after the others
     std::size_t droppedLate = 0;     ///< overlapped: pairs in the cache (kept last step) pruned, left out
+    std::size_t guessedMore = 0;     ///< overlapped: pairs not kept last step detected early (settings.guess)
 };
 
 class CullideBroadphase : public btBroadphaseInterface, private DeferredPruning {
@@ -169,6 +177,8 @@ private:
     std::vector<char> inCache_;     // overlap: per candidate, in the cache before the pruning finished
     bool pending_ = false;          // overlap: calculateOverlappingPairs left the pruning to the dispatch
     ProxyPairs dropped_;            // overlap: pruned pairs to leave the cache in finish()
+    // overlap, settings.guess: the mesh pairs' box overlaps (key: the proxies' ids), this step and the last.
+    std::vector<std::pair<std::uint64_t, float>> boxesNow_, boxesLast_;
     CollisionDispatcher* deferredTo_ = nullptr;  // overlap: the dispatcher told to call prune()
     std::vector<std::string> warned_;
     BroadphaseStats stats_;
