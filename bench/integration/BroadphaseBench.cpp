@@ -78,9 +78,9 @@ isc::bullet::CullideBroadphaseSettings broadphaseSettings(const std::string& mod
     }
     // "_before": the pruning finished before the dispatch (overlap off), as before cullide-9.
     if (mode.find("_before") != std::string::npos) s.overlap = false;
-    // "_guess1" / "_guess2": CullideBroadphaseSettings::guess.
-    if (mode.find("_guess1") != std::string::npos) s.guess = 1;
-    if (mode.find("_guess2") != std::string::npos) s.guess = 2;
+    // "_inline": the dispatcher's work on the stepping thread after the GPU pass is queued
+    // (CullideBroadphaseSettings::overlapOnWorker false).
+    if (mode.find("_inline") != std::string::npos) s.overlapOnWorker = false;
     if (const char* env = std::getenv("ISC_CULLIDE_SET")) {
         isc::OptionList options;
         std::stringstream ss(env);
@@ -164,7 +164,6 @@ void runPile(benchmark::State& state, const std::string& mode) {
                 sum["overlap_ms"] += b.overlapMs;
                 sum["added_late"] += double(b.addedLate);
                 sum["dropped_late"] += double(b.droppedLate);
-                sum["guessed_more"] += double(b.guessedMore);
                 if (const auto* d = dynamic_cast<const isc::bullet::CollisionDispatcher*>(dw.getDispatcher())) {
                     sum["detect_ms"] += d->lastStats().detectMs;
                     sum["contacts_ms"] += d->lastStats().contactsMs;
@@ -216,8 +215,7 @@ void BM_CullideValidate(benchmark::State& state) { runPile(state, "cullide_valid
 void BM_CullideClustersValidate(benchmark::State& state) { runPile(state, "cullide_clusters_validate"); }
 void BM_CullideBefore(benchmark::State& state) { runPile(state, "cullide_before"); }
 void BM_CullideClustersBefore(benchmark::State& state) { runPile(state, "cullide_clusters_before"); }
-void BM_CullideClustersGuess1(benchmark::State& state) { runPile(state, "cullide_clusters_guess1"); }
-void BM_CullideClustersGuess2(benchmark::State& state) { runPile(state, "cullide_clusters_guess2"); }
+void BM_CullideClustersInline(benchmark::State& state) { runPile(state, "cullide_clusters_inline"); }
 
 }  // namespace
 
@@ -230,8 +228,7 @@ BENCHMARK(BM_CullideValidate)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Uni
 BENCHMARK(BM_CullideClustersValidate)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CullideBefore)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CullideClustersBefore)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_CullideClustersGuess1)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_CullideClustersGuess2)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CullideClustersInline)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
     if (auto ctx = isc::gl::Context::createHeadless()) {
@@ -253,7 +250,7 @@ int main(int argc, char** argv) {
         auto d = g_measured.find({"dbvt", bodies});
         if (d == g_measured.end()) continue;
         for (const char* mode : {"dbvt", "cullide", "cullide_before", "cullide_clusterboxes", "cullide_clusters",
-                                 "cullide_clusters_before", "cullide_clusters_guess1", "cullide_clusters_guess2"}) {
+                                 "cullide_clusters_before", "cullide_clusters_inline"}) {
             auto c = g_measured.find({mode, bodies});
             if (c == g_measured.end()) continue;
             auto v = g_measured.find({std::string(mode) + "_validate", bodies});

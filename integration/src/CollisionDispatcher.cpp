@@ -394,11 +394,15 @@ void CollisionDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* pair
     if (!deferred) {
         walkAndDetect();
     } else {
-        // The walk and the detector run while the broadphase's GPU pass does; then the pairs it
-        // kept that the cache lacked are detected, and those it pruned are left alone: the same
-        // pairs detected, with the same answers, as when it pruned before the dispatch.
+        // The detector runs on the walked pairs while the broadphase prunes (on a worker thread
+        // or after its GPU pass is queued; Bullet's own algorithms and callbacks stay on this
+        // thread); then the pairs it kept that the cache lacked are detected, and those it
+        // pruned are left alone: the same pairs detected, with the same answers, as when it
+        // pruned before the dispatch.
+        pairCache->processAllOverlappingPairs(&walk, dispatcher, info);
+        stats_.mirrorMs = msSince(t0) - bulletMs;
         DeferredPruning::ProxyPairs added, dropped;
-        deferred->prune(this, walkAndDetect, added, dropped);
+        deferred->prune(this, [&] { detectBatch(batch, 0, batch.output); }, added, dropped);
         const std::size_t firstLate = batch.candidates.size();
         for (const auto& [p0, p1] : added)
             if (btBroadphasePair* pair = pairCache->findPair(p0, p1)) walk.visit(*pair);

@@ -12,11 +12,14 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <mutex>
 #include <span>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 namespace isc::bullet {
@@ -27,6 +30,62 @@ using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 }  // namespace
+
+// One thread, kept for the broadphase's life, running one job at a time: the dispatcher's walk
+// and detector beside the GL thread's pruning (settings.overlapOnWorker). Kept, not made per
+// step: OpenMP keeps a thread team per thread that starts parallel regions.
+class CullideBroadphase::Worker {
+public:
+    ~Worker() {
+        {
+            const std::lock_guard lock(mutex_);
+            quit_ = true;
+        }
+        wake_.notify_all();
+        if (thread_.joinable()) thread_.join();
+    }
+    void start(std::function<void()> job) {
+        const std::lock_guard lock(mutex_);
+        if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+        job_ = std::move(job);
+        done_ = false;
+        error_ = nullptr;
+        wake_.notify_all();
+    }
+    // Until the job is done; rethrows what it threw.
+    void wait() {
+        std::unique_lock lock(mutex_);
+        finished_.wait(lock, [this] { return done_; });
+        if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+    }
+
+private:
+    void loop() {
+        std::unique_lock lock(mutex_);
+        for (;;) {
+            wake_.wait(lock, [this] { return quit_ || job_; });
+            if (quit_) return;
+            std::function<void()> job = std::exchange(job_, {});
+            lock.unlock();
+            std::exception_ptr error;
+            try {
+                job();
+            } catch (...) {
+                error = std::current_exception();
+            }
+            lock.lock();
+            error_ = error;
+            done_ = true;
+            finished_.notify_all();
+        }
+    }
+    std::mutex mutex_;
+    std::condition_variable wake_, finished_;
+    std::function<void()> job_;
+    std::exception_ptr error_;
+    bool done_ = true, quit_ = false;
+    std::thread thread_;
+};
 
 // One mesh shape as tested: swollen by `swell` (the dispatcher's half margin) or as it is.
 struct CullideBroadphase::MeshEntry {
@@ -88,10 +147,11 @@ Result<std::unique_ptr<CullideBroadphase>> CullideBroadphase::create(CullideBroa
     auto detector = createCullideDetector({.wantSegments = false}, settings.cullide);
     if (!detector) return fail("CullideBroadphase::create(): " + detector.error().message);
     // Test hook: the old path (pruning before the dispatch) and the new one side by side.
-    if (const char* overlap = std::getenv("ISC_CULLIDE_BROADPHASE_OVERLAP"); overlap && *overlap)
+    // ("inline": the overlap with the dispatcher's detector on the stepping thread.)
+    if (const char* overlap = std::getenv("ISC_CULLIDE_BROADPHASE_OVERLAP"); overlap && *overlap) {
         settings.overlap = std::string(overlap) != "0";
-    if (const char* guess = std::getenv("ISC_CULLIDE_BROADPHASE_GUESS"); guess && *guess)
-        settings.guess = std::atoi(guess);
+        settings.overlapOnWorker = std::string(overlap) != "inline";
+    }
     std::unique_ptr<CullideBroadphase> b(new CullideBroadphase());
     b->settings_ = std::move(settings);
     b->cullide_ = std::move(*detector);
@@ -294,42 +354,12 @@ void CullideBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
     for (const auto& [p0, p1] : passed_)
         if (btBroadphasePair* pair = cache_->addOverlappingPair(p0, p1)) pair->m_internalTmpValue = stamp_;
     if (overlap) {
-        // Each mesh pair's box overlap this step, by the proxies' ids (for the next step's guess).
-        auto keyOf = [](const btBroadphaseProxy* a, const btBroadphaseProxy* b) {
-            const auto x = std::uint64_t(std::uint32_t(a->m_uniqueId)), y = std::uint64_t(std::uint32_t(b->m_uniqueId));
-            return x < y ? (x << 32) | y : (y << 32) | x;
-        };
-        auto overlapOf = [](const btBroadphaseProxy* a, const btBroadphaseProxy* b) {
-            float v = 1.0f;
-            for (int k = 0; k < 3; ++k)
-                v *= std::max(0.0f, float(std::min(a->m_aabbMax[k], b->m_aabbMax[k]) - std::max(a->m_aabbMin[k], b->m_aabbMin[k])));
-            return v;
-        };
-        boxesNow_.clear();
-        for (const auto& [p0, p1] : meshProxies_) boxesNow_.push_back({keyOf(p0, p1), overlapOf(p0, p1)});
-        std::sort(boxesNow_.begin(), boxesNow_.end());
         inCache_.assign(candidates_.size(), 0);
-        for (std::size_t i = 0; i < candidates_.size(); ++i) {
-            btBroadphaseProxy* p0 = meshProxies_[i].first;
-            btBroadphaseProxy* p1 = meshProxies_[i].second;
-            btBroadphasePair* pair = cache_->findPair(p0, p1);
-            // The guess (settings.guess): the pairs kept last step; then also the pairs that were no
-            // box pair last step, or whose boxes overlap more than last step.
-            if (!pair && settings_.guess > 0) {
-                const std::uint64_t key = keyOf(p0, p1);
-                auto last = std::lower_bound(boxesLast_.begin(), boxesLast_.end(), std::pair(key, -INFINITY));
-                const bool seen = last != boxesLast_.end() && last->first == key;
-                if (!seen || (settings_.guess > 1 && overlapOf(p0, p1) > last->second)) {
-                    pair = cache_->addOverlappingPair(p0, p1);
-                    ++stats_.guessedMore;
-                }
-            }
-            if (pair) {
+        for (std::size_t i = 0; i < candidates_.size(); ++i)
+            if (btBroadphasePair* pair = cache_->findPair(meshProxies_[i].first, meshProxies_[i].second)) {
                 pair->m_internalTmpValue = stamp_;
                 inCache_[i] = 1;
             }
-        }
-        boxesLast_.swap(boxesNow_);
     } else {
         for (std::size_t i = 0; i < candidates_.size(); ++i)
             if (keep_[i])
@@ -455,7 +485,31 @@ void CullideBroadphase::prune(btDispatcher* dispatcher, const std::function<void
         return;
     }
     const auto t0 = Clock::now();
-    computeKeep(work);
+    double waited = 0.0;  // for the dispatcher's work (not this pruning's time)
+    if (work && settings_.overlapOnWorker) {
+        // The dispatcher's detector beside this thread's GL work; it reads the dispatcher's scene
+        // and batch only, nothing this pruning touches.
+        if (!worker_) worker_ = std::make_unique<Worker>();
+        double workMs = 0.0;
+        worker_->start([&work, &workMs] {
+            const auto t = Clock::now();
+            work();
+            workMs = msSince(t);
+        });
+        try {
+            computeKeep({});
+        } catch (...) {
+            worker_->wait();  // (it uses the caller's frame)
+            throw;
+        }
+        const auto tw = Clock::now();
+        worker_->wait();
+        waited = msSince(tw);
+        stats_.overlapMs = workMs;
+    } else {
+        computeKeep(work);
+        waited = stats_.overlapMs;
+    }
     // The kept pairs the cache lacked come in (stamped with this step); the cache's pairs that
     // were pruned leave it in finish(), after the dispatch.
     dropped_.clear();
@@ -474,7 +528,7 @@ void CullideBroadphase::prune(btDispatcher* dispatcher, const std::function<void
     stats_.droppedLate = dropped_.size();
     static_cast<void>(dispatcher);
     stats_.passedPairs = std::size_t(cache_->getNumOverlappingPairs()) - dropped_.size();
-    stats_.cullideMs += msSince(t0) - stats_.overlapMs;
+    stats_.cullideMs += msSince(t0) - waited;
 }
 
 void CullideBroadphase::finish(btDispatcher* dispatcher) {

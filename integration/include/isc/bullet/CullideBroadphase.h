@@ -64,15 +64,15 @@ struct CullideBroadphaseSettings {
     /// cache holds the pairs expected to be kept; a step without a dispatch (or a proxy removed
     /// in between) finishes the pruning at once. False, another dispatcher or a GL detector in
     /// it: the pruning finishes before calculateOverlappingPairs returns. The environment
-    /// variable ISC_CULLIDE_BROADPHASE_OVERLAP=0/1, when set, overrides this in create().
+    /// variable ISC_CULLIDE_BROADPHASE_OVERLAP=0/1/inline (inline: overlapOnWorker false), when set,
+    /// overrides this in create().
     bool overlap = true;
-    /// With the overlap: which pairs the dispatcher detects while the GPU pass runs (the others
-    /// kept are detected after it, in a second, usually short, detect() call): 0 the pairs kept
-    /// last step; 1 also the pairs that were not box pairs last step; 2 also those whose boxes
-    /// overlap more than last step (pairs guessed wrong cost a box test each in the detector).
-    /// The answer is the same for any value. Environment ISC_CULLIDE_BROADPHASE_GUESS=0/1/2
-    /// overrides it in create().
-    int guess = 0;
+    /// With the overlap: the dispatcher's detector runs on a worker thread of this
+    /// broadphase while this thread sets up, queues and reads back the GPU pass (true, the
+    /// default: the pruning's CPU time leaves the step's critical path too), or on this thread
+    /// once the GPU pass is queued (false). The detector runs on the worker only when it uses no
+    /// GL (the overlap's condition); the dispatcher's other work stays on this thread.
+    bool overlapOnWorker = true;
     /// Expensive check: every pruned pair is also tested exactly (the `cpu` detector on the
     /// surfaces the dispatcher tests: with isc::bullet::CollisionDispatcher its swollen meshes,
     /// with another dispatcher each mesh grown by its shape's margin, Bullet's contact
@@ -95,7 +95,6 @@ struct BroadphaseStats {
     double overlapMs = 0.0;          ///< overlapped: the dispatcher's work run while the GPU pass ran (not in cullideMs)
     std::size_t addedLate = 0;       ///< overlapped: kept pairs the cache lacked, detected after the others
     std::size_t droppedLate = 0;     ///< overlapped: pairs in the cache (kept last step) pruned, left out
-    std::size_t guessedMore = 0;     ///< overlapped: pairs not kept last step detected early (settings.guess)
 };
 
 class CullideBroadphase : public btBroadphaseInterface, private DeferredPruning {
@@ -177,9 +176,9 @@ private:
     std::vector<char> inCache_;     // overlap: per candidate, in the cache before the pruning finished
     bool pending_ = false;          // overlap: calculateOverlappingPairs left the pruning to the dispatch
     ProxyPairs dropped_;            // overlap: pruned pairs to leave the cache in finish()
-    // overlap, settings.guess: the mesh pairs' box overlaps (key: the proxies' ids), this step and the last.
-    std::vector<std::pair<std::uint64_t, float>> boxesNow_, boxesLast_;
     CollisionDispatcher* deferredTo_ = nullptr;  // overlap: the dispatcher told to call prune()
+    class Worker;
+    std::unique_ptr<Worker> worker_;  // overlapOnWorker: runs the dispatcher's work
     std::vector<std::string> warned_;
     BroadphaseStats stats_;
     DetectorStats detectorStats_;
