@@ -4,7 +4,11 @@
 #   cullide_clusters          the cluster level alone (ISC_BENCH_BROADPHASE_OBJECT_PASS=0), the
 #                             pruning finished inside the dispatch (overlap: the dispatcher walks
 #                             the cache and runs cpu while the GPU pass runs; the default)
+#   cullide_clusters_worker   the same with cpu on the broadphase's worker thread (overlapOnWorker)
 #   cullide_clusters_before   the same pass finished before the dispatch (overlap=false: main's path)
+# (The runs of 2026-11-28 ran the code of their commit: run 1 and 2 at 54a0a27 / caaa25e, where the
+# walk ran inside the overlap too; run 3 at ee9b63b, where cullide_clusters was the worker and
+# cullide_clusters_inline today's default; bench/results/*-2026-11-28-cullide9-run*.txt say so.)
 # at 100 bodies in $procs processes (default 3; google benchmark runs the rows in registration
 # order: Dbvt, CullideClusters, CullideClustersBefore, each row --benchmark_repetitions=$reps times
 # in a row); then cullide / cullide_before, the object pass (the broadphase's default level) with

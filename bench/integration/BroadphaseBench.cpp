@@ -16,7 +16,8 @@
 // the dispatch, CullideBroadphaseSettings::overlap, the default with cpu in our dispatcher: then
 // collision_ms holds the pruning's CPU time too, and overlap_ms is the dispatcher's work run while
 // the GPU pass ran), added_late / dropped_late. Rows "*_before" turn the overlap off (the pruning
-// finished before the dispatch, as before cullide-9). "cullide_validate" runs the same steps with
+// finished before the dispatch, as before cullide-9), "*_worker" run the dispatcher's detector on
+// the broadphase's worker thread (overlapOnWorker). "cullide_validate" runs the same steps with
 // CullideBroadphase::setValidate(true): every pruned pair is tested exactly (cpu detector,
 // the dispatcher's swollen meshes), lost_pairs is the total over all steps found touching
 // (must be 0); its times include the check and are not the figure to quote.
@@ -78,9 +79,9 @@ isc::bullet::CullideBroadphaseSettings broadphaseSettings(const std::string& mod
     }
     // "_before": the pruning finished before the dispatch (overlap off), as before cullide-9.
     if (mode.find("_before") != std::string::npos) s.overlap = false;
-    // "_inline": the dispatcher's work on the stepping thread after the GPU pass is queued
-    // (CullideBroadphaseSettings::overlapOnWorker false).
-    if (mode.find("_inline") != std::string::npos) s.overlapOnWorker = false;
+    // "_worker": the dispatcher's detector on the broadphase's worker thread
+    // (CullideBroadphaseSettings::overlapOnWorker true).
+    if (mode.find("_worker") != std::string::npos) s.overlapOnWorker = true;
     if (const char* env = std::getenv("ISC_CULLIDE_SET")) {
         isc::OptionList options;
         std::stringstream ss(env);
@@ -215,7 +216,7 @@ void BM_CullideValidate(benchmark::State& state) { runPile(state, "cullide_valid
 void BM_CullideClustersValidate(benchmark::State& state) { runPile(state, "cullide_clusters_validate"); }
 void BM_CullideBefore(benchmark::State& state) { runPile(state, "cullide_before"); }
 void BM_CullideClustersBefore(benchmark::State& state) { runPile(state, "cullide_clusters_before"); }
-void BM_CullideClustersInline(benchmark::State& state) { runPile(state, "cullide_clusters_inline"); }
+void BM_CullideClustersWorker(benchmark::State& state) { runPile(state, "cullide_clusters_worker"); }
 
 }  // namespace
 
@@ -228,7 +229,7 @@ BENCHMARK(BM_CullideValidate)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Uni
 BENCHMARK(BM_CullideClustersValidate)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CullideBefore)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CullideClustersBefore)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_CullideClustersInline)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CullideClustersWorker)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
     if (auto ctx = isc::gl::Context::createHeadless()) {
@@ -250,7 +251,7 @@ int main(int argc, char** argv) {
         auto d = g_measured.find({"dbvt", bodies});
         if (d == g_measured.end()) continue;
         for (const char* mode : {"dbvt", "cullide", "cullide_before", "cullide_clusterboxes", "cullide_clusters",
-                                 "cullide_clusters_before", "cullide_clusters_inline"}) {
+                                 "cullide_clusters_before", "cullide_clusters_worker"}) {
             auto c = g_measured.find({mode, bodies});
             if (c == g_measured.end()) continue;
             auto v = g_measured.find({std::string(mode) + "_validate", bodies});

@@ -147,10 +147,10 @@ Result<std::unique_ptr<CullideBroadphase>> CullideBroadphase::create(CullideBroa
     auto detector = createCullideDetector({.wantSegments = false}, settings.cullide);
     if (!detector) return fail("CullideBroadphase::create(): " + detector.error().message);
     // Test hook: the old path (pruning before the dispatch) and the new one side by side.
-    // ("inline": the overlap with the dispatcher's detector on the stepping thread.)
+    // ("worker": the overlap with the dispatcher's detector on the broadphase's worker thread.)
     if (const char* overlap = std::getenv("ISC_CULLIDE_BROADPHASE_OVERLAP"); overlap && *overlap) {
         settings.overlap = std::string(overlap) != "0";
-        settings.overlapOnWorker = std::string(overlap) != "inline";
+        settings.overlapOnWorker = std::string(overlap) == "worker";
     }
     std::unique_ptr<CullideBroadphase> b(new CullideBroadphase());
     b->settings_ = std::move(settings);

@@ -236,8 +236,8 @@ TEST_F(CullideBroadphaseTest, OverlapKeepsThePairsAndContactsOfThePruningBeforeT
     }
 
     // Three collision worlds on those poses: [0] prunes before the dispatch, [1] inside it with
-    // the detector on the broadphase's worker thread (the default), [2] inside it with the
-    // detector on this thread after the GPU pass is queued.
+    // the detector on the broadphase's worker thread, [2] inside it with the detector on this
+    // thread after the GPU pass is queued (the default).
     struct Side {
         std::unique_ptr<bullet::CollisionDispatcher> dispatcher;
         std::unique_ptr<bullet::CullideBroadphase> broadphase;

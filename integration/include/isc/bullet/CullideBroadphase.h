@@ -64,15 +64,16 @@ struct CullideBroadphaseSettings {
     /// cache holds the pairs expected to be kept; a step without a dispatch (or a proxy removed
     /// in between) finishes the pruning at once. False, another dispatcher or a GL detector in
     /// it: the pruning finishes before calculateOverlappingPairs returns. The environment
-    /// variable ISC_CULLIDE_BROADPHASE_OVERLAP=0/1/inline (inline: overlapOnWorker false), when set,
-    /// overrides this in create().
+    /// variable ISC_CULLIDE_BROADPHASE_OVERLAP=0/1/worker (worker: overlapOnWorker true), when set,
+    /// overrides both in create().
     bool overlap = true;
-    /// With the overlap: the dispatcher's detector runs on a worker thread of this
-    /// broadphase while this thread sets up, queues and reads back the GPU pass (true, the
-    /// default: the pruning's CPU time leaves the step's critical path too), or on this thread
-    /// once the GPU pass is queued (false). The detector runs on the worker only when it uses no
-    /// GL (the overlap's condition); the dispatcher's other work stays on this thread.
-    bool overlapOnWorker = true;
+    /// With the overlap: the dispatcher's detector runs on this thread once the GPU pass is
+    /// queued (false, the default), or on a worker thread of this broadphase while this thread
+    /// sets up, queues and reads back the pass (true; the dispatcher's other work stays on this
+    /// thread). True was slower on the H100 (0.59-1.04 ms of pruning on the stepping thread a
+    /// step against 0.40-0.42: the detector's OpenMP team takes every core from the GL thread;
+    /// docs/detectors/cullide.md, cullide-9).
+    bool overlapOnWorker = false;
     /// Expensive check: every pruned pair is also tested exactly (the `cpu` detector on the
     /// surfaces the dispatcher tests: with isc::bullet::CollisionDispatcher its swollen meshes,
     /// with another dispatcher each mesh grown by its shape's margin, Bullet's contact
@@ -90,7 +91,8 @@ struct BroadphaseStats {
     std::size_t passedPairs = 0;     ///< pairs in the cache the dispatcher walks
     std::size_t lostPairs = 0;       ///< settings.validate: pruned pairs found touching (a bug if not 0)
     double dbvtMs = 0.0;             ///< btDbvtBroadphase's own update (wall clock)
-    double cullideMs = 0.0;          ///< mirroring bodies, the PCS passes and the cache update
+    double cullideMs = 0.0;          ///< mirroring bodies, the PCS passes and the cache update, ms on this
+                                     ///< thread (overlapped: in the dispatch too, the dispatcher's work left out)
     bool overlapped = false;         ///< settings.overlap took effect: the pruning finished in the dispatch
     double overlapMs = 0.0;          ///< overlapped: the dispatcher's work run while the GPU pass ran (not in cullideMs)
     std::size_t addedLate = 0;       ///< overlapped: kept pairs the cache lacked, detected after the others
