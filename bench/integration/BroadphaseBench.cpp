@@ -40,6 +40,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -207,6 +208,108 @@ void runPile(benchmark::State& state, const std::string& mode) {
     if (mode.find("_validate") != std::string::npos) m.lost = lost;
 }
 
+// Replay: the poses of one dropped pile (btDbvtBroadphase alone, the same steps) recorded once
+// per size, then, for each broadphase, every step's poses set on a fresh world's bodies and only
+// its collision detection timed (performDiscreteCollisionDetection: Bullet's box update, the
+// broadphase with the cluster level alone, the dispatcher): every row sees the same poses, so the pile's chaos (the cache's
+// order changes Bullet's solver order, and with it the pile) leaves the comparison.
+// Counters: detection_ms (per step, wall), collision_ms, cullide_ms, passed_pairs.
+std::map<int, std::vector<std::vector<btTransform>>> g_replay;  // bodies -> per step, per body
+
+const std::vector<std::vector<btTransform>>* replayPoses(int bodies, const isc::scenes::BunnyPile& pile) {
+    auto it = g_replay.find(bodies);
+    if (it != g_replay.end()) return &it->second;
+    isc::bullet::WorldSettings ws;
+    ws.detector = detectorName();
+    ws.broadphase = "dbvt";
+    auto world = isc::bullet::RigidWorld::create(ws);
+    if (!world) return nullptr;
+    (*world)->addGround(pile.groundHalfExtents);
+    for (const isc::Pose& p : pile.poses) (*world)->addMeshBody(pile.bunny, p);
+    std::vector<std::vector<btTransform>> steps;
+    btCollisionObjectArray& objects = (*world)->world().getCollisionObjectArray();
+    for (int s = 0; s < stepsFor(bodies); ++s) {
+        std::vector<btTransform> poses;
+        for (int i = 0; i < objects.size(); ++i) poses.push_back(objects[i]->getWorldTransform());
+        steps.push_back(std::move(poses));
+        (*world)->step();
+    }
+    return &(g_replay[bodies] = std::move(steps));
+}
+
+void runReplay(benchmark::State& state, const std::string& mode) {
+    const int bodies = int(state.range(0));
+    const bool cullide = mode != "dbvt";
+    if (cullide && !g_context) {
+        state.SkipWithError("no GL context");
+        return;
+    }
+    auto pile = isc::scenes::makeBunnyPile(bodies, 1);
+    if (!pile) {
+        state.SkipWithError(pile.error().message.c_str());
+        return;
+    }
+    const auto* steps = replayPoses(bodies, *pile);
+    if (!steps) {
+        state.SkipWithError("replay: no world");
+        return;
+    }
+    std::map<std::string, double> sum;
+    int runs = 0;
+    for (auto _ : state) {
+        state.PauseTiming();
+        isc::bullet::WorldSettings ws;
+        ws.detector = detectorName();
+        ws.broadphase = "dbvt";
+        auto world = isc::bullet::RigidWorld::create(ws);
+        if (!world) {
+            state.SkipWithError(world.error().message.c_str());
+            return;
+        }
+        std::unique_ptr<isc::bullet::CullideBroadphase> ours;
+        btDiscreteDynamicsWorld& dw = (*world)->world();
+        if (cullide) {
+            isc::bullet::CullideBroadphaseSettings settings = broadphaseSettings(mode);
+            settings.objectPass = false;  // the cluster level alone
+            auto b = isc::bullet::CullideBroadphase::create(settings);
+            if (!b) {
+                state.SkipWithError(b.error().message.c_str());
+                return;
+            }
+            ours = std::move(*b);
+            dw.setBroadphase(ours.get());
+        }
+        (*world)->addGround(pile->groundHalfExtents);
+        for (const isc::Pose& p : pile->poses) (*world)->addMeshBody(pile->bunny, p);
+        const auto* dispatcher = dynamic_cast<const isc::bullet::CollisionDispatcher*>(dw.getDispatcher());
+        btCollisionObjectArray& objects = dw.getCollisionObjectArray();
+        state.ResumeTiming();
+        for (const std::vector<btTransform>& poses : *steps) {
+            for (int i = 0; i < objects.size() && std::size_t(i) < poses.size(); ++i)
+                objects[i]->setWorldTransform(poses[std::size_t(i)]);
+            const auto t0 = std::chrono::steady_clock::now();
+            dw.performDiscreteCollisionDetection();
+            sum["detection_ms"] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            if (dispatcher) sum["collision_ms"] += dispatcher->lastStats().totalMs;
+            sum["passed_pairs"] += double(dw.getBroadphase()->getOverlappingPairCache()->getNumOverlappingPairs());
+            if (ours) sum["cullide_ms"] += ours->lastStats().cullideMs;
+        }
+        state.PauseTiming();
+        ++runs;
+        if (ours) {
+            world->reset();
+            ours.reset();
+        }
+        state.ResumeTiming();
+    }
+    const double n = double(runs) * double(steps->size());
+    for (const auto& [name, value] : sum) state.counters[name] = value / n;
+}
+
+void BM_ReplayDbvt(benchmark::State& state) { runReplay(state, "dbvt"); }
+void BM_ReplayCullideClusters(benchmark::State& state) { runReplay(state, "cullide_clusters"); }
+void BM_ReplayCullideClustersBefore(benchmark::State& state) { runReplay(state, "cullide_clusters_before"); }
+
 void BM_Dbvt(benchmark::State& state) { runPile(state, "dbvt"); }
 void BM_Cullide(benchmark::State& state) { runPile(state, "cullide"); }
 void BM_CullideClusters(benchmark::State& state) { runPile(state, "cullide_clusters"); }
@@ -220,6 +323,10 @@ void BM_CullideClustersWorker(benchmark::State& state) { runPile(state, "cullide
 
 }  // namespace
 
+// (Replay rows: filtered in by name, e.g. --benchmark_filter=Replay; they run before the others.)
+BENCHMARK(BM_ReplayDbvt)->Arg(100)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReplayCullideClusters)->Arg(100)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReplayCullideClustersBefore)->Arg(100)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Dbvt)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Cullide)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CullideClusters)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
