@@ -386,21 +386,16 @@ void CollisionDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* pair
         return false;
     };
     batch.output.clear();
-    auto walkAndDetect = [&] {
-        pairCache->processAllOverlappingPairs(&walk, dispatcher, info);
-        stats_.mirrorMs = msSince(t0) - bulletMs;
-        detectBatch(batch, 0, batch.output);
-    };
+    pairCache->processAllOverlappingPairs(&walk, dispatcher, info);
+    stats_.mirrorMs = msSince(t0) - bulletMs;
     if (!deferred) {
-        walkAndDetect();
+        detectBatch(batch, 0, batch.output);
     } else {
-        // The detector runs on the walked pairs while the broadphase prunes (on a worker thread
-        // or after its GPU pass is queued; Bullet's own algorithms and callbacks stay on this
+        // The detector runs on the walked pairs while the broadphase prunes (after its GPU pass
+        // is queued, or on its worker thread; Bullet's own algorithms and callbacks stay on this
         // thread); then the pairs it kept that the cache lacked are detected, and those it
         // pruned are left alone: the same pairs detected, with the same answers, as when it
         // pruned before the dispatch.
-        pairCache->processAllOverlappingPairs(&walk, dispatcher, info);
-        stats_.mirrorMs = msSince(t0) - bulletMs;
         DeferredPruning::ProxyPairs added, dropped;
         deferred->prune(this, [&] { detectBatch(batch, 0, batch.output); }, added, dropped);
         const std::size_t firstLate = batch.candidates.size();

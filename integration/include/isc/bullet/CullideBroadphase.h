@@ -15,6 +15,10 @@
 /// dispatcher swells it (so a pair the dispatcher would find touching is never pruned); with
 /// any other dispatcher, grown by its shape's own margin (Bullet's contact distance).
 ///
+/// With isc::bullet::CollisionDispatcher (and a detector that uses no GL) the pruning finishes
+/// inside the dispatch, its GPU pass overlapping the dispatcher's detector (settings.overlap):
+/// the cache is final once the dispatch is done.
+///
 /// Needs a current GL 4.5 context when created and on the thread that calls stepSimulation.
 #include "isc/bullet/CollisionDispatcher.h"
 #include "isc/core/Result.h"
