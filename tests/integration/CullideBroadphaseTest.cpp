@@ -193,7 +193,8 @@ INSTANTIATE_TEST_SUITE_P(Levels, CullideBroadphasePileTest,
                                                     false, false},
                                            PileCase{"cluster_boxes_alone", CullideLevel::Cluster, false, true},
                                            PileCase{"stock_gimpact_object_pass", CullideLevel::Object, true, false, true},
-                                           PileCase{"stock_gimpact_cluster_boxes", CullideLevel::Cluster, true, true, true}),
+                                           PileCase{"stock_gimpact_cluster_boxes", CullideLevel::Cluster, true, true, true},
+                                           PileCase{"stock_gimpact_clusters_alone", CullideLevel::Cluster, false, false, true}),
                          [](const auto& p) { return std::string(p.param.name); });
 
 // The pruning finished inside the dispatch (overlap, the default with our dispatcher) against
