@@ -12,7 +12,12 @@
 // the cache the dispatcher walks), box_pairs (btDbvtBroadphase's pairs), mesh_pairs and
 // kept_mesh_pairs (CULLIDE's candidates and what it kept), cullide_ms (mirroring, the PCS
 // passes, the cache update, wall clock), dbvt_ms, gpu_ms (GL timestamps of the PCS passes),
-// pcs_objects / pcs_clusters (after the levels). "cullide_validate" runs the same steps with
+// pcs_objects / pcs_clusters (after the levels); overlapped (steps whose pruning finished inside
+// the dispatch, CullideBroadphaseSettings::overlap, the default with cpu in our dispatcher: then
+// collision_ms holds the pruning's CPU time too, and overlap_ms is the dispatcher's work run while
+// the GPU pass ran), added_late / dropped_late. Rows "*_before" turn the overlap off (the pruning
+// finished before the dispatch, as before cullide-9), "*_worker" run the dispatcher's detector on
+// the broadphase's worker thread (overlapOnWorker). "cullide_validate" runs the same steps with
 // CullideBroadphase::setValidate(true): every pruned pair is tested exactly (cpu detector,
 // the dispatcher's swollen meshes), lost_pairs is the total over all steps found touching
 // (must be 0); its times include the check and are not the figure to quote.
@@ -35,6 +40,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -72,6 +78,11 @@ isc::bullet::CullideBroadphaseSettings broadphaseSettings(const std::string& mod
                   : l == "triangle" ? isc::CullideLevel::Triangle
                                     : isc::CullideLevel::Cluster;
     }
+    // "_before": the pruning finished before the dispatch (overlap off), as before cullide-9.
+    if (mode.find("_before") != std::string::npos) s.overlap = false;
+    // "_worker": the dispatcher's detector on the broadphase's worker thread
+    // (CullideBroadphaseSettings::overlapOnWorker true).
+    if (mode.find("_worker") != std::string::npos) s.overlapOnWorker = true;
     if (const char* env = std::getenv("ISC_CULLIDE_SET")) {
         isc::OptionList options;
         std::stringstream ss(env);
@@ -151,13 +162,24 @@ void runPile(benchmark::State& state, const std::string& mode) {
                 sum["kept_mesh_pairs"] += double(b.keptMeshPairs);
                 sum["cullide_ms"] += b.cullideMs;
                 sum["dbvt_ms"] += b.dbvtMs;
+                sum["overlapped"] += b.overlapped ? 1.0 : 0.0;
+                sum["overlap_ms"] += b.overlapMs;
+                sum["added_late"] += double(b.addedLate);
+                sum["dropped_late"] += double(b.droppedLate);
+                if (const auto* d = dynamic_cast<const isc::bullet::CollisionDispatcher*>(dw.getDispatcher())) {
+                    sum["detect_ms"] += d->lastStats().detectMs;
+                    sum["contacts_ms"] += d->lastStats().contactsMs;
+                    sum["mirror_ms"] += d->lastStats().mirrorMs;
+                }
                 lost += double(b.lostPairs);
                 const isc::DetectorStats& d = ours->lastDetectorStats();
                 sum["gpu_ms"] += d.gpuMs;
                 sum["readback_ms"] += d.readbackMs;
                 for (const char* c : {"pcs_objects_in", "pcs_objects", "pcs_clusters_in", "pcs_clusters",
                                       "pcs_triangles_in", "pcs_triangles", "pairs_after_objects", "pairs_after_clusters",
-                                      "gpu_object_ms", "gpu_cluster_ms", "cpu_object_setup_ms", "run_object_ms"})
+                                      "gpu_object_ms", "gpu_cluster_ms", "cpu_object_setup_ms", "run_object_ms",
+                                      "cpu_setup_ms", "cpu_chain_setup_ms", "run_chain_issue_ms", "gpu_pose_ms",
+                                      "gpu_pair_ms"})
                     sum[c] += d.counter(c);
             } else {
                 sum["box_pairs"] += double(dw.getBroadphase()->getOverlappingPairCache()->getNumOverlappingPairs());
@@ -186,6 +208,108 @@ void runPile(benchmark::State& state, const std::string& mode) {
     if (mode.find("_validate") != std::string::npos) m.lost = lost;
 }
 
+// Replay: the poses of one dropped pile (btDbvtBroadphase alone, the same steps) recorded once
+// per size, then, for each broadphase, every step's poses set on a fresh world's bodies and only
+// its collision detection timed (performDiscreteCollisionDetection: Bullet's box update, the
+// broadphase with the cluster level alone, the dispatcher): every row sees the same poses, so the pile's chaos (the cache's
+// order changes Bullet's solver order, and with it the pile) leaves the comparison.
+// Counters: detection_ms (per step, wall), collision_ms, cullide_ms, passed_pairs.
+std::map<int, std::vector<std::vector<btTransform>>> g_replay;  // bodies -> per step, per body
+
+const std::vector<std::vector<btTransform>>* replayPoses(int bodies, const isc::scenes::BunnyPile& pile) {
+    auto it = g_replay.find(bodies);
+    if (it != g_replay.end()) return &it->second;
+    isc::bullet::WorldSettings ws;
+    ws.detector = detectorName();
+    ws.broadphase = "dbvt";
+    auto world = isc::bullet::RigidWorld::create(ws);
+    if (!world) return nullptr;
+    (*world)->addGround(pile.groundHalfExtents);
+    for (const isc::Pose& p : pile.poses) (*world)->addMeshBody(pile.bunny, p);
+    std::vector<std::vector<btTransform>> steps;
+    btCollisionObjectArray& objects = (*world)->world().getCollisionObjectArray();
+    for (int s = 0; s < stepsFor(bodies); ++s) {
+        std::vector<btTransform> poses;
+        for (int i = 0; i < objects.size(); ++i) poses.push_back(objects[i]->getWorldTransform());
+        steps.push_back(std::move(poses));
+        (*world)->step();
+    }
+    return &(g_replay[bodies] = std::move(steps));
+}
+
+void runReplay(benchmark::State& state, const std::string& mode) {
+    const int bodies = int(state.range(0));
+    const bool cullide = mode != "dbvt";
+    if (cullide && !g_context) {
+        state.SkipWithError("no GL context");
+        return;
+    }
+    auto pile = isc::scenes::makeBunnyPile(bodies, 1);
+    if (!pile) {
+        state.SkipWithError(pile.error().message.c_str());
+        return;
+    }
+    const auto* steps = replayPoses(bodies, *pile);
+    if (!steps) {
+        state.SkipWithError("replay: no world");
+        return;
+    }
+    std::map<std::string, double> sum;
+    int runs = 0;
+    for (auto _ : state) {
+        state.PauseTiming();
+        isc::bullet::WorldSettings ws;
+        ws.detector = detectorName();
+        ws.broadphase = "dbvt";
+        auto world = isc::bullet::RigidWorld::create(ws);
+        if (!world) {
+            state.SkipWithError(world.error().message.c_str());
+            return;
+        }
+        std::unique_ptr<isc::bullet::CullideBroadphase> ours;
+        btDiscreteDynamicsWorld& dw = (*world)->world();
+        if (cullide) {
+            isc::bullet::CullideBroadphaseSettings settings = broadphaseSettings(mode);
+            settings.objectPass = false;  // the cluster level alone
+            auto b = isc::bullet::CullideBroadphase::create(settings);
+            if (!b) {
+                state.SkipWithError(b.error().message.c_str());
+                return;
+            }
+            ours = std::move(*b);
+            dw.setBroadphase(ours.get());
+        }
+        (*world)->addGround(pile->groundHalfExtents);
+        for (const isc::Pose& p : pile->poses) (*world)->addMeshBody(pile->bunny, p);
+        const auto* dispatcher = dynamic_cast<const isc::bullet::CollisionDispatcher*>(dw.getDispatcher());
+        btCollisionObjectArray& objects = dw.getCollisionObjectArray();
+        state.ResumeTiming();
+        for (const std::vector<btTransform>& poses : *steps) {
+            for (int i = 0; i < objects.size() && std::size_t(i) < poses.size(); ++i)
+                objects[i]->setWorldTransform(poses[std::size_t(i)]);
+            const auto t0 = std::chrono::steady_clock::now();
+            dw.performDiscreteCollisionDetection();
+            sum["detection_ms"] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            if (dispatcher) sum["collision_ms"] += dispatcher->lastStats().totalMs;
+            sum["passed_pairs"] += double(dw.getBroadphase()->getOverlappingPairCache()->getNumOverlappingPairs());
+            if (ours) sum["cullide_ms"] += ours->lastStats().cullideMs;
+        }
+        state.PauseTiming();
+        ++runs;
+        if (ours) {
+            world->reset();
+            ours.reset();
+        }
+        state.ResumeTiming();
+    }
+    const double n = double(runs) * double(steps->size());
+    for (const auto& [name, value] : sum) state.counters[name] = value / n;
+}
+
+void BM_ReplayDbvt(benchmark::State& state) { runReplay(state, "dbvt"); }
+void BM_ReplayCullideClusters(benchmark::State& state) { runReplay(state, "cullide_clusters"); }
+void BM_ReplayCullideClustersBefore(benchmark::State& state) { runReplay(state, "cullide_clusters_before"); }
+
 void BM_Dbvt(benchmark::State& state) { runPile(state, "dbvt"); }
 void BM_Cullide(benchmark::State& state) { runPile(state, "cullide"); }
 void BM_CullideClusters(benchmark::State& state) { runPile(state, "cullide_clusters"); }
@@ -193,9 +317,16 @@ void BM_CullideClusterBoxes(benchmark::State& state) { runPile(state, "cullide_c
 void BM_CullideClusterBoxesValidate(benchmark::State& state) { runPile(state, "cullide_clusterboxes_validate"); }
 void BM_CullideValidate(benchmark::State& state) { runPile(state, "cullide_validate"); }
 void BM_CullideClustersValidate(benchmark::State& state) { runPile(state, "cullide_clusters_validate"); }
+void BM_CullideBefore(benchmark::State& state) { runPile(state, "cullide_before"); }
+void BM_CullideClustersBefore(benchmark::State& state) { runPile(state, "cullide_clusters_before"); }
+void BM_CullideClustersWorker(benchmark::State& state) { runPile(state, "cullide_clusters_worker"); }
 
 }  // namespace
 
+// (Replay rows: filtered in by name, e.g. --benchmark_filter=Replay; they run before the others.)
+BENCHMARK(BM_ReplayDbvt)->Arg(100)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReplayCullideClusters)->Arg(100)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReplayCullideClustersBefore)->Arg(100)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Dbvt)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Cullide)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CullideClusters)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
@@ -203,6 +334,9 @@ BENCHMARK(BM_CullideClusterBoxes)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)-
 BENCHMARK(BM_CullideClusterBoxesValidate)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CullideValidate)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CullideClustersValidate)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CullideBefore)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CullideClustersBefore)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CullideClustersWorker)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
     if (auto ctx = isc::gl::Context::createHeadless()) {
@@ -223,7 +357,8 @@ int main(int argc, char** argv) {
     for (int bodies : {100, 300, 1000}) {
         auto d = g_measured.find({"dbvt", bodies});
         if (d == g_measured.end()) continue;
-        for (const char* mode : {"dbvt", "cullide", "cullide_clusterboxes", "cullide_clusters"}) {
+        for (const char* mode : {"dbvt", "cullide", "cullide_before", "cullide_clusterboxes", "cullide_clusters",
+                                 "cullide_clusters_before", "cullide_clusters_worker"}) {
             auto c = g_measured.find({mode, bodies});
             if (c == g_measured.end()) continue;
             auto v = g_measured.find({std::string(mode) + "_validate", bodies});

@@ -85,6 +85,7 @@ struct CollisionDispatcher::Batch {
         float pairMargin = 0.0f;
         float halfMargin0 = 0.0f, halfMargin1 = 0.0f;  // each mesh is swollen by this
         std::vector<std::uint32_t> results;  // indices into output.pairs
+        bool dropped = false;                // pruned by a deferred pruning: left alone, leaves the cache
     };
     // The reduced patch of one entry, made in parallel before anything goes to Bullet.
     struct Patch {
@@ -106,6 +107,7 @@ struct CollisionDispatcher::Batch {
     std::unordered_map<std::uint64_t, std::uint32_t> index;
     DetectionOutput output;       // the detector's, then the exact path's pairs appended
     DetectionOutput exactOutput;  // the exact path's
+    DetectionOutput lateOutput;   // the detector's on the pairs a deferred pruning added
     std::vector<std::uint32_t> candidateOf;  // per output pair: index into info
     std::vector<Patch> patches;              // per entry
     std::vector<PatchContacts> scratch;      // per OpenMP thread
@@ -340,9 +342,15 @@ void CollisionDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* pair
                                                     const btDispatcherInfo& info, btDispatcher* dispatcher) {
     const auto t0 = Clock::now();
     stats_ = {};
+    DeferredPruning* const deferred = std::exchange(deferred_, nullptr);
     // A custom near callback (collision filtering) sees every pair as in Bullet; mesh pairs
     // then take the one-pair path of MeshPairAlgorithm.
     if (getNearCallback() != &btCollisionDispatcher::defaultNearCallback) {
+        if (deferred) {  // the pruning first, with nothing to overlap
+            DeferredPruning::ProxyPairs added, dropped;
+            deferred->prune(this, {}, added, dropped);
+            deferred->finish(this);
+        }
         btCollisionDispatcher::dispatchAllCollisionPairs(pairCache, info, dispatcher);
         stats_.bulletMs = stats_.totalMs = msSince(t0);
         return;
@@ -377,11 +385,63 @@ void CollisionDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* pair
         bulletMs += msSince(tb);
         return false;
     };
+    batch.output.clear();
     pairCache->processAllOverlappingPairs(&walk, dispatcher, info);
-    stats_.bulletMs = bulletMs;
     stats_.mirrorMs = msSince(t0) - bulletMs;
+    if (!deferred) {
+        detectBatch(batch, 0, batch.output);
+    } else {
+        // The detector runs on the walked pairs while the broadphase prunes (after its GPU pass
+        // is queued, or on its worker thread; Bullet's own algorithms and callbacks stay on this
+        // thread); then the pairs it kept that the cache lacked are detected, and those it
+        // pruned are left alone: the same pairs detected, with the same answers, as when it
+        // pruned before the dispatch.
+        DeferredPruning::ProxyPairs added, dropped;
+        deferred->prune(this, [&] { detectBatch(batch, 0, batch.output); }, added, dropped);
+        const std::size_t firstLate = batch.candidates.size();
+        for (const auto& [p0, p1] : added)
+            if (btBroadphasePair* pair = pairCache->findPair(p0, p1)) walk.visit(*pair);
+        if (batch.candidates.size() > firstLate) {
+            detectBatch(batch, firstLate, batch.lateOutput);
+            for (PairResult& pr : batch.lateOutput.pairs) batch.output.pairs.push_back(std::move(pr));
+        }
+        if (!dropped.empty()) {
+            auto key = [](const void* a, const void* b) { return a < b ? std::pair(a, b) : std::pair(b, a); };
+            std::vector<std::pair<const void*, const void*>> gone;
+            for (const auto& [p0, p1] : dropped) gone.push_back(key(p0->m_clientObject, p1->m_clientObject));
+            std::sort(gone.begin(), gone.end());
+            for (Batch::Entry& e : batch.entries)
+                e.dropped = std::binary_search(gone.begin(), gone.end(), key(e.body0, e.body1));
+        }
+    }
+    stats_.bulletMs = bulletMs;
     runBatch(batch);
+    if (deferred) deferred->finish(this);
     stats_.totalMs = msSince(t0);
+}
+
+void CollisionDispatcher::detectBatch(Batch& batch, std::size_t first, DetectionOutput& out) {
+    out.clear();
+    if (batch.candidates.size() <= first) return;
+    const auto t0 = Clock::now();
+    const std::span<const ObjectPair> candidates = std::span<const ObjectPair>(batch.candidates).subspan(first);
+    Result<void> r = detector_->detect(mirror_->scene(), candidates, out);
+    for (const std::string& w : out.stats.warnings) warnOnce("detector-warning:" + w, w);
+    if (!r) {
+        warnOnce("detect:" + r.error().message,
+                 "detector '" + settings_.detector + "' failed this step: " + r.error().message +
+                     "; its pairs go to the exact 'cpu' detector (DispatchStats::fallbackPairs)");
+        out.pairs.clear();
+        batch.exact.insert(batch.exact.end(), candidates.begin(), candidates.end());
+    } else if (!out.unserved.empty()) {
+        warnOnce("unserved", "detector '" + settings_.detector + "' returned " +
+                                 std::to_string(out.unserved.size()) +
+                                 " pairs unserved (DetectionOutput::unserved: an open mesh, an id "
+                                 "overflow or a buffer limit; its warnings say which): they go to the "
+                                 "exact 'cpu' detector (DispatchStats::fallbackPairs)");
+        batch.exact.insert(batch.exact.end(), out.unserved.begin(), out.unserved.end());
+    }
+    stats_.detectMs += msSince(t0);
 }
 
 void CollisionDispatcher::meshVerticesChanged(const btCollisionShape* shape) {
@@ -462,29 +522,10 @@ void CollisionDispatcher::gather(Batch& batch, MeshPairAlgorithm& algorithm, btC
 }
 
 void CollisionDispatcher::runBatch(Batch& batch) {
-    stats_.meshPairs = batch.entries.size();
-    batch.output.clear();
+    stats_.meshPairs = std::size_t(std::count_if(batch.entries.begin(), batch.entries.end(),
+                                                 [](const Batch::Entry& e) { return !e.dropped; }));
     if (batch.entries.empty()) return;
     auto t0 = Clock::now();
-    if (!batch.candidates.empty()) {
-        Result<void> r = detector_->detect(mirror_->scene(), batch.candidates, batch.output);
-        for (const std::string& w : batch.output.stats.warnings) warnOnce("detector-warning:" + w, w);
-        if (!r) {
-            warnOnce("detect:" + r.error().message,
-                     "detector '" + settings_.detector + "' failed this step: " + r.error().message +
-                         "; its pairs go to the exact 'cpu' detector (DispatchStats::fallbackPairs)");
-            batch.output.pairs.clear();
-            batch.exact.insert(batch.exact.end(), batch.candidates.begin(), batch.candidates.end());
-        } else if (!batch.output.unserved.empty()) {
-            warnOnce("unserved", "detector '" + settings_.detector + "' returned " +
-                                     std::to_string(batch.output.unserved.size()) +
-                                     " pairs unserved (DetectionOutput::unserved: an open mesh, an id "
-                                     "overflow or a buffer limit; its warnings say which): they go to the "
-                                     "exact 'cpu' detector (DispatchStats::fallbackPairs)");
-            batch.exact.insert(batch.exact.end(), batch.output.unserved.begin(), batch.output.unserved.end());
-        }
-    }
-    stats_.detectMs = msSince(t0);
     if (!batch.exact.empty()) {
         t0 = Clock::now();
         stats_.fallbackPairs = batch.exact.size();
@@ -524,7 +565,7 @@ void CollisionDispatcher::runBatch(Batch& batch) {
 #pragma omp parallel for schedule(dynamic) if (entryCount > 1)
     for (int i = 0; i < entryCount; ++i) {
         const Batch::Entry& e = batch.entries[std::size_t(i)];
-        if (e.results.empty()) continue;
+        if (e.results.empty() || e.dropped) continue;
         PatchContacts& patch = batch.scratch[std::size_t(omp_get_thread_num())];
         patch.begin(e.pairMargin, settings_.maxTriangleDepth);
         Batch::Patch& out = batch.patches[std::size_t(i)];
@@ -550,6 +591,7 @@ void CollisionDispatcher::runBatch(Batch& batch) {
     // and refreshContactPoints are not thread-safe): each pair's samples, then its patch.
     for (std::size_t i = 0; i < batch.entries.size(); ++i) {
         const Batch::Entry& e = batch.entries[i];
+        if (e.dropped) continue;  // leaves the cache with its manifold (DeferredPruning::finish)
         btPersistentManifold* manifold = e.algorithm->manifold(e.body0, e.body1);
         if (e.results.empty()) {
             clearManifold(manifold);

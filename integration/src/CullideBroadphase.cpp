@@ -12,9 +12,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
 #include <span>
 #include <sstream>
+#include <thread>
+#include <utility>
 
 namespace isc::bullet {
 
@@ -24,6 +30,62 @@ using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 }  // namespace
+
+// One thread, kept for the broadphase's life, running one job at a time: the dispatcher's walk
+// and detector beside the GL thread's pruning (settings.overlapOnWorker). Kept, not made per
+// step: OpenMP keeps a thread team per thread that starts parallel regions.
+class CullideBroadphase::Worker {
+public:
+    ~Worker() {
+        {
+            const std::lock_guard lock(mutex_);
+            quit_ = true;
+        }
+        wake_.notify_all();
+        if (thread_.joinable()) thread_.join();
+    }
+    void start(std::function<void()> job) {
+        const std::lock_guard lock(mutex_);
+        if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+        job_ = std::move(job);
+        done_ = false;
+        error_ = nullptr;
+        wake_.notify_all();
+    }
+    // Until the job is done; rethrows what it threw.
+    void wait() {
+        std::unique_lock lock(mutex_);
+        finished_.wait(lock, [this] { return done_; });
+        if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+    }
+
+private:
+    void loop() {
+        std::unique_lock lock(mutex_);
+        for (;;) {
+            wake_.wait(lock, [this] { return quit_ || job_; });
+            if (quit_) return;
+            std::function<void()> job = std::exchange(job_, {});
+            lock.unlock();
+            std::exception_ptr error;
+            try {
+                job();
+            } catch (...) {
+                error = std::current_exception();
+            }
+            lock.lock();
+            error_ = error;
+            done_ = true;
+            finished_.notify_all();
+        }
+    }
+    std::mutex mutex_;
+    std::condition_variable wake_, finished_;
+    std::function<void()> job_;
+    std::exception_ptr error_;
+    bool done_ = true, quit_ = false;
+    std::thread thread_;
+};
 
 // One mesh shape as tested: swollen by `swell` (the dispatcher's half margin) or as it is.
 struct CullideBroadphase::MeshEntry {
@@ -84,6 +146,12 @@ struct CullideBroadphase::GrownScene {
 Result<std::unique_ptr<CullideBroadphase>> CullideBroadphase::create(CullideBroadphaseSettings settings) {
     auto detector = createCullideDetector({.wantSegments = false}, settings.cullide);
     if (!detector) return fail("CullideBroadphase::create(): " + detector.error().message);
+    // Test hook: the old path (pruning before the dispatch) and the new one side by side.
+    // ("worker": the overlap with the dispatcher's detector on the broadphase's worker thread.)
+    if (const char* overlap = std::getenv("ISC_CULLIDE_BROADPHASE_OVERLAP"); overlap && *overlap) {
+        settings.overlap = std::string(overlap) != "0";
+        settings.overlapOnWorker = std::string(overlap) == "worker";
+    }
     std::unique_ptr<CullideBroadphase> b(new CullideBroadphase());
     b->settings_ = std::move(settings);
     b->cullide_ = std::move(*detector);
@@ -182,6 +250,7 @@ btBroadphaseProxy* CullideBroadphase::createProxy(const btVector3& aabbMin, cons
 }
 
 void CullideBroadphase::destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher) {
+    if (pending_) finishNow(dispatcher);  // its candidates name this proxy
     cache_->removeOverlappingPairsContainingProxy(proxy, dispatcher);
     const auto* client = static_cast<const btCollisionObject*>(proxy->m_clientObject);
     if (auto p = std::find(proxied_.begin(), proxied_.end(), client); p != proxied_.end()) {
@@ -225,6 +294,7 @@ void CullideBroadphase::resetPool(btDispatcher* dispatcher) { dbvt_->resetPool(d
 void CullideBroadphase::printStats() { dbvt_->printStats(); }
 
 void CullideBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
+    if (pending_) finishNow(dispatcher);  // the last step's dispatch never came
     const auto t0 = Clock::now();
     stats_ = {};
     detectorStats_ = {};
@@ -269,9 +339,59 @@ void CullideBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
     }
     stats_.meshPairs = candidates_.size();
 
+    // settings.overlap: the pruning finishes inside our dispatcher's dispatch (prune()), whose
+    // detector then runs while the GPU pass does. Its detector must not use GL (it would run in
+    // the middle of the pass, on the same context).
+    auto* ours = dynamic_cast<CollisionDispatcher*>(dispatcher);
+    const bool overlap = settings_.overlap && ours && !candidates_.empty() &&
+                         (!ours->detector() || !ours->detector()->usesGl());
+    if (!overlap) computeKeep({});
+
+    // The dispatcher's cache: add what passed (existing pairs keep their algorithm and
+    // manifold) stamped with this step, then remove what carries an older stamp. With the
+    // overlap, of the mesh pairs only those already in the cache (kept last step) stay for now.
+    ++stamp_;
+    for (const auto& [p0, p1] : passed_)
+        if (btBroadphasePair* pair = cache_->addOverlappingPair(p0, p1)) pair->m_internalTmpValue = stamp_;
+    if (overlap) {
+        inCache_.assign(candidates_.size(), 0);
+        for (std::size_t i = 0; i < candidates_.size(); ++i)
+            if (btBroadphasePair* pair = cache_->findPair(meshProxies_[i].first, meshProxies_[i].second)) {
+                pair->m_internalTmpValue = stamp_;
+                inCache_[i] = 1;
+            }
+    } else {
+        for (std::size_t i = 0; i < candidates_.size(); ++i)
+            if (keep_[i])
+                if (btBroadphasePair* pair = cache_->addOverlappingPair(meshProxies_[i].first, meshProxies_[i].second))
+                    pair->m_internalTmpValue = stamp_;
+    }
+    stale_.clear();
+    const btBroadphasePair* mine = cache_->getOverlappingPairArrayPtr();
+    for (int i = 0; i < cache_->getNumOverlappingPairs(); ++i)
+        if (mine[i].m_internalTmpValue != stamp_) stale_.push_back({mine[i].m_pProxy0, mine[i].m_pProxy1});
+    for (const auto& [p0, p1] : stale_) cache_->removeOverlappingPair(p0, p1, dispatcher);
+    stats_.passedPairs = std::size_t(cache_->getNumOverlappingPairs());
+    stats_.cullideMs = mirrorMs + msSince(t2);
+    if (overlap) {
+        pending_ = true;
+        stats_.overlapped = true;
+        deferredTo_ = ours;
+        ours->deferPruning(this);
+    }
+}
+
+void CullideBroadphase::computeKeep(const std::function<void()>& work) {
+    std::function<void()> todo = work;  // run exactly once, while the first GPU pass runs
+    auto runWork = [&] {
+        if (!todo) return;
+        const auto t = Clock::now();
+        std::exchange(todo, {})();
+        stats_.overlapMs += msSince(t);
+    };
+    keep_.assign(candidates_.size(), 1);
     // The object pass over the objects of the mesh pairs, each queried where its box meets
     // its partners': a pair with an object out of the PCS touches nothing.
-    keep_.assign(candidates_.size(), 1);
     bool objectPass = settings_.objectPass && !candidates_.empty();
     if (objectPass) {
         if (auto r = cullide_->beginObjectPcs(*scene_, fatten_, candidates_); !r) {
@@ -281,6 +401,7 @@ void CullideBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
         }
     }
     if (objectPass) {
+        runWork();
         std::vector<std::uint8_t> inPcs;
         if (auto r = cullide_->endObjectPcs(inPcs, detectorStats_); !r) {
             warnOnce("end:" + r.error().message,
@@ -307,7 +428,10 @@ void CullideBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
             // its work per cluster, and each level is one more GPU round trip).
             const bool objectLevel =
                 !objectPass && (settings_.level == CullideLevel::Object || settings_.cullide.objectLevel);
-            if (auto r = cullide_->prunePairs(*scene_, left, settings_.level, kept, deeper, fatten_, objectLevel); !r) {
+            std::function<void()> during;
+            if (todo) during = [&] { runWork(); };
+            if (auto r = cullide_->prunePairs(*scene_, left, settings_.level, kept, deeper, fatten_, objectLevel, during);
+                !r) {
                 warnOnce("prune:" + r.error().message,
                          "CullideBroadphase: the PCS passes failed, no pair pruned by them: " + r.error().message);
             } else {
@@ -327,43 +451,102 @@ void CullideBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
             }
         }
     }
-    std::vector<ObjectPair> pruned;
-    for (std::size_t i = 0; i < candidates_.size(); ++i) {
-        if (keep_[i]) {
-            passed_.push_back(meshProxies_[i]);
-            ++stats_.keptMeshPairs;
-        } else if (exact_) {
-            pruned.push_back(candidates_[i]);
-        }
-    }
-    if (exact_ && !pruned.empty()) {
-        DetectionOutput out;
-        bool grownBy = false;  // another dispatcher: its contact distance is the shapes' margins
-        for (const ObjectPair& p : pruned) grownBy = grownBy || fatten_[p.a] > 0.0f || fatten_[p.b] > 0.0f;
-        if (grownBy) {
-            if (!grown_) grown_ = std::make_unique<GrownScene>();
-            const std::vector<ObjectPair> pairs = grown_->mirror(*scene_, fatten_, pruned);
-            if (auto r = exact_->detect(grown_->scene, pairs, out); r) stats_.lostPairs = out.pairs.size();
-        } else if (auto r = exact_->detect(*scene_, pruned, out); r) {
-            stats_.lostPairs = out.pairs.size();
-        }
-        if (stats_.lostPairs > 0)
-            warnOnce("lost", "CullideBroadphase: validate: " + std::to_string(stats_.lostPairs) +
-                                 " pruned pair(s) are touching (a bug: please report the scene)");
-    }
+    runWork();
+    stats_.keptMeshPairs = std::size_t(std::count(keep_.begin(), keep_.end(), char(1)));
+    if (exact_) validatePruned();
+}
 
-    // The dispatcher's cache: add what passed (existing pairs keep their algorithm and
-    // manifold) stamped with this step, then remove what carries an older stamp.
-    ++stamp_;
-    for (const auto& [p0, p1] : passed_)
-        if (btBroadphasePair* pair = cache_->addOverlappingPair(p0, p1)) pair->m_internalTmpValue = stamp_;
-    stale_.clear();
-    const btBroadphasePair* mine = cache_->getOverlappingPairArrayPtr();
-    for (int i = 0; i < cache_->getNumOverlappingPairs(); ++i)
-        if (mine[i].m_internalTmpValue != stamp_) stale_.push_back({mine[i].m_pProxy0, mine[i].m_pProxy1});
-    for (const auto& [p0, p1] : stale_) cache_->removeOverlappingPair(p0, p1, dispatcher);
-    stats_.passedPairs = std::size_t(cache_->getNumOverlappingPairs());
-    stats_.cullideMs = mirrorMs + msSince(t2);
+void CullideBroadphase::validatePruned() {
+    std::vector<ObjectPair> pruned;
+    for (std::size_t i = 0; i < candidates_.size(); ++i)
+        if (!keep_[i]) pruned.push_back(candidates_[i]);
+    if (pruned.empty()) return;
+    DetectionOutput out;
+    bool grownBy = false;  // another dispatcher: its contact distance is the shapes' margins
+    for (const ObjectPair& p : pruned) grownBy = grownBy || fatten_[p.a] > 0.0f || fatten_[p.b] > 0.0f;
+    if (grownBy) {
+        if (!grown_) grown_ = std::make_unique<GrownScene>();
+        const std::vector<ObjectPair> pairs = grown_->mirror(*scene_, fatten_, pruned);
+        if (auto r = exact_->detect(grown_->scene, pairs, out); r) stats_.lostPairs = out.pairs.size();
+    } else if (auto r = exact_->detect(*scene_, pruned, out); r) {
+        stats_.lostPairs = out.pairs.size();
+    }
+    if (stats_.lostPairs > 0)
+        warnOnce("lost", "CullideBroadphase: validate: " + std::to_string(stats_.lostPairs) +
+                             " pruned pair(s) are touching (a bug: please report the scene)");
+}
+
+void CullideBroadphase::prune(btDispatcher* dispatcher, const std::function<void()>& work, ProxyPairs& added,
+                              ProxyPairs& dropped) {
+    added.clear();
+    dropped.clear();
+    if (!pending_) {  // finished already (finishNow): only the dispatcher's work
+        if (work) work();
+        return;
+    }
+    const auto t0 = Clock::now();
+    double waited = 0.0;  // for the dispatcher's work (not this pruning's time)
+    if (work && settings_.overlapOnWorker) {
+        // The dispatcher's detector beside this thread's GL work; it reads the dispatcher's scene
+        // and batch only, nothing this pruning touches.
+        if (!worker_) worker_ = std::make_unique<Worker>();
+        double workMs = 0.0;
+        worker_->start([&work, &workMs] {
+            const auto t = Clock::now();
+            work();
+            workMs = msSince(t);
+        });
+        try {
+            computeKeep({});
+        } catch (...) {
+            worker_->wait();  // (it uses the caller's frame)
+            throw;
+        }
+        const auto tw = Clock::now();
+        worker_->wait();
+        waited = msSince(tw);
+        stats_.overlapMs = workMs;
+    } else {
+        computeKeep(work);
+        waited = stats_.overlapMs;
+    }
+    // The kept pairs the cache lacked come in (stamped with this step); the cache's pairs that
+    // were pruned leave it in finish(), after the dispatch.
+    dropped_.clear();
+    for (std::size_t i = 0; i < candidates_.size(); ++i) {
+        if (keep_[i] && !inCache_[i]) {
+            if (btBroadphasePair* pair = cache_->addOverlappingPair(meshProxies_[i].first, meshProxies_[i].second)) {
+                pair->m_internalTmpValue = stamp_;
+                added.push_back(meshProxies_[i]);
+            }
+        } else if (!keep_[i] && inCache_[i]) {
+            dropped_.push_back(meshProxies_[i]);
+        }
+    }
+    dropped = dropped_;
+    stats_.addedLate = added.size();
+    stats_.droppedLate = dropped_.size();
+    static_cast<void>(dispatcher);
+    stats_.passedPairs = std::size_t(cache_->getNumOverlappingPairs()) - dropped_.size();
+    stats_.cullideMs += msSince(t0) - waited;
+}
+
+void CullideBroadphase::finish(btDispatcher* dispatcher) {
+    if (!pending_) return;
+    const auto t0 = Clock::now();
+    for (const auto& [p0, p1] : dropped_) cache_->removeOverlappingPair(p0, p1, dispatcher);
+    dropped_.clear();
+    pending_ = false;
+    deferredTo_ = nullptr;
+    stats_.cullideMs += msSince(t0);
+}
+
+void CullideBroadphase::finishNow(btDispatcher* dispatcher) {
+    if (deferredTo_) deferredTo_->deferPruning(nullptr);  // (alive: it was handed to us this step)
+    deferredTo_ = nullptr;
+    ProxyPairs added, dropped;
+    prune(dispatcher, {}, added, dropped);
+    finish(dispatcher);
 }
 
 }  // namespace isc::bullet

@@ -17,7 +17,10 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdio>
+#include <map>
+#include <set>
 
 using namespace isc;
 
@@ -26,8 +29,10 @@ namespace {
 class CullideBroadphaseTest : public GlTest {};
 
 std::unique_ptr<bullet::CullideBroadphase> makeBroadphase(bool validate, CullideLevel level = CullideLevel::Object,
-                                                          bool objectPass = true, bool clusterBoxes = false) {
+                                                          bool objectPass = true, bool clusterBoxes = false,
+                                                          bool overlap = true) {
     bullet::CullideBroadphaseSettings s;
+    s.overlap = overlap;
     s.cullide.clusterBoxes = clusterBoxes;
     s.validate = validate;
     s.level = level;
@@ -111,6 +116,7 @@ struct PileCase {
     bool objectPass;
     bool clusterBoxes = false;
     bool stockDispatcher = false;
+    bool overlap = true;  // (with our dispatcher: the pruning finished inside its dispatch)
 };
 
 class CullideBroadphasePileTest : public CullideBroadphaseTest, public ::testing::WithParamInterface<PileCase> {};
@@ -125,7 +131,7 @@ TEST_P(CullideBroadphasePileTest, PileLosesNoTouchingPair) {
     btCollisionDispatcher stock(&config);
     btGImpactCollisionAlgorithm::registerAlgorithm(&stock);
     btCollisionDispatcher* dispatcher = c.stockDispatcher ? &stock : static_cast<btCollisionDispatcher*>(ours->get());
-    auto broadphase = makeBroadphase(true, c.level, c.objectPass, c.clusterBoxes);
+    auto broadphase = makeBroadphase(true, c.level, c.objectPass, c.clusterBoxes, c.overlap);
     btSequentialImpulseConstraintSolver solver;
     btDiscreteDynamicsWorld world(dispatcher, broadphase.get(), &solver, &config);
     world.setGravity(btVector3(0, -9.81f, 0));
@@ -148,7 +154,7 @@ TEST_P(CullideBroadphasePileTest, PileLosesNoTouchingPair) {
         t.setRotation(btQuaternion(p.rotation.x, p.rotation.y, p.rotation.z, p.rotation.w));
         add(bunny.shape.get(), t, 1.0f);
     }
-    std::size_t meshPairs = 0, kept = 0, lost = 0, maxKept = 0, contacts = 0;
+    std::size_t meshPairs = 0, kept = 0, lost = 0, maxKept = 0, contacts = 0, overlapped = 0;
     for (int step = 0; step < 50; ++step) {
         world.stepSimulation(1.0f / 60.0f, 1, 1.0f / 60.0f);
         const bullet::BroadphaseStats& s = broadphase->lastStats();
@@ -156,6 +162,7 @@ TEST_P(CullideBroadphasePileTest, PileLosesNoTouchingPair) {
         kept += s.keptMeshPairs;
         lost += s.lostPairs;
         maxKept = std::max(maxKept, s.keptMeshPairs);
+        overlapped += s.overlapped;
         for (int i = 0; i < dispatcher->getNumManifolds(); ++i)
             contacts += std::size_t(dispatcher->getManifoldByIndexInternal(i)->getNumContacts());
     }
@@ -166,6 +173,8 @@ TEST_P(CullideBroadphasePileTest, PileLosesNoTouchingPair) {
     EXPECT_GT(maxKept, 0u) << "and touch";
     EXPECT_LT(kept, meshPairs) << "some box pairs are apart";
     EXPECT_GT(contacts, 0u) << "the dispatcher made contacts for the kept pairs";
+    if (!c.overlap || c.stockDispatcher) EXPECT_EQ(overlapped, 0u);
+    else EXPECT_GT(overlapped, 0u) << "the pruning should have finished inside the dispatch";
     for (auto& b : bodies) {
         EXPECT_TRUE(std::isfinite(b->getWorldTransform().getOrigin().y()));
         world.removeRigidBody(b.get());
@@ -178,10 +187,159 @@ INSTANTIATE_TEST_SUITE_P(Levels, CullideBroadphasePileTest,
                                            PileCase{"object_pass_then_cluster_boxes", CullideLevel::Cluster, true, true},
                                            PileCase{"pairwise_object_level", CullideLevel::Object, false},
                                            PileCase{"pairwise_clusters", CullideLevel::Cluster, false},
+                                           PileCase{"pairwise_clusters_before_dispatch", CullideLevel::Cluster, false,
+                                                    false, false, false},
+                                           PileCase{"object_pass_before_dispatch", CullideLevel::Object, true, false,
+                                                    false, false},
                                            PileCase{"cluster_boxes_alone", CullideLevel::Cluster, false, true},
                                            PileCase{"stock_gimpact_object_pass", CullideLevel::Object, true, false, true},
-                                           PileCase{"stock_gimpact_cluster_boxes", CullideLevel::Cluster, true, true, true}),
+                                           PileCase{"stock_gimpact_cluster_boxes", CullideLevel::Cluster, true, true, true},
+                                           PileCase{"stock_gimpact_clusters_alone", CullideLevel::Cluster, false, false, true}),
                          [](const auto& p) { return std::string(p.param.name); });
+
+// The pruning finished inside the dispatch (overlap, the default with our dispatcher) against
+// the pruning before it, side by side in one process: collision worlds driven by the poses of a
+// falling 20-bunny pile (120 steps; a dynamic world with btDbvtBroadphase alone), each step the
+// same pairs in the cache the dispatcher walks, the same counts and the same contact points in
+// each pair's manifold, bit for bit, with the detector on the broadphase's worker thread or on
+// this one; the overlap path both adds kept pairs late and drops pairs kept the step before.
+TEST_F(CullideBroadphaseTest, OverlapKeepsThePairsAndContactsOfThePruningBeforeTheDispatch) {
+    auto pile = scenes::makeBunnyPile(20, 1);
+    ASSERT_TRUE(pile.has_value()) << pile.error().message;
+    btDefaultCollisionConfiguration config{bullet::collisionConstructionInfo()};
+    test::MeshShape bunny = test::makeGImpact(pile->bunny);
+    bunny.shape->setMargin(0.04f);
+    btBoxShape groundShape(btVector3(pile->groundHalfExtents.x, pile->groundHalfExtents.y, pile->groundHalfExtents.z));
+    const btTransform groundAt = test::at(0, -pile->groundHalfExtents.y, 0);
+
+    // The poses: a dynamic world with Bullet's own broadphase.
+    auto driver = bullet::CollisionDispatcher::create(&config, {.detector = "cpu"});
+    ASSERT_TRUE(driver.has_value()) << driver.error().message;
+    btDbvtBroadphase dbvt;
+    btSequentialImpulseConstraintSolver solver;
+    btDiscreteDynamicsWorld dynamic(driver->get(), &dbvt, &solver, &config);
+    dynamic.setGravity(btVector3(0, -9.81f, 0));
+    std::vector<std::unique_ptr<btDefaultMotionState>> motion;
+    std::vector<std::unique_ptr<btRigidBody>> bodies;
+    auto addBody = [&](btCollisionShape* shape, const btTransform& t, float mass) {
+        motion.push_back(std::make_unique<btDefaultMotionState>(t));
+        btVector3 inertia(0, 0, 0);
+        if (mass > 0) shape->calculateLocalInertia(mass, inertia);
+        bodies.push_back(std::make_unique<btRigidBody>(mass, motion.back().get(), shape, inertia));
+        dynamic.addRigidBody(bodies.back().get());
+    };
+    addBody(&groundShape, groundAt, 0.0f);
+    for (const Pose& p : pile->poses) {
+        btTransform t;
+        t.setOrigin(btVector3(p.position.x, p.position.y, p.position.z));
+        t.setRotation(btQuaternion(p.rotation.x, p.rotation.y, p.rotation.z, p.rotation.w));
+        addBody(bunny.shape.get(), t, 1.0f);
+    }
+
+    // Three collision worlds on those poses: [0] prunes before the dispatch, [1] inside it with
+    // the detector on the broadphase's worker thread, [2] inside it with the detector on this
+    // thread after the GPU pass is queued (the default).
+    struct Side {
+        std::unique_ptr<bullet::CollisionDispatcher> dispatcher;
+        std::unique_ptr<bullet::CullideBroadphase> broadphase;
+        std::unique_ptr<btCollisionWorld> world;
+        std::vector<std::unique_ptr<btCollisionObject>> objects;
+    } sides[3];
+    for (int k = 0; k < 3; ++k) {
+        Side& side = sides[k];
+        auto d = bullet::CollisionDispatcher::create(&config, {.detector = "cpu"});
+        ASSERT_TRUE(d.has_value()) << d.error().message;
+        side.dispatcher = std::move(*d);
+        bullet::CullideBroadphaseSettings s;
+        s.level = CullideLevel::Cluster;
+        s.objectPass = false;
+        s.cullide.clusterResolution = 32;
+        s.overlap = k > 0;
+        s.overlapOnWorker = k == 1;
+        auto made = bullet::CullideBroadphase::create(s);
+        ASSERT_TRUE(made.has_value()) << made.error().message;
+        side.broadphase = std::move(*made);
+        side.world = std::make_unique<btCollisionWorld>(side.dispatcher.get(), side.broadphase.get(), &config);
+        for (const auto& b : bodies) {
+            side.objects.push_back(std::make_unique<btCollisionObject>());
+            side.objects.back()->setCollisionShape(b->getCollisionShape());
+            side.objects.back()->setWorldTransform(b->getWorldTransform());
+            side.world->addCollisionObject(side.objects.back().get());
+        }
+    }
+    // Per body pair (by index): its manifold's points, as bits.
+    using Points = std::vector<std::array<float, 7>>;
+    auto contactsOf = [](Side& side) {
+        std::map<std::pair<int, int>, Points> out;
+        auto index = [&](const btCollisionObject* o) {
+            for (std::size_t i = 0; i < side.objects.size(); ++i)
+                if (side.objects[i].get() == o) return int(i);
+            return -1;
+        };
+        for (int i = 0; i < side.dispatcher->getNumManifolds(); ++i) {
+            const btPersistentManifold* m = side.dispatcher->getManifoldByIndexInternal(i);
+            const int a = index(m->getBody0()), b = index(m->getBody1());
+            Points& points = out[{std::min(a, b), std::max(a, b)}];
+            for (int c = 0; c < m->getNumContacts(); ++c) {
+                const btManifoldPoint& pt = m->getContactPoint(c);
+                points.push_back({float(pt.m_positionWorldOnB.x()), float(pt.m_positionWorldOnB.y()),
+                                  float(pt.m_positionWorldOnB.z()), float(pt.m_normalWorldOnB.x()),
+                                  float(pt.m_normalWorldOnB.y()), float(pt.m_normalWorldOnB.z()),
+                                  float(pt.getDistance())});
+            }
+            std::sort(points.begin(), points.end());
+        }
+        std::erase_if(out, [](const auto& e) { return e.second.empty(); });
+        return out;
+    };
+    auto pairsOf = [](Side& side) {
+        std::set<std::pair<int, int>> out;
+        btOverlappingPairCache* cache = side.broadphase->getOverlappingPairCache();
+        for (int i = 0; i < cache->getNumOverlappingPairs(); ++i) {
+            const btBroadphasePair& p = cache->getOverlappingPairArrayPtr()[i];
+            const int a = p.m_pProxy0->m_uniqueId, b = p.m_pProxy1->m_uniqueId;
+            out.insert({std::min(a, b), std::max(a, b)});
+        }
+        return out;
+    };
+    std::size_t addedLate = 0, droppedLate = 0, kept = 0, contactPairs = 0;
+    for (int step = 0; step < 120; ++step) {
+        for (Side& side : sides) {
+            for (std::size_t i = 0; i < bodies.size(); ++i)
+                side.objects[i]->setWorldTransform(bodies[i]->getWorldTransform());
+            side.world->updateAabbs();
+            side.world->performDiscreteCollisionDetection();
+        }
+        const bullet::BroadphaseStats& before = sides[0].broadphase->lastStats();
+        EXPECT_FALSE(before.overlapped);
+        const auto pairs = pairsOf(sides[0]);
+        const auto contacts = contactsOf(sides[0]);
+        for (int k = 1; k < 3; ++k) {
+            const bullet::BroadphaseStats& inside = sides[k].broadphase->lastStats();
+            EXPECT_TRUE(inside.overlapped);
+            EXPECT_EQ(inside.boxPairs, before.boxPairs) << "step " << step << ", side " << k;
+            EXPECT_EQ(inside.meshPairs, before.meshPairs) << "step " << step << ", side " << k;
+            EXPECT_EQ(inside.keptMeshPairs, before.keptMeshPairs) << "step " << step << ", side " << k;
+            EXPECT_EQ(inside.passedPairs, before.passedPairs) << "step " << step << ", side " << k;
+            EXPECT_EQ(pairsOf(sides[k]), pairs) << "step " << step << ", side " << k;
+            EXPECT_EQ(contactsOf(sides[k]), contacts) << "step " << step << ", side " << k;
+        }
+        addedLate += sides[1].broadphase->lastStats().addedLate;
+        droppedLate += sides[1].broadphase->lastStats().droppedLate;
+        kept += before.keptMeshPairs;
+        contactPairs += contacts.size();
+        dynamic.stepSimulation(1.0f / 60.0f, 1, 1.0f / 60.0f);
+    }
+    std::printf("[ cullide broadphase ] overlap: 20 bunnies, 120 steps, %zu kept mesh pairs, %zu pairs with contacts, %zu added "
+                "late, %zu dropped late\n",
+                kept, contactPairs, addedLate, droppedLate);
+    EXPECT_GT(contactPairs, 0u);
+    EXPECT_GT(addedLate, 0u) << "pairs should come in late";
+    EXPECT_GT(droppedLate, 0u) << "pairs kept the step before should be pruned";
+    for (Side& side : sides)
+        for (auto& o : side.objects) side.world->removeCollisionObject(o.get());
+    for (auto& b : bodies) dynamic.removeRigidBody(b.get());
+}
 
 TEST_F(CullideBroadphaseTest, RigidWorldSetting) {
     bullet::WorldSettings ws;

@@ -129,6 +129,10 @@ struct Chain {
     /// signalled). 0 or 1: this thread waits alone.
     int waitTeam = 0;
     std::function<void(const std::atomic<bool>&)> whileWaiting;
+    /// Run once on this thread after the chain is queued and flushed, before the wait
+    /// (CullideDetector::prunePairs's `whileGpuRuns`: a caller's CPU work overlapping the GPU's).
+    /// Its time counts in neither issueMs nor the read-back.
+    std::function<void()> afterIssue;
 };
 
 /// What the chain left.
@@ -150,6 +154,7 @@ struct ChainResult {
     double poseGpuMs = 0.0;     // poseItems: GPU time of the pose pass (part of cluster.gpuMs)
     double pairGpuMs = 0.0;     // GPU time of the pair pass (part of cluster.gpuMs)
     double issueMs = 0.0;       // wall time issuing everything (before the wait)
+    double afterIssueMs = 0.0;  // wall time of Chain::afterIssue (not in runMs)
     double runMs = 0.0;               // wall time: issuing, waiting, reading back
 };
 

@@ -20,8 +20,9 @@
 /// A pair whose PairResult carries contact samples gets its contacts from the samples alone
 /// (reduced to four like a patch); a pair with triangle pairs only, from the patch walk.
 ///
-/// Threads: the batch runs on the thread that calls stepSimulation (never on a worker), so
-/// GL detectors are safe. Not thread-safe otherwise.
+/// Threads: the batch runs on the thread that calls stepSimulation, so GL detectors are safe;
+/// with a DeferredPruning (deferPruning) a detector that uses no GL may run on its worker
+/// thread. Not thread-safe otherwise.
 #include "isc/bullet/DispatchStats.h"
 #include "isc/bullet/DispatcherSettings.h"
 #include "isc/detect/Detector.h"
@@ -29,12 +30,15 @@
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
 #include <BulletCollision/CollisionDispatch/btDefaultCollisionConfiguration.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
+class btBroadphaseProxy;
 class btCollisionObject;
 class btCollisionObjectWrapper;
 class btManifoldResult;
@@ -43,6 +47,24 @@ namespace isc::bullet {
 
 class MeshPairAlgorithm;
 class SceneMirror;
+
+/// A broadphase that finishes pruning its pair cache inside the dispatch, so that its GPU work
+/// overlaps the dispatcher's detector (isc::bullet::CullideBroadphase hands itself to
+/// CollisionDispatcher::deferPruning each step). Until prune() the cache holds the pairs the
+/// broadphase expects to keep (those it kept last step that still overlap, and every other pair).
+class DeferredPruning {
+public:
+    using ProxyPairs = std::vector<std::pair<btBroadphaseProxy*, btBroadphaseProxy*>>;
+    virtual ~DeferredPruning() = default;
+    /// Runs `work` exactly once while the pruning runs (on this thread or on a worker thread: it
+    /// must touch nothing the pruning does, and no GL). Then adds to the cache the kept pairs it
+    /// lacked (`added`) and lists the cache's pairs that were pruned (`dropped`: still in the
+    /// cache until finish()).
+    virtual void prune(btDispatcher* dispatcher, const std::function<void()>& work, ProxyPairs& added,
+                       ProxyPairs& dropped) = 0;
+    /// After the dispatch: the dropped pairs leave the cache.
+    virtual void finish(btDispatcher* dispatcher) = 0;
+};
 
 /// A btDefaultCollisionConstructionInfo whose algorithm pool elements are large enough for
 /// the dispatcher's own algorithm (the dispatcher also copes with a smaller pool by
@@ -70,6 +92,12 @@ public:
     /// the others go to the near callback. Runs everything on the calling thread.
     void dispatchAllCollisionPairs(btOverlappingPairCache* pairCache, const btDispatcherInfo& info,
                                    btDispatcher* dispatcher) override;
+    /// The next dispatchAllCollisionPairs walks the cache, runs the detector on its mesh pairs
+    /// inside `pruning->prune()` (perhaps on a worker thread: only with a detector that uses no
+    /// GL), then detects the pairs prune() added, leaves out those it dropped, and calls
+    /// `pruning->finish()`: the same pairs detected as when the pruning finished before the
+    /// dispatch (CullideBroadphase). Null: none (the default).
+    void deferPruning(DeferredPruning* pruning) { deferred_ = pruning; }
     /// Falls back to the heap when the pool's elements are too small for `size`.
     void* allocateCollisionAlgorithm(int size) override;
 
@@ -161,6 +189,8 @@ private:
     void warnOnce(const std::string& key, const std::string& message);
     void gather(Batch& batch, MeshPairAlgorithm& algorithm, btCollisionObject* body0,
                 btCollisionObject* body1);
+    // The detector (from candidate `first` on) into `out`; unserved and failed pairs to batch.exact.
+    void detectBatch(Batch& batch, std::size_t first, DetectionOutput& out);
     void runBatch(Batch& batch);
     void applyVertexChanges();
 
@@ -189,6 +219,7 @@ private:
     std::vector<std::string> warnings_;
     std::vector<std::string> warnedKeys_;
     std::unique_ptr<Batch> batch_;
+    DeferredPruning* deferred_ = nullptr;  // deferPruning(), for the next dispatch
     std::unordered_map<const btCollisionObject*, float> margins_;
     std::vector<const btCollisionShape*> changedShapes_;  // meshVerticesChanged since the last batch
     std::unordered_map<const btCollisionObject*, int> pairsOf_;  // live MeshPairAlgorithms per body

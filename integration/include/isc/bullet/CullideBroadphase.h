@@ -15,7 +15,12 @@
 /// dispatcher swells it (so a pair the dispatcher would find touching is never pruned); with
 /// any other dispatcher, grown by its shape's own margin (Bullet's contact distance).
 ///
+/// With isc::bullet::CollisionDispatcher (and a detector that uses no GL) the pruning finishes
+/// inside the dispatch, its GPU pass overlapping the dispatcher's detector (settings.overlap):
+/// the cache is final once the dispatch is done.
+///
 /// Needs a current GL 4.5 context when created and on the thread that calls stepSimulation.
+#include "isc/bullet/CollisionDispatcher.h"
 #include "isc/core/Result.h"
 #include "isc/detect/Detector.h"
 #include "isc/detectors/CullideDetector.h"
@@ -54,6 +59,25 @@ struct CullideBroadphaseSettings {
     /// `level` is Object or cullide.objectLevel is set; at a deeper level without it, no object
     /// level at all (the cluster level alone, chained on the GPU: one read-back per step).
     bool objectPass = true;
+    /// With isc::bullet::CollisionDispatcher whose detector uses no GL (`cpu`): the pruning
+    /// finishes inside the dispatch (CollisionDispatcher::deferPruning), its GPU pass running
+    /// while the dispatcher walks the cache and runs its detector on the pairs the last step
+    /// kept; then the pairs kept that the cache lacked are detected and those pruned left out,
+    /// so the dispatcher detects the same pairs as with false, and the cache holds the same pairs
+    /// after the step (true, the default). Between calculateOverlappingPairs and the dispatch the
+    /// cache holds the pairs expected to be kept; a step without a dispatch (or a proxy removed
+    /// in between) finishes the pruning at once. False, another dispatcher or a GL detector in
+    /// it: the pruning finishes before calculateOverlappingPairs returns. The environment
+    /// variable ISC_CULLIDE_BROADPHASE_OVERLAP=0/1/worker (worker: overlapOnWorker true), when set,
+    /// overrides both in create().
+    bool overlap = true;
+    /// With the overlap: the dispatcher's detector runs on this thread once the GPU pass is
+    /// queued (false, the default), or on a worker thread of this broadphase while this thread
+    /// sets up, queues and reads back the pass (true; the dispatcher's other work stays on this
+    /// thread). True was slower on the H100 (0.59-1.04 ms of pruning on the stepping thread a
+    /// step against 0.40-0.42: the detector's OpenMP team takes every core from the GL thread;
+    /// docs/detectors/cullide.md, cullide-9).
+    bool overlapOnWorker = false;
     /// Expensive check: every pruned pair is also tested exactly (the `cpu` detector on the
     /// surfaces the dispatcher tests: with isc::bullet::CollisionDispatcher its swollen meshes,
     /// with another dispatcher each mesh grown by its shape's margin, Bullet's contact
@@ -71,10 +95,15 @@ struct BroadphaseStats {
     std::size_t passedPairs = 0;     ///< pairs in the cache the dispatcher walks
     std::size_t lostPairs = 0;       ///< settings.validate: pruned pairs found touching (a bug if not 0)
     double dbvtMs = 0.0;             ///< btDbvtBroadphase's own update (wall clock)
-    double cullideMs = 0.0;          ///< mirroring bodies, the PCS passes and the cache update
+    double cullideMs = 0.0;          ///< mirroring bodies, the PCS passes and the cache update, ms on this
+                                     ///< thread (overlapped: in the dispatch too, the dispatcher's work left out)
+    bool overlapped = false;         ///< settings.overlap took effect: the pruning finished in the dispatch
+    double overlapMs = 0.0;          ///< overlapped: the dispatcher's work run while the GPU pass ran (not in cullideMs)
+    std::size_t addedLate = 0;       ///< overlapped: kept pairs the cache lacked, detected after the others
+    std::size_t droppedLate = 0;     ///< overlapped: pairs in the cache (kept last step) pruned, left out
 };
 
-class CullideBroadphase : public btBroadphaseInterface {
+class CullideBroadphase : public btBroadphaseInterface, private DeferredPruning {
 public:
     /// Creates the CULLIDE passes (compiles their shaders). Errors: no current GL context,
     /// settings out of range (the messages of isc::createCullideDetector).
@@ -118,6 +147,16 @@ private:
     struct Body;
     struct MeshEntry;
     void warnOnce(const std::string& key, const std::string& message);
+    // keep_ from candidates_ (the object pass, the deeper levels); `work` (may be empty) runs
+    // exactly once, while the first GPU pass runs.
+    void computeKeep(const std::function<void()>& work);
+    // settings.validate: the pruned candidates tested exactly (stats_.lostPairs).
+    void validatePruned();
+    // DeferredPruning (settings.overlap with our dispatcher).
+    void prune(btDispatcher* dispatcher, const std::function<void()>& work, ProxyPairs& added,
+               ProxyPairs& dropped) override;
+    void finish(btDispatcher* dispatcher) override;
+    void finishNow(btDispatcher* dispatcher);  // a pending pruning, with nothing to overlap
     // The body's object in scene_ (made or remade on demand), or -1 when it cannot take part.
     std::int64_t objectOf(const btCollisionObject& body, btDispatcher* dispatcher);
 
@@ -140,6 +179,12 @@ private:
     std::vector<std::pair<btBroadphaseProxy*, btBroadphaseProxy*>> passed_, meshProxies_, stale_;
     std::vector<ObjectPair> candidates_;
     std::vector<char> keep_;
+    std::vector<char> inCache_;     // overlap: per candidate, in the cache before the pruning finished
+    bool pending_ = false;          // overlap: calculateOverlappingPairs left the pruning to the dispatch
+    ProxyPairs dropped_;            // overlap: pruned pairs to leave the cache in finish()
+    CollisionDispatcher* deferredTo_ = nullptr;  // overlap: the dispatcher told to call prune()
+    class Worker;
+    std::unique_ptr<Worker> worker_;  // overlapOnWorker: runs the dispatcher's work
     std::vector<std::string> warned_;
     BroadphaseStats stats_;
     DetectorStats detectorStats_;

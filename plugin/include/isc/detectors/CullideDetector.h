@@ -38,6 +38,7 @@
 #include "isc/detect/Detector.h"
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -208,9 +209,15 @@ public:
     /// (a warning in `stats`). Same counters as detect().
     /// `objectLevel` false: the pair-based object level is skipped (the caller ran
     /// beginObjectPcs / endObjectPcs and passes only pairs of objects left in that PCS).
+    /// `whileGpuRuns` (optional): the caller's CPU work, run exactly once on this thread, even
+    /// when the call fails: at the cluster level (chained) after the GPU passes are queued and
+    /// flushed, before the wait for them, so that it overlaps the GPU's work; otherwise at the
+    /// end. It must not use GL or this detector. Its wall time is counter `overlap_ms`, left out
+    /// of stats.totalMs (CullideBroadphase runs its dispatcher's detector in it).
     [[nodiscard]] Result<void> prunePairs(const Scene& scene, std::span<const ObjectPair> candidates,
                                           CullideLevel level, std::vector<ObjectPair>& kept, DetectorStats& stats,
-                                          std::span<const float> fatten = {}, bool objectLevel = true);
+                                          std::span<const float> fatten = {}, bool objectLevel = true,
+                                          const std::function<void()>& whileGpuRuns = {});
 
     /// The object level over EVERY active object of `scene` at once, with no candidate pairs:
     /// the PCS is all of them, each tested against all the others along the 3 axes (or 1), in
