@@ -7,7 +7,7 @@
 // speculative test of the previous call's pairs (PeelExact::speculate) the way the detector
 // runs it during the GPU wait. Made to find where the ~0.5 µs per pair per core goes (run it
 // under callgrind or perf with ISC_PEEL_EXACT_THREADS=1).
-// Usage: isc_bench_peel_exact [calls=200]; env ISC_BUNNY_OBJ (the bunny).
+// Usage: isc_bench_peel_exact [calls=200] [bodies=100]; env ISC_BUNNY_OBJ (the bunny).
 #include "DensePile.h"
 #include "BunnyWobble.h"
 #include "PeelExact.h"
@@ -50,7 +50,8 @@ int main(int argc, char** argv) {
         return 1;
     }
     auto bunny = std::make_shared<const Mesh>(std::move(*b));
-    Scene scene = densePile(bunny, 100);
+    const int bodies = argc > 2 ? std::max(2, std::atoi(argv[2])) : 100;
+    Scene scene = densePile(bunny, bodies);
     scenes::BunnyWobble wobble(bunny);
     std::vector<Vec3> v;
     auto step = [&](int s) {

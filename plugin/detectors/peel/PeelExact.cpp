@@ -175,7 +175,7 @@ void PeelExact::run(const Scene& scene, std::span<const ObjectPair> candidates,
     const bool useSpeculation = !priorPairs_.empty() && priorState_.size() == priorPairs_.size() &&
                                 (priorSegmentsMade_ || !wantSegments) &&
                                 speculated_.load(std::memory_order_relaxed) > 0;
-    if (useSpeculation && lookup_ && merge_) {
+    if (useSpeculation && lookup_ && merge_ && found.size() <= mergeMaxList_) {
         runMerged(scene, candidates, found, wantSegments, out, parallel, team);
     } else if (useSpeculation && lookup_) {
         runListed(scene, candidates, found, wantSegments, out, parallel, team);
@@ -212,7 +212,8 @@ void PeelExact::prepare(std::span<const ObjectPair> candidates, const std::atomi
     }
     preparedFor_ = candidates.data();
     preparedCount_ = nc;
-    if (hashReady_ || !useHash_ || merge_) return;  // runMerged() needs no hash table
+    // runMerged() needs no hash table; the list is about as long as the last call's.
+    if (hashReady_ || !useHash_ || (merge_ && rememberedCount_ <= mergeMaxList_)) return;
     const auto size = std::bit_ceil(std::max<std::size_t>(64, 2 * rememberedCount_));
     hash_.assign(size, HashSlot{0, 0, 0, kNoSlot});
     hashMask_ = static_cast<std::uint32_t>(size - 1);
@@ -406,6 +407,7 @@ void PeelExact::runListed(const Scene& scene, std::span<const ObjectPair> candid
     out.stats.count("exact_reused", out.stats.counter("exact_reused") + reused);
     out.stats.count("exact_speculated", double(speculated_.load(std::memory_order_relaxed)));
     out.stats.count("exact_hashed", hashed ? 1.0 : 0.0);
+    out.stats.count("exact_merged", 0.0);
 }
 
 // With speculated results in hand: the list grouped by candidate on every thread (each thread
@@ -563,6 +565,7 @@ void PeelExact::runMerged(const Scene& scene, std::span<const ObjectPair> candid
     out.stats.count("exact_reused", out.stats.counter("exact_reused") + reused);
     out.stats.count("exact_speculated", double(speculated_.load(std::memory_order_relaxed)));
     out.stats.count("exact_hashed", 0.0);
+    out.stats.count("exact_merged", 1.0);
 }
 
 void PeelExact::runGrouped(const Scene& scene, std::span<const ObjectPair> candidates,

@@ -17,7 +17,11 @@
 // back) are tested (docs/detectors/peel.md, "Round 2026-11-28"). Before it
 // (setMerge(false)): each listed pair looked up in a hash table prepare() makes during the wait
 // (or a search of the candidate's group), the pairs not found grouped by one thread
-// ("Round 2026-11-27 late night").
+// ("Round 2026-11-27 late night"). The merge is used for lists of up to kMergeMaxList entries
+// (the 100-bunny piles list 8-10K): on the 1000-bunny pile (about 90K) it measured slower than
+// the lookup in two of three processes on a loaded host, its four barriers each waiting for the
+// slowest of 16 threads (peel.md, "The lead's check of 2026-11-28"), so longer lists take the
+// lookup.
 // Private to plugin/detectors/peel.
 #include "isc/detect/Detector.h"
 
@@ -85,6 +89,9 @@ public:
     /// on 2026-11-27 late night) instead of grouping the list by candidate on every thread
     /// and merging each candidate's sorted pairs with its sorted group of the last call's.
     void setMerge(bool on) { merge_ = on; }
+    /// The longest list run() merges (longer ones take the lookup); a test hook.
+    void setMergeMaxList(std::size_t entries) { mergeMaxList_ = entries; }
+    static constexpr std::size_t kMergeMaxList = 32768;
 
 private:
     void runGrouped(const Scene& scene, std::span<const ObjectPair> candidates,
@@ -161,6 +168,7 @@ private:
     std::vector<std::uint32_t> mergeCounts_, mergeStart_, mergeCands_;
     std::vector<TrianglePair> merged_;  // the list grouped by candidate, as (a's, b's) triangles
     bool merge_ = true;
+    std::size_t mergeMaxList_ = kMergeMaxList;
     // What rememberCall() keeps when every run() of the call was runListed() or runMerged()
     // (nextValid_).
     std::vector<PriorGroup> nextGroups_;

@@ -575,7 +575,8 @@ TEST(PeelExact, ListedPairsAreKeptAndLookedUp) {
 // The same on a list as the detector's (parallel: more than kParallelFrom entries, split over
 // the threads): many candidates (some named twice), a list in random order with duplicates,
 // pairs apart, pairs new to the call and remembered pairs not listed again; the merged path against the plain run and
-// the lookup one by one, bit for bit, with the same counters.
+// the lookup one by one, bit for bit, with the same counters (the merge's limit raised above the
+// list's length). A list longer than the limit takes the lookup, with the same answer.
 TEST(PeelExact, MergedPathOnALargeListIsTheLookupsAnswer) {
     Scene scene;
     addThreeBoxes(scene);
@@ -598,8 +599,10 @@ TEST(PeelExact, MergedPathOnALargeListIsTheLookupsAnswer) {
         return found;
     };
     ASSERT_GT(listFor(0).size(), 2048u) << "the run must be parallel";
-    peel::PeelExact merging, looking;
+    peel::PeelExact merging, looking, limited;
+    merging.setMergeMaxList(listFor(0).size() * 2);  // the list is longer than the default limit
     looking.setMerge(false);
+    limited.setMergeMaxList(1024);
     const std::atomic<bool> go{false};
     for (int call = 0; call < 4; ++call) {
         Pose p = scene.pose(1);
@@ -607,25 +610,36 @@ TEST(PeelExact, MergedPathOnALargeListIsTheLookupsAnswer) {
         p.rotation = glm::normalize(glm::angleAxis(0.03f, Vec3(0, 1, 0)) * p.rotation);
         scene.setPose(1, p);
         const auto found = listFor(call);
-        DetectionOutput expected, merged, looked;
+        DetectionOutput expected, merged, looked, overLimit;
         peel::PeelExact().run(scene, candidates, found, true, expected, 4);
-        for (peel::PeelExact* e : {&merging, &looking}) {
+        for (peel::PeelExact* e : {&merging, &looking, &limited}) {
             e->beginCall(true);
             e->prepare(candidates);
             e->speculate(scene, go);
         }
         merging.run(scene, candidates, found, true, merged, 4);
         looking.run(scene, candidates, found, true, looked, 4);
+        limited.run(scene, candidates, found, true, overLimit, 4);
         expectSameBits(expected, merged, "merged, call " + std::to_string(call));
         expectSameBits(expected, looked, "lookup, call " + std::to_string(call));
-        for (const char* name : {"tri_tri_tests", "positive_tests", "exact_reused", "exact_speculated"})
+        expectSameBits(expected, overLimit, "over the merge's limit, call " + std::to_string(call));
+        for (const char* name : {"tri_tri_tests", "positive_tests", "exact_reused", "exact_speculated"}) {
             EXPECT_EQ(merged.stats.counter(name), looked.stats.counter(name)) << name << ", call " << call;
+            EXPECT_EQ(overLimit.stats.counter(name), looked.stats.counter(name)) << name << ", call " << call;
+        }
+        if (call > 0) {  // speculated results in hand: which path ran
+            EXPECT_EQ(merged.stats.counter("exact_merged"), 1.0) << call;
+            EXPECT_EQ(looked.stats.counter("exact_merged"), 0.0) << call;
+            EXPECT_EQ(overLimit.stats.counter("exact_merged"), 0.0) << call;
+        }
         if (call > 1) {
             EXPECT_GT(merged.stats.counter("exact_reused"), 0.0) << call;
         }
         merging.rememberCall(merged.pairs);
         looking.rememberCall(looked.pairs);
+        limited.rememberCall(overLimit.pairs);
         EXPECT_EQ(merging.remembered(), looking.remembered()) << call;
+        EXPECT_EQ(limited.remembered(), looking.remembered()) << call;
     }
 }
 
