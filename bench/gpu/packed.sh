@@ -86,3 +86,12 @@ cullide_process() {
   echo "rc=$?"
   sed -n '/# isc_bench_cullide summary/,/# cullide per level/p' "$out/cullide-p$p.txt"
 }
+# isc_bench_peel_exact (peel's exact stage alone, no GL) run 4 times with the test hook $2 (an
+# environment variable) at 1, 0, 1, 0, $3 calls each, into $1/exact.txt; prints it.
+peel_exact_ab() {
+  local out=$1 hook=$2 calls=$3 v
+  for v in 1 0 1 0; do
+    echo "$hook=$v $(env "$hook=$v" timeout 60 "$bin/isc_bench_peel_exact" "$calls" 2>&1)" >> "$out/exact.txt"
+  done
+  cat "$out/exact.txt"
+}

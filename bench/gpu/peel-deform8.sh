@@ -21,12 +21,7 @@ set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/packed.sh"  # dir, bin, the libraries, the bunny, EGL
 setup_out /tmp/peel-deform8-out
 [ "${PEEL8_TESTS:-1}" = 1 ] && peel_tests_and_accuracy "$out"
-if [ "${PEEL8_EXACT:-1}" = 1 ]; then
-  for l in 1 0 1 0; do
-    echo "ISC_PEEL_EXACT_LOOKUP=$l $(ISC_PEEL_EXACT_LOOKUP=$l timeout 60 "$bin/isc_bench_peel_exact" 200 2>&1)" >> "$out/exact.txt"
-  done
-  cat "$out/exact.txt"
-fi
+[ "${PEEL8_EXACT:-1}" = 1 ] && peel_exact_ab "$out" ISC_PEEL_EXACT_LOOKUP 200
 start_clocks "$out"
 export ISC_PEEL_BENCH_MIN_TIME=${ISC_PEEL_BENCH_MIN_TIME:-0.1}
 reps=${PEEL8_REPS:-5}

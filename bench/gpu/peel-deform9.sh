@@ -26,12 +26,7 @@ set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/packed.sh"  # dir, bin, the libraries, the bunny, EGL
 setup_out /tmp/peel-deform9-out
 [ "${PEEL9_TESTS:-1}" = 1 ] && peel_tests_and_accuracy "$out"
-if [ "${PEEL9_EXACT:-1}" = 1 ]; then
-  for m in 1 0 1 0; do
-    echo "ISC_PEEL_EXACT_MERGE=$m $(ISC_PEEL_EXACT_MERGE=$m timeout 60 "$bin/isc_bench_peel_exact" 100 2>&1)" >> "$out/exact.txt"
-  done
-  cat "$out/exact.txt"
-fi
+[ "${PEEL9_EXACT:-1}" = 1 ] && peel_exact_ab "$out" ISC_PEEL_EXACT_MERGE 100
 start_clocks "$out"
 export ISC_PEEL_BENCH_MIN_TIME=${ISC_PEEL_BENCH_MIN_TIME:-0.1}
 reps=${PEEL9_REPS:-5}

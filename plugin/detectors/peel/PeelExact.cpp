@@ -394,20 +394,7 @@ void PeelExact::runListed(const Scene& scene, std::span<const ObjectPair> candid
             nextGroups_[group] = {pair, nextBase_[c], at};
         }
     }
-    preparedFor_ = nullptr;  // a second run() of the call (the other half) prepares afresh
-    nextCount_ += std::size_t(tests);
-    out.pairs.erase(std::remove_if(out.pairs.begin() + std::ptrdiff_t(base), out.pairs.end(),
-                                   [](const PairResult& r) { return r.triangles.empty(); }),
-                    out.pairs.end());
-    const double totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    out.stats.count("exact_sort_ms", out.stats.counter("exact_sort_ms") + sortMs);
-    out.stats.count("exact_test_ms", out.stats.counter("exact_test_ms") + (totalMs - sortMs));
-    out.stats.count("tri_tri_tests", out.stats.counter("tri_tri_tests") + tests);
-    out.stats.count("positive_tests", out.stats.counter("positive_tests") + positives);
-    out.stats.count("exact_reused", out.stats.counter("exact_reused") + reused);
-    out.stats.count("exact_speculated", double(speculated_.load(std::memory_order_relaxed)));
-    out.stats.count("exact_hashed", hashed ? 1.0 : 0.0);
-    out.stats.count("exact_merged", 0.0);
+    finishListed(out, base, {t0, sortMs, tests, positives, reused}, hashed, false);
 }
 
 // With speculated results in hand: the list grouped by candidate on every thread (each thread
@@ -552,20 +539,28 @@ void PeelExact::runMerged(const Scene& scene, std::span<const ObjectPair> candid
             }
         }
     }
+    finishListed(out, base, {t0, sortMs, tests, positives, reused}, false, true);
+}
+
+// The end of runListed() and runMerged(): the candidates without intersecting pairs dropped
+// from the output, the counters.
+void PeelExact::finishListed(DetectionOutput& out, std::size_t base, const ListedTally& tally, bool hashed,
+                             bool merged) {
     preparedFor_ = nullptr;  // a second run() of the call (the other half) prepares afresh
-    nextCount_ += std::size_t(tests);
+    nextCount_ += std::size_t(tally.tests);
     out.pairs.erase(std::remove_if(out.pairs.begin() + std::ptrdiff_t(base), out.pairs.end(),
                                    [](const PairResult& r) { return r.triangles.empty(); }),
                     out.pairs.end());
-    const double totalMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    out.stats.count("exact_sort_ms", out.stats.counter("exact_sort_ms") + sortMs);
-    out.stats.count("exact_test_ms", out.stats.counter("exact_test_ms") + (totalMs - sortMs));
-    out.stats.count("tri_tri_tests", out.stats.counter("tri_tri_tests") + tests);
-    out.stats.count("positive_tests", out.stats.counter("positive_tests") + positives);
-    out.stats.count("exact_reused", out.stats.counter("exact_reused") + reused);
+    const double totalMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - tally.start).count();
+    out.stats.count("exact_sort_ms", out.stats.counter("exact_sort_ms") + tally.sortMs);
+    out.stats.count("exact_test_ms", out.stats.counter("exact_test_ms") + (totalMs - tally.sortMs));
+    out.stats.count("tri_tri_tests", out.stats.counter("tri_tri_tests") + tally.tests);
+    out.stats.count("positive_tests", out.stats.counter("positive_tests") + tally.positives);
+    out.stats.count("exact_reused", out.stats.counter("exact_reused") + tally.reused);
     out.stats.count("exact_speculated", double(speculated_.load(std::memory_order_relaxed)));
-    out.stats.count("exact_hashed", 0.0);
-    out.stats.count("exact_merged", 1.0);
+    out.stats.count("exact_hashed", hashed ? 1.0 : 0.0);
+    out.stats.count("exact_merged", merged ? 1.0 : 0.0);
 }
 
 void PeelExact::runGrouped(const Scene& scene, std::span<const ObjectPair> candidates,

@@ -19,13 +19,14 @@
 // (or a search of the candidate's group), the pairs not found grouped by one thread
 // ("Round 2026-11-27 late night"). The merge is used for lists of up to kMergeMaxList entries
 // (the 100-bunny piles list 8-10K): on the 1000-bunny pile (about 90K) it measured slower than
-// the lookup in two of three processes on a loaded host, its four barriers each waiting for the
-// slowest of 16 threads (peel.md, "The lead's check of 2026-11-28"), so longer lists take the
-// lookup.
+// the lookup in two of three processes on a loaded host (likely its four barriers, each waiting
+// for the slowest of 16 threads; not shown) (peel.md, "The lead's check of 2026-11-28"), so
+// longer lists take the lookup.
 // Private to plugin/detectors/peel.
 #include "isc/detect/Detector.h"
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -97,6 +98,11 @@ private:
     void runGrouped(const Scene& scene, std::span<const ObjectPair> candidates,
                     std::span<const TrianglePairCandidate> found, bool wantSegments, DetectionOutput& out,
                     bool useSpeculation, bool parallel, int team);
+    struct ListedTally {
+        std::chrono::steady_clock::time_point start;
+        double sortMs, tests, positives, reused;
+    };
+    void finishListed(DetectionOutput& out, std::size_t base, const ListedTally& tally, bool hashed, bool merged);
     void runListed(const Scene& scene, std::span<const ObjectPair> candidates,
                    std::span<const TrianglePairCandidate> found, bool wantSegments, DetectionOutput& out,
                    bool parallel, int team);
