@@ -4,7 +4,8 @@
 #   cullide_clusters          the cluster level alone (ISC_BENCH_BROADPHASE_OBJECT_PASS=0), the
 #                             pruning finished inside the dispatch (overlap: the dispatcher walks
 #                             the cache and runs cpu while the GPU pass runs; the default)
-#   cullide_clusters_worker   the same with cpu on the broadphase's worker thread (overlapOnWorker)
+#   (cullide_clusters_worker  cpu on a worker thread of the broadphase: runs 2-3 only; the
+#                             option was removed after them, measured slower)
 #   cullide_clusters_before   the same pass finished before the dispatch (overlap=false: main's path)
 # (The runs of 2026-11-28 ran the code of their commit: run 1 and 2 at 54a0a27 / caaa25e, where the
 # walk ran inside the overlap too; run 3 at ee9b63b, where cullide_clusters was the worker and

@@ -16,8 +16,9 @@
 // the dispatch, CullideBroadphaseSettings::overlap, the default with cpu in our dispatcher: then
 // collision_ms holds the pruning's CPU time too, and overlap_ms is the dispatcher's work run while
 // the GPU pass ran), added_late / dropped_late. Rows "*_before" turn the overlap off (the pruning
-// finished before the dispatch, as before cullide-9), "*_worker" run the dispatcher's detector on
-// the broadphase's worker thread (overlapOnWorker). "cullide_validate" runs the same steps with
+// finished before the dispatch, as before cullide-9). (Rows "*_worker", the detector on a worker
+// thread of the broadphase, measured slower in cullide-9 and were removed with the option.)
+// "cullide_validate" runs the same steps with
 // CullideBroadphase::setValidate(true): every pruned pair is tested exactly (cpu detector,
 // the dispatcher's swollen meshes), lost_pairs is the total over all steps found touching
 // (must be 0); its times include the check and are not the figure to quote.
@@ -80,9 +81,6 @@ isc::bullet::CullideBroadphaseSettings broadphaseSettings(const std::string& mod
     }
     // "_before": the pruning finished before the dispatch (overlap off), as before cullide-9.
     if (mode.find("_before") != std::string::npos) s.overlap = false;
-    // "_worker": the dispatcher's detector on the broadphase's worker thread
-    // (CullideBroadphaseSettings::overlapOnWorker true).
-    if (mode.find("_worker") != std::string::npos) s.overlapOnWorker = true;
     if (const char* env = std::getenv("ISC_CULLIDE_SET")) {
         isc::OptionList options;
         std::stringstream ss(env);
@@ -102,19 +100,27 @@ struct Measured {
 };
 std::map<std::pair<std::string, int>, Measured> g_measured;
 
-void runPile(benchmark::State& state, const std::string& mode) {
-    const int bodies = int(state.range(0));
-    const int steps = stepsFor(bodies);
-    const bool cullide = mode != "dbvt";
+// The row's pile, or none with the row skipped: a cullide row without a GL context, or a pile
+// that could not be made.
+std::optional<isc::scenes::BunnyPile> rowPile(benchmark::State& state, int bodies, bool cullide) {
     if (cullide && !g_context) {
         state.SkipWithError("no GL context");
-        return;
+        return std::nullopt;
     }
     auto pile = isc::scenes::makeBunnyPile(bodies, 1);
     if (!pile) {
         state.SkipWithError(pile.error().message.c_str());
-        return;
+        return std::nullopt;
     }
+    return std::move(*pile);
+}
+
+void runPile(benchmark::State& state, const std::string& mode) {
+    const int bodies = int(state.range(0));
+    const int steps = stepsFor(bodies);
+    const bool cullide = mode != "dbvt";
+    auto pile = rowPile(state, bodies, cullide);
+    if (!pile) return;
     std::map<std::string, double> sum;
     double lost = 0;
     int runs = 0;
@@ -240,15 +246,8 @@ const std::vector<std::vector<btTransform>>* replayPoses(int bodies, const isc::
 void runReplay(benchmark::State& state, const std::string& mode) {
     const int bodies = int(state.range(0));
     const bool cullide = mode != "dbvt";
-    if (cullide && !g_context) {
-        state.SkipWithError("no GL context");
-        return;
-    }
-    auto pile = isc::scenes::makeBunnyPile(bodies, 1);
-    if (!pile) {
-        state.SkipWithError(pile.error().message.c_str());
-        return;
-    }
+    auto pile = rowPile(state, bodies, cullide);
+    if (!pile) return;
     const auto* steps = replayPoses(bodies, *pile);
     if (!steps) {
         state.SkipWithError("replay: no world");
@@ -319,7 +318,6 @@ void BM_CullideValidate(benchmark::State& state) { runPile(state, "cullide_valid
 void BM_CullideClustersValidate(benchmark::State& state) { runPile(state, "cullide_clusters_validate"); }
 void BM_CullideBefore(benchmark::State& state) { runPile(state, "cullide_before"); }
 void BM_CullideClustersBefore(benchmark::State& state) { runPile(state, "cullide_clusters_before"); }
-void BM_CullideClustersWorker(benchmark::State& state) { runPile(state, "cullide_clusters_worker"); }
 
 }  // namespace
 
@@ -336,7 +334,6 @@ BENCHMARK(BM_CullideValidate)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Uni
 BENCHMARK(BM_CullideClustersValidate)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CullideBefore)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CullideClustersBefore)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_CullideClustersWorker)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
     if (auto ctx = isc::gl::Context::createHeadless()) {
@@ -358,7 +355,7 @@ int main(int argc, char** argv) {
         auto d = g_measured.find({"dbvt", bodies});
         if (d == g_measured.end()) continue;
         for (const char* mode : {"dbvt", "cullide", "cullide_before", "cullide_clusterboxes", "cullide_clusters",
-                                 "cullide_clusters_before", "cullide_clusters_worker"}) {
+                                 "cullide_clusters_before"}) {
             auto c = g_measured.find({mode, bodies});
             if (c == g_measured.end()) continue;
             auto v = g_measured.find({std::string(mode) + "_validate", bodies});

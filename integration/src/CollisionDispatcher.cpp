@@ -392,8 +392,7 @@ void CollisionDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* pair
         detectBatch(batch, 0, batch.output);
     } else {
         // The detector runs on the walked pairs while the broadphase prunes (after its GPU pass
-        // is queued, or on its worker thread; Bullet's own algorithms and callbacks stay on this
-        // thread); then the pairs it kept that the cache lacked are detected, and those it
+        // is queued); then the pairs it kept that the cache lacked are detected, and those it
         // pruned are left alone: the same pairs detected, with the same answers, as when it
         // pruned before the dispatch.
         DeferredPruning::ProxyPairs added, dropped;

@@ -12,14 +12,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
-#include <mutex>
 #include <span>
 #include <sstream>
-#include <thread>
 #include <utility>
 
 namespace isc::bullet {
@@ -30,62 +26,6 @@ using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 }  // namespace
-
-// One thread, kept for the broadphase's life, running one job at a time: the dispatcher's walk
-// and detector beside the GL thread's pruning (settings.overlapOnWorker). Kept, not made per
-// step: OpenMP keeps a thread team per thread that starts parallel regions.
-class CullideBroadphase::Worker {
-public:
-    ~Worker() {
-        {
-            const std::lock_guard lock(mutex_);
-            quit_ = true;
-        }
-        wake_.notify_all();
-        if (thread_.joinable()) thread_.join();
-    }
-    void start(std::function<void()> job) {
-        const std::lock_guard lock(mutex_);
-        if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
-        job_ = std::move(job);
-        done_ = false;
-        error_ = nullptr;
-        wake_.notify_all();
-    }
-    // Until the job is done; rethrows what it threw.
-    void wait() {
-        std::unique_lock lock(mutex_);
-        finished_.wait(lock, [this] { return done_; });
-        if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
-    }
-
-private:
-    void loop() {
-        std::unique_lock lock(mutex_);
-        for (;;) {
-            wake_.wait(lock, [this] { return quit_ || job_; });
-            if (quit_) return;
-            std::function<void()> job = std::exchange(job_, {});
-            lock.unlock();
-            std::exception_ptr error;
-            try {
-                job();
-            } catch (...) {
-                error = std::current_exception();
-            }
-            lock.lock();
-            error_ = error;
-            done_ = true;
-            finished_.notify_all();
-        }
-    }
-    std::mutex mutex_;
-    std::condition_variable wake_, finished_;
-    std::function<void()> job_;
-    std::exception_ptr error_;
-    bool done_ = true, quit_ = false;
-    std::thread thread_;
-};
 
 // One mesh shape as tested: swollen by `swell` (the dispatcher's half margin) or as it is.
 struct CullideBroadphase::MeshEntry {
@@ -147,11 +87,8 @@ Result<std::unique_ptr<CullideBroadphase>> CullideBroadphase::create(CullideBroa
     auto detector = createCullideDetector({.wantSegments = false}, settings.cullide);
     if (!detector) return fail("CullideBroadphase::create(): " + detector.error().message);
     // Test hook: the old path (pruning before the dispatch) and the new one side by side.
-    // ("worker": the overlap with the dispatcher's detector on the broadphase's worker thread.)
-    if (const char* overlap = std::getenv("ISC_CULLIDE_BROADPHASE_OVERLAP"); overlap && *overlap) {
+    if (const char* overlap = std::getenv("ISC_CULLIDE_BROADPHASE_OVERLAP"); overlap && *overlap)
         settings.overlap = std::string(overlap) != "0";
-        settings.overlapOnWorker = std::string(overlap) == "worker";
-    }
     std::unique_ptr<CullideBroadphase> b(new CullideBroadphase());
     b->settings_ = std::move(settings);
     b->cullide_ = std::move(*detector);
@@ -476,7 +413,7 @@ void CullideBroadphase::validatePruned() {
                              " pruned pair(s) are touching (a bug: please report the scene)");
 }
 
-void CullideBroadphase::prune(btDispatcher* dispatcher, const std::function<void()>& work, ProxyPairs& added,
+void CullideBroadphase::prune(btDispatcher* /*dispatcher*/, const std::function<void()>& work, ProxyPairs& added,
                               ProxyPairs& dropped) {
     added.clear();
     dropped.clear();
@@ -485,31 +422,8 @@ void CullideBroadphase::prune(btDispatcher* dispatcher, const std::function<void
         return;
     }
     const auto t0 = Clock::now();
-    double waited = 0.0;  // for the dispatcher's work (not this pruning's time)
-    if (work && settings_.overlapOnWorker) {
-        // The dispatcher's detector beside this thread's GL work; it reads the dispatcher's scene
-        // and batch only, nothing this pruning touches.
-        if (!worker_) worker_ = std::make_unique<Worker>();
-        double workMs = 0.0;
-        worker_->start([&work, &workMs] {
-            const auto t = Clock::now();
-            work();
-            workMs = msSince(t);
-        });
-        try {
-            computeKeep({});
-        } catch (...) {
-            worker_->wait();  // (it uses the caller's frame)
-            throw;
-        }
-        const auto tw = Clock::now();
-        worker_->wait();
-        waited = msSince(tw);
-        stats_.overlapMs = workMs;
-    } else {
-        computeKeep(work);
-        waited = stats_.overlapMs;
-    }
+    computeKeep(work);
+    const double waited = stats_.overlapMs;  // the dispatcher's work, not this pruning's time
     // The kept pairs the cache lacked come in (stamped with this step); the cache's pairs that
     // were pruned leave it in finish(), after the dispatch.
     dropped_.clear();
@@ -526,7 +440,6 @@ void CullideBroadphase::prune(btDispatcher* dispatcher, const std::function<void
     dropped = dropped_;
     stats_.addedLate = added.size();
     stats_.droppedLate = dropped_.size();
-    static_cast<void>(dispatcher);
     stats_.passedPairs = std::size_t(cache_->getNumOverlappingPairs()) - dropped_.size();
     stats_.cullideMs += msSince(t0) - waited;
 }

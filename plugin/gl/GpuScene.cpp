@@ -139,8 +139,6 @@ std::span<const ObjectId> GpuScene::beginSync(const Scene& scene) {
     // go to the vertex buffer in one GPU copy per run of adjacent changed objects (a whole
     // deforming scene: one copy), not one glBufferSubData per object. The staging buffer is
     // reused once the GPU has passed the previous copies (their fence; normally long signalled).
-    std::vector<std::pair<std::size_t, std::size_t>>& runs = stagingRuns_;  // [first, end) vertices
-    runs.clear();
     std::vector<ObjectId>& changed = stagingObjects_;
     changed.clear();
     stagingBase_ = nullptr;
@@ -156,10 +154,7 @@ std::span<const ObjectId> GpuScene::beginSync(const Scene& scene) {
         g.triangleCount = r.triangleCount;
         g.meshId = r.mesh | (r.active ? 0u : ISC_OBJECT_INACTIVE);
         if (r.deformed && uploadedVersion_[i] != scene.vertexVersion(i)) {
-            const std::size_t count = scene.localVertices(i).size();
             changed.push_back(i);
-            if (!runs.empty() && runs.back().second == r.firstVertex) runs.back().second += count;
-            else runs.emplace_back(r.firstVertex, r.firstVertex + count);
             uploadedVersion_[i] = scene.vertexVersion(i);
             ++deformedUploads_;
         }
@@ -210,16 +205,9 @@ void GpuScene::copyConverted(std::size_t endChanged) {
 }
 
 void GpuScene::endSync() {
-    if (copiedChanged_ > 0) {  // copyConverted() recorded the first ones
-        copyConverted(stagingObjects_.size());
-    } else {
-        for (const auto& [first, end] : stagingRuns_)
-            glCopyNamedBufferSubData(staging_.id(), vertices_.id(), static_cast<GLintptr>(first * sizeof(Vec4)),
-                                     static_cast<GLintptr>(first * sizeof(Vec4)),
-                                     static_cast<GLsizeiptr>((end - first) * sizeof(Vec4)));
-    }
+    copyConverted(stagingObjects_.size());  // those copyConverted() has not recorded yet
     copiedChanged_ = 0;
-    if (!stagingRuns_.empty()) stagingFence_ = Fence::insert();
+    if (!stagingObjects_.empty()) stagingFence_ = Fence::insert();
     if (syncObjects_ > 0) objects_.upload(0, syncObjects_ * sizeof(GpuObject), records_.data());
 }
 

@@ -201,8 +201,7 @@ INSTANTIATE_TEST_SUITE_P(Levels, CullideBroadphasePileTest,
 // the pruning before it, side by side in one process: collision worlds driven by the poses of a
 // falling 20-bunny pile (120 steps; a dynamic world with btDbvtBroadphase alone), each step the
 // same pairs in the cache the dispatcher walks, the same counts and the same contact points in
-// each pair's manifold, bit for bit, with the detector on the broadphase's worker thread or on
-// this one; the overlap path both adds kept pairs late and drops pairs kept the step before.
+// each pair's manifold, bit for bit; the overlap path both adds kept pairs late and drops pairs kept the step before.
 TEST_F(CullideBroadphaseTest, OverlapKeepsThePairsAndContactsOfThePruningBeforeTheDispatch) {
     auto pile = scenes::makeBunnyPile(20, 1);
     ASSERT_TRUE(pile.has_value()) << pile.error().message;
@@ -236,16 +235,15 @@ TEST_F(CullideBroadphaseTest, OverlapKeepsThePairsAndContactsOfThePruningBeforeT
         addBody(bunny.shape.get(), t, 1.0f);
     }
 
-    // Three collision worlds on those poses: [0] prunes before the dispatch, [1] inside it with
-    // the detector on the broadphase's worker thread, [2] inside it with the detector on this
-    // thread after the GPU pass is queued (the default).
+    // Two collision worlds on those poses: [0] prunes before the dispatch, [1] inside it, with the
+    // detector run after the GPU pass is queued (the default).
     struct Side {
         std::unique_ptr<bullet::CollisionDispatcher> dispatcher;
         std::unique_ptr<bullet::CullideBroadphase> broadphase;
         std::unique_ptr<btCollisionWorld> world;
         std::vector<std::unique_ptr<btCollisionObject>> objects;
-    } sides[3];
-    for (int k = 0; k < 3; ++k) {
+    } sides[2];
+    for (int k = 0; k < 2; ++k) {
         Side& side = sides[k];
         auto d = bullet::CollisionDispatcher::create(&config, {.detector = "cpu"});
         ASSERT_TRUE(d.has_value()) << d.error().message;
@@ -255,7 +253,6 @@ TEST_F(CullideBroadphaseTest, OverlapKeepsThePairsAndContactsOfThePruningBeforeT
         s.objectPass = false;
         s.cullide.clusterResolution = 32;
         s.overlap = k > 0;
-        s.overlapOnWorker = k == 1;
         auto made = bullet::CullideBroadphase::create(s);
         ASSERT_TRUE(made.has_value()) << made.error().message;
         side.broadphase = std::move(*made);
@@ -314,18 +311,16 @@ TEST_F(CullideBroadphaseTest, OverlapKeepsThePairsAndContactsOfThePruningBeforeT
         EXPECT_FALSE(before.overlapped);
         const auto pairs = pairsOf(sides[0]);
         const auto contacts = contactsOf(sides[0]);
-        for (int k = 1; k < 3; ++k) {
-            const bullet::BroadphaseStats& inside = sides[k].broadphase->lastStats();
-            EXPECT_TRUE(inside.overlapped);
-            EXPECT_EQ(inside.boxPairs, before.boxPairs) << "step " << step << ", side " << k;
-            EXPECT_EQ(inside.meshPairs, before.meshPairs) << "step " << step << ", side " << k;
-            EXPECT_EQ(inside.keptMeshPairs, before.keptMeshPairs) << "step " << step << ", side " << k;
-            EXPECT_EQ(inside.passedPairs, before.passedPairs) << "step " << step << ", side " << k;
-            EXPECT_EQ(pairsOf(sides[k]), pairs) << "step " << step << ", side " << k;
-            EXPECT_EQ(contactsOf(sides[k]), contacts) << "step " << step << ", side " << k;
-        }
-        addedLate += sides[1].broadphase->lastStats().addedLate;
-        droppedLate += sides[1].broadphase->lastStats().droppedLate;
+        const bullet::BroadphaseStats& inside = sides[1].broadphase->lastStats();
+        EXPECT_TRUE(inside.overlapped);
+        EXPECT_EQ(inside.boxPairs, before.boxPairs) << "step " << step;
+        EXPECT_EQ(inside.meshPairs, before.meshPairs) << "step " << step;
+        EXPECT_EQ(inside.keptMeshPairs, before.keptMeshPairs) << "step " << step;
+        EXPECT_EQ(inside.passedPairs, before.passedPairs) << "step " << step;
+        EXPECT_EQ(pairsOf(sides[1]), pairs) << "step " << step;
+        EXPECT_EQ(contactsOf(sides[1]), contacts) << "step " << step;
+        addedLate += inside.addedLate;
+        droppedLate += inside.droppedLate;
         kept += before.keptMeshPairs;
         contactPairs += contacts.size();
         dynamic.stepSimulation(1.0f / 60.0f, 1, 1.0f / 60.0f);

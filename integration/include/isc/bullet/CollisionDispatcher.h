@@ -20,9 +20,8 @@
 /// A pair whose PairResult carries contact samples gets its contacts from the samples alone
 /// (reduced to four like a patch); a pair with triangle pairs only, from the patch walk.
 ///
-/// Threads: the batch runs on the thread that calls stepSimulation, so GL detectors are safe;
-/// with a DeferredPruning (deferPruning) a detector that uses no GL may run on its worker
-/// thread. Not thread-safe otherwise.
+/// Threads: the batch runs on the thread that calls stepSimulation (never on a worker), so GL
+/// detectors are safe. Not thread-safe otherwise.
 #include "isc/bullet/DispatchStats.h"
 #include "isc/bullet/DispatcherSettings.h"
 #include "isc/detect/Detector.h"
@@ -56,8 +55,8 @@ class DeferredPruning {
 public:
     using ProxyPairs = std::vector<std::pair<btBroadphaseProxy*, btBroadphaseProxy*>>;
     virtual ~DeferredPruning() = default;
-    /// Runs `work` exactly once while the pruning runs (on this thread or on a worker thread: it
-    /// must touch nothing the pruning does, and no GL). Then adds to the cache the kept pairs it
+    /// Runs `work` exactly once, on this thread, while the pruning's GPU pass runs (it must
+    /// touch nothing the pruning does, and no GL). Then adds to the cache the kept pairs it
     /// lacked (`added`) and lists the cache's pairs that were pruned (`dropped`: still in the
     /// cache until finish()).
     virtual void prune(btDispatcher* dispatcher, const std::function<void()>& work, ProxyPairs& added,
@@ -93,8 +92,7 @@ public:
     void dispatchAllCollisionPairs(btOverlappingPairCache* pairCache, const btDispatcherInfo& info,
                                    btDispatcher* dispatcher) override;
     /// The next dispatchAllCollisionPairs walks the cache, runs the detector on its mesh pairs
-    /// inside `pruning->prune()` (perhaps on a worker thread: only with a detector that uses no
-    /// GL), then detects the pairs prune() added, leaves out those it dropped, and calls
+    /// inside `pruning->prune()` (only with a detector that uses no GL), then detects the pairs prune() added, leaves out those it dropped, and calls
     /// `pruning->finish()`: the same pairs detected as when the pruning finished before the
     /// dispatch (CullideBroadphase). Null: none (the default).
     void deferPruning(DeferredPruning* pruning) { deferred_ = pruning; }

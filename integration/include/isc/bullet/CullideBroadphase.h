@@ -68,16 +68,8 @@ struct CullideBroadphaseSettings {
     /// cache holds the pairs expected to be kept; a step without a dispatch (or a proxy removed
     /// in between) finishes the pruning at once. False, another dispatcher or a GL detector in
     /// it: the pruning finishes before calculateOverlappingPairs returns. The environment
-    /// variable ISC_CULLIDE_BROADPHASE_OVERLAP=0/1/worker (worker: overlapOnWorker true), when set,
-    /// overrides both in create().
+    /// variable ISC_CULLIDE_BROADPHASE_OVERLAP=0/1, when set, overrides it in create().
     bool overlap = true;
-    /// With the overlap: the dispatcher's detector runs on this thread once the GPU pass is
-    /// queued (false, the default), or on a worker thread of this broadphase while this thread
-    /// sets up, queues and reads back the pass (true; the dispatcher's other work stays on this
-    /// thread). True was slower on the H100 (0.59-1.04 ms of pruning on the stepping thread a
-    /// step against 0.40-0.42: the detector's OpenMP team takes every core from the GL thread;
-    /// docs/detectors/cullide.md, cullide-9).
-    bool overlapOnWorker = false;
     /// Expensive check: every pruned pair is also tested exactly (the `cpu` detector on the
     /// surfaces the dispatcher tests: with isc::bullet::CollisionDispatcher its swollen meshes,
     /// with another dispatcher each mesh grown by its shape's margin, Bullet's contact
@@ -183,8 +175,6 @@ private:
     bool pending_ = false;          // overlap: calculateOverlappingPairs left the pruning to the dispatch
     ProxyPairs dropped_;            // overlap: pruned pairs to leave the cache in finish()
     CollisionDispatcher* deferredTo_ = nullptr;  // overlap: the dispatcher told to call prune()
-    class Worker;
-    std::unique_ptr<Worker> worker_;  // overlapOnWorker: runs the dispatcher's work
     std::vector<std::string> warned_;
     BroadphaseStats stats_;
     DetectorStats detectorStats_;

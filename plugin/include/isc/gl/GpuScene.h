@@ -122,7 +122,6 @@ private:
     Buffer staging_;  // deformed vertices, persistently mapped for writing
     void* stagingData_ = nullptr;
     Fence stagingFence_;  // after the last copies out of staging_
-    std::vector<std::pair<std::size_t, std::size_t>> stagingRuns_;  // one sync's copies, kept across calls
     std::vector<ObjectId> stagingObjects_;                          // one sync's changed objects
     Vec4* stagingBase_ = nullptr;                                   // beginSync()'s staging map
     std::size_t syncObjects_ = 0;                                   // beginSync()'s object count
