@@ -5,8 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <limits>
+#include <omp.h>
+#include <thread>
 
 namespace isc {
 namespace {
@@ -46,6 +49,46 @@ TEST_F(CpuDetectorTest, ReportsExactlyTheCollidingPairsWithBruteForceTriangles) 
     }
     EXPECT_TRUE(out.stats.warnings.empty());
     EXPECT_EQ(out.stats.counter("colliding_pairs"), 2.0);
+}
+
+TEST_F(CpuDetectorTest, RunAlongsideRunsTheWorkOnceOnTheCallingThreadWithTheSameAnswer) {
+    const std::vector<ObjectPair> candidates = {{0, 1}, {0, 2}, {1, 2}, {2, 3}};
+    CpuDetector detector;
+    DetectionOutput plain;
+    ASSERT_TRUE(detector.detect(scene, candidates, plain));
+    // With the work: the same pairs and triangles, the work once, on this thread, inside the
+    // team when one forms (omp_in_parallel).
+    DetectionOutput along;
+    int calls = 0;
+    bool inTeam = false;
+    const std::thread::id caller = std::this_thread::get_id();
+    bool onCaller = false;
+    detector.runAlongside([&] {
+        ++calls;
+        onCaller = std::this_thread::get_id() == caller;
+        inTeam = omp_in_parallel() != 0;
+    });
+    ASSERT_TRUE(detector.detect(scene, candidates, along));
+    EXPECT_EQ(calls, 1);
+    EXPECT_TRUE(onCaller);
+    EXPECT_EQ(inTeam, omp_get_max_threads() > 1);
+    ASSERT_EQ(along.pairs.size(), plain.pairs.size());
+    for (std::size_t i = 0; i < plain.pairs.size(); ++i) {
+        EXPECT_EQ(along.pairs[i].pair, plain.pairs[i].pair);
+        EXPECT_EQ(along.pairs[i].triangles, plain.pairs[i].triangles);
+    }
+    EXPECT_GE(along.stats.counter("alongside_ms"), 0.0);
+    // Used up: the next call runs none.
+    ASSERT_TRUE(detector.detect(scene, candidates, along));
+    EXPECT_EQ(calls, 1);
+    // No pairs, and a failing call: the work still runs, once each.
+    detector.runAlongside([&] { ++calls; });
+    ASSERT_TRUE(detector.detect(scene, {}, along));
+    EXPECT_EQ(calls, 2);
+    detector.runAlongside([&] { ++calls; });
+    const ObjectPair missing{0, 99};
+    EXPECT_FALSE(detector.detect(scene, {&missing, 1}, along));
+    EXPECT_EQ(calls, 3);
 }
 
 TEST_F(CpuDetectorTest, SegmentsLieOnBothTriangles) {
