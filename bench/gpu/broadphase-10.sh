@@ -14,7 +14,8 @@
 #               --benchmark_repetitions=$reps (default 2) times in a row)
 #   replay      collision detection alone on the recorded poses of one dbvt pile (BM_Replay* rows:
 #               every row the same poses), 100 and 1000 bodies (40 steps), 3 repetitions interleaved
-#               at random; 100 bodies twice (two processes)
+#               at random; 100 bodies in $replays processes (ISC_BP10_REPLAYS, default 2), 1000 in
+#               the first (ISC_BP10_REPLAY_1000=0: not at all)
 #   large       1000 bodies (40 steps) the same rows, then the validate rows at 100 and 1000
 #               (every pruned pair tested exactly: lost_pairs)
 #   tests       isc_test_cpu, isc_test_cullide_broadphase on the NVIDIA driver
@@ -52,7 +53,7 @@ fi
 
 if has replay; then
   for p in $(seq 1 "$replays"); do
-    sizes="100"; [ "$p" = 1 ] && sizes="100|1000"
+    sizes="100"; [ "$p" = 1 ] && [ "${ISC_BP10_REPLAY_1000:-1}" = 1 ] && sizes="100|1000"
     echo "=== replay process $p (the poses of one dbvt pile, $sizes bodies, 3 repetitions interleaved)"
     ISC_BENCH_BROADPHASE_STEPS_1000=40 timeout 120 "$bin/isc_bench_broadphase" \
       --benchmark_filter="^BM_Replay($rows)/($sizes)/" --benchmark_repetitions=3 \
