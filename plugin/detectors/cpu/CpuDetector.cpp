@@ -61,12 +61,23 @@ Result<void> CpuDetector::detect(const Scene& scene, std::span<const ObjectPair>
         if (!cache_[o].posed || cache_[o].mesh != &mesh) {
             cache_[o].posed = std::make_unique<geometry::PosedMesh>(mesh);
             cache_[o].mesh = &mesh;
+            cache_[o].rigid = false;
         }
     }
+    // A rigid object at the pose of the last call is not posed again (a body at rest, the
+    // ground, a second call in one step: the dispatcher's pairs the broadphase added late).
+    auto samePose = [](const Pose& a, const Pose& b) {
+        return a.position == b.position && a.rotation.x == b.rotation.x && a.rotation.y == b.rotation.y &&
+               a.rotation.z == b.rotation.z && a.rotation.w == b.rotation.w;
+    };
     auto pose = [&](std::size_t i) {
         const ObjectId o = objects[i];
-        cache_[o].posed->update(scene.pose(o),
-                                scene.isDeformed(o) ? scene.localVertices(o) : std::span<const Vec3>{});
+        Cached& c = cache_[o];
+        const bool deformed = scene.isDeformed(o);
+        if (!deformed && c.rigid && samePose(c.pose, scene.pose(o))) return;
+        c.posed->update(scene.pose(o), deformed ? scene.localVertices(o) : std::span<const Vec3>{});
+        c.rigid = !deformed;
+        c.pose = scene.pose(o);
     };
 
     // Narrowphase per pair, in parallel; results kept in candidate order.

@@ -91,6 +91,32 @@ TEST_F(CpuDetectorTest, RunAlongsideRunsTheWorkOnceOnTheCallingThreadWithTheSame
     EXPECT_EQ(calls, 3);
 }
 
+TEST_F(CpuDetectorTest, ObjectsMovedBetweenCallsAreDetectedWhereTheyAreNow) {
+    // One detector across calls (it keeps rigid objects posed at an unchanged pose) against a
+    // fresh one each time: the same triangles whether an object moved, came back or stayed.
+    const std::vector<ObjectPair> candidates = {{0, 1}, {2, 3}};
+    CpuDetector kept;
+    const Pose start = scene.pose(1);
+    const Pose moved{start.position + Vec3(0.15f, -0.05f, 0.0f), start.rotation};
+    const Pose apart{start.position + Vec3(3.0f, 0.0f, 0.0f), start.rotation};
+    for (const Pose& p : {start, start, moved, apart, start, moved, moved}) {
+        scene.setPose(1, p);
+        DetectionOutput a, b;
+        ASSERT_TRUE(kept.detect(scene, candidates, a));
+        CpuDetector fresh;
+        ASSERT_TRUE(fresh.detect(scene, candidates, b));
+        ASSERT_EQ(a.pairs.size(), b.pairs.size());
+        for (std::size_t i = 0; i < a.pairs.size(); ++i) {
+            EXPECT_EQ(a.pairs[i].pair, b.pairs[i].pair);
+            EXPECT_EQ(a.pairs[i].triangles, b.pairs[i].triangles);
+            if (a.pairs[i].pair == ObjectPair{0, 1}) {
+                EXPECT_EQ(a.pairs[i].triangles, bruteForce(0, 1));
+            }
+        }
+        EXPECT_EQ(a.pairs.size(), p.position == apart.position ? 1u : 2u);
+    }
+}
+
 TEST_F(CpuDetectorTest, SegmentsLieOnBothTriangles) {
     CpuDetector detector;
     DetectionOutput out;

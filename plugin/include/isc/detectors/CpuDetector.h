@@ -47,6 +47,10 @@ private:
     struct Cached {
         std::unique_ptr<geometry::PosedMesh> posed;
         const Mesh* mesh = nullptr;
+        // Rigid, posed at `pose` by the last call: the same pose again keeps what was built
+        // from it (world vertices, refitted tree), bit for bit what posing again would build.
+        bool rigid = false;
+        Pose pose{};
     };
     DetectorSettings settings_;
     std::vector<Cached> cache_;
