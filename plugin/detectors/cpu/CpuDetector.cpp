@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <omp.h>
 #include <string>
 #include <thread>
@@ -66,9 +67,10 @@ Result<void> CpuDetector::detect(const Scene& scene, std::span<const ObjectPair>
     }
     // A rigid object at the pose of the last call is not posed again (a body at rest, the
     // ground, a second call in one step: the dispatcher's pairs the broadphase added late).
-    auto samePose = [](const Pose& a, const Pose& b) {
-        return a.position == b.position && a.rotation.x == b.rotation.x && a.rotation.y == b.rotation.y &&
-               a.rotation.z == b.rotation.z && a.rotation.w == b.rotation.w;
+    auto samePose = [](const Pose& a, const Pose& b) {  // bit for bit (-0 is not 0, as posing sees it)
+        const float fa[7] = {a.position.x, a.position.y, a.position.z, a.rotation.x, a.rotation.y, a.rotation.z, a.rotation.w};
+        const float fb[7] = {b.position.x, b.position.y, b.position.z, b.rotation.x, b.rotation.y, b.rotation.z, b.rotation.w};
+        return std::memcmp(fa, fb, sizeof fa) == 0;
     };
     auto pose = [&](std::size_t i) {
         const ObjectId o = objects[i];
