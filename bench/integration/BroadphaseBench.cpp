@@ -15,8 +15,14 @@
 // pcs_objects / pcs_clusters (after the levels); overlapped (steps whose pruning finished inside
 // the dispatch, CullideBroadphaseSettings::overlap, the default with cpu in our dispatcher: then
 // collision_ms holds the pruning's CPU time too, and overlap_ms is the dispatcher's work run while
-// the GPU pass ran), added_late / dropped_late. Rows "*_before" turn the overlap off (the pruning
-// finished before the dispatch, as before cullide-9). (Rows "*_worker", the detector on a worker
+// the GPU pass ran), added_late / dropped_late; in_team (steps whose pruning ran inside the cpu
+// detector's OpenMP team, CullideBroadphaseSettings::inTeam, the default since broadphase-10:
+// alongside_ms is then the pruning's time on the stepping thread inside the detector's call), the
+// pruning's split (broadphase-10): bp_mirror_ms (poses mirrored), bp_pairs_ms (dbvt's pairs sorted),
+// bp_cache_ms (the cache updated before the passes), bp_prune_ms (the passes: CPU set-up, GL issue,
+// wait, read-back), bp_late_ms (the cache updated after them). Rows "*_before" turn the overlap off (the pruning
+// finished before the dispatch, as before cullide-9); rows "*_after_issue" keep cullide-9's
+// overlap (inTeam off: the detector runs after the pass is issued, on the stepping thread's team). (Rows "*_worker", the detector on a worker
 // thread of the broadphase, measured slower in cullide-9 and were removed with the option.)
 // "cullide_validate" runs the same steps with
 // CullideBroadphase::setValidate(true): every pruned pair is tested exactly (cpu detector,
@@ -81,6 +87,8 @@ isc::bullet::CullideBroadphaseSettings broadphaseSettings(const std::string& mod
     }
     // "_before": the pruning finished before the dispatch (overlap off), as before cullide-9.
     if (mode.find("_before") != std::string::npos) s.overlap = false;
+    // "_after_issue": cullide-9's overlap (the detector after the pass is issued, not in its team).
+    if (mode.find("_after_issue") != std::string::npos) s.inTeam = false;
     if (const char* env = std::getenv("ISC_CULLIDE_SET")) {
         isc::OptionList options;
         std::stringstream ss(env);
@@ -172,10 +180,17 @@ void runPile(benchmark::State& state, const std::string& mode) {
                 sum["overlap_ms"] += b.overlapMs;
                 sum["added_late"] += double(b.addedLate);
                 sum["dropped_late"] += double(b.droppedLate);
+                sum["in_team"] += b.inTeam ? 1.0 : 0.0;
+                sum["bp_mirror_ms"] += b.mirrorMs;
+                sum["bp_pairs_ms"] += b.pairsMs;
+                sum["bp_cache_ms"] += b.cacheMs;
+                sum["bp_prune_ms"] += b.pruneMs;
+                sum["bp_late_ms"] += b.lateMs;
                 if (const auto* d = dynamic_cast<const isc::bullet::CollisionDispatcher*>(dw.getDispatcher())) {
                     sum["detect_ms"] += d->lastStats().detectMs;
                     sum["contacts_ms"] += d->lastStats().contactsMs;
                     sum["mirror_ms"] += d->lastStats().mirrorMs;
+                    sum["alongside_ms"] += d->lastDetectorStats().counter("alongside_ms");
                 }
                 lost += double(b.lostPairs);
                 const isc::DetectorStats& d = ours->lastDetectorStats();
@@ -189,6 +204,11 @@ void runPile(benchmark::State& state, const std::string& mode) {
                     sum[c] += d.counter(c);
             } else {
                 sum["box_pairs"] += double(dw.getBroadphase()->getOverlappingPairCache()->getNumOverlappingPairs());
+                if (const auto* d = dynamic_cast<const isc::bullet::CollisionDispatcher*>(dw.getDispatcher())) {
+                    sum["detect_ms"] += d->lastStats().detectMs;
+                    sum["contacts_ms"] += d->lastStats().contactsMs;
+                    sum["mirror_ms"] += d->lastStats().mirrorMs;
+                }
             }
         }
         state.PauseTiming();
@@ -219,7 +239,9 @@ void runPile(benchmark::State& state, const std::string& mode) {
 // its collision detection timed (performDiscreteCollisionDetection: Bullet's box update, the
 // broadphase with the cluster level alone, the dispatcher): every row sees the same poses, so the pile's chaos (the cache's
 // order changes Bullet's solver order, and with it the pile) leaves the comparison.
-// Counters: detection_ms (per step, wall), collision_ms, cullide_ms, passed_pairs.
+// Counters: detection_ms (per step, wall), collision_ms, detect_ms (the dispatcher's detector call,
+// the pruning inside it in_team), cullide_ms, passed_pairs, and the pruning's split (bp_*_ms,
+// alongside_ms: see above).
 std::map<int, std::vector<std::vector<btTransform>>> g_replay;  // bodies -> per step, per body
 
 const std::vector<std::vector<btTransform>>* replayPoses(int bodies, const isc::scenes::BunnyPile& pile) {
@@ -289,9 +311,22 @@ void runReplay(benchmark::State& state, const std::string& mode) {
             const auto t0 = std::chrono::steady_clock::now();
             dw.performDiscreteCollisionDetection();
             sum["detection_ms"] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-            if (dispatcher) sum["collision_ms"] += dispatcher->lastStats().totalMs;
+            if (dispatcher) {
+                sum["collision_ms"] += dispatcher->lastStats().totalMs;
+                sum["detect_ms"] += dispatcher->lastStats().detectMs;
+                sum["alongside_ms"] += dispatcher->lastDetectorStats().counter("alongside_ms");
+            }
             sum["passed_pairs"] += double(dw.getBroadphase()->getOverlappingPairCache()->getNumOverlappingPairs());
-            if (ours) sum["cullide_ms"] += ours->lastStats().cullideMs;
+            if (ours) {
+                const isc::bullet::BroadphaseStats& b = ours->lastStats();
+                sum["cullide_ms"] += b.cullideMs;
+                sum["in_team"] += b.inTeam ? 1.0 : 0.0;
+                sum["bp_mirror_ms"] += b.mirrorMs;
+                sum["bp_pairs_ms"] += b.pairsMs;
+                sum["bp_cache_ms"] += b.cacheMs;
+                sum["bp_prune_ms"] += b.pruneMs;
+                sum["bp_late_ms"] += b.lateMs;
+            }
         }
         state.PauseTiming();
         ++runs;
@@ -308,6 +343,7 @@ void runReplay(benchmark::State& state, const std::string& mode) {
 void BM_ReplayDbvt(benchmark::State& state) { runReplay(state, "dbvt"); }
 void BM_ReplayCullideClusters(benchmark::State& state) { runReplay(state, "cullide_clusters"); }
 void BM_ReplayCullideClustersBefore(benchmark::State& state) { runReplay(state, "cullide_clusters_before"); }
+void BM_ReplayCullideClustersAfterIssue(benchmark::State& state) { runReplay(state, "cullide_clusters_after_issue"); }
 
 void BM_Dbvt(benchmark::State& state) { runPile(state, "dbvt"); }
 void BM_Cullide(benchmark::State& state) { runPile(state, "cullide"); }
@@ -318,6 +354,7 @@ void BM_CullideValidate(benchmark::State& state) { runPile(state, "cullide_valid
 void BM_CullideClustersValidate(benchmark::State& state) { runPile(state, "cullide_clusters_validate"); }
 void BM_CullideBefore(benchmark::State& state) { runPile(state, "cullide_before"); }
 void BM_CullideClustersBefore(benchmark::State& state) { runPile(state, "cullide_clusters_before"); }
+void BM_CullideClustersAfterIssue(benchmark::State& state) { runPile(state, "cullide_clusters_after_issue"); }
 
 }  // namespace
 
@@ -325,6 +362,7 @@ void BM_CullideClustersBefore(benchmark::State& state) { runPile(state, "cullide
 BENCHMARK(BM_ReplayDbvt)->Arg(100)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ReplayCullideClusters)->Arg(100)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ReplayCullideClustersBefore)->Arg(100)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReplayCullideClustersAfterIssue)->Arg(100)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Dbvt)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Cullide)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CullideClusters)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
@@ -334,6 +372,7 @@ BENCHMARK(BM_CullideValidate)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Uni
 BENCHMARK(BM_CullideClustersValidate)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CullideBefore)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CullideClustersBefore)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CullideClustersAfterIssue)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
     if (auto ctx = isc::gl::Context::createHeadless()) {
@@ -355,7 +394,7 @@ int main(int argc, char** argv) {
         auto d = g_measured.find({"dbvt", bodies});
         if (d == g_measured.end()) continue;
         for (const char* mode : {"dbvt", "cullide", "cullide_before", "cullide_clusterboxes", "cullide_clusters",
-                                 "cullide_clusters_before"}) {
+                                 "cullide_clusters_before", "cullide_clusters_after_issue"}) {
             auto c = g_measured.find({mode, bodies});
             if (c == g_measured.end()) continue;
             auto v = g_measured.find({std::string(mode) + "_validate", bodies});

@@ -396,7 +396,24 @@ void CollisionDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* pair
         // pruned are left alone: the same pairs detected, with the same answers, as when it
         // pruned before the dispatch.
         DeferredPruning::ProxyPairs added, dropped;
-        deferred->prune(this, [&] { detectBatch(batch, 0, batch.output); }, added, dropped);
+        auto* cpu = dynamic_cast<CpuDetector*>(detector_.get());
+        if (cpu && deferred->pruneInTeam()) {
+            // The pruning (GL: set-up, issue, read-back) on this thread as a member of the
+            // detector's team, the team's other threads detecting meanwhile (no thread more
+            // than the team, so none is starved: cullide-9's worker thread was).
+            bool pruned = false;
+            cpu->runAlongside([&] {
+                deferred->prune(this, {}, added, dropped);
+                pruned = true;
+            });
+            detectBatch(batch, 0, batch.output);
+            if (!pruned) {  // no detect() call (no pairs): the pruning alone
+                cpu->runAlongside({});
+                deferred->prune(this, {}, added, dropped);
+            }
+        } else {
+            deferred->prune(this, [&] { detectBatch(batch, 0, batch.output); }, added, dropped);
+        }
         const std::size_t firstLate = batch.candidates.size();
         for (const auto& [p0, p1] : added)
             if (btBroadphasePair* pair = pairCache->findPair(p0, p1)) walk.visit(*pair);

@@ -89,6 +89,8 @@ Result<std::unique_ptr<CullideBroadphase>> CullideBroadphase::create(CullideBroa
     // Test hook: the old path (pruning before the dispatch) and the new one side by side.
     if (const char* overlap = std::getenv("ISC_CULLIDE_BROADPHASE_OVERLAP"); overlap && *overlap)
         settings.overlap = std::string(overlap) != "0";
+    if (const char* inTeam = std::getenv("ISC_CULLIDE_BROADPHASE_IN_TEAM"); inTeam && *inTeam)
+        settings.inTeam = std::string(inTeam) != "0";
     std::unique_ptr<CullideBroadphase> b(new CullideBroadphase());
     b->settings_ = std::move(settings);
     b->cullide_ = std::move(*detector);
@@ -246,6 +248,7 @@ void CullideBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
     }
     fatten_.resize(scene_->objectCount(), 0.0f);
     const double mirrorMs = msSince(t0);
+    stats_.mirrorMs = mirrorMs;
     const auto t1 = Clock::now();
     dbvt_->calculateOverlappingPairs(dispatcher);
     stats_.dbvtMs = msSince(t1);
@@ -275,6 +278,7 @@ void CullideBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
         meshProxies_.push_back({p0, p1});
     }
     stats_.meshPairs = candidates_.size();
+    stats_.pairsMs = msSince(t2);
 
     // settings.overlap: the pruning finishes inside our dispatcher's dispatch (prune()), whose
     // detector then runs while the GPU pass does. Its detector must not use GL (it would run in
@@ -283,6 +287,7 @@ void CullideBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
     const bool overlap = settings_.overlap && ours && !candidates_.empty() &&
                          (!ours->detector() || !ours->detector()->usesGl());
     if (!overlap) computeKeep({});
+    const auto tc = Clock::now();
 
     // The dispatcher's cache: add what passed (existing pairs keep their algorithm and
     // manifold) stamped with this step, then remove what carries an older stamp. With the
@@ -309,16 +314,20 @@ void CullideBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
         if (mine[i].m_internalTmpValue != stamp_) stale_.push_back({mine[i].m_pProxy0, mine[i].m_pProxy1});
     for (const auto& [p0, p1] : stale_) cache_->removeOverlappingPair(p0, p1, dispatcher);
     stats_.passedPairs = std::size_t(cache_->getNumOverlappingPairs());
+    stats_.cacheMs = msSince(tc);
     stats_.cullideMs = mirrorMs + msSince(t2);
     if (overlap) {
         pending_ = true;
         stats_.overlapped = true;
+        stats_.inTeam = settings_.inTeam && dynamic_cast<CpuDetector*>(ours->detector()) != nullptr;
         deferredTo_ = ours;
         ours->deferPruning(this);
     }
 }
 
 void CullideBroadphase::computeKeep(const std::function<void()>& work) {
+    const auto tk = Clock::now();
+    const double overlapBefore = stats_.overlapMs;
     std::function<void()> todo = work;  // run exactly once, while the first GPU pass runs
     auto runWork = [&] {
         if (!todo) return;
@@ -390,7 +399,10 @@ void CullideBroadphase::computeKeep(const std::function<void()>& work) {
     }
     runWork();
     stats_.keptMeshPairs = std::size_t(std::count(keep_.begin(), keep_.end(), char(1)));
-    if (exact_) validatePruned();
+    stats_.pruneMs = msSince(tk) - (stats_.overlapMs - overlapBefore);
+    // (Inside the detector's team, nested parallel regions run on one thread: the check waits
+    // for finish(), outside the team.)
+    if (exact_ && !stats_.inTeam) validatePruned();
 }
 
 void CullideBroadphase::validatePruned() {
@@ -424,6 +436,7 @@ void CullideBroadphase::prune(btDispatcher* /*dispatcher*/, const std::function<
     const auto t0 = Clock::now();
     computeKeep(work);
     const double waited = stats_.overlapMs;  // the dispatcher's work, not this pruning's time
+    const auto tl = Clock::now();
     // The kept pairs the cache lacked come in (stamped with this step); the cache's pairs that
     // were pruned leave it in finish(), after the dispatch.
     dropped_.clear();
@@ -441,16 +454,19 @@ void CullideBroadphase::prune(btDispatcher* /*dispatcher*/, const std::function<
     stats_.addedLate = added.size();
     stats_.droppedLate = dropped_.size();
     stats_.passedPairs = std::size_t(cache_->getNumOverlappingPairs()) - dropped_.size();
+    stats_.lateMs = msSince(tl);
     stats_.cullideMs += msSince(t0) - waited;
 }
 
 void CullideBroadphase::finish(btDispatcher* dispatcher) {
     if (!pending_) return;
+    if (exact_ && stats_.inTeam) validatePruned();
     const auto t0 = Clock::now();
     for (const auto& [p0, p1] : dropped_) cache_->removeOverlappingPair(p0, p1, dispatcher);
     dropped_.clear();
     pending_ = false;
     deferredTo_ = nullptr;
+    stats_.lateMs += msSince(t0);
     stats_.cullideMs += msSince(t0);
 }
 

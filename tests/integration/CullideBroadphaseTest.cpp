@@ -235,15 +235,16 @@ TEST_F(CullideBroadphaseTest, OverlapKeepsThePairsAndContactsOfThePruningBeforeT
         addBody(bunny.shape.get(), t, 1.0f);
     }
 
-    // Two collision worlds on those poses: [0] prunes before the dispatch, [1] inside it, with the
-    // detector run after the GPU pass is queued (the default).
+    // Three collision worlds on those poses: [0] prunes before the dispatch, [1] inside it, in the
+    // cpu detector's team (the default), [2] inside it, with the detector run after the GPU pass
+    // is queued (cullide-9's overlap).
     struct Side {
         std::unique_ptr<bullet::CollisionDispatcher> dispatcher;
         std::unique_ptr<bullet::CullideBroadphase> broadphase;
         std::unique_ptr<btCollisionWorld> world;
         std::vector<std::unique_ptr<btCollisionObject>> objects;
-    } sides[2];
-    for (int k = 0; k < 2; ++k) {
+    } sides[3];
+    for (int k = 0; k < 3; ++k) {
         Side& side = sides[k];
         auto d = bullet::CollisionDispatcher::create(&config, {.detector = "cpu"});
         ASSERT_TRUE(d.has_value()) << d.error().message;
@@ -253,6 +254,7 @@ TEST_F(CullideBroadphaseTest, OverlapKeepsThePairsAndContactsOfThePruningBeforeT
         s.objectPass = false;
         s.cullide.clusterResolution = 32;
         s.overlap = k > 0;
+        s.inTeam = k == 1;
         auto made = bullet::CullideBroadphase::create(s);
         ASSERT_TRUE(made.has_value()) << made.error().message;
         side.broadphase = std::move(*made);
@@ -311,14 +313,20 @@ TEST_F(CullideBroadphaseTest, OverlapKeepsThePairsAndContactsOfThePruningBeforeT
         EXPECT_FALSE(before.overlapped);
         const auto pairs = pairsOf(sides[0]);
         const auto contacts = contactsOf(sides[0]);
+        for (int k = 1; k < 3; ++k) {
+            const bullet::BroadphaseStats& inside = sides[k].broadphase->lastStats();
+            EXPECT_TRUE(inside.overlapped);
+            EXPECT_EQ(inside.inTeam, k == 1);
+            EXPECT_EQ(inside.boxPairs, before.boxPairs) << "side " << k << ", step " << step;
+            EXPECT_EQ(inside.meshPairs, before.meshPairs) << "side " << k << ", step " << step;
+            EXPECT_EQ(inside.keptMeshPairs, before.keptMeshPairs) << "side " << k << ", step " << step;
+            EXPECT_EQ(inside.passedPairs, before.passedPairs) << "side " << k << ", step " << step;
+            EXPECT_EQ(pairsOf(sides[k]), pairs) << "side " << k << ", step " << step;
+            EXPECT_EQ(contactsOf(sides[k]), contacts) << "side " << k << ", step " << step;
+        }
         const bullet::BroadphaseStats& inside = sides[1].broadphase->lastStats();
-        EXPECT_TRUE(inside.overlapped);
-        EXPECT_EQ(inside.boxPairs, before.boxPairs) << "step " << step;
-        EXPECT_EQ(inside.meshPairs, before.meshPairs) << "step " << step;
-        EXPECT_EQ(inside.keptMeshPairs, before.keptMeshPairs) << "step " << step;
-        EXPECT_EQ(inside.passedPairs, before.passedPairs) << "step " << step;
-        EXPECT_EQ(pairsOf(sides[1]), pairs) << "step " << step;
-        EXPECT_EQ(contactsOf(sides[1]), contacts) << "step " << step;
+        EXPECT_EQ(inside.addedLate, sides[2].broadphase->lastStats().addedLate) << "step " << step;
+        EXPECT_EQ(inside.droppedLate, sides[2].broadphase->lastStats().droppedLate) << "step " << step;
         addedLate += inside.addedLate;
         droppedLate += inside.droppedLate;
         kept += before.keptMeshPairs;

@@ -4,8 +4,13 @@
 #include "isc/geometry/Reference.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstring>
+#include <omp.h>
 #include <string>
+#include <thread>
+#include <utility>
 
 namespace isc {
 
@@ -17,6 +22,14 @@ Result<void> CpuDetector::detect(const Scene& scene, std::span<const ObjectPair>
     using Clock = std::chrono::steady_clock;
     const auto t0 = Clock::now();
     out.clear();
+    // runAlongside()'s work: exactly once, in the team below or, on any other way out, at return.
+    std::function<void()> alongside = std::exchange(alongside_, {});
+    struct RunLeft {
+        std::function<void()>& work;
+        ~RunLeft() {
+            if (work) std::exchange(work, {})();
+        }
+    } runLeft{alongside};
 
     // Which objects take part, and which are unusable (warned once per call, skipped).
     std::vector<char> used(scene.objectCount(), 0);
@@ -49,33 +62,72 @@ Result<void> CpuDetector::detect(const Scene& scene, std::span<const ObjectPair>
         if (!cache_[o].posed || cache_[o].mesh != &mesh) {
             cache_[o].posed = std::make_unique<geometry::PosedMesh>(mesh);
             cache_[o].mesh = &mesh;
+            cache_[o].rigid = false;
         }
     }
-#pragma omp parallel for schedule(dynamic, 4)
-    for (std::size_t i = 0; i < objects.size(); ++i) {
+    // A rigid object at the pose of the last call is not posed again (a body at rest, the
+    // ground, a second call in one step: the dispatcher's pairs the broadphase added late).
+    auto samePose = [](const Pose& a, const Pose& b) {  // bit for bit (-0 is not 0, as posing sees it)
+        const float fa[7] = {a.position.x, a.position.y, a.position.z, a.rotation.x, a.rotation.y, a.rotation.z, a.rotation.w};
+        const float fb[7] = {b.position.x, b.position.y, b.position.z, b.rotation.x, b.rotation.y, b.rotation.z, b.rotation.w};
+        return std::memcmp(fa, fb, sizeof fa) == 0;
+    };
+    auto pose = [&](std::size_t i) {
         const ObjectId o = objects[i];
-        cache_[o].posed->update(scene.pose(o),
-                                scene.isDeformed(o) ? scene.localVertices(o) : std::span<const Vec3>{});
-    }
+        Cached& c = cache_[o];
+        const bool deformed = scene.isDeformed(o);
+        if (!deformed && c.rigid && samePose(c.pose, scene.pose(o))) return;
+        c.posed->update(scene.pose(o), deformed ? scene.localVertices(o) : std::span<const Vec3>{});
+        c.rigid = !deformed;
+        c.pose = scene.pose(o);
+    };
 
     // Narrowphase per pair, in parallel; results kept in candidate order.
     std::vector<PairResult> results(candidates.size());
     std::vector<char> valid(candidates.size(), 0);
     const bool wantSegments = settings_.wantSegments;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
+    auto test = [&](std::size_t i) {
         const ObjectPair p = candidates[i];
-        if (bad[p.a] || bad[p.b]) continue;
+        if (bad[p.a] || bad[p.b]) return;
         PairResult& r = results[i];
         r.pair = p;
         if (p.a == p.b) {
-            if (!settings_.selfCollision) continue;
+            if (!settings_.selfCollision) return;
             geometry::intersectSelf(*cache_[p.a].posed, r.triangles, wantSegments ? &r.segments : nullptr);
         } else {
             geometry::intersect(*cache_[p.a].posed, *cache_[p.b].posed, r.triangles,
                                 wantSegments ? &r.segments : nullptr);
         }
         valid[i] = !r.triangles.empty();
+    };
+
+    if (alongside && !candidates.empty()) {
+        // The caller's work on this thread while the team's others start: objects and pairs are
+        // handed out one by one (as schedule(dynamic) does), so this thread takes what is left
+        // when its work is done, and no barrier waits for it between the two loops.
+        const std::function<void()> work = std::exchange(alongside, {});
+        std::atomic<std::size_t> nextObject{0}, posed{0}, nextPair{0};
+        double workMs = 0.0;
+#pragma omp parallel
+        {
+            if (omp_get_thread_num() == 0) {
+                const auto tw = Clock::now();
+                work();
+                workMs = std::chrono::duration<double, std::milli>(Clock::now() - tw).count();
+            }
+            for (std::size_t i; (i = nextObject.fetch_add(1, std::memory_order_relaxed)) < objects.size();) {
+                pose(i);
+                posed.fetch_add(1, std::memory_order_release);
+            }
+            while (posed.load(std::memory_order_acquire) < objects.size()) std::this_thread::yield();
+            for (std::size_t i; (i = nextPair.fetch_add(1, std::memory_order_relaxed)) < candidates.size();) test(i);
+        }
+        out.stats.count("alongside_ms", workMs);  // (in cpuMs and totalMs too)
+    } else {
+#pragma omp parallel for schedule(dynamic, 4)
+        for (std::size_t i = 0; i < objects.size(); ++i) pose(i);
+#pragma omp parallel for schedule(dynamic, 1)
+        for (std::size_t i = 0; i < candidates.size(); ++i) test(i);
     }
     std::size_t triPairs = 0;
     for (std::size_t i = 0; i < candidates.size(); ++i) {

@@ -5,8 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <limits>
+#include <omp.h>
+#include <thread>
 
 namespace isc {
 namespace {
@@ -46,6 +49,72 @@ TEST_F(CpuDetectorTest, ReportsExactlyTheCollidingPairsWithBruteForceTriangles) 
     }
     EXPECT_TRUE(out.stats.warnings.empty());
     EXPECT_EQ(out.stats.counter("colliding_pairs"), 2.0);
+}
+
+TEST_F(CpuDetectorTest, RunAlongsideRunsTheWorkOnceOnTheCallingThreadWithTheSameAnswer) {
+    const std::vector<ObjectPair> candidates = {{0, 1}, {0, 2}, {1, 2}, {2, 3}};
+    CpuDetector detector;
+    DetectionOutput plain;
+    ASSERT_TRUE(detector.detect(scene, candidates, plain));
+    // With the work: the same pairs and triangles, the work once, on this thread, inside the
+    // team when one forms (omp_in_parallel).
+    DetectionOutput along;
+    int calls = 0;
+    bool inTeam = false;
+    const std::thread::id caller = std::this_thread::get_id();
+    bool onCaller = false;
+    detector.runAlongside([&] {
+        ++calls;
+        onCaller = std::this_thread::get_id() == caller;
+        inTeam = omp_in_parallel() != 0;
+    });
+    ASSERT_TRUE(detector.detect(scene, candidates, along));
+    EXPECT_EQ(calls, 1);
+    EXPECT_TRUE(onCaller);
+    EXPECT_EQ(inTeam, omp_get_max_threads() > 1);
+    ASSERT_EQ(along.pairs.size(), plain.pairs.size());
+    for (std::size_t i = 0; i < plain.pairs.size(); ++i) {
+        EXPECT_EQ(along.pairs[i].pair, plain.pairs[i].pair);
+        EXPECT_EQ(along.pairs[i].triangles, plain.pairs[i].triangles);
+    }
+    EXPECT_GE(along.stats.counter("alongside_ms"), 0.0);
+    // Used up: the next call runs none.
+    ASSERT_TRUE(detector.detect(scene, candidates, along));
+    EXPECT_EQ(calls, 1);
+    // No pairs, and a failing call: the work still runs, once each.
+    detector.runAlongside([&] { ++calls; });
+    ASSERT_TRUE(detector.detect(scene, {}, along));
+    EXPECT_EQ(calls, 2);
+    detector.runAlongside([&] { ++calls; });
+    const ObjectPair missing{0, 99};
+    EXPECT_FALSE(detector.detect(scene, {&missing, 1}, along));
+    EXPECT_EQ(calls, 3);
+}
+
+TEST_F(CpuDetectorTest, ObjectsMovedBetweenCallsAreDetectedWhereTheyAreNow) {
+    // One detector across calls (it keeps rigid objects posed at an unchanged pose) against a
+    // fresh one each time: the same triangles whether an object moved, came back or stayed.
+    const std::vector<ObjectPair> candidates = {{0, 1}, {2, 3}};
+    CpuDetector kept;
+    const Pose start = scene.pose(1);
+    const Pose moved{start.position + Vec3(0.15f, -0.05f, 0.0f), start.rotation};
+    const Pose apart{start.position + Vec3(3.0f, 0.0f, 0.0f), start.rotation};
+    for (const Pose& p : {start, start, moved, apart, start, moved, moved}) {
+        scene.setPose(1, p);
+        DetectionOutput a, b;
+        ASSERT_TRUE(kept.detect(scene, candidates, a));
+        CpuDetector fresh;
+        ASSERT_TRUE(fresh.detect(scene, candidates, b));
+        ASSERT_EQ(a.pairs.size(), b.pairs.size());
+        for (std::size_t i = 0; i < a.pairs.size(); ++i) {
+            EXPECT_EQ(a.pairs[i].pair, b.pairs[i].pair);
+            EXPECT_EQ(a.pairs[i].triangles, b.pairs[i].triangles);
+            if (a.pairs[i].pair == ObjectPair{0, 1}) {
+                EXPECT_EQ(a.pairs[i].triangles, bruteForce(0, 1));
+            }
+        }
+        EXPECT_EQ(a.pairs.size(), p.position == apart.position ? 1u : 2u);
+    }
 }
 
 TEST_F(CpuDetectorTest, SegmentsLieOnBothTriangles) {

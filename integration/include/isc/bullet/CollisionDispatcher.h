@@ -63,6 +63,12 @@ public:
                        ProxyPairs& dropped) = 0;
     /// After the dispatch: the dropped pairs leave the cache.
     virtual void finish(btDispatcher* dispatcher) = 0;
+    /// True: with a detector that can run work in its own OpenMP team (`cpu`,
+    /// CpuDetector::runAlongside), the dispatcher calls prune() with no `work` from inside the
+    /// detector's team, on this thread, while the team's other threads run the detector
+    /// (broadphase-10); false: the detector runs as prune()'s `work`, after the GPU pass is
+    /// issued (cullide-9).
+    virtual bool pruneInTeam() const { return false; }
 };
 
 /// A btDefaultCollisionConstructionInfo whose algorithm pool elements are large enough for
@@ -92,7 +98,9 @@ public:
     void dispatchAllCollisionPairs(btOverlappingPairCache* pairCache, const btDispatcherInfo& info,
                                    btDispatcher* dispatcher) override;
     /// The next dispatchAllCollisionPairs walks the cache, runs the detector on its mesh pairs
-    /// inside `pruning->prune()` (only with a detector that uses no GL), then detects the pairs prune() added, leaves out those it dropped, and calls
+    /// inside `pruning->prune()` (only with a detector that uses no GL), or, when
+    /// `pruning->pruneInTeam()` and the detector is `cpu`, prune() inside the detector's OpenMP
+    /// team on this thread; then detects the pairs prune() added, leaves out those it dropped, and calls
     /// `pruning->finish()`: the same pairs detected as when the pruning finished before the
     /// dispatch (CullideBroadphase). Null: none (the default).
     void deferPruning(DeferredPruning* pruning) { deferred_ = pruning; }

@@ -70,6 +70,14 @@ struct CullideBroadphaseSettings {
     /// it: the pruning finishes before calculateOverlappingPairs returns. The environment
     /// variable ISC_CULLIDE_BROADPHASE_OVERLAP=0/1, when set, overrides it in create().
     bool overlap = true;
+    /// With the overlap and the `cpu` detector in our dispatcher: the pruning runs on the
+    /// stepping thread as a member of the detector's OpenMP team (CpuDetector::runAlongside),
+    /// while the team's other threads pose the objects and test the pairs, so its CPU set-up,
+    /// issue and read-back cost the step only a team member's share (true, the default;
+    /// broadphase-10). False: the detector runs after the GPU pass is issued, the stepping thread
+    /// doing the pruning's set-up and issue before it (cullide-9). The environment variable
+    /// ISC_CULLIDE_BROADPHASE_IN_TEAM=0/1, when set, overrides it in create().
+    bool inTeam = true;
     /// Expensive check: every pruned pair is also tested exactly (the `cpu` detector on the
     /// surfaces the dispatcher tests: with isc::bullet::CollisionDispatcher its swollen meshes,
     /// with another dispatcher each mesh grown by its shape's margin, Bullet's contact
@@ -93,6 +101,13 @@ struct BroadphaseStats {
     double overlapMs = 0.0;          ///< overlapped: the dispatcher's work run while the GPU pass ran (not in cullideMs)
     std::size_t addedLate = 0;       ///< overlapped: kept pairs the cache lacked, detected after the others
     std::size_t droppedLate = 0;     ///< overlapped: pairs in the cache (kept last step) pruned, left out
+    bool inTeam = false;             ///< overlapped: the pruning ran inside the detector's team (settings.inTeam)
+    // The pruning's time split (ms, wall clock, on the thread that ran it; their sum is about cullideMs):
+    double mirrorMs = 0.0;           ///< bodies' objects found and their poses mirrored
+    double pairsMs = 0.0;            ///< btDbvtBroadphase's pairs sorted into mesh pairs and others
+    double cacheMs = 0.0;            ///< the cache updated in calculateOverlappingPairs (passed pairs, stale ones out)
+    double pruneMs = 0.0;            ///< the PCS passes: their CPU set-up, GL issue, wait and read-back (work left out)
+    double lateMs = 0.0;             ///< overlapped: the cache updated after the passes (added, dropped, finish())
 };
 
 class CullideBroadphase : public btBroadphaseInterface, private DeferredPruning {
@@ -148,6 +163,7 @@ private:
     void prune(btDispatcher* dispatcher, const std::function<void()>& work, ProxyPairs& added,
                ProxyPairs& dropped) override;
     void finish(btDispatcher* dispatcher) override;
+    bool pruneInTeam() const override { return settings_.inTeam; }
     void finishNow(btDispatcher* dispatcher);  // a pending pruning, with nothing to overlap
     // The body's object in scene_ (made or remade on demand), or -1 when it cannot take part.
     std::int64_t objectOf(const btCollisionObject& body, btDispatcher* dispatcher);

@@ -8,7 +8,7 @@ namespace isc::bullet {
 struct DispatchStats {
     double totalMs = 0.0;     ///< the whole dispatchAllCollisionPairs call
     double mirrorMs = 0.0;    ///< walking the pairs, mirroring bodies into the isc::Scene
-    double detectMs = 0.0;    ///< the detector's detect() call (the one batch)
+    double detectMs = 0.0;    ///< the detector's detect() calls (with a broadphase pruning in its team, CullideBroadphaseSettings::inTeam, the pruning too)
     double contactsMs = 0.0;  ///< patch contacts, their reduction and manifold updates
     double bulletMs = 0.0;    ///< non-mesh pairs through Bullet's own near callback
     double fallbackMs = 0.0;  ///< the exact `cpu` detector on the pairs the detector could not serve

@@ -6,6 +6,7 @@
 #include "isc/detect/Detector.h"
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -32,14 +33,28 @@ public:
     [[nodiscard]] Result<void> detect(const Scene& scene, std::span<const ObjectPair> candidates,
                                       DetectionOutput& out) override;
 
+    /// The next detect() runs `work` exactly once on its calling thread, as a member of its
+    /// OpenMP team: the team's other threads start posing the objects and testing the pairs,
+    /// the calling thread joins them when `work` returns (and runs it at once when detect()
+    /// has no team to start: no pairs, an error). `work` must touch nothing detect() reads.
+    /// CollisionDispatcher hands it a broadphase's deferred GPU pruning (set-up, issue,
+    /// read-back on the GL thread) so that the pruning and the detector run side by side with
+    /// no thread more than the team (docs/integration.md, "broadphase-10").
+    void runAlongside(std::function<void()> work) { alongside_ = std::move(work); }
+
 private:
     /// Per object: its posed copy (BVH topology kept across calls, refitted each call).
     struct Cached {
         std::unique_ptr<geometry::PosedMesh> posed;
         const Mesh* mesh = nullptr;
+        // Rigid, posed at `pose` by the last call: the same pose again keeps what was built
+        // from it (world vertices, refitted tree), bit for bit what posing again would build.
+        bool rigid = false;
+        Pose pose{};
     };
     DetectorSettings settings_;
     std::vector<Cached> cache_;
+    std::function<void()> alongside_;  // runAlongside(), for the next detect()
 };
 
 }  // namespace isc
