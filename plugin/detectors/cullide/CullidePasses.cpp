@@ -104,6 +104,15 @@ void Passes::sync(const Scene& scene, std::span<const std::uint32_t> slotTriangl
     // (Another scene handed to the detector: GpuScene lays it out afresh, test
     // AnotherSceneWithTheMeshesSwappedIsMirroredAgain.)
     scene_.sync(scene);
+    uploadSlots(slotTriangles, slotsChanged);
+}
+
+void Passes::endSync(std::span<const std::uint32_t> slotTriangles, bool slotsChanged) {
+    scene_.endSync();
+    uploadSlots(slotTriangles, slotsChanged);
+}
+
+void Passes::uploadSlots(std::span<const std::uint32_t> slotTriangles, bool slotsChanged) {
     if (slotsChanged || slots_.size() < std::max<std::size_t>(4, slotTriangles.size_bytes())) {
         slots_.reserve(std::max<std::size_t>(4, slotTriangles.size_bytes()));
         if (!slotTriangles.empty()) slots_.upload(0, slotTriangles.size_bytes(), slotTriangles.data());
@@ -353,6 +362,8 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     ISC_ASSERT(chain.poseItems ? chain.itemBoxes.size() == chain.cluster->items.size()
                                : chain.clusterBoxes.size() == 2 * chain.cluster->items.size(),
                "cullide::Passes::runChain(): one box per cluster item");
+    ISC_ASSERT(!chain.pairCut || chain.objectBoxes.size() == 2 * std::size_t(chain.cluster->groupCount),
+               "cullide::Passes::runChain(): pairCut needs one object box per group");
     ISC_ASSERT(chain.triangle == nullptr ||
                    (chain.triangle->perSlot && chain.triangle->items.size() == chain.cluster->items.size()),
                "cullide::Passes::runChain(): the triangle level has the cluster level's items, per slot");
@@ -370,15 +381,29 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             if (bytes > 0) b.upload(0, bytes, data);
             b.bindBase(GL_SHADER_STORAGE_BUFFER, binding);
         };
-        put(itemBoxes_, chain.itemBoxes.data(), chain.itemBoxes.size_bytes(), CULLIDE_BINDING_ITEM_BOXES);
+        // The item boxes' indices go with the items (Level::itemsVersion): uploaded only when the
+        // items were laid out again (cullide-10; a pile's calls keep them).
+        const std::uint64_t version = cl.itemsVersion;
+        if (version == 0 || version != itemBoxesVersion_ || itemBoxes_.size() < chain.itemBoxes.size_bytes()) {
+            itemBoxesVersion_ = 0;
+            put(itemBoxes_, chain.itemBoxes.data(), chain.itemBoxes.size_bytes(), CULLIDE_BINDING_ITEM_BOXES);
+            poseGroupPerItem_ = std::find(chain.itemBoxes.begin(), chain.itemBoxes.end(),
+                                          std::uint32_t(CULLIDE_ITEM_BOX_DEFORMED)) != chain.itemBoxes.end();
+            itemBoxesVersion_ = version;
+        } else {
+            itemBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ITEM_BOXES);
+        }
         put(objectBoxes_, chain.objectBoxes.data(), chain.objectBoxes.size_bytes(), CULLIDE_BINDING_OBJECT_BOXES);
         put(partners_, chain.partners.data(), chain.partners.size_bytes(), CULLIDE_BINDING_PARTNERS);
-        poseGroupPerItem_ = std::find(chain.itemBoxes.begin(), chain.itemBoxes.end(),
-                                      std::uint32_t(CULLIDE_ITEM_BOX_DEFORMED)) != chain.itemBoxes.end();
         uploadStaticBoxes(0);
         chainBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_BOXES);
     } else {
         chainBoxes_.upload(0, chain.clusterBoxes.size_bytes(), chain.clusterBoxes.data());
+        if (chain.pairCut) {
+            objectBoxes_.reserveWithHeadroom(std::max<std::size_t>(32, chain.objectBoxes.size_bytes()));
+            if (!chain.objectBoxes.empty()) objectBoxes_.upload(0, chain.objectBoxes.size_bytes(), chain.objectBoxes.data());
+            objectBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_OBJECT_BOXES);
+        }
     }
     queueLevel(cl, items_, alive_, chain.poseItems ? Seed::Posed : Seed::All, true);
     glQueryCounter(clustered_.id(), GL_TIMESTAMP);
@@ -404,6 +429,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     clusterPairs_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLUSTER_PAIRS);
     chain_.setUniform("uClusterPairCapacity", filter ? clusterPairCapacity_ : 0u);
     chain_.setUniform("uPairCount", static_cast<unsigned>(nPairs));
+    chain_.setUniform("uObjectCut", chain.pairCut ? 1u : 0u);
     dispatchChain(0u, chain.pairThreads);
     glQueryCounter(mid_.id(), GL_TIMESTAMP);
     // The cluster level's counters before the triangle level clears them.

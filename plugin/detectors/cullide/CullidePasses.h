@@ -114,6 +114,10 @@ struct Chain {
     std::span<const std::uint32_t> itemBoxes;    // per cluster item: local box index or CULLIDE_ITEM_BOX_DEFORMED
     std::span<const glm::vec4> objectBoxes;      // per group: its object's world box (min, max), grown
     std::span<const std::uint32_t> partners;     // CSR (bindings.h, CULLIDE_BINDING_PARTNERS)
+    /// cullide-10: the pair pass pairs only clusters whose box meets the other object's box
+    /// (objectBoxes, one per group, then needed with or without poseItems), as the CPU's
+    /// per-pair overlap does.
+    bool pairCut = false;
     /// After the triangle level, the float filter (filter.glsl): the triangle pairs of the
     /// survivors that may touch, listed for the exact test. Needs clusters of at most
     /// CULLIDE_FILTER_MAX_CLUSTER triangles.
@@ -171,6 +175,16 @@ public:
     /// Mirrors `scene` (GpuScene) and uploads `slotTriangles` (every mesh's leaf order, at
     /// the bases the items use) when `slotsChanged`.
     void sync(const Scene& scene, std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
+    /// sync() in steps (cullide-10: the deformed vertices converted on the threads that make the
+    /// deformed objects' boxes, copied in pieces as they are done; GpuScene::beginSync's
+    /// contract): beginSync() returns the objects whose vertices are to be converted,
+    /// convert() converts one (any thread, each index once), copyConverted() records the copy
+    /// of those converted so far (GL thread), endSync() the rest, the object records and the
+    /// slots, as sync() would.
+    std::span<const ObjectId> beginSync(const Scene& scene) { return scene_.beginSync(scene); }
+    void convert(const Scene& scene, std::size_t changedIndex) const { scene_.convert(scene, changedIndex); }
+    void copyConverted(std::size_t endChanged) { scene_.copyConverted(endChanged); }
+    void endSync(std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
     /// Reduces `level` along its views; `alive` gets one flag per member (1: still in the PCS).
     [[nodiscard]] Result<void> run(const Level& level, std::vector<std::uint32_t>& alive, LevelResult& result);
     /// run() in two halves: issue() uploads the items and queues every pass on the GPU without
@@ -200,6 +214,8 @@ private:
     void bindCommon(const Level& level, std::span<const gl::CullideItem> items, gl::Buffer& itemsBuffer,
                     gl::Buffer& aliveBuffer, bool seeded);
     void dispatchChain(unsigned mode, std::uint32_t threads);
+    /// sync()'s and endSync()'s last step: the slots when changed or not held.
+    void uploadSlots(std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
     /// The level's items with their split (threads per slot) and work ranges in threads;
     /// returns the thread count.
     std::uint32_t splitItems(const Level& level);
@@ -239,6 +255,7 @@ private:
     gl::Query begin_, posed_, clustered_, mid_, end_, filterEnd_;
     std::vector<gl::CullideItem> splitItems_;  // the level's items with their split (when any needs one)
     std::span<const gl::CullideItem> levelItems_;  // what the level uploads: splitItems_ or its own items
+    std::uint64_t itemBoxesVersion_ = 0;           // Level::itemsVersion of what itemBoxes_ holds (0: none)
     bool poseGroupPerItem_ = false;                // the pose pass: one workgroup per item (some item deformed)
     bool itemPerGroup_ = false;                    // the splat passes: one workgroup per item (Level::maxSlotCount)
     std::uint32_t threads_ = 0;                // work indices of the splat passes
