@@ -5,9 +5,10 @@
 #   cullide      the code as committed (defaults)
 #   cullide_old  main's path in the same process: ISC_CULLIDE_FUSED_SETUP=0 (the deformed boxes
 #                and the vertex conversion in two parallel regions, the copy with the chain's
-#                first passes) and ISC_CULLIDE_PAIR_CUT=0 (the pair pass tests every pair of
-#                surviving clusters)
-#   cullide_nofuse, cullide_nocut  one hook each (ISC_CULLIDE_FUSED_SETUP=0 / ISC_CULLIDE_PAIR_CUT=0)
+#                first passes) and ISC_CULLIDE_PAIR_SPLIT=1 (the pair pass: one thread per
+#                (pair, cluster of A) walking all of B's clusters); the small CPU trims of the
+#                commit (contact boxes once, the item box indices kept) have no hook
+#   cullide_nofuse, cullide_nosplit  one hook each
 #   cpu, peel    in the same process (the bar is relative to peel's)
 # in a different order in each process; pile rows back to back (min 0.5 s), deforming rows 80
 # calls each with the bench's vertex update between calls (the GPU idles meanwhile: its clock).
@@ -29,8 +30,8 @@ procs=${ISC_CULLIDE_SPEED10_PROCS:-3}; size=100; calls=80; poses=200
 if [ "${ISC_CULLIDE_GPU_SMOKE:-0}" = 1 ]; then procs=1; size=8; calls=8; poses=20; fi
 parts=${ISC_CULLIDE_SPEED10_PARTS:-detector tests}
 has() { case " $parts " in *" $1 "*) return 0;; esac; return 1; }
-orders=("cullide,cullide_old,cpu,peel,cullide_nofuse,cullide_nocut" "peel,cullide_nocut,cpu,cullide_old,cullide_nofuse,cullide"
-        "cullide_old,cullide_nofuse,peel,cullide,cullide_nocut,cpu" "cpu,cullide,peel,cullide_old,cullide_nocut,cullide_nofuse")
+orders=("cullide,cullide_old,cpu,peel,cullide_nofuse,cullide_nosplit" "peel,cullide_nosplit,cpu,cullide_old,cullide_nofuse,cullide"
+        "cullide_old,cullide_nofuse,peel,cullide,cullide_nosplit,cpu" "cpu,cullide,peel,cullide_old,cullide_nosplit,cullide_nofuse")
 
 if has detector; then
   start_clocks "$out"
@@ -38,7 +39,7 @@ if has detector; then
     order=${orders[$(((p - 1) % ${#orders[@]}))]}
     echo "=== cullide process $p ($order)"
     ISC_BENCH_CULLIDE_SIZES=$size ISC_BENCH_CULLIDE_DEFORM_CALLS=$calls ISC_BENCH_CULLIDE_PATTERNS="" \
-    ISC_BENCH_CULLIDE_VARIANTS="cullide_old:ISC_CULLIDE_FUSED_SETUP=0,ISC_CULLIDE_PAIR_CUT=0;cullide_nofuse:ISC_CULLIDE_FUSED_SETUP=0;cullide_nocut:ISC_CULLIDE_PAIR_CUT=0" \
+    ISC_BENCH_CULLIDE_VARIANTS="cullide_old:ISC_CULLIDE_FUSED_SETUP=0,ISC_CULLIDE_PAIR_SPLIT=1;cullide_nofuse:ISC_CULLIDE_FUSED_SETUP=0;cullide_nosplit:ISC_CULLIDE_PAIR_SPLIT=1" \
     ISC_BENCH_CULLIDE_ORDER="$order" \
       cullide_process "$out" "$p" 90 "^(pile|deforming)/$size/"
   done
@@ -48,8 +49,8 @@ fi
 if has tests; then
   {
     cullide_accuracy "$poses"
-    echo "=== isc accuracy --detector cullide --poses $poses, ISC_CULLIDE_FUSED_SETUP=0 ISC_CULLIDE_PAIR_CUT=0"
-    ISC_CULLIDE_FUSED_SETUP=0 ISC_CULLIDE_PAIR_CUT=0 timeout 40 "$bin/isc" accuracy --detector cullide \
+    echo "=== isc accuracy --detector cullide --poses $poses, ISC_CULLIDE_FUSED_SETUP=0 ISC_CULLIDE_PAIR_SPLIT=1"
+    ISC_CULLIDE_FUSED_SETUP=0 ISC_CULLIDE_PAIR_SPLIT=1 timeout 40 "$bin/isc" accuracy --detector cullide \
       --poses "$poses" --quiet 2>&1
     TEST_LIMIT=90 run_tests "$dev"/tests/isc_test_cullide "$dev"/tests/isc_test_cullide_broadphase \
       "$dev"/tests/isc_test_pile_cullide

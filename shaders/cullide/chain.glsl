@@ -1,11 +1,10 @@
 // CULLIDE: the cluster level chained to the triangle level on the GPU (no read-back between
 // them; CullideSettings::chain). Three modes, each one dispatch:
-//   uMode 0 (pairs): one thread per (object pair, cluster item of side A) of the cluster level.
+//   uMode 0 (pairs): uPairSplit threads per (object pair, cluster item of side A) of the cluster level.
 //            A surviving cluster of A that overlaps (world boxes) a surviving cluster of B marks
 //            both as wanted and keeps the pair: the per-pair cluster overlap, as the CPU did it.
 //            With uClusterPairCapacity > 0 each such cluster pair is also appended to
 //            clusterPairs[] for the filter (cullide/filter.glsl).
-//            uObjectCut: a cluster is only paired when its box meets the other object's box.
 //            When the cluster level kept everything (its cut counter: a thread had more pixels
 //            than one loop may visit) every cluster counts as surviving (conservative).
 //   uMode 1 (seed): one thread per item of the triangle level (the same clusters, one member
@@ -29,19 +28,13 @@ layout(std430, binding = CULLIDE_BINDING_KEEP) buffer CullideKeep { uint keep[];
 layout(std430, binding = CULLIDE_BINDING_BITS) buffer CullideBits { uint bits[]; };
 layout(std430, binding = CULLIDE_BINDING_CLUSTER_PAIRS) writeonly buffer CullideClusterPairs { uvec4 clusterPairs[]; };
 layout(std430, binding = CULLIDE_BINDING_CHAIN_COUNTERS) buffer CullideChainCounters { uint chainCounters[]; };
-layout(std430, binding = CULLIDE_BINDING_OBJECT_BOXES) readonly buffer CullideObjectBoxes { vec4 objectBoxes[]; };
 
 uniform uint uMode;
 uniform uint uCount;      // threads of the mode
 uniform uint uPairCount;  // mode 0: chain pairs
 uniform uint uMembers;    // mode 2: members of the triangle level
 uniform uint uClusterPairCapacity;  // mode 0: entries of clusterPairs[] (0: no list)
-uniform uint uObjectCut;  // mode 0: 1: objectBoxes[] holds each group's object box (min, max), grown
-
-// Whether box (lo, hi) meets group g's object box.
-bool cullideMeetsObject(vec3 lo, vec3 hi, uint g) {
-    return all(lessThanEqual(lo, objectBoxes[2u * g + 1u].xyz)) && all(lessThanEqual(objectBoxes[2u * g].xyz, hi));
-}
+uniform uint uPairSplit;  // mode 0: threads per (pair, cluster item of side A), each a share of side B's clusters
 
 // The pair whose thread range holds `t` (binary search over threadStart).
 uint cullideChainPairOf(uint t) {
@@ -57,23 +50,23 @@ void main() {
     uint t = iscFlatInvocation();
     if (t >= uCount) return;
     if (uMode == 0u) {
+        // uPairSplit threads per (pair, cluster of A), each walking every uPairSplit-th cluster of
+        // B (cullide-10: one thread walking all of B's ~75 left the GPU with too few threads to
+        // hide the loads' latency). Each cluster pair is met by exactly one thread; the flags
+        // are only ever set to 1.
+        uint share = t % uPairSplit;
+        t /= uPairSplit;
         uint pi = cullideChainPairOf(t);
         CullideChainPair p = chainPairs[pi];
         bool everything = counters[CULLIDE_COUNTER_CUT] != 0u;
         uint a = p.firstA + (t - p.threadStart);
         if (!everything && alive[a] == 0u) return;
         vec3 alo = chainBoxes[2u * a].xyz, ahi = chainBoxes[2u * a + 1u].xyz;
-        // uObjectCut (cullide-10): as the CPU's per-pair overlap, only clusters whose box meets
-        // the other object's box (any contact point lies in both objects' boxes, and in both
-        // clusters' boxes): a cluster of A outside B's box has no partner cluster at all.
-        uint groupA = items[a].group, groupB = p.countB > 0u ? items[p.firstB].group : 0u;
-        if (uObjectCut != 0u && (p.countB == 0u || !cullideMeetsObject(alo, ahi, groupB))) return;
         bool any = false;
-        for (uint k = 0u; k < p.countB; ++k) {
+        for (uint k = share; k < p.countB; k += uPairSplit) {
             uint b = p.firstB + k;
             if (!everything && alive[b] == 0u) continue;
             vec3 blo = chainBoxes[2u * b].xyz, bhi = chainBoxes[2u * b + 1u].xyz;
-            if (uObjectCut != 0u && !cullideMeetsObject(blo, bhi, groupA)) continue;
             if (all(lessThanEqual(alo, bhi)) && all(lessThanEqual(blo, ahi))) {
                 wanted[b] = 1u;
                 any = true;

@@ -101,12 +101,14 @@ struct CullideDetector::Impl {
     // Test hook ISC_CULLIDE_SPECULATE_ALL=1: speculation tests every remembered pair whatever the
     // fence (after the wait on software GL, where the wait runs alone), so tests see the reuse path.
     bool fusedExact = true, speculate = true, teamWait = true, speculateAll = false;
-    // Cullide-10's, each on by default, the same way: ISC_CULLIDE_FUSED_SETUP (the deformed
-    // boxes and the vertex conversion in one parallel region, the copy in pieces; 0: two
-    // regions, the copy with the chain), ISC_CULLIDE_PAIR_CUT (the pair pass skips a cluster
-    // outside the other object's box, as the CPU's per-pair overlap does; 0: every pair of
-    // surviving clusters is tested).
-    bool fusedSetup = true, pairCut = true;
+    // Cullide-10's, on by default, the same way: ISC_CULLIDE_FUSED_SETUP (the deformed boxes
+    // and the vertex conversion in one parallel region, the copy in pieces; 0: two regions, the
+    // copy with the chain). (Its pair pass cut to the other object's box, ISC_CULLIDE_PAIR_CUT,
+    // measured no faster on the H100 and was removed: cullide.md, "cullide-10".)
+    bool fusedSetup = true;
+    // ISC_CULLIDE_PAIR_SPLIT (cullide-10): threads of the chain's pair pass per (pair, cluster of
+    // its side A), each walking a share of side B's clusters; default 8, 1 as before.
+    std::uint32_t pairSplit = 8;
     static constexpr std::int64_t kCopyPieces = 4;  // fusedSetup: the vertex copy in up to 4 pieces (peel's)
     std::vector<std::uint8_t> convertedFlags;       // fusedSetup: per changed object, converted
     std::vector<char> isChanged;                    // fusedSetup: per object, its vertices converted this call
@@ -736,10 +738,6 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             }
             for (ObjectId o : gpuItems ? std::span<const ObjectId>() : std::span<const ObjectId>(objects)) {
                 const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
-                if (pairCut) {
-                    objectBoxes.push_back(glm::vec4(box[o].min, 0.0f));
-                    objectBoxes.push_back(glm::vec4(box[o].max, 0.0f));
-                }
                 itemFirst[o] = static_cast<std::uint32_t>(items.size());
                 for (std::uint32_t k = 0; k < h.clusters.size(); ++k) {
                     if (!need[o][k]) continue;
@@ -818,7 +816,6 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             chain.itemBoxes = gpuItems ? std::span<const std::uint32_t>(itemCache.boxIndex) : std::span<const std::uint32_t>();
             chain.objectBoxes = objectBoxes;
             chain.partners = partnerCsr;
-            chain.pairCut = pairCut;
             // The float filter (exact test's input listed on the GPU): detect() only (no fattening),
             // clusters that fit its shared memory. Tolerance: 1e-5 of the scene's coordinate scale,
             // far above the float rounding of the world vertices (as peel).
@@ -826,6 +823,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                            st.clusterSize <= int(CULLIDE_FILTER_MAX_CLUSTER);
             chain.tolerance = 1e-5f * scale;
             chain.triangleVisibility = st.triangleLevel;
+            chain.pairSplit = pairSplit;
             // detect(): the wait inside the exact test's team (not on software GL, whose
             // rendering the spinning threads would slow), speculating meanwhile.
             if (chain.filter) {
@@ -1502,7 +1500,8 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     impl->teamWait = envOn("ISC_CULLIDE_TEAM_WAIT", true);
     impl->speculateAll = envOn("ISC_CULLIDE_SPECULATE_ALL", false);
     impl->fusedSetup = envOn("ISC_CULLIDE_FUSED_SETUP", true);
-    impl->pairCut = envOn("ISC_CULLIDE_PAIR_CUT", true);
+    if (const char* v = std::getenv("ISC_CULLIDE_PAIR_SPLIT"); v != nullptr && *v != '\0')
+        impl->pairSplit = std::uint32_t(std::clamp(std::atoi(v), 1, 64));
     const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
     impl->softwareGl = renderer != nullptr && isSoftwareRenderer(renderer);
     return std::unique_ptr<CullideDetector>(new CullideDetector(std::move(impl)));

@@ -362,8 +362,6 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     ISC_ASSERT(chain.poseItems ? chain.itemBoxes.size() == chain.cluster->items.size()
                                : chain.clusterBoxes.size() == 2 * chain.cluster->items.size(),
                "cullide::Passes::runChain(): one box per cluster item");
-    ISC_ASSERT(!chain.pairCut || chain.objectBoxes.size() == 2 * std::size_t(chain.cluster->groupCount),
-               "cullide::Passes::runChain(): pairCut needs one object box per group");
     ISC_ASSERT(chain.triangle == nullptr ||
                    (chain.triangle->perSlot && chain.triangle->items.size() == chain.cluster->items.size()),
                "cullide::Passes::runChain(): the triangle level has the cluster level's items, per slot");
@@ -399,11 +397,6 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         chainBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_BOXES);
     } else {
         chainBoxes_.upload(0, chain.clusterBoxes.size_bytes(), chain.clusterBoxes.data());
-        if (chain.pairCut) {
-            objectBoxes_.reserveWithHeadroom(std::max<std::size_t>(32, chain.objectBoxes.size_bytes()));
-            if (!chain.objectBoxes.empty()) objectBoxes_.upload(0, chain.objectBoxes.size_bytes(), chain.objectBoxes.data());
-            objectBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_OBJECT_BOXES);
-        }
     }
     queueLevel(cl, items_, alive_, chain.poseItems ? Seed::Posed : Seed::All, true);
     glQueryCounter(clustered_.id(), GL_TIMESTAMP);
@@ -429,8 +422,13 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     clusterPairs_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLUSTER_PAIRS);
     chain_.setUniform("uClusterPairCapacity", filter ? clusterPairCapacity_ : 0u);
     chain_.setUniform("uPairCount", static_cast<unsigned>(nPairs));
-    chain_.setUniform("uObjectCut", chain.pairCut ? 1u : 0u);
-    dispatchChain(0u, chain.pairThreads);
+    // (A split past 2^31 threads falls back to one thread per cluster of A.)
+    const std::uint32_t split =
+        std::uint64_t(chain.pairThreads) * std::max<std::uint32_t>(1u, chain.pairSplit) < (1ull << 31)
+            ? std::max<std::uint32_t>(1u, chain.pairSplit)
+            : 1u;
+    chain_.setUniform("uPairSplit", split);
+    dispatchChain(0u, chain.pairThreads * split);
     glQueryCounter(mid_.id(), GL_TIMESTAMP);
     // The cluster level's counters before the triangle level clears them.
     const std::size_t members = chain.triangle != nullptr ? chain.triangle->members() : 0;

@@ -114,10 +114,6 @@ struct Chain {
     std::span<const std::uint32_t> itemBoxes;    // per cluster item: local box index or CULLIDE_ITEM_BOX_DEFORMED
     std::span<const glm::vec4> objectBoxes;      // per group: its object's world box (min, max), grown
     std::span<const std::uint32_t> partners;     // CSR (bindings.h, CULLIDE_BINDING_PARTNERS)
-    /// cullide-10: the pair pass pairs only clusters whose box meets the other object's box
-    /// (objectBoxes, one per group, then needed with or without poseItems), as the CPU's
-    /// per-pair overlap does.
-    bool pairCut = false;
     /// After the triangle level, the float filter (filter.glsl): the triangle pairs of the
     /// survivors that may touch, listed for the exact test. Needs clusters of at most
     /// CULLIDE_FILTER_MAX_CLUSTER triangles.
@@ -126,6 +122,9 @@ struct Chain {
     /// The triangle level's visibility passes; false: its members are the wanted clusters'
     /// triangles as seeded (no pruning by visibility).
     bool triangleVisibility = true;
+    /// The pair pass's threads per (pair, cluster item of side A), each walking a share of side
+    /// B's clusters (cullide-10: 8; 1, hook ISC_CULLIDE_PAIR_SPLIT=1: one thread walks them all).
+    std::uint32_t pairSplit = 1;
     /// The wait for the chain's fence (cullide-8): with waitTeam > 1 it runs on this thread
     /// inside an OpenMP team of that many threads, which are then awake (spinning) when the
     /// exact test's loop starts instead of waking after the GPU is done; meanwhile the other

@@ -640,14 +640,15 @@ TEST_F(CullideDetectorTest, SpeculatedAndFusedExactTestsKeepTheAnswer) {
 }
 
 // Cullide-10's set-up and pair pass against the paths they replace (hooks ISC_CULLIDE_FUSED_SETUP=0,
-// ISC_CULLIDE_PAIR_CUT=0): the deformed boxes and the vertex conversion in one parallel region,
-// the copy in pieces; the pair pass pairing only clusters that meet the other object's box.
+// ISC_CULLIDE_PAIR_SPLIT=1): the deformed boxes and the vertex conversion in one parallel region,
+// the copy in pieces; the pair pass with 8 threads per (pair, cluster of A), each walking a share
+// of B's clusters.
 // Over calls that deform bunnies (one far from the others: converted, no box), leave them
 // unchanged (boxes, no conversion), and move the far one, deformed in an earlier call, into the
 // heap (its vertices as uploaded then): the reference's answer, and bit for bit the same pairs,
 // triangle pairs and segments, the same listed tests and pairs kept as the old paths; the new
 // set-up ran (vertex copies counted) only where vertices changed.
-TEST_F(CullideDetectorTest, FusedSetupAndPairCutKeepTheAnswer) {
+TEST_F(CullideDetectorTest, FusedSetupAndSplitPairPassKeepTheAnswer) {
     Scene scene = bunnyHeap(12);
     const ObjectId far = scene.addObject(scene.meshOf(0), Pose{Vec3(20.0f, 0.0f, 0.0f), glm::angleAxis(0.3f, Vec3(0, 1, 0))});
     squash(scene, 2, 1.08f);
@@ -661,7 +662,7 @@ TEST_F(CullideDetectorTest, FusedSetupAndPairCutKeepTheAnswer) {
         next = std::move(*d);
     }
     {
-        ScopedEnv env({{"ISC_CULLIDE_FUSED_SETUP", "0"}, {"ISC_CULLIDE_PAIR_CUT", "0"}});
+        ScopedEnv env({{"ISC_CULLIDE_FUSED_SETUP", "0"}, {"ISC_CULLIDE_PAIR_SPLIT", "1"}});
         auto d = createCullideDetector(common, {});
         ASSERT_TRUE(d) << d.error().message;
         old = std::move(*d);
@@ -699,14 +700,15 @@ TEST_F(CullideDetectorTest, FusedSetupAndPairCutKeepTheAnswer) {
             });
             EXPECT_TRUE(farPaired) << "the far bunny collides once moved onto bunny 0";
         }
-        std::printf("[ cullide ] fused set-up and pair cut, call %d: %zu colliding, %g listed tests, %g cluster pairs "
-                    "(old %g), vertex copies %g, set-up %.3f ms (old %.3f)\n",
-                    call, colliding, a.stats.counter("filtered_pairs"), a.stats.counter("filter_cluster_pairs"),
-                    b.stats.counter("filter_cluster_pairs"), a.stats.counter("vertex_copies"),
+        std::printf("[ cullide ] fused set-up, split pair pass, call %d: %zu colliding, %g listed tests, vertex copies %g, set-up %.3f ms "
+                    "(old %.3f)\n",
+                    call, colliding, a.stats.counter("filtered_pairs"), a.stats.counter("vertex_copies"),
                     a.stats.counter("cpu_setup_ms"), b.stats.counter("cpu_setup_ms"));
         EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
         EXPECT_EQ(a.stats.counter("pairs_after_clusters"), b.stats.counter("pairs_after_clusters"));
-        EXPECT_LE(a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs"));
+        EXPECT_EQ(a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs"));
+        EXPECT_EQ(a.stats.counter("filter_box_pairs"), b.stats.counter("filter_box_pairs"));
+        EXPECT_EQ(a.stats.counter("pcs_triangles"), b.stats.counter("pcs_triangles")) << "the same clusters wanted";
         EXPECT_EQ(b.stats.counter("vertex_copies"), 0.0) << "the old set-up";
         if (changed) {
             EXPECT_GE(a.stats.counter("vertex_copies"), 1.0) << "the fused set-up converted and copied";
