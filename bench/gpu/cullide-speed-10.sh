@@ -21,6 +21,10 @@
 # Smoke test on llvmpipe: ISC_CULLIDE_GPU_SMOKE=1 (1 process, pile/8 and deforming/8, 20 poses).
 # ISC_CULLIDE_SPEED10_PARTS (default "detector tests") picks the parts.
 # Writes under $OUT: machine.txt, clocks.csv, cullide-p<N>.txt (.json), accuracy-tests.txt.
+# (Run 1, bench/results/h100-2026-11-28-cullide10-run1.txt, ran commit 17a06e3 with the hook
+# ISC_CULLIDE_PAIR_CUT, since removed: rows cullide_nocut instead of cullide_nosplit, and
+# cullide_old with ISC_CULLIDE_PAIR_CUT=0 instead of ISC_CULLIDE_PAIR_SPLIT=1. Runs 2 and 3 ran
+# f13772f, run 3 with ISC_CULLIDE_SPEED10_BASIC=1 ISC_CULLIDE_SPEED10_PROCS=4, detector only.)
 set -uo pipefail
 devrun=${ISC_DEVRUN:-.devrun}
 if [ -f "$devrun/packed.sh" ]; then . "$devrun/packed.sh" "$devrun"; else . bench/gpu/packed.sh "$devrun"; fi
@@ -32,6 +36,10 @@ parts=${ISC_CULLIDE_SPEED10_PARTS:-detector tests}
 has() { case " $parts " in *" $1 "*) return 0;; esac; return 1; }
 orders=("cullide,cullide_old,cpu,peel,cullide_nofuse,cullide_nosplit" "peel,cullide_nosplit,cpu,cullide_old,cullide_nofuse,cullide"
         "cullide_old,cullide_nofuse,peel,cullide,cullide_nosplit,cpu" "cpu,cullide,peel,cullide_old,cullide_nosplit,cullide_nofuse")
+# ISC_CULLIDE_SPEED10_BASIC=1: only cullide, cullide_old, cpu and peel (run 3).
+if [ "${ISC_CULLIDE_SPEED10_BASIC:-0}" = 1 ]; then
+  orders=("cullide,cullide_old,cpu,peel" "peel,cpu,cullide_old,cullide" "cullide_old,peel,cullide,cpu" "cpu,cullide,peel,cullide_old")
+fi
 
 if has detector; then
   start_clocks "$out"
