@@ -6,9 +6,10 @@
 #   cullide_old  main's path in the same process: ISC_CULLIDE_FUSED_SETUP=0 (the deformed boxes
 #                and the vertex conversion in two parallel regions, the copy with the chain's
 #                first passes) and ISC_CULLIDE_PAIR_SPLIT=1 (the pair pass: one thread per
-#                (pair, cluster of A) walking all of B's clusters); the small CPU trims of the
+#                (pair, cluster of A) walking all of B's clusters) and, from run 4,
+#                ISC_CULLIDE_WIDE_FILTER=0 (the filter's 64-invocation workgroups); the small CPU trims of the
 #                commit (contact boxes once, the item box indices kept) have no hook
-#   cullide_nofuse, cullide_nosplit  one hook each
+#   cullide_nofuse, cullide_nosplit, cullide_narrow  one hook each
 #   cpu, peel    in the same process (the bar is relative to peel's)
 # in a different order in each process; pile rows back to back (min 0.5 s), deforming rows 80
 # calls each with the bench's vertex update between calls (the GPU idles meanwhile: its clock).
@@ -36,9 +37,13 @@ parts=${ISC_CULLIDE_SPEED10_PARTS:-detector tests}
 has() { case " $parts " in *" $1 "*) return 0;; esac; return 1; }
 orders=("cullide,cullide_old,cpu,peel,cullide_nofuse,cullide_nosplit" "peel,cullide_nosplit,cpu,cullide_old,cullide_nofuse,cullide"
         "cullide_old,cullide_nofuse,peel,cullide,cullide_nosplit,cpu" "cpu,cullide,peel,cullide_old,cullide_nosplit,cullide_nofuse")
-# ISC_CULLIDE_SPEED10_BASIC=1: only cullide, cullide_old, cpu and peel (run 3).
+# ISC_CULLIDE_SPEED10_BASIC=1: only cullide, cullide_old, cpu and peel (run 3); =2: those and
+# cullide_narrow (run 4).
 if [ "${ISC_CULLIDE_SPEED10_BASIC:-0}" = 1 ]; then
   orders=("cullide,cullide_old,cpu,peel" "peel,cpu,cullide_old,cullide" "cullide_old,peel,cullide,cpu" "cpu,cullide,peel,cullide_old")
+elif [ "${ISC_CULLIDE_SPEED10_BASIC:-0}" = 2 ]; then
+  orders=("cullide,cullide_old,cpu,peel,cullide_narrow" "peel,cullide_narrow,cpu,cullide_old,cullide"
+          "cullide_old,peel,cullide,cullide_narrow,cpu" "cpu,cullide,peel,cullide_old,cullide_narrow")
 fi
 
 if has detector; then
@@ -47,7 +52,7 @@ if has detector; then
     order=${orders[$(((p - 1) % ${#orders[@]}))]}
     echo "=== cullide process $p ($order)"
     ISC_BENCH_CULLIDE_SIZES=$size ISC_BENCH_CULLIDE_DEFORM_CALLS=$calls ISC_BENCH_CULLIDE_PATTERNS="" \
-    ISC_BENCH_CULLIDE_VARIANTS="cullide_old:ISC_CULLIDE_FUSED_SETUP=0,ISC_CULLIDE_PAIR_SPLIT=1;cullide_nofuse:ISC_CULLIDE_FUSED_SETUP=0;cullide_nosplit:ISC_CULLIDE_PAIR_SPLIT=1" \
+    ISC_BENCH_CULLIDE_VARIANTS="cullide_old:ISC_CULLIDE_FUSED_SETUP=0,ISC_CULLIDE_PAIR_SPLIT=1,ISC_CULLIDE_WIDE_FILTER=0;cullide_nofuse:ISC_CULLIDE_FUSED_SETUP=0;cullide_nosplit:ISC_CULLIDE_PAIR_SPLIT=1;cullide_narrow:ISC_CULLIDE_WIDE_FILTER=0" \
     ISC_BENCH_CULLIDE_ORDER="$order" \
       cullide_process "$out" "$p" 90 "^(pile|deforming)/$size/"
   done
@@ -57,8 +62,8 @@ fi
 if has tests; then
   {
     cullide_accuracy "$poses"
-    echo "=== isc accuracy --detector cullide --poses $poses, ISC_CULLIDE_FUSED_SETUP=0 ISC_CULLIDE_PAIR_SPLIT=1"
-    ISC_CULLIDE_FUSED_SETUP=0 ISC_CULLIDE_PAIR_SPLIT=1 timeout 40 "$bin/isc" accuracy --detector cullide \
+    echo "=== isc accuracy --detector cullide --poses $poses, ISC_CULLIDE_FUSED_SETUP=0 ISC_CULLIDE_PAIR_SPLIT=1 ISC_CULLIDE_WIDE_FILTER=0"
+    ISC_CULLIDE_FUSED_SETUP=0 ISC_CULLIDE_PAIR_SPLIT=1 ISC_CULLIDE_WIDE_FILTER=0 timeout 40 "$bin/isc" accuracy --detector cullide \
       --poses "$poses" --quiet 2>&1
     TEST_LIMIT=90 run_tests "$dev"/tests/isc_test_cullide "$dev"/tests/isc_test_cullide_broadphase \
       "$dev"/tests/isc_test_pile_cullide

@@ -1500,6 +1500,9 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     impl->teamWait = envOn("ISC_CULLIDE_TEAM_WAIT", true);
     impl->speculateAll = envOn("ISC_CULLIDE_SPECULATE_ALL", false);
     impl->fusedSetup = envOn("ISC_CULLIDE_FUSED_SETUP", true);
+    // ISC_CULLIDE_WIDE_FILTER=0: the filter's 64-invocation workgroups, one cluster loaded after
+    // the other (before cullide-10's run 4).
+    impl->passes.setWideFilter(envOn("ISC_CULLIDE_WIDE_FILTER", true));
     if (const char* v = std::getenv("ISC_CULLIDE_PAIR_SPLIT"); v != nullptr && *v != '\0')
         impl->pairSplit = std::uint32_t(std::clamp(std::atoi(v), 1, 64));
     const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));

@@ -69,6 +69,10 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     auto fl = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/filter.glsl"}}, {}, "cullide filter");
     if (!fl) return fail(fl.error().message);
     filter_ = std::move(*fl);
+    auto fw = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/filter.glsl"}}, "#define CULLIDE_FILTER_WIDE 1\n",
+                                  "cullide filter (wide)");
+    if (!fw) return fail(fw.error().message);
+    filterWide_ = std::move(*fw);
     auto f = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/self.glsl"}}, {}, "cullide self");
     if (!f) return fail(f.error().message);
     self_ = std::move(*f);
@@ -481,16 +485,17 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     if (triangles && filter) {
         output_.reserve(std::size_t(outputCapacity_) * 12);
         output_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_OUTPUT);
-        filter_.setUniform("uClusterPairCapacity", clusterPairCapacity_);
-        filter_.setUniform("uOutputCapacity", outputCapacity_);
-        filter_.setUniform("uMaxGroups", std::min<std::uint32_t>(maxGroupsX_, 65535u));
-        filter_.setUniform("uTolerance", chain.tolerance);
-        filter_.setUniform("uAllAlive", fromWanted ? 1u : 0u);
-        filter_.setUniform("uMode", 0u);
-        filter_.use();
-        filter_.dispatch(1);
+        gl::Program& filterProgram = wideFilter_ ? filterWide_ : filter_;
+        filterProgram.setUniform("uClusterPairCapacity", clusterPairCapacity_);
+        filterProgram.setUniform("uOutputCapacity", outputCapacity_);
+        filterProgram.setUniform("uMaxGroups", std::min<std::uint32_t>(maxGroupsX_, 65535u));
+        filterProgram.setUniform("uTolerance", chain.tolerance);
+        filterProgram.setUniform("uAllAlive", fromWanted ? 1u : 0u);
+        filterProgram.setUniform("uMode", 0u);
+        filterProgram.use();
+        filterProgram.dispatch(1);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
-        filter_.setUniform("uMode", 1u);
+        filterProgram.setUniform("uMode", 1u);
         glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, chainCounters_.id());
         glDispatchComputeIndirect(static_cast<GLintptr>(CULLIDE_CHAIN_ARGS * 4));
         glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);

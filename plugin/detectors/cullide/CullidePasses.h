@@ -171,6 +171,9 @@ public:
     [[nodiscard]] Result<void> compile(bool queries, int selfLayers, int queryPool);
     /// The GPU filter's list holds `pairs` triangle pairs at first (grown after an overflow).
     void setFilterList(std::uint32_t pairs) { outputCapacity_ = pairs; }
+    /// The filter with 128 invocations per cluster pair (both clusters loaded at once; cullide-10,
+    /// the default) or 64 (one cluster after the other, as before).
+    void setWideFilter(bool on) { wideFilter_ = on; }
     /// Mirrors `scene` (GpuScene) and uploads `slotTriangles` (every mesh's leaf order, at
     /// the bases the items use) when `slotsChanged`.
     void sync(const Scene& scene, std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
@@ -228,7 +231,7 @@ private:
     int selfLayers_ = 16;
     int queryPool_ = 1024;
     gl::Program splat_, splatBoxes_, splatMulti_, splatBoxesMulti_, update_, self_, queryDraw_, queryUpdate_, chain_,
-        filter_, pose_;
+        filter_, filterWide_, pose_;
     gl::GpuScene scene_{"cullide scene"};
     gl::Buffer items_{"cullide items"}, slots_{"cullide slot triangles"}, alive_{"cullide alive"},
         marks_{"cullide marks"}, depth_{"cullide depth words"}, counters_{"cullide counters"},
@@ -254,6 +257,7 @@ private:
     gl::Query begin_, posed_, clustered_, mid_, end_, filterEnd_;
     std::vector<gl::CullideItem> splitItems_;  // the level's items with their split (when any needs one)
     std::span<const gl::CullideItem> levelItems_;  // what the level uploads: splitItems_ or its own items
+    bool wideFilter_ = true;
     std::uint64_t itemBoxesVersion_ = 0;           // Level::itemsVersion of what itemBoxes_ holds (0: none)
     bool poseGroupPerItem_ = false;                // the pose pass: one workgroup per item (some item deformed)
     bool itemPerGroup_ = false;                    // the splat passes: one workgroup per item (Level::maxSlotCount)

@@ -639,10 +639,11 @@ TEST_F(CullideDetectorTest, SpeculatedAndFusedExactTestsKeepTheAnswer) {
     }
 }
 
-// Cullide-10's set-up and pair pass against the paths they replace (hooks ISC_CULLIDE_FUSED_SETUP=0,
-// ISC_CULLIDE_PAIR_SPLIT=1): the deformed boxes and the vertex conversion in one parallel region,
-// the copy in pieces; the pair pass with 8 threads per (pair, cluster of A), each walking a share
-// of B's clusters.
+// Cullide-10's set-up, pair pass and filter against the paths they replace (hooks
+// ISC_CULLIDE_FUSED_SETUP=0, ISC_CULLIDE_PAIR_SPLIT=1, ISC_CULLIDE_WIDE_FILTER=0): the deformed boxes
+// and the vertex conversion in one parallel region, the copy in pieces; the pair pass with 8
+// threads per (pair, cluster of A), each walking a share of B's clusters; the filter's 128
+// invocations per cluster pair.
 // Over calls that deform bunnies (one far from the others: converted, no box), leave them
 // unchanged (boxes, no conversion), and move the far one, deformed in an earlier call, into the
 // heap (its vertices as uploaded then): the reference's answer, and bit for bit the same pairs,
@@ -662,7 +663,7 @@ TEST_F(CullideDetectorTest, FusedSetupAndSplitPairPassKeepTheAnswer) {
         next = std::move(*d);
     }
     {
-        ScopedEnv env({{"ISC_CULLIDE_FUSED_SETUP", "0"}, {"ISC_CULLIDE_PAIR_SPLIT", "1"}});
+        ScopedEnv env({{"ISC_CULLIDE_FUSED_SETUP", "0"}, {"ISC_CULLIDE_PAIR_SPLIT", "1"}, {"ISC_CULLIDE_WIDE_FILTER", "0"}});
         auto d = createCullideDetector(common, {});
         ASSERT_TRUE(d) << d.error().message;
         old = std::move(*d);
