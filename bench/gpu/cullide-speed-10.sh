@@ -25,7 +25,8 @@
 # (Run 1, bench/results/h100-2026-11-28-cullide10-run1.txt, ran commit 17a06e3 with the hook
 # ISC_CULLIDE_PAIR_CUT, since removed: rows cullide_nocut instead of cullide_nosplit, and
 # cullide_old with ISC_CULLIDE_PAIR_CUT=0 instead of ISC_CULLIDE_PAIR_SPLIT=1. Runs 2 and 3 ran
-# f13772f, run 3 with ISC_CULLIDE_SPEED10_BASIC=1 ISC_CULLIDE_SPEED10_PROCS=4, detector only.)
+# f13772f, run 3 with ISC_CULLIDE_SPEED10_BASIC=1 ISC_CULLIDE_SPEED10_PROCS=4, detector only; run 4
+# ffa7139 with ISC_CULLIDE_SPEED10_BASIC=2.)
 set -uo pipefail
 devrun=${ISC_DEVRUN:-.devrun}
 if [ -f "$devrun/packed.sh" ]; then . "$devrun/packed.sh" "$devrun"; else . bench/gpu/packed.sh "$devrun"; fi
