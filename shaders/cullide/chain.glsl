@@ -1,6 +1,6 @@
 // CULLIDE: the cluster level chained to the triangle level on the GPU (no read-back between
 // them; CullideSettings::chain). Three modes, each one dispatch:
-//   uMode 0 (pairs): one thread per (object pair, cluster item of side A) of the cluster level.
+//   uMode 0 (pairs): uPairSplit threads per (object pair, cluster item of side A) of the cluster level.
 //            A surviving cluster of A that overlaps (world boxes) a surviving cluster of B marks
 //            both as wanted and keeps the pair: the per-pair cluster overlap, as the CPU did it.
 //            With uClusterPairCapacity > 0 each such cluster pair is also appended to
@@ -34,6 +34,7 @@ uniform uint uCount;      // threads of the mode
 uniform uint uPairCount;  // mode 0: chain pairs
 uniform uint uMembers;    // mode 2: members of the triangle level
 uniform uint uClusterPairCapacity;  // mode 0: entries of clusterPairs[] (0: no list)
+uniform uint uPairSplit;  // mode 0: threads per (pair, cluster item of side A), each a share of side B's clusters
 
 // The pair whose thread range holds `t` (binary search over threadStart).
 uint cullideChainPairOf(uint t) {
@@ -49,6 +50,12 @@ void main() {
     uint t = iscFlatInvocation();
     if (t >= uCount) return;
     if (uMode == 0u) {
+        // uPairSplit threads per (pair, cluster of A), each walking every uPairSplit-th cluster of
+        // B (cullide-10: one thread walking all of B's ~75 left the GPU with too few threads to
+        // hide the loads' latency). Each cluster pair is met by exactly one thread; the flags
+        // are only ever set to 1.
+        uint share = t % uPairSplit;
+        t /= uPairSplit;
         uint pi = cullideChainPairOf(t);
         CullideChainPair p = chainPairs[pi];
         bool everything = counters[CULLIDE_COUNTER_CUT] != 0u;
@@ -56,7 +63,7 @@ void main() {
         if (!everything && alive[a] == 0u) return;
         vec3 alo = chainBoxes[2u * a].xyz, ahi = chainBoxes[2u * a + 1u].xyz;
         bool any = false;
-        for (uint k = 0u; k < p.countB; ++k) {
+        for (uint k = share; k < p.countB; k += uPairSplit) {
             uint b = p.firstB + k;
             if (!everything && alive[b] == 0u) continue;
             vec3 blo = chainBoxes[2u * b].xyz, bhi = chainBoxes[2u * b + 1u].xyz;

@@ -4,7 +4,7 @@
 //   uMode 0 (args, one thread): the indirect dispatch arguments, one workgroup per cluster pair
 //            the pair pass appended (cullide/chain.glsl), split over x and y as
 //            common/dispatch.glsl reads them.
-//   uMode 1 (filter): one 64-invocation workgroup per cluster pair (both clusters surviving the
+//   uMode 1 (filter): one 128-invocation (64 without CULLIDE_FILTER_WIDE) workgroup per cluster pair (both clusters surviving the
 //            cluster level and overlapping): the triangles of each that survived the triangle
 //            level go to shared memory (posed by the scene's float model matrices), then their
 //            pairs are split over the invocations; a pair whose world boxes come within
@@ -24,7 +24,15 @@
 #include "common/tritri.glsl"
 #include "cullide/items.glsl"
 
-layout(local_size_x = 64) in;
+// CULLIDE_FILTER_WIDE (cullide-10, the default): 128 invocations per cluster pair, both
+// clusters' triangles loaded at once (invocations 0..63 side a, 64..127 side b), the pairs split
+// over 128; without it, 64 invocations load side a, then side b.
+#ifdef CULLIDE_FILTER_WIDE
+#define CULLIDE_FILTER_LANES 128u
+#else
+#define CULLIDE_FILTER_LANES 64u
+#endif
+layout(local_size_x = CULLIDE_FILTER_LANES) in;
 
 layout(std430, binding = CULLIDE_BINDING_ALIVE) readonly buffer CullideAlive { uint alive[]; };
 layout(std430, binding = CULLIDE_BINDING_CLUSTER_PAIRS) readonly buffer CullideClusterPairs { uvec4 clusterPairs[]; };
@@ -63,10 +71,16 @@ void main() {
     if (lid < 2u) sCount[lid] = 0u;
     if (lid == 0u) sBoxPairs = 0u;
     barrier();
+#ifdef CULLIDE_FILTER_WIDE
+    {
+        uint side = lid / CULLIDE_FILTER_MAX_CLUSTER, lane = lid % CULLIDE_FILTER_MAX_CLUSTER;
+#else
+    uint lane = lid;
     for (uint side = 0u; side < 2u; ++side) {
+#endif
         CullideItem it = items[side == 0u ? cp.y : cp.z];
-        if (lid < it.slotCount && (uAllAlive != 0u || alive[it.memberStart + lid] != 0u)) {
-            uint t = slotTriangles[it.firstSlot + lid];
+        if (lane < it.slotCount && (uAllAlive != 0u || alive[it.memberStart + lane] != 0u)) {
+            uint t = slotTriangles[it.firstSlot + lane];
             vec3 a, b, c;
             sceneWorldTriangle(it.object, t, a, b, c);
             vec3 lo = min(a, min(b, c)), hi = max(a, max(b, c));
@@ -90,7 +104,7 @@ void main() {
     barrier();
     uint nA = sCount[0], nB = sCount[1];
     uint total = nA * nB, boxPairs = 0u;
-    for (uint idx = lid; idx < total; idx += 64u) {
+    for (uint idx = lid; idx < total; idx += CULLIDE_FILTER_LANES) {
         uint i = idx / nB, j = CULLIDE_FILTER_MAX_CLUSTER + idx % nB;
         if (any(greaterThan(sLo[i], sHi[j] + uTolerance)) || any(greaterThan(sLo[j], sHi[i] + uTolerance))) continue;
         ++boxPairs;

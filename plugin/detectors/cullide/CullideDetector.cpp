@@ -101,6 +101,17 @@ struct CullideDetector::Impl {
     // Test hook ISC_CULLIDE_SPECULATE_ALL=1: speculation tests every remembered pair whatever the
     // fence (after the wait on software GL, where the wait runs alone), so tests see the reuse path.
     bool fusedExact = true, speculate = true, teamWait = true, speculateAll = false;
+    // Cullide-10's, on by default, the same way: ISC_CULLIDE_FUSED_SETUP (the deformed boxes
+    // and the vertex conversion in one parallel region, the copy in pieces; 0: two regions, the
+    // copy with the chain). (Its pair pass cut to the other object's box, ISC_CULLIDE_PAIR_CUT,
+    // measured no faster on the H100 and was removed: cullide.md, "cullide-10".)
+    bool fusedSetup = true;
+    // ISC_CULLIDE_PAIR_SPLIT (cullide-10): threads of the chain's pair pass per (pair, cluster of
+    // its side A), each walking a share of side B's clusters; default 8, 1 as before.
+    std::uint32_t pairSplit = 8;
+    static constexpr std::int64_t kCopyPieces = 4;  // fusedSetup: the vertex copy in up to 4 pieces (peel's)
+    std::vector<std::uint8_t> convertedFlags;       // fusedSetup: per changed object, converted
+    std::vector<char> isChanged;                    // fusedSetup: per object, its vertices converted this call
     bool softwareGl = false;
 
     // What the levels leave.
@@ -238,9 +249,8 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
     // team costs more than the loop (cullide-9).
     bool anyDeformed = false;
     for (std::size_t o = 0; o < n && !anyDeformed; ++o) anyDeformed = state[o] == 1 && scene.isDeformed(ObjectId(o));
-#pragma omp parallel for schedule(dynamic, 4) if (anyDeformed)
-    for (std::size_t o = 0; o < n; ++o) {
-        if (state[o] != 1 || !scene.isDeformed(ObjectId(o))) continue;
+    // A deformed object's box (and without gpuItems its posed vertices).
+    auto deformedBox = [&](std::size_t o) {
         const Pose& pose = scene.pose(ObjectId(o));
         const auto local = scene.localVertices(ObjectId(o));
         if (gpuItems) {
@@ -256,7 +266,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 box[o].grow(lo + pose.position);
                 box[o].grow(hi + pose.position);
             }
-            continue;
+            return;
         }
         std::vector<Vec3>& world = worldVertices[o];
         world.resize(local.size());
@@ -264,6 +274,87 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             world[i] = pose.apply(local[i]);
             box[o].grow(world[i]);
         }
+    };
+    // cullide-10 (fusedSetup, hook ISC_CULLIDE_FUSED_SETUP=0): with a deformed object in the
+    // call, the deformed vertices' conversion for the upload (GpuScene) and the deformed boxes
+    // share one parallel region, as peel's fused sync does (PeelScenePass): each thread takes
+    // the next changed object, converts it and makes its box while its vertices are in cache;
+    // the thread with the GL context records the copy of those converted so far in pieces
+    // (flushed: the GPU copies while the rest are converted), then the object records; the
+    // deformed objects whose vertices did not change get their box after. Before (the hook):
+    // the boxes in one region, then GpuScene::sync's conversion in a second one after the pairs,
+    // its copy flushed only with the chain's first passes.
+    bool synced = false;
+    std::span<const ObjectId> changed;
+    const auto tSync = Clock::now();
+    if (anyDeformed && fusedSetup) {
+        changed = passes.beginSync(scene);
+        if (changed.empty()) {
+            // No new vertices (the object records only): the boxes as before, then the rest of the sync.
+#pragma omp parallel for schedule(dynamic, 4)
+            for (std::size_t o = 0; o < n; ++o)
+                if (state[o] == 1 && scene.isDeformed(ObjectId(o))) deformedBox(o);
+            passes.endSync(hierarchies->slotTriangles(), slotsChanged);
+            synced = true;
+        }
+    }
+    if (!changed.empty()) {
+        const auto changedCount = static_cast<std::int64_t>(changed.size());
+        convertedFlags.assign(changed.size(), 0);
+        isChanged.assign(n, 0);
+        for (ObjectId o : changed) isChanged[o] = 1;
+        std::atomic<std::int64_t> nextConversion{0};
+        const std::int64_t piece = std::max<std::int64_t>(1, changedCount / kCopyPieces);
+        double uploadMs = 0.0;
+        std::int64_t copies = 0;
+        const std::span<const std::uint32_t> slotTriangles = hierarchies->slotTriangles();
+#pragma omp parallel
+        {
+            // A locked exchange marks an object converted (and drains the thread's
+            // write-combined stores to the mapped staging buffer before it).
+            auto convertOne = [&]() {
+                const std::int64_t k = nextConversion.fetch_add(1, std::memory_order_relaxed);
+                if (k >= changedCount) return false;
+                passes.convert(scene, std::size_t(k));
+                const ObjectId o = changed[std::size_t(k)];
+                if (state[o] == 1) deformedBox(o);
+                std::atomic_ref<std::uint8_t>(convertedFlags[std::size_t(k)]).exchange(1, std::memory_order_acq_rel);
+                return true;
+            };
+            if (omp_get_thread_num() == 0) {  // the thread with the GL context
+                std::int64_t done = 0, copied = 0;
+                for (;;) {
+                    (void)convertOne();
+                    while (done < changedCount &&
+                           std::atomic_ref<std::uint8_t>(convertedFlags[std::size_t(done)]).load(std::memory_order_acquire) != 0)
+                        ++done;
+                    if (done == changedCount) break;
+                    if (done - copied >= piece) {
+                        passes.copyConverted(std::size_t(done));
+                        glFlush();
+                        copied = done;
+                        ++copies;
+                    }
+                }
+                passes.endSync(slotTriangles, slotsChanged);
+                glFlush();  // the rest of the copy runs while the CPU goes on
+                ++copies;
+                uploadMs = msSince(tSync);
+            } else {
+                while (convertOne()) {
+                }
+            }
+#pragma omp for schedule(dynamic, 4)
+            for (std::size_t o = 0; o < n; ++o)
+                if (state[o] == 1 && !isChanged[o] && scene.isDeformed(ObjectId(o))) deformedBox(o);
+        }
+        synced = true;
+        stats.count("cpu_setup_upload_ms", uploadMs);
+        stats.count("vertex_copies", double(copies));  // (0: no deformed vertices changed)
+    } else if (!synced) {
+#pragma omp parallel for schedule(dynamic, 4) if (anyDeformed)
+        for (std::size_t o = 0; o < n; ++o)
+            if (state[o] == 1 && scene.isDeformed(ObjectId(o))) deformedBox(o);
     }
     for (ObjectId o = 0; o < n; ++o) {
         if (state[o] != 1) continue;
@@ -292,7 +383,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         if (p.a == p.b || state[p.a] != 1 || state[p.b] != 1) continue;
         if (box[p.a].overlaps(box[p.b])) pairs.push_back(c);
     }
-    {
+    if (!synced) {
         // (Here, after the boxes: uploading first and flushing gained nothing in cullide-7's run 1,
         // as every pass of the chain reads the deformed vertices; cullide.md. Beside the boxes,
         // on the master of their team, it took 0.37-0.45 ms instead of 0.07-0.08: GpuScene::sync's
@@ -346,11 +437,24 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         itemBoxes.push_back(within);
         work += count;
     };
+    // Per object: its box met with its partners' boxes over the pairs left (where any contact
+    // point of it must lie).
+    auto contactBoxes = [&] {
+        std::vector<Aabb> contact(n);
+        for (std::uint32_t c : pairs) {
+            const ObjectPair p = candidates[c];
+            const Aabb meet = box[p.a].intersection(box[p.b]);
+            contact[p.a].grow(meet);
+            contact[p.b].grow(meet);
+        }
+        return contact;
+    };
     // A level over `levelItems` (their world boxes `levelItemBoxes`); `clip` holds its clip boxes.
     auto makeLevel = [&](const char* name, std::span<const gl::CullideItem> levelItems,
                          std::span<const Aabb> levelItemBoxes, std::uint32_t work, std::uint32_t groups,
                          std::vector<cullide::View> views, bool self, bool byQueries, bool perSlot,
-                         std::span<const glm::vec4> boxes, std::vector<glm::vec4>& clip) -> isc::Result<cullide::Level> {
+                         std::span<const glm::vec4> boxes, std::vector<glm::vec4>& clip,
+                         std::span<const Aabb> contactGiven = {}, bool wantClip = true) -> isc::Result<cullide::Level> {
         // Depth keys hold the group id in at most 24 bits (cullide::Passes): more groups is an
         // Error of this call (the dispatcher then serves its pairs exactly), never an assert.
         if (groups >= (1u << 24))
@@ -373,14 +477,11 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         // Each item queried only inside its object's box met with its partners' boxes (the
         // pairs left), where any contact point of it must lie.
         clip.clear();
-        if (st.contactClip && !self && !byQueries) {
-            std::vector<Aabb> contact(n);
-            for (std::uint32_t c : pairs) {
-                const ObjectPair p = candidates[c];
-                const Aabb meet = box[p.a].intersection(box[p.b]);
-                contact[p.a].grow(meet);
-                contact[p.b].grow(meet);
-            }
+        if (st.contactClip && !self && !byQueries && wantClip) {
+            // (contactGiven: the same pairs' contact boxes, made once for the chain's levels.)
+            std::vector<Aabb> made;
+            if (contactGiven.empty()) made = contactBoxes();
+            const std::span<const Aabb> contact = contactGiven.empty() ? std::span<const Aabb>(made) : contactGiven;
             if (!clipObjects.empty()) {
                 clip.reserve(2 * clipObjects.size());
                 for (ObjectId o : clipObjects) {
@@ -680,9 +781,12 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 gpuItems ? clusterItems : std::span<const gl::CullideItem>(triItems);
             const std::span<const Aabb> clusterItemBoxes =
                 gpuItems ? std::span<const Aabb>(itemCache.boxes) : std::span<const Aabb>(itemBoxes);
+            // (cullide-10: the pairs' contact boxes made once for both levels, and no clip boxes for
+            // a triangle level without its visibility passes: the chain uploads none for it.)
+            const std::vector<Aabb> contact = st.contactClip ? contactBoxes() : std::vector<Aabb>();
             auto clusterLevel = makeLevel("cluster", clusterItems, clusterItemBoxes, work, groups,
                                           pairViews(pairs, st.clusterResolution, kMaxDepthBytes / 16, clusterAxes), false, false,
-                                          false, boxes, clusterClip);
+                                          false, boxes, clusterClip, contact);
             if (!clusterLevel) return fail(clusterLevel.error().message);
             if (gpuItems) {
                 clusterLevel->itemExtent = itemCache.extent;
@@ -693,7 +797,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             if (limit == CullideLevel::Triangle) {
                 auto tl = makeLevel("triangle", triangleItems, clusterItemBoxes, triWork, groups,
                                     pairViews(pairs, st.resolution, kMaxDepthBytes / 16, st.axes), false, false, true, {},
-                                    triangleClip);
+                                    triangleClip, contact, st.triangleLevel);
                 if (!tl) return fail(tl.error().message);
                 if (gpuItems) {
                     tl->itemExtent = itemCache.extent;
@@ -719,6 +823,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                            st.clusterSize <= int(CULLIDE_FILTER_MAX_CLUSTER);
             chain.tolerance = 1e-5f * scale;
             chain.triangleVisibility = st.triangleLevel;
+            chain.pairSplit = pairSplit;
             // detect(): the wait inside the exact test's team (not on software GL, whose
             // rendering the spinning threads would slow), speculating meanwhile.
             if (chain.filter) {
@@ -1394,6 +1499,12 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     impl->speculate = envOn("ISC_CULLIDE_SPECULATE", true);
     impl->teamWait = envOn("ISC_CULLIDE_TEAM_WAIT", true);
     impl->speculateAll = envOn("ISC_CULLIDE_SPECULATE_ALL", false);
+    impl->fusedSetup = envOn("ISC_CULLIDE_FUSED_SETUP", true);
+    // ISC_CULLIDE_WIDE_FILTER=0: the filter's 64-invocation workgroups, one cluster loaded after
+    // the other (before cullide-10's run 4).
+    impl->passes.setWideFilter(envOn("ISC_CULLIDE_WIDE_FILTER", true));
+    if (const char* v = std::getenv("ISC_CULLIDE_PAIR_SPLIT"); v != nullptr && *v != '\0')
+        impl->pairSplit = std::uint32_t(std::clamp(std::atoi(v), 1, 64));
     const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
     impl->softwareGl = renderer != nullptr && isSoftwareRenderer(renderer);
     return std::unique_ptr<CullideDetector>(new CullideDetector(std::move(impl)));

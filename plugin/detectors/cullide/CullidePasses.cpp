@@ -69,6 +69,10 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     auto fl = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/filter.glsl"}}, {}, "cullide filter");
     if (!fl) return fail(fl.error().message);
     filter_ = std::move(*fl);
+    auto fw = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/filter.glsl"}}, "#define CULLIDE_FILTER_WIDE 1\n",
+                                  "cullide filter (wide)");
+    if (!fw) return fail(fw.error().message);
+    filterWide_ = std::move(*fw);
     auto f = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/self.glsl"}}, {}, "cullide self");
     if (!f) return fail(f.error().message);
     self_ = std::move(*f);
@@ -104,6 +108,15 @@ void Passes::sync(const Scene& scene, std::span<const std::uint32_t> slotTriangl
     // (Another scene handed to the detector: GpuScene lays it out afresh, test
     // AnotherSceneWithTheMeshesSwappedIsMirroredAgain.)
     scene_.sync(scene);
+    uploadSlots(slotTriangles, slotsChanged);
+}
+
+void Passes::endSync(std::span<const std::uint32_t> slotTriangles, bool slotsChanged) {
+    scene_.endSync();
+    uploadSlots(slotTriangles, slotsChanged);
+}
+
+void Passes::uploadSlots(std::span<const std::uint32_t> slotTriangles, bool slotsChanged) {
     if (slotsChanged || slots_.size() < std::max<std::size_t>(4, slotTriangles.size_bytes())) {
         slots_.reserve(std::max<std::size_t>(4, slotTriangles.size_bytes()));
         if (!slotTriangles.empty()) slots_.upload(0, slotTriangles.size_bytes(), slotTriangles.data());
@@ -370,11 +383,20 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             if (bytes > 0) b.upload(0, bytes, data);
             b.bindBase(GL_SHADER_STORAGE_BUFFER, binding);
         };
-        put(itemBoxes_, chain.itemBoxes.data(), chain.itemBoxes.size_bytes(), CULLIDE_BINDING_ITEM_BOXES);
+        // The item boxes' indices go with the items (Level::itemsVersion): uploaded only when the
+        // items were laid out again (cullide-10; a pile's calls keep them).
+        const std::uint64_t version = cl.itemsVersion;
+        if (version == 0 || version != itemBoxesVersion_ || itemBoxes_.size() < chain.itemBoxes.size_bytes()) {
+            itemBoxesVersion_ = 0;
+            put(itemBoxes_, chain.itemBoxes.data(), chain.itemBoxes.size_bytes(), CULLIDE_BINDING_ITEM_BOXES);
+            poseGroupPerItem_ = std::find(chain.itemBoxes.begin(), chain.itemBoxes.end(),
+                                          std::uint32_t(CULLIDE_ITEM_BOX_DEFORMED)) != chain.itemBoxes.end();
+            itemBoxesVersion_ = version;
+        } else {
+            itemBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ITEM_BOXES);
+        }
         put(objectBoxes_, chain.objectBoxes.data(), chain.objectBoxes.size_bytes(), CULLIDE_BINDING_OBJECT_BOXES);
         put(partners_, chain.partners.data(), chain.partners.size_bytes(), CULLIDE_BINDING_PARTNERS);
-        poseGroupPerItem_ = std::find(chain.itemBoxes.begin(), chain.itemBoxes.end(),
-                                      std::uint32_t(CULLIDE_ITEM_BOX_DEFORMED)) != chain.itemBoxes.end();
         uploadStaticBoxes(0);
         chainBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_BOXES);
     } else {
@@ -404,7 +426,13 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     clusterPairs_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLUSTER_PAIRS);
     chain_.setUniform("uClusterPairCapacity", filter ? clusterPairCapacity_ : 0u);
     chain_.setUniform("uPairCount", static_cast<unsigned>(nPairs));
-    dispatchChain(0u, chain.pairThreads);
+    // (A split past 2^31 threads falls back to one thread per cluster of A.)
+    const std::uint32_t split =
+        std::uint64_t(chain.pairThreads) * std::max<std::uint32_t>(1u, chain.pairSplit) < (1ull << 31)
+            ? std::max<std::uint32_t>(1u, chain.pairSplit)
+            : 1u;
+    chain_.setUniform("uPairSplit", split);
+    dispatchChain(0u, chain.pairThreads * split);
     glQueryCounter(mid_.id(), GL_TIMESTAMP);
     // The cluster level's counters before the triangle level clears them.
     const std::size_t members = chain.triangle != nullptr ? chain.triangle->members() : 0;
@@ -457,16 +485,17 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     if (triangles && filter) {
         output_.reserve(std::size_t(outputCapacity_) * 12);
         output_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_OUTPUT);
-        filter_.setUniform("uClusterPairCapacity", clusterPairCapacity_);
-        filter_.setUniform("uOutputCapacity", outputCapacity_);
-        filter_.setUniform("uMaxGroups", std::min<std::uint32_t>(maxGroupsX_, 65535u));
-        filter_.setUniform("uTolerance", chain.tolerance);
-        filter_.setUniform("uAllAlive", fromWanted ? 1u : 0u);
-        filter_.setUniform("uMode", 0u);
-        filter_.use();
-        filter_.dispatch(1);
+        gl::Program& filterProgram = wideFilter_ ? filterWide_ : filter_;
+        filterProgram.setUniform("uClusterPairCapacity", clusterPairCapacity_);
+        filterProgram.setUniform("uOutputCapacity", outputCapacity_);
+        filterProgram.setUniform("uMaxGroups", std::min<std::uint32_t>(maxGroupsX_, 65535u));
+        filterProgram.setUniform("uTolerance", chain.tolerance);
+        filterProgram.setUniform("uAllAlive", fromWanted ? 1u : 0u);
+        filterProgram.setUniform("uMode", 0u);
+        filterProgram.use();
+        filterProgram.dispatch(1);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
-        filter_.setUniform("uMode", 1u);
+        filterProgram.setUniform("uMode", 1u);
         glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, chainCounters_.id());
         glDispatchComputeIndirect(static_cast<GLintptr>(CULLIDE_CHAIN_ARGS * 4));
         glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);

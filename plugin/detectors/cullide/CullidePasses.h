@@ -122,6 +122,9 @@ struct Chain {
     /// The triangle level's visibility passes; false: its members are the wanted clusters'
     /// triangles as seeded (no pruning by visibility).
     bool triangleVisibility = true;
+    /// The pair pass's threads per (pair, cluster item of side A), each walking a share of side
+    /// B's clusters (cullide-10: 8; 1, hook ISC_CULLIDE_PAIR_SPLIT=1: one thread walks them all).
+    std::uint32_t pairSplit = 1;
     /// The wait for the chain's fence (cullide-8): with waitTeam > 1 it runs on this thread
     /// inside an OpenMP team of that many threads, which are then awake (spinning) when the
     /// exact test's loop starts instead of waking after the GPU is done; meanwhile the other
@@ -168,9 +171,22 @@ public:
     [[nodiscard]] Result<void> compile(bool queries, int selfLayers, int queryPool);
     /// The GPU filter's list holds `pairs` triangle pairs at first (grown after an overflow).
     void setFilterList(std::uint32_t pairs) { outputCapacity_ = pairs; }
+    /// The filter with 128 invocations per cluster pair (both clusters loaded at once; cullide-10,
+    /// the default) or 64 (one cluster after the other, as before).
+    void setWideFilter(bool on) { wideFilter_ = on; }
     /// Mirrors `scene` (GpuScene) and uploads `slotTriangles` (every mesh's leaf order, at
     /// the bases the items use) when `slotsChanged`.
     void sync(const Scene& scene, std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
+    /// sync() in steps (cullide-10: the deformed vertices converted on the threads that make the
+    /// deformed objects' boxes, copied in pieces as they are done; GpuScene::beginSync's
+    /// contract): beginSync() returns the objects whose vertices are to be converted,
+    /// convert() converts one (any thread, each index once), copyConverted() records the copy
+    /// of those converted so far (GL thread), endSync() the rest, the object records and the
+    /// slots, as sync() would.
+    std::span<const ObjectId> beginSync(const Scene& scene) { return scene_.beginSync(scene); }
+    void convert(const Scene& scene, std::size_t changedIndex) const { scene_.convert(scene, changedIndex); }
+    void copyConverted(std::size_t endChanged) { scene_.copyConverted(endChanged); }
+    void endSync(std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
     /// Reduces `level` along its views; `alive` gets one flag per member (1: still in the PCS).
     [[nodiscard]] Result<void> run(const Level& level, std::vector<std::uint32_t>& alive, LevelResult& result);
     /// run() in two halves: issue() uploads the items and queues every pass on the GPU without
@@ -200,6 +216,8 @@ private:
     void bindCommon(const Level& level, std::span<const gl::CullideItem> items, gl::Buffer& itemsBuffer,
                     gl::Buffer& aliveBuffer, bool seeded);
     void dispatchChain(unsigned mode, std::uint32_t threads);
+    /// sync()'s and endSync()'s last step: the slots when changed or not held.
+    void uploadSlots(std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
     /// The level's items with their split (threads per slot) and work ranges in threads;
     /// returns the thread count.
     std::uint32_t splitItems(const Level& level);
@@ -213,7 +231,7 @@ private:
     int selfLayers_ = 16;
     int queryPool_ = 1024;
     gl::Program splat_, splatBoxes_, splatMulti_, splatBoxesMulti_, update_, self_, queryDraw_, queryUpdate_, chain_,
-        filter_, pose_;
+        filter_, filterWide_, pose_;
     gl::GpuScene scene_{"cullide scene"};
     gl::Buffer items_{"cullide items"}, slots_{"cullide slot triangles"}, alive_{"cullide alive"},
         marks_{"cullide marks"}, depth_{"cullide depth words"}, counters_{"cullide counters"},
@@ -239,6 +257,8 @@ private:
     gl::Query begin_, posed_, clustered_, mid_, end_, filterEnd_;
     std::vector<gl::CullideItem> splitItems_;  // the level's items with their split (when any needs one)
     std::span<const gl::CullideItem> levelItems_;  // what the level uploads: splitItems_ or its own items
+    bool wideFilter_ = true;
+    std::uint64_t itemBoxesVersion_ = 0;           // Level::itemsVersion of what itemBoxes_ holds (0: none)
     bool poseGroupPerItem_ = false;                // the pose pass: one workgroup per item (some item deformed)
     bool itemPerGroup_ = false;                    // the splat passes: one workgroup per item (Level::maxSlotCount)
     std::uint32_t threads_ = 0;                // work indices of the splat passes

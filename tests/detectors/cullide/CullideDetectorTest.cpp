@@ -639,6 +639,96 @@ TEST_F(CullideDetectorTest, SpeculatedAndFusedExactTestsKeepTheAnswer) {
     }
 }
 
+// Cullide-10's set-up, pair pass and filter against the paths they replace (hooks
+// ISC_CULLIDE_FUSED_SETUP=0, ISC_CULLIDE_PAIR_SPLIT=1, ISC_CULLIDE_WIDE_FILTER=0): the deformed boxes
+// and the vertex conversion in one parallel region, the copy in pieces; the pair pass with 8
+// threads per (pair, cluster of A), each walking a share of B's clusters; the filter's 128
+// invocations per cluster pair.
+// Over calls that deform bunnies (one far from the others: converted, no box), leave them
+// unchanged (boxes, no conversion), and move the far one, deformed in an earlier call, into the
+// heap (its vertices as uploaded then): the reference's answer, and bit for bit the same pairs,
+// triangle pairs and segments, the same listed tests and pairs kept as the old paths; the new
+// set-up ran (vertex copies counted) only where vertices changed.
+TEST_F(CullideDetectorTest, FusedSetupAndSplitPairPassKeepTheAnswer) {
+    Scene scene = bunnyHeap(12);
+    const ObjectId far = scene.addObject(scene.meshOf(0), Pose{Vec3(20.0f, 0.0f, 0.0f), glm::angleAxis(0.3f, Vec3(0, 1, 0))});
+    squash(scene, 2, 1.08f);
+    squash(scene, 7, 0.92f);
+    squash(scene, far, 1.1f);
+    DetectorSettings common{.wantSegments = true};
+    std::unique_ptr<CullideDetector> next, old;
+    {
+        auto d = createCullideDetector(common, {});
+        ASSERT_TRUE(d) << d.error().message;
+        next = std::move(*d);
+    }
+    {
+        ScopedEnv env({{"ISC_CULLIDE_FUSED_SETUP", "0"}, {"ISC_CULLIDE_PAIR_SPLIT", "1"}, {"ISC_CULLIDE_WIDE_FILTER", "0"}});
+        auto d = createCullideDetector(common, {});
+        ASSERT_TRUE(d) << d.error().message;
+        old = std::move(*d);
+    }
+    for (int call = 0; call < 5; ++call) {
+        bool changed = call == 0;
+        if (call == 1) {
+            squash(scene, 2, 0.95f);
+            squash(scene, 5, 1.06f);
+            squash(scene, far, 0.9f);  // out of every pair: converted, no box
+            changed = true;
+        } else if (call == 3) {
+            // The far bunny, deformed in call 1, onto bunny 0 (no new vertices: its box only).
+            Pose p = scene.pose(0);
+            p.position += Vec3(0.02f, 0.01f, -0.01f);
+            scene.setPose(far, p);
+        } else if (call == 4) {
+            squash(scene, far, 1.04f);
+            Pose p = scene.pose(7);
+            p.position += Vec3(0.003f, -0.002f, 0.001f);
+            scene.setPose(7, p);
+            changed = true;
+        }  // call 2: unchanged
+        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+        DetectionOutput a, b;
+        ASSERT_TRUE(next->detect(scene, candidates, a));
+        ASSERT_TRUE(old->detect(scene, candidates, b));
+        std::size_t colliding = 0;
+        expectExact(scene, candidates, a, &colliding);
+        expectExact(scene, candidates, b);
+        EXPECT_GE(colliding, 5u);
+        if (call >= 3) {
+            const bool farPaired = std::any_of(a.pairs.begin(), a.pairs.end(), [&](const PairResult& r) {
+                return r.pair.a == far || r.pair.b == far;
+            });
+            EXPECT_TRUE(farPaired) << "the far bunny collides once moved onto bunny 0";
+        }
+        std::printf("[ cullide ] fused set-up, split pair pass, call %d: %zu colliding, %g listed tests, vertex copies %g, set-up %.3f ms "
+                    "(old %.3f)\n",
+                    call, colliding, a.stats.counter("filtered_pairs"), a.stats.counter("vertex_copies"),
+                    a.stats.counter("cpu_setup_ms"), b.stats.counter("cpu_setup_ms"));
+        EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
+        EXPECT_EQ(a.stats.counter("pairs_after_clusters"), b.stats.counter("pairs_after_clusters"));
+        EXPECT_EQ(a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs"));
+        EXPECT_EQ(a.stats.counter("filter_box_pairs"), b.stats.counter("filter_box_pairs"));
+        EXPECT_EQ(a.stats.counter("pcs_triangles"), b.stats.counter("pcs_triangles")) << "the same clusters wanted";
+        EXPECT_EQ(b.stats.counter("vertex_copies"), 0.0) << "the old set-up";
+        if (changed) {
+            EXPECT_GE(a.stats.counter("vertex_copies"), 1.0) << "the fused set-up converted and copied";
+        } else {
+            EXPECT_EQ(a.stats.counter("vertex_copies"), 0.0) << "no vertices changed";
+        }
+        ASSERT_EQ(a.pairs.size(), b.pairs.size());
+        for (std::size_t i = 0; i < a.pairs.size(); ++i) {
+            EXPECT_EQ(a.pairs[i].pair, b.pairs[i].pair);
+            EXPECT_EQ(a.pairs[i].triangles, b.pairs[i].triangles);
+            ASSERT_EQ(a.pairs[i].segments.size(), b.pairs[i].segments.size());
+            for (std::size_t k = 0; k < a.pairs[i].segments.size(); ++k) {
+                EXPECT_EQ(a.pairs[i].segments[k].p0, b.pairs[i].segments[k].p0);
+                EXPECT_EQ(a.pairs[i].segments[k].p1, b.pairs[i].segments[k].p1);
+            }
+        }
+    }
+}
+
 // A detector handed another scene with the same meshes but the objects' meshes swapped: the GPU
 // mirror must be remade (GpuScene keeps each object's mesh range while the counts stay: before
 // the fix the second scene's pair was missed with either item path) and the pose pass's item
