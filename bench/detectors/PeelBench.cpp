@@ -33,12 +33,10 @@
 //                    vertices copied in one piece after the conversion, as before, or in 8; 4 by
 //                    default) and peel_round8 (both: the code before 2026-11-28) on
 //                    deform_b2b, peel_round8 on deform_gap5/100, pile/100 and pile/1000;
-//                    peel_boxesafter (ISC_PEEL_BOXES_AT_CONVERSION=0: the CPU's boxes after
-//                    the conversions, not each object's by its converting thread),
-//                    peel_boxesbyothers (=2: the GL thread's objects boxed by the others),
-//                    peel_uploadsafter (ISC_PEEL_UPLOADS_IN_REGION=0: the call's small uploads
-//                    after the region) and peel_round9 (0 and 0: the code before 2026-11-28
-//                    morning) on deform_b2b, peel_round9 on deform_gap5/100 and pile/100.
+//                    peel_refitscalar (ISC_PEEL_REFIT_SIMD=0: the CPU's boxes one component
+//                    at a time), peel_nostream (ISC_PEEL_STREAM_STORES=0: the conversion and
+//                    the boxes with ordinary stores) and peel_round9 (both: the code before
+//                    2026-11-28 morning) on deform_b2b, peel_round9 on deform_gap5/100 and pile/100.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -355,16 +353,12 @@ void registerAll() {
     const Kind oneCopy{false, PeelSettings{}, {{"ISC_PEEL_COPY_PIECES", "1"}}};
     const Kind copy8{false, PeelSettings{}, {{"ISC_PEEL_COPY_PIECES", "8"}}};
     const Kind round8{false, PeelSettings{}, {{"ISC_PEEL_EXACT_MERGE", "0"}, {"ISC_PEEL_COPY_PIECES", "1"}}};
-    // 2026-11-28 morning (peel-deform-10): the CPU's boxes after the conversions
-    // (ISC_PEEL_BOXES_AT_CONVERSION=0; 2: the GL thread's objects boxed by the others), the
-    // call's small uploads after the region (ISC_PEEL_UPLOADS_IN_REGION=0), and both (the code
-    // of 2026-11-28 before).
-    const Kind boxesAfter{false, PeelSettings{}, {{"ISC_PEEL_BOXES_AT_CONVERSION", "0"}}};
-    const Kind boxesByOthers{false, PeelSettings{}, {{"ISC_PEEL_BOXES_AT_CONVERSION", "2"}}};
-    const Kind uploadsAfter{false, PeelSettings{}, {{"ISC_PEEL_UPLOADS_IN_REGION", "0"}}};
-    const Kind round9{false,
-                      PeelSettings{},
-                      {{"ISC_PEEL_BOXES_AT_CONVERSION", "0"}, {"ISC_PEEL_UPLOADS_IN_REGION", "0"}}};
+    // 2026-11-28 morning (peel-deform-10): the CPU's boxes one component at a time
+    // (ISC_PEEL_REFIT_SIMD=0), the conversion and the boxes with ordinary stores
+    // (ISC_PEEL_STREAM_STORES=0), and both (the code of 2026-11-28 before).
+    const Kind refitScalar{false, PeelSettings{}, {{"ISC_PEEL_REFIT_SIMD", "0"}}};
+    const Kind noStream{false, PeelSettings{}, {{"ISC_PEEL_STREAM_STORES", "0"}}};
+    const Kind round9{false, PeelSettings{}, {{"ISC_PEEL_REFIT_SIMD", "0"}, {"ISC_PEEL_STREAM_STORES", "0"}}};
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -381,9 +375,8 @@ void registerAll() {
                                                                       {oneCopy, "peel_onecopy"},
                                                                       {copy8, "peel_copy8"},
                                                                       {round8, "peel_round8"},
-                                                                      {boxesAfter, "peel_boxesafter"},
-                                                                      {boxesByOthers, "peel_boxesbyothers"},
-                                                                      {uploadsAfter, "peel_uploadsafter"},
+                                                                      {refitScalar, "peel_refitscalar"},
+                                                                      {noStream, "peel_nostream"},
                                                                       {round9, "peel_round9"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};

@@ -5,10 +5,12 @@
 #   bench/gpu/peel-deform10.sh [packed-dir]      (default .devrun)
 # PEEL10_PROCS processes (default 3), each with the rows cpu, peel and (test hooks, read at
 # detector creation; same process, repetitions interleaved at random so that every row sees the
-# same GPU clock) peel_round9 (ISC_PEEL_BOXES_AT_CONVERSION=0 ISC_PEEL_UPLOADS_IN_REGION=0: the
-# code before this round), peel_boxesafter (the CPU's boxes after the conversions),
-# peel_boxesbyothers (=2: the GL thread's objects boxed by the others) and peel_uploadsafter
-# (the call's small uploads after the fused region).
+# same GPU clock) peel_round9 (ISC_PEEL_REFIT_SIMD=0 ISC_PEEL_STREAM_STORES=0: the code before
+# this round), peel_refitscalar (the CPU's boxes one component at a time) and peel_nostream (the
+# conversion and the boxes written with ordinary stores). Run 1 (h200-2026-11-28-peel10-1.txt)
+# had, instead, rows of that binary's hooks ISC_PEEL_BOXES_AT_CONVERSION (peel_boxesafter,
+# peel_boxesbyothers) and ISC_PEEL_UPLOADS_IN_REGION (peel_uploadsafter), dropped after it
+# (docs/detectors/peel.md, "Round 2026-11-28 morning").
 # PEEL10_RIGID=1 (default): then one process with pile/100 and deform_gap5/100 (cpu, peel,
 # peel_round9; PEEL10_RIGID_REPS repetitions, default 3).
 # PEEL10_TESTS=1 (default): isc_test_peel, isc_test_peel_units, isc_test_detector_lifetime and
@@ -31,7 +33,7 @@ for p in "${procs[@]}"; do
   n=$((n + 1))
   limit=75 r=$reps
   case $p in
-    b2b) filter='^(variants/)?deform_b2b/100/(cpu|peel|peel_round9|peel_boxesafter|peel_boxesbyothers|peel_uploadsafter)/' ;;
+    b2b) filter='^(variants/)?deform_b2b/100/(cpu|peel|peel_round9|peel_refitscalar|peel_nostream)/' ;;
     rigid) filter='^(variants/)?(pile|deform_gap5)/100/(cpu|peel|peel_round9)/' r=${PEEL10_RIGID_REPS:-3} ;;
   esac
   echo "## process $n: $p" >> "$out/peel.txt"
@@ -47,8 +49,7 @@ for line in open(sys.argv[1]):
     m = re.match(r"(?:variants/)?(\w+/\w+/(\w+))/\S*?(?:_median|manual_time)\s+([\d.]+) ms", line)
     if m:
         c = dict(re.findall(r"(\w+)=([-\d.e+kmu]+)", line))
-        keys = ["median_ms", "cpu_setup_ms", "cpu_upload_ms", "cpu_refit_ms", "vertex_copies", "boxes_at_conversion",
-                "uploads_in_region", "gpu_cull_ms", "gpu_filter_ms", "gpu_wait_ms", "cpu_exact_ms", "exact_sort_ms",
+        keys = ["median_ms", "cpu_setup_ms", "cpu_upload_ms", "cpu_refit_ms", "vertex_copies", "gpu_cull_ms", "gpu_filter_ms", "gpu_wait_ms", "cpu_exact_ms", "exact_sort_ms",
                 "exact_test_ms", "exact_reused", "exact_speculated", "tri_tri_tests", "missed_pairs", "extra_pairs"]
         print("  %-24s %6s ms  " % (m.group(1), m.group(3)) + " ".join(f"{k}={c[k]}" for k in keys if k in c))
 PY

@@ -124,18 +124,13 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // they are converted (default 4; 1: one copy after the last, as before 2026-11-28).
     if (const char* v = std::getenv("ISC_PEEL_COPY_PIECES"); v != nullptr && *v != '\0')
         copyPieces_ = std::clamp(std::atoi(v), 1, 64);
-    // Test hook: ISC_PEEL_BOXES_AT_CONVERSION=0, in the fused region the CPU's boxes are made
-    // after every conversion is taken (as before 2026-11-28 morning) instead of each object's
-    // by the thread that converted it, right after its conversion.
-    // ISC_PEEL_BOXES_AT_CONVERSION=2: so, but the GL thread leaves the boxes of the objects it
-    // converted to the others (made after the conversions, while it records the copies).
-    if (const char* v = std::getenv("ISC_PEEL_BOXES_AT_CONVERSION"); v != nullptr && (*v == '0' || *v == '2'))
-        boxesAtConversion_ = *v == '2' ? 2 : 0;
-    // Test hook: ISC_PEEL_UPLOADS_IN_REGION=0, the call's small uploads (candidate table, parts,
-    // pairs, tiles, draws) recorded after the fused region (as before 2026-11-28 morning)
-    // instead of by the GL thread inside it, while the others make the last boxes.
-    if (const char* v = std::getenv("ISC_PEEL_UPLOADS_IN_REGION"); v != nullptr && *v == '0')
-        uploadsInRegion_ = false;
+    // Test hook: ISC_PEEL_REFIT_SIMD=0, the CPU's cluster boxes one component at a time
+    // (PeelClusters::refitScalar, before 2026-11-28 morning) instead of 4-wide (the same boxes).
+    if (const char* v = std::getenv("ISC_PEEL_REFIT_SIMD"); v != nullptr && *v == '0') refitSimd_ = false;
+    // Test hook: ISC_PEEL_STREAM_STORES=0, the fused region's vertex conversion and CPU boxes
+    // write the staging buffers with ordinary stores (before 2026-11-28 morning) instead of
+    // non-temporal ones (GpuScene::convertStreaming, PeelClusters::refit's `stream`).
+    if (const char* v = std::getenv("ISC_PEEL_STREAM_STORES"); v != nullptr && *v == '0') streamStores_ = false;
     // The fused walk without rays runs 128 invocations per pair of parts (the largest pairs'
     // rounds are its critical path; 64 and 256 were slower on the H200, "Round 2026-11-27
     // night"). Test hook ISC_PEEL_WALK_WIDTH=64 or 256, to compare.
@@ -450,34 +445,6 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     // the GPU copies them while the CPU makes the boxes (the copy, ~0.12 ms for the deforming
     // pile's 3 MB, is then off the walk's path; "Round 2026-11-27 night"). Test hook
     // ISC_PEEL_UPLOAD_FIRST=0: with the CPU's boxes, after the walk is dispatched (syncScene()).
-    // The call's small uploads (GL thread only): the candidate table, parts, pairs, tiles, draws.
-    auto uploadCallBuffers = [&]() -> Result<void> {
-        if (auto r = reserveChecked(pairTableBuffer_, table.size(), sizeof(glm::uvec4), limits_, "the candidate pair table");
-            !r)
-            return r;
-        pairTableBuffer_.upload<glm::uvec4>(0, table);
-        if (auto r = reserveChecked(partsBuffer_, parts_.size(), sizeof(gl::PeelPart), limits_, "the parts"); !r) return r;
-        partsBuffer_.upload<gl::PeelPart>(0, parts_);
-        if (auto r = reserveChecked(pairListBuffer_, pairs_.size(), sizeof(gl::PeelPair), limits_, "the pair list"); !r)
-            return r;
-        if (!pairs_.empty()) pairListBuffer_.upload<gl::PeelPair>(0, pairs_);
-        if (auto r = reserveChecked(tilesBuffer_, tileData.size(), sizeof(gl::PeelTile), limits_, "the tiles"); !r) return r;
-        tilesBuffer_.upload<gl::PeelTile>(0, tileData);
-        if (auto r = reserveChecked(drawsBuffer_, draws_.size(), sizeof(gl::PeelDraw), limits_, "the draws"); !r) return r;
-        if (!draws_.empty()) drawsBuffer_.upload<gl::PeelDraw>(0, draws_);
-        if (auto r = reserveChecked(commandsBuffer_, commands_.size(), sizeof(gl::DrawElementsIndirectCommand), limits_,
-                                    "the draw commands");
-            !r)
-            return r;
-        if (!commands_.empty()) commandsBuffer_.upload<gl::DrawElementsIndirectCommand>(0, commands_);
-        if (drawIdsBuffer_.reserveSequence(static_cast<std::uint32_t>(draws_.size()))) {
-            vao_.setVertexBuffer(0, drawIdsBuffer_, 0, sizeof(std::uint32_t), 1);
-            vao_.setIntegerAttribute(PEEL_ATTRIB_DRAW_ID, 0, 1, GL_UNSIGNED_INT);
-        }
-        return {};
-    };
-    bool uploaded = false;
-    Result<void> uploadResult{};
     syncScene_ = &scene;
     syncGpu_ = &gpu;
     syncStats_ = &stats;
@@ -531,33 +498,6 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         const bool pieces = copyPieces_ > 1;
         double uploadMs = 0;
         std::int64_t copies = 0;
-        // Boxes at conversion (boxesAtConversion_): the thread that converts a changed object
-        // makes its part's boxes right after (its vertices still in that core's cache), so that
-        // the conversion's write-combined stores and the boxes' arithmetic overlap on every
-        // core and the boxes are done about when the last conversion is; the boxes loop after
-        // the conversions makes only the parts of objects not converted this call.
-        const bool atConversion = fused && boxesAtConversion_ != 0;
-        const bool glThreadBoxes = boxesAtConversion_ != 2;
-        deferredParts_.clear();
-        deferredParts_.reserve(changed.size());
-        boxedAtConversion_.assign(parts_.size(), 0);
-        changedPart_.assign(changed.size(), kNone);
-        std::int64_t boxedEarly = 0;
-        if (atConversion)
-            for (std::size_t k = 0; k < changed.size(); ++k)
-                if (const std::uint32_t part = partOf[changed[k]]; part != kNone) {
-                    changedPart_[k] = part;
-                    boxedAtConversion_[part] = 1;
-                    ++boxedEarly;
-                }
-        auto boxesOf = [&](std::size_t part) {
-            const gl::PeelPart& p = parts_[part];
-            clusters_.refit(scene.meshOf(p.object), scene.localVertices(p.object), scene.pose(p.object).matrix(),
-                            boxStagingData_ + p.nodeBase);
-        };
-        // The call's small uploads inside the region (uploadsInRegion_): the GL thread records
-        // them after the vertex copy, while the others make the last boxes.
-        const bool uploadsHere = fused && uploadsInRegion_;
 #pragma omp parallel if (partCount >= 4)
         {
             if (fused) {
@@ -566,14 +506,11 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                 auto convertOne = [&]() {
                     const std::int64_t k = nextConversion.fetch_add(1, std::memory_order_relaxed);
                     if (k >= changedCount) return false;
-                    gpu.convert(scene, std::size_t(k));
+                    if (streamStores_)
+                        gpu.convertStreaming(scene, std::size_t(k));
+                    else
+                        gpu.convert(scene, std::size_t(k));
                     std::atomic_ref<std::uint8_t>(convertedFlags_[std::size_t(k)]).exchange(1, std::memory_order_acq_rel);
-                    if (atConversion && changedPart_[std::size_t(k)] != kNone) {
-                        if (glThreadBoxes || omp_get_thread_num() != 0)
-                            boxesOf(changedPart_[std::size_t(k)]);
-                        else
-                            deferredParts_.push_back(changedPart_[std::size_t(k)]);  // GL thread only
-                    }
                     return true;
                 };
                 if (omp_get_thread_num() == 0) {  // the thread with the GL context
@@ -597,32 +534,27 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                     gpu.bind();  // a first sync (re)makes the scene's buffers
                     glFlush();   // the vertex copy runs while the CPU makes the boxes
                     uploadMs = msSince(tb);
-                    if (uploadsHere) {
-                        uploadResult = uploadCallBuffers();
-                        uploaded = true;
-                    }
                 } else {
                     while (convertOne()) {
                     }
                 }
             }
 #pragma omp for schedule(dynamic, 1)
-            for (std::int64_t k = 0; k < partCount; ++k)
-                if (boxedAtConversion_[std::size_t(k)] == 0) boxesOf(std::size_t(k));
-            // (ISC_PEEL_BOXES_AT_CONVERSION=2) those the GL thread converted; the loop above
-            // ends in a barrier, so its list is complete.
-            const auto deferred = static_cast<std::int64_t>(deferredParts_.size());
-#pragma omp for schedule(dynamic, 1)
-            for (std::int64_t k = 0; k < deferred; ++k) boxesOf(deferredParts_[std::size_t(k)]);
+            for (std::int64_t k = 0; k < partCount; ++k) {
+                const gl::PeelPart& p = parts_[std::size_t(k)];
+                if (refitSimd_)
+                    clusters_.refit(scene.meshOf(p.object), scene.localVertices(p.object),
+                                    scene.pose(p.object).matrix(), boxStagingData_ + p.nodeBase, streamStores_);
+                else
+                    clusters_.refitScalar(scene.meshOf(p.object), scene.localVertices(p.object),
+                                          scene.pose(p.object).matrix(), boxStagingData_ + p.nodeBase);
+            }
         }
         if (fused) {
             synced_ = true;
             stats.count("cpu_upload_ms", stats.counter("cpu_upload_ms") + uploadMs);
             stats.count("vertex_copies", double(copies));
         }
-        stats.count("parts", double(parts_.size()));
-        stats.count("boxes_at_conversion", double(boxedEarly));
-        stats.count("uploads_in_region", uploaded ? 1.0 : 0.0);
         cpuBoxes_ = true;
         stats.count("cpu_refit_ms", msSince(tb));
         // The boxes' copy recorded (and started) at once, before the call's other uploads and
@@ -636,10 +568,27 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
             boxesCopied_ = true;
         }
     }
-    if (!uploaded) {
-        if (auto r = uploadCallBuffers(); !r) return r;
-    } else if (!uploadResult) {
-        return uploadResult;
+    if (auto r = reserveChecked(pairTableBuffer_, table.size(), sizeof(glm::uvec4), limits_, "the candidate pair table");
+        !r)
+        return r;
+    pairTableBuffer_.upload<glm::uvec4>(0, table);
+    if (auto r = reserveChecked(partsBuffer_, parts_.size(), sizeof(gl::PeelPart), limits_, "the parts"); !r) return r;
+    partsBuffer_.upload<gl::PeelPart>(0, parts_);
+    if (auto r = reserveChecked(pairListBuffer_, pairs_.size(), sizeof(gl::PeelPair), limits_, "the pair list"); !r)
+        return r;
+    if (!pairs_.empty()) pairListBuffer_.upload<gl::PeelPair>(0, pairs_);
+    if (auto r = reserveChecked(tilesBuffer_, tileData.size(), sizeof(gl::PeelTile), limits_, "the tiles"); !r) return r;
+    tilesBuffer_.upload<gl::PeelTile>(0, tileData);
+    if (auto r = reserveChecked(drawsBuffer_, draws_.size(), sizeof(gl::PeelDraw), limits_, "the draws"); !r) return r;
+    if (!draws_.empty()) drawsBuffer_.upload<gl::PeelDraw>(0, draws_);
+    if (auto r = reserveChecked(commandsBuffer_, commands_.size(), sizeof(gl::DrawElementsIndirectCommand), limits_,
+                                "the draw commands");
+        !r)
+        return r;
+    if (!commands_.empty()) commandsBuffer_.upload<gl::DrawElementsIndirectCommand>(0, commands_);
+    if (drawIdsBuffer_.reserveSequence(static_cast<std::uint32_t>(draws_.size()))) {
+        vao_.setVertexBuffer(0, drawIdsBuffer_, 0, sizeof(std::uint32_t), 1);
+        vao_.setIntegerAttribute(PEEL_ATTRIB_DRAW_ID, 0, 1, GL_UNSIGNED_INT);
     }
     stats.cpuMs += msSince(tc);
     stats.count("cpu_setup_ms", msSince(tc));

@@ -98,16 +98,8 @@ private:
     bool boxesCopied_ = false;  // the CPU's boxes copied right after they were made (this call)
     int copyPieces_ = 4;        // the deformed vertices' copy in pieces (test hook ISC_PEEL_COPY_PIECES)
     std::vector<std::uint8_t> convertedFlags_;  // per changed object: converted (the fused region)
-    // In the fused region: each changed object's part boxed by the thread that converted it
-    // (test hook ISC_PEEL_BOXES_AT_CONVERSION=0: after the conversions, as before 2026-11-28 morning).
-    // 2: the GL thread leaves its objects' boxes to the others (test hook ISC_PEEL_BOXES_AT_CONVERSION=2).
-    int boxesAtConversion_ = 1;
-    std::vector<std::uint32_t> deferredParts_;  // (2) parts of the objects the GL thread converted
-    // In the fused region: the call's small uploads recorded by the GL thread after the vertex
-    // copy (test hook ISC_PEEL_UPLOADS_IN_REGION=0: after the region).
-    bool uploadsInRegion_ = true;
-    std::vector<std::uint8_t> boxedAtConversion_;  // per part: its boxes made at its object's conversion
-    std::vector<std::uint32_t> changedPart_;       // per changed object: its part (or none)
+    bool streamStores_ = true;  // non-temporal stores into the staging buffers (test hook ISC_PEEL_STREAM_STORES=0)
+    bool refitSimd_ = true;  // the CPU's boxes 4-wide (test hook ISC_PEEL_REFIT_SIMD=0: PeelClusters::refitScalar)
     bool walkRecords_ = true;  // test hook ISC_PEEL_WALK_RECORDS=0: the fused walk without rays writes node pairs
     // refit "cpu" (no rays; "auto" on mostly deformed calls): the cluster boxes made on the CPU into a persistently mapped
     // staging buffer and copied to boxesBuffer_ (cpuBoxes_: this call's are there).
