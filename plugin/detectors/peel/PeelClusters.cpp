@@ -9,7 +9,9 @@
 
 #include <cstdint>
 
+#if defined(__SSE2__)
 #include <emmintrin.h>  // SSE2 (every x86-64)
+#endif
 
 namespace isc {
 
@@ -159,6 +161,10 @@ void PeelClusters::refitScalar(MeshId mesh, std::span<const Vec3> local, const M
 }
 void PeelClusters::refit(MeshId mesh, std::span<const Vec3> local, const Mat4& model, gl::PeelBox* out,
                          bool stream) const {
+#if !defined(__SSE2__)
+    (void)stream;
+    refitScalar(mesh, local, model, out);  // no SSE2 (not x86-64): the scalar code
+#else
     const MeshTree& tree = trees_[mesh];
     // As refitScalar(), four components at once. Each vertex: ((c0 x + c1 y) + c2 z) + c3, the
     // same products and sums in the same order as glm's c0 * x + c1 * y + c2 * z + c3 (no
@@ -229,5 +235,6 @@ void PeelClusters::refit(MeshId mesh, std::span<const Vec3> local, const Mat4& m
         }
     }
     if (streamed) _mm_sfence();
+#endif
 }
 }  // namespace isc
