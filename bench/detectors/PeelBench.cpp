@@ -32,7 +32,11 @@
 //                    peel_onecopy / peel_copy8 (ISC_PEEL_COPY_PIECES=1 / 8: the deformed
 //                    vertices copied in one piece after the conversion, as before, or in 8; 4 by
 //                    default) and peel_round8 (both: the code before 2026-11-28) on
-//                    deform_b2b, peel_round8 on deform_gap5/100, pile/100 and pile/1000.
+//                    deform_b2b, peel_round8 on deform_gap5/100, pile/100 and pile/1000;
+//                    peel_refitscalar (ISC_PEEL_REFIT_SIMD=0: the CPU's boxes one component
+//                    at a time), peel_nostream (ISC_PEEL_STREAM_STORES=0: the conversion and
+//                    the boxes with ordinary stores) and peel_round9 (both: the code before
+//                    2026-11-28 morning) on deform_b2b, peel_round9 on deform_gap5/100 and pile/100.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -349,6 +353,12 @@ void registerAll() {
     const Kind oneCopy{false, PeelSettings{}, {{"ISC_PEEL_COPY_PIECES", "1"}}};
     const Kind copy8{false, PeelSettings{}, {{"ISC_PEEL_COPY_PIECES", "8"}}};
     const Kind round8{false, PeelSettings{}, {{"ISC_PEEL_EXACT_MERGE", "0"}, {"ISC_PEEL_COPY_PIECES", "1"}}};
+    // 2026-11-28 morning (peel-deform-10): the CPU's boxes one component at a time
+    // (ISC_PEEL_REFIT_SIMD=0), the conversion and the boxes with ordinary stores
+    // (ISC_PEEL_STREAM_STORES=0), and both (the code of 2026-11-28 before).
+    const Kind refitScalar{false, PeelSettings{}, {{"ISC_PEEL_REFIT_SIMD", "0"}}};
+    const Kind noStream{false, PeelSettings{}, {{"ISC_PEEL_STREAM_STORES", "0"}}};
+    const Kind round9{false, PeelSettings{}, {{"ISC_PEEL_REFIT_SIMD", "0"}, {"ISC_PEEL_STREAM_STORES", "0"}}};
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -364,7 +374,10 @@ void registerAll() {
                                                                       {noMerge, "peel_nomerge"},
                                                                       {oneCopy, "peel_onecopy"},
                                                                       {copy8, "peel_copy8"},
-                                                                      {round8, "peel_round8"}};
+                                                                      {round8, "peel_round8"},
+                                                                      {refitScalar, "peel_refitscalar"},
+                                                                      {noStream, "peel_nostream"},
+                                                                      {round9, "peel_round9"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};
@@ -380,6 +393,10 @@ void registerAll() {
     addRows("variants/deform_gap5/100", round8Rows, [] { return densePile(100, 0); }, precomputed, kGapMs);
     addRows("variants/pile/100", round8Rows, [] { return densePile(100, 0); }, nullptr);
     addRows("variants/pile/1000", round8Rows, [] { return densePile(1000, 0); }, nullptr);
+    // The code before 2026-11-28 morning (peel-deform-10) on the rigid pile and with a gap.
+    const std::vector<std::pair<Kind, std::string>> round9Rows = {{round9, "peel_round9"}};
+    addRows("variants/deform_gap5/100", round9Rows, [] { return densePile(100, 0); }, precomputed, kGapMs);
+    addRows("variants/pile/100", round9Rows, [] { return densePile(100, 0); }, nullptr);
     addRows("variants/deform/100", gpuRefitRows, [] { return densePile(100, 0); }, wobbling);
     for (int bodies : {100, 1000})
         addRows("variants/pile/" + std::to_string(bodies), refitRows, [=] { return densePile(bodies, 0); }, nullptr);

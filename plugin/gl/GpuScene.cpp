@@ -7,6 +7,10 @@
 #include <algorithm>
 #include <cstdint>
 
+#if defined(__SSE2__)
+#include <xmmintrin.h>  // _mm_stream_ps, _mm_sfence (every x86-64)
+#endif
+
 namespace isc::gl {
 
 namespace {
@@ -180,6 +184,24 @@ void GpuScene::convert(const Scene& scene, std::size_t changedIndex) const {
     const auto local = scene.localVertices(i);
     Vec4* dst = stagingBase_ + ranges_[i].firstVertex;
     for (std::size_t v = 0; v < local.size(); ++v) dst[v] = Vec4(local[v], 1.0f);
+}
+
+void GpuScene::convertStreaming(const Scene& scene, std::size_t changedIndex) const {
+    ISC_ASSERT(changedIndex < stagingObjects_.size() && stagingBase_ != nullptr,
+               "GpuScene::convertStreaming(): no such changed object (was beginSync() called?)");
+    const ObjectId i = stagingObjects_[changedIndex];
+    const auto local = scene.localVertices(i);
+    Vec4* dst = stagingBase_ + ranges_[i].firstVertex;
+#if defined(__SSE2__)
+    if ((reinterpret_cast<std::uintptr_t>(dst) & 15u) == 0) {  // (a mapping is aligned: always)
+        float* out = &dst[0].x;
+        for (std::size_t v = 0; v < local.size(); ++v)
+            _mm_stream_ps(out + 4 * v, _mm_setr_ps(local[v].x, local[v].y, local[v].z, 1.0f));
+        _mm_sfence();
+        return;
+    }
+#endif
+    for (std::size_t v = 0; v < local.size(); ++v) dst[v] = Vec4(local[v], 1.0f);  // as convert()
 }
 
 void GpuScene::copyConverted(std::size_t endChanged) {

@@ -225,6 +225,29 @@ TEST_F(GpuSceneTest, SyncInStepsMatchesTheCpu) {
     expectCornersMatchCpu(gpu);
 }
 
+// convertStreaming() (non-temporal stores, peel's fused region): the same steps from several
+// threads give the GPU the same world corners as the CPU's, as convert() does.
+TEST_F(GpuSceneTest, SyncInStepsWithStreamingStoresMatchesTheCpu) {
+    std::vector<Vec3> v0(scene.localVertices(o0).begin(), scene.localVertices(o0).end());
+    std::vector<Vec3> v2(scene.localVertices(o2).begin(), scene.localVertices(o2).end());
+    gl::GpuScene gpu("test scene");
+    for (int step = 0; step < 3; ++step) {
+        for (Vec3& p : v0) p += Vec3(-0.01f * p.z, 0.02f, 0.03f * p.y);
+        for (Vec3& p : v2) p *= 0.9f;
+        scene.setVertices(o0, v0);
+        scene.setVertices(o2, v2);
+        const auto changed = gpu.beginSync(scene);
+        ASSERT_EQ(changed.size(), 2u) << step;
+        std::vector<std::thread> threads;
+        for (std::size_t k = changed.size(); k-- > 0;)
+            threads.emplace_back([&, k] { gpu.convertStreaming(scene, k); });
+        for (std::thread& t : threads) t.join();
+        gpu.endSync();
+        expectCornersMatchCpu(gpu);
+    }
+    EXPECT_EQ(gpu.deformedUploads(), 6u);
+}
+
 TEST_F(GpuSceneTest, InactiveAndNonFinitePosesAreFlagged) {
     scene.setActive(o0, false);
     Pose bad;

@@ -7,6 +7,12 @@
 
 #include <algorithm>
 
+#include <cstdint>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>  // SSE2 (every x86-64)
+#endif
+
 namespace isc {
 
 PeelClusters::MeshTree PeelClusters::build(const Mesh& mesh, std::vector<gl::PeelClusterNode>& nodes,
@@ -124,7 +130,7 @@ bool PeelClusters::update(const Scene& scene) {
     return true;
 }
 
-void PeelClusters::refit(MeshId mesh, std::span<const Vec3> local, const Mat4& model, gl::PeelBox* out) const {
+void PeelClusters::refitScalar(MeshId mesh, std::span<const Vec3> local, const Mat4& model, gl::PeelBox* out) const {
     const MeshTree& tree = trees_[mesh];
     // Every vertex turned once (the affine part of the model matrix: within float rounding of
     // the shaders' model x (v, 1), which is all the walk's tolerance needs), then each
@@ -152,5 +158,83 @@ void PeelClusters::refit(MeshId mesh, std::span<const Vec3> local, const Mat4& m
         }
         out[i] = gl::PeelBox{Vec4(lo, 0.0f), Vec4(hi, 0.0f)};
     }
+}
+void PeelClusters::refit(MeshId mesh, std::span<const Vec3> local, const Mat4& model, gl::PeelBox* out,
+                         bool stream) const {
+#if !defined(__SSE2__)
+    (void)stream;
+    refitScalar(mesh, local, model, out);  // no SSE2 (not x86-64): the scalar code
+#else
+    const MeshTree& tree = trees_[mesh];
+    // As refitScalar(), four components at once. Each vertex: ((c0 x + c1 y) + c2 z) + c3, the
+    // same products and sums in the same order as glm's c0 * x + c1 * y + c2 * z + c3 (no
+    // fused multiply-add either way), so the same floats. _mm_min_ps(w, lo) is glm::min(lo, w)
+    // (w < lo ? w : lo) and _mm_max_ps(w, hi) glm::max(hi, w) (hi < w ? w : hi), signed zeros
+    // included. The w lane is 0 * x + 0 * y + 0 * z + 0 = 0, as the boxes' w.
+    thread_local std::vector<Vec4> world, lo, hi;  // __m128 each (loadu/storeu)
+    world.resize(local.size());
+    lo.resize(tree.nodeCount);
+    hi.resize(tree.nodeCount);
+    const __m128 c0 = _mm_setr_ps(model[0][0], model[0][1], model[0][2], 0.0f);
+    const __m128 c1 = _mm_setr_ps(model[1][0], model[1][1], model[1][2], 0.0f);
+    const __m128 c2 = _mm_setr_ps(model[2][0], model[2][1], model[2][2], 0.0f);
+    const __m128 c3 = _mm_setr_ps(model[3][0], model[3][1], model[3][2], 0.0f);
+    const Vec3* src = local.data();
+    for (std::size_t v = 0; v < local.size(); ++v) {
+        const __m128 x = _mm_set1_ps(src[v].x), y = _mm_set1_ps(src[v].y), z = _mm_set1_ps(src[v].z);
+        _mm_storeu_ps(&world[v].x,
+                      _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, x), _mm_mul_ps(c1, y)), _mm_mul_ps(c2, z)), c3));
+    }
+    const bool streamed = stream && (reinterpret_cast<std::uintptr_t>(out) & 15u) == 0;
+    const gl::PeelClusterNode* nodes = nodes_.data() + tree.firstNode;
+    const std::uint32_t* begin = refBegin_.data() + tree.firstNode;
+    for (std::uint32_t i = tree.nodeCount; i-- > 0;) {
+        const gl::PeelClusterNode& n = nodes[i];
+        __m128 l, h;
+        if (n.left == PEEL_NO_NODE) {
+            // Four independent minima and maxima (the corners' chains of dependent min/max
+            // were most of the time), united at the end: a minimum is exact whatever the order,
+            // so the box is the same floats (only a zero's sign may differ where +0 and -0
+            // tie, which compare equal).
+            __m128 l0 = _mm_set1_ps(3.4e38f), l1 = l0, l2 = l0, l3 = l0;
+            __m128 h0 = _mm_set1_ps(-3.4e38f), h1 = h0, h2 = h0, h3 = h0;
+            const std::uint32_t end = begin[i + 1];
+            std::uint32_t r = begin[i];
+            for (; r + 4 <= end; r += 4) {
+                const __m128 w0 = _mm_loadu_ps(&world[refs_[r]].x), w1 = _mm_loadu_ps(&world[refs_[r + 1]].x);
+                const __m128 w2 = _mm_loadu_ps(&world[refs_[r + 2]].x), w3 = _mm_loadu_ps(&world[refs_[r + 3]].x);
+                l0 = _mm_min_ps(w0, l0);
+                h0 = _mm_max_ps(w0, h0);
+                l1 = _mm_min_ps(w1, l1);
+                h1 = _mm_max_ps(w1, h1);
+                l2 = _mm_min_ps(w2, l2);
+                h2 = _mm_max_ps(w2, h2);
+                l3 = _mm_min_ps(w3, l3);
+                h3 = _mm_max_ps(w3, h3);
+            }
+            for (; r < end; ++r) {
+                const __m128 w = _mm_loadu_ps(&world[refs_[r]].x);
+                l0 = _mm_min_ps(w, l0);
+                h0 = _mm_max_ps(w, h0);
+            }
+            l = _mm_min_ps(_mm_min_ps(l0, l1), _mm_min_ps(l2, l3));
+            h = _mm_max_ps(_mm_max_ps(h0, h1), _mm_max_ps(h2, h3));
+        } else {
+            l = _mm_min_ps(_mm_loadu_ps(&lo[n.right].x), _mm_loadu_ps(&lo[n.left].x));  // glm::min(a.lo, b.lo)
+            h = _mm_max_ps(_mm_loadu_ps(&hi[n.right].x), _mm_loadu_ps(&hi[n.left].x));  // glm::max(a.hi, b.hi)
+        }
+        _mm_storeu_ps(&lo[i].x, l);
+        _mm_storeu_ps(&hi[i].x, h);
+        float* o = &out[i].lo.x;
+        if (streamed) {
+            _mm_stream_ps(o, l);
+            _mm_stream_ps(o + 4, h);
+        } else {
+            _mm_storeu_ps(o, l);
+            _mm_storeu_ps(o + 4, h);
+        }
+    }
+    if (streamed) _mm_sfence();
+#endif
 }
 }  // namespace isc

@@ -50,7 +50,17 @@ public:
     /// float as the shaders do (model x (v, 1)), each inner node the union of its children's.
     /// `local`: the object's local vertices (as many as the mesh has); `out`: the tree's
     /// nodeCount boxes (node n at out[n]). O(the clusters' distinct corners).
-    void refit(MeshId mesh, std::span<const Vec3> local, const Mat4& model, gl::PeelBox* out) const;
+    /// With SSE2 (every x86-64; elsewhere refitScalar()), four components at a time: each
+    /// vertex turned as one vector with the products and sums of refitScalar() in its order,
+    /// each box a vector minimum and maximum over four running ones; the same boxes as floats
+    /// (a zero's sign may differ where +0 and -0 tie). The inner nodes are made in the
+    /// thread's own memory; `out` is only written, with non-temporal stores when `stream` (and
+    /// `out` 16-byte aligned), fenced at the end.
+    void refit(MeshId mesh, std::span<const Vec3> local, const Mat4& model, gl::PeelBox* out,
+               bool stream = false) const;
+    /// refit() one component at a time (before 2026-11-28 morning; test hook
+    /// ISC_PEEL_REFIT_SIMD=0 in PeelScenePass).
+    void refitScalar(MeshId mesh, std::span<const Vec3> local, const Mat4& model, gl::PeelBox* out) const;
     std::span<const gl::PeelClusterNode> nodes() const { return nodes_; }
     std::span<const std::uint32_t> slots() const { return slots_; }
     /// Per slot (as slots()): (mesh triangle, its three mesh vertex indices), so that the

@@ -124,6 +124,13 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // they are converted (default 4; 1: one copy after the last, as before 2026-11-28).
     if (const char* v = std::getenv("ISC_PEEL_COPY_PIECES"); v != nullptr && *v != '\0')
         copyPieces_ = std::clamp(std::atoi(v), 1, 64);
+    // Test hook: ISC_PEEL_REFIT_SIMD=0, the CPU's cluster boxes one component at a time
+    // (PeelClusters::refitScalar, before 2026-11-28 morning) instead of 4-wide (the same boxes).
+    if (const char* v = std::getenv("ISC_PEEL_REFIT_SIMD"); v != nullptr && *v == '0') refitSimd_ = false;
+    // Test hook: ISC_PEEL_STREAM_STORES=0, the fused region's vertex conversion and CPU boxes
+    // write the staging buffers with ordinary stores (before 2026-11-28 morning) instead of
+    // non-temporal ones (GpuScene::convertStreaming, PeelClusters::refit's `stream`).
+    if (const char* v = std::getenv("ISC_PEEL_STREAM_STORES"); v != nullptr && *v == '0') streamStores_ = false;
     // The fused walk without rays runs 128 invocations per pair of parts (the largest pairs'
     // rounds are its critical path; 64 and 256 were slower on the H200, "Round 2026-11-27
     // night"). Test hook ISC_PEEL_WALK_WIDTH=64 or 256, to compare.
@@ -499,7 +506,10 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                 auto convertOne = [&]() {
                     const std::int64_t k = nextConversion.fetch_add(1, std::memory_order_relaxed);
                     if (k >= changedCount) return false;
-                    gpu.convert(scene, std::size_t(k));
+                    if (streamStores_)
+                        gpu.convertStreaming(scene, std::size_t(k));
+                    else
+                        gpu.convert(scene, std::size_t(k));
                     std::atomic_ref<std::uint8_t>(convertedFlags_[std::size_t(k)]).exchange(1, std::memory_order_acq_rel);
                     return true;
                 };
@@ -532,8 +542,12 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
 #pragma omp for schedule(dynamic, 1)
             for (std::int64_t k = 0; k < partCount; ++k) {
                 const gl::PeelPart& p = parts_[std::size_t(k)];
-                clusters_.refit(scene.meshOf(p.object), scene.localVertices(p.object),
-                                scene.pose(p.object).matrix(), boxStagingData_ + p.nodeBase);
+                if (refitSimd_)
+                    clusters_.refit(scene.meshOf(p.object), scene.localVertices(p.object),
+                                    scene.pose(p.object).matrix(), boxStagingData_ + p.nodeBase, streamStores_);
+                else
+                    clusters_.refitScalar(scene.meshOf(p.object), scene.localVertices(p.object),
+                                          scene.pose(p.object).matrix(), boxStagingData_ + p.nodeBase);
             }
         }
         if (fused) {

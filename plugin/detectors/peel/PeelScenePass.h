@@ -98,6 +98,8 @@ private:
     bool boxesCopied_ = false;  // the CPU's boxes copied right after they were made (this call)
     int copyPieces_ = 4;        // the deformed vertices' copy in pieces (test hook ISC_PEEL_COPY_PIECES)
     std::vector<std::uint8_t> convertedFlags_;  // per changed object: converted (the fused region)
+    bool streamStores_ = true;  // non-temporal stores into the staging buffers (test hook ISC_PEEL_STREAM_STORES=0)
+    bool refitSimd_ = true;  // the CPU's boxes 4-wide (test hook ISC_PEEL_REFIT_SIMD=0: PeelClusters::refitScalar)
     bool walkRecords_ = true;  // test hook ISC_PEEL_WALK_RECORDS=0: the fused walk without rays writes node pairs
     // refit "cpu" (no rays; "auto" on mostly deformed calls): the cluster boxes made on the CPU into a persistently mapped
     // staging buffer and copied to boxesBuffer_ (cpuBoxes_: this call's are there).

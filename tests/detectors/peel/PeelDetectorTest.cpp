@@ -982,6 +982,76 @@ TEST_F(PeelDetectorTest, SpeculationReusesTheLastCallsPairsAndKeepsTheAnswer) {
     EXPECT_GT(reused, 0.0);
 }
 
+// The fused region of the CPU's boxes (2026-11-28 morning): the boxes 4-wide and the vertex
+// conversion and boxes written with non-temporal stores. Over calls where some bunnies deform,
+// some keep last call's vertices and the ground box is rigid, the answer is the reference's and
+// bit for bit that of the code before (test hooks ISC_PEEL_REFIT_SIMD=0,
+// ISC_PEEL_STREAM_STORES=0) and of each hook alone, with the same cluster pairs and pairs to
+// the float test.
+TEST_F(PeelDetectorTest, FourWideBoxesAndStreamingStoresKeepTheAnswer) {
+    Scene scene = sixBunniesOnABox();
+    auto defaults = makePeel(PeelSettings{});
+    ::setenv("ISC_PEEL_REFIT_SIMD", "0", 1);
+    auto scalarBoxes = makePeel(PeelSettings{});
+    ::setenv("ISC_PEEL_STREAM_STORES", "0", 1);
+    auto before = makePeel(PeelSettings{});
+    ::unsetenv("ISC_PEEL_REFIT_SIMD");
+    auto noStream = makePeel(PeelSettings{});
+    ::unsetenv("ISC_PEEL_STREAM_STORES");
+    const auto bunnyVertices = scene.mesh(0).vertices();  // mesh 0: the bunny
+    const std::vector<Vec3> rest(bunnyVertices.begin(), bunnyVertices.end());
+    for (int call = 0; call < 5; ++call) {
+        for (ObjectId o = 1; o < scene.objectCount(); ++o) {
+            Pose p = scene.pose(o);
+            p.position += Vec3(0.003f * float(o % 3) - 0.003f, -0.005f, 0.002f);
+            p.rotation = glm::normalize(glm::angleAxis(0.01f * float(o), glm::normalize(Vec3(0, 1, 1))) * p.rotation);
+            scene.setPose(o, p);
+            // Bunny o deforms on calls where (o + call) is not a multiple of 3 (and every bunny
+            // on call 0): the others keep their vertices (not converted again).
+            if (call == 0 || (int(o) + call) % 3 != 0) {
+                std::vector<Vec3> v = rest;
+                for (Vec3& x : v) x *= 1.0f + 0.012f * std::sin(4.0f * x.y + 0.7f * float(call + 2 * int(o)));
+                scene.setVertices(o, v);
+            }
+        }
+        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+        DetectionOutput a, b, c, d;
+        ASSERT_TRUE(defaults->detect(scene, candidates, a));
+        ASSERT_TRUE(before->detect(scene, candidates, b));
+        ASSERT_TRUE(scalarBoxes->detect(scene, candidates, c));
+        ASSERT_TRUE(noStream->detect(scene, candidates, d));
+        for (const DetectionOutput* x : {&a, &b, &c, &d}) {
+            EXPECT_EQ(x->stats.counter("refit_cpu"), 1.0) << "call " << call;
+            EXPECT_EQ(x->stats.counter("sync_fused"), 1.0) << "call " << call;
+        }
+        for (const DetectionOutput* x : {&b, &c, &d}) {
+            EXPECT_EQ(x->stats.counter("cluster_pairs"), a.stats.counter("cluster_pairs")) << "call " << call;
+            EXPECT_EQ(x->stats.counter("screen_pairs"), a.stats.counter("screen_pairs")) << "call " << call;
+            EXPECT_EQ(x->stats.counter("filtered_pairs"), a.stats.counter("filtered_pairs")) << "call " << call;
+            ASSERT_EQ(x->pairs.size(), a.pairs.size()) << "call " << call;
+            for (std::size_t i = 0; i < a.pairs.size(); ++i) {
+                EXPECT_EQ(x->pairs[i].pair, a.pairs[i].pair);
+                EXPECT_EQ(x->pairs[i].triangles, a.pairs[i].triangles) << "call " << call;
+                ASSERT_EQ(x->pairs[i].segments.size(), a.pairs[i].segments.size());
+                EXPECT_EQ(0, std::memcmp(x->pairs[i].segments.data(), a.pairs[i].segments.data(),
+                                         a.pairs[i].segments.size() * sizeof(Segment)))
+                    << "call " << call << ": segments differ in their bits";
+            }
+        }
+        std::map<ObjectPair, const PairResult*> found;
+        for (const PairResult& r : a.pairs) found[r.pair] = &r;
+        std::size_t total = 0;
+        for (const ObjectPair& cand : candidates) {
+            const auto ref = reference(scene, cand.a, cand.b);
+            total += ref.size();
+            auto it = found.find(cand);
+            EXPECT_EQ(it == found.end() ? std::vector<TrianglePair>{} : it->second->triangles, ref)
+                << "call " << call << ", pair (" << cand.a << ", " << cand.b << ")";
+        }
+        EXPECT_GT(total, 500u) << "call " << call;
+    }
+}
+
 TEST_F(PeelDetectorTest, NonFinitePoseIsSkippedWithAWarning) {
     Scene scene;
     const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));

@@ -139,6 +139,54 @@ TEST(PeelClusters, RefitBoxesAreTheUnionOfEachNodesTriangleCorners) {
     }
 }
 
+// refit() (4-wide, the default; with ordinary and with non-temporal stores) and refitScalar()
+// (one component at a time, before 2026-11-28 morning) give the same boxes as floats (every
+// component ==, w included): the bunny deformed and a box, each in poses with rotations about
+// every axis, large and small translations, and the identity (whose zero matrix entries make
+// signed zeros in the sums).
+TEST(PeelClusters, RefitFourWideIsTheScalarRefitBitForBit) {
+    Scene scene;
+    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f, 0.25f, 1.0f))));
+    const MeshId bunny = scene.addMesh(std::make_shared<Mesh>(bunnyMesh()));
+    PeelClusters clusters;
+    clusters.update(scene);
+    std::size_t compared = 0;
+    for (MeshId m : {box, bunny}) {
+        const Mesh& mesh = scene.mesh(m);
+        const PeelClusters::MeshTree& tree = clusters.tree(m);
+        ASSERT_GT(tree.nodeCount, 0u);
+        for (int k = 0; k < 12; ++k) {
+            std::vector<Vec3> local(mesh.vertices().begin(), mesh.vertices().end());
+            if (k % 2 == 1)
+                for (Vec3& v : local)
+                    v += 0.01f * Vec3(std::sin(40.0f * v.y + float(k)), std::cos(30.0f * v.z), std::sin(50.0f * v.x));
+            Pose pose;
+            if (k > 0) {
+                pose.position = Vec3(3.0f * std::sin(1.3f * float(k)), -100.0f * float(k % 3), 0.001f * float(k));
+                pose.rotation = glm::normalize(Quat(std::cos(0.7f * float(k)), std::sin(float(k)), -0.5f * float(k % 4),
+                                                    0.2f * float(k % 5)));
+            }
+            const Mat4 model = pose.matrix();
+            std::vector<gl::PeelBox> fast(tree.nodeCount), streamed(tree.nodeCount + 1), scalar(tree.nodeCount);
+            clusters.refit(m, local, model, fast.data());
+            // Non-temporal stores need 16-byte alignment: the first 16-byte aligned entry.
+            auto* aligned = reinterpret_cast<gl::PeelBox*>(
+                (reinterpret_cast<std::uintptr_t>(streamed.data()) + 15u) & ~std::uintptr_t(15u));
+            clusters.refit(m, local, model, aligned, true);
+            clusters.refitScalar(m, local, model, scalar.data());
+            for (std::uint32_t i = 0; i < tree.nodeCount; ++i)
+                for (int a = 0; a < 4; ++a) {
+                    ASSERT_EQ(fast[i].lo[a], scalar[i].lo[a]) << "mesh " << m << ", pose " << k << ", node " << i;
+                    ASSERT_EQ(fast[i].hi[a], scalar[i].hi[a]) << "mesh " << m << ", pose " << k << ", node " << i;
+                    ASSERT_EQ(aligned[i].lo[a], scalar[i].lo[a]) << "streamed, mesh " << m << ", pose " << k;
+                    ASSERT_EQ(aligned[i].hi[a], scalar[i].hi[a]) << "streamed, mesh " << m << ", pose " << k;
+                }
+            compared += fast.size();
+        }
+    }
+    EXPECT_GT(compared, 1000u);
+}
+
 // The slot table the triangle pairs read (records of the walk without rays): per slot, the
 // slot's mesh triangle and its three vertex indices, every mesh's slots in order.
 TEST(PeelClusters, SlotTrianglesAreEachSlotsTriangleAndCorners) {

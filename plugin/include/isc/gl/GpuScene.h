@@ -70,6 +70,10 @@ public:
     /// the GL context.
     std::span<const ObjectId> beginSync(const Scene& scene);
     void convert(const Scene& scene, std::size_t changedIndex) const;
+    /// convert() with non-temporal stores (the same values; no read of the staging's lines
+    /// before they are written) and a store fence at the end: for a caller that measured it
+    /// faster (peel). An addition: convert() is unchanged.
+    void convertStreaming(const Scene& scene, std::size_t changedIndex) const;
     /// Optional, between convert() and endSync(): records the copies of the changed objects
     /// [first not yet copied, endChanged) (indices into beginSync()'s list, each converted
     /// already and its stores made visible, e.g. by a locked atomic operation after them), so
