@@ -204,6 +204,43 @@ void GpuScene::convertStreaming(const Scene& scene, std::size_t changedIndex) co
     for (std::size_t v = 0; v < local.size(); ++v) dst[v] = Vec4(local[v], 1.0f);  // as convert()
 }
 
+ConversionTeam::ConversionTeam(GpuScene& gpu, const Scene& scene, std::size_t changedCount, int pieces,
+                               bool streaming, std::vector<std::uint8_t>& flags, std::function<void(std::size_t)> after)
+    : gpu_(gpu), scene_(scene), count_(static_cast<std::int64_t>(changedCount)),
+      piece_(pieces > 1 ? std::max<std::int64_t>(1, count_ / pieces) : 0), streaming_(streaming), flags_(flags),
+      after_(std::move(after)) {
+    flags_.assign(changedCount, 0);
+}
+
+bool ConversionTeam::convertNext() {
+    const std::int64_t k = next_.fetch_add(1, std::memory_order_relaxed);
+    if (k >= count_) return false;
+    if (streaming_)
+        gpu_.convertStreaming(scene_, std::size_t(k));
+    else
+        gpu_.convert(scene_, std::size_t(k));
+    if (after_) after_(std::size_t(k));
+    std::atomic_ref<std::uint8_t>(flags_[std::size_t(k)]).exchange(1, std::memory_order_acq_rel);
+    return true;
+}
+
+std::int64_t ConversionTeam::convertAndCopy() {
+    std::int64_t done = 0, copied = 0, copies = 0;
+    for (;;) {  // converts while any are left, then spins until the others' are done
+        (void)convertNext();
+        while (done < count_ && std::atomic_ref<std::uint8_t>(flags_[std::size_t(done)]).load(std::memory_order_acquire) != 0)
+            ++done;
+        if (done == count_) break;
+        if (piece_ > 0 && done - copied >= piece_) {
+            gpu_.copyConverted(std::size_t(done));
+            glFlush();
+            copied = done;
+            ++copies;
+        }
+    }
+    return copies;
+}
+
 void GpuScene::copyConverted(std::size_t endChanged) {
     ISC_ASSERT(endChanged <= stagingObjects_.size(), "GpuScene::copyConverted(): no such changed object");
     auto copy = [&](std::size_t first, std::size_t end) {

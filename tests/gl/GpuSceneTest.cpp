@@ -7,6 +7,7 @@
 
 #include <glm/gtc/quaternion.hpp>
 
+#include <atomic>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -246,6 +247,51 @@ TEST_F(GpuSceneTest, SyncInStepsWithStreamingStoresMatchesTheCpu) {
         expectCornersMatchCpu(gpu);
     }
     EXPECT_EQ(gpu.deformedUploads(), 6u);
+}
+
+// gl::ConversionTeam (peel's and cullide's fused set-up): 12 deformed objects converted by a
+// team of four threads, the GL thread recording the copy in pieces. Each object's `after` runs
+// once, the copies recorded in the loop are at most what the pieces allow (none with one
+// piece), and the GPU's vertices are the CPU's.
+TEST_F(GpuSceneTest, ConversionTeamConvertsEachObjectOnceAndCopiesInPieces) {
+    std::vector<ObjectId> deformed{o0, o2};
+    for (int i = 0; i < 10; ++i) {
+        Pose p;
+        p.position = {2.0f * float(i), -3.0f, 1.0f};
+        deformed.push_back(scene.addObject(box, p));
+    }
+    std::vector<std::vector<Vec3>> vertices;
+    for (ObjectId o : deformed) vertices.emplace_back(scene.localVertices(o).begin(), scene.localVertices(o).end());
+    gl::GpuScene gpu("test scene");
+    std::vector<std::uint8_t> flags;
+    for (const int pieces : {4, 1}) {
+        for (int step = 0; step < 2; ++step) {
+            for (std::size_t d = 0; d < deformed.size(); ++d) {
+                for (Vec3& v : vertices[d]) v += Vec3(0.01f * float(d), -0.02f * v.x, 0.03f * float(step + 1));
+                scene.setVertices(deformed[d], vertices[d]);
+            }
+            const auto changed = gpu.beginSync(scene);
+            ASSERT_EQ(changed.size(), deformed.size());
+            std::vector<std::atomic<int>> afters(changed.size());
+            gl::ConversionTeam team(gpu, scene, changed.size(), pieces, step == 1, flags,
+                                    [&](std::size_t k) { afters[k].fetch_add(1); });
+            std::vector<std::thread> others;
+            for (int t = 0; t < 3; ++t)
+                others.emplace_back([&] {
+                    while (team.convertNext()) {
+                    }
+                });
+            const std::int64_t copies = team.convertAndCopy();  // this thread holds the GL context
+            for (std::thread& t : others) t.join();
+            gpu.endSync();
+            for (std::size_t k = 0; k < afters.size(); ++k) EXPECT_EQ(afters[k].load(), 1) << "object " << k;
+            if (pieces == 1)
+                EXPECT_EQ(copies, 0);
+            else
+                EXPECT_LE(copies, std::int64_t(changed.size()) / (std::int64_t(changed.size()) / pieces));
+            expectCornersMatchCpu(gpu);
+        }
+    }
 }
 
 TEST_F(GpuSceneTest, InactiveAndNonFinitePosesAreFlagged) {

@@ -109,7 +109,7 @@ struct CullideDetector::Impl {
     // ISC_CULLIDE_PAIR_SPLIT (cullide-10): threads of the chain's pair pass per (pair, cluster of
     // its side A), each walking a share of side B's clusters; default 8, 1 as before.
     std::uint32_t pairSplit = 8;
-    static constexpr std::int64_t kCopyPieces = 4;  // fusedSetup: the vertex copy in up to 4 pieces (peel's)
+    static constexpr int kCopyPieces = 4;  // fusedSetup: the vertex copy in up to 4 pieces (peel's)
     std::vector<std::uint8_t> convertedFlags;       // fusedSetup: per changed object, converted
     std::vector<char> isChanged;                    // fusedSetup: per object, its vertices converted this call
     bool softwareGl = false;
@@ -299,49 +299,27 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         }
     }
     if (!changed.empty()) {
-        const auto changedCount = static_cast<std::int64_t>(changed.size());
-        convertedFlags.assign(changed.size(), 0);
         isChanged.assign(n, 0);
         for (ObjectId o : changed) isChanged[o] = 1;
-        std::atomic<std::int64_t> nextConversion{0};
-        const std::int64_t piece = std::max<std::int64_t>(1, changedCount / kCopyPieces);
+        // Each thread converts the next changed object and makes its box while its vertices are
+        // in cache; the GL thread records the copy in pieces (gl::ConversionTeam).
+        gl::ConversionTeam team(passes.gpuScene(), scene, changed.size(), kCopyPieces, false, convertedFlags,
+                                [&](std::size_t k) {
+                                    if (state[changed[k]] == 1) deformedBox(changed[k]);
+                                });
         double uploadMs = 0.0;
         std::int64_t copies = 0;
         const std::span<const std::uint32_t> slotTriangles = hierarchies->slotTriangles();
 #pragma omp parallel
         {
-            // A locked exchange marks an object converted (and drains the thread's
-            // write-combined stores to the mapped staging buffer before it).
-            auto convertOne = [&]() {
-                const std::int64_t k = nextConversion.fetch_add(1, std::memory_order_relaxed);
-                if (k >= changedCount) return false;
-                passes.convert(scene, std::size_t(k));
-                const ObjectId o = changed[std::size_t(k)];
-                if (state[o] == 1) deformedBox(o);
-                std::atomic_ref<std::uint8_t>(convertedFlags[std::size_t(k)]).exchange(1, std::memory_order_acq_rel);
-                return true;
-            };
             if (omp_get_thread_num() == 0) {  // the thread with the GL context
-                std::int64_t done = 0, copied = 0;
-                for (;;) {
-                    (void)convertOne();
-                    while (done < changedCount &&
-                           std::atomic_ref<std::uint8_t>(convertedFlags[std::size_t(done)]).load(std::memory_order_acquire) != 0)
-                        ++done;
-                    if (done == changedCount) break;
-                    if (done - copied >= piece) {
-                        passes.copyConverted(std::size_t(done));
-                        glFlush();
-                        copied = done;
-                        ++copies;
-                    }
-                }
+                copies = team.convertAndCopy();
                 passes.endSync(slotTriangles, slotsChanged);
                 glFlush();  // the rest of the copy runs while the CPU goes on
                 ++copies;
                 uploadMs = msSince(tSync);
             } else {
-                while (convertOne()) {
+                while (team.convertNext()) {
                 }
             }
 #pragma omp for schedule(dynamic, 4)

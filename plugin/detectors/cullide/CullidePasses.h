@@ -179,13 +179,12 @@ public:
     void sync(const Scene& scene, std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
     /// sync() in steps (cullide-10: the deformed vertices converted on the threads that make the
     /// deformed objects' boxes, copied in pieces as they are done; GpuScene::beginSync's
-    /// contract): beginSync() returns the objects whose vertices are to be converted,
-    /// convert() converts one (any thread, each index once), copyConverted() records the copy
-    /// of those converted so far (GL thread), endSync() the rest, the object records and the
-    /// slots, as sync() would.
+    /// contract): beginSync() returns the objects whose vertices are to be converted, a
+    /// gl::ConversionTeam on gpuScene() converts them (copies recorded in pieces on the GL
+    /// thread), endSync() records the rest, the object records and the slots, as sync() would.
     std::span<const ObjectId> beginSync(const Scene& scene) { return scene_.beginSync(scene); }
-    void convert(const Scene& scene, std::size_t changedIndex) const { scene_.convert(scene, changedIndex); }
-    void copyConverted(std::size_t endChanged) { scene_.copyConverted(endChanged); }
+    /// The scene's GPU copy, for gl::ConversionTeam between beginSync() and endSync().
+    gl::GpuScene& gpuScene() { return scene_; }
     void endSync(std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
     /// Reduces `level` along its views; `alive` gets one flag per member (1: still in the PCS).
     [[nodiscard]] Result<void> run(const Level& level, std::vector<std::uint32_t>& alive, LevelResult& result);

@@ -486,56 +486,26 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
             glFlush();  // what is recorded so far starts now
             changed = gpu.beginSync(scene);
         }
-        const auto changedCount = static_cast<std::int64_t>(changed.size());
-        std::atomic<std::int64_t> nextConversion{0};
-        convertedFlags_.assign(changed.size(), 0);
         // The vertex copy in pieces (copyPieces_, default 4): the thread with the GL context
         // records the copy of the objects converted so far, in order, each time another
         // piece's worth is done, so that the GPU copies them while the rest are converted
         // (the copy, ~0.12 ms for the deforming pile's 3 MB, was on the walk's path: the GPU
         // copies before it walks). 1: one copy after the last conversion (before 2026-11-28).
-        const std::int64_t piece = std::max<std::int64_t>(1, changedCount / std::max(1, copyPieces_));
-        const bool pieces = copyPieces_ > 1;
+        gl::ConversionTeam team(gpu, scene, changed.size(), copyPieces_, streamStores_, convertedFlags_);
         double uploadMs = 0;
         std::int64_t copies = 0;
 #pragma omp parallel if (partCount >= 4)
         {
             if (fused) {
-                // Each thread takes the next object to convert; a locked exchange marks it
-                // converted (and drains the thread's write-combined stores before it).
-                auto convertOne = [&]() {
-                    const std::int64_t k = nextConversion.fetch_add(1, std::memory_order_relaxed);
-                    if (k >= changedCount) return false;
-                    if (streamStores_)
-                        gpu.convertStreaming(scene, std::size_t(k));
-                    else
-                        gpu.convert(scene, std::size_t(k));
-                    std::atomic_ref<std::uint8_t>(convertedFlags_[std::size_t(k)]).exchange(1, std::memory_order_acq_rel);
-                    return true;
-                };
                 if (omp_get_thread_num() == 0) {  // the thread with the GL context
-                    std::int64_t done = 0, copied = 0;
-                    // Converts while any are left, then spins until the others' are done.
-                    for (;;) {
-                        (void)convertOne();
-                        while (done < changedCount &&
-                               std::atomic_ref<std::uint8_t>(convertedFlags_[std::size_t(done)]).load(std::memory_order_acquire) != 0)
-                            ++done;
-                        if (done == changedCount) break;
-                        if (pieces && done - copied >= piece) {
-                            gpu.copyConverted(std::size_t(done));
-                            glFlush();
-                            copied = done;
-                            ++copies;
-                        }
-                    }
+                    copies = team.convertAndCopy();
                     gpu.endSync();
                     ++copies;
                     gpu.bind();  // a first sync (re)makes the scene's buffers
                     glFlush();   // the vertex copy runs while the CPU makes the boxes
                     uploadMs = msSince(tb);
                 } else {
-                    while (convertOne()) {
+                    while (team.convertNext()) {
                     }
                 }
             }

@@ -6,7 +6,9 @@
 #include "isc/gl/Fence.h"
 #include "isc/gl/VertexArray.h"
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -134,6 +136,38 @@ private:
     std::uint64_t deformedUploads_ = 0;
     std::size_t syncedMeshes_ = 0;
     std::uint64_t sceneUid_ = 0;  // Scene::uid() of the scene laid out (0: none yet)
+};
+
+/// The conversion of a GpuScene's changed objects shared by a team of threads, the copy
+/// recorded in pieces (peel's and cullide's fused set-up): inside an OpenMP parallel region,
+/// between GpuScene::beginSync() and endSync(), the thread with the GL context calls
+/// convertAndCopy() and every other thread convertNext() until it returns false. Each changed
+/// object is converted once, then `after(index)` runs on the same thread (its vertices still in
+/// cache); a locked exchange then marks it converted (and drains the thread's write-combined
+/// stores to the mapped staging buffer before it). endSync() stays the caller's.
+class ConversionTeam {
+public:
+    /// `changedCount`: beginSync()'s list size; `pieces` > 1: the copy recorded (and flushed)
+    /// each time another changedCount / pieces objects are converted, in order, so that the GPU
+    /// copies them while the rest are converted; `flags`: one byte per changed object, the
+    /// caller's (kept across calls), reset here; `streaming`: GpuScene::convertStreaming.
+    ConversionTeam(GpuScene& gpu, const Scene& scene, std::size_t changedCount, int pieces, bool streaming,
+                   std::vector<std::uint8_t>& flags, std::function<void(std::size_t)> after = {});
+    /// Converts the next object not taken; false when none is left. Any thread.
+    bool convertNext();
+    /// The GL thread: converts while any is left, then waits for the others', recording the
+    /// copies on the way; returns how many it recorded.
+    std::int64_t convertAndCopy();
+
+private:
+    GpuScene& gpu_;
+    const Scene& scene_;
+    std::int64_t count_;
+    std::int64_t piece_;
+    bool streaming_;
+    std::vector<std::uint8_t>& flags_;
+    std::function<void(std::size_t)> after_;
+    std::atomic<std::int64_t> next_{0};
 };
 
 }  // namespace isc::gl
