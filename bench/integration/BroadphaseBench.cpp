@@ -103,6 +103,17 @@ isc::bullet::CullideBroadphaseSettings broadphaseSettings(const std::string& mod
     return s;
 }
 
+// The pruning's time split and whether it ran in the detector's team (BroadphaseStats), added
+// to a row's per-step sums.
+void addPruningSplit(std::map<std::string, double>& sum, const isc::bullet::BroadphaseStats& b) {
+    sum["in_team"] += b.inTeam ? 1.0 : 0.0;
+    sum["bp_mirror_ms"] += b.mirrorMs;
+    sum["bp_pairs_ms"] += b.pairsMs;
+    sum["bp_cache_ms"] += b.cacheMs;
+    sum["bp_prune_ms"] += b.pruneMs;
+    sum["bp_late_ms"] += b.lateMs;
+}
+
 struct Measured {
     double stepMs = 0, collisionMs = 0, passed = 0, lost = -1, cullideMs = 0;
 };
@@ -180,12 +191,7 @@ void runPile(benchmark::State& state, const std::string& mode) {
                 sum["overlap_ms"] += b.overlapMs;
                 sum["added_late"] += double(b.addedLate);
                 sum["dropped_late"] += double(b.droppedLate);
-                sum["in_team"] += b.inTeam ? 1.0 : 0.0;
-                sum["bp_mirror_ms"] += b.mirrorMs;
-                sum["bp_pairs_ms"] += b.pairsMs;
-                sum["bp_cache_ms"] += b.cacheMs;
-                sum["bp_prune_ms"] += b.pruneMs;
-                sum["bp_late_ms"] += b.lateMs;
+                addPruningSplit(sum, b);
                 if (const auto* d = dynamic_cast<const isc::bullet::CollisionDispatcher*>(dw.getDispatcher())) {
                     sum["detect_ms"] += d->lastStats().detectMs;
                     sum["contacts_ms"] += d->lastStats().contactsMs;
@@ -320,12 +326,7 @@ void runReplay(benchmark::State& state, const std::string& mode) {
             if (ours) {
                 const isc::bullet::BroadphaseStats& b = ours->lastStats();
                 sum["cullide_ms"] += b.cullideMs;
-                sum["in_team"] += b.inTeam ? 1.0 : 0.0;
-                sum["bp_mirror_ms"] += b.mirrorMs;
-                sum["bp_pairs_ms"] += b.pairsMs;
-                sum["bp_cache_ms"] += b.cacheMs;
-                sum["bp_prune_ms"] += b.pruneMs;
-                sum["bp_late_ms"] += b.lateMs;
+                addPruningSplit(sum, b);
             }
         }
         state.PauseTiming();
