@@ -189,10 +189,10 @@ void GpuScene::convert(const Scene& scene, std::size_t changedIndex) const {
 void GpuScene::convertStreaming(const Scene& scene, std::size_t changedIndex) const {
     ISC_ASSERT(changedIndex < stagingObjects_.size() && stagingBase_ != nullptr,
                "GpuScene::convertStreaming(): no such changed object (was beginSync() called?)");
+#if defined(__SSE2__)
     const ObjectId i = stagingObjects_[changedIndex];
     const auto local = scene.localVertices(i);
     Vec4* dst = stagingBase_ + ranges_[i].firstVertex;
-#if defined(__SSE2__)
     if ((reinterpret_cast<std::uintptr_t>(dst) & 15u) == 0) {  // (a mapping is aligned: always)
         float* out = &dst[0].x;
         for (std::size_t v = 0; v < local.size(); ++v)
@@ -201,7 +201,7 @@ void GpuScene::convertStreaming(const Scene& scene, std::size_t changedIndex) co
         return;
     }
 #endif
-    for (std::size_t v = 0; v < local.size(); ++v) dst[v] = Vec4(local[v], 1.0f);  // as convert()
+    convert(scene, changedIndex);  // ordinary stores
 }
 
 ConversionTeam::ConversionTeam(GpuScene& gpu, const Scene& scene, std::size_t changedCount, int pieces,

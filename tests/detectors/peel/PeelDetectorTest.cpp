@@ -52,6 +52,20 @@ std::vector<TrianglePair> reference(const Scene& scene, ObjectId a, ObjectId b) 
     return pairs;
 }
 
+// `got` is `want` bit for bit: the same pairs, triangle pairs and segments (a path behind a test
+// hook against the default one).
+void expectSameOutput(const DetectionOutput& got, const DetectionOutput& want, int call) {
+    ASSERT_EQ(got.pairs.size(), want.pairs.size()) << "call " << call;
+    for (std::size_t i = 0; i < want.pairs.size(); ++i) {
+        EXPECT_EQ(got.pairs[i].pair, want.pairs[i].pair);
+        EXPECT_EQ(got.pairs[i].triangles, want.pairs[i].triangles) << "call " << call;
+        ASSERT_EQ(got.pairs[i].segments.size(), want.pairs[i].segments.size());
+        EXPECT_EQ(0, std::memcmp(got.pairs[i].segments.data(), want.pairs[i].segments.data(),
+                                 want.pairs[i].segments.size() * sizeof(Segment)))
+            << "call " << call << ": segments differ in their bits";
+    }
+}
+
 // Counts over many detect() calls, against the reference.
 struct Tally {
     std::size_t refObjects = 0, foundObjects = 0, reported = 0, reportedExact = 0, falseObjects = 0;
@@ -944,17 +958,7 @@ TEST_F(PeelDetectorTest, SpeculationReusesTheLastCallsPairsAndKeepsTheAnswer) {
         }
         EXPECT_GE(a.stats.counter("vertex_copies"), 1.0);
         EXPECT_EQ(f.stats.counter("vertex_copies"), 1.0) << "one copy after the conversion";
-        for (const DetectionOutput* x : {&b, &c, &d, &e, &f, &g}) {
-            ASSERT_EQ(x->pairs.size(), a.pairs.size()) << "call " << call;
-            for (std::size_t i = 0; i < a.pairs.size(); ++i) {
-                EXPECT_EQ(x->pairs[i].pair, a.pairs[i].pair);
-                EXPECT_EQ(x->pairs[i].triangles, a.pairs[i].triangles) << "call " << call;
-                ASSERT_EQ(x->pairs[i].segments.size(), a.pairs[i].segments.size());
-                EXPECT_EQ(0, std::memcmp(x->pairs[i].segments.data(), a.pairs[i].segments.data(),
-                                         a.pairs[i].segments.size() * sizeof(Segment)))
-                    << "call " << call << ": segments differ in their bits";
-            }
-        }
+        for (const DetectionOutput* x : {&b, &c, &d, &e, &f, &g}) expectSameOutput(*x, a, call);
         std::size_t total = 0;
         std::map<ObjectPair, const PairResult*> found;
         for (const PairResult& r : a.pairs) {
@@ -1028,15 +1032,7 @@ TEST_F(PeelDetectorTest, FourWideBoxesAndStreamingStoresKeepTheAnswer) {
             EXPECT_EQ(x->stats.counter("cluster_pairs"), a.stats.counter("cluster_pairs")) << "call " << call;
             EXPECT_EQ(x->stats.counter("screen_pairs"), a.stats.counter("screen_pairs")) << "call " << call;
             EXPECT_EQ(x->stats.counter("filtered_pairs"), a.stats.counter("filtered_pairs")) << "call " << call;
-            ASSERT_EQ(x->pairs.size(), a.pairs.size()) << "call " << call;
-            for (std::size_t i = 0; i < a.pairs.size(); ++i) {
-                EXPECT_EQ(x->pairs[i].pair, a.pairs[i].pair);
-                EXPECT_EQ(x->pairs[i].triangles, a.pairs[i].triangles) << "call " << call;
-                ASSERT_EQ(x->pairs[i].segments.size(), a.pairs[i].segments.size());
-                EXPECT_EQ(0, std::memcmp(x->pairs[i].segments.data(), a.pairs[i].segments.data(),
-                                         a.pairs[i].segments.size() * sizeof(Segment)))
-                    << "call " << call << ": segments differ in their bits";
-            }
+            expectSameOutput(*x, a, call);
         }
         std::map<ObjectPair, const PairResult*> found;
         for (const PairResult& r : a.pairs) found[r.pair] = &r;
