@@ -36,7 +36,11 @@
 //                    peel_refitscalar (ISC_PEEL_REFIT_SIMD=0: the CPU's boxes one component
 //                    at a time), peel_nostream (ISC_PEEL_STREAM_STORES=0: the conversion and
 //                    the boxes with ordinary stores) and peel_round9 (both: the code before
-//                    2026-11-28 morning) on deform_b2b, peel_round9 on deform_gap5/100 and pile/100.
+//                    2026-11-28 morning) on deform_b2b, peel_round9 on deform_gap5/100 and pile/100;
+//                    peel_round10 (ISC_PEEL_CARRY_BOXES=0: every part's CPU boxes refitted in
+//                    the fused region, not the last call's widened by the motion) on deform_b2b,
+//                    deform_gap5/100 and deform/100; peel_carry2 (ISC_PEEL_CARRY_BOXES=2: the
+//                    motion measured in the boxes' loop, not right after each conversion) on deform_b2b.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -359,6 +363,10 @@ void registerAll() {
     const Kind refitScalar{false, PeelSettings{}, {{"ISC_PEEL_REFIT_SIMD", "0"}}};
     const Kind noStream{false, PeelSettings{}, {{"ISC_PEEL_STREAM_STORES", "0"}}};
     const Kind round9{false, PeelSettings{}, {{"ISC_PEEL_REFIT_SIMD", "0"}, {"ISC_PEEL_STREAM_STORES", "0"}}};
+    // 2026-11-28 (peel-deform-11): every part's CPU boxes refitted in the fused region instead of the
+    // last call's widened by the motion (ISC_PEEL_CARRY_BOXES=0: the code of 2026-11-28 morning).
+    const Kind round10{false, PeelSettings{}, {{"ISC_PEEL_CARRY_BOXES", "0"}}};
+    const Kind carry2{false, PeelSettings{}, {{"ISC_PEEL_CARRY_BOXES", "2"}}};  // the motion measured in the boxes' loop
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -377,7 +385,9 @@ void registerAll() {
                                                                       {round8, "peel_round8"},
                                                                       {refitScalar, "peel_refitscalar"},
                                                                       {noStream, "peel_nostream"},
-                                                                      {round9, "peel_round9"}};
+                                                                      {round9, "peel_round9"},
+                                                                      {round10, "peel_round10"},
+                                                                      {carry2, "peel_carry2"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};
@@ -397,6 +407,10 @@ void registerAll() {
     const std::vector<std::pair<Kind, std::string>> round9Rows = {{round9, "peel_round9"}};
     addRows("variants/deform_gap5/100", round9Rows, [] { return densePile(100, 0); }, precomputed, kGapMs);
     addRows("variants/pile/100", round9Rows, [] { return densePile(100, 0); }, nullptr);
+    // The code before 2026-11-28 (peel-deform-11) with a gap and on the wobble computed between calls.
+    const std::vector<std::pair<Kind, std::string>> round10Rows = {{round10, "peel_round10"}};
+    addRows("variants/deform_gap5/100", round10Rows, [] { return densePile(100, 0); }, precomputed, kGapMs);
+    addRows("variants/deform/100", round10Rows, [] { return densePile(100, 0); }, wobbling);
     addRows("variants/deform/100", gpuRefitRows, [] { return densePile(100, 0); }, wobbling);
     for (int bodies : {100, 1000})
         addRows("variants/pile/" + std::to_string(bodies), refitRows, [=] { return densePile(bodies, 0); }, nullptr);

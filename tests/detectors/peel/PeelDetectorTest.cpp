@@ -1048,6 +1048,91 @@ TEST_F(PeelDetectorTest, FourWideBoxesAndStreamingStoresKeepTheAnswer) {
     }
 }
 
+// Carried boxes (2026-11-28, peel-deform-11): the CPU's cluster boxes of a part whose model
+// matrix is the last call's are that call's boxes widened by a bound on its vertices' motion
+// (or taken as they are when its vertices are the same). Over calls where bunnies deform a
+// little, one keeps its vertices, one leaps (moved far: refitted), one moves a little further
+// than the wobble, one turns (a new pose: refitted) and one is added, the answer is the
+// reference's and bit for bit that of the refit every call (test hook ISC_PEEL_CARRY_BOXES=0),
+// with the same pairs to the exact test; the widened boxes give at least as many cluster pairs.
+// With the motion measured in the boxes' loop (ISC_PEEL_CARRY_BOXES=2) the boxes are the same.
+TEST_F(PeelDetectorTest, CarriedBoxesKeepTheAnswer) {
+    Scene scene = sixBunniesOnABox();
+    auto carried = makePeel(PeelSettings{});
+    ::setenv("ISC_PEEL_CARRY_BOXES", "0", 1);
+    auto refitted = makePeel(PeelSettings{});
+    ::setenv("ISC_PEEL_CARRY_BOXES", "2", 1);
+    auto measuredLater = makePeel(PeelSettings{});  // the motion measured in the boxes' loop
+    ::unsetenv("ISC_PEEL_CARRY_BOXES");
+    const auto bunnyVertices = scene.mesh(0).vertices();  // mesh 0: the bunny
+    const std::vector<Vec3> rest(bunnyVertices.begin(), bunnyVertices.end());
+    auto wobbled = [&](float phase, Vec3 shift) {
+        std::vector<Vec3> v = rest;
+        for (Vec3& x : v) x = x * (1.0f + 0.012f * std::sin(4.0f * x.y + phase)) + shift;
+        return v;
+    };
+    double widened = 0, reused = 0, far = 0;
+    for (int call = 0; call < 8; ++call) {
+        if (call == 4)  // an added bunny, deformed, in bunny 2's place (turned)
+            scene.setVertices(scene.addObject(0, Pose{Vec3(0.57f, 0.02f, 0.08f), glm::angleAxis(0.4f, Vec3(0, 1, 0))}),
+                              wobbled(0.3f, Vec3(0.0f)));
+        for (ObjectId o = 1; o < scene.objectCount(); ++o) {
+            Vec3 shift(0.0f);
+            if (o == 1 && call > 0) continue;                              // keeps its vertices
+            if (o == 6 && call == 3) shift = Vec3(0.0f, 0.4f, 0.0f);       // leaps
+            if (o == 6 && call == 5) shift = Vec3(0.006f, -0.004f, 0.0f);  // a little further
+            if (o == 3 && call == 6) {                                     // turns
+                Pose p = scene.pose(o);
+                p.rotation = glm::normalize(glm::angleAxis(0.05f, Vec3(0, 0, 1)) * p.rotation);
+                scene.setPose(o, p);
+            }
+            scene.setVertices(o, wobbled(0.7f * float(call + 2 * int(o)), shift));
+        }
+        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+        DetectionOutput a, b, c;
+        ASSERT_TRUE(carried->detect(scene, candidates, a));
+        ASSERT_TRUE(refitted->detect(scene, candidates, b));
+        ASSERT_TRUE(measuredLater->detect(scene, candidates, c));
+        expectSameOutput(c, a, call);
+        EXPECT_EQ(c.stats.counter("cluster_pairs"), a.stats.counter("cluster_pairs")) << "call " << call;
+        EXPECT_EQ(c.stats.counter("carry_widened"), a.stats.counter("carry_widened")) << "call " << call;
+        for (const DetectionOutput* x : {&a, &b}) {
+            EXPECT_EQ(x->stats.counter("refit_cpu"), 1.0) << "call " << call;
+            EXPECT_EQ(x->stats.counter("sync_fused"), 1.0) << "call " << call;
+        }
+        EXPECT_EQ(b.stats.counter("carry_widened") + b.stats.counter("carry_reused"), 0.0) << "call " << call;
+        EXPECT_GE(a.stats.counter("cluster_pairs"), b.stats.counter("cluster_pairs")) << "call " << call;
+        EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs")) << "call " << call;
+        expectSameOutput(a, b, call);
+        if (call == 0) {
+            EXPECT_EQ(a.stats.counter("carry_widened") + a.stats.counter("carry_reused"), 0.0);
+        }
+        if (call == 3) {
+            EXPECT_GE(a.stats.counter("carry_far"), 1.0);
+        }
+        widened += a.stats.counter("carry_widened");
+        reused += a.stats.counter("carry_reused");
+        far += a.stats.counter("carry_far");
+        std::map<ObjectPair, const PairResult*> found;
+        for (const PairResult& r : a.pairs) found[r.pair] = &r;
+        std::size_t total = 0;
+        for (const ObjectPair& cand : candidates) {
+            const auto ref = reference(scene, cand.a, cand.b);
+            total += ref.size();
+            auto it = found.find(cand);
+            EXPECT_EQ(it == found.end() ? std::vector<TrianglePair>{} : it->second->triangles, ref)
+                << "call " << call << ", pair (" << cand.a << ", " << cand.b << ")";
+        }
+        EXPECT_GT(total, 500u) << "call " << call;
+        std::printf("call %d: widened %g reused %g far %g cluster pairs %g / %g filtered %g\n", call,
+                    a.stats.counter("carry_widened"), a.stats.counter("carry_reused"), a.stats.counter("carry_far"),
+                    a.stats.counter("cluster_pairs"), b.stats.counter("cluster_pairs"), a.stats.counter("filtered_pairs"));
+    }
+    EXPECT_GE(widened, 20.0);  // calls 1-7: bunnies 2-6 (and the added one) mostly widened
+    EXPECT_GE(reused, 7.0);    // the ground (and bunny 1) on calls 1-7
+    EXPECT_GE(far, 1.0);
+}
+
 TEST_F(PeelDetectorTest, NonFinitePoseIsSkippedWithAWarning) {
     Scene scene;
     const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
