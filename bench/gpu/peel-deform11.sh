@@ -3,12 +3,14 @@
 # on the lent NVIDIA machine from packed binaries (bench/gpu/pack.sh with ISC_PACK_TESTS=1). Run
 # from the repository root there, after the GL debs are unpacked:
 #   bench/gpu/peel-deform11.sh [packed-dir]      (default .devrun; packed.sh beside this script)
-# PEEL11_PROCS processes (default 3), each with the rows cpu, peel and (a test hook, read at
+# PEEL11_PROCS processes (default 3), each with the rows cpu, peel and (test hooks, read at
 # detector creation; same process, repetitions interleaved at random so that every row sees the
 # same GPU clock) peel_round10 (ISC_PEEL_CARRY_BOXES=0: every part's CPU boxes refitted in the
-# fused region, the code before this round, instead of the last call's boxes widened by a bound
-# on the vertices' motion) and peel_carry2 (ISC_PEEL_CARRY_BOXES=2: that motion measured in the
-# boxes' loop instead of right after each object's conversion; from run 2).
+# fused region, the code before this round), peel_carry (=1: the last call's boxes widened by a
+# bound on the vertices' motion, measured right after each object's conversion) and peel_carry2
+# (=2: measured in the boxes' loop). Runs 1 and 2 (h200-2026-11-28-peel11-1/-2.txt) had the
+# carried boxes on by default, so their `peel` rows are peel_carry's and run 1 had no
+# peel_carry2; the default is off since (peel == peel_round10).
 # PEEL11_GAP=1 (default): then one process with deform_gap5/100 (cpu, peel, peel_round10;
 # PEEL11_GAP_REPS repetitions, default 3).
 # PEEL11_TESTS=1 (default): isc_test_peel, isc_test_peel_units, isc_test_detector_lifetime and
@@ -31,7 +33,7 @@ for p in "${procs[@]}"; do
   n=$((n + 1))
   limit=75 r=$reps
   case $p in
-    b2b) filter='^(variants/)?deform_b2b/100/(cpu|peel|peel_round10|peel_carry2)/' ;;
+    b2b) filter='^(variants/)?deform_b2b/100/(cpu|peel|peel_round10|peel_carry|peel_carry2)/' ;;
     gap) filter='^(variants/)?deform_gap5/100/(cpu|peel|peel_round10)/' r=${PEEL11_GAP_REPS:-3} ;;
   esac
   echo "## process $n: $p" >> "$out/peel.txt"

@@ -135,12 +135,14 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // write the staging buffers with ordinary stores (before 2026-11-28 morning) instead of
     // non-temporal ones (GpuScene::convertStreaming, PeelClusters::refit's `stream`).
     if (const char* v = std::getenv("ISC_PEEL_STREAM_STORES"); v != nullptr && *v == '0') streamStores_ = false;
-    // Test hook: ISC_PEEL_CARRY_BOXES=0, every part's CPU boxes refitted in the fused region (before
-    // 2026-11-28, peel-deform-11) instead of the last call's widened by the motion (carryWiden()).
-    if (const char* v = std::getenv("ISC_PEEL_CARRY_BOXES"); v != nullptr && *v == '0') carryBoxes_ = false;
-    // ISC_PEEL_CARRY_BOXES=2: the motion measured in the boxes' loop, not by the thread that
-    // converted the object right after it (to compare).
-    if (const char* v = std::getenv("ISC_PEEL_CARRY_BOXES"); v != nullptr && *v == '2') carryMeasureAfter_ = false;
+    // Test hook: ISC_PEEL_CARRY_BOXES=1, a part's CPU boxes in the fused region are the last
+    // call's widened by the motion (carryWiden(), measured right after its conversion) instead of
+    // refitted; =2: the motion measured in the boxes' loop. Off by default: no faster on the
+    // H200 (docs/detectors/peel.md, "Round 2026-11-28 (branch peel-deform-11)").
+    if (const char* v = std::getenv("ISC_PEEL_CARRY_BOXES"); v != nullptr && (*v == '1' || *v == '2')) {
+        carryBoxes_ = true;
+        carryMeasureAfter_ = *v == '1';
+    }
     // The fused walk without rays runs 128 invocations per pair of parts (the largest pairs'
     // rounds are its critical path; 64 and 256 were slower on the H200, "Round 2026-11-27
     // night"). Test hook ISC_PEEL_WALK_WIDTH=64 or 256, to compare.
@@ -828,6 +830,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
             if (carry) {
                 bool made = false;
                 for (std::uint32_t k; (k = carryNext_.fetch_add(1, std::memory_order_relaxed)) < parts_.size();) {
+                    if (carryPlan_[k].mode == 1) continue;  // its snapshot is this call's already
                     carrySnapshot(scene, k);
                     made = true;
                 }
@@ -992,33 +995,24 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
 }
 
 namespace {
-// Per local axis, max |now - old| (`moved`) and max |now| (`most`) over the vertices.
-void motionAndSize(std::span<const Vec3> now, const Vec3* old, Vec3& movedOut, Vec3& mostOut) {
+// Per local axis, max |now - old| over the vertices (with old = now's zeros: max |now|).
+Vec3 motion(std::span<const Vec3> now, const Vec3* old) {
     const std::size_t n = now.size();
     std::size_t v = 0;
-    Vec3 moved(0.0f), most(0.0f);
+    Vec3 moved(0.0f);
 #if defined(__SSE2__)
     // Four floats from each vertex (x, y, z and the next one's x, whose lane is dropped): the
     // same maxima as the scalar loop below (a maximum is exact in any order).
     const __m128 magnitude = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
-    __m128 d = _mm_setzero_ps(), m = _mm_setzero_ps();
-    for (; v + 1 < n; ++v) {
-        const __m128 a = _mm_loadu_ps(&now[v].x), b = _mm_loadu_ps(&old[v].x);
-        d = _mm_max_ps(d, _mm_and_ps(_mm_sub_ps(a, b), magnitude));
-        m = _mm_max_ps(m, _mm_and_ps(a, magnitude));
-    }
-    alignas(16) float dv[4], mv[4];
+    __m128 d = _mm_setzero_ps();
+    for (; v + 1 < n; ++v)
+        d = _mm_max_ps(d, _mm_and_ps(_mm_sub_ps(_mm_loadu_ps(&now[v].x), _mm_loadu_ps(&old[v].x)), magnitude));
+    alignas(16) float dv[4];
     _mm_store_ps(dv, d);
-    _mm_store_ps(mv, m);
     moved = Vec3(dv[0], dv[1], dv[2]);
-    most = Vec3(mv[0], mv[1], mv[2]);
 #endif
-    for (; v < n; ++v) {
-        moved = glm::max(moved, glm::abs(now[v] - old[v]));
-        most = glm::max(most, glm::abs(now[v]));
-    }
-    movedOut = moved;
-    mostOut = most;
+    for (; v < n; ++v) moved = glm::max(moved, glm::abs(now[v] - old[v]));
+    return moved;
 }
 }  // namespace
 
@@ -1026,7 +1020,7 @@ void motionAndSize(std::span<const Vec3> now, const Vec3* old, Vec3& movedOut, V
 // the model matrix M (the same as this call's, bit for bit); this call's refit would give the
 // floats fl(M v') for the new ones. Per world axis i, |fl(M v')_i - fl(M v)_i| is at most
 // sum_j |M_ij| |v'_j - v_j| plus both roundings (each under 4u (sum_j |M_ij| R_j + |t_i|), R_j the
-// largest |coordinate| of either), and the widening's own subtraction rounds by at most
+// largest |coordinate| of either, at most the old one's plus the motion), and the widening's own subtraction rounds by at most
 // u (|box| + e): so each box is widened by e_i = D_i + 2^-18 (sum_j |M_ij| R_j + |t_i| + D_i), with
 // D_i the motion bound from the measured max |v'_j - v_j| (itself rounded: taken 2^-20 larger).
 // The widened boxes hold the refit ones, so the walk finds every cluster pair the refit boxes
@@ -1042,10 +1036,7 @@ void PeelScenePass::carryMeasure(const Scene& scene, std::uint32_t part) {
     const ObjectId o = parts_[part].object;
     const auto now = scene.localVertices(o);
     const Vec3* old = carried_[o].local.data();
-    Vec3 moved, most;
-    motionAndSize(now, old, moved, most);
-    plan.moved = moved;
-    plan.maxAbs = most;
+    plan.moved = motion(now, old);
     plan.state.store(2, std::memory_order_release);
 }
 
@@ -1060,7 +1051,8 @@ bool PeelScenePass::carryWiden(std::uint32_t part) {
         for (int j = 0; j < 3; ++j) {
             const double a = std::abs(double(m[j][i]));
             d += a * double(plan.moved[j]) * (1.0 + 0x1p-20);
-            mag += a * double(std::max(plan.maxAbs[j], c.maxAbs[j]));
+            // |new_j| <= max |old_j| + max |new_j - old_j|
+            mag += a * (double(c.maxAbs[j]) + double(plan.moved[j]));
         }
         const double widen = d + 0x1p-18 * (mag + d);
         e[i] = std::nextafter(float(widen), std::numeric_limits<float>::infinity());
@@ -1086,8 +1078,9 @@ void PeelScenePass::carrySnapshot(const Scene& scene, std::uint32_t part) {
     c.version = scene.vertexVersion(o);
     c.model = scene.pose(o).matrix();
     c.local.assign(local.begin(), local.end());
-    Vec3 none;
-    motionAndSize(local, local.data(), none, c.maxAbs);
+    thread_local std::vector<Vec3> zeros;
+    zeros.resize(local.size(), Vec3(0.0f));
+    c.maxAbs = motion(local, zeros.data());
     c.boxes.resize(clusters_.tree(mesh).nodeCount);
     if (c.boxes.empty()) return;
     if (refitSimd_)

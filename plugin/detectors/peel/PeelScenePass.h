@@ -104,7 +104,7 @@ private:
     bool streamStores_ = true;  // non-temporal stores into the staging buffers (test hook ISC_PEEL_STREAM_STORES=0)
     bool refitSimd_ = true;  // the CPU's boxes 4-wide (test hook ISC_PEEL_REFIT_SIMD=0: PeelClusters::refitScalar)
     bool walkRecords_ = true;  // test hook ISC_PEEL_WALK_RECORDS=0: the fused walk without rays writes node pairs
-    // Carried boxes (2026-11-28, peel-deform-11; test hook ISC_PEEL_CARRY_BOXES=0: off): with the
+    // Carried boxes (2026-11-28, peel-deform-11; off by default, test hook ISC_PEEL_CARRY_BOXES=1 or 2): with the
     // CPU's boxes in the fused region, each part whose carried snapshot (its boxes, local vertices,
     // vertex version and model matrix, made during the last call's GPU wait) has the call's model
     // matrix gets the snapshot's boxes widened by a bound on how far its vertices moved since
@@ -122,14 +122,13 @@ private:
     struct CarryPlan {  // per part, this call
         int mode = 0;          // 0 refit, 1 the carried boxes as they are, 2 widened by the motion
         Vec3 moved{0.0f};      // mode 2: per local axis, max |new - old| (the conversion's thread)
-        Vec3 maxAbs{0.0f};     // mode 2: per local axis, max |new| (the conversion's thread)
         std::atomic<int> state{0};  // mode 2's measure: 0 not taken, 1 being made, 2 made
     };
-    void carryMeasure(const Scene& scene, std::uint32_t part);  // mode 2's moved and maxAbs (once, whoever first)
+    void carryMeasure(const Scene& scene, std::uint32_t part);  // mode 2's `moved` (once, whoever first)
     [[nodiscard]] bool carryWiden(std::uint32_t part);          // false: moved too far, refit instead
     void carrySnapshot(const Scene& scene, std::uint32_t part);
-    bool carryBoxes_ = true;
-    bool carryMeasureAfter_ = true;  // the motion measured right after the conversion (test hook ISC_PEEL_CARRY_BOXES=2: in the boxes' loop)
+    bool carryBoxes_ = false;        // test hook ISC_PEEL_CARRY_BOXES=1 or 2
+    bool carryMeasureAfter_ = true;  // the motion measured right after the conversion (=1; =2: in the boxes' loop)
     std::uint64_t carrySceneUid_ = 0;
     std::vector<Carried> carried_;                   // per object
     std::unique_ptr<CarryPlan[]> carryPlan_;         // per part (this call)
