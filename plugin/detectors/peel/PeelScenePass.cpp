@@ -995,7 +995,8 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
 }
 
 namespace {
-// Per local axis, max |now - old| over the vertices (with old = now's zeros: max |now|).
+// Per local axis, max |now - old| over the vertices (with old = now's zeros: max |now|); infinite
+// where any difference is not a number (then the part is refitted: carryWiden() fails).
 Vec3 motion(std::span<const Vec3> now, const Vec3* old) {
     const std::size_t n = now.size();
     std::size_t v = 0;
@@ -1004,14 +1005,23 @@ Vec3 motion(std::span<const Vec3> now, const Vec3* old) {
     // Four floats from each vertex (x, y, z and the next one's x, whose lane is dropped): the
     // same maxima as the scalar loop below (a maximum is exact in any order).
     const __m128 magnitude = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
-    __m128 d = _mm_setzero_ps();
-    for (; v + 1 < n; ++v)
-        d = _mm_max_ps(d, _mm_and_ps(_mm_sub_ps(_mm_loadu_ps(&now[v].x), _mm_loadu_ps(&old[v].x)), magnitude));
+    // A NaN would be dropped by a later maximum: noted apart (`nan`), the motion is then infinite.
+    __m128 d = _mm_setzero_ps(), nan = _mm_setzero_ps();
+    for (; v + 1 < n; ++v) {
+        const __m128 x = _mm_sub_ps(_mm_loadu_ps(&now[v].x), _mm_loadu_ps(&old[v].x));
+        d = _mm_max_ps(d, _mm_and_ps(x, magnitude));
+        nan = _mm_or_ps(nan, _mm_cmpunord_ps(x, x));
+    }
     alignas(16) float dv[4];
     _mm_store_ps(dv, d);
     moved = Vec3(dv[0], dv[1], dv[2]);
+    if ((_mm_movemask_ps(nan) & 7) != 0) return Vec3(std::numeric_limits<float>::infinity());
 #endif
-    for (; v < n; ++v) moved = glm::max(moved, glm::abs(now[v] - old[v]));
+    for (; v < n; ++v) {
+        const Vec3 x = glm::abs(now[v] - old[v]);
+        if (std::isnan(x.x) || std::isnan(x.y) || std::isnan(x.z)) return Vec3(std::numeric_limits<float>::infinity());
+        moved = glm::max(moved, x);
+    }
     return moved;
 }
 }  // namespace
