@@ -36,12 +36,7 @@
 //                    peel_refitscalar (ISC_PEEL_REFIT_SIMD=0: the CPU's boxes one component
 //                    at a time), peel_nostream (ISC_PEEL_STREAM_STORES=0: the conversion and
 //                    the boxes with ordinary stores) and peel_round9 (both: the code before
-//                    2026-11-28 morning) on deform_b2b, peel_round9 on deform_gap5/100 and pile/100;
-//                    peel_round10 (ISC_PEEL_CARRY_BOXES=0, the default since: every part's CPU
-//                    boxes refitted in the fused region) on deform_b2b, deform_gap5/100 and
-//                    deform/100; peel_carry / peel_carry2 (ISC_PEEL_CARRY_BOXES=1 / 2: the last
-//                    call's boxes widened by the vertices' motion, measured right after each
-//                    conversion / in the boxes' loop) on deform_b2b.
+//                    2026-11-28 morning) on deform_b2b, peel_round9 on deform_gap5/100 and pile/100.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -364,13 +359,6 @@ void registerAll() {
     const Kind refitScalar{false, PeelSettings{}, {{"ISC_PEEL_REFIT_SIMD", "0"}}};
     const Kind noStream{false, PeelSettings{}, {{"ISC_PEEL_STREAM_STORES", "0"}}};
     const Kind round9{false, PeelSettings{}, {{"ISC_PEEL_REFIT_SIMD", "0"}, {"ISC_PEEL_STREAM_STORES", "0"}}};
-    // 2026-11-28 (peel-deform-11): the CPU's boxes of the last call widened by a bound on the
-    // vertices' motion, measured right after each conversion (ISC_PEEL_CARRY_BOXES=1) or in the
-    // boxes' loop (=2), instead of refitted; off by default since (peel.md), so peel_round10
-    // (=0) is the default, kept as the row name of the code of 2026-11-28 morning.
-    const Kind round10{false, PeelSettings{}, {{"ISC_PEEL_CARRY_BOXES", "0"}}};
-    const Kind carry{false, PeelSettings{}, {{"ISC_PEEL_CARRY_BOXES", "1"}}};
-    const Kind carry2{false, PeelSettings{}, {{"ISC_PEEL_CARRY_BOXES", "2"}}};
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -389,10 +377,7 @@ void registerAll() {
                                                                       {round8, "peel_round8"},
                                                                       {refitScalar, "peel_refitscalar"},
                                                                       {noStream, "peel_nostream"},
-                                                                      {round9, "peel_round9"},
-                                                                      {round10, "peel_round10"},
-                                                                      {carry, "peel_carry"},
-                                                                      {carry2, "peel_carry2"}};
+                                                                      {round9, "peel_round9"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};
@@ -412,10 +397,6 @@ void registerAll() {
     const std::vector<std::pair<Kind, std::string>> round9Rows = {{round9, "peel_round9"}};
     addRows("variants/deform_gap5/100", round9Rows, [] { return densePile(100, 0); }, precomputed, kGapMs);
     addRows("variants/pile/100", round9Rows, [] { return densePile(100, 0); }, nullptr);
-    // The code before 2026-11-28 (peel-deform-11) with a gap and on the wobble computed between calls.
-    const std::vector<std::pair<Kind, std::string>> round10Rows = {{round10, "peel_round10"}};
-    addRows("variants/deform_gap5/100", round10Rows, [] { return densePile(100, 0); }, precomputed, kGapMs);
-    addRows("variants/deform/100", round10Rows, [] { return densePile(100, 0); }, wobbling);
     addRows("variants/deform/100", gpuRefitRows, [] { return densePile(100, 0); }, wobbling);
     for (int bodies : {100, 1000})
         addRows("variants/pile/" + std::to_string(bodies), refitRows, [=] { return densePile(bodies, 0); }, nullptr);

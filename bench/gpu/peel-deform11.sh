@@ -10,7 +10,9 @@
 # bound on the vertices' motion, measured right after each object's conversion) and peel_carry2
 # (=2: measured in the boxes' loop). Runs 1 and 2 (h200-2026-11-28-peel11-1/-2.txt) had the
 # carried boxes on by default, so their `peel` rows are peel_carry's and run 1 had no
-# peel_carry2; the default is off since (peel == peel_round10).
+# peel_carry2; the default is off since (peel == peel_round10). The carried boxes' code, hook and
+# rows were taken out after run 2: this script needs the binaries of branch peel-deform-11's
+# commit baf06d8 (or 4711508); on later trees its peel_round10 / peel_carry* rows do not exist.
 # PEEL11_GAP=1 (default): then one process with deform_gap5/100 (cpu, peel, peel_round10;
 # PEEL11_GAP_REPS repetitions, default 3).
 # PEEL11_TESTS=1 (default): isc_test_peel, isc_test_peel_units, isc_test_detector_lifetime and

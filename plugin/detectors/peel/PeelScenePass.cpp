@@ -17,10 +17,6 @@
 
 #include <omp.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>  // SSE2 (every x86-64)
-#endif
-
 namespace isc::peel {
 
 namespace {
@@ -135,14 +131,6 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // write the staging buffers with ordinary stores (before 2026-11-28 morning) instead of
     // non-temporal ones (GpuScene::convertStreaming, PeelClusters::refit's `stream`).
     if (const char* v = std::getenv("ISC_PEEL_STREAM_STORES"); v != nullptr && *v == '0') streamStores_ = false;
-    // Test hook: ISC_PEEL_CARRY_BOXES=1, a part's CPU boxes in the fused region are the last
-    // call's widened by the motion (carryWiden(), measured right after its conversion) instead of
-    // refitted; =2: the motion measured in the boxes' loop. Off by default: no faster on the
-    // H200 (docs/detectors/peel.md, "Round 2026-11-28 (branch peel-deform-11)").
-    if (const char* v = std::getenv("ISC_PEEL_CARRY_BOXES"); v != nullptr && (*v == '1' || *v == '2')) {
-        carryBoxes_ = true;
-        carryMeasureAfter_ = *v == '1';
-    }
     // The fused walk without rays runs 128 invocations per pair of parts (the largest pairs'
     // rounds are its critical path; 64 and 256 were slower on the H200, "Round 2026-11-27
     // night"). Test hook ISC_PEEL_WALK_WIDTH=64 or 256, to compare.
@@ -463,7 +451,6 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     synced_ = false;
     cpuBoxes_ = false;
     boxesCopied_ = false;
-    carryThisCall_ = false;
     bool cpuRefit = refitMode_ == 2;
     if (refitMode_ == 1) {
         std::size_t deformed = 0;
@@ -504,45 +491,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         // piece's worth is done, so that the GPU copies them while the rest are converted
         // (the copy, ~0.12 ms for the deforming pile's 3 MB, was on the walk's path: the GPU
         // copies before it walks). 1: one copy after the last conversion (before 2026-11-28).
-        // Carried boxes: which parts take the last call's snapshot (as it is, or widened by the
-        // motion measured right after the conversion of their vertices) instead of a refit.
-        carryThisCall_ = fused && carryBoxes_;
-        std::function<void(std::size_t)> afterConversion;
-        if (carryThisCall_) {
-            if (scene.uid() != carrySceneUid_) {
-                carried_.clear();
-                carrySceneUid_ = scene.uid();
-            }
-            carried_.resize(scene.objectCount());
-            if (carryPlanSize_ < parts_.size()) {
-                carryPlan_ = std::make_unique<CarryPlan[]>(parts_.size());
-                carryPlanSize_ = parts_.size();
-            }
-            carryPartOfChanged_.assign(changed.size(), ~0u);
-            carryChangedOf_.assign(scene.objectCount(), ~0u);
-            for (std::size_t k = 0; k < changed.size(); ++k) carryChangedOf_[changed[k]] = static_cast<std::uint32_t>(k);
-            for (std::size_t k = 0; k < parts_.size(); ++k) {
-                CarryPlan& plan = carryPlan_[k];
-                const ObjectId o = parts_[k].object;
-                const Carried& c = carried_[o];
-                const Mat4 model = scene.pose(o).matrix();
-                plan.mode = 0;
-                plan.state.store(0, std::memory_order_relaxed);
-                if (!c.valid || c.mesh != scene.meshOf(o) || c.local.size() != scene.localVertices(o).size() ||
-                    std::memcmp(&c.model, &model, sizeof model) != 0)
-                    continue;
-                plan.mode = c.version == scene.vertexVersion(o) ? 1 : 2;
-                if (plan.mode == 2 && carryChangedOf_[o] != ~0u) carryPartOfChanged_[carryChangedOf_[o]] = std::uint32_t(k);
-            }
-            carryNext_.store(0, std::memory_order_relaxed);
-            if (carryMeasureAfter_)
-                afterConversion = [this, &scene](std::size_t k) {
-                    if (carryPartOfChanged_[k] != ~0u) carryMeasure(scene, carryPartOfChanged_[k]);
-                };
-        }
-        gl::ConversionTeam team(gpu, scene, changed.size(), copyPieces_, streamStores_, convertedFlags_,
-                                std::move(afterConversion));
-        std::atomic<std::int64_t> carriedParts[3] = {0, 0, 0};  // reused, widened, moved far
+        gl::ConversionTeam team(gpu, scene, changed.size(), copyPieces_, streamStores_, convertedFlags_);
         double uploadMs = 0;
         std::int64_t copies = 0;
 #pragma omp parallel if (partCount >= 4)
@@ -563,20 +512,6 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
 #pragma omp for schedule(dynamic, 1)
             for (std::int64_t k = 0; k < partCount; ++k) {
                 const gl::PeelPart& p = parts_[std::size_t(k)];
-                if (carryThisCall_ && carryPlan_[std::size_t(k)].mode == 1) {
-                    const Carried& c = carried_[p.object];
-                    std::memcpy(boxStagingData_ + p.nodeBase, c.boxes.data(), c.boxes.size() * sizeof(gl::PeelBox));
-                    carriedParts[0].fetch_add(1, std::memory_order_relaxed);
-                    continue;
-                }
-                if (carryThisCall_ && carryPlan_[std::size_t(k)].mode == 2) {
-                    carryMeasure(scene, std::uint32_t(k));
-                    if (carryWiden(std::uint32_t(k))) {
-                        carriedParts[1].fetch_add(1, std::memory_order_relaxed);
-                        continue;
-                    }
-                    carriedParts[2].fetch_add(1, std::memory_order_relaxed);  // moved far: refitted
-                }
                 if (refitSimd_)
                     clusters_.refit(scene.meshOf(p.object), scene.localVertices(p.object),
                                     scene.pose(p.object).matrix(), boxStagingData_ + p.nodeBase, streamStores_);
@@ -592,11 +527,6 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         }
         cpuBoxes_ = true;
         stats.count("cpu_refit_ms", msSince(tb));
-        if (carryThisCall_) {
-            stats.count("carry_reused", double(carriedParts[0].load()));
-            stats.count("carry_widened", double(carriedParts[1].load()));
-            stats.count("carry_far", double(carriedParts[2].load()));
-        }
         // The boxes' copy recorded (and started) at once, before the call's other uploads and
         // buffers (with the copy in pieces; before 2026-11-28 attempt() recorded it).
         if (copyPieces_ > 1) {
@@ -821,27 +751,8 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     const bool speculate = settings_.speculate && (!softwareGl_ || speculateAll_);
     const std::atomic<bool> never{false};
     std::function<void(const std::atomic<bool>&)> whileWaiting;
-    // Carried boxes: the waiting threads first make every part's snapshot for the next call
-    // (its boxes refitted from this call's vertices, which the next call widens).
-    const bool carry = carryThisCall_;
-    std::atomic<std::int64_t> carryDoneNs{0};
-    if (speculate || carry)
-        whileWaiting = [&, carry, speculate](const std::atomic<bool>& signalled) {
-            if (carry) {
-                bool made = false;
-                for (std::uint32_t k; (k = carryNext_.fetch_add(1, std::memory_order_relaxed)) < parts_.size();) {
-                    if (carryPlan_[k].mode == 1) continue;  // its snapshot is this call's already
-                    carrySnapshot(scene, k);
-                    made = true;
-                }
-                if (made) {  // when the last snapshot was done, from the wait's start (counter carry_done_ms)
-                    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - tw).count();
-                    std::int64_t was = carryDoneNs.load(std::memory_order_relaxed);
-                    while (was < ns && !carryDoneNs.compare_exchange_weak(was, ns, std::memory_order_relaxed)) {
-                    }
-                }
-            }
-            if (!speculate) return;
+    if (speculate)
+        whileWaiting = [&](const std::atomic<bool>& signalled) {
             // One thread looks the candidates' groups up and makes the hash table of the last
             // call's pairs for the exact test meanwhile (PeelExact::prepare).
 #pragma omp single nowait
@@ -853,7 +764,6 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     };
     if (!waitFor(fenceA)) return fail("peel: the GPU did not finish the call's passes within 60 s");
     double waitMs = msSince(tw);
-    if (carry) stats.count("carry_done_ms", double(carryDoneNs.load()) * 1e-6);
     auto tr = Clock::now();
     std::uint32_t counters[PEEL_COUNTER_COUNT];
     std::memcpy(counters, counters_.data(), sizeof counters);
@@ -992,112 +902,6 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     stats.cpuMs += msSince(tm);
     stats.cpuMs += exactMs;
     return {};
-}
-
-namespace {
-// Per local axis, max |now - old| over the vertices (with old = now's zeros: max |now|); infinite
-// where any difference is not a number (then the part is refitted: carryWiden() fails).
-Vec3 motion(std::span<const Vec3> now, const Vec3* old) {
-    const std::size_t n = now.size();
-    std::size_t v = 0;
-    Vec3 moved(0.0f);
-#if defined(__SSE2__)
-    // Four floats from each vertex (x, y, z and the next one's x, whose lane is dropped): the
-    // same maxima as the scalar loop below (a maximum is exact in any order).
-    const __m128 magnitude = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
-    // A NaN would be dropped by a later maximum: noted apart (`nan`), the motion is then infinite.
-    __m128 d = _mm_setzero_ps(), nan = _mm_setzero_ps();
-    for (; v + 1 < n; ++v) {
-        const __m128 x = _mm_sub_ps(_mm_loadu_ps(&now[v].x), _mm_loadu_ps(&old[v].x));
-        d = _mm_max_ps(d, _mm_and_ps(x, magnitude));
-        nan = _mm_or_ps(nan, _mm_cmpunord_ps(x, x));
-    }
-    alignas(16) float dv[4];
-    _mm_store_ps(dv, d);
-    moved = Vec3(dv[0], dv[1], dv[2]);
-    if ((_mm_movemask_ps(nan) & 7) != 0) return Vec3(std::numeric_limits<float>::infinity());
-#endif
-    for (; v < n; ++v) {
-        const Vec3 x = glm::abs(now[v] - old[v]);
-        if (std::isnan(x.x) || std::isnan(x.y) || std::isnan(x.z)) return Vec3(std::numeric_limits<float>::infinity());
-        moved = glm::max(moved, x);
-    }
-    return moved;
-}
-}  // namespace
-
-// Carried boxes. The snapshot's boxes are PeelClusters::refit's of the old local vertices v under
-// the model matrix M (the same as this call's, bit for bit); this call's refit would give the
-// floats fl(M v') for the new ones. Per world axis i, |fl(M v')_i - fl(M v)_i| is at most
-// sum_j |M_ij| |v'_j - v_j| plus both roundings (each under 4u (sum_j |M_ij| R_j + |t_i|), R_j the
-// largest |coordinate| of either, at most the old one's plus the motion), and the widening's own subtraction rounds by at most
-// u (|box| + e): so each box is widened by e_i = D_i + 2^-18 (sum_j |M_ij| R_j + |t_i| + D_i), with
-// D_i the motion bound from the measured max |v'_j - v_j| (itself rounded: taken 2^-20 larger).
-// The widened boxes hold the refit ones, so the walk finds every cluster pair the refit boxes
-// give it (and perhaps more); the triangle pairs test the real triangles.
-void PeelScenePass::carryMeasure(const Scene& scene, std::uint32_t part) {
-    CarryPlan& plan = carryPlan_[part];
-    int expected = 0;
-    if (!plan.state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
-        while (plan.state.load(std::memory_order_acquire) != 2) {
-        }
-        return;
-    }
-    const ObjectId o = parts_[part].object;
-    const auto now = scene.localVertices(o);
-    const Vec3* old = carried_[o].local.data();
-    plan.moved = motion(now, old);
-    plan.state.store(2, std::memory_order_release);
-}
-
-bool PeelScenePass::carryWiden(std::uint32_t part) {
-    const CarryPlan& plan = carryPlan_[part];
-    const gl::PeelPart& p = parts_[part];
-    const Carried& c = carried_[p.object];
-    const Mat4& m = c.model;
-    float e[3];
-    for (int i = 0; i < 3; ++i) {
-        double d = 0, mag = std::abs(double(m[3][i]));
-        for (int j = 0; j < 3; ++j) {
-            const double a = std::abs(double(m[j][i]));
-            d += a * double(plan.moved[j]) * (1.0 + 0x1p-20);
-            // |new_j| <= max |old_j| + max |new_j - old_j|
-            mag += a * (double(c.maxAbs[j]) + double(plan.moved[j]));
-        }
-        const double widen = d + 0x1p-18 * (mag + d);
-        e[i] = std::nextafter(float(widen), std::numeric_limits<float>::infinity());
-    }
-    // Moved far (beyond a sixteenth of the object's box): refitted instead, so that the walk
-    // does not pair every cluster of a pair that leapt.
-    const gl::PeelBox& root = c.boxes[0];
-    const float extent = std::max({root.hi.x - root.lo.x, root.hi.y - root.lo.y, root.hi.z - root.lo.z});
-    if (!(std::max({e[0], e[1], e[2]}) <= extent / 16.0f)) return false;
-    const Vec4 by(e[0], e[1], e[2], 0.0f);
-    gl::PeelBox* out = boxStagingData_ + p.nodeBase;
-    for (std::size_t n = 0; n < c.boxes.size(); ++n) out[n] = gl::PeelBox{c.boxes[n].lo - by, c.boxes[n].hi + by};
-    return true;
-}
-
-void PeelScenePass::carrySnapshot(const Scene& scene, std::uint32_t part) {
-    const ObjectId o = parts_[part].object;
-    Carried& c = carried_[o];
-    c.valid = false;
-    const auto local = scene.localVertices(o);
-    const MeshId mesh = scene.meshOf(o);
-    c.mesh = mesh;
-    c.version = scene.vertexVersion(o);
-    c.model = scene.pose(o).matrix();
-    c.local.assign(local.begin(), local.end());
-    thread_local std::vector<Vec3> zeros;
-    zeros.resize(local.size(), Vec3(0.0f));
-    c.maxAbs = motion(local, zeros.data());
-    c.boxes.resize(clusters_.tree(mesh).nodeCount);
-    if (c.boxes.empty()) return;
-    if (refitSimd_)
-        clusters_.refit(mesh, local, c.model, c.boxes.data());
-    else
-        clusters_.refitScalar(mesh, local, c.model, c.boxes.data());
-    c.valid = true;
 }
 
 void PeelScenePass::syncScene() {

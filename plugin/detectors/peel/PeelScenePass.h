@@ -35,9 +35,6 @@
 #include "isc/gl/GpuScene.h"
 #include "isc/gl/VertexArray.h"
 
-#include <atomic>
-#include <memory>
-
 namespace isc::peel {
 
 class PeelScenePass {
@@ -104,39 +101,6 @@ private:
     bool streamStores_ = true;  // non-temporal stores into the staging buffers (test hook ISC_PEEL_STREAM_STORES=0)
     bool refitSimd_ = true;  // the CPU's boxes 4-wide (test hook ISC_PEEL_REFIT_SIMD=0: PeelClusters::refitScalar)
     bool walkRecords_ = true;  // test hook ISC_PEEL_WALK_RECORDS=0: the fused walk without rays writes node pairs
-    // Carried boxes (2026-11-28, peel-deform-11; off by default, test hook ISC_PEEL_CARRY_BOXES=1 or 2): with the
-    // CPU's boxes in the fused region, each part whose carried snapshot (its boxes, local vertices,
-    // vertex version and model matrix, made during the last call's GPU wait) has the call's model
-    // matrix gets the snapshot's boxes widened by a bound on how far its vertices moved since
-    // (computed right after its conversion) instead of a refit; the snapshot is made afresh for
-    // every part during this call's wait. Widened boxes only add cluster pairs.
-    struct Carried {
-        bool valid = false;
-        MeshId mesh = 0;
-        std::uint64_t version = 0;
-        Mat4 model{1.0f};
-        Vec3 maxAbs{0.0f};                  // per axis, the largest |local coordinate|
-        std::vector<gl::PeelBox> boxes;     // the tree's nodeCount boxes, as PeelClusters::refit makes them
-        std::vector<Vec3> local;            // the local vertices they were made from
-    };
-    struct CarryPlan {  // per part, this call
-        int mode = 0;          // 0 refit, 1 the carried boxes as they are, 2 widened by the motion
-        Vec3 moved{0.0f};      // mode 2: per local axis, max |new - old| (the conversion's thread)
-        std::atomic<int> state{0};  // mode 2's measure: 0 not taken, 1 being made, 2 made
-    };
-    void carryMeasure(const Scene& scene, std::uint32_t part);  // mode 2's `moved` (once, whoever first)
-    [[nodiscard]] bool carryWiden(std::uint32_t part);          // false: moved too far, refit instead
-    void carrySnapshot(const Scene& scene, std::uint32_t part);
-    bool carryBoxes_ = false;        // test hook ISC_PEEL_CARRY_BOXES=1 or 2
-    bool carryMeasureAfter_ = true;  // the motion measured right after the conversion (=1; =2: in the boxes' loop)
-    std::uint64_t carrySceneUid_ = 0;
-    std::vector<Carried> carried_;                   // per object
-    std::unique_ptr<CarryPlan[]> carryPlan_;         // per part (this call)
-    std::size_t carryPlanSize_ = 0;
-    std::vector<std::uint32_t> carryChangedOf_;      // per object: its index in the GpuScene changed list, or ~0u
-    std::vector<std::uint32_t> carryPartOfChanged_;  // per GpuScene changed object: its part, or ~0u
-    std::atomic<std::uint32_t> carryNext_{0};        // the wait's snapshots: next part to take
-    bool carryThisCall_ = false;
     // refit "cpu" (no rays; "auto" on mostly deformed calls): the cluster boxes made on the CPU into a persistently mapped
     // staging buffer and copied to boxesBuffer_ (cpuBoxes_: this call's are there).
     int refitMode_ = 0;     // 0 the GPU pass, 1 auto (the CPU for mostly deformed calls), 2 the CPU
