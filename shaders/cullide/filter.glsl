@@ -18,6 +18,11 @@
 // Lemma 1), so their clusters survived the cluster level, and a triangle's box lies in its
 // cluster's box, so the cluster pair met and was appended: each triangle lies in one cluster,
 // so each triangle pair is met exactly once.
+//   uMode 2 (pose, cullide-11, with CULLIDE_FILTER_POSED): 64 invocations per cluster item
+//            (CULLIDE_FILTER_LANES / 64 items per workgroup); a wanted item's triangles are posed
+//            once into posed[] (sceneWorldTriangle, as uMode 1 poses them), so that uMode 1 reads
+//            them instead of posing each cluster's triangles again for each of its cluster pairs
+//            (about three times per wanted cluster on the pile). The same floats, the same pairs.
 // Bounded loops: at most CULLIDE_FILTER_MAX_CLUSTER^2 / 64 = 64 pairs per invocation.
 #include "common/dispatch.glsl"
 #include "common/scene.glsl"
@@ -39,6 +44,11 @@ layout(std430, binding = CULLIDE_BINDING_CLUSTER_PAIRS) readonly buffer CullideC
 layout(std430, binding = CULLIDE_BINDING_CHAIN_COUNTERS) buffer CullideChainCounters { uint chainCounters[]; };
 layout(std430, binding = CULLIDE_BINDING_OUTPUT) writeonly buffer CullideOutput { uint outputPairs[]; };
 layout(std430, binding = CULLIDE_BINDING_CHAIN_BOXES) readonly buffer CullideChainBoxes { vec4 chainBoxes[]; };
+#ifdef CULLIDE_FILTER_POSED
+layout(std430, binding = CULLIDE_BINDING_WANTED) readonly buffer CullideWanted { uint wanted[]; };
+layout(std430, binding = CULLIDE_BINDING_POSED) buffer CullidePosed { vec4 posed[]; };
+uniform uint uItemTotal;  // uMode 2: cluster items
+#endif
 
 uniform uint uMode;
 uniform uint uClusterPairCapacity;
@@ -64,6 +74,24 @@ void main() {
         chainCounters[CULLIDE_CHAIN_ARGS + 2u] = 1u;
         return;
     }
+#ifdef CULLIDE_FILTER_POSED
+    if (uMode == 2u) {
+        uint i = iscFlatWorkGroup() * (CULLIDE_FILTER_LANES / CULLIDE_FILTER_MAX_CLUSTER) +
+                 gl_LocalInvocationIndex / CULLIDE_FILTER_MAX_CLUSTER;
+        uint k = gl_LocalInvocationIndex % CULLIDE_FILTER_MAX_CLUSTER;
+        if (i >= uItemTotal || wanted[i] == 0u) return;  // (no barrier in this mode)
+        CullideItem it = items[i];
+        if (k >= it.slotCount) return;
+        uint t = slotTriangles[it.firstSlot + k];
+        vec3 a, b, c;
+        sceneWorldTriangle(it.object, t, a, b, c);
+        uint at = 3u * (CULLIDE_FILTER_MAX_CLUSTER * i + k);
+        posed[at] = vec4(a, uintBitsToFloat(t));
+        posed[at + 1u] = vec4(b, 0.0);
+        posed[at + 2u] = vec4(c, 0.0);
+        return;
+    }
+#endif
     uint g = iscFlatWorkGroup();
     if (g >= min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity)) return;  // whole workgroup
     uvec4 cp = clusterPairs[g];
@@ -78,11 +106,19 @@ void main() {
     uint lane = lid;
     for (uint side = 0u; side < 2u; ++side) {
 #endif
-        CullideItem it = items[side == 0u ? cp.y : cp.z];
+        uint item = side == 0u ? cp.y : cp.z;
+        CullideItem it = items[item];
         if (lane < it.slotCount && (uAllAlive != 0u || alive[it.memberStart + lane] != 0u)) {
+#ifdef CULLIDE_FILTER_POSED
+            uint at3 = 3u * (CULLIDE_FILTER_MAX_CLUSTER * item + lane);
+            vec4 a4 = posed[at3];
+            vec3 a = a4.xyz, b = posed[at3 + 1u].xyz, c = posed[at3 + 2u].xyz;
+            uint t = floatBitsToUint(a4.w);
+#else
             uint t = slotTriangles[it.firstSlot + lane];
             vec3 a, b, c;
             sceneWorldTriangle(it.object, t, a, b, c);
+#endif
             vec3 lo = min(a, min(b, c)), hi = max(a, max(b, c));
             // Only triangles whose box comes within the tolerance of the other cluster's box
             // (chainBoxes: the pose pass's, grown by the round-off bound, holding every triangle

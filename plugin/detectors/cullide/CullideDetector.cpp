@@ -1481,6 +1481,9 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // ISC_CULLIDE_WIDE_FILTER=0: the filter's 64-invocation workgroups, one cluster loaded after
     // the other (before cullide-10's run 4).
     impl->passes.setWideFilter(envOn("ISC_CULLIDE_WIDE_FILTER", true));
+    // ISC_CULLIDE_POSED_FILTER=0: the filter poses each cluster's triangles for every cluster pair
+    // it is in (before cullide-11); on, a pass poses every wanted cluster's triangles once.
+    impl->passes.setPosedFilter(envOn("ISC_CULLIDE_POSED_FILTER", true));
     if (const char* v = std::getenv("ISC_CULLIDE_PAIR_SPLIT"); v != nullptr && *v != '\0')
         impl->pairSplit = std::uint32_t(std::clamp(std::atoi(v), 1, 64));
     const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));

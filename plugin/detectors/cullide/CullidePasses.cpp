@@ -73,6 +73,15 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
                                   "cullide filter (wide)");
     if (!fw) return fail(fw.error().message);
     filterWide_ = std::move(*fw);
+    auto fp = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/filter.glsl"}}, "#define CULLIDE_FILTER_POSED 1\n",
+                                  "cullide filter (posed)");
+    if (!fp) return fail(fp.error().message);
+    filterPosed_ = std::move(*fp);
+    auto fwp = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/filter.glsl"}},
+                                   "#define CULLIDE_FILTER_WIDE 1\n#define CULLIDE_FILTER_POSED 1\n",
+                                   "cullide filter (wide, posed)");
+    if (!fwp) return fail(fwp.error().message);
+    filterWidePosed_ = std::move(*fwp);
     auto f = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/self.glsl"}}, {}, "cullide self");
     if (!f) return fail(f.error().message);
     self_ = std::move(*f);
@@ -485,7 +494,22 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     if (triangles && filter) {
         output_.reserve(std::size_t(outputCapacity_) * 12);
         output_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_OUTPUT);
-        gl::Program& filterProgram = wideFilter_ ? filterWide_ : filter_;
+        gl::Program& filterProgram = posedFilter_ ? (wideFilter_ ? filterWidePosed_ : filterPosed_)
+                                                  : (wideFilter_ ? filterWide_ : filter_);
+        if (posedFilter_) {
+            // cullide-11: every wanted cluster's triangles posed once (uMode 2), read by the filter.
+            const std::uint32_t items = static_cast<std::uint32_t>(chain.triangle->items.size());
+            const std::uint32_t perGroup = wideFilter_ ? 2u : 1u;
+            const std::uint64_t groups = (std::uint64_t(items) + perGroup - 1) / perGroup;
+            posedTriangles_.reserveWithHeadroom(std::max<std::size_t>(48, std::size_t(items) * 64 * 48));
+            posedTriangles_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_POSED);
+            wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
+            filterProgram.setUniform("uItemTotal", items);
+            filterProgram.setUniform("uMode", 2u);
+            filterProgram.use();
+            const std::uint64_t x = std::min<std::uint64_t>(groups, std::min<std::uint32_t>(maxGroupsX_, 65535u));
+            if (groups > 0) filterProgram.dispatch(static_cast<GLuint>(x), static_cast<GLuint>((groups + x - 1) / x));
+        }
         filterProgram.setUniform("uClusterPairCapacity", clusterPairCapacity_);
         filterProgram.setUniform("uOutputCapacity", outputCapacity_);
         filterProgram.setUniform("uMaxGroups", std::min<std::uint32_t>(maxGroupsX_, 65535u));
