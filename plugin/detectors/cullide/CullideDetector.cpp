@@ -1484,6 +1484,10 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // ISC_CULLIDE_POSED_FILTER=0: the filter poses each cluster's triangles for every cluster pair
     // it is in (before cullide-11); on, a pass poses every wanted cluster's triangles once.
     impl->passes.setPosedFilter(envOn("ISC_CULLIDE_POSED_FILTER", true));
+    // ISC_CULLIDE_POSED_SPLAT=0: the cluster level's splat passes pose their triangles each
+    // (before cullide-11); on, the pose pass poses every cluster's triangles once for them and the
+    // filter.
+    impl->passes.setPosedSplat(envOn("ISC_CULLIDE_POSED_SPLAT", true));
     if (const char* v = std::getenv("ISC_CULLIDE_PAIR_SPLIT"); v != nullptr && *v != '\0')
         impl->pairSplit = std::uint32_t(std::clamp(std::atoi(v), 1, 64));
     const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));

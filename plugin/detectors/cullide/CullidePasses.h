@@ -178,6 +178,9 @@ public:
     /// wanted clusters before it) instead of posing each cluster's triangles for every cluster
     /// pair it is in; the same floats, the same pairs.
     void setPosedFilter(bool on) { posedFilter_ = on; }
+    /// The chain's pose pass also poses every cluster item's triangles once (cullide-11), read by
+    /// the cluster level's splat passes (one view, one workgroup per item) and the filter.
+    void setPosedSplat(bool on) { posedSplat_ = on; }
     /// Mirrors `scene` (GpuScene) and uploads `slotTriangles` (every mesh's leaf order, at
     /// the bases the items use) when `slotsChanged`.
     void sync(const Scene& scene, std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
@@ -234,7 +237,7 @@ private:
     int selfLayers_ = 16;
     int queryPool_ = 1024;
     gl::Program splat_, splatBoxes_, splatMulti_, splatBoxesMulti_, update_, self_, queryDraw_, queryUpdate_, chain_,
-        filter_, filterWide_, filterPosed_, filterWidePosed_, pose_;
+        filter_, filterWide_, filterPosed_, filterWidePosed_, pose_, posePosed_, splatPosed_;
     gl::GpuScene scene_{"cullide scene"};
     gl::Buffer items_{"cullide items"}, slots_{"cullide slot triangles"}, alive_{"cullide alive"},
         marks_{"cullide marks"}, depth_{"cullide depth words"}, counters_{"cullide counters"},
@@ -263,6 +266,8 @@ private:
     std::span<const gl::CullideItem> levelItems_;  // what the level uploads: splitItems_ or its own items
     bool wideFilter_ = true;
     bool posedFilter_ = true;
+    bool posedSplat_ = true;
+    bool posedLevel_ = false;  // the level being queued reads posed triangles (posedSplat_)
     std::uint64_t itemBoxesVersion_ = 0;           // Level::itemsVersion of what itemBoxes_ holds (0: none)
     bool poseGroupPerItem_ = false;                // the pose pass: one workgroup per item (some item deformed)
     bool itemPerGroup_ = false;                    // the splat passes: one workgroup per item (Level::maxSlotCount)

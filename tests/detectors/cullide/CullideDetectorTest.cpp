@@ -729,19 +729,30 @@ TEST_F(CullideDetectorTest, FusedSetupAndSplitPairPassKeepTheAnswer) {
     }
 }
 
-// Cullide-11's filter on posed triangles (hook ISC_CULLIDE_POSED_FILTER=0: each cluster's
-// triangles posed again for every cluster pair it is in): a pass poses every wanted cluster's
-// triangles once, the filter reads them. On a heap of bunnies, rigid calls then deforming ones,
-// with the filter's 128 and 64 invocations, with and without the triangle level's passes (its
-// survivors: the filter's alive test): the reference's answer, and bit for bit the pairs, triangle
-// pairs and segments of the hook off, the same listed tests, cluster pairs and box pairs.
-TEST_F(CullideDetectorTest, PosedFilterKeepsTheAnswer) {
+// Cullide-11's posed triangles (hooks ISC_CULLIDE_POSED_SPLAT=0 and ISC_CULLIDE_POSED_FILTER=0:
+// the cluster level's three splat passes and the filter pose each triangle themselves, the filter
+// once for every cluster pair a cluster is in): the pose pass poses every cluster's triangles
+// once, read by the splats (one view) and the filter; with several views (clusterAxes=3) a pass
+// before the filter poses the wanted clusters'. On a heap of bunnies, rigid calls then deforming
+// ones, with the filter's 128 and 64 invocations, with and without the triangle level's passes
+// (the filter's alive test), along 1 and 3 axes: the reference's answer, and bit for bit the
+// pairs, triangle pairs and segments of the hooks off, the same clusters left, listed tests,
+// cluster pairs and box pairs.
+TEST_F(CullideDetectorTest, PosedTrianglesKeepTheAnswer) {
     DetectorSettings common{.wantSegments = true};
-    for (bool triangleLevel : {false, true}) {
-        for (const char* wide : {"1", "0"}) {
+    struct Config {
+        bool triangleLevel;
+        const char* wide;
+        int clusterAxes;
+    };
+    for (const Config& config : {Config{false, "1", 1}, Config{false, "0", 1}, Config{true, "1", 1}, Config{false, "1", 3}}) {
+        {
+            const bool triangleLevel = config.triangleLevel;
+            const char* wide = config.wide;
             Scene scene = bunnyHeap(12);
             CullideSettings s;
             s.triangleLevel = triangleLevel;
+            s.clusterAxes = config.clusterAxes;
             std::unique_ptr<CullideDetector> next, old;
             {
                 ScopedEnv env({{"ISC_CULLIDE_WIDE_FILTER", wide}});
@@ -750,7 +761,7 @@ TEST_F(CullideDetectorTest, PosedFilterKeepsTheAnswer) {
                 next = std::move(*d);
             }
             {
-                ScopedEnv env({{"ISC_CULLIDE_WIDE_FILTER", wide}, {"ISC_CULLIDE_POSED_FILTER", "0"}});
+                ScopedEnv env({{"ISC_CULLIDE_WIDE_FILTER", wide}, {"ISC_CULLIDE_POSED_FILTER", "0"}, {"ISC_CULLIDE_POSED_SPLAT", "0"}});
                 auto d = createCullideDetector(common, s);
                 ASSERT_TRUE(d) << d.error().message;
                 old = std::move(*d);
@@ -774,8 +785,11 @@ TEST_F(CullideDetectorTest, PosedFilterKeepsTheAnswer) {
                 expectExact(scene, candidates, a, &colliding);
                 expectExact(scene, candidates, b);
                 EXPECT_GE(colliding, 5u);
-                SCOPED_TRACE(testing::Message() << "call " << call << ", triangle level " << triangleLevel << ", wide " << wide);
+                SCOPED_TRACE(testing::Message() << "call " << call << ", triangle level " << triangleLevel << ", wide " << wide
+                                                << ", cluster axes " << config.clusterAxes);
                 EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0) << "the filter listed the pairs";
+                EXPECT_EQ(a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters"));
+                EXPECT_EQ(a.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters_in"));
                 EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
                 EXPECT_EQ(a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs"));
                 EXPECT_EQ(a.stats.counter("filter_box_pairs"), b.stats.counter("filter_box_pairs"));
