@@ -57,17 +57,34 @@ uniform uint uMaxGroups;       // workgroups per dimension
 uniform float uTolerance;      // world units
 uniform uint uAllAlive;        // 1: every triangle of a listed cluster is a survivor (no triangle-level passes)
 
+#ifdef CULLIDE_FILTER_PACK
+// cullide-11 (hook ISC_CULLIDE_FILTER_PACK, with CULLIDE_FILTER_WIDE and CULLIDE_FILTER_POSED):
+// CULLIDE_FILTER_PACK cluster pairs per 128-invocation workgroup, 128 / PACK invocations each
+// (half per side, each loading PACK of its cluster's posed triangles): on the pile a cluster pair
+// has about 4 box pairs, so the workgroups' fixed costs (the dependent loads, the barriers) were
+// the filter's time, not its pairs.
+#define CULLIDE_FILTER_SLOTS (CULLIDE_FILTER_PACK * 2u * CULLIDE_FILTER_MAX_CLUSTER)
+shared vec3 sV[CULLIDE_FILTER_SLOTS][3];  // pair p of the workgroup, side s: from (2p + s) * 64
+shared vec3 sLo[CULLIDE_FILTER_SLOTS];
+shared vec3 sHi[CULLIDE_FILTER_SLOTS];
+shared uint sTri[CULLIDE_FILTER_SLOTS];
+shared uint sCount[2u * CULLIDE_FILTER_PACK];
+#else
 shared vec3 sV[2u * CULLIDE_FILTER_MAX_CLUSTER][3];  // 0..63: the cluster of the candidate's a, 64..: of its b
 shared vec3 sLo[2u * CULLIDE_FILTER_MAX_CLUSTER];
 shared vec3 sHi[2u * CULLIDE_FILTER_MAX_CLUSTER];
 shared uint sTri[2u * CULLIDE_FILTER_MAX_CLUSTER];
 shared uint sCount[2];
+#endif
 shared uint sBoxPairs;
 
 void main() {
     if (uMode == 0u) {
         if (gl_GlobalInvocationID.x != 0u) return;
         uint count = min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity);
+#ifdef CULLIDE_FILTER_PACK
+        count = (count + CULLIDE_FILTER_PACK - 1u) / CULLIDE_FILTER_PACK;  // workgroups
+#endif
         uint x = min(count, uMaxGroups);
         chainCounters[CULLIDE_CHAIN_ARGS + 0u] = x;
         chainCounters[CULLIDE_CHAIN_ARGS + 1u] = x == 0u ? 1u : (count + x - 1u) / x;
@@ -89,6 +106,66 @@ void main() {
         posed[at] = vec4(a, uintBitsToFloat(t));
         posed[at + 1u] = vec4(b, 0.0);
         posed[at + 2u] = vec4(c, 0.0);
+        return;
+    }
+#endif
+#ifdef CULLIDE_FILTER_PACK
+    {
+        const uint pairLanes = CULLIDE_FILTER_LANES / CULLIDE_FILTER_PACK, sideLanes = pairLanes / 2u;
+        uint lid = gl_LocalInvocationIndex;
+        uint sub = lid / pairLanes, pl = lid % pairLanes, side = pl / sideLanes, l = pl % sideLanes;
+        uint cpi = iscFlatWorkGroup() * CULLIDE_FILTER_PACK + sub;
+        uint listed = min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity);
+        bool valid = cpi < listed;
+        if (lid < 2u * CULLIDE_FILTER_PACK) sCount[lid] = 0u;
+        if (lid == 0u) sBoxPairs = 0u;
+        barrier();
+        uvec4 cp = valid ? clusterPairs[cpi] : uvec4(0u);
+        uint base = (2u * sub + side) * CULLIDE_FILTER_MAX_CLUSTER;
+        if (valid) {
+            uint item = side == 0u ? cp.y : cp.z, other = side == 0u ? cp.z : cp.y;
+            CullideItem it = items[item];
+            for (uint k = l; k < it.slotCount; k += sideLanes) {
+                if (uAllAlive == 0u && alive[it.memberStart + k] == 0u) continue;
+                uint at3 = 3u * (CULLIDE_FILTER_MAX_CLUSTER * item + k);
+                vec4 a4 = posed[at3];
+                vec3 a = a4.xyz, b = posed[at3 + 1u].xyz, c = posed[at3 + 2u].xyz;
+                vec3 lo = min(a, min(b, c)), hi = max(a, max(b, c));
+                // (the same box cut as below: lo <= other hi + tol, other lo <= hi + tol)
+                if (all(lessThanEqual(lo, chainBoxes[2u * other + 1u].xyz + uTolerance)) &&
+                    all(lessThanEqual(chainBoxes[2u * other].xyz, hi + uTolerance))) {
+                    uint at = base + atomicAdd(sCount[2u * sub + side], 1u);
+                    sV[at][0] = a;
+                    sV[at][1] = b;
+                    sV[at][2] = c;
+                    sLo[at] = lo;
+                    sHi[at] = hi;
+                    sTri[at] = floatBitsToUint(a4.w);
+                }
+            }
+        }
+        barrier();
+        uint boxPairs = 0u;
+        if (valid) {
+            uint nA = sCount[2u * sub], nB = sCount[2u * sub + 1u];
+            uint baseA = 2u * sub * CULLIDE_FILTER_MAX_CLUSTER, baseB = baseA + CULLIDE_FILTER_MAX_CLUSTER;
+            uint total = nA * nB;
+            for (uint idx = pl; idx < total; idx += pairLanes) {
+                uint i = baseA + idx / nB, j = baseB + idx % nB;
+                if (any(greaterThan(sLo[i], sHi[j] + uTolerance)) || any(greaterThan(sLo[j], sHi[i] + uTolerance))) continue;
+                ++boxPairs;
+                if (!iscTrianglesMayIntersect(sV[i][0], sV[i][1], sV[i][2], sV[j][0], sV[j][1], sV[j][2], uTolerance)) continue;
+                uint slot = atomicAdd(chainCounters[CULLIDE_CHAIN_OUTPUT], 1u);
+                if (slot < uOutputCapacity) {
+                    outputPairs[3u * slot] = cp.x;
+                    outputPairs[3u * slot + 1u] = sTri[i];
+                    outputPairs[3u * slot + 2u] = sTri[j];
+                }
+            }
+        }
+        if (boxPairs != 0u) atomicAdd(sBoxPairs, boxPairs);
+        barrier();
+        if (lid == 0u && sBoxPairs != 0u) atomicAdd(chainCounters[CULLIDE_CHAIN_BOX_PAIRS], sBoxPairs);
         return;
     }
 #endif

@@ -1488,6 +1488,9 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // (before cullide-11); on, the pose pass poses every cluster's triangles once for them and the
     // filter.
     impl->passes.setPosedSplat(envOn("ISC_CULLIDE_POSED_SPLAT", true));
+    // ISC_CULLIDE_FILTER_PACK=2: two cluster pairs per filter workgroup (default 1).
+    if (const char* v = std::getenv("ISC_CULLIDE_FILTER_PACK"); v != nullptr && *v != '\0')
+        impl->passes.setFilterPack(unsigned(std::clamp(std::atoi(v), 1, 2)));
     if (const char* v = std::getenv("ISC_CULLIDE_PAIR_SPLIT"); v != nullptr && *v != '\0')
         impl->pairSplit = std::uint32_t(std::clamp(std::atoi(v), 1, 64));
     const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));

@@ -87,6 +87,12 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
                                    "cullide filter (wide, posed)");
     if (!fwp) return fail(fwp.error().message);
     filterWidePosed_ = std::move(*fwp);
+    // (Two cluster pairs per workgroup: 21 KB of shared memory; four would pass GL's 32 KB minimum.)
+    auto fk = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/filter.glsl"}},
+                                  "#define CULLIDE_FILTER_WIDE 1\n#define CULLIDE_FILTER_POSED 1\n#define CULLIDE_FILTER_PACK 2u\n",
+                                  "cullide filter (wide, posed, two cluster pairs a workgroup)");
+    if (!fk) return fail(fk.error().message);
+    filterPack2_ = std::move(*fk);
     auto f = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/self.glsl"}}, {}, "cullide self");
     if (!f) return fail(f.error().message);
     self_ = std::move(*f);
@@ -511,8 +517,11 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         output_.reserve(std::size_t(outputCapacity_) * 12);
         output_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_OUTPUT);
         const bool posedRead = posedFilter_ || posedAll;
-        gl::Program& filterProgram = posedRead ? (wideFilter_ ? filterWidePosed_ : filterPosed_)
-                                               : (wideFilter_ ? filterWide_ : filter_);
+        // cullide-11: several cluster pairs per workgroup (filterPack_; posed and wide only).
+        const bool packed = posedRead && wideFilter_ && filterPack_ == 2;
+        gl::Program& filterProgram = packed ? filterPack2_
+                                     : posedRead ? (wideFilter_ ? filterWidePosed_ : filterPosed_)
+                                                 : (wideFilter_ ? filterWide_ : filter_);
         if (posedAll) {
             posedTriangles_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_POSED);
         } else if (posedFilter_) {

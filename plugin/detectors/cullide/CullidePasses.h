@@ -181,6 +181,9 @@ public:
     /// The chain's pose pass also poses every cluster item's triangles once (cullide-11), read by
     /// the cluster level's splat passes (one view, one workgroup per item) and the filter.
     void setPosedSplat(bool on) { posedSplat_ = on; }
+    /// Cluster pairs per filter workgroup (cullide-11: 1 or 2; 2 only with the wide filter on
+    /// posed triangles).
+    void setFilterPack(unsigned pairs) { filterPack_ = pairs; }
     /// Mirrors `scene` (GpuScene) and uploads `slotTriangles` (every mesh's leaf order, at
     /// the bases the items use) when `slotsChanged`.
     void sync(const Scene& scene, std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
@@ -237,7 +240,7 @@ private:
     int selfLayers_ = 16;
     int queryPool_ = 1024;
     gl::Program splat_, splatBoxes_, splatMulti_, splatBoxesMulti_, update_, self_, queryDraw_, queryUpdate_, chain_,
-        filter_, filterWide_, filterPosed_, filterWidePosed_, pose_, posePosed_, splatPosed_;
+        filter_, filterWide_, filterPosed_, filterWidePosed_, filterPack2_, pose_, posePosed_, splatPosed_;
     gl::GpuScene scene_{"cullide scene"};
     gl::Buffer items_{"cullide items"}, slots_{"cullide slot triangles"}, alive_{"cullide alive"},
         marks_{"cullide marks"}, depth_{"cullide depth words"}, counters_{"cullide counters"},
@@ -267,6 +270,7 @@ private:
     bool wideFilter_ = true;
     bool posedFilter_ = true;
     bool posedSplat_ = true;
+    unsigned filterPack_ = 1;
     bool posedLevel_ = false;  // the level being queued reads posed triangles (posedSplat_)
     std::uint64_t itemBoxesVersion_ = 0;           // Level::itemsVersion of what itemBoxes_ holds (0: none)
     bool poseGroupPerItem_ = false;                // the pose pass: one workgroup per item (some item deformed)

@@ -744,8 +744,10 @@ TEST_F(CullideDetectorTest, PosedTrianglesKeepTheAnswer) {
         bool triangleLevel;
         const char* wide;
         int clusterAxes;
+        const char* pack;  // ISC_CULLIDE_FILTER_PACK: cluster pairs per filter workgroup
     };
-    for (const Config& config : {Config{false, "1", 1}, Config{false, "0", 1}, Config{true, "1", 1}, Config{false, "1", 3}}) {
+    for (const Config& config : {Config{false, "1", 1, "1"}, Config{false, "0", 1, "1"}, Config{true, "1", 1, "2"},
+                                 Config{false, "1", 3, "2"}, Config{false, "1", 1, "2"}}) {
         {
             const bool triangleLevel = config.triangleLevel;
             const char* wide = config.wide;
@@ -755,7 +757,7 @@ TEST_F(CullideDetectorTest, PosedTrianglesKeepTheAnswer) {
             s.clusterAxes = config.clusterAxes;
             std::unique_ptr<CullideDetector> next, old;
             {
-                ScopedEnv env({{"ISC_CULLIDE_WIDE_FILTER", wide}});
+                ScopedEnv env({{"ISC_CULLIDE_WIDE_FILTER", wide}, {"ISC_CULLIDE_FILTER_PACK", config.pack}});
                 auto d = createCullideDetector(common, s);
                 ASSERT_TRUE(d) << d.error().message;
                 next = std::move(*d);
@@ -786,7 +788,7 @@ TEST_F(CullideDetectorTest, PosedTrianglesKeepTheAnswer) {
                 expectExact(scene, candidates, b);
                 EXPECT_GE(colliding, 5u);
                 SCOPED_TRACE(testing::Message() << "call " << call << ", triangle level " << triangleLevel << ", wide " << wide
-                                                << ", cluster axes " << config.clusterAxes);
+                                                << ", cluster axes " << config.clusterAxes << ", pack " << config.pack);
                 EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0) << "the filter listed the pairs";
                 EXPECT_EQ(a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters"));
                 EXPECT_EQ(a.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters_in"));
