@@ -7,7 +7,9 @@
 #                    ISC_CULLIDE_POSED_FILTER=0 (the cluster level's splat passes and the filter
 #                    pose every triangle themselves, the filter once per cluster pair)
 #   cullide_nosplat  ISC_CULLIDE_POSED_SPLAT=0 alone (a pass before the filter poses the wanted
-#                    clusters' triangles once; the splats pose their own)
+#                    clusters' triangles once; the splats pose their own) (run 1)
+#   cullide_pack2    ISC_CULLIDE_FILTER_PACK=2: two cluster pairs per filter workgroup (run 2:
+#                    ISC_CULLIDE_SPEED11_RUN=2 puts it in cullide_nosplat's place)
 #   cpu, peel        in the same process (the bar is relative to peel's)
 # in a different order in each process; pile rows back to back (min 0.5 s), deforming rows 80
 # calls each with the bench's vertex update between calls (the GPU idles meanwhile: its clock).
@@ -18,6 +20,9 @@
 #   ISC_DEVRUN=.devrun-cullide-11 bash .devrun-cullide-11/cullide-speed-11.sh
 # Smoke test on llvmpipe: ISC_CULLIDE_GPU_SMOKE=1 (1 process, pile/8 and deforming/8, 20 poses).
 # ISC_CULLIDE_SPEED11_PARTS (default "detector tests") picks the parts.
+# Run 1 (h200-2026-11-28-cullide11-run1.txt) ran a26ad9f, run 2 (ISC_CULLIDE_SPEED11_RUN=2,
+# h200-2026-11-28-cullide11-run2.txt) 922cbed with the NVIDIA fix; in both the posed paths were
+# the default, so their row `cullide` is the posed path.
 # Writes under $OUT: machine.txt, clocks.csv, cullide-p<N>.txt (.json), accuracy-tests.txt.
 set -uo pipefail
 devrun=${ISC_DEVRUN:-.devrun}
@@ -31,13 +36,17 @@ has() { case " $parts " in *" $1 "*) return 0;; esac; return 1; }
 orders=("cullide,cullide_old,cpu,peel,cullide_nosplat" "peel,cullide_nosplat,cpu,cullide_old,cullide"
         "cullide_old,peel,cullide,cullide_nosplat,cpu" "cpu,cullide,peel,cullide_old,cullide_nosplat")
 
+if [ "${ISC_CULLIDE_SPEED11_RUN:-1}" = 2 ]; then
+  for i in "${!orders[@]}"; do orders[$i]=${orders[$i]//cullide_nosplat/cullide_pack2}; done
+fi
+
 if has detector; then
   start_clocks "$out"
   for ((p = 1; p <= procs; p++)); do
     order=${orders[$(((p - 1) % ${#orders[@]}))]}
     echo "=== cullide process $p ($order)"
     ISC_BENCH_CULLIDE_SIZES=$size ISC_BENCH_CULLIDE_DEFORM_CALLS=$calls ISC_BENCH_CULLIDE_PATTERNS="" \
-    ISC_BENCH_CULLIDE_VARIANTS="cullide_old:ISC_CULLIDE_POSED_SPLAT=0,ISC_CULLIDE_POSED_FILTER=0;cullide_nosplat:ISC_CULLIDE_POSED_SPLAT=0" \
+    ISC_BENCH_CULLIDE_VARIANTS="cullide_old:ISC_CULLIDE_POSED_SPLAT=0,ISC_CULLIDE_POSED_FILTER=0;cullide_nosplat:ISC_CULLIDE_POSED_SPLAT=0;cullide_pack2:ISC_CULLIDE_FILTER_PACK=2" \
     ISC_BENCH_CULLIDE_ORDER="$order" \
       cullide_process "$out" "$p" 90 "^(pile|deforming)/$size/"
   done

@@ -166,9 +166,10 @@ void main() {
         if (boxPairs != 0u) atomicAdd(sBoxPairs, boxPairs);
         barrier();
         if (lid == 0u && sBoxPairs != 0u) atomicAdd(chainCounters[CULLIDE_CHAIN_BOX_PAIRS], sBoxPairs);
-        return;
     }
-#endif
+#else
+    // (Not compiled with CULLIDE_FILTER_PACK: NVIDIA's compiler refuses a barrier() after the
+    // packed block's end.)
     uint g = iscFlatWorkGroup();
     if (g >= min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity)) return;  // whole workgroup
     uvec4 cp = clusterPairs[g];
@@ -232,4 +233,5 @@ void main() {
     if (boxPairs != 0u) atomicAdd(sBoxPairs, boxPairs);
     barrier();
     if (lid == 0u && sBoxPairs != 0u) atomicAdd(chainCounters[CULLIDE_CHAIN_BOX_PAIRS], sBoxPairs);
+#endif
 }
