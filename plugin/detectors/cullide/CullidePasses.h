@@ -268,8 +268,8 @@ private:
     std::vector<gl::CullideItem> splitItems_;  // the level's items with their split (when any needs one)
     std::span<const gl::CullideItem> levelItems_;  // what the level uploads: splitItems_ or its own items
     bool wideFilter_ = true;
-    bool posedFilter_ = true;
-    bool posedSplat_ = true;
+    bool posedFilter_ = false;  // cullide-11's hooks: off by default (measured no faster, cullide.md)
+    bool posedSplat_ = false;
     unsigned filterPack_ = 1;
     bool posedLevel_ = false;  // the level being queued reads posed triangles (posedSplat_)
     std::uint64_t itemBoxesVersion_ = 0;           // Level::itemsVersion of what itemBoxes_ holds (0: none)

@@ -729,9 +729,10 @@ TEST_F(CullideDetectorTest, FusedSetupAndSplitPairPassKeepTheAnswer) {
     }
 }
 
-// Cullide-11's posed triangles (hooks ISC_CULLIDE_POSED_SPLAT=0 and ISC_CULLIDE_POSED_FILTER=0:
-// the cluster level's three splat passes and the filter pose each triangle themselves, the filter
-// once for every cluster pair a cluster is in): the pose pass poses every cluster's triangles
+// Cullide-11's posed triangles (hooks ISC_CULLIDE_POSED_SPLAT=1 and ISC_CULLIDE_POSED_FILTER=1,
+// off by default, and ISC_CULLIDE_FILTER_PACK=2; off, the cluster level's three splat passes and
+// the filter pose each triangle themselves, the filter once for every cluster pair a cluster is
+// in): the pose pass poses every cluster's triangles
 // once, read by the splats (one view) and the filter; with several views (clusterAxes=3) a pass
 // before the filter poses the wanted clusters'. On a heap of bunnies, rigid calls then deforming
 // ones, with the filter's 128 and 64 invocations, with and without the triangle level's passes
@@ -757,7 +758,10 @@ TEST_F(CullideDetectorTest, PosedTrianglesKeepTheAnswer) {
             s.clusterAxes = config.clusterAxes;
             std::unique_ptr<CullideDetector> next, old;
             {
-                ScopedEnv env({{"ISC_CULLIDE_WIDE_FILTER", wide}, {"ISC_CULLIDE_FILTER_PACK", config.pack}});
+                ScopedEnv env({{"ISC_CULLIDE_WIDE_FILTER", wide},
+                               {"ISC_CULLIDE_FILTER_PACK", config.pack},
+                               {"ISC_CULLIDE_POSED_SPLAT", "1"},
+                               {"ISC_CULLIDE_POSED_FILTER", "1"}});
                 auto d = createCullideDetector(common, s);
                 ASSERT_TRUE(d) << d.error().message;
                 next = std::move(*d);
