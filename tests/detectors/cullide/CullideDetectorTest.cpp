@@ -729,6 +729,92 @@ TEST_F(CullideDetectorTest, FusedSetupAndSplitPairPassKeepTheAnswer) {
     }
 }
 
+// Cullide-11's posed triangles (hooks ISC_CULLIDE_POSED_SPLAT=1 and ISC_CULLIDE_POSED_FILTER=1,
+// off by default, and ISC_CULLIDE_FILTER_PACK=2; off, the cluster level's three splat passes and
+// the filter pose each triangle themselves, the filter once for every cluster pair a cluster is
+// in): the pose pass poses every cluster's triangles
+// once, read by the splats (one view) and the filter; with several views (clusterAxes=3) a pass
+// before the filter poses the wanted clusters'. On a heap of bunnies, rigid calls then deforming
+// ones, with the filter's 128 and 64 invocations, with and without the triangle level's passes
+// (the filter's alive test), along 1 and 3 axes: the reference's answer, and bit for bit the
+// pairs, triangle pairs and segments of the hooks off, the same clusters left, listed tests,
+// cluster pairs and box pairs.
+TEST_F(CullideDetectorTest, PosedTrianglesKeepTheAnswer) {
+    DetectorSettings common{.wantSegments = true};
+    struct Config {
+        bool triangleLevel;
+        const char* wide;
+        int clusterAxes;
+        const char* pack;  // ISC_CULLIDE_FILTER_PACK: cluster pairs per filter workgroup
+    };
+    for (const Config& config : {Config{false, "1", 1, "1"}, Config{false, "0", 1, "1"}, Config{true, "1", 1, "2"},
+                                 Config{false, "1", 3, "2"}, Config{false, "1", 1, "2"}}) {
+        {
+            const bool triangleLevel = config.triangleLevel;
+            const char* wide = config.wide;
+            Scene scene = bunnyHeap(12);
+            CullideSettings s;
+            s.triangleLevel = triangleLevel;
+            s.clusterAxes = config.clusterAxes;
+            std::unique_ptr<CullideDetector> next, old;
+            {
+                ScopedEnv env({{"ISC_CULLIDE_WIDE_FILTER", wide},
+                               {"ISC_CULLIDE_FILTER_PACK", config.pack},
+                               {"ISC_CULLIDE_POSED_SPLAT", "1"},
+                               {"ISC_CULLIDE_POSED_FILTER", "1"}});
+                auto d = createCullideDetector(common, s);
+                ASSERT_TRUE(d) << d.error().message;
+                next = std::move(*d);
+            }
+            {
+                ScopedEnv env({{"ISC_CULLIDE_WIDE_FILTER", wide}, {"ISC_CULLIDE_POSED_FILTER", "0"}, {"ISC_CULLIDE_POSED_SPLAT", "0"}});
+                auto d = createCullideDetector(common, s);
+                ASSERT_TRUE(d) << d.error().message;
+                old = std::move(*d);
+            }
+            for (int call = 0; call < 4; ++call) {
+                if (call == 1) {
+                    Pose p = scene.pose(3);
+                    p.position += Vec3(0.004f, -0.003f, 0.002f);
+                    scene.setPose(3, p);
+                } else if (call == 2) {
+                    squash(scene, 2, 1.08f);
+                    squash(scene, 7, 0.93f);
+                } else if (call == 3) {
+                    squash(scene, 2, 0.96f);
+                }
+                const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+                DetectionOutput a, b;
+                ASSERT_TRUE(next->detect(scene, candidates, a));
+                ASSERT_TRUE(old->detect(scene, candidates, b));
+                std::size_t colliding = 0;
+                expectExact(scene, candidates, a, &colliding);
+                expectExact(scene, candidates, b);
+                EXPECT_GE(colliding, 5u);
+                SCOPED_TRACE(testing::Message() << "call " << call << ", triangle level " << triangleLevel << ", wide " << wide
+                                                << ", cluster axes " << config.clusterAxes << ", pack " << config.pack);
+                EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0) << "the filter listed the pairs";
+                EXPECT_EQ(a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters"));
+                EXPECT_EQ(a.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters_in"));
+                EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
+                EXPECT_EQ(a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs"));
+                EXPECT_EQ(a.stats.counter("filter_box_pairs"), b.stats.counter("filter_box_pairs"));
+                EXPECT_EQ(a.stats.counter("pairs_after_clusters"), b.stats.counter("pairs_after_clusters"));
+                ASSERT_EQ(a.pairs.size(), b.pairs.size());
+                for (std::size_t i = 0; i < a.pairs.size(); ++i) {
+                    EXPECT_EQ(a.pairs[i].pair, b.pairs[i].pair);
+                    EXPECT_EQ(a.pairs[i].triangles, b.pairs[i].triangles);
+                    ASSERT_EQ(a.pairs[i].segments.size(), b.pairs[i].segments.size());
+                    for (std::size_t k = 0; k < a.pairs[i].segments.size(); ++k) {
+                        EXPECT_EQ(a.pairs[i].segments[k].p0, b.pairs[i].segments[k].p0);
+                        EXPECT_EQ(a.pairs[i].segments[k].p1, b.pairs[i].segments[k].p1);
+                    }
+                }
+            }
+        }
+    }
+}
+
 // A detector handed another scene with the same meshes but the objects' meshes swapped: the GPU
 // mirror must be remade (GpuScene keeps each object's mesh range while the counts stay: before
 // the fix the second scene's pair was missed with either item path) and the pose pass's item
