@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Branch cullide-11's round (issue 9's detector bar: `cullide`'s detect() within 1.5x of `peel`'s
-# on pile/100 and deforming/100, medians, in every process). isc_bench_cullide in
+# on pile/100 and deforming/100, medians, in every process). Its hooks were taken out of main at the
+# merge (no reliable gain): it needs the binaries of branch commit 2ba3ad5. isc_bench_cullide in
 # $ISC_CULLIDE_SPEED11_PROCS processes (default 3), each with the rows
 #   cullide_posed    the posed path: ISC_CULLIDE_POSED_SPLAT=1 ISC_CULLIDE_POSED_FILTER=1 (the
 #                    default in runs 1-2, where the row was `cullide`; off by default since)

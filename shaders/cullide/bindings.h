@@ -43,10 +43,6 @@ namespace isc::gl {
 #define CULLIDE_BINDING_OBJECT_BOXES 24    // vec4 objectBoxes[2 * groups]: per group (object), its world box (grown)
 #define CULLIDE_BINDING_PARTNERS 25        // uint partners[]: per group g, partners[g] .. partners[g + 1] index
                                            // the same array, whose entries there are the partner groups
-// The filter's posed triangles (cullide-11, CullideSettings-free hook ISC_CULLIDE_POSED_FILTER):
-#define CULLIDE_BINDING_POSED 26           // vec4 posed[3 * 64 * items]: per wanted cluster item i and slot k,
-                                           // at 3 * (64 * i + k): the world corners a, b, c (float model
-                                           // matrix, as sceneWorldTriangle), the mesh triangle in a.w's bits
 #define CULLIDE_ITEM_BOX_DEFORMED 0xFFFFFFFFu
 #define CULLIDE_CHAIN_CLUSTER_PAIRS 0      // cluster pairs appended (the pair pass)
 #define CULLIDE_CHAIN_OUTPUT 1             // triangle pairs appended (the filter)

@@ -18,11 +18,6 @@
 // Lemma 1), so their clusters survived the cluster level, and a triangle's box lies in its
 // cluster's box, so the cluster pair met and was appended: each triangle lies in one cluster,
 // so each triangle pair is met exactly once.
-//   uMode 2 (pose, cullide-11, with CULLIDE_FILTER_POSED): 64 invocations per cluster item
-//            (CULLIDE_FILTER_LANES / 64 items per workgroup); a wanted item's triangles are posed
-//            once into posed[] (sceneWorldTriangle, as uMode 1 poses them), so that uMode 1 reads
-//            them instead of posing each cluster's triangles again for each of its cluster pairs
-//            (about three times per wanted cluster on the pile). The same floats, the same pairs.
 // Bounded loops: at most CULLIDE_FILTER_MAX_CLUSTER^2 / 64 = 64 pairs per invocation.
 #include "common/dispatch.glsl"
 #include "common/scene.glsl"
@@ -44,11 +39,6 @@ layout(std430, binding = CULLIDE_BINDING_CLUSTER_PAIRS) readonly buffer CullideC
 layout(std430, binding = CULLIDE_BINDING_CHAIN_COUNTERS) buffer CullideChainCounters { uint chainCounters[]; };
 layout(std430, binding = CULLIDE_BINDING_OUTPUT) writeonly buffer CullideOutput { uint outputPairs[]; };
 layout(std430, binding = CULLIDE_BINDING_CHAIN_BOXES) readonly buffer CullideChainBoxes { vec4 chainBoxes[]; };
-#ifdef CULLIDE_FILTER_POSED
-layout(std430, binding = CULLIDE_BINDING_WANTED) readonly buffer CullideWanted { uint wanted[]; };
-layout(std430, binding = CULLIDE_BINDING_POSED) buffer CullidePosed { vec4 posed[]; };
-uniform uint uItemTotal;  // uMode 2: cluster items
-#endif
 
 uniform uint uMode;
 uniform uint uClusterPairCapacity;
@@ -57,119 +47,23 @@ uniform uint uMaxGroups;       // workgroups per dimension
 uniform float uTolerance;      // world units
 uniform uint uAllAlive;        // 1: every triangle of a listed cluster is a survivor (no triangle-level passes)
 
-#ifdef CULLIDE_FILTER_PACK
-// cullide-11 (hook ISC_CULLIDE_FILTER_PACK, with CULLIDE_FILTER_WIDE and CULLIDE_FILTER_POSED):
-// CULLIDE_FILTER_PACK cluster pairs per 128-invocation workgroup, 128 / PACK invocations each
-// (half per side, each loading PACK of its cluster's posed triangles): on the pile a cluster pair
-// has about 4 box pairs, so the workgroups' fixed costs (the dependent loads, the barriers) were
-// the filter's time, not its pairs.
-#define CULLIDE_FILTER_SLOTS (CULLIDE_FILTER_PACK * 2u * CULLIDE_FILTER_MAX_CLUSTER)
-shared vec3 sV[CULLIDE_FILTER_SLOTS][3];  // pair p of the workgroup, side s: from (2p + s) * 64
-shared vec3 sLo[CULLIDE_FILTER_SLOTS];
-shared vec3 sHi[CULLIDE_FILTER_SLOTS];
-shared uint sTri[CULLIDE_FILTER_SLOTS];
-shared uint sCount[2u * CULLIDE_FILTER_PACK];
-#else
 shared vec3 sV[2u * CULLIDE_FILTER_MAX_CLUSTER][3];  // 0..63: the cluster of the candidate's a, 64..: of its b
 shared vec3 sLo[2u * CULLIDE_FILTER_MAX_CLUSTER];
 shared vec3 sHi[2u * CULLIDE_FILTER_MAX_CLUSTER];
 shared uint sTri[2u * CULLIDE_FILTER_MAX_CLUSTER];
 shared uint sCount[2];
-#endif
 shared uint sBoxPairs;
 
 void main() {
     if (uMode == 0u) {
         if (gl_GlobalInvocationID.x != 0u) return;
         uint count = min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity);
-#ifdef CULLIDE_FILTER_PACK
-        count = (count + CULLIDE_FILTER_PACK - 1u) / CULLIDE_FILTER_PACK;  // workgroups
-#endif
         uint x = min(count, uMaxGroups);
         chainCounters[CULLIDE_CHAIN_ARGS + 0u] = x;
         chainCounters[CULLIDE_CHAIN_ARGS + 1u] = x == 0u ? 1u : (count + x - 1u) / x;
         chainCounters[CULLIDE_CHAIN_ARGS + 2u] = 1u;
         return;
     }
-#ifdef CULLIDE_FILTER_POSED
-    if (uMode == 2u) {
-        uint i = iscFlatWorkGroup() * (CULLIDE_FILTER_LANES / CULLIDE_FILTER_MAX_CLUSTER) +
-                 gl_LocalInvocationIndex / CULLIDE_FILTER_MAX_CLUSTER;
-        uint k = gl_LocalInvocationIndex % CULLIDE_FILTER_MAX_CLUSTER;
-        if (i >= uItemTotal || wanted[i] == 0u) return;  // (no barrier in this mode)
-        CullideItem it = items[i];
-        if (k >= it.slotCount) return;
-        uint t = slotTriangles[it.firstSlot + k];
-        vec3 a, b, c;
-        sceneWorldTriangle(it.object, t, a, b, c);
-        uint at = 3u * (CULLIDE_FILTER_MAX_CLUSTER * i + k);
-        posed[at] = vec4(a, uintBitsToFloat(t));
-        posed[at + 1u] = vec4(b, 0.0);
-        posed[at + 2u] = vec4(c, 0.0);
-        return;
-    }
-#endif
-#ifdef CULLIDE_FILTER_PACK
-    {
-        const uint pairLanes = CULLIDE_FILTER_LANES / CULLIDE_FILTER_PACK, sideLanes = pairLanes / 2u;
-        uint lid = gl_LocalInvocationIndex;
-        uint sub = lid / pairLanes, pl = lid % pairLanes, side = pl / sideLanes, l = pl % sideLanes;
-        uint cpi = iscFlatWorkGroup() * CULLIDE_FILTER_PACK + sub;
-        uint listed = min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity);
-        bool valid = cpi < listed;
-        if (lid < 2u * CULLIDE_FILTER_PACK) sCount[lid] = 0u;
-        if (lid == 0u) sBoxPairs = 0u;
-        barrier();
-        uvec4 cp = valid ? clusterPairs[cpi] : uvec4(0u);
-        uint base = (2u * sub + side) * CULLIDE_FILTER_MAX_CLUSTER;
-        if (valid) {
-            uint item = side == 0u ? cp.y : cp.z, other = side == 0u ? cp.z : cp.y;
-            CullideItem it = items[item];
-            for (uint k = l; k < it.slotCount; k += sideLanes) {
-                if (uAllAlive == 0u && alive[it.memberStart + k] == 0u) continue;
-                uint at3 = 3u * (CULLIDE_FILTER_MAX_CLUSTER * item + k);
-                vec4 a4 = posed[at3];
-                vec3 a = a4.xyz, b = posed[at3 + 1u].xyz, c = posed[at3 + 2u].xyz;
-                vec3 lo = min(a, min(b, c)), hi = max(a, max(b, c));
-                // (the same box cut as below: lo <= other hi + tol, other lo <= hi + tol)
-                if (all(lessThanEqual(lo, chainBoxes[2u * other + 1u].xyz + uTolerance)) &&
-                    all(lessThanEqual(chainBoxes[2u * other].xyz, hi + uTolerance))) {
-                    uint at = base + atomicAdd(sCount[2u * sub + side], 1u);
-                    sV[at][0] = a;
-                    sV[at][1] = b;
-                    sV[at][2] = c;
-                    sLo[at] = lo;
-                    sHi[at] = hi;
-                    sTri[at] = floatBitsToUint(a4.w);
-                }
-            }
-        }
-        barrier();
-        uint boxPairs = 0u;
-        if (valid) {
-            uint nA = sCount[2u * sub], nB = sCount[2u * sub + 1u];
-            uint baseA = 2u * sub * CULLIDE_FILTER_MAX_CLUSTER, baseB = baseA + CULLIDE_FILTER_MAX_CLUSTER;
-            uint total = nA * nB;
-            for (uint idx = pl; idx < total; idx += pairLanes) {
-                uint i = baseA + idx / nB, j = baseB + idx % nB;
-                if (any(greaterThan(sLo[i], sHi[j] + uTolerance)) || any(greaterThan(sLo[j], sHi[i] + uTolerance))) continue;
-                ++boxPairs;
-                if (!iscTrianglesMayIntersect(sV[i][0], sV[i][1], sV[i][2], sV[j][0], sV[j][1], sV[j][2], uTolerance)) continue;
-                uint slot = atomicAdd(chainCounters[CULLIDE_CHAIN_OUTPUT], 1u);
-                if (slot < uOutputCapacity) {
-                    outputPairs[3u * slot] = cp.x;
-                    outputPairs[3u * slot + 1u] = sTri[i];
-                    outputPairs[3u * slot + 2u] = sTri[j];
-                }
-            }
-        }
-        if (boxPairs != 0u) atomicAdd(sBoxPairs, boxPairs);
-        barrier();
-        if (lid == 0u && sBoxPairs != 0u) atomicAdd(chainCounters[CULLIDE_CHAIN_BOX_PAIRS], sBoxPairs);
-    }
-#else
-    // (Not compiled with CULLIDE_FILTER_PACK: NVIDIA's compiler refuses a barrier() after the
-    // packed block's end.)
     uint g = iscFlatWorkGroup();
     if (g >= min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity)) return;  // whole workgroup
     uvec4 cp = clusterPairs[g];
@@ -184,19 +78,11 @@ void main() {
     uint lane = lid;
     for (uint side = 0u; side < 2u; ++side) {
 #endif
-        uint item = side == 0u ? cp.y : cp.z;
-        CullideItem it = items[item];
+        CullideItem it = items[side == 0u ? cp.y : cp.z];
         if (lane < it.slotCount && (uAllAlive != 0u || alive[it.memberStart + lane] != 0u)) {
-#ifdef CULLIDE_FILTER_POSED
-            uint at3 = 3u * (CULLIDE_FILTER_MAX_CLUSTER * item + lane);
-            vec4 a4 = posed[at3];
-            vec3 a = a4.xyz, b = posed[at3 + 1u].xyz, c = posed[at3 + 2u].xyz;
-            uint t = floatBitsToUint(a4.w);
-#else
             uint t = slotTriangles[it.firstSlot + lane];
             vec3 a, b, c;
             sceneWorldTriangle(it.object, t, a, b, c);
-#endif
             vec3 lo = min(a, min(b, c)), hi = max(a, max(b, c));
             // Only triangles whose box comes within the tolerance of the other cluster's box
             // (chainBoxes: the pose pass's, grown by the round-off bound, holding every triangle
@@ -233,5 +119,4 @@ void main() {
     if (boxPairs != 0u) atomicAdd(sBoxPairs, boxPairs);
     barrier();
     if (lid == 0u && sBoxPairs != 0u) atomicAdd(chainCounters[CULLIDE_CHAIN_BOX_PAIRS], sBoxPairs);
-#endif
 }

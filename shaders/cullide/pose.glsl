@@ -13,11 +13,6 @@
 // deformed cluster's triangles are then refit in parallel (an invocation per triangle, 64 apart)
 // and reduced in shared memory (min and max are exact, so the box is the one a single thread
 // finds); the rest (rigid boxes, the partner cut) runs on the first invocation.
-// CULLIDE_POSE_TRIANGLES (cullide-11, hook ISC_CULLIDE_POSED_SPLAT; with uGroupPerItem, items of
-// at most 64 slots): each invocation also poses its slot's triangle (sceneWorldTriangle, as the
-// splat passes and the filter pose it) into posed[3 * (64 * item + slot)] (bindings.h), for every
-// item whether it is seeded or not (the pair pass may want any item where the level was cut), so
-// that the cluster level's three splat passes and the filter read it instead of posing it again.
 // Bounded loops: a deformed cluster's triangles (<= clusterSize <= 4096); an object's partners
 // (more than 60000: the item is kept, conservative).
 #include "common/dispatch.glsl"
@@ -33,9 +28,6 @@ layout(std430, binding = CULLIDE_BINDING_BOXES) readonly buffer CullideBoxes { v
 layout(std430, binding = CULLIDE_BINDING_ITEM_BOXES) readonly buffer CullideItemBoxes { uint itemBoxes[]; };
 layout(std430, binding = CULLIDE_BINDING_OBJECT_BOXES) readonly buffer CullideObjectBoxes { vec4 objectBoxes[]; };
 layout(std430, binding = CULLIDE_BINDING_PARTNERS) readonly buffer CullidePartners { uint partners[]; };
-#ifdef CULLIDE_POSE_TRIANGLES
-layout(std430, binding = CULLIDE_BINDING_POSED) writeonly buffer CullidePosed { vec4 posed[]; };
-#endif
 
 uniform uint uCount;     // items
 uniform float uEpsilon;  // world units: the round-off bound
@@ -55,17 +47,6 @@ void main() {
     if (t >= uCount) return;  // (per workgroup with uGroupPerItem: no barrier is skipped by part of one)
     CullideItem it = items[t];
     uint bi = itemBoxes[t];
-#ifdef CULLIDE_POSE_TRIANGLES
-    if (lane < it.slotCount && lane < CULLIDE_FILTER_MAX_CLUSTER) {
-        uint tri = slotTriangles[it.firstSlot + lane];
-        vec3 pa, pb, pc;
-        sceneWorldTriangle(it.object, tri, pa, pb, pc);
-        uint at = 3u * (CULLIDE_FILTER_MAX_CLUSTER * t + lane);
-        posed[at] = vec4(pa, uintBitsToFloat(tri));
-        posed[at + 1u] = vec4(pb, 0.0);
-        posed[at + 2u] = vec4(pc, 0.0);
-    }
-#endif
     vec3 lo, hi;
     if (bi != CULLIDE_ITEM_BOX_DEFORMED) {
         if (lane != 0u) return;

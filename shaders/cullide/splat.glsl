@@ -44,11 +44,6 @@ layout(std430, binding = CULLIDE_BINDING_BOXES) readonly buffer CullideBoxes { v
 uniform uint uWorldBoxBase;  // boxes: first per-call world box (the local boxes come first)
 #endif
 
-#ifdef CULLIDE_SPLAT_POSED
-// cullide-11 (hook ISC_CULLIDE_POSED_SPLAT): the chain's cluster level, one workgroup per item:
-// its triangles as the pose pass posed them (pose.glsl, CULLIDE_POSE_TRIANGLES; the same floats).
-layout(std430, binding = CULLIDE_BINDING_POSED) readonly buffer CullidePosed { vec4 posed[]; };
-#endif
 layout(std430, binding = CULLIDE_BINDING_CLIP) readonly buffer CullideClip { vec4 clipBoxes[]; };
 uniform uint uClip;  // 1: the query (mode 2) only looks inside each item's clip box
 uniform uint uClipPerGroup;  // 1: clip boxes are per group (object), not per item
@@ -113,14 +108,9 @@ uint cullideSplat() {
     if (hi.x + ep < 0.0 || hi.y + ep < 0.0 || lo.x - ep >= float(uSize.x) || lo.y - ep >= float(uSize.y)) return 0u;
     ivec4 box = ivec4(ivec2(floor(max(lo.xy - ep, vec2(0.0)))), ivec2(floor(min(hi.xy + ep, vec2(uSize) - 0.5))));
 #else
-#ifdef CULLIDE_SPLAT_POSED
-    uint at = 3u * (CULLIDE_FILTER_MAX_CLUSTER * item + slot);
-    vec3 A = posed[at].xyz, B = posed[at + 1u].xyz, C = posed[at + 2u].xyz;
-#else
     uint triangle = slotTriangles[it.firstSlot + slot];
     vec3 A, B, C;
     sceneWorldTriangle(it.object, triangle, A, B, C);
-#endif
     CullideRaster r;
     if (!cullideSetup(A, B, C, it.fatten, r)) return 0u;
     ivec4 box = r.box;

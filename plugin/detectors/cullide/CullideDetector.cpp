@@ -1481,19 +1481,6 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // ISC_CULLIDE_WIDE_FILTER=0: the filter's 64-invocation workgroups, one cluster loaded after
     // the other (before cullide-10's run 4).
     impl->passes.setWideFilter(envOn("ISC_CULLIDE_WIDE_FILTER", true));
-    // Cullide-11's paths, off by default (on the H200 no faster: the pile's call -0.017 ms in the
-    // median, the deforming pile's slower in 4 of 6 processes; cullide.md, "cullide-11"):
-    // ISC_CULLIDE_POSED_FILTER=1: a pass before the filter poses every wanted cluster's triangles
-    // once, and the filter reads them (off: it poses each cluster's triangles for every cluster
-    // pair it is in).
-    impl->passes.setPosedFilter(envOn("ISC_CULLIDE_POSED_FILTER", false));
-    // ISC_CULLIDE_POSED_SPLAT=1: the pose pass poses every cluster's triangles once, for the
-    // cluster level's splat passes and the filter (off: the splats pose their own).
-    impl->passes.setPosedSplat(envOn("ISC_CULLIDE_POSED_SPLAT", false));
-    // ISC_CULLIDE_FILTER_PACK=2: two cluster pairs per filter workgroup (default 1; with the posed
-    // triangles only).
-    if (const char* v = std::getenv("ISC_CULLIDE_FILTER_PACK"); v != nullptr && *v != '\0')
-        impl->passes.setFilterPack(unsigned(std::clamp(std::atoi(v), 1, 2)));
     if (const char* v = std::getenv("ISC_CULLIDE_PAIR_SPLIT"); v != nullptr && *v != '\0')
         impl->pairSplit = std::uint32_t(std::clamp(std::atoi(v), 1, 64));
     const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));

@@ -49,7 +49,6 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
         const char* label;
     };
     for (const Variant& v : {Variant{&splat_, "", "cullide splat"},
-                             Variant{&splatPosed_, "#define CULLIDE_SPLAT_POSED 1\n", "cullide splat (posed)"},
                              Variant{&splatBoxes_, "#define CULLIDE_BOXES 1\n" + lanes, "cullide splat (boxes)"},
                              Variant{&splatMulti_, "#define CULLIDE_MULTIVIEW 1\n", "cullide splat (views at once)"},
                              Variant{&splatBoxesMulti_, "#define CULLIDE_MULTIVIEW 1\n#define CULLIDE_BOXES 1\n" + lanes,
@@ -67,10 +66,6 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     auto po = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/pose.glsl"}}, {}, "cullide pose");
     if (!po) return fail(po.error().message);
     pose_ = std::move(*po);
-    auto pp = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/pose.glsl"}}, "#define CULLIDE_POSE_TRIANGLES 1\n",
-                                  "cullide pose (triangles)");
-    if (!pp) return fail(pp.error().message);
-    posePosed_ = std::move(*pp);
     auto fl = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/filter.glsl"}}, {}, "cullide filter");
     if (!fl) return fail(fl.error().message);
     filter_ = std::move(*fl);
@@ -78,21 +73,6 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
                                   "cullide filter (wide)");
     if (!fw) return fail(fw.error().message);
     filterWide_ = std::move(*fw);
-    auto fp = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/filter.glsl"}}, "#define CULLIDE_FILTER_POSED 1\n",
-                                  "cullide filter (posed)");
-    if (!fp) return fail(fp.error().message);
-    filterPosed_ = std::move(*fp);
-    auto fwp = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/filter.glsl"}},
-                                   "#define CULLIDE_FILTER_WIDE 1\n#define CULLIDE_FILTER_POSED 1\n",
-                                   "cullide filter (wide, posed)");
-    if (!fwp) return fail(fwp.error().message);
-    filterWidePosed_ = std::move(*fwp);
-    // (Two cluster pairs per workgroup: 21 KB of shared memory; four would pass GL's 32 KB minimum.)
-    auto fk = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/filter.glsl"}},
-                                  "#define CULLIDE_FILTER_WIDE 1\n#define CULLIDE_FILTER_POSED 1\n#define CULLIDE_FILTER_PACK 2u\n",
-                                  "cullide filter (wide, posed, two cluster pairs a workgroup)");
-    if (!fk) return fail(fk.error().message);
-    filterPack2_ = std::move(*fk);
     auto f = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/self.glsl"}}, {}, "cullide self");
     if (!f) return fail(f.error().message);
     self_ = std::move(*f);
@@ -324,19 +304,13 @@ void Passes::queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer&
         if (clip) clip_.upload(0, level.clip.size_bytes(), level.clip.data());
     }
     clip_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLIP);  // bound even when unused
-    for (gl::Program* p : {&splat_, &splatPosed_, &splatBoxes_, &splatMulti_, &splatBoxesMulti_}) {
+    for (gl::Program* p : {&splat_, &splatBoxes_, &splatMulti_, &splatBoxesMulti_}) {
         p->setUniform("uClip", clip);
         p->setUniform("uClipPerGroup", level.clipPerGroup ? 1u : 0u);
     }
     threads_ = splitItems(level);
-    for (gl::Program* p : {&splat_, &splatPosed_, &splatBoxes_, &splatMulti_, &splatBoxesMulti_})
+    for (gl::Program* p : {&splat_, &splatBoxes_, &splatMulti_, &splatBoxesMulti_})
         p->setUniform("uItemPerGroup", itemPerGroup_ ? 1u : 0u);
-    const bool atOnce = level.viewsAtOnce && !level.self && !level.queries && level.views.size() > 1 &&
-                        level.views.size() <= kMaxViewsAtOnce;
-    // cullide-11 (posedSplat_): the pose pass also poses every item's triangles once, read by the
-    // splat passes of one view (one workgroup per item of at most 64 slots) and by the filter.
-    posedLevel_ = seed == Seed::Posed && posedSplat_ && itemPerGroup_ && !atOnce && !level.byBoxes &&
-                  !level.perSlot && !level.self && !level.queries && level.maxSlotCount <= CULLIDE_FILTER_MAX_CLUSTER;
     ISC_ASSERT(level.groupCount < (1u << 24), "cullide::Passes::issue(): too many groups");
     ISC_ASSERT(!level.queries || queries_, "cullide::Passes::issue(): the query programs were not compiled");
     bindCommon(level, levelItems_, itemsBuffer, aliveBuffer, seed != Seed::All);
@@ -349,22 +323,18 @@ void Passes::queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer&
         // buffers bound by runChain).
         // With a deformed item: one workgroup per item (its triangles refit in parallel).
         const std::uint32_t n = static_cast<std::uint32_t>(level.items.size());
-        const bool perItem = poseGroupPerItem_ || posedLevel_;
-        const std::uint64_t groups = perItem ? n : (std::uint64_t(n) + kGroup - 1) / kGroup;
+        const std::uint64_t groups = poseGroupPerItem_ ? n : (std::uint64_t(n) + kGroup - 1) / kGroup;
         const std::uint64_t x = std::min<std::uint64_t>(groups, maxGroupsX_);
-        gl::Program& pose = posedLevel_ ? posePosed_ : pose_;
-        if (posedLevel_) {
-            posedTriangles_.reserveWithHeadroom(std::max<std::size_t>(48, std::size_t(n) * CULLIDE_FILTER_MAX_CLUSTER * 48));
-            posedTriangles_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_POSED);
-        }
-        pose.setUniform("uEpsilon", level.epsilon);
-        pose.setUniform("uCount", n);
-        pose.setUniform("uGroupPerItem", perItem ? 1u : 0u);
-        pose.use();
-        if (n > 0) pose.dispatch(static_cast<GLuint>(x), static_cast<GLuint>((groups + x - 1) / x));
+        pose_.setUniform("uEpsilon", level.epsilon);
+        pose_.setUniform("uCount", n);
+        pose_.setUniform("uGroupPerItem", poseGroupPerItem_ ? 1u : 0u);
+        pose_.use();
+        if (n > 0) pose_.dispatch(static_cast<GLuint>(x), static_cast<GLuint>((groups + x - 1) / x));
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         glQueryCounter(posed_.id(), GL_TIMESTAMP);
     }
+    const bool atOnce = level.viewsAtOnce && !level.self && !level.queries && level.views.size() > 1 &&
+                        level.views.size() <= kMaxViewsAtOnce;
     if (atOnce) runComputeViews(level);
     LevelResult queryCount;
     for (std::size_t i = 0; i < level.views.size() && !atOnce; ++i) {
@@ -433,7 +403,6 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         chainBoxes_.upload(0, chain.clusterBoxes.size_bytes(), chain.clusterBoxes.data());
     }
     queueLevel(cl, items_, alive_, chain.poseItems ? Seed::Posed : Seed::All, true);
-    const bool posedAll = posedLevel_;  // every cluster item's triangles are in posedTriangles_
     glQueryCounter(clustered_.id(), GL_TIMESTAMP);
     out.cluster.threads = threads_;
     // The GPU starts on the cluster level while the rest is prepared and queued.
@@ -516,28 +485,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     if (triangles && filter) {
         output_.reserve(std::size_t(outputCapacity_) * 12);
         output_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_OUTPUT);
-        const bool posedRead = posedFilter_ || posedAll;
-        // cullide-11: several cluster pairs per workgroup (filterPack_; posed and wide only).
-        const bool packed = posedRead && wideFilter_ && filterPack_ == 2;
-        gl::Program& filterProgram = packed ? filterPack2_
-                                     : posedRead ? (wideFilter_ ? filterWidePosed_ : filterPosed_)
-                                                 : (wideFilter_ ? filterWide_ : filter_);
-        if (posedAll) {
-            posedTriangles_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_POSED);
-        } else if (posedFilter_) {
-            // cullide-11: every wanted cluster's triangles posed once (uMode 2), read by the filter.
-            const std::uint32_t items = static_cast<std::uint32_t>(chain.triangle->items.size());
-            const std::uint32_t perGroup = wideFilter_ ? 2u : 1u;
-            const std::uint64_t groups = (std::uint64_t(items) + perGroup - 1) / perGroup;
-            posedTriangles_.reserveWithHeadroom(std::max<std::size_t>(48, std::size_t(items) * 64 * 48));
-            posedTriangles_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_POSED);
-            wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
-            filterProgram.setUniform("uItemTotal", items);
-            filterProgram.setUniform("uMode", 2u);
-            filterProgram.use();
-            const std::uint64_t x = std::min<std::uint64_t>(groups, std::min<std::uint32_t>(maxGroupsX_, 65535u));
-            if (groups > 0) filterProgram.dispatch(static_cast<GLuint>(x), static_cast<GLuint>((groups + x - 1) / x));
-        }
+        gl::Program& filterProgram = wideFilter_ ? filterWide_ : filter_;
         filterProgram.setUniform("uClusterPairCapacity", clusterPairCapacity_);
         filterProgram.setUniform("uOutputCapacity", outputCapacity_);
         filterProgram.setUniform("uMaxGroups", std::min<std::uint32_t>(maxGroupsX_, 65535u));
@@ -705,7 +653,7 @@ void Passes::runComputeView(const Level& level, const View& view, bool last) {
     glClearNamedBufferSubData(depth_.id(), GL_RGBA32UI, 0, static_cast<GLsizeiptr>(pixels * 16), GL_RGBA_INTEGER,
                               GL_UNSIGNED_INT, clear);
     depth_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_DEPTH);
-    gl::Program& splat = level.byBoxes ? splatBoxes_ : posedLevel_ ? splatPosed_ : splat_;
+    gl::Program& splat = level.byBoxes ? splatBoxes_ : splat_;
     setView(splat, view, level.epsilon);
     splat.setUniform("uItemCount", static_cast<unsigned>(level.items.size()));
     splat.setUniform("uWorkCount", threads_);

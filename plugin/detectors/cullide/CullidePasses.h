@@ -174,16 +174,6 @@ public:
     /// The filter with 128 invocations per cluster pair (both clusters loaded at once; cullide-10,
     /// the default) or 64 (one cluster after the other, as before).
     void setWideFilter(bool on) { wideFilter_ = on; }
-    /// The filter reads triangles posed once per call into a buffer (cullide-11: a pass over the
-    /// wanted clusters before it) instead of posing each cluster's triangles for every cluster
-    /// pair it is in; the same floats, the same pairs.
-    void setPosedFilter(bool on) { posedFilter_ = on; }
-    /// The chain's pose pass also poses every cluster item's triangles once (cullide-11), read by
-    /// the cluster level's splat passes (one view, one workgroup per item) and the filter.
-    void setPosedSplat(bool on) { posedSplat_ = on; }
-    /// Cluster pairs per filter workgroup (cullide-11: 1 or 2; 2 only with the wide filter on
-    /// posed triangles).
-    void setFilterPack(unsigned pairs) { filterPack_ = pairs; }
     /// Mirrors `scene` (GpuScene) and uploads `slotTriangles` (every mesh's leaf order, at
     /// the bases the items use) when `slotsChanged`.
     void sync(const Scene& scene, std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
@@ -240,7 +230,7 @@ private:
     int selfLayers_ = 16;
     int queryPool_ = 1024;
     gl::Program splat_, splatBoxes_, splatMulti_, splatBoxesMulti_, update_, self_, queryDraw_, queryUpdate_, chain_,
-        filter_, filterWide_, filterPosed_, filterWidePosed_, filterPack2_, pose_, posePosed_, splatPosed_;
+        filter_, filterWide_, pose_;
     gl::GpuScene scene_{"cullide scene"};
     gl::Buffer items_{"cullide items"}, slots_{"cullide slot triangles"}, alive_{"cullide alive"},
         marks_{"cullide marks"}, depth_{"cullide depth words"}, counters_{"cullide counters"},
@@ -252,8 +242,7 @@ private:
         keep_{"cullide chain kept pairs"}, bits_{"cullide chain survivor bits"},
         clusterPairs_{"cullide filter cluster pairs"}, chainCounters_{"cullide chain counters"},
         output_{"cullide filter triangle pairs"}, itemBoxes_{"cullide chain item boxes"},
-        objectBoxes_{"cullide chain object boxes"}, partners_{"cullide chain partners"},
-        posedTriangles_{"cullide filter posed triangles"};
+        objectBoxes_{"cullide chain object boxes"}, partners_{"cullide chain partners"};
     std::vector<gl::CullideItem> itemsHeld_, chainItemsHeld_;  // what items_ / chainItems_ hold
     std::uint64_t itemsHeldVersion_ = 0, chainItemsHeldVersion_ = 0;  // and its Level::itemsVersion (0: none)
     std::uint32_t clusterPairCapacity_ = 1u << 15;  // entries; grown after an overflow
@@ -268,10 +257,6 @@ private:
     std::vector<gl::CullideItem> splitItems_;  // the level's items with their split (when any needs one)
     std::span<const gl::CullideItem> levelItems_;  // what the level uploads: splitItems_ or its own items
     bool wideFilter_ = true;
-    bool posedFilter_ = false;  // cullide-11's hooks: off by default (measured no faster, cullide.md)
-    bool posedSplat_ = false;
-    unsigned filterPack_ = 1;
-    bool posedLevel_ = false;  // the level being queued reads posed triangles (posedSplat_)
     std::uint64_t itemBoxesVersion_ = 0;           // Level::itemsVersion of what itemBoxes_ holds (0: none)
     bool poseGroupPerItem_ = false;                // the pose pass: one workgroup per item (some item deformed)
     bool itemPerGroup_ = false;                    // the splat passes: one workgroup per item (Level::maxSlotCount)
