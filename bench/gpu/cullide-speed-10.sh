@@ -48,16 +48,8 @@ elif [ "${ISC_CULLIDE_SPEED10_BASIC:-0}" = 2 ]; then
 fi
 
 if has detector; then
-  start_clocks "$out"
-  for ((p = 1; p <= procs; p++)); do
-    order=${orders[$(((p - 1) % ${#orders[@]}))]}
-    echo "=== cullide process $p ($order)"
-    ISC_BENCH_CULLIDE_SIZES=$size ISC_BENCH_CULLIDE_DEFORM_CALLS=$calls ISC_BENCH_CULLIDE_PATTERNS="" \
-    ISC_BENCH_CULLIDE_VARIANTS="cullide_old:ISC_CULLIDE_FUSED_SETUP=0,ISC_CULLIDE_PAIR_SPLIT=1,ISC_CULLIDE_WIDE_FILTER=0;cullide_nofuse:ISC_CULLIDE_FUSED_SETUP=0;cullide_nosplit:ISC_CULLIDE_PAIR_SPLIT=1;cullide_narrow:ISC_CULLIDE_WIDE_FILTER=0" \
-    ISC_BENCH_CULLIDE_ORDER="$order" \
-      cullide_process "$out" "$p" 90 "^(pile|deforming)/$size/"
-  done
-  stop_clocks
+  cullide_processes "$out" "$procs" "$size" "$calls" \
+    "cullide_old:ISC_CULLIDE_FUSED_SETUP=0,ISC_CULLIDE_PAIR_SPLIT=1,ISC_CULLIDE_WIDE_FILTER=0;cullide_nofuse:ISC_CULLIDE_FUSED_SETUP=0;cullide_nosplit:ISC_CULLIDE_PAIR_SPLIT=1;cullide_narrow:ISC_CULLIDE_WIDE_FILTER=0"
 fi
 
 if has tests; then

@@ -44,16 +44,8 @@ if [ "${ISC_CULLIDE_SPEED11_RUN:-1}" = 2 ]; then
 fi
 
 if has detector; then
-  start_clocks "$out"
-  for ((p = 1; p <= procs; p++)); do
-    order=${orders[$(((p - 1) % ${#orders[@]}))]}
-    echo "=== cullide process $p ($order)"
-    ISC_BENCH_CULLIDE_SIZES=$size ISC_BENCH_CULLIDE_DEFORM_CALLS=$calls ISC_BENCH_CULLIDE_PATTERNS="" \
-    ISC_BENCH_CULLIDE_VARIANTS="cullide_posed:ISC_CULLIDE_POSED_SPLAT=1,ISC_CULLIDE_POSED_FILTER=1;cullide_old:ISC_CULLIDE_POSED_SPLAT=0,ISC_CULLIDE_POSED_FILTER=0;cullide_nosplat:ISC_CULLIDE_POSED_SPLAT=0,ISC_CULLIDE_POSED_FILTER=1;cullide_pack2:ISC_CULLIDE_POSED_SPLAT=1,ISC_CULLIDE_POSED_FILTER=1,ISC_CULLIDE_FILTER_PACK=2" \
-    ISC_BENCH_CULLIDE_ORDER="$order" \
-      cullide_process "$out" "$p" 90 "^(pile|deforming)/$size/"
-  done
-  stop_clocks
+  cullide_processes "$out" "$procs" "$size" "$calls" \
+    "cullide_posed:ISC_CULLIDE_POSED_SPLAT=1,ISC_CULLIDE_POSED_FILTER=1;cullide_old:ISC_CULLIDE_POSED_SPLAT=0,ISC_CULLIDE_POSED_FILTER=0;cullide_nosplat:ISC_CULLIDE_POSED_SPLAT=0,ISC_CULLIDE_POSED_FILTER=1;cullide_pack2:ISC_CULLIDE_POSED_SPLAT=1,ISC_CULLIDE_POSED_FILTER=1,ISC_CULLIDE_FILTER_PACK=2"
 fi
 
 if has tests; then

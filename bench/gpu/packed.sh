@@ -70,6 +70,45 @@ peel_interleaved() {
     --benchmark_report_aggregates_only=true >> "$out/peel.txt" 2>&1
   echo "$name end $(date +%H:%M:%S.%N) rc $?" >> "$out/marks.txt"
 }
+# After peel_interleaved: per process of $1/peel.txt, each median row's time (the median of the
+# repetitions' means, or a single repetition's mean) and the counters named in $2..; to stdout
+# and $1/summary.txt.
+peel_summary() {
+  local out=$1
+  shift
+  python3 - "$out/peel.txt" "$@" <<'PY' | tee "$out/summary.txt"
+import re, sys
+keys = sys.argv[2:]
+for line in open(sys.argv[1]):
+    if line.startswith("## process"):
+        print(line.strip()[3:])
+    m = re.match(r"(?:variants/)?(\w+/\w+/(\w+))/\S*?(?:_median|manual_time)\s+([\d.]+) ms", line)
+    if m:
+        c = dict(re.findall(r"(\w+)=([-\d.e+kmu]+)", line))
+        print("  %-24s %6s ms  " % (m.group(1), m.group(3)) + " ".join(f"{k}={c[k]}" for k in keys if k in c))
+PY
+}
+# After start_clocks/stop_clocks: per process named in $1/marks.txt, the SM clock's samples while
+# it ran ($1/clocks.csv); to stdout and appended to $1/summary.txt.
+clock_summary() {
+  python3 - "$1/marks.txt" "$1/clocks.csv" <<'PY' | tee -a "$1/summary.txt"
+import sys
+marks = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) >= 4 and f[2] in ("start", "end"):
+        marks.setdefault(f[0] + " " + f[1], {})[f[2]] = f[3][:12]
+rows = []
+for line in open(sys.argv[2]):
+    f = [x.strip() for x in line.split(",")]
+    if len(f) >= 2 and " " in f[0] and f[1].endswith("MHz"):
+        rows.append((f[0].split()[1][:12], int(f[1].split()[0])))
+for name, m in marks.items():
+    sm = [c for t, c in rows if m.get("start", "") <= t <= m.get("end", "99")]
+    if sm:
+        print(f"clock {name}: SM MHz min {min(sm)} median {sorted(sm)[len(sm)//2]} max {max(sm)} ({len(sm)} samples)")
+PY
+}
 # out=$OUT (default $1), made, with the machine's description in $out/machine.txt.
 setup_out() {
   out=${OUT:-$1}
@@ -85,6 +124,21 @@ cullide_process() {
     --benchmark_out="$out/cullide-p$p.json" --benchmark_out_format=json > "$out/cullide-p$p.txt" 2>&1
   echo "rc=$?"
   sed -n '/# isc_bench_cullide summary/,/# cullide per level/p' "$out/cullide-p$p.txt"
+}
+# isc_bench_cullide in $2 processes over pile/$3 and deforming/$3 ($4 calls per deforming row),
+# with the rows of ISC_BENCH_CULLIDE_VARIANTS=$5; process p's rows in the order of the caller's
+# array `orders`, entry (p - 1) mod its length; the GPU clocks sampled meanwhile ($1/clocks.csv).
+cullide_processes() {
+  local out=$1 procs=$2 size=$3 calls=$4 variants=$5 p order
+  start_clocks "$out"
+  for ((p = 1; p <= procs; p++)); do
+    order=${orders[$(((p - 1) % ${#orders[@]}))]}
+    echo "=== cullide process $p ($order)"
+    ISC_BENCH_CULLIDE_SIZES=$size ISC_BENCH_CULLIDE_DEFORM_CALLS=$calls ISC_BENCH_CULLIDE_PATTERNS="" \
+    ISC_BENCH_CULLIDE_VARIANTS="$variants" ISC_BENCH_CULLIDE_ORDER="$order" \
+      cullide_process "$out" "$p" 90 "^(pile|deforming)/$size/"
+  done
+  stop_clocks
 }
 # isc_bench_peel_exact (peel's exact stage alone, no GL) run 4 times with the test hook $2 (an
 # environment variable) at 1, 0, 1, 0, $3 calls each, into $1/exact.txt; prints it.

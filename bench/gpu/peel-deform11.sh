@@ -43,33 +43,9 @@ for p in "${procs[@]}"; do
 done
 stop_clocks
 # Summary: per process, the median rows' time and the call's counters.
-python3 - "$out/peel.txt" <<'PY' | tee "$out/summary.txt"
-import re, sys
-for line in open(sys.argv[1]):
-    if line.startswith("## process"):
-        print(line.strip()[3:])
-    m = re.match(r"(?:variants/)?(\w+/\w+/(\w+))/\S*?(?:_median|manual_time)\s+([\d.]+) ms", line)
-    if m:
-        c = dict(re.findall(r"(\w+)=([-\d.e+kmu]+)", line))
-        keys = ["median_ms", "cpu_setup_ms", "cpu_upload_ms", "cpu_refit_ms", "vertex_copies", "carry_widened", "carry_reused", "carry_far", "carry_done_ms", "cluster_pairs", "screen_pairs", "gpu_cull_ms", "gpu_filter_ms", "gpu_wait_ms", "cpu_exact_ms", "exact_sort_ms",
-                "exact_test_ms", "exact_reused", "exact_speculated", "tri_tri_tests", "missed_pairs", "extra_pairs"]
-        print("  %-24s %6s ms  " % (m.group(1), m.group(3)) + " ".join(f"{k}={c[k]}" for k in keys if k in c))
-PY
+peel_summary "$out" median_ms cpu_setup_ms cpu_upload_ms cpu_refit_ms vertex_copies carry_widened \
+  carry_reused carry_far carry_done_ms cluster_pairs screen_pairs gpu_cull_ms gpu_filter_ms \
+  gpu_wait_ms cpu_exact_ms exact_sort_ms exact_test_ms exact_reused exact_speculated tri_tri_tests \
+  missed_pairs extra_pairs
 # Per process, the SM clock's samples while it ran (from marks.txt and clocks.csv).
-python3 - "$out/marks.txt" "$out/clocks.csv" <<'PY' | tee -a "$out/summary.txt"
-import sys
-marks = {}
-for line in open(sys.argv[1]):
-    f = line.split()
-    if len(f) >= 4 and f[2] in ("start", "end"):
-        marks.setdefault(f[0] + " " + f[1], {})[f[2]] = f[3][:12]
-rows = []
-for line in open(sys.argv[2]):
-    f = [x.strip() for x in line.split(",")]
-    if len(f) >= 2 and " " in f[0] and f[1].endswith("MHz"):
-        rows.append((f[0].split()[1][:12], int(f[1].split()[0])))
-for name, m in marks.items():
-    sm = [c for t, c in rows if m.get("start", "") <= t <= m.get("end", "99")]
-    if sm:
-        print(f"clock {name}: SM MHz min {min(sm)} median {sorted(sm)[len(sm)//2]} max {max(sm)} ({len(sm)} samples)")
-PY
+clock_summary "$out"

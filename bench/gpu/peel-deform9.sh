@@ -48,17 +48,6 @@ for p in "${procs[@]}"; do
 done
 stop_clocks
 # Summary: per process, the median rows' time and the call's counters.
-python3 - "$out/peel.txt" <<'PY' | tee "$out/summary.txt"
-import re, sys
-for line in open(sys.argv[1]):
-    if line.startswith("## process"):
-        print(line.strip()[3:])
-    # The median of the repetitions' means, or a single repetition's mean (the large process).
-    m = re.match(r"(?:variants/)?(\w+/\w+/(\w+))/\S*?(?:_median|manual_time)\s+([\d.]+) ms", line)
-    if m:
-        c = dict(re.findall(r"(\w+)=([-\d.e+kmu]+)", line))
-        keys = ["median_ms", "cpu_setup_ms", "cpu_upload_ms", "cpu_refit_ms", "vertex_copies", "gpu_cull_ms",
-                "gpu_filter_ms", "gpu_wait_ms", "cpu_exact_ms", "exact_sort_ms", "exact_test_ms", "exact_remember_ms",
-                "exact_reused", "exact_speculated", "tri_tri_tests", "missed_pairs", "extra_pairs"]
-        print("  %-24s %6s ms  " % (m.group(1), m.group(3)) + " ".join(f"{k}={c[k]}" for k in keys if k in c))
-PY
+peel_summary "$out" median_ms cpu_setup_ms cpu_upload_ms cpu_refit_ms vertex_copies gpu_cull_ms \
+  gpu_filter_ms gpu_wait_ms cpu_exact_ms exact_sort_ms exact_test_ms exact_remember_ms \
+  exact_reused exact_speculated tri_tri_tests missed_pairs extra_pairs

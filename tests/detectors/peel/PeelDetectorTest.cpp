@@ -17,6 +17,8 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <span>
+#include <string>
 
 namespace isc {
 namespace {
@@ -50,6 +52,23 @@ std::vector<TrianglePair> reference(const Scene& scene, ObjectId a, ObjectId b) 
     else
         geometry::intersect(pa, pb, pairs);
     return pairs;
+}
+
+// Every candidate's triangle pairs in `out` are the reference's (none where the reference has
+// none); returns the reference's triangle pairs over all candidates. `what` names the call.
+std::size_t expectReferencePairs(const Scene& scene, std::span<const ObjectPair> candidates,
+                                 const DetectionOutput& out, const std::string& what) {
+    std::map<ObjectPair, const PairResult*> found;
+    for (const PairResult& r : out.pairs) found[r.pair] = &r;
+    std::size_t total = 0;
+    for (const ObjectPair& c : candidates) {
+        const auto ref = reference(scene, c.a, c.b);
+        total += ref.size();
+        auto it = found.find(c);
+        EXPECT_EQ(it == found.end() ? std::vector<TrianglePair>{} : it->second->triangles, ref)
+            << what << ", pair (" << c.a << ", " << c.b << ")";
+    }
+    return total;
 }
 
 // `got` is `want` bit for bit: the same pairs, triangle pairs and segments (a path behind a test
@@ -446,15 +465,8 @@ TEST_F(PeelDetectorTest, MovingBodiesOverManyCallsMatchTheReference) {
             const std::vector<ObjectPair> candidates = scene.overlappingPairs();
             DetectionOutput out;
             ASSERT_TRUE(peel->detect(scene, candidates, out));
-            std::map<ObjectPair, const PairResult*> found;
-            for (const PairResult& r : out.pairs) found[r.pair] = &r;
-            for (const ObjectPair& c : candidates) {
-                const auto ref = reference(scene, c.a, c.b);
-                total += ref.size();
-                auto it = found.find(c);
-                EXPECT_EQ(it == found.end() ? std::vector<TrianglePair>{} : it->second->triangles, ref)
-                    << "call " << call << ", pair (" << c.a << ", " << c.b << "), rays " << s.rays;
-            }
+            total += expectReferencePairs(scene, candidates, out,
+                                          "call " + std::to_string(call) + ", rays " + std::string(s.rays));
         }
         EXPECT_GT(total, 1000u) << "the bodies should collide (with each other and the ground)";
     }
@@ -744,16 +756,7 @@ TEST_F(PeelDetectorTest, FusedAndLevelsWalksAgree) {
         const std::vector<ObjectPair> candidates = scene.overlappingPairs();
         DetectionOutput out;
         ASSERT_TRUE(peel.detect(scene, candidates, out)) << what;
-        std::map<ObjectPair, const PairResult*> found;
-        for (const PairResult& r : out.pairs) found[r.pair] = &r;
-        std::size_t total = 0;
-        for (const ObjectPair& c : candidates) {
-            const auto ref = reference(scene, c.a, c.b);
-            total += ref.size();
-            auto it = found.find(c);
-            EXPECT_EQ(it == found.end() ? std::vector<TrianglePair>{} : it->second->triangles, ref)
-                << what << ", pair (" << c.a << ", " << c.b << ")";
-        }
+        const std::size_t total = expectReferencePairs(scene, candidates, out, what);
         EXPECT_GT(total, 1000u) << what;
         clusterPairs = out.stats.counter("cluster_pairs");
         screenPairs = out.stats.counter("screen_pairs");
@@ -959,19 +962,8 @@ TEST_F(PeelDetectorTest, SpeculationReusesTheLastCallsPairsAndKeepsTheAnswer) {
         EXPECT_GE(a.stats.counter("vertex_copies"), 1.0);
         EXPECT_EQ(f.stats.counter("vertex_copies"), 1.0) << "one copy after the conversion";
         for (const DetectionOutput* x : {&b, &c, &d, &e, &f, &g}) expectSameOutput(*x, a, call);
-        std::size_t total = 0;
-        std::map<ObjectPair, const PairResult*> found;
-        for (const PairResult& r : a.pairs) {
-            found[r.pair] = &r;
-            checkWellFormed(r);
-        }
-        for (const ObjectPair& cand : candidates) {
-            const auto ref = reference(scene, cand.a, cand.b);
-            total += ref.size();
-            auto it = found.find(cand);
-            EXPECT_EQ(it == found.end() ? std::vector<TrianglePair>{} : it->second->triangles, ref)
-                << "call " << call << ", pair (" << cand.a << ", " << cand.b << ")";
-        }
+        for (const PairResult& r : a.pairs) checkWellFormed(r);
+        const std::size_t total = expectReferencePairs(scene, candidates, a, "call " + std::to_string(call));
         EXPECT_GT(total, 500u);
         EXPECT_EQ(b.stats.counter("exact_reused"), 0.0);
         if (call > 0) {
@@ -1034,16 +1026,7 @@ TEST_F(PeelDetectorTest, FourWideBoxesAndStreamingStoresKeepTheAnswer) {
             EXPECT_EQ(x->stats.counter("filtered_pairs"), a.stats.counter("filtered_pairs")) << "call " << call;
             expectSameOutput(*x, a, call);
         }
-        std::map<ObjectPair, const PairResult*> found;
-        for (const PairResult& r : a.pairs) found[r.pair] = &r;
-        std::size_t total = 0;
-        for (const ObjectPair& cand : candidates) {
-            const auto ref = reference(scene, cand.a, cand.b);
-            total += ref.size();
-            auto it = found.find(cand);
-            EXPECT_EQ(it == found.end() ? std::vector<TrianglePair>{} : it->second->triangles, ref)
-                << "call " << call << ", pair (" << cand.a << ", " << cand.b << ")";
-        }
+        const std::size_t total = expectReferencePairs(scene, candidates, a, "call " + std::to_string(call));
         EXPECT_GT(total, 500u) << "call " << call;
     }
 }
