@@ -6,6 +6,7 @@
 #include "isc/scene/Scene.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cmath>
@@ -131,6 +132,17 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // write the staging buffers with ordinary stores (before 2026-11-28 morning) instead of
     // non-temporal ones (GpuScene::convertStreaming, PeelClusters::refit's `stream`).
     if (const char* v = std::getenv("ISC_PEEL_STREAM_STORES"); v != nullptr && *v == '0') streamStores_ = false;
+    // Test hook: ISC_PEEL_CPU_WALK=0, the cluster walk on the GPU (cluster_walk.glsl) also where
+    // the CPU makes the boxes (before 2026-11-28, branch peel-walk-12), to compare.
+    if (const char* v = std::getenv("ISC_PEEL_CPU_WALK"); v != nullptr && *v == '0') cpuWalk_ = false;
+    // Test hook: ISC_PEEL_CLUSTER_PAIRS_HASH=1, the cluster pairs (records form) read back after
+    // the call, sorted and hashed into the stats (cluster_pairs_hash_lo/_hi): the CPU walk's
+    // list against the GPU walk's.
+    if (const char* v = std::getenv("ISC_PEEL_CLUSTER_PAIRS_HASH"); v != nullptr && *v == '1') clusterPairsHash_ = true;
+    // Test hook: ISC_PEEL_CLUSTER_CAPACITY=n, the cluster pairs' first capacity (the CPU walk's
+    // fallback to the GPU walk when its list does not fit, and the growth after it).
+    if (const char* v = std::getenv("ISC_PEEL_CLUSTER_CAPACITY"); v != nullptr && *v != '\0')
+        cap_.clusterPairs = std::max<std::size_t>(1, std::strtoull(v, nullptr, 10));
     // The fused walk without rays runs 128 invocations per pair of parts (the largest pairs'
     // rounds are its critical path; 64 and 256 were slower on the H200, "Round 2026-11-27
     // night"). Test hook ISC_PEEL_WALK_WIDTH=64 or 256, to compare.
@@ -451,6 +463,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     synced_ = false;
     cpuBoxes_ = false;
     boxesCopied_ = false;
+    cpuWalkCall_ = false;
     bool cpuRefit = refitMode_ == 2;
     if (refitMode_ == 1) {
         std::size_t deformed = 0;
@@ -494,6 +507,39 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         gl::ConversionTeam team(gpu, scene, changed.size(), copyPieces_, streamStores_, convertedFlags_);
         double uploadMs = 0;
         std::int64_t copies = 0;
+        // The cluster walk on the CPU (cpuWalk_): in the same region, after the boxes (they are
+        // also kept in host memory for it), each pair of parts walked by whichever thread takes
+        // it, its records appended to the mapped staging buffer (one atomic per pair of parts);
+        // the boxes' copy is recorded by the thread with the GL context before it joins the walk.
+        // A list longer than the staging buffer: this call takes the GPU walk (counted), the
+        // next calls a larger buffer.
+        const bool records = walkRecords_ && clusters_.slots().size() < (std::size_t(1) << 27);
+        cpuWalkCall_ = cpuWalk_ && fused && records && direct_ && !settings_.overlap && !pairs_.empty() &&
+                       fusedWalk_ && treeHeight_ <= kFusedLevels && copyPieces_ > 1;
+        cpuWalkPairs_ = cpuWalkWithClusters_ = 0;
+        std::atomic<std::size_t> walkCount{0};
+        std::atomic<std::uint32_t> walkWith{0};
+        std::atomic<std::size_t> walkTests{0};
+        std::atomic<std::int64_t> walkThreadNs{0};  // the threads' time in the walk's loop, summed
+        double walkStartMs = 0;
+        if (cpuWalkCall_) {
+            hostBoxes_.resize(nodeTotal_);
+            if (auto r = reserveChecked(boxesBuffer_, nodeTotal_, sizeof(gl::PeelBox), limits_, "the node boxes"); !r)
+                return r;
+            if (auto r = reserveChecked(clusterPairsBuffer_, cap_.clusterPairs, 2 * sizeof(glm::uvec4), limits_,
+                                        "the cluster pairs");
+                !r)
+                return r;
+            if (walkStagingPairs_ < cap_.clusterPairs || walkStagingData_ == nullptr) {
+                const GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+                walkStaging_ = gl::Buffer("peel cluster pairs (staging)");
+                walkStaging_.allocate(cap_.clusterPairs * 2 * sizeof(glm::uvec4), nullptr, flags);
+                walkStagingData_ = static_cast<glm::uvec4*>(walkStaging_.mapPersistent(flags));
+                walkStagingPairs_ = cap_.clusterPairs;
+            }
+        }
+        const std::size_t walkCapacity = std::min(walkStagingPairs_, cap_.clusterPairs);
+        const auto pairCount = static_cast<std::int64_t>(pairs_.size());
 #pragma omp parallel if (partCount >= 4)
         {
             if (fused) {
@@ -512,12 +558,46 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
 #pragma omp for schedule(dynamic, 1)
             for (std::int64_t k = 0; k < partCount; ++k) {
                 const gl::PeelPart& p = parts_[std::size_t(k)];
-                if (refitSimd_)
+                if (refitSimd_) {
                     clusters_.refit(scene.meshOf(p.object), scene.localVertices(p.object),
-                                    scene.pose(p.object).matrix(), boxStagingData_ + p.nodeBase, streamStores_);
-                else
+                                    scene.pose(p.object).matrix(), boxStagingData_ + p.nodeBase, streamStores_,
+                                    cpuWalkCall_ ? hostBoxes_.data() + p.nodeBase : nullptr);
+                } else if (cpuWalkCall_) {
+                    clusters_.refitScalar(scene.meshOf(p.object), scene.localVertices(p.object),
+                                          scene.pose(p.object).matrix(), hostBoxes_.data() + p.nodeBase);
+                    std::copy_n(hostBoxes_.data() + p.nodeBase, p.nodeCount, boxStagingData_ + p.nodeBase);
+                } else {
                     clusters_.refitScalar(scene.meshOf(p.object), scene.localVertices(p.object),
                                           scene.pose(p.object).matrix(), boxStagingData_ + p.nodeBase);
+                }
+            }  // (a barrier: every box is made)
+            if (cpuWalkCall_) {
+#pragma omp master
+                {
+                    walkStartMs = msSince(tb);
+                    glCopyNamedBufferSubData(boxStaging_.id(), boxesBuffer_.id(), 0, 0,
+                                             static_cast<GLsizeiptr>(std::size_t(nodeTotal_) * sizeof(gl::PeelBox)));
+                    glFlush();
+                }
+                thread_local std::vector<glm::uvec4> found;
+                thread_local std::vector<glm::uvec2> stack;
+                std::size_t tests = 0;
+                const auto tw = Clock::now();
+#pragma omp for schedule(dynamic, 4) nowait
+                for (std::int64_t k = 0; k < pairCount; ++k) {
+                    const gl::PeelPair& pr = pairs_[std::size_t(k)];
+                    found.clear();
+                    tests += clusters_.walkPair(parts_[pr.partA], parts_[pr.partB], pr, hostBoxes_.data(), found, stack);
+                    if (found.empty()) continue;
+                    const std::size_t m = found.size() / 2;
+                    const std::size_t at = walkCount.fetch_add(m, std::memory_order_relaxed);
+                    walkWith.fetch_add(1, std::memory_order_relaxed);
+                    if (at + m <= walkCapacity)
+                        std::memcpy(walkStagingData_ + 2 * at, found.data(), m * 2 * sizeof(glm::uvec4));
+                }
+                walkTests.fetch_add(tests, std::memory_order_relaxed);
+                walkThreadNs.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - tw).count(),
+                                       std::memory_order_relaxed);
             }
         }
         if (fused) {
@@ -527,9 +607,31 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         }
         cpuBoxes_ = true;
         stats.count("cpu_refit_ms", msSince(tb));
+        stats.count("cpu_walk", cpuWalkCall_ ? 1.0 : 0.0);
+        if (cpuWalkCall_) {
+            boxesCopied_ = true;  // recorded in the region
+            const std::size_t total = walkCount.load();
+            stats.count("cpu_walk_ms", msSince(tb) - walkStartMs);
+            stats.count("walk_tests", double(walkTests.load()));
+            stats.count("cpu_walk_thread_ms", 1e-6 * double(walkThreadNs.load()));
+            if (total > walkCapacity) {
+                // Did not fit: the GPU walks this call (its list grown as usual), the staging
+                // buffer is made larger for the next calls.
+                cpuWalkCall_ = false;
+                stats.count("cpu_walk_overflow", 1.0);
+                const std::size_t most = limits_.maxStorageBlock / (2 * sizeof(glm::uvec4));
+                cap_.clusterPairs = std::min(most, std::max(cap_.clusterPairs, total + total / 2 + 1024));
+            } else {
+                cpuWalkPairs_ = static_cast<std::uint32_t>(total);
+                cpuWalkWithClusters_ = walkWith.load();
+                if (total > 0)
+                    glCopyNamedBufferSubData(walkStaging_.id(), clusterPairsBuffer_.id(), 0, 0,
+                                             static_cast<GLsizeiptr>(total * 2 * sizeof(glm::uvec4)));
+            }
+        }
         // The boxes' copy recorded (and started) at once, before the call's other uploads and
         // buffers (with the copy in pieces; before 2026-11-28 attempt() recorded it).
-        if (copyPieces_ > 1) {
+        if (copyPieces_ > 1 && !boxesCopied_) {
             if (auto r = reserveChecked(boxesBuffer_, nodeTotal_, sizeof(gl::PeelBox), limits_, "the node boxes"); !r)
                 return r;
             glCopyNamedBufferSubData(boxStaging_.id(), boxesBuffer_.id(), 0, 0,
@@ -651,6 +753,13 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         if (auto r = outputB_.reserve(cap_.output * 3 * sizeof(std::uint32_t)); !r) return r;
     // Cleared every attempt.
     counters_.buffer().clearZero();
+    if (cpuWalkCall_) {  // the CPU's walk: its counts, as the GPU walk would have counted
+        const std::uint32_t walked[2] = {cpuWalkPairs_, cpuWalkWithClusters_};
+        glNamedBufferSubData(counters_.buffer().id(), PEEL_COUNTER_CLUSTER_PAIRS * sizeof(std::uint32_t),
+                             sizeof(std::uint32_t), &walked[0]);
+        glNamedBufferSubData(counters_.buffer().id(), PEEL_COUNTER_PAIRS_WITH_CLUSTERS * sizeof(std::uint32_t),
+                             sizeof(std::uint32_t), &walked[1]);
+    }
     argsBuffer_.clearZero();
     visitsBuffer_.clearZero(0, std::size_t(nodeTotal_) * 4);
     pairFlagsBuffer_.clearZero(0, std::max<std::size_t>(pairs_.size(), 1) * 4);
@@ -873,6 +982,20 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     auto counter = [&](int k) { return double(counters[k]); };
     stats.count("pairs_culled", double(pairs_.size()) - counter(PEEL_COUNTER_PAIRS_WITH_CLUSTERS));
     stats.count("cluster_pairs", counter(PEEL_COUNTER_CLUSTER_PAIRS));
+    if (clusterPairsHash_ && direct_ && walkRecords_) {
+        // Test hook: the cluster pairs' records, sorted, hashed (FNV-1a, 64 bits in two counters).
+        const std::size_t m = std::min<std::size_t>(counters[PEEL_COUNTER_CLUSTER_PAIRS], cap_.clusterPairs);
+        std::vector<std::array<std::uint32_t, 8>> records(m);
+        if (m > 0)
+            glGetNamedBufferSubData(clusterPairsBuffer_.id(), 0, static_cast<GLsizeiptr>(m * 8 * sizeof(std::uint32_t)),
+                                    records.data());
+        std::sort(records.begin(), records.end());
+        std::uint64_t h = 0xcbf29ce484222325ull;
+        for (const auto& r : records)
+            for (std::uint32_t w : r) h = (h ^ w) * 0x100000001b3ull;
+        stats.count("cluster_pairs_hash_lo", double(h & 0xFFFFFFFFull));
+        stats.count("cluster_pairs_hash_hi", double(h >> 32));
+    }
     stats.count("triangles_kept", counter(PEEL_COUNTER_KEPT));
     stats.count("triangles_rasterized", counter(PEEL_COUNTER_RASTER_TRIANGLES));  // kept x tiles drawn into
     stats.count("fragments", counter(PEEL_COUNTER_FRAGMENTS));
@@ -933,19 +1056,21 @@ Result<void> PeelScenePass::fusedCull(std::uint32_t clusterCap, int half) {
 
 Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uint32_t first, std::uint32_t count,
                                               int half) {
-    markPass(kPassWalk);
     // Without rays the walk writes records with all the triangle pairs need (walkRecords_).
     // (Slots are packed below 2^27 in the records: more triangles than that in the scene's
     // meshes take the other form.)
     const bool records = direct_ && walkRecords_ && clusters_.slots().size() < (std::size_t(1) << 27);
-    gl::Program& walk = records ? walkRec_ : walk_;
-    walk.setUniform("uPairBase", first);
-    walk.setUniform("uPairCount", count);
-    walk.setUniform("uClusterCapacity", clusterCap);
-    walk.setUniform("uQueueLimit", walkQueue_);
-    walk.setUniform("uStepBudget", walkBudget_);
-    walk.use();
-    if (auto r = dispatch1d(walk, count, 1, limits_, "the pair list (one workgroup each)"); !r) return r;
+    if (!cpuWalkCall_) {  // else the CPU walked (run()): its records and count are copied in
+        markPass(kPassWalk);
+        gl::Program& walk = records ? walkRec_ : walk_;
+        walk.setUniform("uPairBase", first);
+        walk.setUniform("uPairCount", count);
+        walk.setUniform("uClusterCapacity", clusterCap);
+        walk.setUniform("uQueueLimit", walkQueue_);
+        walk.setUniform("uStepBudget", walkBudget_);
+        walk.use();
+        if (auto r = dispatch1d(walk, count, 1, limits_, "the pair list (one workgroup each)"); !r) return r;
+    }
     barrier();
     if (direct_) {
         syncScene();  // the vertices, while the GPU walks (refit "cpu"; else done already)
@@ -961,10 +1086,13 @@ Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uin
         tri.use();
         // As many workgroups as the last call's cluster pairs and a quarter more (each strides
         // over the list, so any count is served; a good guess makes it one cluster pair each).
+        // With the CPU's walk the count is known: one workgroup per cluster pair.
         const std::size_t expected = splitCall_ ? lastClusterPairs_ / 2 : lastClusterPairs_;
-        const std::size_t groups = std::clamp<std::size_t>(expected + expected / 4 + 256, 256,
-                                                           std::max<std::size_t>(256, cap_.clusterPairs));
-        if (auto r = dispatch1d(tri, groups, 1, limits_, "the triangle pairs"); !r) return r;
+        const std::size_t groups = cpuWalkCall_ ? std::size_t(cpuWalkPairs_)
+                                                : std::clamp<std::size_t>(expected + expected / 4 + 256, 256,
+                                                                          std::max<std::size_t>(256, cap_.clusterPairs));
+        if (groups > 0)
+            if (auto r = dispatch1d(tri, groups, 1, limits_, "the triangle pairs"); !r) return r;
         barrier();
         if (splitCall_ && half == 0) {  // where the second half's cluster pairs will start
             barrier(GL_BUFFER_UPDATE_BARRIER_BIT);

@@ -101,6 +101,20 @@ private:
     bool streamStores_ = true;  // non-temporal stores into the staging buffers (test hook ISC_PEEL_STREAM_STORES=0)
     bool refitSimd_ = true;  // the CPU's boxes 4-wide (test hook ISC_PEEL_REFIT_SIMD=0: PeelClusters::refitScalar)
     bool walkRecords_ = true;  // test hook ISC_PEEL_WALK_RECORDS=0: the fused walk without rays writes node pairs
+    // The cluster walk on the CPU (round 2026-11-28, branch peel-walk-12): with the CPU's boxes in
+    // the fused region, no rays and the records form, every pair of parts is walked on the CPU
+    // right after the boxes (PeelClusters::walkPair, the shader's test and margin), its records
+    // written into walkStaging_ and copied to clusterPairsBuffer_, the count written into the
+    // counters; the GPU runs only the triangle pairs. Test hook ISC_PEEL_CPU_WALK=0: the GPU walk.
+    bool cpuWalk_ = true;
+    bool cpuWalkCall_ = false;             // this call's cluster pairs are the CPU's
+    std::uint32_t cpuWalkPairs_ = 0;       // its cluster pairs
+    std::uint32_t cpuWalkWithClusters_ = 0;  // its pairs of parts with any
+    bool clusterPairsHash_ = false;        // test hook ISC_PEEL_CLUSTER_PAIRS_HASH=1: the sorted list's hash in the stats
+    std::vector<gl::PeelBox> hostBoxes_;   // the CPU's boxes in host memory (the walk reads them)
+    gl::Buffer walkStaging_{"peel cluster pairs (staging)"};
+    glm::uvec4* walkStagingData_ = nullptr;
+    std::size_t walkStagingPairs_ = 0;     // cluster pairs it holds
     // refit "cpu" (no rays; "auto" on mostly deformed calls): the cluster boxes made on the CPU into a persistently mapped
     // staging buffer and copied to boxesBuffer_ (cpuBoxes_: this call's are there).
     int refitMode_ = 0;     // 0 the GPU pass, 1 auto (the CPU for mostly deformed calls), 2 the CPU
