@@ -3,10 +3,13 @@
 # the cluster walk on the CPU), on the lent NVIDIA machine from packed binaries (bench/gpu/pack.sh
 # with ISC_PACK_TESTS=1). Run from the repository root there, after the GL debs are unpacked:
 #   bench/gpu/peel-walk12.sh [packed-dir]      (default .devrun; packed.sh beside this script)
-# PEELW12_PROCS processes (default 3), each with the rows cpu, peel and peel_gpuwalk
+# PEELW12_PROCS processes (default 3), each with the rows cpu, peel, peel_gpuwalk
 # (ISC_PEEL_CPU_WALK=0, read at detector creation: the cluster walk on the GPU, the code before
-# this round; same process, repetitions interleaved at random so that every row sees the same
-# GPU clock; medians of PEELW12_REPS, default 5).
+# this round), peel_walkbarrier (=1: every pair walked after a barrier behind the last box, run
+# 1's form) and peel_walknopf (ISC_PEEL_WALK_PREFETCH=0); same process, repetitions
+# interleaved at random so that every row sees the same GPU clock; medians of PEELW12_REPS,
+# default 5. Run 1 (h200-2026-11-28-peelwalk12-1.txt, binaries of 2bbe9c2) had only cpu, peel
+# (then the barrier form) and peel_gpuwalk.
 # PEELW12_PILE=1 (default): then one process with pile/100 (cpu, peel; PEELW12_PILE_REPS
 # repetitions, default 3; the rigid pile's boxes are the GPU's, so no CPU walk there).
 # PEELW12_TESTS=1 (default): isc_test_peel, isc_test_peel_units, isc_test_detector_lifetime and
@@ -29,7 +32,7 @@ for p in "${procs[@]}"; do
   n=$((n + 1))
   limit=75 r=$reps
   case $p in
-    b2b) filter='^(variants/)?deform_b2b/100/(cpu|peel|peel_gpuwalk)/' ;;
+    b2b) filter='^(variants/)?deform_b2b/100/(cpu|peel|peel_gpuwalk|peel_walkbarrier|peel_walknopf)/' ;;
     pile) filter='^pile/100/(cpu|peel)/' r=${PEELW12_PILE_REPS:-3} ;;
   esac
   echo "## process $n: $p" >> "$out/peel.txt"
@@ -37,7 +40,7 @@ for p in "${procs[@]}"; do
 done
 stop_clocks
 # Summary: per process, the median rows' time and the call's counters.
-peel_summary "$out" median_ms cpu_setup_ms cpu_upload_ms cpu_refit_ms cpu_walk cpu_walk_ms cpu_walk_thread_ms walk_tests \
+peel_summary "$out" median_ms cpu_setup_ms cpu_upload_ms cpu_refit_ms cpu_walk cpu_walk_mode cpu_walk_ms cpu_walk_thread_ms walk_tests \
   cpu_walk_overflow vertex_copies cluster_pairs screen_pairs gpu_cull_ms gpu_filter_ms gpu_wait_ms cpu_exact_ms \
   exact_speculated tri_tri_tests missed_pairs extra_pairs
 # Per process, the SM clock's samples while it ran (from marks.txt and clocks.csv).

@@ -134,7 +134,12 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     if (const char* v = std::getenv("ISC_PEEL_STREAM_STORES"); v != nullptr && *v == '0') streamStores_ = false;
     // Test hook: ISC_PEEL_CPU_WALK=0, the cluster walk on the GPU (cluster_walk.glsl) also where
     // the CPU makes the boxes (before 2026-11-28, branch peel-walk-12), to compare.
+    // ISC_PEEL_CPU_WALK=1: every pair walked after a barrier behind the last box (the first form,
+    // run 1 of peel-walk-12); 2 (default): each pair as soon as both its parts are boxed.
     if (const char* v = std::getenv("ISC_PEEL_CPU_WALK"); v != nullptr && *v == '0') cpuWalk_ = false;
+    if (const char* v = std::getenv("ISC_PEEL_CPU_WALK"); v != nullptr && *v == '1') cpuWalkMode_ = 1;
+    // Test hook: ISC_PEEL_WALK_PREFETCH=0, the CPU walk does not prefetch a pair's boxes.
+    if (const char* v = std::getenv("ISC_PEEL_WALK_PREFETCH"); v != nullptr && *v == '0') walkPrefetch_ = false;
     // Test hook: ISC_PEEL_CLUSTER_PAIRS_HASH=1, the cluster pairs (records form) read back after
     // the call, sorted and hashed into the stats (cluster_pairs_hash_lo/_hi): the CPU walk's
     // list against the GPU walk's.
@@ -517,7 +522,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         cpuWalkCall_ = cpuWalk_ && fused && records && direct_ && !settings_.overlap && !pairs_.empty() &&
                        fusedWalk_ && treeHeight_ <= kFusedLevels && copyPieces_ > 1;
         cpuWalkPairs_ = cpuWalkWithClusters_ = 0;
-        std::atomic<std::size_t> walkCount{0};
+        std::atomic<std::size_t> walkCount{0};  // cluster pairs walked
         std::atomic<std::uint32_t> walkWith{0};
         std::atomic<std::size_t> walkTests{0};
         std::atomic<std::int64_t> walkThreadNs{0};  // the threads' time in the walk's loop, summed
@@ -540,6 +545,46 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         }
         const std::size_t walkCapacity = std::min(walkStagingPairs_, cap_.clusterPairs);
         const auto pairCount = static_cast<std::int64_t>(pairs_.size());
+        // cpuWalkMode_ 2 (the default): a pair is walked as soon as both its parts are boxed, by
+        // the thread that boxed the later one (its boxes are in that core's cache): each part,
+        // once boxed, is flagged, then its pairs whose other part is flagged are claimed and
+        // walked. Both flags are stored before each loads the other's (sequentially consistent),
+        // so at least one of a pair's two parts sees the other boxed, and the claim makes it
+        // exactly one walk. Mode 1: every pair after a barrier behind the last box.
+        const bool walkAtBoxes = cpuWalkCall_ && cpuWalkMode_ == 2;
+        if (walkAtBoxes) {
+            partPairBegin_.assign(parts_.size() + 1, 0);
+            for (const gl::PeelPair& pr : pairs_) {
+                ++partPairBegin_[pr.partA + 1];
+                if (pr.partB != pr.partA) ++partPairBegin_[pr.partB + 1];
+            }
+            for (std::size_t i = 0; i < parts_.size(); ++i) partPairBegin_[i + 1] += partPairBegin_[i];
+            partPairs_.resize(partPairBegin_.back());
+            std::vector<std::uint32_t> fill(partPairBegin_.begin(), partPairBegin_.end() - 1);
+            for (std::uint32_t k = 0; k < pairs_.size(); ++k) {
+                partPairs_[fill[pairs_[k].partA]++] = k;
+                if (pairs_[k].partB != pairs_[k].partA) partPairs_[fill[pairs_[k].partB]++] = k;
+            }
+            if (partBoxed_.size() < parts_.size()) partBoxed_ = std::vector<std::atomic<std::uint8_t>>(parts_.size());
+            if (pairClaimed_.size() < pairs_.size())
+                pairClaimed_ = std::vector<std::atomic<std::uint8_t>>(pairs_.size());
+            for (std::size_t i = 0; i < parts_.size(); ++i) partBoxed_[i].store(0, std::memory_order_relaxed);
+            for (std::size_t i = 0; i < pairs_.size(); ++i) pairClaimed_[i].store(0, std::memory_order_relaxed);
+        }
+        std::atomic<std::int64_t> partsBoxed{0};
+        // Walks pair k into the staging buffer (one atomic per pair of parts with cluster pairs).
+        auto walkOne = [&](std::size_t k, std::vector<glm::uvec4>& found, std::vector<glm::uvec2>& stack,
+                           std::size_t& tests) {
+            const gl::PeelPair& pr = pairs_[k];
+            found.clear();
+            tests += clusters_.walkPair(parts_[pr.partA], parts_[pr.partB], pr, hostBoxes_.data(), found, stack,
+                                        walkPrefetch_);
+            if (found.empty()) return;
+            const std::size_t m = found.size() / 2;
+            const std::size_t at = walkCount.fetch_add(m, std::memory_order_relaxed);
+            walkWith.fetch_add(1, std::memory_order_relaxed);
+            if (at + m <= walkCapacity) std::memcpy(walkStagingData_ + 2 * at, found.data(), m * 2 * sizeof(glm::uvec4));
+        };
 #pragma omp parallel if (partCount >= 4)
         {
             if (fused) {
@@ -555,7 +600,11 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                     }
                 }
             }
-#pragma omp for schedule(dynamic, 1)
+            thread_local std::vector<glm::uvec4> found;
+            thread_local std::vector<glm::uvec2> stack;
+            std::size_t tests = 0;
+            std::int64_t walkNs = 0;
+#pragma omp for schedule(dynamic, 1) nowait
             for (std::int64_t k = 0; k < partCount; ++k) {
                 const gl::PeelPart& p = parts_[std::size_t(k)];
                 if (refitSimd_) {
@@ -570,8 +619,33 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                     clusters_.refitScalar(scene.meshOf(p.object), scene.localVertices(p.object),
                                           scene.pose(p.object).matrix(), boxStagingData_ + p.nodeBase);
                 }
-            }  // (a barrier: every box is made)
-            if (cpuWalkCall_) {
+                if (walkAtBoxes) {
+                    partBoxed_[std::size_t(k)].store(1);  // sequentially consistent (see above)
+                    partsBoxed.fetch_add(1);
+                    const auto tw = Clock::now();
+                    for (std::uint32_t i = partPairBegin_[std::size_t(k)]; i < partPairBegin_[std::size_t(k) + 1]; ++i) {
+                        const std::uint32_t pk = partPairs_[i];
+                        const gl::PeelPair& pr = pairs_[pk];
+                        const std::uint32_t other = pr.partA == std::uint32_t(k) ? pr.partB : pr.partA;
+                        if (partBoxed_[other].load() != 0 && pairClaimed_[pk].exchange(1) == 0)
+                            walkOne(pk, found, stack, tests);
+                    }
+                    walkNs += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - tw).count();
+                }
+            }
+            if (walkAtBoxes) {
+#pragma omp master
+                {
+                    // Every box made (the others are walking meanwhile): the boxes' copy.
+                    while (partsBoxed.load(std::memory_order_acquire) < partCount) {
+                    }
+                    walkStartMs = msSince(tb);
+                    glCopyNamedBufferSubData(boxStaging_.id(), boxesBuffer_.id(), 0, 0,
+                                             static_cast<GLsizeiptr>(std::size_t(nodeTotal_) * sizeof(gl::PeelBox)));
+                    glFlush();
+                }
+            } else if (cpuWalkCall_) {
+#pragma omp barrier
 #pragma omp master
                 {
                     walkStartMs = msSince(tb);
@@ -579,25 +653,14 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                                              static_cast<GLsizeiptr>(std::size_t(nodeTotal_) * sizeof(gl::PeelBox)));
                     glFlush();
                 }
-                thread_local std::vector<glm::uvec4> found;
-                thread_local std::vector<glm::uvec2> stack;
-                std::size_t tests = 0;
                 const auto tw = Clock::now();
 #pragma omp for schedule(dynamic, 4) nowait
-                for (std::int64_t k = 0; k < pairCount; ++k) {
-                    const gl::PeelPair& pr = pairs_[std::size_t(k)];
-                    found.clear();
-                    tests += clusters_.walkPair(parts_[pr.partA], parts_[pr.partB], pr, hostBoxes_.data(), found, stack);
-                    if (found.empty()) continue;
-                    const std::size_t m = found.size() / 2;
-                    const std::size_t at = walkCount.fetch_add(m, std::memory_order_relaxed);
-                    walkWith.fetch_add(1, std::memory_order_relaxed);
-                    if (at + m <= walkCapacity)
-                        std::memcpy(walkStagingData_ + 2 * at, found.data(), m * 2 * sizeof(glm::uvec4));
-                }
+                for (std::int64_t k = 0; k < pairCount; ++k) walkOne(std::size_t(k), found, stack, tests);
+                walkNs += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - tw).count();
+            }
+            if (cpuWalkCall_) {
                 walkTests.fetch_add(tests, std::memory_order_relaxed);
-                walkThreadNs.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - tw).count(),
-                                       std::memory_order_relaxed);
+                walkThreadNs.fetch_add(walkNs, std::memory_order_relaxed);
             }
         }
         if (fused) {
@@ -611,7 +674,8 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         if (cpuWalkCall_) {
             boxesCopied_ = true;  // recorded in the region
             const std::size_t total = walkCount.load();
-            stats.count("cpu_walk_ms", msSince(tb) - walkStartMs);
+            stats.count("cpu_walk_ms", msSince(tb) - walkStartMs);  // after the last box (and its copy's recording)
+            stats.count("cpu_walk_mode", double(cpuWalkMode_));
             stats.count("walk_tests", double(walkTests.load()));
             stats.count("cpu_walk_thread_ms", 1e-6 * double(walkThreadNs.load()));
             if (total > walkCapacity) {
@@ -753,12 +817,22 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         if (auto r = outputB_.reserve(cap_.output * 3 * sizeof(std::uint32_t)); !r) return r;
     // Cleared every attempt.
     counters_.buffer().clearZero();
-    if (cpuWalkCall_) {  // the CPU's walk: its counts, as the GPU walk would have counted
-        const std::uint32_t walked[2] = {cpuWalkPairs_, cpuWalkWithClusters_};
-        glNamedBufferSubData(counters_.buffer().id(), PEEL_COUNTER_CLUSTER_PAIRS * sizeof(std::uint32_t),
-                             sizeof(std::uint32_t), &walked[0]);
-        glNamedBufferSubData(counters_.buffer().id(), PEEL_COUNTER_PAIRS_WITH_CLUSTERS * sizeof(std::uint32_t),
-                             sizeof(std::uint32_t), &walked[1]);
+    if (cpuWalkCall_) {
+        // The CPU's walk: its counts, as the GPU walk would have counted, copied in from a mapped
+        // buffer (a GPU copy, ordered after the clear; glNamedBufferSubData here lost the count
+        // from the second call on with the NVIDIA driver, which moves the counters to host
+        // memory: run 1 of peel-walk-12).
+        if (walkCountsData_ == nullptr) {
+            const GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+            walkCounts_.allocate(4 * sizeof(std::uint32_t), nullptr, flags);
+            walkCountsData_ = static_cast<std::uint32_t*>(walkCounts_.mapPersistent(flags));
+        }
+        walkCountsData_[0] = cpuWalkPairs_;  // the last call's copies are done (it waited for its fence)
+        walkCountsData_[1] = cpuWalkWithClusters_;
+        glCopyNamedBufferSubData(walkCounts_.id(), counters_.buffer().id(), 0,
+                                 PEEL_COUNTER_CLUSTER_PAIRS * sizeof(std::uint32_t), sizeof(std::uint32_t));
+        glCopyNamedBufferSubData(walkCounts_.id(), counters_.buffer().id(), sizeof(std::uint32_t),
+                                 PEEL_COUNTER_PAIRS_WITH_CLUSTERS * sizeof(std::uint32_t), sizeof(std::uint32_t));
     }
     argsBuffer_.clearZero();
     visitsBuffer_.clearZero(0, std::size_t(nodeTotal_) * 4);

@@ -35,6 +35,10 @@
 #include "isc/gl/GpuScene.h"
 #include "isc/gl/VertexArray.h"
 
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
 namespace isc::peel {
 
 class PeelScenePass {
@@ -108,6 +112,10 @@ private:
     // counters; the GPU runs only the triangle pairs. Test hook ISC_PEEL_CPU_WALK=0: the GPU walk.
     bool cpuWalk_ = true;
     bool cpuWalkCall_ = false;             // this call's cluster pairs are the CPU's
+    int cpuWalkMode_ = 2;                  // 2: each pair once both its parts are boxed; 1: all after a barrier
+    bool walkPrefetch_ = true;             // the CPU walk prefetches a pair's boxes once its roots meet
+    std::vector<std::uint32_t> partPairBegin_, partPairs_;  // per part, its pairs of parts (mode 2)
+    std::vector<std::atomic<std::uint8_t>> partBoxed_, pairClaimed_;
     std::uint32_t cpuWalkPairs_ = 0;       // its cluster pairs
     std::uint32_t cpuWalkWithClusters_ = 0;  // its pairs of parts with any
     bool clusterPairsHash_ = false;        // test hook ISC_PEEL_CLUSTER_PAIRS_HASH=1: the sorted list's hash in the stats
@@ -115,6 +123,8 @@ private:
     gl::Buffer walkStaging_{"peel cluster pairs (staging)"};
     glm::uvec4* walkStagingData_ = nullptr;
     std::size_t walkStagingPairs_ = 0;     // cluster pairs it holds
+    gl::Buffer walkCounts_{"peel cpu walk counts (staging)"};  // its two counts, copied into the counters
+    std::uint32_t* walkCountsData_ = nullptr;
     // refit "cpu" (no rays; "auto" on mostly deformed calls): the cluster boxes made on the CPU into a persistently mapped
     // staging buffer and copied to boxesBuffer_ (cpuBoxes_: this call's are there).
     int refitMode_ = 0;     // 0 the GPU pass, 1 auto (the CPU for mostly deformed calls), 2 the CPU

@@ -1039,12 +1039,14 @@ TEST_F(PeelDetectorTest, FourWideBoxesAndStreamingStoresKeepTheAnswer) {
     }
 }
 
-// The cluster walk on the CPU (the default where the CPU makes the boxes, no rays): over calls
+// The cluster walk on the CPU (the default where the CPU makes the boxes, no rays; each pair
+// walked once both its parts are boxed): over calls
 // where bunnies move and deform, the cluster pairs are the GPU walk's (ISC_PEEL_CPU_WALK=0) as a
 // sorted list (hashed by the test hook ISC_PEEL_CLUSTER_PAIRS_HASH), the same pairs go to the
 // filter, and the answer is bit for bit the GPU walk's and the reference's. A list longer than
 // the staging buffer (first capacity 16, ISC_PEEL_CLUSTER_CAPACITY) takes the GPU walk for that
-// call (counted) and the CPU walk again after it.
+// call (counted) and the CPU walk again after it. The walk after a barrier behind the last box
+// (ISC_PEEL_CPU_WALK=1) without prefetching (ISC_PEEL_WALK_PREFETCH=0) gives the same list.
 TEST_F(PeelDetectorTest, CpuWalkGivesTheGpuWalksClusterPairs) {
     Scene scene = sixBunniesOnABox();
     ::setenv("ISC_PEEL_CLUSTER_PAIRS_HASH", "1", 1);
@@ -1055,6 +1057,11 @@ TEST_F(PeelDetectorTest, CpuWalkGivesTheGpuWalksClusterPairs) {
     ::setenv("ISC_PEEL_CLUSTER_CAPACITY", "16", 1);
     auto small = makePeel(PeelSettings{});
     ::unsetenv("ISC_PEEL_CLUSTER_CAPACITY");
+    ::setenv("ISC_PEEL_CPU_WALK", "1", 1);  // every pair after a barrier, no prefetch
+    ::setenv("ISC_PEEL_WALK_PREFETCH", "0", 1);
+    auto afterBarrier = makePeel(PeelSettings{});
+    ::unsetenv("ISC_PEEL_CPU_WALK");
+    ::unsetenv("ISC_PEEL_WALK_PREFETCH");
     ::unsetenv("ISC_PEEL_CLUSTER_PAIRS_HASH");
     const auto bunnyVertices = scene.mesh(0).vertices();  // mesh 0: the bunny
     const std::vector<Vec3> rest(bunnyVertices.begin(), bunnyVertices.end());
@@ -1069,20 +1076,24 @@ TEST_F(PeelDetectorTest, CpuWalkGivesTheGpuWalksClusterPairs) {
             scene.setVertices(o, v);
         }
         const std::vector<ObjectPair> candidates = scene.overlappingPairs();
-        DetectionOutput a, b, c;
+        DetectionOutput a, b, c, d;
         ASSERT_TRUE(cpuWalk->detect(scene, candidates, a));
         ASSERT_TRUE(gpuWalk->detect(scene, candidates, b));
         ASSERT_TRUE(small->detect(scene, candidates, c));
+        ASSERT_TRUE(afterBarrier->detect(scene, candidates, d));
         const std::string what = "call " + std::to_string(call);
         EXPECT_EQ(a.stats.counter("refit_cpu"), 1.0) << what;
         EXPECT_EQ(a.stats.counter("cpu_walk"), 1.0) << what;
+        EXPECT_EQ(a.stats.counter("cpu_walk_mode"), 2.0) << what;
+        EXPECT_EQ(d.stats.counter("cpu_walk_mode"), 1.0) << what;
+        EXPECT_EQ(d.stats.counter("walk_tests"), a.stats.counter("walk_tests")) << what;
         EXPECT_GT(a.stats.counter("walk_tests"), a.stats.counter("cluster_pairs")) << what;
         EXPECT_EQ(b.stats.counter("cpu_walk"), 0.0) << what;
         EXPECT_EQ(b.stats.counter("walk_fused"), 1.0) << what;
         EXPECT_EQ(c.stats.counter("cpu_walk"), 1.0) << what;
         EXPECT_EQ(c.stats.counter("cpu_walk_overflow"), call == 0 ? 1.0 : 0.0) << what;
         EXPECT_GT(a.stats.counter("cluster_pairs"), 100.0) << what;
-        for (const DetectionOutput* x : {&b, &c}) {
+        for (const DetectionOutput* x : {&b, &c, &d}) {
             EXPECT_EQ(x->stats.counter("cluster_pairs"), a.stats.counter("cluster_pairs")) << what;
             EXPECT_EQ(x->stats.counter("cluster_pairs_hash_lo"), a.stats.counter("cluster_pairs_hash_lo")) << what;
             EXPECT_EQ(x->stats.counter("cluster_pairs_hash_hi"), a.stats.counter("cluster_pairs_hash_hi")) << what;
