@@ -39,8 +39,10 @@
 //                    2026-11-28 morning) on deform_b2b, peel_round9 on deform_gap5/100 and pile/100;
 //                    peel_gpuwalk (ISC_PEEL_CPU_WALK=0: the cluster walk on the GPU, the code
 //                    before 2026-11-28 peel-walk-12), peel_walkbarrier (ISC_PEEL_CPU_WALK=1:
-//                    every pair walked after a barrier behind the last box) and peel_walknopf
-//                    (ISC_PEEL_WALK_PREFETCH=0: no prefetch of a pair's boxes) on deform_b2b.
+//                    every pair walked after a barrier behind the last box), peel_walkpf
+//                    (ISC_PEEL_WALK_PREFETCH=1: a pair's boxes prefetched) and peel_boxcopy
+//                    (ISC_PEEL_RECORD_BOXES=0: records without the clusters' boxes, the node
+//                    boxes copied) on deform_b2b.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -366,10 +368,12 @@ void registerAll() {
     // 2026-11-28 (peel-walk-12): the cluster walk on the GPU (ISC_PEEL_CPU_WALK=0; the CPU walks
     // by default where it makes the boxes): the code before.
     const Kind gpuWalk{false, PeelSettings{}, {{"ISC_PEEL_CPU_WALK", "0"}}};
-    // The CPU walk's first form (every pair after a barrier behind the last box) and the walk
-    // without prefetching a pair's boxes.
+    // The CPU walk's first form (every pair after a barrier behind the last box), the walk
+    // prefetching a pair's boxes, and the records without the clusters' boxes (the node boxes
+    // copied to the GPU; run 2's default).
     const Kind walkBarrier{false, PeelSettings{}, {{"ISC_PEEL_CPU_WALK", "1"}}};
-    const Kind walkNoPrefetch{false, PeelSettings{}, {{"ISC_PEEL_WALK_PREFETCH", "0"}}};
+    const Kind walkPrefetch{false, PeelSettings{}, {{"ISC_PEEL_WALK_PREFETCH", "1"}}};
+    const Kind boxCopy{false, PeelSettings{}, {{"ISC_PEEL_RECORD_BOXES", "0"}}};
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -391,7 +395,8 @@ void registerAll() {
                                                                       {round9, "peel_round9"},
                                                                       {gpuWalk, "peel_gpuwalk"},
                                                                       {walkBarrier, "peel_walkbarrier"},
-                                                                      {walkNoPrefetch, "peel_walknopf"}};
+                                                                      {walkPrefetch, "peel_walkpf"},
+                                                                      {boxCopy, "peel_boxcopy"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};

@@ -166,7 +166,7 @@ void PeelClusters::refit(MeshId mesh, std::span<const Vec3> local, const Mat4& m
     (void)stream;
     if (copy != nullptr) {
         refitScalar(mesh, local, model, copy);  // no SSE2 (not x86-64): the scalar code
-        std::copy(copy, copy + trees_[mesh].nodeCount, out);
+        if (out != nullptr) std::copy(copy, copy + trees_[mesh].nodeCount, out);
     } else {
         refitScalar(mesh, local, model, out);
     }
@@ -191,7 +191,7 @@ void PeelClusters::refit(MeshId mesh, std::span<const Vec3> local, const Mat4& m
         _mm_storeu_ps(&world[v].x,
                       _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, x), _mm_mul_ps(c1, y)), _mm_mul_ps(c2, z)), c3));
     }
-    const bool streamed = stream && (reinterpret_cast<std::uintptr_t>(out) & 15u) == 0;
+    const bool streamed = stream && out != nullptr && (reinterpret_cast<std::uintptr_t>(out) & 15u) == 0;
     const gl::PeelClusterNode* nodes = nodes_.data() + tree.firstNode;
     const std::uint32_t* begin = refBegin_.data() + tree.firstNode;
     for (std::uint32_t i = tree.nodeCount; i-- > 0;) {
@@ -235,6 +235,7 @@ void PeelClusters::refit(MeshId mesh, std::span<const Vec3> local, const Mat4& m
             _mm_storeu_ps(&copy[i].lo.x, l);
             _mm_storeu_ps(&copy[i].hi.x, h);
         }
+        if (out == nullptr) continue;
         float* o = &out[i].lo.x;
         if (streamed) {
             _mm_stream_ps(o, l);
@@ -269,7 +270,7 @@ inline bool meet(const gl::PeelBox& a, const gl::PeelBox& b, float margin) {
 
 std::size_t PeelClusters::walkPair(const gl::PeelPart& pa, const gl::PeelPart& pb, const gl::PeelPair& pair,
                                    const gl::PeelBox* boxes, std::vector<glm::uvec4>& records,
-                                   std::vector<glm::uvec2>& stack, bool prefetch) const {
+                                   std::vector<glm::uvec2>& stack, bool prefetch, bool withBoxes) const {
     const float margin = pair.margin;
     const gl::PeelBox* ba = boxes + pa.nodeBase;
     const gl::PeelBox* bb = boxes + pb.nodeBase;
@@ -303,6 +304,14 @@ std::size_t PeelClusters::walkPair(const gl::PeelPart& pa, const gl::PeelPart& p
             records.emplace_back((pa.firstSlot + x.firstSlot) | ((x.slotCount - 1u) << 27),
                                  (pb.firstSlot + y.firstSlot) | ((y.slotCount - 1u) << 27), pa.nodeBase + ab.x,
                                  pb.nodeBase + ab.y);
+            if (withBoxes) {
+                const gl::PeelBox& p = ba[ab.x];
+                const gl::PeelBox& q = bb[ab.y];
+                auto bits = [](float f) { return std::bit_cast<std::uint32_t>(f); };
+                records.emplace_back(bits(p.lo.x), bits(p.lo.y), bits(p.lo.z), bits(p.hi.x));
+                records.emplace_back(bits(p.hi.y), bits(p.hi.z), bits(q.lo.x), bits(q.lo.y));
+                records.emplace_back(bits(q.lo.z), bits(q.hi.x), bits(q.hi.y), bits(q.hi.z));
+            }
         } else if (!leafA && !leafB) {
             visit(x.left, y.left);
             visit(x.left, y.right);

@@ -57,7 +57,8 @@ public:
     /// thread's own memory; `out` is only written, with non-temporal stores when `stream` (and
     /// `out` 16-byte aligned), fenced at the end.
     /// `copy` (optional): the same boxes also stored there with ordinary stores (host memory
-    /// the CPU walk reads; the staging buffer `out` is write-combined, slow to read).
+    /// the CPU walk reads; the staging buffer `out` is write-combined, slow to read); `out` may
+    /// then be null (nothing written there; the SSE2 path only).
     void refit(MeshId mesh, std::span<const Vec3> local, const Mat4& model, gl::PeelBox* out,
                bool stream = false, gl::PeelBox* copy = nullptr) const;
     /// refit() one component at a time (before 2026-11-28 morning; test hook
@@ -72,9 +73,11 @@ public:
     /// node n at boxes[p.nodeBase + n]). Returns the node-pair box tests made. No depth limit
     /// (the stack grows). `prefetch`: once the roots meet, both trees' boxes are prefetched (made
     /// by other cores a moment before: their misses overlap instead of one at a time).
+    /// `withBoxes`: five uvec4 per cluster pair, the two above, then the two clusters' boxes as
+    /// float bits (A's lo.xyz, hi.xyz, then B's: tri_pairs.glsl's PEEL_RECORD_BOXES).
     std::size_t walkPair(const gl::PeelPart& a, const gl::PeelPart& b, const gl::PeelPair& pair,
                          const gl::PeelBox* boxes, std::vector<glm::uvec4>& records,
-                         std::vector<glm::uvec2>& stack, bool prefetch = true) const;
+                         std::vector<glm::uvec2>& stack, bool prefetch = false, bool withBoxes = false) const;
     std::span<const gl::PeelClusterNode> nodes() const { return nodes_; }
     std::span<const std::uint32_t> slots() const { return slots_; }
     /// Per slot (as slots()): (mesh triangle, its three mesh vertex indices), so that the

@@ -138,8 +138,13 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // run 1 of peel-walk-12); 2 (default): each pair as soon as both its parts are boxed.
     if (const char* v = std::getenv("ISC_PEEL_CPU_WALK"); v != nullptr && *v == '0') cpuWalk_ = false;
     if (const char* v = std::getenv("ISC_PEEL_CPU_WALK"); v != nullptr && *v == '1') cpuWalkMode_ = 1;
-    // Test hook: ISC_PEEL_WALK_PREFETCH=0, the CPU walk does not prefetch a pair's boxes.
-    if (const char* v = std::getenv("ISC_PEEL_WALK_PREFETCH"); v != nullptr && *v == '0') walkPrefetch_ = false;
+    // Test hook: ISC_PEEL_WALK_PREFETCH=1, the CPU walk prefetches a pair's boxes once its roots
+    // meet (slower on the H200: run 2 of peel-walk-12).
+    if (const char* v = std::getenv("ISC_PEEL_WALK_PREFETCH"); v != nullptr && *v == '1') walkPrefetch_ = true;
+    // Test hook: ISC_PEEL_RECORD_BOXES=0, the CPU walk's records without the two clusters' boxes
+    // (the boxes written to the staging buffer and copied for the triangle pairs, run 2's form).
+    if (const char* v = std::getenv("ISC_PEEL_RECORD_BOXES"); v != nullptr && *v == '0') recordBoxes_ = false;
+    recordUvec4_ = cpuWalk_ && recordBoxes_ ? 5u : 2u;
     // Test hook: ISC_PEEL_CLUSTER_PAIRS_HASH=1, the cluster pairs (records form) read back after
     // the call, sorted and hashed into the stats (cluster_pairs_hash_lo/_hi): the CPU walk's
     // list against the GPU walk's.
@@ -186,6 +191,9 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
          "peel cluster walk (records)"},
         {&triPairsRecords_, "peel/tri_pairs.glsl", "#define PEEL_LOCAL_VERTICES 1\n#define PEEL_WALK_RECORDS 1\n",
          "peel triangle pairs (records)"},
+        {&triPairsBoxRecords_, "peel/tri_pairs.glsl",
+         "#define PEEL_LOCAL_VERTICES 1\n#define PEEL_WALK_RECORDS 1\n#define PEEL_RECORD_BOXES 1\n",
+         "peel triangle pairs (records with boxes)"},
     };
     for (const Entry& e : entries) {
         auto p = compute(e.file, e.defines, e.label);
@@ -531,14 +539,14 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
             hostBoxes_.resize(nodeTotal_);
             if (auto r = reserveChecked(boxesBuffer_, nodeTotal_, sizeof(gl::PeelBox), limits_, "the node boxes"); !r)
                 return r;
-            if (auto r = reserveChecked(clusterPairsBuffer_, cap_.clusterPairs, 2 * sizeof(glm::uvec4), limits_,
+            if (auto r = reserveChecked(clusterPairsBuffer_, cap_.clusterPairs, recordUvec4_ * sizeof(glm::uvec4), limits_,
                                         "the cluster pairs");
                 !r)
                 return r;
             if (walkStagingPairs_ < cap_.clusterPairs || walkStagingData_ == nullptr) {
                 const GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
                 walkStaging_ = gl::Buffer("peel cluster pairs (staging)");
-                walkStaging_.allocate(cap_.clusterPairs * 2 * sizeof(glm::uvec4), nullptr, flags);
+                walkStaging_.allocate(cap_.clusterPairs * recordUvec4_ * sizeof(glm::uvec4), nullptr, flags);
                 walkStagingData_ = static_cast<glm::uvec4*>(walkStaging_.mapPersistent(flags));
                 walkStagingPairs_ = cap_.clusterPairs;
             }
@@ -552,6 +560,10 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         // so at least one of a pair's two parts sees the other boxed, and the claim makes it
         // exactly one walk. Mode 1: every pair after a barrier behind the last box.
         const bool walkAtBoxes = cpuWalkCall_ && cpuWalkMode_ == 2;
+        // With the boxes in the records (recordBoxes_, the default) the triangle pairs read no
+        // node boxes: the CPU's boxes go to host memory only, nothing to the staging buffer, no
+        // boxes' copy (a 1 MB copy on the deforming pile, before the triangle pairs).
+        const bool boxRecords = cpuWalkCall_ && recordUvec4_ == 5u;
         if (walkAtBoxes) {
             partPairBegin_.assign(parts_.size() + 1, 0);
             for (const gl::PeelPair& pr : pairs_) {
@@ -578,12 +590,13 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
             const gl::PeelPair& pr = pairs_[k];
             found.clear();
             tests += clusters_.walkPair(parts_[pr.partA], parts_[pr.partB], pr, hostBoxes_.data(), found, stack,
-                                        walkPrefetch_);
+                                        walkPrefetch_, boxRecords);
             if (found.empty()) return;
-            const std::size_t m = found.size() / 2;
+            const std::size_t m = found.size() / recordUvec4_;
             const std::size_t at = walkCount.fetch_add(m, std::memory_order_relaxed);
             walkWith.fetch_add(1, std::memory_order_relaxed);
-            if (at + m <= walkCapacity) std::memcpy(walkStagingData_ + 2 * at, found.data(), m * 2 * sizeof(glm::uvec4));
+            if (at + m <= walkCapacity)
+                std::memcpy(walkStagingData_ + recordUvec4_ * at, found.data(), found.size() * sizeof(glm::uvec4));
         };
 #pragma omp parallel if (partCount >= 4)
         {
@@ -609,12 +622,13 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                 const gl::PeelPart& p = parts_[std::size_t(k)];
                 if (refitSimd_) {
                     clusters_.refit(scene.meshOf(p.object), scene.localVertices(p.object),
-                                    scene.pose(p.object).matrix(), boxStagingData_ + p.nodeBase, streamStores_,
-                                    cpuWalkCall_ ? hostBoxes_.data() + p.nodeBase : nullptr);
+                                    scene.pose(p.object).matrix(), boxRecords ? nullptr : boxStagingData_ + p.nodeBase,
+                                    streamStores_, cpuWalkCall_ ? hostBoxes_.data() + p.nodeBase : nullptr);
                 } else if (cpuWalkCall_) {
                     clusters_.refitScalar(scene.meshOf(p.object), scene.localVertices(p.object),
                                           scene.pose(p.object).matrix(), hostBoxes_.data() + p.nodeBase);
-                    std::copy_n(hostBoxes_.data() + p.nodeBase, p.nodeCount, boxStagingData_ + p.nodeBase);
+                    if (!boxRecords)
+                        std::copy_n(hostBoxes_.data() + p.nodeBase, p.nodeCount, boxStagingData_ + p.nodeBase);
                 } else {
                     clusters_.refitScalar(scene.meshOf(p.object), scene.localVertices(p.object),
                                           scene.pose(p.object).matrix(), boxStagingData_ + p.nodeBase);
@@ -640,18 +654,22 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                     while (partsBoxed.load(std::memory_order_acquire) < partCount) {
                     }
                     walkStartMs = msSince(tb);
-                    glCopyNamedBufferSubData(boxStaging_.id(), boxesBuffer_.id(), 0, 0,
-                                             static_cast<GLsizeiptr>(std::size_t(nodeTotal_) * sizeof(gl::PeelBox)));
-                    glFlush();
+                    if (!boxRecords) {
+                        glCopyNamedBufferSubData(boxStaging_.id(), boxesBuffer_.id(), 0, 0,
+                                                 static_cast<GLsizeiptr>(std::size_t(nodeTotal_) * sizeof(gl::PeelBox)));
+                        glFlush();
+                    }
                 }
             } else if (cpuWalkCall_) {
 #pragma omp barrier
 #pragma omp master
                 {
                     walkStartMs = msSince(tb);
-                    glCopyNamedBufferSubData(boxStaging_.id(), boxesBuffer_.id(), 0, 0,
-                                             static_cast<GLsizeiptr>(std::size_t(nodeTotal_) * sizeof(gl::PeelBox)));
-                    glFlush();
+                    if (!boxRecords) {
+                        glCopyNamedBufferSubData(boxStaging_.id(), boxesBuffer_.id(), 0, 0,
+                                                 static_cast<GLsizeiptr>(std::size_t(nodeTotal_) * sizeof(gl::PeelBox)));
+                        glFlush();
+                    }
                 }
                 const auto tw = Clock::now();
 #pragma omp for schedule(dynamic, 4) nowait
@@ -683,14 +701,19 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                 // buffer is made larger for the next calls.
                 cpuWalkCall_ = false;
                 stats.count("cpu_walk_overflow", 1.0);
-                const std::size_t most = limits_.maxStorageBlock / (2 * sizeof(glm::uvec4));
+                if (boxRecords) {  // the GPU walk reads the node boxes: made on the CPU, copied now
+                    std::copy_n(hostBoxes_.data(), nodeTotal_, boxStagingData_);
+                    glCopyNamedBufferSubData(boxStaging_.id(), boxesBuffer_.id(), 0, 0,
+                                             static_cast<GLsizeiptr>(std::size_t(nodeTotal_) * sizeof(gl::PeelBox)));
+                }
+                const std::size_t most = limits_.maxStorageBlock / (recordUvec4_ * sizeof(glm::uvec4));
                 cap_.clusterPairs = std::min(most, std::max(cap_.clusterPairs, total + total / 2 + 1024));
             } else {
                 cpuWalkPairs_ = static_cast<std::uint32_t>(total);
                 cpuWalkWithClusters_ = walkWith.load();
                 if (total > 0)
                     glCopyNamedBufferSubData(walkStaging_.id(), clusterPairsBuffer_.id(), 0, 0,
-                                             static_cast<GLsizeiptr>(total * 2 * sizeof(glm::uvec4)));
+                                             static_cast<GLsizeiptr>(total * recordUvec4_ * sizeof(glm::uvec4)));
             }
         }
         // The boxes' copy recorded (and started) at once, before the call's other uploads and
@@ -753,7 +776,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         capacity = std::max<std::size_t>(1, std::min(capacity, limits_.maxStorageBlock / bytesEach));
     };
     clampTo(cap_.items, sizeof(glm::uvec4));
-    clampTo(cap_.clusterPairs, 2 * sizeof(glm::uvec4));
+    clampTo(cap_.clusterPairs, recordUvec4_ * sizeof(glm::uvec4));
     clampTo(cap_.records, sizeof(gl::PeelBox));  // the records' boxes are the larger of the two
     clampTo(cap_.entries, 2 * 2 * sizeof(std::uint32_t));  // two buckets per entry, two words each
     clampTo(cap_.output, 3 * sizeof(std::uint32_t));
@@ -786,7 +809,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         {&visitsBuffer_, nodeTotal_, sizeof(std::uint32_t), "the node visits"},
         {&itemsBuffer_[0], cap_.items, sizeof(glm::uvec4), "the node pair lists"},
         {&itemsBuffer_[1], cap_.items, sizeof(glm::uvec4), "the node pair lists"},
-        {&clusterPairsBuffer_, cap_.clusterPairs, 2 * sizeof(glm::uvec4), "the cluster pairs"},  // records: two each
+        {&clusterPairsBuffer_, cap_.clusterPairs, recordUvec4_ * sizeof(glm::uvec4), "the cluster pairs"},  // records: two (five with boxes) each
         {&keptBitsBuffer_, (triangleTotal_ + 31) / 32, sizeof(std::uint32_t), "the kept bits"},
         {&keptIndicesBuffer_, triangleTotal_, 3 * sizeof(std::uint32_t), "the kept index lists"},
         {&keptTrianglesBuffer_, triangleTotal_, sizeof(std::uint32_t), "the kept triangles"},
@@ -1010,7 +1033,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         retry = true;
         stats.count("walk_cut", double(counters[PEEL_COUNTER_WALK_CUT]));
     }
-    grow(cap_.clusterPairs, counters[PEEL_COUNTER_CLUSTER_PAIRS], 2 * sizeof(glm::uvec4), "the cluster pairs");
+    grow(cap_.clusterPairs, counters[PEEL_COUNTER_CLUSTER_PAIRS], recordUvec4_ * sizeof(glm::uvec4), "the cluster pairs");
     grow(cap_.records, counters[PEEL_COUNTER_RECORDS], sizeof(gl::PeelBox), "the records");
     grow(cap_.entries, counters[PEEL_COUNTER_CELL_ENTRIES], 4 * sizeof(std::uint32_t), "the pairing grid");
     grow(cap_.output, std::max(counters[PEEL_COUNTER_OUTPUT], counters[PEEL_COUNTER_OUTPUT_B]),
@@ -1059,10 +1082,14 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     if (clusterPairsHash_ && direct_ && walkRecords_) {
         // Test hook: the cluster pairs' records, sorted, hashed (FNV-1a, 64 bits in two counters).
         const std::size_t m = std::min<std::size_t>(counters[PEEL_COUNTER_CLUSTER_PAIRS], cap_.clusterPairs);
-        std::vector<std::array<std::uint32_t, 8>> records(m);
+        // (The CPU walk's records with boxes are five uvec4 each: their first two are hashed.)
+        const std::size_t stride = cpuWalkCall_ ? 4 * recordUvec4_ : 8;
+        std::vector<std::uint32_t> words(m * stride);
         if (m > 0)
-            glGetNamedBufferSubData(clusterPairsBuffer_.id(), 0, static_cast<GLsizeiptr>(m * 8 * sizeof(std::uint32_t)),
-                                    records.data());
+            glGetNamedBufferSubData(clusterPairsBuffer_.id(), 0,
+                                    static_cast<GLsizeiptr>(words.size() * sizeof(std::uint32_t)), words.data());
+        std::vector<std::array<std::uint32_t, 8>> records(m);
+        for (std::size_t i = 0; i < m; ++i) std::copy_n(words.data() + i * stride, 8, records[i].data());
         std::sort(records.begin(), records.end());
         std::uint64_t h = 0xcbf29ce484222325ull;
         for (const auto& r : records)
@@ -1152,7 +1179,9 @@ Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uin
         // The second half starts where the first half's cluster pairs end, and appends to its
         // own list (the first one is being read by the CPU meanwhile).
         (half == 1 ? outputB_ : output_).buffer().bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_OUTPUT);
-        gl::Program& tri = records ? triPairsRecords_ : triPairsLocal_;
+        gl::Program& tri = cpuWalkCall_ && recordUvec4_ == 5u ? triPairsBoxRecords_
+                           : records                              ? triPairsRecords_
+                                                                  : triPairsLocal_;
         tri.setUniform("uStartCounter", std::uint32_t(half == 1 ? PEEL_COUNTER_CLUSTER_SPLIT : PEEL_COUNTER_COUNT));
         tri.setUniform("uOutputCounter", std::uint32_t(half == 1 ? PEEL_COUNTER_OUTPUT_B : PEEL_COUNTER_OUTPUT));
         tri.setUniform("uClusterCapacity", clusterCap);

@@ -113,7 +113,11 @@ private:
     bool cpuWalk_ = true;
     bool cpuWalkCall_ = false;             // this call's cluster pairs are the CPU's
     int cpuWalkMode_ = 2;                  // 2: each pair once both its parts are boxed; 1: all after a barrier
-    bool walkPrefetch_ = true;             // the CPU walk prefetches a pair's boxes once its roots meet
+    bool walkPrefetch_ = false;            // the CPU walk prefetches a pair's boxes once its roots meet (test hook)
+    // The CPU walk's records carry the two clusters' boxes (five uvec4 each; tri_pairs.glsl with
+    // PEEL_RECORD_BOXES): no node boxes to the GPU. Test hook ISC_PEEL_RECORD_BOXES=0: two uvec4.
+    bool recordBoxes_ = true;
+    std::uint32_t recordUvec4_ = 5;        // uvec4 per cluster pair in clusterPairsBuffer_'s capacity
     std::vector<std::uint32_t> partPairBegin_, partPairs_;  // per part, its pairs of parts (mode 2)
     std::vector<std::atomic<std::uint8_t>> partBoxed_, pairClaimed_;
     std::uint32_t cpuWalkPairs_ = 0;       // its cluster pairs
@@ -169,7 +173,7 @@ private:
 
     gl::Program world_, refit_, pairsInit_, pairsStep_, pairsStack_, cullTriangles_, compact_, drawItems_, raster_,
         resolve_, mip_, separate_, gridCount_, gridFill_, scan_, pairTest_, args_, triPairs_, walk_, refitLocal_,
-        triPairsLocal_, walkRec_, triPairsRecords_;
+        triPairsLocal_, walkRec_, triPairsRecords_, triPairsBoxRecords_;
     gl::VertexArray vao_;
     gl::Framebuffer framebuffer_;
     gl::Buffer partsBuffer_{"peel parts"}, worldBuffer_{"peel world vertices"}, nodesBuffer_{"peel cluster nodes"},

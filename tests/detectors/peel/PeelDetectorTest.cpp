@@ -1045,8 +1045,9 @@ TEST_F(PeelDetectorTest, FourWideBoxesAndStreamingStoresKeepTheAnswer) {
 // sorted list (hashed by the test hook ISC_PEEL_CLUSTER_PAIRS_HASH), the same pairs go to the
 // filter, and the answer is bit for bit the GPU walk's and the reference's. A list longer than
 // the staging buffer (first capacity 16, ISC_PEEL_CLUSTER_CAPACITY) takes the GPU walk for that
-// call (counted) and the CPU walk again after it. The walk after a barrier behind the last box
-// (ISC_PEEL_CPU_WALK=1) without prefetching (ISC_PEEL_WALK_PREFETCH=0) gives the same list.
+// call (counted) and the CPU walk again after it (there with prefetching, ISC_PEEL_WALK_PREFETCH=1).
+// The walk after a barrier behind the last box (ISC_PEEL_CPU_WALK=1) with records without the
+// clusters' boxes (ISC_PEEL_RECORD_BOXES=0: the node boxes copied) gives the same list.
 TEST_F(PeelDetectorTest, CpuWalkGivesTheGpuWalksClusterPairs) {
     Scene scene = sixBunniesOnABox();
     ::setenv("ISC_PEEL_CLUSTER_PAIRS_HASH", "1", 1);
@@ -1055,13 +1056,15 @@ TEST_F(PeelDetectorTest, CpuWalkGivesTheGpuWalksClusterPairs) {
     auto gpuWalk = makePeel(PeelSettings{});
     ::unsetenv("ISC_PEEL_CPU_WALK");
     ::setenv("ISC_PEEL_CLUSTER_CAPACITY", "16", 1);
+    ::setenv("ISC_PEEL_WALK_PREFETCH", "1", 1);
     auto small = makePeel(PeelSettings{});
     ::unsetenv("ISC_PEEL_CLUSTER_CAPACITY");
-    ::setenv("ISC_PEEL_CPU_WALK", "1", 1);  // every pair after a barrier, no prefetch
-    ::setenv("ISC_PEEL_WALK_PREFETCH", "0", 1);
+    ::unsetenv("ISC_PEEL_WALK_PREFETCH");
+    ::setenv("ISC_PEEL_CPU_WALK", "1", 1);  // every pair after a barrier, the boxes copied
+    ::setenv("ISC_PEEL_RECORD_BOXES", "0", 1);
     auto afterBarrier = makePeel(PeelSettings{});
     ::unsetenv("ISC_PEEL_CPU_WALK");
-    ::unsetenv("ISC_PEEL_WALK_PREFETCH");
+    ::unsetenv("ISC_PEEL_RECORD_BOXES");
     ::unsetenv("ISC_PEEL_CLUSTER_PAIRS_HASH");
     const auto bunnyVertices = scene.mesh(0).vertices();  // mesh 0: the bunny
     const std::vector<Vec3> rest(bunnyVertices.begin(), bunnyVertices.end());
