@@ -42,7 +42,8 @@
 //                    every pair walked after a barrier behind the last box), peel_walkpf
 //                    (ISC_PEEL_WALK_PREFETCH=1: a pair's boxes prefetched) and peel_boxcopy
 //                    (ISC_PEEL_RECORD_BOXES=0: records without the clusters' boxes, the node
-//                    boxes copied) on deform_b2b.
+//                    boxes copied) and peel_noflush (ISC_PEEL_WALK_FLUSH=0: the records' copy
+//                    not flushed at once, as in runs 1-3) on deform_b2b.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -374,6 +375,7 @@ void registerAll() {
     const Kind walkBarrier{false, PeelSettings{}, {{"ISC_PEEL_CPU_WALK", "1"}}};
     const Kind walkPrefetch{false, PeelSettings{}, {{"ISC_PEEL_WALK_PREFETCH", "1"}}};
     const Kind boxCopy{false, PeelSettings{}, {{"ISC_PEEL_RECORD_BOXES", "0"}}};
+    const Kind noFlush{false, PeelSettings{}, {{"ISC_PEEL_WALK_FLUSH", "0"}}};  // runs 1-3's records copy
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -396,7 +398,8 @@ void registerAll() {
                                                                       {gpuWalk, "peel_gpuwalk"},
                                                                       {walkBarrier, "peel_walkbarrier"},
                                                                       {walkPrefetch, "peel_walkpf"},
-                                                                      {boxCopy, "peel_boxcopy"}};
+                                                                      {boxCopy, "peel_boxcopy"},
+                                                                      {noFlush, "peel_noflush"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};

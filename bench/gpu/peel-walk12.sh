@@ -5,14 +5,16 @@
 #   bench/gpu/peel-walk12.sh [packed-dir]      (default .devrun; packed.sh beside this script)
 # PEELW12_PROCS processes (default 3), each with the rows cpu, peel, peel_gpuwalk
 # (ISC_PEEL_CPU_WALK=0, read at detector creation: the cluster walk on the GPU, the code before
-# this round) and peel_boxcopy (ISC_PEEL_RECORD_BOXES=0: the CPU walk's records without the
-# clusters' boxes, the node boxes copied: run 2's best form); same process, repetitions
+# this round) and peel_noflush (ISC_PEEL_WALK_FLUSH=0: the records' copy not flushed at once,
+# runs 1-3's form); same process, repetitions
 # interleaved at random so that every row sees the same GPU clock; medians of PEELW12_REPS,
 # default 5. Earlier rows (their binaries): run 1 (h200-2026-11-28-peelwalk12-1.txt, 2bbe9c2)
 # cpu, peel (then the walk after a barrier) and peel_gpuwalk; run 2 (-2.txt, 615c9d0) cpu, peel
 # (then each pair walked once its parts are boxed, with a prefetch), peel_gpuwalk,
 # peel_walkbarrier (ISC_PEEL_CPU_WALK=1) and peel_walknopf (ISC_PEEL_WALK_PREFETCH=0, since the
-# default; the row is now peel_walkpf with =1).
+# default; the row is now peel_walkpf with =1); run 3 (-3.txt, c2e0cf8) cpu, peel, peel_gpuwalk
+# and peel_boxcopy (ISC_PEEL_RECORD_BOXES=0: records without the clusters' boxes, the node boxes
+# copied).
 # PEELW12_PILE=1 (default): then one process with pile/100 (cpu, peel; PEELW12_PILE_REPS
 # repetitions, default 3; the rigid pile's boxes are the GPU's, so no CPU walk there).
 # PEELW12_TESTS=1 (default): isc_test_peel, isc_test_peel_units, isc_test_detector_lifetime and
@@ -35,7 +37,7 @@ for p in "${procs[@]}"; do
   n=$((n + 1))
   limit=75 r=$reps
   case $p in
-    b2b) filter='^(variants/)?deform_b2b/100/(cpu|peel|peel_gpuwalk|peel_boxcopy)/' ;;
+    b2b) filter='^(variants/)?deform_b2b/100/(cpu|peel|peel_gpuwalk|peel_noflush)/' ;;
     pile) filter='^pile/100/(cpu|peel)/' r=${PEELW12_PILE_REPS:-3} ;;
   esac
   echo "## process $n: $p" >> "$out/peel.txt"

@@ -144,6 +144,9 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // Test hook: ISC_PEEL_RECORD_BOXES=0, the CPU walk's records without the two clusters' boxes
     // (the boxes written to the staging buffer and copied for the triangle pairs, run 2's form).
     if (const char* v = std::getenv("ISC_PEEL_RECORD_BOXES"); v != nullptr && *v == '0') recordBoxes_ = false;
+    // Test hook: ISC_PEEL_WALK_FLUSH=0, the CPU walk's records copy is not flushed at once (it
+    // starts with the call's last flush, as in runs 1-3 of peel-walk-12).
+    if (const char* v = std::getenv("ISC_PEEL_WALK_FLUSH"); v != nullptr && *v == '0') walkFlush_ = false;
     recordUvec4_ = cpuWalk_ && recordBoxes_ ? 5u : 2u;
     // Test hook: ISC_PEEL_CLUSTER_PAIRS_HASH=1, the cluster pairs (records form) read back after
     // the call, sorted and hashed into the stats (cluster_pairs_hash_lo/_hi): the CPU walk's
@@ -711,9 +714,11 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
             } else {
                 cpuWalkPairs_ = static_cast<std::uint32_t>(total);
                 cpuWalkWithClusters_ = walkWith.load();
-                if (total > 0)
+                if (total > 0) {
                     glCopyNamedBufferSubData(walkStaging_.id(), clusterPairsBuffer_.id(), 0, 0,
                                              static_cast<GLsizeiptr>(total * recordUvec4_ * sizeof(glm::uvec4)));
+                    if (walkFlush_) glFlush();  // the copy starts now, while the CPU records the rest
+                }
             }
         }
         // The boxes' copy recorded (and started) at once, before the call's other uploads and

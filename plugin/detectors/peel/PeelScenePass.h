@@ -118,6 +118,7 @@ private:
     // PEEL_RECORD_BOXES): no node boxes to the GPU. Test hook ISC_PEEL_RECORD_BOXES=0: two uvec4.
     bool recordBoxes_ = true;
     std::uint32_t recordUvec4_ = 5;        // uvec4 per cluster pair in clusterPairsBuffer_'s capacity
+    bool walkFlush_ = true;                // the records' copy flushed as soon as it is recorded (test hook)
     std::vector<std::uint32_t> partPairBegin_, partPairs_;  // per part, its pairs of parts (mode 2)
     std::vector<std::atomic<std::uint8_t>> partBoxed_, pairClaimed_;
     std::uint32_t cpuWalkPairs_ = 0;       // its cluster pairs
