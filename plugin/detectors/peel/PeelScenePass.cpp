@@ -542,6 +542,9 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
             hostBoxes_.resize(nodeTotal_);
             if (auto r = reserveChecked(boxesBuffer_, nodeTotal_, sizeof(gl::PeelBox), limits_, "the node boxes"); !r)
                 return r;
+            // (Within one storage block; a list that does not fit takes the GPU walk, below.)
+            cap_.clusterPairs = std::max<std::size_t>(
+                1, std::min(cap_.clusterPairs, limits_.maxStorageBlock / (recordUvec4_ * sizeof(glm::uvec4))));
             if (auto r = reserveChecked(clusterPairsBuffer_, cap_.clusterPairs, recordUvec4_ * sizeof(glm::uvec4), limits_,
                                         "the cluster pairs");
                 !r)
@@ -781,7 +784,9 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         capacity = std::max<std::size_t>(1, std::min(capacity, limits_.maxStorageBlock / bytesEach));
     };
     clampTo(cap_.items, sizeof(glm::uvec4));
-    clampTo(cap_.clusterPairs, recordUvec4_ * sizeof(glm::uvec4));
+    // A cluster pair's record: two uvec4 (the GPU walk's), five with the CPU walk's boxes.
+    const std::size_t recordBytes = (cpuWalkCall_ ? recordUvec4_ : 2u) * sizeof(glm::uvec4);
+    clampTo(cap_.clusterPairs, recordBytes);
     clampTo(cap_.records, sizeof(gl::PeelBox));  // the records' boxes are the larger of the two
     clampTo(cap_.entries, 2 * 2 * sizeof(std::uint32_t));  // two buckets per entry, two words each
     clampTo(cap_.output, 3 * sizeof(std::uint32_t));
@@ -814,7 +819,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         {&visitsBuffer_, nodeTotal_, sizeof(std::uint32_t), "the node visits"},
         {&itemsBuffer_[0], cap_.items, sizeof(glm::uvec4), "the node pair lists"},
         {&itemsBuffer_[1], cap_.items, sizeof(glm::uvec4), "the node pair lists"},
-        {&clusterPairsBuffer_, cap_.clusterPairs, recordUvec4_ * sizeof(glm::uvec4), "the cluster pairs"},  // records: two (five with boxes) each
+        {&clusterPairsBuffer_, cap_.clusterPairs, recordBytes, "the cluster pairs"},
         {&keptBitsBuffer_, (triangleTotal_ + 31) / 32, sizeof(std::uint32_t), "the kept bits"},
         {&keptIndicesBuffer_, triangleTotal_, 3 * sizeof(std::uint32_t), "the kept index lists"},
         {&keptTrianglesBuffer_, triangleTotal_, sizeof(std::uint32_t), "the kept triangles"},
@@ -1038,7 +1043,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         retry = true;
         stats.count("walk_cut", double(counters[PEEL_COUNTER_WALK_CUT]));
     }
-    grow(cap_.clusterPairs, counters[PEEL_COUNTER_CLUSTER_PAIRS], recordUvec4_ * sizeof(glm::uvec4), "the cluster pairs");
+    grow(cap_.clusterPairs, counters[PEEL_COUNTER_CLUSTER_PAIRS], recordBytes, "the cluster pairs");
     grow(cap_.records, counters[PEEL_COUNTER_RECORDS], sizeof(gl::PeelBox), "the records");
     grow(cap_.entries, counters[PEEL_COUNTER_CELL_ENTRIES], 4 * sizeof(std::uint32_t), "the pairing grid");
     grow(cap_.output, std::max(counters[PEEL_COUNTER_OUTPUT], counters[PEEL_COUNTER_OUTPUT_B]),
