@@ -523,12 +523,13 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         gl::ConversionTeam team(gpu, scene, changed.size(), copyPieces_, streamStores_, convertedFlags_);
         double uploadMs = 0;
         std::int64_t copies = 0;
-        // The cluster walk on the CPU (cpuWalk_): in the same region, after the boxes (they are
-        // also kept in host memory for it), each pair of parts walked by whichever thread takes
-        // it, its records appended to the mapped staging buffer (one atomic per pair of parts);
-        // the boxes' copy is recorded by the thread with the GL context before it joins the walk.
-        // A list longer than the staging buffer: this call takes the GPU walk (counted), the
-        // next calls a larger buffer.
+        // The cluster walk on the CPU (cpuWalk_; docs/detectors/peel.md, "Round 2026-11-28
+        // (branch peel-walk-12)"): in the same region, on the boxes kept in host memory for it
+        // (when to walk: cpuWalkMode_ below), its records appended to the mapped staging buffer
+        // (one atomic per pair of parts) and copied after the region. A list longer than the
+        // staging buffer: this call takes the GPU walk (counted), the next calls a larger
+        // buffer. Not with the copy in one piece (ISC_PEEL_COPY_PIECES=1, the boxes' copy in
+        // attempt()) nor a split call.
         const bool records = walkRecords_ && clusters_.slots().size() < (std::size_t(1) << 27);
         cpuWalkCall_ = cpuWalk_ && fused && records && direct_ && !settings_.overlap && !pairs_.empty() &&
                        fusedWalk_ && treeHeight_ <= kFusedLevels && copyPieces_ > 1;
