@@ -36,7 +36,14 @@
 //                    peel_refitscalar (ISC_PEEL_REFIT_SIMD=0: the CPU's boxes one component
 //                    at a time), peel_nostream (ISC_PEEL_STREAM_STORES=0: the conversion and
 //                    the boxes with ordinary stores) and peel_round9 (both: the code before
-//                    2026-11-28 morning) on deform_b2b, peel_round9 on deform_gap5/100 and pile/100.
+//                    2026-11-28 morning) on deform_b2b, peel_round9 on deform_gap5/100 and pile/100;
+//                    peel_gpuwalk (ISC_PEEL_CPU_WALK=0: the cluster walk on the GPU, the code
+//                    before 2026-11-28 peel-walk-12), peel_walkbarrier (ISC_PEEL_CPU_WALK=1:
+//                    every pair walked after a barrier behind the last box), peel_walkpf
+//                    (ISC_PEEL_WALK_PREFETCH=1: a pair's boxes prefetched) and peel_boxcopy
+//                    (ISC_PEEL_RECORD_BOXES=0: records without the clusters' boxes, the node
+//                    boxes copied) and peel_noflush (ISC_PEEL_WALK_FLUSH=0: the records' copy
+//                    not flushed at once, as in runs 1-3) on deform_b2b.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -359,6 +366,16 @@ void registerAll() {
     const Kind refitScalar{false, PeelSettings{}, {{"ISC_PEEL_REFIT_SIMD", "0"}}};
     const Kind noStream{false, PeelSettings{}, {{"ISC_PEEL_STREAM_STORES", "0"}}};
     const Kind round9{false, PeelSettings{}, {{"ISC_PEEL_REFIT_SIMD", "0"}, {"ISC_PEEL_STREAM_STORES", "0"}}};
+    // 2026-11-28 (peel-walk-12): the cluster walk on the GPU (ISC_PEEL_CPU_WALK=0; the CPU walks
+    // by default where it makes the boxes): the code before.
+    const Kind gpuWalk{false, PeelSettings{}, {{"ISC_PEEL_CPU_WALK", "0"}}};
+    // The CPU walk's first form (every pair after a barrier behind the last box), the walk
+    // prefetching a pair's boxes, and the records without the clusters' boxes (the node boxes
+    // copied to the GPU; run 2's default).
+    const Kind walkBarrier{false, PeelSettings{}, {{"ISC_PEEL_CPU_WALK", "1"}}};
+    const Kind walkPrefetch{false, PeelSettings{}, {{"ISC_PEEL_WALK_PREFETCH", "1"}}};
+    const Kind boxCopy{false, PeelSettings{}, {{"ISC_PEEL_RECORD_BOXES", "0"}}};
+    const Kind noFlush{false, PeelSettings{}, {{"ISC_PEEL_WALK_FLUSH", "0"}}};  // runs 1-3's records copy
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -377,7 +394,12 @@ void registerAll() {
                                                                       {round8, "peel_round8"},
                                                                       {refitScalar, "peel_refitscalar"},
                                                                       {noStream, "peel_nostream"},
-                                                                      {round9, "peel_round9"}};
+                                                                      {round9, "peel_round9"},
+                                                                      {gpuWalk, "peel_gpuwalk"},
+                                                                      {walkBarrier, "peel_walkbarrier"},
+                                                                      {walkPrefetch, "peel_walkpf"},
+                                                                      {boxCopy, "peel_boxcopy"},
+                                                                      {noFlush, "peel_noflush"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};

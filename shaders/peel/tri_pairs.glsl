@@ -22,7 +22,9 @@
 // then slot triangle and object, then corners (3 dependent loads instead of 8); and each
 // triangle is first tested against the other cluster's box (nodeBoxes, the walk's), so that the
 // pair test runs over the kept triangles of each side only (a few of 32 in a pile's contact)
-// instead of all 32 x 32.
+// instead of all 32 x 32. With PEEL_RECORD_BOXES (the cluster walk on the CPU) a record is five
+// uvec4: the two above, then the two clusters' boxes as float bits (A's lo.xyz, hi.xyz, then
+// B's), so that no node boxes are copied to the GPU; the same boxes, so the same triangles kept.
 #include "common/dispatch.glsl"
 #include "common/scene.glsl"
 #include "common/tritri.glsl"
@@ -45,6 +47,11 @@ layout(std430, binding = PEEL_BINDING_SLOT_TRIANGLES) readonly buffer PeelSlotTr
 layout(std430, binding = PEEL_BINDING_NODE_BOXES) readonly buffer PeelBoxes { PeelBox nodeBoxes[]; };
 shared uint sKeep[2][32];  // per side, its triangles whose box comes within the tolerance of the other cluster's box
 shared uint sKept[2];
+#ifdef PEEL_RECORD_BOXES
+#define PEEL_RECORD_STRIDE 5u
+#else
+#define PEEL_RECORD_STRIDE 2u
+#endif
 #endif
 
 uniform uint uClusterCapacity;
@@ -73,7 +80,7 @@ void main() {
     memoryBarrierShared();
     barrier();
     for (uint g = first + iscFlatWorkGroup(); g < uClusterCapacity; g += groups) {  // uniform in the workgroup
-        uvec4 r0 = clusterPairs[2u * g], r1 = clusterPairs[2u * g + 1u];
+        uvec4 r0 = clusterPairs[PEEL_RECORD_STRIDE * g], r1 = clusterPairs[PEEL_RECORD_STRIDE * g + 1u];
         if (g >= count) break;
         if (lid == 0u) sBoxPairs = 0u;
         uint countA = (r1.x >> 27) + 1u, countB = (r1.y >> 27) + 1u;
@@ -83,7 +90,16 @@ void main() {
         if (k < (side == 0u ? countA : countB)) {
             uvec4 st = slotTriangles[((side == 0u ? r1.x : r1.y) & 0x7FFFFFFu) + k];
             GpuObject o = sceneObjects[side == 0u ? r0.z : r0.w];
-            PeelBox other = nodeBoxes[side == 0u ? r1.w : r1.z];  // the other cluster's box
+            // The other cluster's box.
+#ifdef PEEL_RECORD_BOXES
+            uint rb = PEEL_RECORD_STRIDE * g + 2u;
+            uvec4 r2 = clusterPairs[rb], r3 = clusterPairs[rb + 1u], r4 = clusterPairs[rb + 2u];
+            vec3 otherLo = uintBitsToFloat(side == 0u ? uvec3(r3.z, r3.w, r4.x) : r2.xyz);
+            vec3 otherHi = uintBitsToFloat(side == 0u ? r4.yzw : uvec3(r2.w, r3.x, r3.y));
+#else
+            PeelBox other = nodeBoxes[side == 0u ? r1.w : r1.z];
+            vec3 otherLo = other.lo.xyz, otherHi = other.hi.xyz;
+#endif
             vec3 lo = vec3(3.4e38), hi = vec3(-3.4e38);
             for (uint c = 0u; c < 3u; ++c) {
                 vec3 v = (o.model * vec4(sceneVertices[o.firstVertex + st[c + 1u]].xyz, 1.0)).xyz;
@@ -97,7 +113,7 @@ void main() {
             // A triangle whose box does not come within the tolerance of the other cluster's
             // box meets none of its triangles' boxes (within the boxes' float rounding, far
             // below the tolerance: no pair that can touch is dropped): left out of the pair test.
-            if (all(lessThanEqual(lo, other.hi.xyz + tolerance)) && all(lessThanEqual(other.lo.xyz, hi + tolerance)))
+            if (all(lessThanEqual(lo, otherHi + tolerance)) && all(lessThanEqual(otherLo, hi + tolerance)))
                 sKeep[side][atomicAdd(sKept[side], 1u)] = k;
         }
 #else

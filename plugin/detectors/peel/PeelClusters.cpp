@@ -6,6 +6,7 @@
 #include "isc/scene/Scene.h"
 
 #include <algorithm>
+#include <bit>
 
 #include <cstdint>
 
@@ -160,10 +161,15 @@ void PeelClusters::refitScalar(MeshId mesh, std::span<const Vec3> local, const M
     }
 }
 void PeelClusters::refit(MeshId mesh, std::span<const Vec3> local, const Mat4& model, gl::PeelBox* out,
-                         bool stream) const {
+                         bool stream, gl::PeelBox* copy) const {
 #if !defined(__SSE2__)
     (void)stream;
-    refitScalar(mesh, local, model, out);  // no SSE2 (not x86-64): the scalar code
+    if (copy != nullptr) {
+        refitScalar(mesh, local, model, copy);  // no SSE2 (not x86-64): the scalar code
+        if (out != nullptr) std::copy(copy, copy + trees_[mesh].nodeCount, out);
+    } else {
+        refitScalar(mesh, local, model, out);
+    }
 #else
     const MeshTree& tree = trees_[mesh];
     // As refitScalar(), four components at once. Each vertex: ((c0 x + c1 y) + c2 z) + c3, the
@@ -185,7 +191,7 @@ void PeelClusters::refit(MeshId mesh, std::span<const Vec3> local, const Mat4& m
         _mm_storeu_ps(&world[v].x,
                       _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, x), _mm_mul_ps(c1, y)), _mm_mul_ps(c2, z)), c3));
     }
-    const bool streamed = stream && (reinterpret_cast<std::uintptr_t>(out) & 15u) == 0;
+    const bool streamed = stream && out != nullptr && (reinterpret_cast<std::uintptr_t>(out) & 15u) == 0;
     const gl::PeelClusterNode* nodes = nodes_.data() + tree.firstNode;
     const std::uint32_t* begin = refBegin_.data() + tree.firstNode;
     for (std::uint32_t i = tree.nodeCount; i-- > 0;) {
@@ -225,6 +231,11 @@ void PeelClusters::refit(MeshId mesh, std::span<const Vec3> local, const Mat4& m
         }
         _mm_storeu_ps(&lo[i].x, l);
         _mm_storeu_ps(&hi[i].x, h);
+        if (copy != nullptr) {
+            _mm_storeu_ps(&copy[i].lo.x, l);
+            _mm_storeu_ps(&copy[i].hi.x, h);
+        }
+        if (out == nullptr) continue;
         float* o = &out[i].lo.x;
         if (streamed) {
             _mm_stream_ps(o, l);
@@ -237,4 +248,84 @@ void PeelClusters::refit(MeshId mesh, std::span<const Vec3> local, const Mat4& m
     if (streamed) _mm_sfence();
 #endif
 }
+
+namespace {
+
+// cluster_walk.glsl's meet(): a.lo <= b.hi + margin and b.lo <= a.hi + margin on x, y, z, each
+// sum rounded to float (as the shader's; SSE has no excess precision). w is not compared.
+inline bool meet(const gl::PeelBox& a, const gl::PeelBox& b, float margin) {
+#if defined(__SSE2__)
+    const __m128 m = _mm_set1_ps(margin);
+    const __m128 one = _mm_cmple_ps(_mm_loadu_ps(&a.lo.x), _mm_add_ps(_mm_loadu_ps(&b.hi.x), m));
+    const __m128 two = _mm_cmple_ps(_mm_loadu_ps(&b.lo.x), _mm_add_ps(_mm_loadu_ps(&a.hi.x), m));
+    return (_mm_movemask_ps(_mm_and_ps(one, two)) & 7) == 7;
+#else
+    for (int k = 0; k < 3; ++k)
+        if (!(a.lo[k] <= b.hi[k] + margin) || !(b.lo[k] <= a.hi[k] + margin)) return false;
+    return true;
+#endif
+}
+
+}  // namespace
+
+std::size_t PeelClusters::walkPair(const gl::PeelPart& pa, const gl::PeelPart& pb, const gl::PeelPair& pair,
+                                   const gl::PeelBox* boxes, std::vector<glm::uvec4>& records,
+                                   std::vector<glm::uvec2>& stack, bool prefetch, bool withBoxes) const {
+    const float margin = pair.margin;
+    const gl::PeelBox* ba = boxes + pa.nodeBase;
+    const gl::PeelBox* bb = boxes + pb.nodeBase;
+    const gl::PeelClusterNode* na = nodes_.data() + pa.firstNode;
+    const gl::PeelClusterNode* nb = nodes_.data() + pb.firstNode;
+    std::size_t tests = 1;
+    if (pa.nodeCount == 0 || pb.nodeCount == 0 || !meet(ba[0], bb[0], margin)) return tests;
+#if defined(__SSE2__)
+    if (prefetch) {
+        for (std::uint32_t i = 2; i < pa.nodeCount; i += 2) _mm_prefetch(reinterpret_cast<const char*>(ba + i), _MM_HINT_T0);
+        for (std::uint32_t i = 2; i < pb.nodeCount; i += 2) _mm_prefetch(reinterpret_cast<const char*>(bb + i), _MM_HINT_T0);
+    }
+#else
+    (void)prefetch;
+#endif
+    stack.clear();
+    stack.emplace_back(0u, 0u);
+    const glm::uvec4 head(pair.candidate, std::bit_cast<std::uint32_t>(margin), pa.object, pb.object);
+    auto visit = [&](std::uint32_t a, std::uint32_t b) {
+        ++tests;
+        if (meet(ba[a], bb[b], margin)) stack.emplace_back(a, b);
+    };
+    while (!stack.empty()) {
+        const glm::uvec2 ab = stack.back();
+        stack.pop_back();
+        const gl::PeelClusterNode& x = na[ab.x];
+        const gl::PeelClusterNode& y = nb[ab.y];
+        const bool leafA = x.left == PEEL_NO_NODE, leafB = y.left == PEEL_NO_NODE;
+        if (leafA && leafB) {
+            records.push_back(head);
+            records.emplace_back((pa.firstSlot + x.firstSlot) | ((x.slotCount - 1u) << 27),
+                                 (pb.firstSlot + y.firstSlot) | ((y.slotCount - 1u) << 27), pa.nodeBase + ab.x,
+                                 pb.nodeBase + ab.y);
+            if (withBoxes) {
+                const gl::PeelBox& p = ba[ab.x];
+                const gl::PeelBox& q = bb[ab.y];
+                auto bits = [](float f) { return std::bit_cast<std::uint32_t>(f); };
+                records.emplace_back(bits(p.lo.x), bits(p.lo.y), bits(p.lo.z), bits(p.hi.x));
+                records.emplace_back(bits(p.hi.y), bits(p.hi.z), bits(q.lo.x), bits(q.lo.y));
+                records.emplace_back(bits(q.lo.z), bits(q.hi.x), bits(q.hi.y), bits(q.hi.z));
+            }
+        } else if (!leafA && !leafB) {
+            visit(x.left, y.left);
+            visit(x.left, y.right);
+            visit(x.right, y.left);
+            visit(x.right, y.right);
+        } else if (leafA) {
+            visit(ab.x, y.left);
+            visit(ab.x, y.right);
+        } else {
+            visit(x.left, ab.y);
+            visit(x.right, ab.y);
+        }
+    }
+    return tests;
+}
+
 }  // namespace isc

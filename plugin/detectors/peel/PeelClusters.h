@@ -56,11 +56,28 @@ public:
     /// (a zero's sign may differ where +0 and -0 tie). The inner nodes are made in the
     /// thread's own memory; `out` is only written, with non-temporal stores when `stream` (and
     /// `out` 16-byte aligned), fenced at the end.
+    /// `copy` (optional): the same boxes also stored there with ordinary stores (host memory
+    /// the CPU walk reads; the staging buffer `out` is write-combined, slow to read); `out` may
+    /// then be null (nothing written there; the SSE2 path only).
     void refit(MeshId mesh, std::span<const Vec3> local, const Mat4& model, gl::PeelBox* out,
-               bool stream = false) const;
+               bool stream = false, gl::PeelBox* copy = nullptr) const;
     /// refit() one component at a time (before 2026-11-28 morning; test hook
     /// ISC_PEEL_REFIT_SIMD=0 in PeelScenePass).
     void refitScalar(MeshId mesh, std::span<const Vec3> local, const Mat4& model, gl::PeelBox* out) const;
+    /// The fused walk of one pair of parts on the CPU (peel/cluster_walk.glsl's test and margin:
+    /// two boxes meet when lo <= the other's hi + margin on x, y and z, in float; the roots
+    /// first, then each node pair that meets expanded as the shader's expand(), depth first on
+    /// `stack`): appends two uvec4 per cluster pair to `records`, exactly the shader's
+    /// PEEL_WALK_RECORDS form (candidate, margin bits, objects; absolute slot ranges with the
+    /// triangles - 1 in the top 5 bits, box indices). `boxes`: the call's node boxes (part p's
+    /// node n at boxes[p.nodeBase + n]). Returns the node-pair box tests made. No depth limit
+    /// (the stack grows). `prefetch`: once the roots meet, both trees' boxes are prefetched (made
+    /// by other cores a moment before: their misses overlap instead of one at a time).
+    /// `withBoxes`: five uvec4 per cluster pair, the two above, then the two clusters' boxes as
+    /// float bits (A's lo.xyz, hi.xyz, then B's: tri_pairs.glsl's PEEL_RECORD_BOXES).
+    std::size_t walkPair(const gl::PeelPart& a, const gl::PeelPart& b, const gl::PeelPair& pair,
+                         const gl::PeelBox* boxes, std::vector<glm::uvec4>& records,
+                         std::vector<glm::uvec2>& stack, bool prefetch = false, bool withBoxes = false) const;
     std::span<const gl::PeelClusterNode> nodes() const { return nodes_; }
     std::span<const std::uint32_t> slots() const { return slots_; }
     /// Per slot (as slots()): (mesh triangle, its three mesh vertex indices), so that the

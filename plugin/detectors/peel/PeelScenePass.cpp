@@ -6,6 +6,7 @@
 #include "isc/scene/Scene.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cmath>
@@ -131,6 +132,30 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // write the staging buffers with ordinary stores (before 2026-11-28 morning) instead of
     // non-temporal ones (GpuScene::convertStreaming, PeelClusters::refit's `stream`).
     if (const char* v = std::getenv("ISC_PEEL_STREAM_STORES"); v != nullptr && *v == '0') streamStores_ = false;
+    // Test hook: ISC_PEEL_CPU_WALK=0, the cluster walk on the GPU (cluster_walk.glsl) also where
+    // the CPU makes the boxes (before 2026-11-28, branch peel-walk-12), to compare.
+    // ISC_PEEL_CPU_WALK=1: every pair walked after a barrier behind the last box (the first form,
+    // run 1 of peel-walk-12); 2 (default): each pair as soon as both its parts are boxed.
+    if (const char* v = std::getenv("ISC_PEEL_CPU_WALK"); v != nullptr && *v == '0') cpuWalk_ = false;
+    if (const char* v = std::getenv("ISC_PEEL_CPU_WALK"); v != nullptr && *v == '1') cpuWalkMode_ = 1;
+    // Test hook: ISC_PEEL_WALK_PREFETCH=1, the CPU walk prefetches a pair's boxes once its roots
+    // meet (slower on the H200: run 2 of peel-walk-12).
+    if (const char* v = std::getenv("ISC_PEEL_WALK_PREFETCH"); v != nullptr && *v == '1') walkPrefetch_ = true;
+    // Test hook: ISC_PEEL_RECORD_BOXES=0, the CPU walk's records without the two clusters' boxes
+    // (the boxes written to the staging buffer and copied for the triangle pairs, run 2's form).
+    if (const char* v = std::getenv("ISC_PEEL_RECORD_BOXES"); v != nullptr && *v == '0') recordBoxes_ = false;
+    // Test hook: ISC_PEEL_WALK_FLUSH=0, the CPU walk's records copy is not flushed at once (it
+    // starts with the call's last flush, as in runs 1-3 of peel-walk-12).
+    if (const char* v = std::getenv("ISC_PEEL_WALK_FLUSH"); v != nullptr && *v == '0') walkFlush_ = false;
+    recordUvec4_ = cpuWalk_ && recordBoxes_ ? 5u : 2u;
+    // Test hook: ISC_PEEL_CLUSTER_PAIRS_HASH=1, the cluster pairs (records form) read back after
+    // the call, sorted and hashed into the stats (cluster_pairs_hash_lo/_hi): the CPU walk's
+    // list against the GPU walk's.
+    if (const char* v = std::getenv("ISC_PEEL_CLUSTER_PAIRS_HASH"); v != nullptr && *v == '1') clusterPairsHash_ = true;
+    // Test hook: ISC_PEEL_CLUSTER_CAPACITY=n, the cluster pairs' first capacity (the CPU walk's
+    // fallback to the GPU walk when its list does not fit, and the growth after it).
+    if (const char* v = std::getenv("ISC_PEEL_CLUSTER_CAPACITY"); v != nullptr && *v != '\0')
+        cap_.clusterPairs = std::max<std::size_t>(1, std::strtoull(v, nullptr, 10));
     // The fused walk without rays runs 128 invocations per pair of parts (the largest pairs'
     // rounds are its critical path; 64 and 256 were slower on the H200, "Round 2026-11-27
     // night"). Test hook ISC_PEEL_WALK_WIDTH=64 or 256, to compare.
@@ -169,6 +194,9 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
          "peel cluster walk (records)"},
         {&triPairsRecords_, "peel/tri_pairs.glsl", "#define PEEL_LOCAL_VERTICES 1\n#define PEEL_WALK_RECORDS 1\n",
          "peel triangle pairs (records)"},
+        {&triPairsBoxRecords_, "peel/tri_pairs.glsl",
+         "#define PEEL_LOCAL_VERTICES 1\n#define PEEL_WALK_RECORDS 1\n#define PEEL_RECORD_BOXES 1\n",
+         "peel triangle pairs (records with boxes)"},
     };
     for (const Entry& e : entries) {
         auto p = compute(e.file, e.defines, e.label);
@@ -451,6 +479,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     synced_ = false;
     cpuBoxes_ = false;
     boxesCopied_ = false;
+    cpuWalkCall_ = false;
     bool cpuRefit = refitMode_ == 2;
     if (refitMode_ == 1) {
         std::size_t deformed = 0;
@@ -494,6 +523,88 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         gl::ConversionTeam team(gpu, scene, changed.size(), copyPieces_, streamStores_, convertedFlags_);
         double uploadMs = 0;
         std::int64_t copies = 0;
+        // The cluster walk on the CPU (cpuWalk_; docs/detectors/peel.md, "Round 2026-11-28
+        // (branch peel-walk-12)"): in the same region, on the boxes kept in host memory for it
+        // (when to walk: cpuWalkMode_ below), its records appended to the mapped staging buffer
+        // (one atomic per pair of parts) and copied after the region. A list longer than the
+        // staging buffer: this call takes the GPU walk (counted), the next calls a larger
+        // buffer. Not with the copy in one piece (ISC_PEEL_COPY_PIECES=1, the boxes' copy in
+        // attempt()) nor a split call.
+        const bool records = walkRecords_ && clusters_.slots().size() < (std::size_t(1) << 27);
+        cpuWalkCall_ = cpuWalk_ && fused && records && direct_ && !settings_.overlap && !pairs_.empty() &&
+                       fusedWalk_ && treeHeight_ <= kFusedLevels && copyPieces_ > 1;
+        cpuWalkPairs_ = cpuWalkWithClusters_ = 0;
+        std::atomic<std::size_t> walkCount{0};  // cluster pairs walked
+        std::atomic<std::uint32_t> walkWith{0};
+        std::atomic<std::size_t> walkTests{0};
+        std::atomic<std::int64_t> walkThreadNs{0};  // the threads' time in the walk's loop, summed
+        double walkStartMs = 0;
+        if (cpuWalkCall_) {
+            hostBoxes_.resize(nodeTotal_);
+            if (auto r = reserveChecked(boxesBuffer_, nodeTotal_, sizeof(gl::PeelBox), limits_, "the node boxes"); !r)
+                return r;
+            // (Within one storage block; a list that does not fit takes the GPU walk, below.)
+            cap_.clusterPairs = std::max<std::size_t>(
+                1, std::min(cap_.clusterPairs, limits_.maxStorageBlock / (recordUvec4_ * sizeof(glm::uvec4))));
+            if (auto r = reserveChecked(clusterPairsBuffer_, cap_.clusterPairs, recordUvec4_ * sizeof(glm::uvec4), limits_,
+                                        "the cluster pairs");
+                !r)
+                return r;
+            if (walkStagingPairs_ < cap_.clusterPairs || walkStagingData_ == nullptr) {
+                const GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+                walkStaging_ = gl::Buffer("peel cluster pairs (staging)");
+                walkStaging_.allocate(cap_.clusterPairs * recordUvec4_ * sizeof(glm::uvec4), nullptr, flags);
+                walkStagingData_ = static_cast<glm::uvec4*>(walkStaging_.mapPersistent(flags));
+                walkStagingPairs_ = cap_.clusterPairs;
+            }
+        }
+        const std::size_t walkCapacity = std::min(walkStagingPairs_, cap_.clusterPairs);
+        const auto pairCount = static_cast<std::int64_t>(pairs_.size());
+        // cpuWalkMode_ 2 (the default): a pair is walked as soon as both its parts are boxed, by
+        // the thread that boxed the later one (its boxes are in that core's cache): each part,
+        // once boxed, is flagged, then its pairs whose other part is flagged are claimed and
+        // walked. Both flags are stored before each loads the other's (sequentially consistent),
+        // so at least one of a pair's two parts sees the other boxed, and the claim makes it
+        // exactly one walk. Mode 1: every pair after a barrier behind the last box.
+        const bool walkAtBoxes = cpuWalkCall_ && cpuWalkMode_ == 2;
+        // With the boxes in the records (recordBoxes_, the default) the triangle pairs read no
+        // node boxes: the CPU's boxes go to host memory only, nothing to the staging buffer, no
+        // boxes' copy (a 1 MB copy on the deforming pile, before the triangle pairs).
+        const bool boxRecords = cpuWalkCall_ && recordUvec4_ == 5u;
+        if (walkAtBoxes) {
+            partPairBegin_.assign(parts_.size() + 1, 0);
+            for (const gl::PeelPair& pr : pairs_) {
+                ++partPairBegin_[pr.partA + 1];
+                if (pr.partB != pr.partA) ++partPairBegin_[pr.partB + 1];
+            }
+            for (std::size_t i = 0; i < parts_.size(); ++i) partPairBegin_[i + 1] += partPairBegin_[i];
+            partPairs_.resize(partPairBegin_.back());
+            std::vector<std::uint32_t> fill(partPairBegin_.begin(), partPairBegin_.end() - 1);
+            for (std::uint32_t k = 0; k < pairs_.size(); ++k) {
+                partPairs_[fill[pairs_[k].partA]++] = k;
+                if (pairs_[k].partB != pairs_[k].partA) partPairs_[fill[pairs_[k].partB]++] = k;
+            }
+            if (partBoxed_.size() < parts_.size()) partBoxed_ = std::vector<std::atomic<std::uint8_t>>(parts_.size());
+            if (pairClaimed_.size() < pairs_.size())
+                pairClaimed_ = std::vector<std::atomic<std::uint8_t>>(pairs_.size());
+            for (std::size_t i = 0; i < parts_.size(); ++i) partBoxed_[i].store(0, std::memory_order_relaxed);
+            for (std::size_t i = 0; i < pairs_.size(); ++i) pairClaimed_[i].store(0, std::memory_order_relaxed);
+        }
+        std::atomic<std::int64_t> partsBoxed{0};
+        // Walks pair k into the staging buffer (one atomic per pair of parts with cluster pairs).
+        auto walkOne = [&](std::size_t k, std::vector<glm::uvec4>& found, std::vector<glm::uvec2>& stack,
+                           std::size_t& tests) {
+            const gl::PeelPair& pr = pairs_[k];
+            found.clear();
+            tests += clusters_.walkPair(parts_[pr.partA], parts_[pr.partB], pr, hostBoxes_.data(), found, stack,
+                                        walkPrefetch_, boxRecords);
+            if (found.empty()) return;
+            const std::size_t m = found.size() / recordUvec4_;
+            const std::size_t at = walkCount.fetch_add(m, std::memory_order_relaxed);
+            walkWith.fetch_add(1, std::memory_order_relaxed);
+            if (at + m <= walkCapacity)
+                std::memcpy(walkStagingData_ + recordUvec4_ * at, found.data(), found.size() * sizeof(glm::uvec4));
+        };
 #pragma omp parallel if (partCount >= 4)
         {
             if (fused) {
@@ -509,15 +620,72 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                     }
                 }
             }
-#pragma omp for schedule(dynamic, 1)
+            thread_local std::vector<glm::uvec4> found;
+            thread_local std::vector<glm::uvec2> stack;
+            std::size_t tests = 0;
+            std::int64_t walkNs = 0;
+#pragma omp for schedule(dynamic, 1) nowait
             for (std::int64_t k = 0; k < partCount; ++k) {
                 const gl::PeelPart& p = parts_[std::size_t(k)];
-                if (refitSimd_)
+                if (refitSimd_) {
                     clusters_.refit(scene.meshOf(p.object), scene.localVertices(p.object),
-                                    scene.pose(p.object).matrix(), boxStagingData_ + p.nodeBase, streamStores_);
-                else
+                                    scene.pose(p.object).matrix(), boxRecords ? nullptr : boxStagingData_ + p.nodeBase,
+                                    streamStores_, cpuWalkCall_ ? hostBoxes_.data() + p.nodeBase : nullptr);
+                } else if (cpuWalkCall_) {
+                    clusters_.refitScalar(scene.meshOf(p.object), scene.localVertices(p.object),
+                                          scene.pose(p.object).matrix(), hostBoxes_.data() + p.nodeBase);
+                    if (!boxRecords)
+                        std::copy_n(hostBoxes_.data() + p.nodeBase, p.nodeCount, boxStagingData_ + p.nodeBase);
+                } else {
                     clusters_.refitScalar(scene.meshOf(p.object), scene.localVertices(p.object),
                                           scene.pose(p.object).matrix(), boxStagingData_ + p.nodeBase);
+                }
+                if (walkAtBoxes) {
+                    partBoxed_[std::size_t(k)].store(1);  // sequentially consistent (see above)
+                    partsBoxed.fetch_add(1);
+                    const auto tw = Clock::now();
+                    for (std::uint32_t i = partPairBegin_[std::size_t(k)]; i < partPairBegin_[std::size_t(k) + 1]; ++i) {
+                        const std::uint32_t pk = partPairs_[i];
+                        const gl::PeelPair& pr = pairs_[pk];
+                        const std::uint32_t other = pr.partA == std::uint32_t(k) ? pr.partB : pr.partA;
+                        if (partBoxed_[other].load() != 0 && pairClaimed_[pk].exchange(1) == 0)
+                            walkOne(pk, found, stack, tests);
+                    }
+                    walkNs += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - tw).count();
+                }
+            }
+            if (walkAtBoxes) {
+#pragma omp master
+                {
+                    // Every box made (the others are walking meanwhile): the boxes' copy.
+                    while (partsBoxed.load(std::memory_order_acquire) < partCount) {
+                    }
+                    walkStartMs = msSince(tb);
+                    if (!boxRecords) {
+                        glCopyNamedBufferSubData(boxStaging_.id(), boxesBuffer_.id(), 0, 0,
+                                                 static_cast<GLsizeiptr>(std::size_t(nodeTotal_) * sizeof(gl::PeelBox)));
+                        glFlush();
+                    }
+                }
+            } else if (cpuWalkCall_) {
+#pragma omp barrier
+#pragma omp master
+                {
+                    walkStartMs = msSince(tb);
+                    if (!boxRecords) {
+                        glCopyNamedBufferSubData(boxStaging_.id(), boxesBuffer_.id(), 0, 0,
+                                                 static_cast<GLsizeiptr>(std::size_t(nodeTotal_) * sizeof(gl::PeelBox)));
+                        glFlush();
+                    }
+                }
+                const auto tw = Clock::now();
+#pragma omp for schedule(dynamic, 4) nowait
+                for (std::int64_t k = 0; k < pairCount; ++k) walkOne(std::size_t(k), found, stack, tests);
+                walkNs += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - tw).count();
+            }
+            if (cpuWalkCall_) {
+                walkTests.fetch_add(tests, std::memory_order_relaxed);
+                walkThreadNs.fetch_add(walkNs, std::memory_order_relaxed);
             }
         }
         if (fused) {
@@ -527,9 +695,39 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         }
         cpuBoxes_ = true;
         stats.count("cpu_refit_ms", msSince(tb));
+        stats.count("cpu_walk", cpuWalkCall_ ? 1.0 : 0.0);
+        if (cpuWalkCall_) {
+            boxesCopied_ = true;  // recorded in the region
+            const std::size_t total = walkCount.load();
+            stats.count("cpu_walk_ms", msSince(tb) - walkStartMs);  // after the last box (and its copy's recording)
+            stats.count("cpu_walk_mode", double(cpuWalkMode_));
+            stats.count("walk_tests", double(walkTests.load()));
+            stats.count("cpu_walk_thread_ms", 1e-6 * double(walkThreadNs.load()));
+            if (total > walkCapacity) {
+                // Did not fit: the GPU walks this call (its list grown as usual), the staging
+                // buffer is made larger for the next calls.
+                cpuWalkCall_ = false;
+                stats.count("cpu_walk_overflow", 1.0);
+                if (boxRecords) {  // the GPU walk reads the node boxes: made on the CPU, copied now
+                    std::copy_n(hostBoxes_.data(), nodeTotal_, boxStagingData_);
+                    glCopyNamedBufferSubData(boxStaging_.id(), boxesBuffer_.id(), 0, 0,
+                                             static_cast<GLsizeiptr>(std::size_t(nodeTotal_) * sizeof(gl::PeelBox)));
+                }
+                const std::size_t most = limits_.maxStorageBlock / (recordUvec4_ * sizeof(glm::uvec4));
+                cap_.clusterPairs = std::min(most, std::max(cap_.clusterPairs, total + total / 2 + 1024));
+            } else {
+                cpuWalkPairs_ = static_cast<std::uint32_t>(total);
+                cpuWalkWithClusters_ = walkWith.load();
+                if (total > 0) {
+                    glCopyNamedBufferSubData(walkStaging_.id(), clusterPairsBuffer_.id(), 0, 0,
+                                             static_cast<GLsizeiptr>(total * recordUvec4_ * sizeof(glm::uvec4)));
+                    if (walkFlush_) glFlush();  // the copy starts now, while the CPU records the rest
+                }
+            }
+        }
         // The boxes' copy recorded (and started) at once, before the call's other uploads and
         // buffers (with the copy in pieces; before 2026-11-28 attempt() recorded it).
-        if (copyPieces_ > 1) {
+        if (copyPieces_ > 1 && !boxesCopied_) {
             if (auto r = reserveChecked(boxesBuffer_, nodeTotal_, sizeof(gl::PeelBox), limits_, "the node boxes"); !r)
                 return r;
             glCopyNamedBufferSubData(boxStaging_.id(), boxesBuffer_.id(), 0, 0,
@@ -587,7 +785,9 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         capacity = std::max<std::size_t>(1, std::min(capacity, limits_.maxStorageBlock / bytesEach));
     };
     clampTo(cap_.items, sizeof(glm::uvec4));
-    clampTo(cap_.clusterPairs, 2 * sizeof(glm::uvec4));
+    // A cluster pair's record: two uvec4 (the GPU walk's), five with the CPU walk's boxes.
+    const std::size_t recordBytes = (cpuWalkCall_ ? recordUvec4_ : 2u) * sizeof(glm::uvec4);
+    clampTo(cap_.clusterPairs, recordBytes);
     clampTo(cap_.records, sizeof(gl::PeelBox));  // the records' boxes are the larger of the two
     clampTo(cap_.entries, 2 * 2 * sizeof(std::uint32_t));  // two buckets per entry, two words each
     clampTo(cap_.output, 3 * sizeof(std::uint32_t));
@@ -620,7 +820,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         {&visitsBuffer_, nodeTotal_, sizeof(std::uint32_t), "the node visits"},
         {&itemsBuffer_[0], cap_.items, sizeof(glm::uvec4), "the node pair lists"},
         {&itemsBuffer_[1], cap_.items, sizeof(glm::uvec4), "the node pair lists"},
-        {&clusterPairsBuffer_, cap_.clusterPairs, 2 * sizeof(glm::uvec4), "the cluster pairs"},  // records: two each
+        {&clusterPairsBuffer_, cap_.clusterPairs, recordBytes, "the cluster pairs"},
         {&keptBitsBuffer_, (triangleTotal_ + 31) / 32, sizeof(std::uint32_t), "the kept bits"},
         {&keptIndicesBuffer_, triangleTotal_, 3 * sizeof(std::uint32_t), "the kept index lists"},
         {&keptTrianglesBuffer_, triangleTotal_, sizeof(std::uint32_t), "the kept triangles"},
@@ -651,6 +851,23 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         if (auto r = outputB_.reserve(cap_.output * 3 * sizeof(std::uint32_t)); !r) return r;
     // Cleared every attempt.
     counters_.buffer().clearZero();
+    if (cpuWalkCall_) {
+        // The CPU's walk: its counts, as the GPU walk would have counted, copied in from a mapped
+        // buffer (a GPU copy, ordered after the clear; glNamedBufferSubData here lost the count
+        // from the second call on with the NVIDIA driver, which moves the counters to host
+        // memory: run 1 of peel-walk-12).
+        if (walkCountsData_ == nullptr) {
+            const GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+            walkCounts_.allocate(4 * sizeof(std::uint32_t), nullptr, flags);
+            walkCountsData_ = static_cast<std::uint32_t*>(walkCounts_.mapPersistent(flags));
+        }
+        walkCountsData_[0] = cpuWalkPairs_;  // the last call's copies are done (it waited for its fence)
+        walkCountsData_[1] = cpuWalkWithClusters_;
+        glCopyNamedBufferSubData(walkCounts_.id(), counters_.buffer().id(), 0,
+                                 PEEL_COUNTER_CLUSTER_PAIRS * sizeof(std::uint32_t), sizeof(std::uint32_t));
+        glCopyNamedBufferSubData(walkCounts_.id(), counters_.buffer().id(), sizeof(std::uint32_t),
+                                 PEEL_COUNTER_PAIRS_WITH_CLUSTERS * sizeof(std::uint32_t), sizeof(std::uint32_t));
+    }
     argsBuffer_.clearZero();
     visitsBuffer_.clearZero(0, std::size_t(nodeTotal_) * 4);
     pairFlagsBuffer_.clearZero(0, std::max<std::size_t>(pairs_.size(), 1) * 4);
@@ -827,7 +1044,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         retry = true;
         stats.count("walk_cut", double(counters[PEEL_COUNTER_WALK_CUT]));
     }
-    grow(cap_.clusterPairs, counters[PEEL_COUNTER_CLUSTER_PAIRS], 2 * sizeof(glm::uvec4), "the cluster pairs");
+    grow(cap_.clusterPairs, counters[PEEL_COUNTER_CLUSTER_PAIRS], recordBytes, "the cluster pairs");
     grow(cap_.records, counters[PEEL_COUNTER_RECORDS], sizeof(gl::PeelBox), "the records");
     grow(cap_.entries, counters[PEEL_COUNTER_CELL_ENTRIES], 4 * sizeof(std::uint32_t), "the pairing grid");
     grow(cap_.output, std::max(counters[PEEL_COUNTER_OUTPUT], counters[PEEL_COUNTER_OUTPUT_B]),
@@ -873,6 +1090,24 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     auto counter = [&](int k) { return double(counters[k]); };
     stats.count("pairs_culled", double(pairs_.size()) - counter(PEEL_COUNTER_PAIRS_WITH_CLUSTERS));
     stats.count("cluster_pairs", counter(PEEL_COUNTER_CLUSTER_PAIRS));
+    if (clusterPairsHash_ && direct_ && walkRecords_) {
+        // Test hook: the cluster pairs' records, sorted, hashed (FNV-1a, 64 bits in two counters).
+        const std::size_t m = std::min<std::size_t>(counters[PEEL_COUNTER_CLUSTER_PAIRS], cap_.clusterPairs);
+        // (The CPU walk's records with boxes are five uvec4 each: their first two are hashed.)
+        const std::size_t stride = cpuWalkCall_ ? 4 * recordUvec4_ : 8;
+        std::vector<std::uint32_t> words(m * stride);
+        if (m > 0)
+            glGetNamedBufferSubData(clusterPairsBuffer_.id(), 0,
+                                    static_cast<GLsizeiptr>(words.size() * sizeof(std::uint32_t)), words.data());
+        std::vector<std::array<std::uint32_t, 8>> records(m);
+        for (std::size_t i = 0; i < m; ++i) std::copy_n(words.data() + i * stride, 8, records[i].data());
+        std::sort(records.begin(), records.end());
+        std::uint64_t h = 0xcbf29ce484222325ull;
+        for (const auto& r : records)
+            for (std::uint32_t w : r) h = (h ^ w) * 0x100000001b3ull;
+        stats.count("cluster_pairs_hash_lo", double(h & 0xFFFFFFFFull));
+        stats.count("cluster_pairs_hash_hi", double(h >> 32));
+    }
     stats.count("triangles_kept", counter(PEEL_COUNTER_KEPT));
     stats.count("triangles_rasterized", counter(PEEL_COUNTER_RASTER_TRIANGLES));  // kept x tiles drawn into
     stats.count("fragments", counter(PEEL_COUNTER_FRAGMENTS));
@@ -933,19 +1168,21 @@ Result<void> PeelScenePass::fusedCull(std::uint32_t clusterCap, int half) {
 
 Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uint32_t first, std::uint32_t count,
                                               int half) {
-    markPass(kPassWalk);
     // Without rays the walk writes records with all the triangle pairs need (walkRecords_).
     // (Slots are packed below 2^27 in the records: more triangles than that in the scene's
     // meshes take the other form.)
     const bool records = direct_ && walkRecords_ && clusters_.slots().size() < (std::size_t(1) << 27);
-    gl::Program& walk = records ? walkRec_ : walk_;
-    walk.setUniform("uPairBase", first);
-    walk.setUniform("uPairCount", count);
-    walk.setUniform("uClusterCapacity", clusterCap);
-    walk.setUniform("uQueueLimit", walkQueue_);
-    walk.setUniform("uStepBudget", walkBudget_);
-    walk.use();
-    if (auto r = dispatch1d(walk, count, 1, limits_, "the pair list (one workgroup each)"); !r) return r;
+    if (!cpuWalkCall_) {  // else the CPU walked (run()): its records and count are copied in
+        markPass(kPassWalk);
+        gl::Program& walk = records ? walkRec_ : walk_;
+        walk.setUniform("uPairBase", first);
+        walk.setUniform("uPairCount", count);
+        walk.setUniform("uClusterCapacity", clusterCap);
+        walk.setUniform("uQueueLimit", walkQueue_);
+        walk.setUniform("uStepBudget", walkBudget_);
+        walk.use();
+        if (auto r = dispatch1d(walk, count, 1, limits_, "the pair list (one workgroup each)"); !r) return r;
+    }
     barrier();
     if (direct_) {
         syncScene();  // the vertices, while the GPU walks (refit "cpu"; else done already)
@@ -953,7 +1190,9 @@ Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uin
         // The second half starts where the first half's cluster pairs end, and appends to its
         // own list (the first one is being read by the CPU meanwhile).
         (half == 1 ? outputB_ : output_).buffer().bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_OUTPUT);
-        gl::Program& tri = records ? triPairsRecords_ : triPairsLocal_;
+        gl::Program& tri = cpuWalkCall_ && recordUvec4_ == 5u ? triPairsBoxRecords_
+                           : records                              ? triPairsRecords_
+                                                                  : triPairsLocal_;
         tri.setUniform("uStartCounter", std::uint32_t(half == 1 ? PEEL_COUNTER_CLUSTER_SPLIT : PEEL_COUNTER_COUNT));
         tri.setUniform("uOutputCounter", std::uint32_t(half == 1 ? PEEL_COUNTER_OUTPUT_B : PEEL_COUNTER_OUTPUT));
         tri.setUniform("uClusterCapacity", clusterCap);
@@ -961,10 +1200,13 @@ Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uin
         tri.use();
         // As many workgroups as the last call's cluster pairs and a quarter more (each strides
         // over the list, so any count is served; a good guess makes it one cluster pair each).
+        // With the CPU's walk the count is known: one workgroup per cluster pair.
         const std::size_t expected = splitCall_ ? lastClusterPairs_ / 2 : lastClusterPairs_;
-        const std::size_t groups = std::clamp<std::size_t>(expected + expected / 4 + 256, 256,
-                                                           std::max<std::size_t>(256, cap_.clusterPairs));
-        if (auto r = dispatch1d(tri, groups, 1, limits_, "the triangle pairs"); !r) return r;
+        const std::size_t groups = cpuWalkCall_ ? std::size_t(cpuWalkPairs_)
+                                                : std::clamp<std::size_t>(expected + expected / 4 + 256, 256,
+                                                                          std::max<std::size_t>(256, cap_.clusterPairs));
+        if (groups > 0)
+            if (auto r = dispatch1d(tri, groups, 1, limits_, "the triangle pairs"); !r) return r;
         barrier();
         if (splitCall_ && half == 0) {  // where the second half's cluster pairs will start
             barrier(GL_BUFFER_UPDATE_BARRIER_BIT);

@@ -35,6 +35,10 @@
 #include "isc/gl/GpuScene.h"
 #include "isc/gl/VertexArray.h"
 
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
 namespace isc::peel {
 
 class PeelScenePass {
@@ -101,6 +105,31 @@ private:
     bool streamStores_ = true;  // non-temporal stores into the staging buffers (test hook ISC_PEEL_STREAM_STORES=0)
     bool refitSimd_ = true;  // the CPU's boxes 4-wide (test hook ISC_PEEL_REFIT_SIMD=0: PeelClusters::refitScalar)
     bool walkRecords_ = true;  // test hook ISC_PEEL_WALK_RECORDS=0: the fused walk without rays writes node pairs
+    // The cluster walk on the CPU (round 2026-11-28, branch peel-walk-12): with the CPU's boxes in
+    // the fused region, no rays and the records form, every pair of parts is walked on the CPU
+    // right after the boxes (PeelClusters::walkPair, the shader's test and margin), its records
+    // written into walkStaging_ and copied to clusterPairsBuffer_, the count written into the
+    // counters; the GPU runs only the triangle pairs. Test hook ISC_PEEL_CPU_WALK=0: the GPU walk.
+    bool cpuWalk_ = true;
+    bool cpuWalkCall_ = false;             // this call's cluster pairs are the CPU's
+    int cpuWalkMode_ = 2;                  // 2: each pair once both its parts are boxed; 1: all after a barrier
+    bool walkPrefetch_ = false;            // the CPU walk prefetches a pair's boxes once its roots meet (test hook)
+    // The CPU walk's records carry the two clusters' boxes (five uvec4 each; tri_pairs.glsl with
+    // PEEL_RECORD_BOXES): no node boxes to the GPU. Test hook ISC_PEEL_RECORD_BOXES=0: two uvec4.
+    bool recordBoxes_ = true;
+    std::uint32_t recordUvec4_ = 5;        // uvec4 per cluster pair in clusterPairsBuffer_'s capacity
+    bool walkFlush_ = true;                // the records' copy flushed as soon as it is recorded (test hook)
+    std::vector<std::uint32_t> partPairBegin_, partPairs_;  // per part, its pairs of parts (mode 2)
+    std::vector<std::atomic<std::uint8_t>> partBoxed_, pairClaimed_;
+    std::uint32_t cpuWalkPairs_ = 0;       // its cluster pairs
+    std::uint32_t cpuWalkWithClusters_ = 0;  // its pairs of parts with any
+    bool clusterPairsHash_ = false;        // test hook ISC_PEEL_CLUSTER_PAIRS_HASH=1: the sorted list's hash in the stats
+    std::vector<gl::PeelBox> hostBoxes_;   // the CPU's boxes in host memory (the walk reads them)
+    gl::Buffer walkStaging_{"peel cluster pairs (staging)"};
+    glm::uvec4* walkStagingData_ = nullptr;
+    std::size_t walkStagingPairs_ = 0;     // cluster pairs it holds
+    gl::Buffer walkCounts_{"peel cpu walk counts (staging)"};  // its two counts, copied into the counters
+    std::uint32_t* walkCountsData_ = nullptr;
     // refit "cpu" (no rays; "auto" on mostly deformed calls): the cluster boxes made on the CPU into a persistently mapped
     // staging buffer and copied to boxesBuffer_ (cpuBoxes_: this call's are there).
     int refitMode_ = 0;     // 0 the GPU pass, 1 auto (the CPU for mostly deformed calls), 2 the CPU
@@ -145,7 +174,7 @@ private:
 
     gl::Program world_, refit_, pairsInit_, pairsStep_, pairsStack_, cullTriangles_, compact_, drawItems_, raster_,
         resolve_, mip_, separate_, gridCount_, gridFill_, scan_, pairTest_, args_, triPairs_, walk_, refitLocal_,
-        triPairsLocal_, walkRec_, triPairsRecords_;
+        triPairsLocal_, walkRec_, triPairsRecords_, triPairsBoxRecords_;
     gl::VertexArray vao_;
     gl::Framebuffer framebuffer_;
     gl::Buffer partsBuffer_{"peel parts"}, worldBuffer_{"peel world vertices"}, nodesBuffer_{"peel cluster nodes"},

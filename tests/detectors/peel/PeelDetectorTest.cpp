@@ -797,15 +797,19 @@ TEST_F(PeelDetectorTest, FusedAndLevelsWalksAgree) {
         ASSERT_TRUE(fused->detect(scene, scene.overlappingPairs(), out));
         EXPECT_EQ(out.stats.counter("walk_fused"), 1.0);
         EXPECT_EQ(out.stats.counter("split"), 0.0);  // overlap is off by default
-        EXPECT_GT(out.stats.counter("gpu_pass_walk_ms"), 0.0);
-        if (noRays) {  // the boxes from the CPU: no refit pass
+        if (noRays) {  // the boxes from the CPU: no refit pass, and the CPU walks (no walk pass)
+            EXPECT_EQ(out.stats.counter("cpu_walk"), 1.0);
+            EXPECT_EQ(out.stats.counter("gpu_pass_walk_ms"), 0.0);
             EXPECT_EQ(out.stats.counter("gpu_pass_refit_ms"), 0.0);
             EXPECT_GT(out.stats.counter("cpu_refit_ms"), 0.0);
             DetectionOutput onGpuOut;
             ASSERT_TRUE(gpuRefit->detect(scene, scene.overlappingPairs(), onGpuOut));
             EXPECT_GT(onGpuOut.stats.counter("gpu_pass_refit_ms"), 0.0);
             EXPECT_EQ(onGpuOut.stats.counter("cpu_refit_ms"), 0.0);
+            EXPECT_EQ(onGpuOut.stats.counter("cpu_walk"), 0.0);
+            EXPECT_GT(onGpuOut.stats.counter("gpu_pass_walk_ms"), 0.0);
         } else {
+            EXPECT_GT(out.stats.counter("gpu_pass_walk_ms"), 0.0);
             EXPECT_GT(out.stats.counter("gpu_pass_refit_ms"), 0.0);
             EXPECT_EQ(out.stats.counter("cpu_refit_ms"), 0.0);
         }
@@ -835,18 +839,22 @@ TEST_F(PeelDetectorTest, FusedAndLevelsWalksAgree) {
         // pairs and the triangle pairs pairing all 32 x 32 (ISC_PEEL_WALK_RECORDS=0, the chain
         // before 2026-11-27 night), the vertex upload after the walk's dispatch
         // (ISC_PEEL_UPLOAD_FIRST=0), the walk 64 and 256 wide (ISC_PEEL_WALK_WIDTH; 128 by
-        // default): the same cluster pairs, the same pairs to the float test, the reference's answer.
+        // default; with ISC_PEEL_CPU_WALK=0, else the CPU walks) and the GPU walk at its default
+        // width: the same cluster pairs, the same pairs to the float test, the reference's answer.
         PeelSettings cpuBoxes;
         cpuBoxes.refit = "cpu";
         auto defaults = makePeel(cpuBoxes);
         const std::pair<const char*, const char*> hooks[] = {{"ISC_PEEL_WALK_RECORDS", "0"},
                                                              {"ISC_PEEL_UPLOAD_FIRST", "0"},
                                                              {"ISC_PEEL_WALK_WIDTH", "64"},
-                                                             {"ISC_PEEL_WALK_WIDTH", "256"}};
+                                                             {"ISC_PEEL_WALK_WIDTH", "256"},
+                                                             {"ISC_PEEL_CPU_WALK", "0"}};
         for (const auto& [name, value] : hooks) {
             ::setenv(name, value, 1);
+            ::setenv("ISC_PEEL_CPU_WALK", "0", 1);
             auto variant = makePeel(cpuBoxes);
             ::unsetenv(name);
+            ::unsetenv("ISC_PEEL_CPU_WALK");
             const std::string what = std::string(name) + "=" + value;
             for (int call = 0; call < 2; ++call) {
                 for (ObjectId o = 1; o < scene.objectCount(); ++o) {
@@ -1028,6 +1036,77 @@ TEST_F(PeelDetectorTest, FourWideBoxesAndStreamingStoresKeepTheAnswer) {
         }
         const std::size_t total = expectReferencePairs(scene, candidates, a, "call " + std::to_string(call));
         EXPECT_GT(total, 500u) << "call " << call;
+    }
+}
+
+// The cluster walk on the CPU (the default where the CPU makes the boxes, no rays; each pair
+// walked once both its parts are boxed): over calls
+// where bunnies move and deform, the cluster pairs are the GPU walk's (ISC_PEEL_CPU_WALK=0) as a
+// sorted list (hashed by the test hook ISC_PEEL_CLUSTER_PAIRS_HASH), the same pairs go to the
+// filter, and the answer is bit for bit the GPU walk's and the reference's. A list longer than
+// the staging buffer (first capacity 16, ISC_PEEL_CLUSTER_CAPACITY) takes the GPU walk for that
+// call (counted) and the CPU walk again after it (there with prefetching, ISC_PEEL_WALK_PREFETCH=1).
+// The walk after a barrier behind the last box (ISC_PEEL_CPU_WALK=1) with records without the
+// clusters' boxes (ISC_PEEL_RECORD_BOXES=0: the node boxes copied) gives the same list.
+TEST_F(PeelDetectorTest, CpuWalkGivesTheGpuWalksClusterPairs) {
+    Scene scene = sixBunniesOnABox();
+    ::setenv("ISC_PEEL_CLUSTER_PAIRS_HASH", "1", 1);
+    auto cpuWalk = makePeel(PeelSettings{});
+    ::setenv("ISC_PEEL_CPU_WALK", "0", 1);
+    auto gpuWalk = makePeel(PeelSettings{});
+    ::unsetenv("ISC_PEEL_CPU_WALK");
+    ::setenv("ISC_PEEL_CLUSTER_CAPACITY", "16", 1);
+    ::setenv("ISC_PEEL_WALK_PREFETCH", "1", 1);
+    auto small = makePeel(PeelSettings{});
+    ::unsetenv("ISC_PEEL_CLUSTER_CAPACITY");
+    ::unsetenv("ISC_PEEL_WALK_PREFETCH");
+    ::setenv("ISC_PEEL_CPU_WALK", "1", 1);  // every pair after a barrier, the boxes copied
+    ::setenv("ISC_PEEL_RECORD_BOXES", "0", 1);
+    auto afterBarrier = makePeel(PeelSettings{});
+    ::unsetenv("ISC_PEEL_CPU_WALK");
+    ::unsetenv("ISC_PEEL_RECORD_BOXES");
+    ::unsetenv("ISC_PEEL_CLUSTER_PAIRS_HASH");
+    const auto bunnyVertices = scene.mesh(0).vertices();  // mesh 0: the bunny
+    const std::vector<Vec3> rest(bunnyVertices.begin(), bunnyVertices.end());
+    for (int call = 0; call < 4; ++call) {
+        for (ObjectId o = 1; o < scene.objectCount(); ++o) {
+            Pose p = scene.pose(o);
+            p.position += Vec3(0.004f * float(o % 3) - 0.004f, -0.006f, 0.002f);
+            p.rotation = glm::normalize(glm::angleAxis(0.01f * float(o), glm::normalize(Vec3(1, 1, 0))) * p.rotation);
+            scene.setPose(o, p);
+            std::vector<Vec3> v = rest;
+            for (Vec3& x : v) x *= 1.0f + 0.015f * std::sin(5.0f * x.y + 0.9f * float(call + 2 * int(o)));
+            scene.setVertices(o, v);
+        }
+        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+        DetectionOutput a, b, c, d;
+        ASSERT_TRUE(cpuWalk->detect(scene, candidates, a));
+        ASSERT_TRUE(gpuWalk->detect(scene, candidates, b));
+        ASSERT_TRUE(small->detect(scene, candidates, c));
+        ASSERT_TRUE(afterBarrier->detect(scene, candidates, d));
+        const std::string what = "call " + std::to_string(call);
+        EXPECT_EQ(a.stats.counter("refit_cpu"), 1.0) << what;
+        EXPECT_EQ(a.stats.counter("cpu_walk"), 1.0) << what;
+        EXPECT_EQ(a.stats.counter("cpu_walk_mode"), 2.0) << what;
+        EXPECT_EQ(d.stats.counter("cpu_walk_mode"), 1.0) << what;
+        EXPECT_EQ(d.stats.counter("walk_tests"), a.stats.counter("walk_tests")) << what;
+        EXPECT_GT(a.stats.counter("walk_tests"), a.stats.counter("cluster_pairs")) << what;
+        EXPECT_EQ(b.stats.counter("cpu_walk"), 0.0) << what;
+        EXPECT_EQ(b.stats.counter("walk_fused"), 1.0) << what;
+        EXPECT_EQ(c.stats.counter("cpu_walk"), 1.0) << what;
+        EXPECT_EQ(c.stats.counter("cpu_walk_overflow"), call == 0 ? 1.0 : 0.0) << what;
+        EXPECT_GT(a.stats.counter("cluster_pairs"), 100.0) << what;
+        for (const DetectionOutput* x : {&b, &c, &d}) {
+            EXPECT_EQ(x->stats.counter("cluster_pairs"), a.stats.counter("cluster_pairs")) << what;
+            EXPECT_EQ(x->stats.counter("cluster_pairs_hash_lo"), a.stats.counter("cluster_pairs_hash_lo")) << what;
+            EXPECT_EQ(x->stats.counter("cluster_pairs_hash_hi"), a.stats.counter("cluster_pairs_hash_hi")) << what;
+            EXPECT_EQ(x->stats.counter("pairs_culled"), a.stats.counter("pairs_culled")) << what;
+            EXPECT_EQ(x->stats.counter("screen_pairs"), a.stats.counter("screen_pairs")) << what;
+            EXPECT_EQ(x->stats.counter("filtered_pairs"), a.stats.counter("filtered_pairs")) << what;
+            expectSameOutput(*x, a, call);
+        }
+        const std::size_t total = expectReferencePairs(scene, candidates, a, what);
+        EXPECT_GT(total, 500u) << what;
     }
 }
 
