@@ -19,6 +19,21 @@
 // cluster's box, so the cluster pair met and was appended: each triangle lies in one cluster,
 // so each triangle pair is met exactly once.
 // Bounded loops: at most CULLIDE_FILTER_MAX_CLUSTER^2 / 64 = 64 pairs per invocation.
+//
+// CULLIDE_FILTER_LIST (cullide-12; hook ISC_CULLIDE_FILTER_LIST=0: the workgroup per cluster pair
+// above): the same test in two passes with no shared memory and no barrier per cluster pair:
+//   uMode 1 (candidates): 128 invocations per listed cluster pair (0..63 side a, 64..127 side b),
+//            each poses its triangle and keeps it, exactly as above, when its box comes within
+//            the tolerance of the other cluster's box: appended to candidates[] (posed, float
+//            bits) and indexed per (cluster pair, side) in candidateIndex[] (at most 64 each).
+//   uMode 3 (args, one thread): the pair pass's indirect arguments, one invocation per candidate.
+//   uMode 4 (pairs): one invocation per candidate; one of side a tests every candidate of side b
+//            of its cluster pair (at most 64: bounded) with the same box test and separating-axis
+//            test, in the same argument order (a, b), and appends the pair as above: the same
+//            pairs are listed and the same box pairs counted (in another order). A candidate
+//            past the list's capacity is skipped; the host sees the count, tests that call's
+//            survivors on the CPU and grows the list.
+//   candidateCounts[] is zeroed by the pair pass that appends the cluster pair (chain.glsl).
 #include "common/dispatch.glsl"
 #include "common/scene.glsl"
 #include "common/tritri.glsl"
@@ -27,7 +42,7 @@
 // CULLIDE_FILTER_WIDE (cullide-10, the default): 128 invocations per cluster pair, both
 // clusters' triangles loaded at once (invocations 0..63 side a, 64..127 side b), the pairs split
 // over 128; without it, 64 invocations load side a, then side b.
-#ifdef CULLIDE_FILTER_WIDE
+#if defined(CULLIDE_FILTER_WIDE) || defined(CULLIDE_FILTER_LIST)
 #define CULLIDE_FILTER_LANES 128u
 #else
 #define CULLIDE_FILTER_LANES 64u
@@ -47,6 +62,105 @@ uniform uint uMaxGroups;       // workgroups per dimension
 uniform float uTolerance;      // world units
 uniform uint uAllAlive;        // 1: every triangle of a listed cluster is a survivor (no triangle-level passes)
 
+#ifdef CULLIDE_FILTER_LIST
+layout(std430, binding = CULLIDE_BINDING_CANDIDATES) buffer CullideCandidates { uvec4 candidates[]; };
+layout(std430, binding = CULLIDE_BINDING_CANDIDATE_COUNTS) buffer CullideCandidateCounts { uint candidateCounts[]; };
+layout(std430, binding = CULLIDE_BINDING_CANDIDATE_INDEX) buffer CullideCandidateIndex { uint candidateIndex[]; };
+uniform uint uCandidateCapacity;  // entries of candidates[] (3 uvec4 each)
+
+shared uint sBoxPairs;
+
+// Modes 0 and 3: the indirect arguments (mode 0: a workgroup per cluster pair; mode 3: an
+// invocation per candidate).
+void cullideListArgs() {
+    if (gl_GlobalInvocationID.x != 0u) return;
+    uint count = uMode == 0u ? min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity)
+                             : (min(chainCounters[CULLIDE_CHAIN_CANDIDATES], uCandidateCapacity) +
+                                CULLIDE_FILTER_LANES - 1u) / CULLIDE_FILTER_LANES;
+    uint at = uMode == 0u ? CULLIDE_CHAIN_ARGS : CULLIDE_CHAIN_ARGS_PAIRS;
+    uint x = min(count, uMaxGroups);
+    chainCounters[at + 0u] = x;
+    chainCounters[at + 1u] = x == 0u ? 1u : (count + x - 1u) / x;
+    chainCounters[at + 2u] = 1u;
+}
+
+// Mode 1: this invocation's triangle of its cluster pair, kept as a candidate when its box comes
+// within the tolerance of the other cluster's box (the test of the workgroup path's loading).
+void cullideListCandidate() {
+    uint g = iscFlatWorkGroup();
+    if (g >= min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity)) return;
+    uvec4 cp = clusterPairs[g];
+    uint lid = gl_LocalInvocationIndex;
+    uint side = lid / CULLIDE_FILTER_MAX_CLUSTER, lane = lid % CULLIDE_FILTER_MAX_CLUSTER;
+    CullideItem it = items[side == 0u ? cp.y : cp.z];
+    if (lane >= it.slotCount || (uAllAlive == 0u && alive[it.memberStart + lane] == 0u)) return;
+    uint t = slotTriangles[it.firstSlot + lane];
+    vec3 a, b, c;
+    sceneWorldTriangle(it.object, t, a, b, c);
+    vec3 lo = min(a, min(b, c)), hi = max(a, max(b, c));
+    uint other = side == 0u ? cp.z : cp.y;
+    if (!(all(lessThanEqual(lo, chainBoxes[2u * other + 1u].xyz + uTolerance)) &&
+          all(lessThanEqual(chainBoxes[2u * other].xyz, hi + uTolerance))))
+        return;
+    uint k = atomicAdd(candidateCounts[2u * g + side], 1u);
+    uint e = atomicAdd(chainCounters[CULLIDE_CHAIN_CANDIDATES], 1u);
+    candidateIndex[(2u * g + side) * CULLIDE_FILTER_MAX_CLUSTER + k] = e;
+    if (e < uCandidateCapacity) {
+        candidates[3u * e] = uvec4(floatBitsToUint(a), t);
+        candidates[3u * e + 1u] = uvec4(floatBitsToUint(b), g);
+        candidates[3u * e + 2u] = uvec4(floatBitsToUint(c), side);
+    }
+}
+
+// Mode 4: candidate i of side a against every candidate of side b of its cluster pair; returns
+// the pairs whose boxes met.
+uint cullideListPairs(uint i) {
+    uint boxPairs = 0u;
+    if (i >= min(chainCounters[CULLIDE_CHAIN_CANDIDATES], uCandidateCapacity)) return 0u;
+    uvec4 e2 = candidates[3u * i + 2u];
+    if (e2.w != 0u) return 0u;  // side b: met by side a's candidates
+    uvec4 e0 = candidates[3u * i], e1 = candidates[3u * i + 1u];
+    vec3 a0 = uintBitsToFloat(e0.xyz), a1 = uintBitsToFloat(e1.xyz), a2 = uintBitsToFloat(e2.xyz);
+    vec3 alo = min(a0, min(a1, a2)), ahi = max(a0, max(a1, a2));
+    uint g = e1.w;
+    uint nB = min(candidateCounts[2u * g + 1u], CULLIDE_FILTER_MAX_CLUSTER);
+    uint pair = clusterPairs[g].x;
+    for (uint j = 0u; j < nB; ++j) {
+        uint e = candidateIndex[(2u * g + 1u) * CULLIDE_FILTER_MAX_CLUSTER + j];
+        if (e >= uCandidateCapacity) continue;  // (overflowed: the host falls back)
+        uvec4 f0 = candidates[3u * e], f1 = candidates[3u * e + 1u], f2 = candidates[3u * e + 2u];
+        vec3 b0 = uintBitsToFloat(f0.xyz), b1 = uintBitsToFloat(f1.xyz), b2 = uintBitsToFloat(f2.xyz);
+        vec3 blo = min(b0, min(b1, b2)), bhi = max(b0, max(b1, b2));
+        if (any(greaterThan(alo, bhi + uTolerance)) || any(greaterThan(blo, ahi + uTolerance))) continue;
+        ++boxPairs;
+        if (!iscTrianglesMayIntersect(a0, a1, a2, b0, b1, b2, uTolerance)) continue;
+        uint slot = atomicAdd(chainCounters[CULLIDE_CHAIN_OUTPUT], 1u);
+        if (slot < uOutputCapacity) {
+            outputPairs[3u * slot] = pair;
+            outputPairs[3u * slot + 1u] = e0.w;
+            outputPairs[3u * slot + 2u] = f0.w;
+        }
+    }
+    return boxPairs;
+}
+
+void main() {
+    // (No return in main: the NVIDIA compiler allows no barrier() after one.)
+    if (uMode == 0u || uMode == 3u) {
+        cullideListArgs();
+    } else if (uMode == 1u) {
+        cullideListCandidate();
+    } else {
+        uint lid = gl_LocalInvocationIndex;
+        if (lid == 0u) sBoxPairs = 0u;
+        barrier();
+        uint boxPairs = cullideListPairs(iscFlatInvocation());
+        if (boxPairs != 0u) atomicAdd(sBoxPairs, boxPairs);
+        barrier();
+        if (lid == 0u && sBoxPairs != 0u) atomicAdd(chainCounters[CULLIDE_CHAIN_BOX_PAIRS], sBoxPairs);
+    }
+}
+#else
 shared vec3 sV[2u * CULLIDE_FILTER_MAX_CLUSTER][3];  // 0..63: the cluster of the candidate's a, 64..: of its b
 shared vec3 sLo[2u * CULLIDE_FILTER_MAX_CLUSTER];
 shared vec3 sHi[2u * CULLIDE_FILTER_MAX_CLUSTER];
@@ -120,3 +234,4 @@ void main() {
     barrier();
     if (lid == 0u && sBoxPairs != 0u) atomicAdd(chainCounters[CULLIDE_CHAIN_BOX_PAIRS], sBoxPairs);
 }
+#endif

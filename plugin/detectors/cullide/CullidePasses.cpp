@@ -73,6 +73,10 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
                                   "cullide filter (wide)");
     if (!fw) return fail(fw.error().message);
     filterWide_ = std::move(*fw);
+    auto fli = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/filter.glsl"}}, "#define CULLIDE_FILTER_LIST 1\n",
+                                   "cullide filter (list)");
+    if (!fli) return fail(fli.error().message);
+    filterList_ = std::move(*fli);
     auto f = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/self.glsl"}}, {}, "cullide self");
     if (!f) return fail(f.error().message);
     self_ = std::move(*f);
@@ -100,6 +104,7 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     posed_ = gl::Query("cullide chain pose pass", GL_TIMESTAMP);
     clustered_ = gl::Query("cullide chain cluster level", GL_TIMESTAMP);
     filterEnd_ = gl::Query("cullide filter end", GL_TIMESTAMP);
+    candidatesEnd_ = gl::Query("cullide filter candidates end", GL_TIMESTAMP);
     end_ = gl::Query("cullide level end", GL_TIMESTAMP);
     return {};
 }
@@ -425,6 +430,13 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     clusterPairs_.reserve(std::size_t(filter ? clusterPairCapacity_ : 1u) * 16);
     clusterPairs_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLUSTER_PAIRS);
     chain_.setUniform("uClusterPairCapacity", filter ? clusterPairCapacity_ : 0u);
+    // The list filter's per (cluster pair, side) candidate counts, zeroed by the pair pass.
+    const bool list = filter && listFilter_;
+    chain_.setUniform("uListCounts", list ? 1u : 0u);
+    if (list) {
+        candidateCounts_.reserve(std::size_t(clusterPairCapacity_) * 2 * 4);
+        candidateCounts_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CANDIDATE_COUNTS);
+    }
     chain_.setUniform("uPairCount", static_cast<unsigned>(nPairs));
     // (A split past 2^31 threads falls back to one thread per cluster of A.)
     const std::uint32_t split =
@@ -485,7 +497,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     if (triangles && filter) {
         output_.reserve(std::size_t(outputCapacity_) * 12);
         output_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_OUTPUT);
-        gl::Program& filterProgram = wideFilter_ ? filterWide_ : filter_;
+        gl::Program& filterProgram = list ? filterList_ : wideFilter_ ? filterWide_ : filter_;
         filterProgram.setUniform("uClusterPairCapacity", clusterPairCapacity_);
         filterProgram.setUniform("uOutputCapacity", outputCapacity_);
         filterProgram.setUniform("uMaxGroups", std::min<std::uint32_t>(maxGroupsX_, 65535u));
@@ -497,7 +509,25 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
         filterProgram.setUniform("uMode", 1u);
         glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, chainCounters_.id());
-        glDispatchComputeIndirect(static_cast<GLintptr>(CULLIDE_CHAIN_ARGS * 4));
+        if (list) {
+            // The candidates (a workgroup of 128 per cluster pair), then the pairs (an invocation
+            // per candidate: arguments from the candidates' count).
+            candidates_.reserve(std::size_t(candidateCapacity_) * 48);
+            candidates_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CANDIDATES);
+            candidateIndex_.reserve(std::size_t(clusterPairCapacity_) * 2 * CULLIDE_FILTER_MAX_CLUSTER * 4);
+            candidateIndex_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CANDIDATE_INDEX);
+            filterProgram.setUniform("uCandidateCapacity", candidateCapacity_);
+            glDispatchComputeIndirect(static_cast<GLintptr>(CULLIDE_CHAIN_ARGS * 4));
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+            filterProgram.setUniform("uMode", 3u);
+            filterProgram.dispatch(1);
+            glQueryCounter(candidatesEnd_.id(), GL_TIMESTAMP);
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
+            filterProgram.setUniform("uMode", 4u);
+            glDispatchComputeIndirect(static_cast<GLintptr>(CULLIDE_CHAIN_ARGS_PAIRS * 4));
+        } else {
+            glDispatchComputeIndirect(static_cast<GLintptr>(CULLIDE_CHAIN_ARGS * 4));
+        }
         glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         glQueryCounter(filterEnd_.id(), GL_TIMESTAMP);
@@ -578,13 +608,21 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         out.clusterPairs = cc[CULLIDE_CHAIN_CLUSTER_PAIRS];
         out.boxPairs = cc[CULLIDE_CHAIN_BOX_PAIRS];
         out.filterGpuMs = (double(filterEnd_.result()) - double(end_.result())) * 1e-6;
+        if (list) {
+            out.candidates = cc[CULLIDE_CHAIN_CANDIDATES];
+            out.candidateGpuMs = (double(candidatesEnd_.result()) - double(end_.result())) * 1e-6;
+        }
         const std::uint32_t listed = cc[CULLIDE_CHAIN_OUTPUT];
         if (cc[CULLIDE_CHAIN_CLUSTER_PAIRS] > clusterPairCapacity_ || listed > outputCapacity_ ||
-            out.triangle.cut != 0 || out.cluster.cut != 0) {
+            (list && cc[CULLIDE_CHAIN_CANDIDATES] > candidateCapacity_) || out.triangle.cut != 0 ||
+            out.cluster.cut != 0) {
             // A list overflowed (or a level kept everything): this call tests the survivors on
             // the CPU; the next one gets room for what this one needed.
             while (clusterPairCapacity_ < cc[CULLIDE_CHAIN_CLUSTER_PAIRS] && clusterPairCapacity_ < (1u << 30))
                 clusterPairCapacity_ *= 2;
+            if (list)
+                while (candidateCapacity_ < cc[CULLIDE_CHAIN_CANDIDATES] && candidateCapacity_ < (1u << 28))
+                    candidateCapacity_ *= 2;
             while (outputCapacity_ < listed && outputCapacity_ < (1u << 28)) outputCapacity_ *= 2;
         } else {
             if (listed > copied) {

@@ -154,6 +154,8 @@ struct ChainResult {
     double clusterPairs = 0.0;  // cluster pairs the filter walked
     double boxPairs = 0.0;      // triangle pairs whose boxes met (before the separating-axis test)
     double filterGpuMs = 0.0;   // GPU time of the filter (after the triangle level)
+    double candidates = 0.0;    // list filter: triangles kept against the other cluster's box
+    double candidateGpuMs = 0.0;  // list filter: GPU time of its arguments and candidate passes (part of filterGpuMs)
     double poseGpuMs = 0.0;     // poseItems: GPU time of the pose pass (part of cluster.gpuMs)
     double pairGpuMs = 0.0;     // GPU time of the pair pass (part of cluster.gpuMs)
     double issueMs = 0.0;       // wall time issuing everything (before the wait)
@@ -174,6 +176,13 @@ public:
     /// The filter with 128 invocations per cluster pair (both clusters loaded at once; cullide-10,
     /// the default) or 64 (one cluster after the other, as before).
     void setWideFilter(bool on) { wideFilter_ = on; }
+    /// The filter as a list (cullide-12, the default; hook ISC_CULLIDE_FILTER_LIST=0: off): a
+    /// candidate pass (each listed cluster pair's triangles near the other cluster's box, posed
+    /// and listed) and a pair pass (a thread per candidate of side a against side b's), instead
+    /// of one workgroup per cluster pair with shared memory. The same pairs are listed.
+    void setListFilter(bool on) { listFilter_ = on; }
+    /// The list filter's candidates at first (grown after an overflow).
+    void setCandidateList(std::uint32_t entries) { candidateCapacity_ = entries; }
     /// Mirrors `scene` (GpuScene) and uploads `slotTriangles` (every mesh's leaf order, at
     /// the bases the items use) when `slotsChanged`.
     void sync(const Scene& scene, std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
@@ -230,7 +239,7 @@ private:
     int selfLayers_ = 16;
     int queryPool_ = 1024;
     gl::Program splat_, splatBoxes_, splatMulti_, splatBoxesMulti_, update_, self_, queryDraw_, queryUpdate_, chain_,
-        filter_, filterWide_, pose_;
+        filter_, filterWide_, filterList_, pose_;
     gl::GpuScene scene_{"cullide scene"};
     gl::Buffer items_{"cullide items"}, slots_{"cullide slot triangles"}, alive_{"cullide alive"},
         marks_{"cullide marks"}, depth_{"cullide depth words"}, counters_{"cullide counters"},
@@ -242,21 +251,25 @@ private:
         keep_{"cullide chain kept pairs"}, bits_{"cullide chain survivor bits"},
         clusterPairs_{"cullide filter cluster pairs"}, chainCounters_{"cullide chain counters"},
         output_{"cullide filter triangle pairs"}, itemBoxes_{"cullide chain item boxes"},
-        objectBoxes_{"cullide chain object boxes"}, partners_{"cullide chain partners"};
+        objectBoxes_{"cullide chain object boxes"}, partners_{"cullide chain partners"},
+        candidates_{"cullide filter candidates"}, candidateCounts_{"cullide filter candidate counts"},
+        candidateIndex_{"cullide filter candidate index"};
     std::vector<gl::CullideItem> itemsHeld_, chainItemsHeld_;  // what items_ / chainItems_ hold
     std::uint64_t itemsHeldVersion_ = 0, chainItemsHeldVersion_ = 0;  // and its Level::itemsVersion (0: none)
     std::uint32_t clusterPairCapacity_ = 1u << 15;  // entries; grown after an overflow
     std::uint32_t outputCapacity_ = 1u << 16;       // triangle pairs; grown after an overflow
+    std::uint32_t candidateCapacity_ = 1u << 18;    // list filter: candidates; grown after an overflow
     std::uint32_t lastOutput_ = 0;                  // triangle pairs of the last call (sizes the first copy)
     gl::VertexArray vao_;
     gl::Framebuffer framebuffer_;
     gl::Renderbuffer depthTarget_;
     std::vector<gl::Query> pool_;
     std::size_t poolNext_ = 0;
-    gl::Query begin_, posed_, clustered_, mid_, end_, filterEnd_;
+    gl::Query begin_, posed_, clustered_, mid_, end_, filterEnd_, candidatesEnd_;
     std::vector<gl::CullideItem> splitItems_;  // the level's items with their split (when any needs one)
     std::span<const gl::CullideItem> levelItems_;  // what the level uploads: splitItems_ or its own items
     bool wideFilter_ = true;
+    bool listFilter_ = true;
     std::uint64_t itemBoxesVersion_ = 0;           // Level::itemsVersion of what itemBoxes_ holds (0: none)
     bool poseGroupPerItem_ = false;                // the pose pass: one workgroup per item (some item deformed)
     bool itemPerGroup_ = false;                    // the splat passes: one workgroup per item (Level::maxSlotCount)

@@ -729,6 +729,93 @@ TEST_F(CullideDetectorTest, FusedSetupAndSplitPairPassKeepTheAnswer) {
     }
 }
 
+// Cullide-12's filter as a list (a candidate pass, then a thread per candidate of side a against
+// side b's) against the workgroup per cluster pair it replaces (hook ISC_CULLIDE_FILTER_LIST=0):
+// over calls on a rigid heap, then with bunnies deformed, then moved: the reference's answer, the
+// same listed triangle pairs as a set (count and order-free checksum), the same box pairs and
+// cluster pairs, and bit for bit the same pairs, triangle pairs and segments. A candidate list too
+// small for the heap overflows on the first call (counted; the survivors tested on the CPU, the
+// same answer) and is grown for the next, listed one.
+TEST_F(CullideDetectorTest, ListFilterKeepsTheListedPairsAndTheAnswer) {
+    Scene scene = bunnyHeap(12);
+    DetectorSettings common{.wantSegments = true};
+    std::unique_ptr<CullideDetector> list, old, small;
+    {
+        ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}});
+        auto d = createCullideDetector(common, {});
+        ASSERT_TRUE(d) << d.error().message;
+        list = std::move(*d);
+    }
+    {
+        ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_FILTER_LIST", "0"}});
+        auto d = createCullideDetector(common, {});
+        ASSERT_TRUE(d) << d.error().message;
+        old = std::move(*d);
+    }
+    {
+        ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_CANDIDATE_LIST", "16"}});
+        auto d = createCullideDetector(common, {});
+        ASSERT_TRUE(d) << d.error().message;
+        small = std::move(*d);
+    }
+    for (int call = 0; call < 4; ++call) {
+        if (call == 2) {
+            squash(scene, 2, 1.08f);
+            squash(scene, 5, 0.92f);
+            squash(scene, 7, 1.05f);
+        } else if (call == 3) {
+            squash(scene, 5, 1.04f);
+            Pose p = scene.pose(7);
+            p.position += Vec3(0.003f, -0.002f, 0.001f);
+            scene.setPose(7, p);
+        }
+        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+        DetectionOutput a, b, c;
+        ASSERT_TRUE(list->detect(scene, candidates, a));
+        ASSERT_TRUE(old->detect(scene, candidates, b));
+        ASSERT_TRUE(small->detect(scene, candidates, c));
+        std::size_t colliding = 0;
+        expectExact(scene, candidates, a, &colliding);
+        expectExact(scene, candidates, b);
+        expectExact(scene, candidates, c);
+        EXPECT_GE(colliding, 5u);
+        std::printf("[ cullide ] list filter, call %d: %zu colliding, listed %g (old %g), box pairs %g (old %g), "
+                    "candidates %g, cluster pairs %g\n",
+                    call, colliding, a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"),
+                    a.stats.counter("filter_box_pairs"), b.stats.counter("filter_box_pairs"),
+                    a.stats.counter("filter_candidates"), a.stats.counter("filter_cluster_pairs"));
+        EXPECT_EQ(a.stats.counter("filter_overflows"), 0.0);
+        EXPECT_EQ(b.stats.counter("filter_overflows"), 0.0);
+        EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0) << "the list filter ran";
+        EXPECT_GT(a.stats.counter("filter_candidates"), 0.0) << "the list filter ran";
+        EXPECT_EQ(b.stats.counter("filter_candidates"), 0.0) << "the workgroup filter ran";
+        EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
+        EXPECT_EQ(a.stats.counter("filter_list_checksum"), b.stats.counter("filter_list_checksum"))
+            << "the same triangle pairs listed";
+        EXPECT_EQ(a.stats.counter("filter_box_pairs"), b.stats.counter("filter_box_pairs"));
+        EXPECT_EQ(a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs"));
+        if (call == 0) {
+            EXPECT_EQ(c.stats.counter("filter_overflows"), 1.0) << "16 candidates cannot hold the heap's";
+            EXPECT_EQ(c.stats.counter("filtered_pairs"), 0.0) << "the overflowed call paired the survivors";
+        } else {
+            EXPECT_EQ(c.stats.counter("filter_overflows"), 0.0) << "the candidate list grew";
+            EXPECT_EQ(c.stats.counter("filter_list_checksum"), a.stats.counter("filter_list_checksum"));
+        }
+        for (const DetectionOutput* o : {&b, &c}) {
+            ASSERT_EQ(a.pairs.size(), o->pairs.size());
+            for (std::size_t i = 0; i < a.pairs.size(); ++i) {
+                EXPECT_EQ(a.pairs[i].pair, o->pairs[i].pair);
+                EXPECT_EQ(a.pairs[i].triangles, o->pairs[i].triangles);
+                ASSERT_EQ(a.pairs[i].segments.size(), o->pairs[i].segments.size());
+                for (std::size_t k = 0; k < a.pairs[i].segments.size(); ++k) {
+                    EXPECT_EQ(a.pairs[i].segments[k].p0, o->pairs[i].segments[k].p0);
+                    EXPECT_EQ(a.pairs[i].segments[k].p1, o->pairs[i].segments[k].p1);
+                }
+            }
+        }
+    }
+}
+
 // A detector handed another scene with the same meshes but the objects' meshes swapped: the GPU
 // mirror must be remade (GpuScene keeps each object's mesh range while the counts stay: before
 // the fix the second scene's pair was missed with either item path) and the pose pass's item
