@@ -53,6 +53,8 @@ namespace isc::gl {
 #define CULLIDE_BINDING_CANDIDATE_COUNTS 27 // uint candidateCounts[2 * cluster pairs]: candidates per (cluster pair, side)
 #define CULLIDE_BINDING_CANDIDATE_INDEX 28  // uint candidateIndex[128 * cluster pairs]: at (2 * pair + side) * 64 + k,
                                             // the k-th candidate of that side (an index into candidates[])
+#define CULLIDE_BINDING_SLOT_BOXES 29      // vec4 slotBoxes[2 * slots]: per slot, its triangle's local (min, max)
+                                            // box (the candidate pass's cut before posing, rigid objects)
 #define CULLIDE_CHAIN_CLUSTER_PAIRS 0      // cluster pairs appended (the pair pass)
 #define CULLIDE_CHAIN_OUTPUT 1             // triangle pairs appended (the filter)
 #define CULLIDE_CHAIN_BOX_PAIRS 2          // triangle pairs whose boxes met (before the separating-axis test)

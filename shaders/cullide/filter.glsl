@@ -66,7 +66,10 @@ uniform uint uAllAlive;        // 1: every triangle of a listed cluster is a sur
 layout(std430, binding = CULLIDE_BINDING_CANDIDATES) buffer CullideCandidates { uvec4 candidates[]; };
 layout(std430, binding = CULLIDE_BINDING_CANDIDATE_COUNTS) buffer CullideCandidateCounts { uint candidateCounts[]; };
 layout(std430, binding = CULLIDE_BINDING_CANDIDATE_INDEX) buffer CullideCandidateIndex { uint candidateIndex[]; };
+layout(std430, binding = CULLIDE_BINDING_ITEM_BOXES) readonly buffer CullideItemBoxes { uint itemBoxes[]; };
+layout(std430, binding = CULLIDE_BINDING_SLOT_BOXES) readonly buffer CullideSlotBoxes { vec4 slotBoxes[]; };
 uniform uint uCandidateCapacity;  // entries of candidates[] (3 uvec4 each)
+uniform uint uPreCut;             // 1: rigid items' triangles cut by their posed local box first
 
 shared uint sBoxPairs;
 
@@ -92,13 +95,31 @@ void cullideListCandidate() {
     uvec4 cp = clusterPairs[g];
     uint lid = gl_LocalInvocationIndex;
     uint side = lid / CULLIDE_FILTER_MAX_CLUSTER, lane = lid % CULLIDE_FILTER_MAX_CLUSTER;
-    CullideItem it = items[side == 0u ? cp.y : cp.z];
+    uint item = side == 0u ? cp.y : cp.z, other = side == 0u ? cp.z : cp.y;
+    CullideItem it = items[item];
     if (lane >= it.slotCount || (uAllAlive == 0u && alive[it.memberStart + lane] == 0u)) return;
+    vec3 olo = chainBoxes[2u * other].xyz - uTolerance, ohi = chainBoxes[2u * other + 1u].xyz + uTolerance;
+    if (uPreCut != 0u && itemBoxes[item] != CULLIDE_ITEM_BOX_DEFORMED) {
+        // A rigid object's triangle: its local box posed (centre moved, half extents through
+        // |rotation|, as pose.glsl poses cluster boxes) holds its posed corners' box up to the
+        // float rounding of both, which the growth g covers many times over (the tolerance, far
+        // above it, and 4e-6 of the magnitudes). Missing the other box even so, the posed box
+        // misses it too (the test below): the triangle is no candidate, and is not posed.
+        uint s = it.firstSlot + lane;
+        vec3 llo = slotBoxes[2u * s].xyz, lhi = slotBoxes[2u * s + 1u].xyz;
+        mat4 m = sceneObjects[it.object].model;
+        vec3 wc = (m * vec4(0.5 * (llo + lhi), 1.0)).xyz;
+        vec3 e = 0.5 * (lhi - llo), lm = max(abs(llo), abs(lhi));
+        vec3 am = abs(m[0].xyz), bm = abs(m[1].xyz), cm = abs(m[2].xyz);
+        vec3 we = am * e.x + bm * e.y + cm * e.z;
+        vec3 mag = abs(wc) + we + am * lm.x + bm * lm.y + cm * lm.z + abs(m[3].xyz);
+        vec3 g = we + vec3(uTolerance + 4e-6 * max(mag.x, max(mag.y, mag.z)));
+        if (any(greaterThan(wc - g, ohi)) || any(greaterThan(olo, wc + g))) return;
+    }
     uint t = slotTriangles[it.firstSlot + lane];
     vec3 a, b, c;
     sceneWorldTriangle(it.object, t, a, b, c);
     vec3 lo = min(a, min(b, c)), hi = max(a, max(b, c));
-    uint other = side == 0u ? cp.z : cp.y;
     if (!(all(lessThanEqual(lo, chainBoxes[2u * other + 1u].xyz + uTolerance)) &&
           all(lessThanEqual(chainBoxes[2u * other].xyz, hi + uTolerance))))
         return;

@@ -804,6 +804,8 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             chain.filter = gpuFilter && st.gpuFilter && limit == CullideLevel::Triangle && fatten.empty() &&
                            st.clusterSize <= int(CULLIDE_FILTER_MAX_CLUSTER);
             chain.tolerance = 1e-5f * scale;
+            chain.slotBoxes = hierarchies->slotBoxes();
+            chain.slotBoxesVersion = hierarchies->version();
             chain.triangleVisibility = st.triangleLevel;
             chain.pairSplit = pairSplit;
             // detect(): the wait inside the exact test's team (not on software GL, whose
@@ -1505,6 +1507,8 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // memory) instead of its candidate and pair passes; ISC_CULLIDE_CANDIDATE_LIST=<n>: the list
     // filter's first candidate capacity (tests: an overflow).
     impl->passes.setListFilter(envOn("ISC_CULLIDE_FILTER_LIST", true));
+    // ISC_CULLIDE_FILTER_PRECUT=0: the list filter poses every triangle of a listed cluster pair.
+    impl->passes.setPreCut(envOn("ISC_CULLIDE_FILTER_PRECUT", true));
     if (const char* v = std::getenv("ISC_CULLIDE_CANDIDATE_LIST"); v != nullptr && *v != '\0')
         impl->passes.setCandidateList(std::uint32_t(std::clamp(std::atoi(v), 1, 1 << 28)));
     impl->filterChecksum = envOn("ISC_CULLIDE_FILTER_CHECKSUM", false);

@@ -36,11 +36,8 @@ bool Hierarchies::sync(const Scene& scene) {
         }
         cache_ = std::move(kept);
         slots_.clear();
-        for (auto& [mesh, h] : cache_) {
-            h->slotBase = static_cast<std::uint32_t>(slots_.size());
-            const auto s = h->bvh.slotTriangles();
-            slots_.insert(slots_.end(), s.begin(), s.end());
-        }
+        slotBoxes_.clear();
+        for (auto& [mesh, h] : cache_) appendSlots(*h);
         changed = true;
     }
     for (MeshId m = 0; m < scene.meshCount(); ++m) {
@@ -65,15 +62,34 @@ bool Hierarchies::sync(const Scene& scene) {
                 }
             }
             collect(h->bvh, 0, static_cast<std::uint32_t>(std::max(clusterSize_, 1)), lo, hi, h->clusters);
-            h->slotBase = static_cast<std::uint32_t>(slots_.size());
-            const auto s = h->bvh.slotTriangles();
-            slots_.insert(slots_.end(), s.begin(), s.end());
+            appendSlots(*h);
             it = cache_.emplace(mesh.get(), std::move(h)).first;
             changed = true;
         }
         byId_[m] = it->second.get();
     }
+    if (changed) ++version_;
     return changed;
+}
+
+void Hierarchies::appendSlots(MeshHierarchy& h) {
+    h.slotBase = static_cast<std::uint32_t>(slots_.size());
+    const auto s = h.bvh.slotTriangles();
+    slots_.insert(slots_.end(), s.begin(), s.end());
+    const auto vertices = h.mesh->vertices();
+    const auto triangles = h.mesh->triangles();
+    for (std::uint32_t t : s) {
+        glm::vec4 lo(0.0f), hi(0.0f);
+        for (int k = 0; k < 3; ++k) {
+            const Vec3& v = vertices[triangles[t][k]];
+            for (int d = 0; d < 3; ++d) {
+                lo[d] = k == 0 ? v[d] : std::min(lo[d], v[d]);
+                hi[d] = k == 0 ? v[d] : std::max(hi[d], v[d]);
+            }
+        }
+        slotBoxes_.push_back(lo);
+        slotBoxes_.push_back(hi);
+    }
 }
 
 Aabb worldBox(const geometry::Bvh::Box& box, const Pose& pose) {

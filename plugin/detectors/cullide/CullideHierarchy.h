@@ -8,6 +8,8 @@
 #include "isc/mesh/Mesh.h"
 #include "isc/scene/Scene.h"
 
+#include <glm/vec4.hpp>
+
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -41,12 +43,20 @@ public:
     bool sync(const Scene& scene);
     const MeshHierarchy& get(MeshId mesh) const { return *byId_[mesh]; }
     std::span<const std::uint32_t> slotTriangles() const { return slots_; }
+    /// Per slot, its triangle's local (min, max) box from the mesh's float vertices (two vec4
+    /// each, w unused): the list filter's cut before posing (cullide-12).
+    std::span<const glm::vec4> slotBoxes() const { return slotBoxes_; }
+    /// Grows each time slotTriangles() changes.
+    std::uint64_t version() const { return version_; }
 
 private:
     int clusterSize_;
     std::unordered_map<const Mesh*, std::unique_ptr<MeshHierarchy>> cache_;
     std::vector<const MeshHierarchy*> byId_;
     std::vector<std::uint32_t> slots_;
+    std::vector<glm::vec4> slotBoxes_;
+    std::uint64_t version_ = 1;
+    void appendSlots(MeshHierarchy& h);
 };
 
 /// World box (float, grown by one float rounding) of `box` (in the object's local frame)

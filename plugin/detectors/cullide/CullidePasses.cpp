@@ -517,6 +517,17 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             candidateIndex_.reserve(std::size_t(clusterPairCapacity_) * 2 * CULLIDE_FILTER_MAX_CLUSTER * 4);
             candidateIndex_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CANDIDATE_INDEX);
             filterProgram.setUniform("uCandidateCapacity", candidateCapacity_);
+            const bool preCut = preCut_ && chain.poseItems && !chain.slotBoxes.empty();
+            if (preCut) {
+                if (chain.slotBoxesVersion == 0 || chain.slotBoxesVersion != slotBoxesVersion_ ||
+                    slotBoxes_.size() < chain.slotBoxes.size_bytes()) {
+                    slotBoxes_.reserve(chain.slotBoxes.size_bytes());
+                    slotBoxes_.upload(0, chain.slotBoxes.size_bytes(), chain.slotBoxes.data());
+                    slotBoxesVersion_ = chain.slotBoxesVersion;
+                }
+                slotBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOT_BOXES);
+            }
+            filterProgram.setUniform("uPreCut", preCut ? 1u : 0u);
             glDispatchComputeIndirect(static_cast<GLintptr>(CULLIDE_CHAIN_ARGS * 4));
             glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
             filterProgram.setUniform("uMode", 3u);

@@ -119,6 +119,10 @@ struct Chain {
     /// CULLIDE_FILTER_MAX_CLUSTER triangles.
     bool filter = false;
     float tolerance = 0.0f;  // world units: the filter's float tolerance
+    /// Per slot, its triangle's local box (Hierarchies::slotBoxes) and their version: the list
+    /// filter's cut before posing (rigid objects, with poseItems).
+    std::span<const glm::vec4> slotBoxes;
+    std::uint64_t slotBoxesVersion = 0;
     /// The triangle level's visibility passes; false: its members are the wanted clusters'
     /// triangles as seeded (no pruning by visibility).
     bool triangleVisibility = true;
@@ -183,6 +187,10 @@ public:
     void setListFilter(bool on) { listFilter_ = on; }
     /// The list filter's candidates at first (grown after an overflow).
     void setCandidateList(std::uint32_t entries) { candidateCapacity_ = entries; }
+    /// The list filter's cut before posing (cullide-12; hook ISC_CULLIDE_FILTER_PRECUT=0: off): a
+    /// rigid object's triangle whose local box, posed as the pose pass poses cluster boxes and
+    /// grown, misses the other cluster's box is not posed (its posed box would miss it too).
+    void setPreCut(bool on) { preCut_ = on; }
     /// Mirrors `scene` (GpuScene) and uploads `slotTriangles` (every mesh's leaf order, at
     /// the bases the items use) when `slotsChanged`.
     void sync(const Scene& scene, std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
@@ -253,7 +261,7 @@ private:
         output_{"cullide filter triangle pairs"}, itemBoxes_{"cullide chain item boxes"},
         objectBoxes_{"cullide chain object boxes"}, partners_{"cullide chain partners"},
         candidates_{"cullide filter candidates"}, candidateCounts_{"cullide filter candidate counts"},
-        candidateIndex_{"cullide filter candidate index"};
+        candidateIndex_{"cullide filter candidate index"}, slotBoxes_{"cullide slot triangle boxes"};
     std::vector<gl::CullideItem> itemsHeld_, chainItemsHeld_;  // what items_ / chainItems_ hold
     std::uint64_t itemsHeldVersion_ = 0, chainItemsHeldVersion_ = 0;  // and its Level::itemsVersion (0: none)
     std::uint32_t clusterPairCapacity_ = 1u << 15;  // entries; grown after an overflow
@@ -270,6 +278,8 @@ private:
     std::span<const gl::CullideItem> levelItems_;  // what the level uploads: splitItems_ or its own items
     bool wideFilter_ = true;
     bool listFilter_ = true;
+    bool preCut_ = true;
+    std::uint64_t slotBoxesVersion_ = 0;  // Chain::slotBoxesVersion of what slotBoxes_ holds (0: none)
     std::uint64_t itemBoxesVersion_ = 0;           // Level::itemsVersion of what itemBoxes_ holds (0: none)
     bool poseGroupPerItem_ = false;                // the pose pass: one workgroup per item (some item deformed)
     bool itemPerGroup_ = false;                    // the splat passes: one workgroup per item (Level::maxSlotCount)

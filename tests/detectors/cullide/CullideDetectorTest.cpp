@@ -732,14 +732,15 @@ TEST_F(CullideDetectorTest, FusedSetupAndSplitPairPassKeepTheAnswer) {
 // Cullide-12's filter as a list (a candidate pass, then a thread per candidate of side a against
 // side b's) against the workgroup per cluster pair it replaces (hook ISC_CULLIDE_FILTER_LIST=0):
 // over calls on a rigid heap, then with bunnies deformed, then moved: the reference's answer, the
-// same listed triangle pairs as a set (count and order-free checksum), the same box pairs and
+// same listed triangle pairs as a set (with and without the cut of rigid objects' triangles by
+// their posed local boxes, ISC_CULLIDE_FILTER_PRECUT=0: the same candidates) (count and order-free checksum), the same box pairs and
 // cluster pairs, and bit for bit the same pairs, triangle pairs and segments. A candidate list too
 // small for the heap overflows on the first call (counted; the survivors tested on the CPU, the
 // same answer) and is grown for the next, listed one.
 TEST_F(CullideDetectorTest, ListFilterKeepsTheListedPairsAndTheAnswer) {
     Scene scene = bunnyHeap(12);
     DetectorSettings common{.wantSegments = true};
-    std::unique_ptr<CullideDetector> list, old, small;
+    std::unique_ptr<CullideDetector> list, old, small, noCut;
     {
         ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}});
         auto d = createCullideDetector(common, {});
@@ -758,6 +759,12 @@ TEST_F(CullideDetectorTest, ListFilterKeepsTheListedPairsAndTheAnswer) {
         ASSERT_TRUE(d) << d.error().message;
         small = std::move(*d);
     }
+    {
+        ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_FILTER_PRECUT", "0"}});
+        auto d = createCullideDetector(common, {});
+        ASSERT_TRUE(d) << d.error().message;
+        noCut = std::move(*d);
+    }
     for (int call = 0; call < 4; ++call) {
         if (call == 2) {
             squash(scene, 2, 1.08f);
@@ -770,10 +777,11 @@ TEST_F(CullideDetectorTest, ListFilterKeepsTheListedPairsAndTheAnswer) {
             scene.setPose(7, p);
         }
         const std::vector<ObjectPair> candidates = scene.overlappingPairs();
-        DetectionOutput a, b, c;
+        DetectionOutput a, b, c, n;
         ASSERT_TRUE(list->detect(scene, candidates, a));
         ASSERT_TRUE(old->detect(scene, candidates, b));
         ASSERT_TRUE(small->detect(scene, candidates, c));
+        ASSERT_TRUE(noCut->detect(scene, candidates, n));
         std::size_t colliding = 0;
         expectExact(scene, candidates, a, &colliding);
         expectExact(scene, candidates, b);
@@ -794,6 +802,9 @@ TEST_F(CullideDetectorTest, ListFilterKeepsTheListedPairsAndTheAnswer) {
             << "the same triangle pairs listed";
         EXPECT_EQ(a.stats.counter("filter_box_pairs"), b.stats.counter("filter_box_pairs"));
         EXPECT_EQ(a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs"));
+        // The cut before posing (rigid bunnies) drops only triangles the posed test drops.
+        EXPECT_EQ(a.stats.counter("filter_candidates"), n.stats.counter("filter_candidates"));
+        EXPECT_EQ(a.stats.counter("filter_list_checksum"), n.stats.counter("filter_list_checksum"));
         if (call == 0) {
             EXPECT_EQ(c.stats.counter("filter_overflows"), 1.0) << "16 candidates cannot hold the heap's";
             EXPECT_EQ(c.stats.counter("filtered_pairs"), 0.0) << "the overflowed call paired the survivors";
@@ -801,7 +812,7 @@ TEST_F(CullideDetectorTest, ListFilterKeepsTheListedPairsAndTheAnswer) {
             EXPECT_EQ(c.stats.counter("filter_overflows"), 0.0) << "the candidate list grew";
             EXPECT_EQ(c.stats.counter("filter_list_checksum"), a.stats.counter("filter_list_checksum"));
         }
-        for (const DetectionOutput* o : {&b, &c}) {
+        for (const DetectionOutput* o : {&b, &c, &n}) {
             ASSERT_EQ(a.pairs.size(), o->pairs.size());
             for (std::size_t i = 0; i < a.pairs.size(); ++i) {
                 EXPECT_EQ(a.pairs[i].pair, o->pairs[i].pair);
