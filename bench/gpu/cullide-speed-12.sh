@@ -2,14 +2,16 @@
 # Branch cullide-12's round (issue 9's detector bar: `cullide`'s detect() within 1.5x of `peel`'s
 # on pile/100 and deforming/100, medians, in every process). isc_bench_cullide in
 # $ISC_CULLIDE_SPEED12_PROCS processes (default 3), each with the rows
-#   cullide        the defaults: the filter as a list (candidate pass, pair pass; cullide-12)
-#   cullide_old    ISC_CULLIDE_FILTER_LIST=0: the filter's workgroup per cluster pair (main's path)
+#   cullide        the defaults (run 1: the filter as a list, ISC_CULLIDE_FILTER_LIST=1, with the cut
+#                  before posing; run 2: the workgroup per cluster pair with the cut before posing)
+#   cullide_old    ISC_CULLIDE_FILTER_LIST=0 ISC_CULLIDE_FILTER_PRECUT=0: main's path (run 1:
+#                  ISC_CULLIDE_FILTER_LIST=0 alone, which was main's path then)
 #   cpu, peel      in the same process (the bar is relative to peel's)
 #   $ISC_CULLIDE_SPEED12_EXTRA  optional fifth row, "name:VAR=v,VAR=v" (appended to every order)
 # in a different order in each process; pile rows back to back (min 0.5 s), deforming rows 80
 # calls each with the bench's vertex update between calls (the GPU idles meanwhile: its clock).
 # Then `isc accuracy --detector cullide` (200 poses: defaults, clusterAxes=3, axes=1, the hook
-# off) and the cullide test executables on the NVIDIA driver (packed tests, when present).
+# off, and the filter's shapes 1 and 2) and the cullide test executables on the NVIDIA driver (packed tests, when present).
 # Usage on the GPU machine from the repository root (binaries packed by bench/gpu/pack.sh into
 # ISC_DEVRUN, default .devrun; this script copied beside them):
 #   ISC_DEVRUN=.devrun-cullide-12 bash .devrun-cullide-12/cullide-speed-12.sh
@@ -27,7 +29,7 @@ parts=${ISC_CULLIDE_SPEED12_PARTS:-detector tests}
 has() { case " $parts " in *" $1 "*) return 0;; esac; return 1; }
 orders=("cullide,cullide_old,cpu,peel" "peel,cpu,cullide_old,cullide" "cullide_old,peel,cullide,cpu"
         "cpu,cullide,peel,cullide_old")
-variants="cullide_old:ISC_CULLIDE_FILTER_LIST=0"
+variants="cullide_old:ISC_CULLIDE_FILTER_LIST=0,ISC_CULLIDE_FILTER_PRECUT=0"
 extra=${ISC_CULLIDE_SPEED12_EXTRA:-}
 if [ -n "$extra" ]; then
   variants="$variants;$extra"
@@ -43,8 +45,12 @@ fi
 if has tests; then
   {
     cullide_accuracy "$poses"
-    echo "=== isc accuracy --detector cullide --poses $poses, ISC_CULLIDE_FILTER_LIST=0"
-    ISC_CULLIDE_FILTER_LIST=0 timeout 40 "$bin/isc" accuracy --detector cullide --poses "$poses" --quiet 2>&1
+    for hooks in "ISC_CULLIDE_FILTER_LIST=0 ISC_CULLIDE_FILTER_PRECUT=0" "ISC_CULLIDE_FILTER_LIST=1" \
+                 "ISC_CULLIDE_FILTER_LIST=2"; do
+      echo "=== isc accuracy --detector cullide --poses $poses, $hooks"
+      # shellcheck disable=SC2086
+      env $hooks timeout 40 "$bin/isc" accuracy --detector cullide --poses "$poses" --quiet 2>&1
+    done
     TEST_LIMIT=90 run_tests "$dev"/tests/isc_test_cullide "$dev"/tests/isc_test_cullide_broadphase \
       "$dev"/tests/isc_test_pile_cullide
   } > "$out/accuracy-tests.txt"

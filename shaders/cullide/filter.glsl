@@ -62,14 +62,35 @@ uniform uint uMaxGroups;       // workgroups per dimension
 uniform float uTolerance;      // world units
 uniform uint uAllAlive;        // 1: every triangle of a listed cluster is a survivor (no triangle-level passes)
 
-#ifdef CULLIDE_FILTER_LIST
 layout(std430, binding = CULLIDE_BINDING_CANDIDATES) buffer CullideCandidates { uvec4 candidates[]; };
-layout(std430, binding = CULLIDE_BINDING_CANDIDATE_COUNTS) buffer CullideCandidateCounts { uint candidateCounts[]; };
-layout(std430, binding = CULLIDE_BINDING_CANDIDATE_INDEX) buffer CullideCandidateIndex { uint candidateIndex[]; };
 layout(std430, binding = CULLIDE_BINDING_ITEM_BOXES) readonly buffer CullideItemBoxes { uint itemBoxes[]; };
 layout(std430, binding = CULLIDE_BINDING_SLOT_BOXES) readonly buffer CullideSlotBoxes { vec4 slotBoxes[]; };
-uniform uint uCandidateCapacity;  // entries of candidates[] (3 uvec4 each)
+uniform uint uCandidateCapacity;  // entries of candidates[] (list: 3 uvec4 each; split: box pairs, 6 each)
 uniform uint uPreCut;             // 1: rigid items' triangles cut by their posed local box first
+
+// The cut before posing (cullide-12, uPreCut): true when slot `lane` of `item` (a rigid object's
+// cluster) cannot come within the tolerance of the box (olo, ohi) (the other cluster's, already
+// grown by the tolerance). Its local box posed (centre moved, half extents through |rotation|, as
+// pose.glsl poses cluster boxes) holds its posed corners' box up to the float rounding of both,
+// which the growth g covers many times over (the tolerance, far above it, and 4e-6 of the
+// magnitudes): missing even so, its posed box misses too, and the triangle is not posed.
+bool cullideCutBeforePosing(uint item, CullideItem it, uint lane, vec3 olo, vec3 ohi) {
+    if (uPreCut == 0u || itemBoxes[item] == CULLIDE_ITEM_BOX_DEFORMED) return false;
+    uint s = it.firstSlot + lane;
+    vec3 llo = slotBoxes[2u * s].xyz, lhi = slotBoxes[2u * s + 1u].xyz;
+    mat4 m = sceneObjects[it.object].model;
+    vec3 wc = (m * vec4(0.5 * (llo + lhi), 1.0)).xyz;
+    vec3 e = 0.5 * (lhi - llo), lm = max(abs(llo), abs(lhi));
+    vec3 am = abs(m[0].xyz), bm = abs(m[1].xyz), cm = abs(m[2].xyz);
+    vec3 we = am * e.x + bm * e.y + cm * e.z;
+    vec3 mag = abs(wc) + we + am * lm.x + bm * lm.y + cm * lm.z + abs(m[3].xyz);
+    vec3 g = we + vec3(uTolerance + 4e-6 * max(mag.x, max(mag.y, mag.z)));
+    return any(greaterThan(wc - g, ohi)) || any(greaterThan(olo, wc + g));
+}
+
+#ifdef CULLIDE_FILTER_LIST
+layout(std430, binding = CULLIDE_BINDING_CANDIDATE_COUNTS) buffer CullideCandidateCounts { uint candidateCounts[]; };
+layout(std430, binding = CULLIDE_BINDING_CANDIDATE_INDEX) buffer CullideCandidateIndex { uint candidateIndex[]; };
 
 shared uint sBoxPairs;
 
@@ -99,23 +120,7 @@ void cullideListCandidate() {
     CullideItem it = items[item];
     if (lane >= it.slotCount || (uAllAlive == 0u && alive[it.memberStart + lane] == 0u)) return;
     vec3 olo = chainBoxes[2u * other].xyz - uTolerance, ohi = chainBoxes[2u * other + 1u].xyz + uTolerance;
-    if (uPreCut != 0u && itemBoxes[item] != CULLIDE_ITEM_BOX_DEFORMED) {
-        // A rigid object's triangle: its local box posed (centre moved, half extents through
-        // |rotation|, as pose.glsl poses cluster boxes) holds its posed corners' box up to the
-        // float rounding of both, which the growth g covers many times over (the tolerance, far
-        // above it, and 4e-6 of the magnitudes). Missing the other box even so, the posed box
-        // misses it too (the test below): the triangle is no candidate, and is not posed.
-        uint s = it.firstSlot + lane;
-        vec3 llo = slotBoxes[2u * s].xyz, lhi = slotBoxes[2u * s + 1u].xyz;
-        mat4 m = sceneObjects[it.object].model;
-        vec3 wc = (m * vec4(0.5 * (llo + lhi), 1.0)).xyz;
-        vec3 e = 0.5 * (lhi - llo), lm = max(abs(llo), abs(lhi));
-        vec3 am = abs(m[0].xyz), bm = abs(m[1].xyz), cm = abs(m[2].xyz);
-        vec3 we = am * e.x + bm * e.y + cm * e.z;
-        vec3 mag = abs(wc) + we + am * lm.x + bm * lm.y + cm * lm.z + abs(m[3].xyz);
-        vec3 g = we + vec3(uTolerance + 4e-6 * max(mag.x, max(mag.y, mag.z)));
-        if (any(greaterThan(wc - g, ohi)) || any(greaterThan(olo, wc + g))) return;
-    }
+    if (cullideCutBeforePosing(item, it, lane, olo, ohi)) return;
     uint t = slotTriangles[it.firstSlot + lane];
     vec3 a, b, c;
     sceneWorldTriangle(it.object, t, a, b, c);
@@ -189,7 +194,45 @@ shared uint sTri[2u * CULLIDE_FILTER_MAX_CLUSTER];
 shared uint sCount[2];
 shared uint sBoxPairs;
 
+#ifdef CULLIDE_FILTER_SPLIT
+// CULLIDE_FILTER_SPLIT (cullide-12, ISC_CULLIDE_FILTER_LIST=2): the workgroups above list the
+// pairs whose boxes meet, posed (6 uvec4 each in candidates[], counted in CULLIDE_CHAIN_BOX_PAIRS:
+// the same count), instead of testing them; then uMode 3 (one thread) the indirect arguments and
+// uMode 4 the separating-axis test, one invocation per listed pair, appending as above.
+void cullideSplitModes() {
+    uint n = min(chainCounters[CULLIDE_CHAIN_BOX_PAIRS], uCandidateCapacity);
+    if (uMode == 3u) {
+        if (gl_GlobalInvocationID.x != 0u) return;
+        uint count = (n + CULLIDE_FILTER_LANES - 1u) / CULLIDE_FILTER_LANES;
+        uint x = min(count, uMaxGroups);
+        chainCounters[CULLIDE_CHAIN_ARGS_PAIRS + 0u] = x;
+        chainCounters[CULLIDE_CHAIN_ARGS_PAIRS + 1u] = x == 0u ? 1u : (count + x - 1u) / x;
+        chainCounters[CULLIDE_CHAIN_ARGS_PAIRS + 2u] = 1u;
+        return;
+    }
+    uint e = iscFlatInvocation();
+    if (e >= n) return;
+    uvec4 a0 = candidates[6u * e], a1 = candidates[6u * e + 1u], a2 = candidates[6u * e + 2u];
+    uvec4 b0 = candidates[6u * e + 3u], b1 = candidates[6u * e + 4u], b2 = candidates[6u * e + 5u];
+    if (!iscTrianglesMayIntersect(uintBitsToFloat(a0.xyz), uintBitsToFloat(a1.xyz), uintBitsToFloat(a2.xyz),
+                                  uintBitsToFloat(b0.xyz), uintBitsToFloat(b1.xyz), uintBitsToFloat(b2.xyz), uTolerance))
+        return;
+    uint slot = atomicAdd(chainCounters[CULLIDE_CHAIN_OUTPUT], 1u);
+    if (slot < uOutputCapacity) {
+        outputPairs[3u * slot] = a1.w;
+        outputPairs[3u * slot + 1u] = a0.w;
+        outputPairs[3u * slot + 2u] = b0.w;
+    }
+}
+#endif
+
 void main() {
+#ifdef CULLIDE_FILTER_SPLIT
+    if (uMode >= 3u) {
+        cullideSplitModes();
+        return;
+    }
+#endif
     if (uMode == 0u) {
         if (gl_GlobalInvocationID.x != 0u) return;
         uint count = min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity);
@@ -213,8 +256,11 @@ void main() {
     uint lane = lid;
     for (uint side = 0u; side < 2u; ++side) {
 #endif
-        CullideItem it = items[side == 0u ? cp.y : cp.z];
-        if (lane < it.slotCount && (uAllAlive != 0u || alive[it.memberStart + lane] != 0u)) {
+        uint item = side == 0u ? cp.y : cp.z, other = side == 0u ? cp.z : cp.y;
+        CullideItem it = items[item];
+        if (lane < it.slotCount && (uAllAlive != 0u || alive[it.memberStart + lane] != 0u) &&
+            !cullideCutBeforePosing(item, it, lane, chainBoxes[2u * other].xyz - uTolerance,
+                                    chainBoxes[2u * other + 1u].xyz + uTolerance)) {
             uint t = slotTriangles[it.firstSlot + lane];
             vec3 a, b, c;
             sceneWorldTriangle(it.object, t, a, b, c);
@@ -223,7 +269,6 @@ void main() {
             // (chainBoxes: the pose pass's, grown by the round-off bound, holding every triangle
             // of that cluster): any other one fails the pair box test below with every triangle
             // of the other side, so the same pairs are listed and counted.
-            uint other = side == 0u ? cp.z : cp.y;
             if (all(lessThanEqual(lo, chainBoxes[2u * other + 1u].xyz + uTolerance)) &&
                 all(lessThanEqual(chainBoxes[2u * other].xyz, hi + uTolerance))) {
                 uint at = side * CULLIDE_FILTER_MAX_CLUSTER + atomicAdd(sCount[side], 1u);
@@ -242,6 +287,19 @@ void main() {
     for (uint idx = lid; idx < total; idx += CULLIDE_FILTER_LANES) {
         uint i = idx / nB, j = CULLIDE_FILTER_MAX_CLUSTER + idx % nB;
         if (any(greaterThan(sLo[i], sHi[j] + uTolerance)) || any(greaterThan(sLo[j], sHi[i] + uTolerance))) continue;
+#ifdef CULLIDE_FILTER_SPLIT
+        // Listed (posed) for the separating-axis pass, one invocation each (uMode 4).
+        uint e = atomicAdd(chainCounters[CULLIDE_CHAIN_BOX_PAIRS], 1u);
+        if (e < uCandidateCapacity) {
+            candidates[6u * e] = uvec4(floatBitsToUint(sV[i][0]), sTri[i]);
+            candidates[6u * e + 1u] = uvec4(floatBitsToUint(sV[i][1]), cp.x);
+            candidates[6u * e + 2u] = uvec4(floatBitsToUint(sV[i][2]), 0u);
+            candidates[6u * e + 3u] = uvec4(floatBitsToUint(sV[j][0]), sTri[j]);
+            candidates[6u * e + 4u] = uvec4(floatBitsToUint(sV[j][1]), 0u);
+            candidates[6u * e + 5u] = uvec4(floatBitsToUint(sV[j][2]), 0u);
+        }
+        continue;
+#endif
         ++boxPairs;
         if (!iscTrianglesMayIntersect(sV[i][0], sV[i][1], sV[i][2], sV[j][0], sV[j][1], sV[j][2], uTolerance)) continue;
         uint slot = atomicAdd(chainCounters[CULLIDE_CHAIN_OUTPUT], 1u);

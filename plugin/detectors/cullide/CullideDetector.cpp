@@ -1503,10 +1503,12 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // ISC_CULLIDE_WIDE_FILTER=0: the filter's 64-invocation workgroups, one cluster loaded after
     // the other (before cullide-10's run 4).
     impl->passes.setWideFilter(envOn("ISC_CULLIDE_WIDE_FILTER", true));
-    // ISC_CULLIDE_FILTER_LIST=0 (cullide-12): the filter's workgroup per cluster pair (with shared
-    // memory) instead of its candidate and pair passes; ISC_CULLIDE_CANDIDATE_LIST=<n>: the list
-    // filter's first candidate capacity (tests: an overflow).
-    impl->passes.setListFilter(envOn("ISC_CULLIDE_FILTER_LIST", true));
+    // ISC_CULLIDE_FILTER_LIST (cullide-12): the filter's shape, 0 (the default) one workgroup per
+    // cluster pair with shared memory, 1 a candidate pass and a pair pass, 2 the workgroups
+    // listing the box pairs and a pass testing them (Passes::setFilterMode);
+    // ISC_CULLIDE_CANDIDATE_LIST=<n>: the first capacity of modes 1 and 2 (tests: an overflow).
+    if (const char* v = std::getenv("ISC_CULLIDE_FILTER_LIST"); v != nullptr && *v != '\0')
+        impl->passes.setFilterMode(std::clamp(std::atoi(v), 0, 2));
     // ISC_CULLIDE_FILTER_PRECUT=0: the list filter poses every triangle of a listed cluster pair.
     impl->passes.setPreCut(envOn("ISC_CULLIDE_FILTER_PRECUT", true));
     if (const char* v = std::getenv("ISC_CULLIDE_CANDIDATE_LIST"); v != nullptr && *v != '\0')

@@ -158,8 +158,8 @@ struct ChainResult {
     double clusterPairs = 0.0;  // cluster pairs the filter walked
     double boxPairs = 0.0;      // triangle pairs whose boxes met (before the separating-axis test)
     double filterGpuMs = 0.0;   // GPU time of the filter (after the triangle level)
-    double candidates = 0.0;    // list filter: triangles kept against the other cluster's box
-    double candidateGpuMs = 0.0;  // list filter: GPU time of its arguments and candidate passes (part of filterGpuMs)
+    double candidates = 0.0;    // filter mode 1: triangles kept against the other cluster's box
+    double candidateGpuMs = 0.0;  // filter modes 1, 2: GPU time of the first pass and its arguments (part of filterGpuMs)
     double poseGpuMs = 0.0;     // poseItems: GPU time of the pose pass (part of cluster.gpuMs)
     double pairGpuMs = 0.0;     // GPU time of the pair pass (part of cluster.gpuMs)
     double issueMs = 0.0;       // wall time issuing everything (before the wait)
@@ -180,12 +180,14 @@ public:
     /// The filter with 128 invocations per cluster pair (both clusters loaded at once; cullide-10,
     /// the default) or 64 (one cluster after the other, as before).
     void setWideFilter(bool on) { wideFilter_ = on; }
-    /// The filter as a list (cullide-12, the default; hook ISC_CULLIDE_FILTER_LIST=0: off): a
-    /// candidate pass (each listed cluster pair's triangles near the other cluster's box, posed
-    /// and listed) and a pair pass (a thread per candidate of side a against side b's), instead
-    /// of one workgroup per cluster pair with shared memory. The same pairs are listed.
-    void setListFilter(bool on) { listFilter_ = on; }
-    /// The list filter's candidates at first (grown after an overflow).
+    /// The filter's shape (cullide-12; hook ISC_CULLIDE_FILTER_LIST): 0, one workgroup per cluster
+    /// pair with shared memory (as before); 1, as a list: a candidate pass (each listed cluster
+    /// pair's triangles near the other cluster's box, posed and listed) and a pair pass (a thread
+    /// per candidate of side a against side b's); 2, split: the workgroups list the pairs whose
+    /// boxes meet (posed) and a second pass runs the separating-axis test, a thread per pair.
+    /// The same pairs are listed by each.
+    void setFilterMode(int mode) { filterMode_ = mode; }
+    /// Modes 1 and 2: candidates (mode 2: twice the box pairs) at first (grown after an overflow).
     void setCandidateList(std::uint32_t entries) { candidateCapacity_ = entries; }
     /// The list filter's cut before posing (cullide-12; hook ISC_CULLIDE_FILTER_PRECUT=0: off): a
     /// rigid object's triangle whose local box, posed as the pose pass poses cluster boxes and
@@ -247,7 +249,7 @@ private:
     int selfLayers_ = 16;
     int queryPool_ = 1024;
     gl::Program splat_, splatBoxes_, splatMulti_, splatBoxesMulti_, update_, self_, queryDraw_, queryUpdate_, chain_,
-        filter_, filterWide_, filterList_, pose_;
+        filter_, filterWide_, filterList_, filterSplit_, pose_;
     gl::GpuScene scene_{"cullide scene"};
     gl::Buffer items_{"cullide items"}, slots_{"cullide slot triangles"}, alive_{"cullide alive"},
         marks_{"cullide marks"}, depth_{"cullide depth words"}, counters_{"cullide counters"},
@@ -277,7 +279,7 @@ private:
     std::vector<gl::CullideItem> splitItems_;  // the level's items with their split (when any needs one)
     std::span<const gl::CullideItem> levelItems_;  // what the level uploads: splitItems_ or its own items
     bool wideFilter_ = true;
-    bool listFilter_ = true;
+    int filterMode_ = 0;
     bool preCut_ = true;
     std::uint64_t slotBoxesVersion_ = 0;  // Chain::slotBoxesVersion of what slotBoxes_ holds (0: none)
     std::uint64_t itemBoxesVersion_ = 0;           // Level::itemsVersion of what itemBoxes_ holds (0: none)

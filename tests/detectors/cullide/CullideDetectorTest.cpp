@@ -123,6 +123,12 @@ struct ScopedEnv {
             names.emplace_back(name);
         }
     }
+    explicit ScopedEnv(const std::vector<std::pair<std::string, std::string>>& vars) {
+        for (const auto& [name, value] : vars) {
+            setenv(name.c_str(), value.c_str(), 1);
+            names.push_back(name);
+        }
+    }
     ~ScopedEnv() {
         for (const std::string& name : names) unsetenv(name.c_str());
     }
@@ -729,41 +735,39 @@ TEST_F(CullideDetectorTest, FusedSetupAndSplitPairPassKeepTheAnswer) {
     }
 }
 
-// Cullide-12's filter as a list (a candidate pass, then a thread per candidate of side a against
-// side b's) against the workgroup per cluster pair it replaces (hook ISC_CULLIDE_FILTER_LIST=0):
-// over calls on a rigid heap, then with bunnies deformed, then moved: the reference's answer, the
-// same listed triangle pairs as a set (with and without the cut of rigid objects' triangles by
-// their posed local boxes, ISC_CULLIDE_FILTER_PRECUT=0: the same candidates) (count and order-free checksum), the same box pairs and
-// cluster pairs, and bit for bit the same pairs, triangle pairs and segments. A candidate list too
-// small for the heap overflows on the first call (counted; the survivors tested on the CPU, the
-// same answer) and is grown for the next, listed one.
-TEST_F(CullideDetectorTest, ListFilterKeepsTheListedPairsAndTheAnswer) {
+// Cullide-12's filter shapes (hook ISC_CULLIDE_FILTER_LIST: 0 the workgroup per cluster pair,
+// 1 a candidate pass and a pair pass, 2 the workgroups listing the box pairs and a pass testing
+// them) and the cut of rigid objects' triangles by their posed local boxes before posing
+// (ISC_CULLIDE_FILTER_PRECUT), against main's path (shape 0 without the cut): over calls on a
+// rigid heap, then with bunnies deformed, then moved: the reference's answer, the same listed
+// triangle pairs as a set (count and order-free checksum), the same box pairs and cluster pairs,
+// the same candidates with and without the cut, and bit for bit the same pairs, triangle pairs
+// and segments. Lists of 16 (shapes 1 and 2) overflow on the first call (counted; the survivors
+// tested on the CPU, the same answer) and are grown for the next, listed, calls.
+TEST_F(CullideDetectorTest, FilterShapesKeepTheListedPairsAndTheAnswer) {
     Scene scene = bunnyHeap(12);
     DetectorSettings common{.wantSegments = true};
-    std::unique_ptr<CullideDetector> list, old, small, noCut;
-    {
-        ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}});
+    struct Variant {
+        const char* name;
+        std::vector<std::pair<const char*, const char*>> env;
+        std::unique_ptr<CullideDetector> detector;
+        bool small = false;
+    };
+    std::vector<Variant> variants;
+    variants.push_back({"main", {{"ISC_CULLIDE_FILTER_LIST", "0"}, {"ISC_CULLIDE_FILTER_PRECUT", "0"}}, nullptr});
+    variants.push_back({"cut", {{"ISC_CULLIDE_FILTER_LIST", "0"}}, nullptr});
+    variants.push_back({"list", {{"ISC_CULLIDE_FILTER_LIST", "1"}}, nullptr});
+    variants.push_back({"list, no cut", {{"ISC_CULLIDE_FILTER_LIST", "1"}, {"ISC_CULLIDE_FILTER_PRECUT", "0"}}, nullptr});
+    variants.push_back({"split", {{"ISC_CULLIDE_FILTER_LIST", "2"}}, nullptr});
+    variants.push_back({"list of 16", {{"ISC_CULLIDE_FILTER_LIST", "1"}, {"ISC_CULLIDE_CANDIDATE_LIST", "16"}}, nullptr, true});
+    variants.push_back({"split of 16", {{"ISC_CULLIDE_FILTER_LIST", "2"}, {"ISC_CULLIDE_CANDIDATE_LIST", "16"}}, nullptr, true});
+    for (Variant& v : variants) {
+        std::vector<std::pair<std::string, std::string>> env = {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}};
+        for (const auto& [name, value] : v.env) env.emplace_back(name, value);
+        ScopedEnv scoped(env);
         auto d = createCullideDetector(common, {});
         ASSERT_TRUE(d) << d.error().message;
-        list = std::move(*d);
-    }
-    {
-        ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_FILTER_LIST", "0"}});
-        auto d = createCullideDetector(common, {});
-        ASSERT_TRUE(d) << d.error().message;
-        old = std::move(*d);
-    }
-    {
-        ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_CANDIDATE_LIST", "16"}});
-        auto d = createCullideDetector(common, {});
-        ASSERT_TRUE(d) << d.error().message;
-        small = std::move(*d);
-    }
-    {
-        ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_FILTER_PRECUT", "0"}});
-        auto d = createCullideDetector(common, {});
-        ASSERT_TRUE(d) << d.error().message;
-        noCut = std::move(*d);
+        v.detector = std::move(*d);
     }
     for (int call = 0; call < 4; ++call) {
         if (call == 2) {
@@ -777,50 +781,43 @@ TEST_F(CullideDetectorTest, ListFilterKeepsTheListedPairsAndTheAnswer) {
             scene.setPose(7, p);
         }
         const std::vector<ObjectPair> candidates = scene.overlappingPairs();
-        DetectionOutput a, b, c, n;
-        ASSERT_TRUE(list->detect(scene, candidates, a));
-        ASSERT_TRUE(old->detect(scene, candidates, b));
-        ASSERT_TRUE(small->detect(scene, candidates, c));
-        ASSERT_TRUE(noCut->detect(scene, candidates, n));
-        std::size_t colliding = 0;
-        expectExact(scene, candidates, a, &colliding);
-        expectExact(scene, candidates, b);
-        expectExact(scene, candidates, c);
-        EXPECT_GE(colliding, 5u);
-        std::printf("[ cullide ] list filter, call %d: %zu colliding, listed %g (old %g), box pairs %g (old %g), "
-                    "candidates %g, cluster pairs %g\n",
-                    call, colliding, a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"),
-                    a.stats.counter("filter_box_pairs"), b.stats.counter("filter_box_pairs"),
-                    a.stats.counter("filter_candidates"), a.stats.counter("filter_cluster_pairs"));
-        EXPECT_EQ(a.stats.counter("filter_overflows"), 0.0);
-        EXPECT_EQ(b.stats.counter("filter_overflows"), 0.0);
-        EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0) << "the list filter ran";
-        EXPECT_GT(a.stats.counter("filter_candidates"), 0.0) << "the list filter ran";
-        EXPECT_EQ(b.stats.counter("filter_candidates"), 0.0) << "the workgroup filter ran";
-        EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
-        EXPECT_EQ(a.stats.counter("filter_list_checksum"), b.stats.counter("filter_list_checksum"))
-            << "the same triangle pairs listed";
-        EXPECT_EQ(a.stats.counter("filter_box_pairs"), b.stats.counter("filter_box_pairs"));
-        EXPECT_EQ(a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs"));
-        // The cut before posing (rigid bunnies) drops only triangles the posed test drops.
-        EXPECT_EQ(a.stats.counter("filter_candidates"), n.stats.counter("filter_candidates"));
-        EXPECT_EQ(a.stats.counter("filter_list_checksum"), n.stats.counter("filter_list_checksum"));
-        if (call == 0) {
-            EXPECT_EQ(c.stats.counter("filter_overflows"), 1.0) << "16 candidates cannot hold the heap's";
-            EXPECT_EQ(c.stats.counter("filtered_pairs"), 0.0) << "the overflowed call paired the survivors";
-        } else {
-            EXPECT_EQ(c.stats.counter("filter_overflows"), 0.0) << "the candidate list grew";
-            EXPECT_EQ(c.stats.counter("filter_list_checksum"), a.stats.counter("filter_list_checksum"));
+        std::vector<DetectionOutput> out(variants.size());
+        for (std::size_t k = 0; k < variants.size(); ++k) {
+            SCOPED_TRACE(variants[k].name);
+            ASSERT_TRUE(variants[k].detector->detect(scene, candidates, out[k]));
+            expectExact(scene, candidates, out[k]);
         }
-        for (const DetectionOutput* o : {&b, &c, &n}) {
-            ASSERT_EQ(a.pairs.size(), o->pairs.size());
-            for (std::size_t i = 0; i < a.pairs.size(); ++i) {
-                EXPECT_EQ(a.pairs[i].pair, o->pairs[i].pair);
-                EXPECT_EQ(a.pairs[i].triangles, o->pairs[i].triangles);
-                ASSERT_EQ(a.pairs[i].segments.size(), o->pairs[i].segments.size());
-                for (std::size_t k = 0; k < a.pairs[i].segments.size(); ++k) {
-                    EXPECT_EQ(a.pairs[i].segments[k].p0, o->pairs[i].segments[k].p0);
-                    EXPECT_EQ(a.pairs[i].segments[k].p1, o->pairs[i].segments[k].p1);
+        const DetectionOutput& ref = out[0];
+        std::printf("[ cullide ] filter shapes, call %d: %zu pairs, listed %g, box pairs %g, cluster pairs %g, "
+                    "candidates %g\n",
+                    call, ref.pairs.size(), ref.stats.counter("filtered_pairs"), ref.stats.counter("filter_box_pairs"),
+                    ref.stats.counter("filter_cluster_pairs"), out[2].stats.counter("filter_candidates"));
+        EXPECT_GT(ref.stats.counter("filtered_pairs"), 0.0);
+        EXPECT_GT(out[2].stats.counter("filter_candidates"), 0.0) << "the list ran";
+        EXPECT_EQ(out[2].stats.counter("filter_candidates"), out[3].stats.counter("filter_candidates"))
+            << "the cut before posing drops only triangles the posed test drops";
+        for (std::size_t k = 1; k < variants.size(); ++k) {
+            SCOPED_TRACE(variants[k].name);
+            const DetectionOutput& o = out[k];
+            if (variants[k].small && call == 0) {
+                EXPECT_EQ(o.stats.counter("filter_overflows"), 1.0) << "a list of 16 cannot hold the heap's";
+                EXPECT_EQ(o.stats.counter("filtered_pairs"), 0.0) << "the overflowed call paired the survivors";
+            } else {
+                EXPECT_EQ(o.stats.counter("filter_overflows"), 0.0);
+                EXPECT_EQ(o.stats.counter("filtered_pairs"), ref.stats.counter("filtered_pairs"));
+                EXPECT_EQ(o.stats.counter("filter_list_checksum"), ref.stats.counter("filter_list_checksum"))
+                    << "the same triangle pairs listed";
+                EXPECT_EQ(o.stats.counter("filter_box_pairs"), ref.stats.counter("filter_box_pairs"));
+            }
+            EXPECT_EQ(o.stats.counter("filter_cluster_pairs"), ref.stats.counter("filter_cluster_pairs"));
+            ASSERT_EQ(o.pairs.size(), ref.pairs.size());
+            for (std::size_t i = 0; i < ref.pairs.size(); ++i) {
+                EXPECT_EQ(o.pairs[i].pair, ref.pairs[i].pair);
+                EXPECT_EQ(o.pairs[i].triangles, ref.pairs[i].triangles);
+                ASSERT_EQ(o.pairs[i].segments.size(), ref.pairs[i].segments.size());
+                for (std::size_t s = 0; s < ref.pairs[i].segments.size(); ++s) {
+                    EXPECT_EQ(o.pairs[i].segments[s].p0, ref.pairs[i].segments[s].p0);
+                    EXPECT_EQ(o.pairs[i].segments[s].p1, ref.pairs[i].segments[s].p1);
                 }
             }
         }
