@@ -3,9 +3,11 @@
 # on pile/100 and deforming/100, medians, in every process). isc_bench_cullide in
 # $ISC_CULLIDE_SPEED12_PROCS processes (default 3), each with the rows
 #   cullide        the defaults (run 1: the filter as a list, ISC_CULLIDE_FILTER_LIST=1, with the cut
-#                  before posing; run 2: the workgroup per cluster pair with the cut before posing)
-#   cullide_old    ISC_CULLIDE_FILTER_LIST=0 ISC_CULLIDE_FILTER_PRECUT=0: main's path (run 1:
-#                  ISC_CULLIDE_FILTER_LIST=0 alone, which was main's path then)
+#                  before posing; run 2: the workgroup per cluster pair with the cut before posing;
+#                  run 3: the workgroup per cluster pair with the slot's corners in one load)
+#   cullide_old    main's path: ISC_CULLIDE_FILTER_LIST=0 ISC_CULLIDE_FILTER_PRECUT=0
+#                  ISC_CULLIDE_SLOT_CORNERS=0 (run 1: ISC_CULLIDE_FILTER_LIST=0 alone, run 2
+#                  without the last: main's path then)
 #   cpu, peel      in the same process (the bar is relative to peel's)
 #   $ISC_CULLIDE_SPEED12_EXTRA  optional fifth row, "name:VAR=v,VAR=v" (appended to every order)
 # in a different order in each process; pile rows back to back (min 0.5 s), deforming rows 80
@@ -29,7 +31,7 @@ parts=${ISC_CULLIDE_SPEED12_PARTS:-detector tests}
 has() { case " $parts " in *" $1 "*) return 0;; esac; return 1; }
 orders=("cullide,cullide_old,cpu,peel" "peel,cpu,cullide_old,cullide" "cullide_old,peel,cullide,cpu"
         "cpu,cullide,peel,cullide_old")
-variants="cullide_old:ISC_CULLIDE_FILTER_LIST=0,ISC_CULLIDE_FILTER_PRECUT=0"
+variants="cullide_old:ISC_CULLIDE_FILTER_LIST=0,ISC_CULLIDE_FILTER_PRECUT=0,ISC_CULLIDE_SLOT_CORNERS=0"
 extra=${ISC_CULLIDE_SPEED12_EXTRA:-}
 if [ -n "$extra" ]; then
   variants="$variants;$extra"
@@ -45,7 +47,7 @@ fi
 if has tests; then
   {
     cullide_accuracy "$poses"
-    for hooks in "ISC_CULLIDE_FILTER_LIST=0 ISC_CULLIDE_FILTER_PRECUT=0" "ISC_CULLIDE_FILTER_LIST=1" \
+    for hooks in "ISC_CULLIDE_FILTER_LIST=0 ISC_CULLIDE_FILTER_PRECUT=0 ISC_CULLIDE_SLOT_CORNERS=0" "ISC_CULLIDE_FILTER_LIST=1" \
                  "ISC_CULLIDE_FILTER_LIST=2"; do
       echo "=== isc accuracy --detector cullide --poses $poses, $hooks"
       # shellcheck disable=SC2086

@@ -55,6 +55,8 @@ namespace isc::gl {
                                             // the k-th candidate of that side (an index into candidates[])
 #define CULLIDE_BINDING_SLOT_BOXES 29      // vec4 slotBoxes[2 * slots]: per slot, its triangle's local (min, max)
                                             // box (the candidate pass's cut before posing, rigid objects)
+#define CULLIDE_BINDING_SLOT_CORNERS 30    // uvec4 slotCorners[slots]: per slot, its triangle's corner indices (into
+                                            // its mesh's vertices) and the triangle: the filter's load (cullide-12)
 #define CULLIDE_CHAIN_CLUSTER_PAIRS 0      // cluster pairs appended (the pair pass)
 #define CULLIDE_CHAIN_OUTPUT 1             // triangle pairs appended (the filter)
 #define CULLIDE_CHAIN_BOX_PAIRS 2          // triangle pairs whose boxes met (before the separating-axis test)

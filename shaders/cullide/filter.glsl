@@ -27,8 +27,8 @@
 //            the tolerance of the other cluster's box: appended to candidates[] (posed, float
 //            bits) and indexed per (cluster pair, side) in candidateIndex[] (at most 64 each).
 //   uMode 3 (args, one thread): the pair pass's indirect arguments, one invocation per candidate.
-//   uMode 4 (pairs): one invocation per candidate; one of side a tests every candidate of side b
-//            of its cluster pair (at most 64: bounded) with the same box test and separating-axis
+//   uMode 4 (pairs): uPairLanes invocations per candidate; those of side a test every
+//            uPairLanes-th candidate of side b of its cluster pair (at most 64: bounded) with the same box test and separating-axis
 //            test, in the same argument order (a, b), and appends the pair as above: the same
 //            pairs are listed and the same box pairs counted (in another order). A candidate
 //            past the list's capacity is skipped; the host sees the count, tests that call's
@@ -67,6 +67,27 @@ layout(std430, binding = CULLIDE_BINDING_ITEM_BOXES) readonly buffer CullideItem
 layout(std430, binding = CULLIDE_BINDING_SLOT_BOXES) readonly buffer CullideSlotBoxes { vec4 slotBoxes[]; };
 uniform uint uCandidateCapacity;  // entries of candidates[] (list: 3 uvec4 each; split: box pairs, 6 each)
 uniform uint uPreCut;             // 1: rigid items' triangles cut by their posed local box first
+uniform uint uPairLanes;          // list: invocations per candidate of side a in the pair pass (1..64)
+
+layout(std430, binding = CULLIDE_BINDING_SLOT_CORNERS) readonly buffer CullideSlotCorners { uvec4 slotCorners[]; };
+uniform uint uSlotCorners;  // 1: the slot's corner indices and triangle from slotCorners[] (one load)
+
+// Slot `lane` of `it`: its mesh triangle t and world corners, as sceneWorldTriangle poses them
+// (the same expression on the same floats). With uSlotCorners (cullide-12) the corner indices
+// come with the slot (slotCorners[]: one load instead of the slot's triangle, then its indices).
+void cullideSlotTriangle(CullideItem it, uint lane, out uint t, out vec3 a, out vec3 b, out vec3 c) {
+    if (uSlotCorners != 0u) {
+        uvec4 q = slotCorners[it.firstSlot + lane];
+        t = q.w;
+        GpuObject o = sceneObjects[it.object];
+        a = (o.model * vec4(sceneVertices[o.firstVertex + q.x].xyz, 1.0)).xyz;
+        b = (o.model * vec4(sceneVertices[o.firstVertex + q.y].xyz, 1.0)).xyz;
+        c = (o.model * vec4(sceneVertices[o.firstVertex + q.z].xyz, 1.0)).xyz;
+    } else {
+        t = slotTriangles[it.firstSlot + lane];
+        sceneWorldTriangle(it.object, t, a, b, c);
+    }
+}
 
 // The cut before posing (cullide-12, uPreCut): true when slot `lane` of `item` (a rigid object's
 // cluster) cannot come within the tolerance of the box (olo, ohi) (the other cluster's, already
@@ -99,7 +120,7 @@ shared uint sBoxPairs;
 void cullideListArgs() {
     if (gl_GlobalInvocationID.x != 0u) return;
     uint count = uMode == 0u ? min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity)
-                             : (min(chainCounters[CULLIDE_CHAIN_CANDIDATES], uCandidateCapacity) +
+                             : (min(chainCounters[CULLIDE_CHAIN_CANDIDATES], uCandidateCapacity) * uPairLanes +
                                 CULLIDE_FILTER_LANES - 1u) / CULLIDE_FILTER_LANES;
     uint at = uMode == 0u ? CULLIDE_CHAIN_ARGS : CULLIDE_CHAIN_ARGS_PAIRS;
     uint x = min(count, uMaxGroups);
@@ -121,9 +142,9 @@ void cullideListCandidate() {
     if (lane >= it.slotCount || (uAllAlive == 0u && alive[it.memberStart + lane] == 0u)) return;
     vec3 olo = chainBoxes[2u * other].xyz - uTolerance, ohi = chainBoxes[2u * other + 1u].xyz + uTolerance;
     if (cullideCutBeforePosing(item, it, lane, olo, ohi)) return;
-    uint t = slotTriangles[it.firstSlot + lane];
+    uint t;
     vec3 a, b, c;
-    sceneWorldTriangle(it.object, t, a, b, c);
+    cullideSlotTriangle(it, lane, t, a, b, c);
     vec3 lo = min(a, min(b, c)), hi = max(a, max(b, c));
     if (!(all(lessThanEqual(lo, chainBoxes[2u * other + 1u].xyz + uTolerance)) &&
           all(lessThanEqual(chainBoxes[2u * other].xyz, hi + uTolerance))))
@@ -138,10 +159,11 @@ void cullideListCandidate() {
     }
 }
 
-// Mode 4: candidate i of side a against every candidate of side b of its cluster pair; returns
-// the pairs whose boxes met.
-uint cullideListPairs(uint i) {
-    uint boxPairs = 0u;
+// Mode 4: candidate i = t / uPairLanes of side a against every uPairLanes-th candidate of side b of
+// its cluster pair, from t % uPairLanes (each pair met by one invocation); returns the pairs whose
+// boxes met.
+uint cullideListPairs(uint t) {
+    uint boxPairs = 0u, i = t / uPairLanes, share = t % uPairLanes;
     if (i >= min(chainCounters[CULLIDE_CHAIN_CANDIDATES], uCandidateCapacity)) return 0u;
     uvec4 e2 = candidates[3u * i + 2u];
     if (e2.w != 0u) return 0u;  // side b: met by side a's candidates
@@ -151,7 +173,7 @@ uint cullideListPairs(uint i) {
     uint g = e1.w;
     uint nB = min(candidateCounts[2u * g + 1u], CULLIDE_FILTER_MAX_CLUSTER);
     uint pair = clusterPairs[g].x;
-    for (uint j = 0u; j < nB; ++j) {
+    for (uint j = share; j < nB; j += uPairLanes) {
         uint e = candidateIndex[(2u * g + 1u) * CULLIDE_FILTER_MAX_CLUSTER + j];
         if (e >= uCandidateCapacity) continue;  // (overflowed: the host falls back)
         uvec4 f0 = candidates[3u * e], f1 = candidates[3u * e + 1u], f2 = candidates[3u * e + 2u];
@@ -261,9 +283,9 @@ void main() {
         if (lane < it.slotCount && (uAllAlive != 0u || alive[it.memberStart + lane] != 0u) &&
             !cullideCutBeforePosing(item, it, lane, chainBoxes[2u * other].xyz - uTolerance,
                                     chainBoxes[2u * other + 1u].xyz + uTolerance)) {
-            uint t = slotTriangles[it.firstSlot + lane];
+            uint t;
             vec3 a, b, c;
-            sceneWorldTriangle(it.object, t, a, b, c);
+            cullideSlotTriangle(it, lane, t, a, b, c);
             vec3 lo = min(a, min(b, c)), hi = max(a, max(b, c));
             // Only triangles whose box comes within the tolerance of the other cluster's box
             // (chainBoxes: the pose pass's, grown by the round-off bound, holding every triangle

@@ -805,6 +805,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                            st.clusterSize <= int(CULLIDE_FILTER_MAX_CLUSTER);
             chain.tolerance = 1e-5f * scale;
             chain.slotBoxes = hierarchies->slotBoxes();
+            chain.slotCorners = hierarchies->slotCorners();
             chain.slotBoxesVersion = hierarchies->version();
             chain.triangleVisibility = st.triangleLevel;
             chain.pairSplit = pairSplit;
@@ -1509,8 +1510,15 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // ISC_CULLIDE_CANDIDATE_LIST=<n>: the first capacity of modes 1 and 2 (tests: an overflow).
     if (const char* v = std::getenv("ISC_CULLIDE_FILTER_LIST"); v != nullptr && *v != '\0')
         impl->passes.setFilterMode(std::clamp(std::atoi(v), 0, 2));
-    // ISC_CULLIDE_FILTER_PRECUT=0: the list filter poses every triangle of a listed cluster pair.
-    impl->passes.setPreCut(envOn("ISC_CULLIDE_FILTER_PRECUT", true));
+    // ISC_CULLIDE_FILTER_PRECUT=1/0: the cut before posing in every filter shape / in none (unset:
+    // with the list only).
+    if (const char* v = std::getenv("ISC_CULLIDE_FILTER_PRECUT"); v != nullptr && *v != '\0')
+        impl->passes.setPreCut(*v != '0' ? 1 : 0);
+    // ISC_CULLIDE_SLOT_CORNERS=0: the filter loads a slot's triangle, then its corner indices.
+    impl->passes.setSlotCorners(envOn("ISC_CULLIDE_SLOT_CORNERS", true));
+    // ISC_CULLIDE_PAIR_LANES=<n>: the list filter's pair pass, n invocations per candidate of side a.
+    if (const char* v = std::getenv("ISC_CULLIDE_PAIR_LANES"); v != nullptr && *v != '\0')
+        impl->passes.setPairLanes(std::uint32_t(std::clamp(std::atoi(v), 1, 64)));
     if (const char* v = std::getenv("ISC_CULLIDE_CANDIDATE_LIST"); v != nullptr && *v != '\0')
         impl->passes.setCandidateList(std::uint32_t(std::clamp(std::atoi(v), 1, 1 << 28)));
     impl->filterChecksum = envOn("ISC_CULLIDE_FILTER_CHECKSUM", false);

@@ -37,6 +37,7 @@ bool Hierarchies::sync(const Scene& scene) {
         cache_ = std::move(kept);
         slots_.clear();
         slotBoxes_.clear();
+        slotCorners_.clear();
         for (auto& [mesh, h] : cache_) appendSlots(*h);
         changed = true;
     }
@@ -89,6 +90,7 @@ void Hierarchies::appendSlots(MeshHierarchy& h) {
         }
         slotBoxes_.push_back(lo);
         slotBoxes_.push_back(hi);
+        slotCorners_.emplace_back(triangles[t][0], triangles[t][1], triangles[t][2], t);
     }
 }
 

@@ -508,7 +508,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         filterProgram.setUniform("uTolerance", chain.tolerance);
         filterProgram.setUniform("uAllAlive", fromWanted ? 1u : 0u);
         // The cut before posing (rigid objects' triangles by their posed local boxes).
-        const bool preCut = preCut_ && chain.poseItems && !chain.slotBoxes.empty();
+        const bool preCut = (preCut_ < 0 ? list : preCut_ > 0) && chain.poseItems && !chain.slotBoxes.empty();
         if (preCut) {
             if (chain.slotBoxesVersion == 0 || chain.slotBoxesVersion != slotBoxesVersion_ ||
                 slotBoxes_.size() < chain.slotBoxes.size_bytes()) {
@@ -519,11 +519,23 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             slotBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOT_BOXES);
         }
         filterProgram.setUniform("uPreCut", preCut ? 1u : 0u);
+        const bool corners = slotCornersOn_ && !chain.slotCorners.empty();
+        if (corners) {
+            if (chain.slotBoxesVersion == 0 || chain.slotBoxesVersion != slotCornersVersion_ ||
+                slotCorners_.size() < chain.slotCorners.size_bytes()) {
+                slotCorners_.reserve(chain.slotCorners.size_bytes());
+                slotCorners_.upload(0, chain.slotCorners.size_bytes(), chain.slotCorners.data());
+                slotCornersVersion_ = chain.slotBoxesVersion;
+            }
+            slotCorners_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOT_CORNERS);
+        }
+        filterProgram.setUniform("uSlotCorners", corners ? 1u : 0u);
         if (list || splitFilter) {
             // list: candidates of 3 uvec4; split: box pairs of 6 (half as many in the same buffer).
             candidates_.reserve(std::size_t(candidateCapacity_) * 48);
             candidates_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CANDIDATES);
             filterProgram.setUniform("uCandidateCapacity", list ? candidateCapacity_ : candidateCapacity_ / 2);
+            filterProgram.setUniform("uPairLanes", pairLanes_);
         }
         if (list) {
             candidateIndex_.reserve(std::size_t(clusterPairCapacity_) * 2 * CULLIDE_FILTER_MAX_CLUSTER * 4);

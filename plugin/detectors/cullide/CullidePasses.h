@@ -18,6 +18,7 @@
 
 #include "cullide/bindings.h"  // shaders/: CullideItem
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -122,7 +123,8 @@ struct Chain {
     /// Per slot, its triangle's local box (Hierarchies::slotBoxes) and their version: the list
     /// filter's cut before posing (rigid objects, with poseItems).
     std::span<const glm::vec4> slotBoxes;
-    std::uint64_t slotBoxesVersion = 0;
+    std::span<const glm::uvec4> slotCorners;  // per slot: corner indices and triangle (Hierarchies::slotCorners)
+    std::uint64_t slotBoxesVersion = 0;       // of both
     /// The triangle level's visibility passes; false: its members are the wanted clusters'
     /// triangles as seeded (no pruning by visibility).
     bool triangleVisibility = true;
@@ -189,10 +191,17 @@ public:
     void setFilterMode(int mode) { filterMode_ = mode; }
     /// Modes 1 and 2: candidates (mode 2: twice the box pairs) at first (grown after an overflow).
     void setCandidateList(std::uint32_t entries) { candidateCapacity_ = entries; }
-    /// The list filter's cut before posing (cullide-12; hook ISC_CULLIDE_FILTER_PRECUT=0: off): a
-    /// rigid object's triangle whose local box, posed as the pose pass poses cluster boxes and
-    /// grown, misses the other cluster's box is not posed (its posed box would miss it too).
-    void setPreCut(bool on) { preCut_ = on; }
+    /// The filter's cut before posing (cullide-12; hook ISC_CULLIDE_FILTER_PRECUT): a rigid
+    /// object's triangle whose local box, posed as the pose pass poses cluster boxes and grown,
+    /// misses the other cluster's box is not posed (its posed box would miss it too). 1 on, 0
+    /// off, -1 (the default) with the list only (it paid there, not in the workgroups: run 2).
+    void setPreCut(int on) { preCut_ = on; }
+    /// The filter reads each slot's corner indices and triangle in one load (Hierarchies::
+    /// slotCorners; cullide-12, hook ISC_CULLIDE_SLOT_CORNERS=0: the slot's triangle, then its
+    /// indices, as sceneWorldTriangle does). The same floats.
+    void setSlotCorners(bool on) { slotCornersOn_ = on; }
+    /// The list filter's pair pass: invocations per candidate of side a (1..64; default 8).
+    void setPairLanes(std::uint32_t lanes) { pairLanes_ = std::clamp<std::uint32_t>(lanes, 1u, 64u); }
     /// Mirrors `scene` (GpuScene) and uploads `slotTriangles` (every mesh's leaf order, at
     /// the bases the items use) when `slotsChanged`.
     void sync(const Scene& scene, std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
@@ -263,7 +272,8 @@ private:
         output_{"cullide filter triangle pairs"}, itemBoxes_{"cullide chain item boxes"},
         objectBoxes_{"cullide chain object boxes"}, partners_{"cullide chain partners"},
         candidates_{"cullide filter candidates"}, candidateCounts_{"cullide filter candidate counts"},
-        candidateIndex_{"cullide filter candidate index"}, slotBoxes_{"cullide slot triangle boxes"};
+        candidateIndex_{"cullide filter candidate index"}, slotBoxes_{"cullide slot triangle boxes"},
+        slotCorners_{"cullide slot triangle corners"};
     std::vector<gl::CullideItem> itemsHeld_, chainItemsHeld_;  // what items_ / chainItems_ hold
     std::uint64_t itemsHeldVersion_ = 0, chainItemsHeldVersion_ = 0;  // and its Level::itemsVersion (0: none)
     std::uint32_t clusterPairCapacity_ = 1u << 15;  // entries; grown after an overflow
@@ -280,7 +290,10 @@ private:
     std::span<const gl::CullideItem> levelItems_;  // what the level uploads: splitItems_ or its own items
     bool wideFilter_ = true;
     int filterMode_ = 0;
-    bool preCut_ = true;
+    int preCut_ = -1;
+    bool slotCornersOn_ = true;
+    std::uint64_t slotCornersVersion_ = 0;  // Chain::slotBoxesVersion of what slotCorners_ holds (0: none)
+    std::uint32_t pairLanes_ = 8;
     std::uint64_t slotBoxesVersion_ = 0;  // Chain::slotBoxesVersion of what slotBoxes_ holds (0: none)
     std::uint64_t itemBoxesVersion_ = 0;           // Level::itemsVersion of what itemBoxes_ holds (0: none)
     bool poseGroupPerItem_ = false;                // the pose pass: one workgroup per item (some item deformed)

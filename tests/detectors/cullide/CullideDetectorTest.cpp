@@ -738,7 +738,10 @@ TEST_F(CullideDetectorTest, FusedSetupAndSplitPairPassKeepTheAnswer) {
 // Cullide-12's filter shapes (hook ISC_CULLIDE_FILTER_LIST: 0 the workgroup per cluster pair,
 // 1 a candidate pass and a pair pass, 2 the workgroups listing the box pairs and a pass testing
 // them) and the cut of rigid objects' triangles by their posed local boxes before posing
-// (ISC_CULLIDE_FILTER_PRECUT), against main's path (shape 0 without the cut): over calls on a
+// (ISC_CULLIDE_FILTER_PRECUT; by default with the list only), and the list's pair pass with 8
+// and 1 invocations per candidate (ISC_CULLIDE_PAIR_LANES), and the slot's corner indices in one
+// load (ISC_CULLIDE_SLOT_CORNERS, on by default; on in every variant but main's), against main's
+// path (shape 0, none of the hooks): over calls on a
 // rigid heap, then with bunnies deformed, then moved: the reference's answer, the same listed
 // triangle pairs as a set (count and order-free checksum), the same box pairs and cluster pairs,
 // the same candidates with and without the cut, and bit for bit the same pairs, triangle pairs
@@ -754,11 +757,15 @@ TEST_F(CullideDetectorTest, FilterShapesKeepTheListedPairsAndTheAnswer) {
         bool small = false;
     };
     std::vector<Variant> variants;
-    variants.push_back({"main", {{"ISC_CULLIDE_FILTER_LIST", "0"}, {"ISC_CULLIDE_FILTER_PRECUT", "0"}}, nullptr});
-    variants.push_back({"cut", {{"ISC_CULLIDE_FILTER_LIST", "0"}}, nullptr});
+    variants.push_back({"main",
+                        {{"ISC_CULLIDE_FILTER_LIST", "0"}, {"ISC_CULLIDE_FILTER_PRECUT", "0"}, {"ISC_CULLIDE_SLOT_CORNERS", "0"}},
+                        nullptr});
+    variants.push_back({"slot corners", {}, nullptr});
+    variants.push_back({"cut", {{"ISC_CULLIDE_FILTER_LIST", "0"}, {"ISC_CULLIDE_FILTER_PRECUT", "1"}}, nullptr});
     variants.push_back({"list", {{"ISC_CULLIDE_FILTER_LIST", "1"}}, nullptr});
     variants.push_back({"list, no cut", {{"ISC_CULLIDE_FILTER_LIST", "1"}, {"ISC_CULLIDE_FILTER_PRECUT", "0"}}, nullptr});
     variants.push_back({"split", {{"ISC_CULLIDE_FILTER_LIST", "2"}}, nullptr});
+    variants.push_back({"list, one lane per candidate", {{"ISC_CULLIDE_FILTER_LIST", "1"}, {"ISC_CULLIDE_PAIR_LANES", "1"}}, nullptr});
     variants.push_back({"list of 16", {{"ISC_CULLIDE_FILTER_LIST", "1"}, {"ISC_CULLIDE_CANDIDATE_LIST", "16"}}, nullptr, true});
     variants.push_back({"split of 16", {{"ISC_CULLIDE_FILTER_LIST", "2"}, {"ISC_CULLIDE_CANDIDATE_LIST", "16"}}, nullptr, true});
     for (Variant& v : variants) {
@@ -791,10 +798,10 @@ TEST_F(CullideDetectorTest, FilterShapesKeepTheListedPairsAndTheAnswer) {
         std::printf("[ cullide ] filter shapes, call %d: %zu pairs, listed %g, box pairs %g, cluster pairs %g, "
                     "candidates %g\n",
                     call, ref.pairs.size(), ref.stats.counter("filtered_pairs"), ref.stats.counter("filter_box_pairs"),
-                    ref.stats.counter("filter_cluster_pairs"), out[2].stats.counter("filter_candidates"));
+                    ref.stats.counter("filter_cluster_pairs"), out[3].stats.counter("filter_candidates"));
         EXPECT_GT(ref.stats.counter("filtered_pairs"), 0.0);
-        EXPECT_GT(out[2].stats.counter("filter_candidates"), 0.0) << "the list ran";
-        EXPECT_EQ(out[2].stats.counter("filter_candidates"), out[3].stats.counter("filter_candidates"))
+        EXPECT_GT(out[3].stats.counter("filter_candidates"), 0.0) << "the list ran";
+        EXPECT_EQ(out[3].stats.counter("filter_candidates"), out[4].stats.counter("filter_candidates"))
             << "the cut before posing drops only triangles the posed test drops";
         for (std::size_t k = 1; k < variants.size(); ++k) {
             SCOPED_TRACE(variants[k].name);
