@@ -44,26 +44,15 @@ namespace isc::gl {
 #define CULLIDE_BINDING_PARTNERS 25        // uint partners[]: per group g, partners[g] .. partners[g + 1] index
                                            // the same array, whose entries there are the partner groups
 #define CULLIDE_ITEM_BOX_DEFORMED 0xFFFFFFFFu
-// The filter as a list (cullide-12, CullideSettings hook ISC_CULLIDE_FILTER_LIST; filter.glsl
-// with CULLIDE_FILTER_LIST): the candidate pass lists each listed cluster pair's triangles whose
-// box comes within the tolerance of the other cluster's box, posed, and the pair pass tests each
-// candidate of side a against the candidates of side b of its cluster pair, one thread each.
-#define CULLIDE_BINDING_CANDIDATES 26       // uvec4 candidates[3 * capacity]: (a.xyz, triangle), (b.xyz, cluster
-                                            // pair), (c.xyz, side): the corners' float bits
-#define CULLIDE_BINDING_CANDIDATE_COUNTS 27 // uint candidateCounts[2 * cluster pairs]: candidates per (cluster pair, side)
-#define CULLIDE_BINDING_CANDIDATE_INDEX 28  // uint candidateIndex[128 * cluster pairs]: at (2 * pair + side) * 64 + k,
-                                            // the k-th candidate of that side (an index into candidates[])
-#define CULLIDE_BINDING_SLOT_BOXES 29      // vec4 slotBoxes[2 * slots]: per slot, its triangle's local (min, max)
-                                            // box (the candidate pass's cut before posing, rigid objects)
-#define CULLIDE_BINDING_SLOT_CORNERS 30    // uvec4 slotCorners[slots]: per slot, its triangle's corner indices (into
-                                            // its mesh's vertices) and the triangle: the filter's load (cullide-12)
+// The filter's per-slot load (cullide-12, hook ISC_CULLIDE_SLOT_CORNERS): per mesh slot, its
+// triangle's corner indices (into its mesh's vertices) and the triangle, uploaded once per set of
+// meshes, so that the filter loads a slot's corners' indices in one load instead of two dependent ones.
+#define CULLIDE_BINDING_SLOT_CORNERS 26    // uvec4 slotCorners[slots]: (corner 0, 1, 2, triangle)
 #define CULLIDE_CHAIN_CLUSTER_PAIRS 0      // cluster pairs appended (the pair pass)
 #define CULLIDE_CHAIN_OUTPUT 1             // triangle pairs appended (the filter)
 #define CULLIDE_CHAIN_BOX_PAIRS 2          // triangle pairs whose boxes met (before the separating-axis test)
-#define CULLIDE_CHAIN_CANDIDATES 3         // list filter: candidates appended (the candidate pass)
 #define CULLIDE_CHAIN_ARGS 4               // uint offset of the filter's indirect dispatch arguments (x, y, z)
-#define CULLIDE_CHAIN_ARGS_PAIRS 8         // list filter: the pair pass's indirect dispatch arguments (x, y, z)
-#define CULLIDE_CHAIN_COUNTER_COUNT 12
+#define CULLIDE_CHAIN_COUNTER_COUNT 8
 // The filter holds both clusters of a pair in shared memory: clusters of at most this many triangles.
 #define CULLIDE_FILTER_MAX_CLUSTER 64u
 // The chain's pair pass walks one object's cluster items per thread: objects with more are not

@@ -4,8 +4,7 @@
 //            A surviving cluster of A that overlaps (world boxes) a surviving cluster of B marks
 //            both as wanted and keeps the pair: the per-pair cluster overlap, as the CPU did it.
 //            With uClusterPairCapacity > 0 each such cluster pair is also appended to
-//            clusterPairs[] for the filter (cullide/filter.glsl); with uListCounts (the list
-//            filter, cullide-12) its two candidate counts are zeroed there for the filter's passes.
+//            clusterPairs[] for the filter (cullide/filter.glsl).
 //            When the cluster level kept everything (its cut counter: a thread had more pixels
 //            than one loop may visit) every cluster counts as surviving (conservative).
 //   uMode 1 (seed): one thread per item of the triangle level (the same clusters, one member
@@ -29,7 +28,6 @@ layout(std430, binding = CULLIDE_BINDING_KEEP) buffer CullideKeep { uint keep[];
 layout(std430, binding = CULLIDE_BINDING_BITS) buffer CullideBits { uint bits[]; };
 layout(std430, binding = CULLIDE_BINDING_CLUSTER_PAIRS) writeonly buffer CullideClusterPairs { uvec4 clusterPairs[]; };
 layout(std430, binding = CULLIDE_BINDING_CHAIN_COUNTERS) buffer CullideChainCounters { uint chainCounters[]; };
-layout(std430, binding = CULLIDE_BINDING_CANDIDATE_COUNTS) writeonly buffer CullideCandidateCounts { uint candidateCounts[]; };
 
 uniform uint uMode;
 uniform uint uCount;      // threads of the mode
@@ -37,7 +35,6 @@ uniform uint uPairCount;  // mode 0: chain pairs
 uniform uint uMembers;    // mode 2: members of the triangle level
 uniform uint uClusterPairCapacity;  // mode 0: entries of clusterPairs[] (0: no list)
 uniform uint uPairSplit;  // mode 0: threads per (pair, cluster item of side A), each a share of side B's clusters
-uniform uint uListCounts;  // mode 0: 1 with the list filter: zero the appended cluster pair's candidate counts
 
 // The pair whose thread range holds `t` (binary search over threadStart).
 uint cullideChainPairOf(uint t) {
@@ -77,13 +74,8 @@ void main() {
                     // Past the capacity the count still grows: the host sees the overflow and
                     // tests this call's survivors on the CPU instead.
                     uint slot = atomicAdd(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], 1u);
-                    if (slot < uClusterPairCapacity) {
+                    if (slot < uClusterPairCapacity)
                         clusterPairs[slot] = p.swapped != 0u ? uvec4(pi, b, a, 0u) : uvec4(pi, a, b, 0u);
-                        if (uListCounts != 0u) {
-                            candidateCounts[2u * slot] = 0u;
-                            candidateCounts[2u * slot + 1u] = 0u;
-                        }
-                    }
                 }
             }
         }

@@ -804,9 +804,8 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             chain.filter = gpuFilter && st.gpuFilter && limit == CullideLevel::Triangle && fatten.empty() &&
                            st.clusterSize <= int(CULLIDE_FILTER_MAX_CLUSTER);
             chain.tolerance = 1e-5f * scale;
-            chain.slotBoxes = hierarchies->slotBoxes();
             chain.slotCorners = hierarchies->slotCorners();
-            chain.slotBoxesVersion = hierarchies->version();
+            chain.slotCornersVersion = hierarchies->version();
             chain.triangleVisibility = st.triangleLevel;
             chain.pairSplit = pairSplit;
             // detect(): the wait inside the exact test's team (not on software GL, whose
@@ -836,10 +835,6 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 addCount(stats, "gpu_ms", cr.filterGpuMs);
                 addCount(stats, "filter_cluster_pairs", cr.clusterPairs);
                 addCount(stats, "filter_box_pairs", cr.boxPairs);
-                if (cr.candidateGpuMs > 0.0 || cr.candidates > 0.0) {
-                    addCount(stats, "filter_candidates", cr.candidates);
-                    addCount(stats, "gpu_filter_candidates_ms", cr.candidateGpuMs);
-                }
                 if (!cr.listed) addCount(stats, "filter_overflows", 1);
             }
             if (cr.listed) {
@@ -1504,23 +1499,9 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // ISC_CULLIDE_WIDE_FILTER=0: the filter's 64-invocation workgroups, one cluster loaded after
     // the other (before cullide-10's run 4).
     impl->passes.setWideFilter(envOn("ISC_CULLIDE_WIDE_FILTER", true));
-    // ISC_CULLIDE_FILTER_LIST (cullide-12): the filter's shape, 0 (the default) one workgroup per
-    // cluster pair with shared memory, 1 a candidate pass and a pair pass, 2 the workgroups
-    // listing the box pairs and a pass testing them (Passes::setFilterMode);
-    // ISC_CULLIDE_CANDIDATE_LIST=<n>: the first capacity of modes 1 and 2 (tests: an overflow).
-    if (const char* v = std::getenv("ISC_CULLIDE_FILTER_LIST"); v != nullptr && *v != '\0')
-        impl->passes.setFilterMode(std::clamp(std::atoi(v), 0, 2));
-    // ISC_CULLIDE_FILTER_PRECUT=1/0: the cut before posing in every filter shape / in none (unset:
-    // with the list only).
-    if (const char* v = std::getenv("ISC_CULLIDE_FILTER_PRECUT"); v != nullptr && *v != '\0')
-        impl->passes.setPreCut(*v != '0' ? 1 : 0);
-    // ISC_CULLIDE_SLOT_CORNERS=0: the filter loads a slot's triangle, then its corner indices.
+    // ISC_CULLIDE_SLOT_CORNERS=0 (cullide-12): the filter loads a slot's triangle, then its corner
+    // indices (before cullide-12).
     impl->passes.setSlotCorners(envOn("ISC_CULLIDE_SLOT_CORNERS", true));
-    // ISC_CULLIDE_PAIR_LANES=<n>: the list filter's pair pass, n invocations per candidate of side a.
-    if (const char* v = std::getenv("ISC_CULLIDE_PAIR_LANES"); v != nullptr && *v != '\0')
-        impl->passes.setPairLanes(std::uint32_t(std::clamp(std::atoi(v), 1, 64)));
-    if (const char* v = std::getenv("ISC_CULLIDE_CANDIDATE_LIST"); v != nullptr && *v != '\0')
-        impl->passes.setCandidateList(std::uint32_t(std::clamp(std::atoi(v), 1, 1 << 28)));
     impl->filterChecksum = envOn("ISC_CULLIDE_FILTER_CHECKSUM", false);
     if (const char* v = std::getenv("ISC_CULLIDE_PAIR_SPLIT"); v != nullptr && *v != '\0')
         impl->pairSplit = std::uint32_t(std::clamp(std::atoi(v), 1, 64));

@@ -36,7 +36,6 @@ bool Hierarchies::sync(const Scene& scene) {
         }
         cache_ = std::move(kept);
         slots_.clear();
-        slotBoxes_.clear();
         slotCorners_.clear();
         for (auto& [mesh, h] : cache_) appendSlots(*h);
         changed = true;
@@ -77,21 +76,8 @@ void Hierarchies::appendSlots(MeshHierarchy& h) {
     h.slotBase = static_cast<std::uint32_t>(slots_.size());
     const auto s = h.bvh.slotTriangles();
     slots_.insert(slots_.end(), s.begin(), s.end());
-    const auto vertices = h.mesh->vertices();
     const auto triangles = h.mesh->triangles();
-    for (std::uint32_t t : s) {
-        glm::vec4 lo(0.0f), hi(0.0f);
-        for (int k = 0; k < 3; ++k) {
-            const Vec3& v = vertices[triangles[t][k]];
-            for (int d = 0; d < 3; ++d) {
-                lo[d] = k == 0 ? v[d] : std::min(lo[d], v[d]);
-                hi[d] = k == 0 ? v[d] : std::max(hi[d], v[d]);
-            }
-        }
-        slotBoxes_.push_back(lo);
-        slotBoxes_.push_back(hi);
-        slotCorners_.emplace_back(triangles[t][0], triangles[t][1], triangles[t][2], t);
-    }
+    for (std::uint32_t t : s) slotCorners_.emplace_back(triangles[t][0], triangles[t][1], triangles[t][2], t);
 }
 
 Aabb worldBox(const geometry::Bvh::Box& box, const Pose& pose) {

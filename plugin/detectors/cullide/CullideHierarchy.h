@@ -8,7 +8,6 @@
 #include "isc/mesh/Mesh.h"
 #include "isc/scene/Scene.h"
 
-#include <glm/vec4.hpp>
 #include <glm/ext/vector_uint4.hpp>
 
 #include <cstdint>
@@ -44,11 +43,8 @@ public:
     bool sync(const Scene& scene);
     const MeshHierarchy& get(MeshId mesh) const { return *byId_[mesh]; }
     std::span<const std::uint32_t> slotTriangles() const { return slots_; }
-    /// Per slot, its triangle's local (min, max) box from the mesh's float vertices (two vec4
-    /// each, w unused): the list filter's cut before posing (cullide-12).
-    std::span<const glm::vec4> slotBoxes() const { return slotBoxes_; }
-    /// Per slot, its triangle's three corner indices (the mesh's) and the triangle (the filter's
-    /// one load per slot, cullide-12).
+    /// Per slot (as slotTriangles()), its triangle's three corner indices (the mesh's) and the
+    /// triangle: the filter's one load per slot (cullide-12).
     std::span<const glm::uvec4> slotCorners() const { return slotCorners_; }
     /// Grows each time slotTriangles() changes.
     std::uint64_t version() const { return version_; }
@@ -58,7 +54,6 @@ private:
     std::unordered_map<const Mesh*, std::unique_ptr<MeshHierarchy>> cache_;
     std::vector<const MeshHierarchy*> byId_;
     std::vector<std::uint32_t> slots_;
-    std::vector<glm::vec4> slotBoxes_;
     std::vector<glm::uvec4> slotCorners_;
     std::uint64_t version_ = 1;
     void appendSlots(MeshHierarchy& h);

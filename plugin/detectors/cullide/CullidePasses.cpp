@@ -73,14 +73,6 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
                                   "cullide filter (wide)");
     if (!fw) return fail(fw.error().message);
     filterWide_ = std::move(*fw);
-    auto fli = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/filter.glsl"}}, "#define CULLIDE_FILTER_LIST 1\n",
-                                   "cullide filter (list)");
-    if (!fli) return fail(fli.error().message);
-    filterList_ = std::move(*fli);
-    auto fsp = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/filter.glsl"}},
-                                   "#define CULLIDE_FILTER_WIDE 1\n#define CULLIDE_FILTER_SPLIT 1\n", "cullide filter (split)");
-    if (!fsp) return fail(fsp.error().message);
-    filterSplit_ = std::move(*fsp);
     auto f = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/self.glsl"}}, {}, "cullide self");
     if (!f) return fail(f.error().message);
     self_ = std::move(*f);
@@ -108,7 +100,6 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     posed_ = gl::Query("cullide chain pose pass", GL_TIMESTAMP);
     clustered_ = gl::Query("cullide chain cluster level", GL_TIMESTAMP);
     filterEnd_ = gl::Query("cullide filter end", GL_TIMESTAMP);
-    candidatesEnd_ = gl::Query("cullide filter candidates end", GL_TIMESTAMP);
     end_ = gl::Query("cullide level end", GL_TIMESTAMP);
     return {};
 }
@@ -434,13 +425,6 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     clusterPairs_.reserve(std::size_t(filter ? clusterPairCapacity_ : 1u) * 16);
     clusterPairs_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLUSTER_PAIRS);
     chain_.setUniform("uClusterPairCapacity", filter ? clusterPairCapacity_ : 0u);
-    // The list filter's per (cluster pair, side) candidate counts, zeroed by the pair pass.
-    const bool list = filter && filterMode_ == 1, splitFilter = filter && filterMode_ == 2;
-    chain_.setUniform("uListCounts", list ? 1u : 0u);
-    if (list) {
-        candidateCounts_.reserve(std::size_t(clusterPairCapacity_) * 2 * 4);
-        candidateCounts_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CANDIDATE_COUNTS);
-    }
     chain_.setUniform("uPairCount", static_cast<unsigned>(nPairs));
     // (A split past 2^31 threads falls back to one thread per cluster of A.)
     const std::uint32_t split =
@@ -501,46 +485,24 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     if (triangles && filter) {
         output_.reserve(std::size_t(outputCapacity_) * 12);
         output_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_OUTPUT);
-        gl::Program& filterProgram = list ? filterList_ : splitFilter ? filterSplit_ : wideFilter_ ? filterWide_ : filter_;
+        gl::Program& filterProgram = wideFilter_ ? filterWide_ : filter_;
         filterProgram.setUniform("uClusterPairCapacity", clusterPairCapacity_);
         filterProgram.setUniform("uOutputCapacity", outputCapacity_);
         filterProgram.setUniform("uMaxGroups", std::min<std::uint32_t>(maxGroupsX_, 65535u));
         filterProgram.setUniform("uTolerance", chain.tolerance);
         filterProgram.setUniform("uAllAlive", fromWanted ? 1u : 0u);
-        // The cut before posing (rigid objects' triangles by their posed local boxes).
-        const bool preCut = (preCut_ < 0 ? list : preCut_ > 0) && chain.poseItems && !chain.slotBoxes.empty();
-        if (preCut) {
-            if (chain.slotBoxesVersion == 0 || chain.slotBoxesVersion != slotBoxesVersion_ ||
-                slotBoxes_.size() < chain.slotBoxes.size_bytes()) {
-                slotBoxes_.reserve(chain.slotBoxes.size_bytes());
-                slotBoxes_.upload(0, chain.slotBoxes.size_bytes(), chain.slotBoxes.data());
-                slotBoxesVersion_ = chain.slotBoxesVersion;
-            }
-            slotBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOT_BOXES);
-        }
-        filterProgram.setUniform("uPreCut", preCut ? 1u : 0u);
         const bool corners = slotCornersOn_ && !chain.slotCorners.empty();
         if (corners) {
-            if (chain.slotBoxesVersion == 0 || chain.slotBoxesVersion != slotCornersVersion_ ||
+            // Uploaded once per set of meshes (Hierarchies::version).
+            if (chain.slotCornersVersion == 0 || chain.slotCornersVersion != slotCornersVersion_ ||
                 slotCorners_.size() < chain.slotCorners.size_bytes()) {
                 slotCorners_.reserve(chain.slotCorners.size_bytes());
                 slotCorners_.upload(0, chain.slotCorners.size_bytes(), chain.slotCorners.data());
-                slotCornersVersion_ = chain.slotBoxesVersion;
+                slotCornersVersion_ = chain.slotCornersVersion;
             }
             slotCorners_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOT_CORNERS);
         }
         filterProgram.setUniform("uSlotCorners", corners ? 1u : 0u);
-        if (list || splitFilter) {
-            // list: candidates of 3 uvec4; split: box pairs of 6 (half as many in the same buffer).
-            candidates_.reserve(std::size_t(candidateCapacity_) * 48);
-            candidates_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CANDIDATES);
-            filterProgram.setUniform("uCandidateCapacity", list ? candidateCapacity_ : candidateCapacity_ / 2);
-            filterProgram.setUniform("uPairLanes", pairLanes_);
-        }
-        if (list) {
-            candidateIndex_.reserve(std::size_t(clusterPairCapacity_) * 2 * CULLIDE_FILTER_MAX_CLUSTER * 4);
-            candidateIndex_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CANDIDATE_INDEX);
-        }
         filterProgram.setUniform("uMode", 0u);
         filterProgram.use();
         filterProgram.dispatch(1);
@@ -548,18 +510,6 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         filterProgram.setUniform("uMode", 1u);
         glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, chainCounters_.id());
         glDispatchComputeIndirect(static_cast<GLintptr>(CULLIDE_CHAIN_ARGS * 4));
-        if (list || splitFilter) {
-            // list: the candidates (a workgroup of 128 per cluster pair), then the pairs (an
-            // invocation per candidate); split: the box pairs listed by the workgroups, then the
-            // separating-axis test (an invocation per box pair). Arguments from the GPU's count.
-            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-            filterProgram.setUniform("uMode", 3u);
-            filterProgram.dispatch(1);
-            glQueryCounter(candidatesEnd_.id(), GL_TIMESTAMP);
-            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
-            filterProgram.setUniform("uMode", 4u);
-            glDispatchComputeIndirect(static_cast<GLintptr>(CULLIDE_CHAIN_ARGS_PAIRS * 4));
-        }
         glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         glQueryCounter(filterEnd_.id(), GL_TIMESTAMP);
@@ -640,19 +590,13 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         out.clusterPairs = cc[CULLIDE_CHAIN_CLUSTER_PAIRS];
         out.boxPairs = cc[CULLIDE_CHAIN_BOX_PAIRS];
         out.filterGpuMs = (double(filterEnd_.result()) - double(end_.result())) * 1e-6;
-        if (list) out.candidates = cc[CULLIDE_CHAIN_CANDIDATES];
-        if (list || splitFilter) out.candidateGpuMs = (double(candidatesEnd_.result()) - double(end_.result())) * 1e-6;
         const std::uint32_t listed = cc[CULLIDE_CHAIN_OUTPUT];
         if (cc[CULLIDE_CHAIN_CLUSTER_PAIRS] > clusterPairCapacity_ || listed > outputCapacity_ ||
-            (list && cc[CULLIDE_CHAIN_CANDIDATES] > candidateCapacity_) ||
-            (splitFilter && cc[CULLIDE_CHAIN_BOX_PAIRS] > candidateCapacity_ / 2) || out.triangle.cut != 0 ||
-            out.cluster.cut != 0) {
+            out.triangle.cut != 0 || out.cluster.cut != 0) {
             // A list overflowed (or a level kept everything): this call tests the survivors on
             // the CPU; the next one gets room for what this one needed.
             while (clusterPairCapacity_ < cc[CULLIDE_CHAIN_CLUSTER_PAIRS] && clusterPairCapacity_ < (1u << 30))
                 clusterPairCapacity_ *= 2;
-            const std::uint32_t need = list ? cc[CULLIDE_CHAIN_CANDIDATES] : splitFilter ? 2 * cc[CULLIDE_CHAIN_BOX_PAIRS] : 0u;
-            while (candidateCapacity_ < need && candidateCapacity_ < (1u << 28)) candidateCapacity_ *= 2;
             while (outputCapacity_ < listed && outputCapacity_ < (1u << 28)) outputCapacity_ *= 2;
         } else {
             if (listed > copied) {

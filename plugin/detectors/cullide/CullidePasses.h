@@ -18,7 +18,6 @@
 
 #include "cullide/bindings.h"  // shaders/: CullideItem
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -120,11 +119,10 @@ struct Chain {
     /// CULLIDE_FILTER_MAX_CLUSTER triangles.
     bool filter = false;
     float tolerance = 0.0f;  // world units: the filter's float tolerance
-    /// Per slot, its triangle's local box (Hierarchies::slotBoxes) and their version: the list
-    /// filter's cut before posing (rigid objects, with poseItems).
-    std::span<const glm::vec4> slotBoxes;
-    std::span<const glm::uvec4> slotCorners;  // per slot: corner indices and triangle (Hierarchies::slotCorners)
-    std::uint64_t slotBoxesVersion = 0;       // of both
+    /// Per slot, its triangle's corner indices and the triangle (Hierarchies::slotCorners), and
+    /// their version (Hierarchies::version): the filter's one load per slot (cullide-12).
+    std::span<const glm::uvec4> slotCorners;
+    std::uint64_t slotCornersVersion = 0;
     /// The triangle level's visibility passes; false: its members are the wanted clusters'
     /// triangles as seeded (no pruning by visibility).
     bool triangleVisibility = true;
@@ -160,8 +158,6 @@ struct ChainResult {
     double clusterPairs = 0.0;  // cluster pairs the filter walked
     double boxPairs = 0.0;      // triangle pairs whose boxes met (before the separating-axis test)
     double filterGpuMs = 0.0;   // GPU time of the filter (after the triangle level)
-    double candidates = 0.0;    // filter mode 1: triangles kept against the other cluster's box
-    double candidateGpuMs = 0.0;  // filter modes 1, 2: GPU time of the first pass and its arguments (part of filterGpuMs)
     double poseGpuMs = 0.0;     // poseItems: GPU time of the pose pass (part of cluster.gpuMs)
     double pairGpuMs = 0.0;     // GPU time of the pair pass (part of cluster.gpuMs)
     double issueMs = 0.0;       // wall time issuing everything (before the wait)
@@ -182,26 +178,10 @@ public:
     /// The filter with 128 invocations per cluster pair (both clusters loaded at once; cullide-10,
     /// the default) or 64 (one cluster after the other, as before).
     void setWideFilter(bool on) { wideFilter_ = on; }
-    /// The filter's shape (cullide-12; hook ISC_CULLIDE_FILTER_LIST): 0, one workgroup per cluster
-    /// pair with shared memory (as before); 1, as a list: a candidate pass (each listed cluster
-    /// pair's triangles near the other cluster's box, posed and listed) and a pair pass (a thread
-    /// per candidate of side a against side b's); 2, split: the workgroups list the pairs whose
-    /// boxes meet (posed) and a second pass runs the separating-axis test, a thread per pair.
-    /// The same pairs are listed by each.
-    void setFilterMode(int mode) { filterMode_ = mode; }
-    /// Modes 1 and 2: candidates (mode 2: twice the box pairs) at first (grown after an overflow).
-    void setCandidateList(std::uint32_t entries) { candidateCapacity_ = entries; }
-    /// The filter's cut before posing (cullide-12; hook ISC_CULLIDE_FILTER_PRECUT): a rigid
-    /// object's triangle whose local box, posed as the pose pass poses cluster boxes and grown,
-    /// misses the other cluster's box is not posed (its posed box would miss it too). 1 on, 0
-    /// off, -1 (the default) with the list only (it paid there, not in the workgroups: run 2).
-    void setPreCut(int on) { preCut_ = on; }
-    /// The filter reads each slot's corner indices and triangle in one load (Hierarchies::
-    /// slotCorners; cullide-12, hook ISC_CULLIDE_SLOT_CORNERS=0: the slot's triangle, then its
-    /// indices, as sceneWorldTriangle does). The same floats.
+    /// The filter reads each slot's corner indices and triangle in one load (Chain::slotCorners;
+    /// cullide-12, the default; hook ISC_CULLIDE_SLOT_CORNERS=0: the slot's triangle, then its
+    /// indices, as sceneWorldTriangle does). The same floats, so the same pairs.
     void setSlotCorners(bool on) { slotCornersOn_ = on; }
-    /// The list filter's pair pass: invocations per candidate of side a (1..64; default 8).
-    void setPairLanes(std::uint32_t lanes) { pairLanes_ = std::clamp<std::uint32_t>(lanes, 1u, 64u); }
     /// Mirrors `scene` (GpuScene) and uploads `slotTriangles` (every mesh's leaf order, at
     /// the bases the items use) when `slotsChanged`.
     void sync(const Scene& scene, std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
@@ -258,7 +238,7 @@ private:
     int selfLayers_ = 16;
     int queryPool_ = 1024;
     gl::Program splat_, splatBoxes_, splatMulti_, splatBoxesMulti_, update_, self_, queryDraw_, queryUpdate_, chain_,
-        filter_, filterWide_, filterList_, filterSplit_, pose_;
+        filter_, filterWide_, pose_;
     gl::GpuScene scene_{"cullide scene"};
     gl::Buffer items_{"cullide items"}, slots_{"cullide slot triangles"}, alive_{"cullide alive"},
         marks_{"cullide marks"}, depth_{"cullide depth words"}, counters_{"cullide counters"},
@@ -271,30 +251,23 @@ private:
         clusterPairs_{"cullide filter cluster pairs"}, chainCounters_{"cullide chain counters"},
         output_{"cullide filter triangle pairs"}, itemBoxes_{"cullide chain item boxes"},
         objectBoxes_{"cullide chain object boxes"}, partners_{"cullide chain partners"},
-        candidates_{"cullide filter candidates"}, candidateCounts_{"cullide filter candidate counts"},
-        candidateIndex_{"cullide filter candidate index"}, slotBoxes_{"cullide slot triangle boxes"},
         slotCorners_{"cullide slot triangle corners"};
     std::vector<gl::CullideItem> itemsHeld_, chainItemsHeld_;  // what items_ / chainItems_ hold
     std::uint64_t itemsHeldVersion_ = 0, chainItemsHeldVersion_ = 0;  // and its Level::itemsVersion (0: none)
     std::uint32_t clusterPairCapacity_ = 1u << 15;  // entries; grown after an overflow
     std::uint32_t outputCapacity_ = 1u << 16;       // triangle pairs; grown after an overflow
-    std::uint32_t candidateCapacity_ = 1u << 18;    // list filter: candidates; grown after an overflow
     std::uint32_t lastOutput_ = 0;                  // triangle pairs of the last call (sizes the first copy)
     gl::VertexArray vao_;
     gl::Framebuffer framebuffer_;
     gl::Renderbuffer depthTarget_;
     std::vector<gl::Query> pool_;
     std::size_t poolNext_ = 0;
-    gl::Query begin_, posed_, clustered_, mid_, end_, filterEnd_, candidatesEnd_;
+    gl::Query begin_, posed_, clustered_, mid_, end_, filterEnd_;
     std::vector<gl::CullideItem> splitItems_;  // the level's items with their split (when any needs one)
     std::span<const gl::CullideItem> levelItems_;  // what the level uploads: splitItems_ or its own items
     bool wideFilter_ = true;
-    int filterMode_ = 0;
-    int preCut_ = -1;
     bool slotCornersOn_ = true;
-    std::uint64_t slotCornersVersion_ = 0;  // Chain::slotBoxesVersion of what slotCorners_ holds (0: none)
-    std::uint32_t pairLanes_ = 8;
-    std::uint64_t slotBoxesVersion_ = 0;  // Chain::slotBoxesVersion of what slotBoxes_ holds (0: none)
+    std::uint64_t slotCornersVersion_ = 0;  // Chain::slotCornersVersion of what slotCorners_ holds (0: none)
     std::uint64_t itemBoxesVersion_ = 0;           // Level::itemsVersion of what itemBoxes_ holds (0: none)
     bool poseGroupPerItem_ = false;                // the pose pass: one workgroup per item (some item deformed)
     bool itemPerGroup_ = false;                    // the splat passes: one workgroup per item (Level::maxSlotCount)
