@@ -44,6 +44,10 @@ namespace isc::gl {
 #define CULLIDE_BINDING_PARTNERS 25        // uint partners[]: per group g, partners[g] .. partners[g + 1] index
                                            // the same array, whose entries there are the partner groups
 #define CULLIDE_ITEM_BOX_DEFORMED 0xFFFFFFFFu
+// The filter's per-slot load (cullide-12, hook ISC_CULLIDE_SLOT_CORNERS): per mesh slot, its
+// triangle's corner indices (into its mesh's vertices) and the triangle, uploaded once per set of
+// meshes, so that the filter loads a slot's corners' indices in one load instead of two dependent ones.
+#define CULLIDE_BINDING_SLOT_CORNERS 26    // uvec4 slotCorners[slots]: (corner 0, 1, 2, triangle)
 #define CULLIDE_CHAIN_CLUSTER_PAIRS 0      // cluster pairs appended (the pair pass)
 #define CULLIDE_CHAIN_OUTPUT 1             // triangle pairs appended (the filter)
 #define CULLIDE_CHAIN_BOX_PAIRS 2          // triangle pairs whose boxes met (before the separating-axis test)

@@ -47,6 +47,27 @@ uniform uint uMaxGroups;       // workgroups per dimension
 uniform float uTolerance;      // world units
 uniform uint uAllAlive;        // 1: every triangle of a listed cluster is a survivor (no triangle-level passes)
 
+layout(std430, binding = CULLIDE_BINDING_SLOT_CORNERS) readonly buffer CullideSlotCorners { uvec4 slotCorners[]; };
+uniform uint uSlotCorners;  // 1: the slot's corner indices and triangle from slotCorners[] (one load)
+
+// Slot `lane` of `it`: its mesh triangle t and world corners, as sceneWorldTriangle poses them
+// (the same expression on the same floats). With uSlotCorners (cullide-12, the default) the
+// corner indices come with the slot (slotCorners[]: one load instead of the slot's triangle, then
+// its three indices: one dependent load less per triangle posed).
+void cullideSlotTriangle(CullideItem it, uint lane, out uint t, out vec3 a, out vec3 b, out vec3 c) {
+    if (uSlotCorners != 0u) {
+        uvec4 q = slotCorners[it.firstSlot + lane];
+        t = q.w;
+        GpuObject o = sceneObjects[it.object];
+        a = (o.model * vec4(sceneVertices[o.firstVertex + q.x].xyz, 1.0)).xyz;
+        b = (o.model * vec4(sceneVertices[o.firstVertex + q.y].xyz, 1.0)).xyz;
+        c = (o.model * vec4(sceneVertices[o.firstVertex + q.z].xyz, 1.0)).xyz;
+    } else {
+        t = slotTriangles[it.firstSlot + lane];
+        sceneWorldTriangle(it.object, t, a, b, c);
+    }
+}
+
 shared vec3 sV[2u * CULLIDE_FILTER_MAX_CLUSTER][3];  // 0..63: the cluster of the candidate's a, 64..: of its b
 shared vec3 sLo[2u * CULLIDE_FILTER_MAX_CLUSTER];
 shared vec3 sHi[2u * CULLIDE_FILTER_MAX_CLUSTER];
@@ -80,9 +101,9 @@ void main() {
 #endif
         CullideItem it = items[side == 0u ? cp.y : cp.z];
         if (lane < it.slotCount && (uAllAlive != 0u || alive[it.memberStart + lane] != 0u)) {
-            uint t = slotTriangles[it.firstSlot + lane];
+            uint t;
             vec3 a, b, c;
-            sceneWorldTriangle(it.object, t, a, b, c);
+            cullideSlotTriangle(it, lane, t, a, b, c);
             vec3 lo = min(a, min(b, c)), hi = max(a, max(b, c));
             // Only triangles whose box comes within the tolerance of the other cluster's box
             // (chainBoxes: the pose pass's, grown by the round-off bound, holding every triangle

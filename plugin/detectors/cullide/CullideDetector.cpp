@@ -113,6 +113,10 @@ struct CullideDetector::Impl {
     std::vector<std::uint8_t> convertedFlags;       // fusedSetup: per changed object, converted
     std::vector<char> isChanged;                    // fusedSetup: per object, its vertices converted this call
     bool softwareGl = false;
+    // Test hook ISC_CULLIDE_FILTER_CHECKSUM=1 (cullide-12): the counter filter_list_checksum, an
+    // order-free checksum of the filter's listed triangle pairs (pair, triangle of a, of b), so
+    // that tests compare the list of two filter paths as a set.
+    bool filterChecksum = false;
 
     // What the levels leave.
     struct Pcs {
@@ -800,6 +804,8 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             chain.filter = gpuFilter && st.gpuFilter && limit == CullideLevel::Triangle && fatten.empty() &&
                            st.clusterSize <= int(CULLIDE_FILTER_MAX_CLUSTER);
             chain.tolerance = 1e-5f * scale;
+            chain.slotCorners = hierarchies->slotCorners();
+            chain.slotCornersVersion = hierarchies->version();
             chain.triangleVisibility = st.triangleLevel;
             chain.pairSplit = pairSplit;
             // detect(): the wait inside the exact test's team (not on software GL, whose
@@ -836,6 +842,18 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 res.listedPairs = pairs;
                 res.tests = cr.tests;
                 addCount(stats, "filtered_pairs", double(res.tests.size() / 3));
+                if (filterChecksum) {
+                    // Sum of a mix of each listed (pair, a, b), modulo 2^32: the same for the same set.
+                    std::uint32_t sum = 0;
+                    for (std::size_t t = 0; t < res.tests.size(); t += 3) {
+                        std::uint64_t h = (std::uint64_t(res.tests[t]) * 0x9E3779B97F4A7C15ull) ^
+                                          (std::uint64_t(res.tests[t + 1]) * 0xC2B2AE3D27D4EB4Full) ^
+                                          (std::uint64_t(res.tests[t + 2]) * 0x165667B19E3779F9ull);
+                        h ^= h >> 29;
+                        sum += std::uint32_t(h * 0xBF58476D1CE4E5B9ull >> 32);
+                    }
+                    addCount(stats, "filter_list_checksum", double(sum));
+                }
             }
             recordLevel("cluster", "pcs_clusters_in", "pcs_clusters", "gpu_cluster_ms", cr.clusterSeeded, cr.cluster, false);
             addCount(stats, "run_chain_ms", cr.runMs);
@@ -1481,6 +1499,10 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // ISC_CULLIDE_WIDE_FILTER=0: the filter's 64-invocation workgroups, one cluster loaded after
     // the other (before cullide-10's run 4).
     impl->passes.setWideFilter(envOn("ISC_CULLIDE_WIDE_FILTER", true));
+    // ISC_CULLIDE_SLOT_CORNERS=0 (cullide-12): the filter loads a slot's triangle, then its corner
+    // indices (before cullide-12).
+    impl->passes.setSlotCorners(envOn("ISC_CULLIDE_SLOT_CORNERS", true));
+    impl->filterChecksum = envOn("ISC_CULLIDE_FILTER_CHECKSUM", false);
     if (const char* v = std::getenv("ISC_CULLIDE_PAIR_SPLIT"); v != nullptr && *v != '\0')
         impl->pairSplit = std::uint32_t(std::clamp(std::atoi(v), 1, 64));
     const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));

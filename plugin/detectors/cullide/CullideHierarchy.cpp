@@ -36,11 +36,8 @@ bool Hierarchies::sync(const Scene& scene) {
         }
         cache_ = std::move(kept);
         slots_.clear();
-        for (auto& [mesh, h] : cache_) {
-            h->slotBase = static_cast<std::uint32_t>(slots_.size());
-            const auto s = h->bvh.slotTriangles();
-            slots_.insert(slots_.end(), s.begin(), s.end());
-        }
+        slotCorners_.clear();
+        for (auto& [mesh, h] : cache_) appendSlots(*h);
         changed = true;
     }
     for (MeshId m = 0; m < scene.meshCount(); ++m) {
@@ -65,15 +62,22 @@ bool Hierarchies::sync(const Scene& scene) {
                 }
             }
             collect(h->bvh, 0, static_cast<std::uint32_t>(std::max(clusterSize_, 1)), lo, hi, h->clusters);
-            h->slotBase = static_cast<std::uint32_t>(slots_.size());
-            const auto s = h->bvh.slotTriangles();
-            slots_.insert(slots_.end(), s.begin(), s.end());
+            appendSlots(*h);
             it = cache_.emplace(mesh.get(), std::move(h)).first;
             changed = true;
         }
         byId_[m] = it->second.get();
     }
+    if (changed) ++version_;
     return changed;
+}
+
+void Hierarchies::appendSlots(MeshHierarchy& h) {
+    h.slotBase = static_cast<std::uint32_t>(slots_.size());
+    const auto s = h.bvh.slotTriangles();
+    slots_.insert(slots_.end(), s.begin(), s.end());
+    const auto triangles = h.mesh->triangles();
+    for (std::uint32_t t : s) slotCorners_.emplace_back(triangles[t][0], triangles[t][1], triangles[t][2], t);
 }
 
 Aabb worldBox(const geometry::Bvh::Box& box, const Pose& pose) {

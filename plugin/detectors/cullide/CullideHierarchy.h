@@ -8,6 +8,8 @@
 #include "isc/mesh/Mesh.h"
 #include "isc/scene/Scene.h"
 
+#include <glm/ext/vector_uint4.hpp>
+
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -41,12 +43,20 @@ public:
     bool sync(const Scene& scene);
     const MeshHierarchy& get(MeshId mesh) const { return *byId_[mesh]; }
     std::span<const std::uint32_t> slotTriangles() const { return slots_; }
+    /// Per slot (as slotTriangles()), its triangle's three corner indices (the mesh's) and the
+    /// triangle: the filter's one load per slot (cullide-12).
+    std::span<const glm::uvec4> slotCorners() const { return slotCorners_; }
+    /// Grows each time slotTriangles() changes.
+    std::uint64_t version() const { return version_; }
 
 private:
     int clusterSize_;
     std::unordered_map<const Mesh*, std::unique_ptr<MeshHierarchy>> cache_;
     std::vector<const MeshHierarchy*> byId_;
     std::vector<std::uint32_t> slots_;
+    std::vector<glm::uvec4> slotCorners_;
+    std::uint64_t version_ = 1;
+    void appendSlots(MeshHierarchy& h);
 };
 
 /// World box (float, grown by one float rounding) of `box` (in the object's local frame)

@@ -491,6 +491,18 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         filterProgram.setUniform("uMaxGroups", std::min<std::uint32_t>(maxGroupsX_, 65535u));
         filterProgram.setUniform("uTolerance", chain.tolerance);
         filterProgram.setUniform("uAllAlive", fromWanted ? 1u : 0u);
+        const bool corners = slotCornersOn_ && !chain.slotCorners.empty();
+        if (corners) {
+            // Uploaded once per set of meshes (Hierarchies::version).
+            if (chain.slotCornersVersion == 0 || chain.slotCornersVersion != slotCornersVersion_ ||
+                slotCorners_.size() < chain.slotCorners.size_bytes()) {
+                slotCorners_.reserve(chain.slotCorners.size_bytes());
+                slotCorners_.upload(0, chain.slotCorners.size_bytes(), chain.slotCorners.data());
+                slotCornersVersion_ = chain.slotCornersVersion;
+            }
+            slotCorners_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOT_CORNERS);
+        }
+        filterProgram.setUniform("uSlotCorners", corners ? 1u : 0u);
         filterProgram.setUniform("uMode", 0u);
         filterProgram.use();
         filterProgram.dispatch(1);

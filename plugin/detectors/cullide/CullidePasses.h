@@ -119,6 +119,10 @@ struct Chain {
     /// CULLIDE_FILTER_MAX_CLUSTER triangles.
     bool filter = false;
     float tolerance = 0.0f;  // world units: the filter's float tolerance
+    /// Per slot, its triangle's corner indices and the triangle (Hierarchies::slotCorners), and
+    /// their version (Hierarchies::version): the filter's one load per slot (cullide-12).
+    std::span<const glm::uvec4> slotCorners;
+    std::uint64_t slotCornersVersion = 0;
     /// The triangle level's visibility passes; false: its members are the wanted clusters'
     /// triangles as seeded (no pruning by visibility).
     bool triangleVisibility = true;
@@ -174,6 +178,10 @@ public:
     /// The filter with 128 invocations per cluster pair (both clusters loaded at once; cullide-10,
     /// the default) or 64 (one cluster after the other, as before).
     void setWideFilter(bool on) { wideFilter_ = on; }
+    /// The filter reads each slot's corner indices and triangle in one load (Chain::slotCorners;
+    /// cullide-12, the default; hook ISC_CULLIDE_SLOT_CORNERS=0: the slot's triangle, then its
+    /// indices, as sceneWorldTriangle does). The same floats, so the same pairs.
+    void setSlotCorners(bool on) { slotCornersOn_ = on; }
     /// Mirrors `scene` (GpuScene) and uploads `slotTriangles` (every mesh's leaf order, at
     /// the bases the items use) when `slotsChanged`.
     void sync(const Scene& scene, std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
@@ -242,7 +250,8 @@ private:
         keep_{"cullide chain kept pairs"}, bits_{"cullide chain survivor bits"},
         clusterPairs_{"cullide filter cluster pairs"}, chainCounters_{"cullide chain counters"},
         output_{"cullide filter triangle pairs"}, itemBoxes_{"cullide chain item boxes"},
-        objectBoxes_{"cullide chain object boxes"}, partners_{"cullide chain partners"};
+        objectBoxes_{"cullide chain object boxes"}, partners_{"cullide chain partners"},
+        slotCorners_{"cullide slot triangle corners"};
     std::vector<gl::CullideItem> itemsHeld_, chainItemsHeld_;  // what items_ / chainItems_ hold
     std::uint64_t itemsHeldVersion_ = 0, chainItemsHeldVersion_ = 0;  // and its Level::itemsVersion (0: none)
     std::uint32_t clusterPairCapacity_ = 1u << 15;  // entries; grown after an overflow
@@ -257,6 +266,8 @@ private:
     std::vector<gl::CullideItem> splitItems_;  // the level's items with their split (when any needs one)
     std::span<const gl::CullideItem> levelItems_;  // what the level uploads: splitItems_ or its own items
     bool wideFilter_ = true;
+    bool slotCornersOn_ = true;
+    std::uint64_t slotCornersVersion_ = 0;  // Chain::slotCornersVersion of what slotCorners_ holds (0: none)
     std::uint64_t itemBoxesVersion_ = 0;           // Level::itemsVersion of what itemBoxes_ holds (0: none)
     bool poseGroupPerItem_ = false;                // the pose pass: one workgroup per item (some item deformed)
     bool itemPerGroup_ = false;                    // the splat passes: one workgroup per item (Level::maxSlotCount)
