@@ -855,7 +855,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         // The CPU's walk: its counts, as the GPU walk would have counted, copied in from a mapped
         // buffer (a GPU copy, ordered after the clear; glNamedBufferSubData here lost the count
         // from the second call on with the NVIDIA driver, which moves the counters to host
-        // memory: run 1 of peel-walk-12).
+        // memory: run 1 of peel-walk-12; workaround "nvidia-subdata-into-counters" in docs/gl.md).
         if (walkCountsData_ == nullptr) {
             const GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
             walkCounts_.allocate(4 * sizeof(std::uint32_t), nullptr, flags);
