@@ -175,7 +175,9 @@ void PeelExact::run(const Scene& scene, std::span<const ObjectPair> candidates,
     const bool useSpeculation = !priorPairs_.empty() && priorState_.size() == priorPairs_.size() &&
                                 (priorSegmentsMade_ || !wantSegments) &&
                                 speculated_.load(std::memory_order_relaxed) > 0;
-    if (useSpeculation && lookup_ && merge_ && found.size() <= mergeMaxList_) {
+    if (useSpeculation && lookup_ && merge_ && flat_ && found.size() <= mergeMaxList_) {
+        runFlat(scene, candidates, found, wantSegments, out, parallel, team);
+    } else if (useSpeculation && lookup_ && merge_ && found.size() <= mergeMaxList_) {
         runMerged(scene, candidates, found, wantSegments, out, parallel, team);
     } else if (useSpeculation && lookup_) {
         runListed(scene, candidates, found, wantSegments, out, parallel, team);
@@ -540,6 +542,220 @@ void PeelExact::runMerged(const Scene& scene, std::span<const ObjectPair> candid
         }
     }
     finishListed(out, base, {t0, sortMs, tests, positives, reused}, false, true);
+}
+
+// runMerged()'s answer, counters and pairs kept, with less around the tests: one parallel
+// region of three barriers and no serial step. (1) Each thread counts its share of the list per
+// candidate (its row). (2) The candidates are cut in one range per thread; each thread makes,
+// for its range, every row's first place within each candidate, each candidate's first entry
+// and result number within the range, and the range's totals. (3) Every thread adds up the
+// ranges' totals (one per thread) and scatters its share, oriented, to its place; one thread
+// meanwhile makes the results (one per candidate with entries, in candidate order) and the
+// room for the next call's pairs; each thread sets its range's first entries. (4) Chunks of
+// candidates balanced by entry count (eight per thread, taken dynamically): per candidate its
+// pairs sorted, made unique and merged with its group of the last call's pairs, a pair
+// speculate() tested taken as it is, the rest tested; its result and the next call's pairs.
+// Before (runMerged): four barriers, a serial step that made the results and sorted the
+// candidates by entry count, one candidate per dynamic iteration.
+void PeelExact::runFlat(const Scene& scene, std::span<const ObjectPair> candidates,
+                        std::span<const TrianglePairCandidate> found, bool wantSegments, DetectionOutput& out,
+                        bool parallel, int team) {
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+    const std::size_t nc = candidates.size();
+    // The candidates' groups: made during the wait (prepare()) or here.
+    if (preparedFor_ != candidates.data() || preparedCount_ != nc || candGroup_.size() != nc) prepare(candidates);
+    const int threads = std::min(parallel ? team : 1, 0xFFFF);
+    const std::size_t total = found.size();
+    if (mergeCounts_.size() < std::size_t(threads) * nc) mergeCounts_.resize(std::size_t(threads) * nc);
+    rangeOf_.resize(nc);
+    localStart_.resize(nc);
+    flatStart_.resize(nc + 1);
+    flatSlot_.resize(nc);
+    slotOf_.resize(nc);
+    rangeEntries_.resize(std::size_t(threads));
+    rangeCands_.resize(std::size_t(threads));
+    if (phaseTimers_) workEnd_.assign(std::size_t(threads), t0);
+    merged_.resize(total);
+    freshHit_.resize(total);
+    if (wantSegments) freshSegments_.resize(total);
+    const std::size_t base = out.pairs.size();
+    const auto groupBase = static_cast<std::uint32_t>(nextGroups_.size());
+    const std::size_t pairBase = nextPairs_.size();
+    nextPairs_.resize(pairBase + total);
+    nextKind_.resize(pairBase + total);  // new entries: kind 0, the room of the duplicates stays so
+    double sortMs = 0;
+    double tests = 0, positives = 0, reused = 0;
+    Clock::time_point tFork = t0, tGrouped = t0;
+    std::atomic<std::uint32_t> nextChunk{0};
+#pragma omp parallel num_threads(threads) if (parallel) reduction(+ : tests, positives, reused)
+    {
+        const auto t = std::size_t(omp_get_thread_num());
+        const auto tn = std::size_t(omp_get_num_threads());
+        if (phaseTimers_ && t == 0) tFork = Clock::now();
+        // 1. Each thread counts its share of the entries per candidate (its own row).
+        const std::size_t lo = total * t / tn, hi = total * (t + 1) / tn;
+        std::uint32_t* row = mergeCounts_.data() + t * nc;
+        std::fill(row, row + nc, 0u);
+        for (std::size_t k = lo; k < hi; ++k) ++row[found[k].candidate];
+#pragma omp barrier
+        // 2. This thread's range of candidates: per candidate each row's first place among its
+        //    entries, its first entry and result number within the range; the range's totals.
+        {
+            const std::size_t cLo = nc * t / tn, cHi = nc * (t + 1) / tn;
+            std::uint32_t entries = 0, cands = 0;
+            for (std::size_t c = cLo; c < cHi; ++c) {
+                std::uint32_t running = 0;
+                for (std::size_t u = 0; u < tn; ++u) {
+                    std::uint32_t& x = mergeCounts_[u * nc + c];
+                    const std::uint32_t n = x;
+                    x = running;
+                    running += n;
+                }
+                rangeOf_[c] = static_cast<std::uint16_t>(t);
+                localStart_[c] = entries;
+                flatSlot_[c] = running > 0 ? cands++ : kNone;
+                entries += running;
+            }
+            rangeEntries_[t] = entries;
+            rangeCands_[t] = cands;
+        }
+#pragma omp barrier
+        // 3. The ranges' first entries and result numbers (every thread adds them up); the
+        //    share scattered, oriented as (a's triangle, b's triangle).
+        std::uint32_t firstEntry[2] = {0, 0};  // this thread's range's first entry, result number
+        {
+            // Few threads (16): each adds the ranges up itself instead of waiting for one that does.
+            constexpr std::size_t kStack = 64;
+            std::uint32_t stackOffsets[kStack];
+            std::vector<std::uint32_t> heapOffsets;
+            std::uint32_t* offsets = stackOffsets;
+            if (tn > kStack) {
+                heapOffsets.resize(tn);
+                offsets = heapOffsets.data();
+            }
+            std::uint32_t entries = 0;
+            for (std::size_t u = 0; u < tn; ++u) {
+                offsets[u] = entries;
+                entries += rangeEntries_[u];
+            }
+            firstEntry[0] = offsets[t];
+            for (std::size_t u = 0; u < t; ++u) firstEntry[1] += rangeCands_[u];
+            for (std::size_t k = lo; k < hi; ++k) {
+                const TrianglePairCandidate& f = found[k];
+                const ObjectPair p = candidates[f.candidate];
+                merged_[offsets[rangeOf_[f.candidate]] + localStart_[f.candidate] + row[f.candidate]++] =
+                    p.a <= p.b ? TrianglePair{f.low, f.high} : TrianglePair{f.high, f.low};
+            }
+        }
+        // The results and the room of the next call's groups: one thread, while the others
+        // scatter. Then each thread its range's first entries and result numbers.
+#pragma omp single nowait
+        {
+            std::uint32_t cands = 0;
+            for (std::size_t u = 0; u < tn; ++u) cands += rangeCands_[u];
+            out.pairs.resize(base + cands);
+            nextGroups_.resize(groupBase + cands);
+            std::size_t slot = base;
+            for (std::size_t c = 0; c < nc; ++c)
+                if (flatSlot_[c] != kNone) out.pairs[slot++].pair = candidates[c];
+        }
+        {
+            const std::size_t cLo = nc * t / tn, cHi = nc * (t + 1) / tn;
+            for (std::size_t c = cLo; c < cHi; ++c) {
+                flatStart_[c] = firstEntry[0] + localStart_[c];
+                slotOf_[c] = flatSlot_[c] + firstEntry[1];  // used where the candidate has entries
+            }
+            if (t + 1 == tn) flatStart_[nc] = static_cast<std::uint32_t>(total);
+        }
+#pragma omp barrier
+        if (t == 0) tGrouped = Clock::now();
+        // 4. Chunks (8 per thread by default) of about total / chunks entries: the candidates
+        //    whose first entry is in the chunk's share of [0, total).
+        const std::size_t chunks =
+            std::max<std::size_t>(1, std::min<std::size_t>(nc, std::size_t(chunksPerThread_) * tn));
+        for (;;) {
+            const std::size_t k = nextChunk.fetch_add(1, std::memory_order_relaxed);
+            if (k >= chunks) break;
+            const auto from = static_cast<std::uint32_t>(total * k / chunks);
+            const auto to = static_cast<std::uint32_t>(total * (k + 1) / chunks);
+            const std::uint32_t* starts = flatStart_.data();
+            std::size_t c = std::size_t(std::lower_bound(starts, starts + nc, from) - starts);
+            for (; c < nc && starts[c] < to; ++c) {
+                if (starts[c + 1] == starts[c]) continue;
+                const ObjectPair pair = candidates[c];
+                const auto first = merged_.begin() + starts[c];
+                const auto last = merged_.begin() + starts[c + 1];
+                std::sort(first, last);
+                const std::uint32_t jEnd = starts[c] + static_cast<std::uint32_t>(std::unique(first, last) - first);
+                const Side sa(scene, pair.a), sb(scene, pair.b);
+                const std::uint32_t g = candGroup_[c];
+                const PriorPair* prior = g != kNone ? priorPairs_.data() + priorGroups_[g].begin : nullptr;
+                const PriorPair* priorEnd = g != kNone ? priorPairs_.data() + priorGroups_[g].end : nullptr;
+                const std::uint32_t slot = slotOf_[c];
+                const std::uint32_t group = groupBase + slot;
+                const auto nextBase = static_cast<std::uint32_t>(pairBase + starts[c]);
+                std::uint32_t at = nextBase;
+                std::uint32_t hits = 0;
+                for (std::uint32_t j = starts[c]; j < jEnd; ++j) {
+                    const TrianglePair p = merged_[j];
+                    while (prior != priorEnd && prior->triangles < p) ++prior;
+                    bool hit;
+                    if (prior != priorEnd && prior->triangles == p &&
+                        priorState_[std::size_t(prior - priorPairs_.data())] != 0) {
+                        const std::size_t i = std::size_t(prior - priorPairs_.data());
+                        hit = priorState_[i] == 2;
+                        if (hit && wantSegments) freshSegments_[j] = priorSegments_[i];
+                        reused += 1;
+                    } else {
+                        Segment segment;
+                        hit = testPair(sa, sb, p, wantSegments, segment);
+                        if (hit && wantSegments) freshSegments_[j] = segment;
+                    }
+                    freshHit_[j] = hit ? 1 : 0;
+                    hits += hit ? 1u : 0u;
+                    nextPairs_[at] = {group, p};
+                    nextKind_[at] = hit ? 2 : 1;
+                    ++at;
+                }
+                tests += double(jEnd - starts[c]);
+                positives += double(hits);
+                nextGroups_[group] = {pair, nextBase, at};
+                if (hits == 0) continue;
+                PairResult& r = out.pairs[base + slot];
+                r.triangles.reserve(hits);
+                if (wantSegments) r.segments.reserve(hits);
+                for (std::uint32_t j = starts[c]; j < jEnd; ++j) {
+                    if (freshHit_[j] == 0) continue;
+                    r.triangles.push_back(merged_[j]);
+                    if (wantSegments) r.segments.push_back(freshSegments_[j]);
+                }
+            }
+        }
+        if (phaseTimers_) workEnd_[t] = Clock::now();
+    }
+    const auto tJoin = Clock::now();
+    sortMs = std::chrono::duration<double, std::milli>(tGrouped - t0).count();
+    finishListed(out, base, {t0, sortMs, tests, positives, reused}, false, true);
+    if (phaseTimers_) {
+        auto ms = [](Clock::time_point a, Clock::time_point b) {
+            return std::chrono::duration<double, std::milli>(b - a).count();
+        };
+        Clock::time_point firstEnd = tJoin, lastEnd = tGrouped;
+        for (const auto& e : workEnd_) {
+            if (e == t0) continue;  // a thread the team did not have
+            firstEnd = std::min(firstEnd, e);
+            lastEnd = std::max(lastEnd, e);
+        }
+        auto add = [&](const char* name, double v) { out.stats.count(name, out.stats.counter(name) + v); };
+        add("exact_fork_ms", ms(t0, tFork));
+        add("exact_group_ms", ms(tFork, tGrouped));
+        add("exact_work_first_ms", ms(tGrouped, firstEnd));
+        add("exact_work_last_ms", ms(tGrouped, lastEnd));
+        add("exact_join_ms", ms(lastEnd, tJoin));
+        add("exact_finish_ms", ms(tJoin, Clock::now()));
+    }
 }
 
 // The end of runListed() and runMerged(): the candidates without intersecting pairs dropped

@@ -90,6 +90,16 @@ public:
     /// on 2026-11-27 late night) instead of grouping the list by candidate on every thread
     /// and merging each candidate's sorted pairs with its sorted group of the last call's.
     void setMerge(bool on) { merge_ = on; }
+    /// Test hook: false makes the merge (setMerge) run as on 2026-11-28 (runMerged: a serial
+    /// step that lists and sorts the candidates, one candidate per dynamic iteration) instead
+    /// of the flat one (runFlat: three barriers and no serial step, chunks of candidates
+    /// balanced by entry count).
+    void setFlat(bool on) { flat_ = on; }
+    /// Test hook: true adds the flat path's phase timers to the counters (exact_fork_ms,
+    /// exact_group_ms, exact_work_first_ms, exact_work_last_ms, exact_join_ms).
+    void setPhaseTimers(bool on) { phaseTimers_ = on; }
+    /// Test hook: the flat path's chunks of work per thread (default 8).
+    void setChunksPerThread(int n) { chunksPerThread_ = n > 0 ? n : 8; }
     /// The longest list run() merges (longer ones take the lookup); a test hook.
     void setMergeMaxList(std::size_t entries) { mergeMaxList_ = entries; }
     static constexpr std::size_t kMergeMaxList = 32768;
@@ -98,6 +108,9 @@ private:
     void runGrouped(const Scene& scene, std::span<const ObjectPair> candidates,
                     std::span<const TrianglePairCandidate> found, bool wantSegments, DetectionOutput& out,
                     bool useSpeculation, bool parallel, int team);
+    void runFlat(const Scene& scene, std::span<const ObjectPair> candidates,
+                 std::span<const TrianglePairCandidate> found, bool wantSegments, DetectionOutput& out,
+                 bool parallel, int team);
     struct ListedTally {
         std::chrono::steady_clock::time_point start;
         double sortMs, tests, positives, reused;
@@ -174,6 +187,15 @@ private:
     std::vector<std::uint32_t> mergeCounts_, mergeStart_, mergeCands_;
     std::vector<TrianglePair> merged_;  // the list grouped by candidate, as (a's, b's) triangles
     bool merge_ = true;
+    // runFlat(): per candidate its range (the candidates cut in one range per thread), its
+    // first entry within the range and then in merged_, its result among the call's; per range
+    // its entries and candidates with entries; per thread the end of its work (phase timers).
+    std::vector<std::uint16_t> rangeOf_;
+    std::vector<std::uint32_t> localStart_, flatStart_, flatSlot_, rangeEntries_, rangeCands_;
+    std::vector<std::chrono::steady_clock::time_point> workEnd_;
+    bool flat_ = true;
+    bool phaseTimers_ = false;
+    int chunksPerThread_ = 8;
     std::size_t mergeMaxList_ = kMergeMaxList;
     // What rememberCall() keeps when every run() of the call was runListed() or runMerged()
     // (nextValid_).

@@ -691,5 +691,77 @@ TEST(PeelExact, MergedPathOnALargeListIsTheLookupsAnswer) {
     }
 }
 
+// The flat merge (runFlat, the default: three barriers, no serial step, chunks of candidates
+// balanced by entry count) against the merge as before (setFlat(false): runMerged) and run()
+// without speculation, on a list as the detector's (parallel, random order, duplicates, pairs
+// apart, pairs new to the call, remembered pairs not listed again), over calls (the pairs each
+// keeps feed the next call's speculation): bit for bit the same answer, the same counters, the
+// same pairs kept; with 4 threads, 3 (ranges of unequal length) and 16 (more threads than
+// candidates), and candidates without entries (one in the middle, two at the end).
+TEST(PeelExact, FlatPathOnALargeListIsTheMergedAnswer) {
+    Scene scene;
+    addThreeBoxes(scene);
+    const auto triangles = static_cast<std::uint32_t>(scene.objectMesh(0).triangleCount());
+    const ObjectPair kinds[] = {{0, 1}, {2, 0}, {1, 2}, {1, 0}, {0, 2}, {2, 1}};
+    std::vector<ObjectPair> candidates;
+    for (int c = 0; c < 14; ++c) candidates.push_back(kinds[c % 6]);
+    auto listFor = [&](int call) {
+        std::vector<peel::TrianglePairCandidate> found;
+        for (std::uint32_t c = 0; c < 12; ++c) {
+            if (c == 5) continue;  // a candidate without entries
+            for (std::uint32_t a = 0; a < triangles; ++a)
+                for (std::uint32_t b = 0; b < triangles; ++b) {
+                    if ((5 * a + 11 * b + 3 * c + std::uint32_t(call)) % 6 >= 2) continue;
+                    found.push_back({c, a, b});
+                    if ((a * b + c) % 7 == 0) found.push_back({c, a, b});
+                }
+        }
+        std::mt19937 rng(std::uint32_t(301 + call));
+        std::shuffle(found.begin(), found.end(), rng);
+        return found;
+    };
+    ASSERT_GT(listFor(0).size(), 2048u) << "the run must be parallel";
+    for (const int threads : {4, 3, 16}) {
+        peel::PeelExact flat, merged;
+        merged.setFlat(false);
+        for (peel::PeelExact* e : {&flat, &merged}) e->setMergeMaxList(listFor(0).size() * 2);
+        flat.setPhaseTimers(threads == 3);  // the timers change nothing
+        const std::atomic<bool> go{false};
+        Scene moved = scene;
+        for (int call = 0; call < 4; ++call) {
+            Pose p = moved.pose(1);
+            p.position += Vec3(-0.01f, 0.005f, 0.0f);
+            p.rotation = glm::normalize(glm::angleAxis(0.03f, Vec3(0, 1, 0)) * p.rotation);
+            moved.setPose(1, p);
+            const auto found = listFor(call);
+            const std::string at = std::to_string(threads) + " threads, call " + std::to_string(call);
+            DetectionOutput expected, flatOut, mergedOut;
+            peel::PeelExact().run(moved, candidates, found, true, expected, threads);
+            for (peel::PeelExact* e : {&flat, &merged}) {
+                e->beginCall(true);
+                e->prepare(candidates);
+                e->speculate(moved, go);
+            }
+            flat.run(moved, candidates, found, true, flatOut, threads);
+            merged.run(moved, candidates, found, true, mergedOut, threads);
+            expectSameBits(expected, flatOut, "flat, " + at);
+            expectSameBits(mergedOut, flatOut, "flat against merged, " + at);
+            for (const char* name : {"tri_tri_tests", "positive_tests", "exact_reused", "exact_speculated",
+                                     "exact_merged"}) {
+                EXPECT_EQ(flatOut.stats.counter(name), mergedOut.stats.counter(name)) << name << ", " << at;
+            }
+            if (call > 0) {
+                EXPECT_EQ(flatOut.stats.counter("exact_merged"), 1.0) << at;
+                EXPECT_GT(flatOut.stats.counter("exact_reused"), 0.0) << at;
+                EXPECT_LT(flatOut.stats.counter("exact_reused"), flatOut.stats.counter("tri_tri_tests")) << at;
+                EXPECT_EQ(flatOut.stats.counter("exact_group_ms") > 0.0, threads == 3) << at;
+            }
+            flat.rememberCall(flatOut.pairs);
+            merged.rememberCall(mergedOut.pairs);
+            EXPECT_EQ(flat.remembered(), merged.remembered()) << at;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace isc
