@@ -38,7 +38,10 @@
 //                    the boxes with ordinary stores) and peel_round9 (both: the code before
 //                    2026-11-28 morning) on deform_b2b, peel_round9 on deform_gap5/100 and pile/100.
 //                    peel_noflat (ISC_PEEL_EXACT_FLAT=0: the exact stage's merge as before
-//                    peel-exact-12, a serial step and one candidate per dynamic iteration) on deform_b2b.
+//                    peel-exact-12, a serial step and one candidate per dynamic iteration) and
+//                    peel_nosplit (ISC_PEEL_EXACT_SPLIT=0: the flat merge testing each
+//                    candidate's new pairs where it finds them) and peel_phases
+//                    (ISC_PEEL_EXACT_PHASES=1: the exact stage's phase timers as counters) on deform_b2b.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -364,6 +367,8 @@ void registerAll() {
     // 2026-11-28 (peel-exact-12): the exact stage's merge as before (ISC_PEEL_EXACT_FLAT=0: a
     // serial step, one candidate per dynamic iteration).
     const Kind noFlat{false, PeelSettings{}, {{"ISC_PEEL_EXACT_FLAT", "0"}}};
+    const Kind noSplit{false, PeelSettings{}, {{"ISC_PEEL_EXACT_SPLIT", "0"}}};
+    const Kind exactPhases{false, PeelSettings{}, {{"ISC_PEEL_EXACT_PHASES", "1"}}};
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -383,7 +388,9 @@ void registerAll() {
                                                                       {refitScalar, "peel_refitscalar"},
                                                                       {noStream, "peel_nostream"},
                                                                       {round9, "peel_round9"},
-                                                                      {noFlat, "peel_noflat"}};
+                                                                      {noFlat, "peel_noflat"},
+                                                                      {noSplit, "peel_nosplit"},
+                                                                      {exactPhases, "peel_phases"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};

@@ -7,31 +7,39 @@
 # PEX12_TESTS=1 (default): isc_test_peel, isc_test_peel_units, isc_test_detector_lifetime and
 # isc accuracy --detector peel first.
 # Then isc_bench_peel_exact (the exact stage alone on the host's cores, no GL) in processes with
-# ISC_PEEL_EXACT_FLAT=1 / 0 alternating (PEX12_EXACT_CALLS calls each, default 300), then with
-# the flat path's phase timers (ISC_PEEL_EXACT_PHASES=1) and PEX12_CHUNKS chunks per thread
-# (default "8 1 32").
-# Then PEX12_PROCS processes (default 3) of the rows cpu, peel and peel_noflat
-# (ISC_PEEL_EXACT_FLAT=0: the merge before this branch), repetitions (PEX12_REPS, default 5,
-# of 0.1 s) interleaved at random so that every row sees the same GPU clock.
+# ISC_PEEL_EXACT_FLAT=1 / 0 alternating, then ISC_PEEL_EXACT_SPLIT=1 / 0 (PEX12_EXACT_CALLS
+# calls each, default 150), then with the flat path's phase timers (ISC_PEEL_EXACT_PHASES=1),
+# split and not, 8 chunks per thread. (Run 1, h200-2026-11-28-peelexact12-1.txt, had no split
+# path: FLAT A/B and phases with PEX12_CHUNKS "8 1 32" chunks per thread.)
+# Then PEX12_PROCS processes (default 3) of the rows cpu, peel, peel_noflat
+# (ISC_PEEL_EXACT_FLAT=0: the merge before this branch) and peel_nosplit (ISC_PEEL_EXACT_SPLIT=0:
+# the flat merge testing each candidate's new pairs where it finds them; not in run 1) and
+# peel_phases (ISC_PEEL_EXACT_PHASES=1: the exact stage's phase timers as counters; not in run 1),
+# repetitions (PEX12_REPS, default 5, of 0.1 s) interleaved at random so that every row sees the
+# same GPU clock.
 # Writes to $OUT: machine.txt, tests.txt, accuracy.txt, exact.txt, clocks.csv, marks.txt,
 # peel.txt (every process's rows, in order, each headed by its name), summary.txt.
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/packed.sh"  # dir, bin, the libraries, the bunny, EGL
 setup_out /tmp/peel-exact12-out
 [ "${PEX12_TESTS:-1}" = 1 ] && peel_tests_and_accuracy "$out"
-peel_exact_ab "$out" ISC_PEEL_EXACT_FLAT "${PEX12_EXACT_CALLS:-300}"
-for c in ${PEX12_CHUNKS:-8 1 32}; do
-  echo "PHASES chunks=$c $(ISC_PEEL_EXACT_PHASES=1 ISC_PEEL_EXACT_CHUNKS=$c timeout 60 "$bin/isc_bench_peel_exact" \
-    "${PEX12_EXACT_CALLS:-300}" 2>&1 | tr '\n' ' ')" >> "$out/exact.txt"
+calls=${PEX12_EXACT_CALLS:-150}
+peel_exact_ab "$out" ISC_PEEL_EXACT_FLAT "$calls" > /dev/null
+peel_exact_ab "$out" ISC_PEEL_EXACT_SPLIT "$calls" > /dev/null
+for v in 1 0; do
+  echo "PHASES split=$v $(ISC_PEEL_EXACT_PHASES=1 ISC_PEEL_EXACT_SPLIT=$v timeout 60 "$bin/isc_bench_peel_exact" \
+    "$calls" 2>&1 | tr '\n' ' ')" >> "$out/exact.txt"
 done
-tail -n 3 "$out/exact.txt"
+cat "$out/exact.txt"
 start_clocks "$out"
 export ISC_PEEL_BENCH_MIN_TIME=${ISC_PEEL_BENCH_MIN_TIME:-0.1}
 for ((n = 1; n <= ${PEX12_PROCS:-3}; n++)); do
   echo "## process $n: b2b" >> "$out/peel.txt"
-  peel_interleaved "$out" '^(variants/)?deform_b2b/100/(cpu|peel|peel_noflat)/' "${PEX12_REPS:-5}" 75 "$n b2b"
+  peel_interleaved "$out" '^(variants/)?deform_b2b/100/(cpu|peel|peel_noflat|peel_nosplit|peel_phases)/' "${PEX12_REPS:-5}" 75 "$n b2b"
 done
 stop_clocks
 peel_summary "$out" median_ms gpu_wait_ms cpu_exact_ms exact_sort_ms exact_test_ms exact_remember_ms \
-  exact_reused exact_speculated tri_tri_tests filtered_pairs missed_pairs extra_pairs
+  exact_reused exact_speculated tri_tri_tests filtered_pairs missed_pairs extra_pairs exact_fork_ms \
+  exact_group_ms exact_split_merge_ms exact_split_wait1_ms exact_split_test_ms exact_split_wait2_ms \
+  exact_work_first_ms exact_work_last_ms exact_join_ms exact_finish_ms
 clock_summary "$out"

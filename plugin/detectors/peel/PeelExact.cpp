@@ -587,8 +587,13 @@ void PeelExact::runFlat(const Scene& scene, std::span<const ObjectPair> candidat
     nextKind_.resize(pairBase + total);  // new entries: kind 0, the room of the duplicates stays so
     double sortMs = 0;
     double tests = 0, positives = 0, reused = 0;
-    Clock::time_point tFork = t0, tGrouped = t0;
-    std::atomic<std::uint32_t> nextChunk{0};
+    Clock::time_point tFork = t0, tGrouped = t0, tMerged = t0, tMergedAll = t0, tTested = t0, tTestedAll = t0;
+    std::atomic<std::uint32_t> nextChunk{0}, nextFresh{0};
+    if (splitTests_) {
+        if (splitLocal_.size() < std::size_t(threads)) splitLocal_.resize(std::size_t(threads));
+        priorOf_.resize(total);
+        flatEnd_.resize(nc);
+    }
 #pragma omp parallel num_threads(threads) if (parallel) reduction(+ : tests, positives, reused)
     {
         const auto t = std::size_t(omp_get_thread_num());
@@ -675,61 +680,175 @@ void PeelExact::runFlat(const Scene& scene, std::span<const ObjectPair> candidat
         //    whose first entry is in the chunk's share of [0, total).
         const std::size_t chunks =
             std::max<std::size_t>(1, std::min<std::size_t>(nc, std::size_t(chunksPerThread_) * tn));
-        for (;;) {
-            const std::size_t k = nextChunk.fetch_add(1, std::memory_order_relaxed);
-            if (k >= chunks) break;
+        const std::uint32_t* starts = flatStart_.data();
+        auto firstOf = [&](std::size_t k) {
             const auto from = static_cast<std::uint32_t>(total * k / chunks);
-            const auto to = static_cast<std::uint32_t>(total * (k + 1) / chunks);
-            const std::uint32_t* starts = flatStart_.data();
-            std::size_t c = std::size_t(std::lower_bound(starts, starts + nc, from) - starts);
-            for (; c < nc && starts[c] < to; ++c) {
-                if (starts[c + 1] == starts[c]) continue;
-                const ObjectPair pair = candidates[c];
-                const auto first = merged_.begin() + starts[c];
-                const auto last = merged_.begin() + starts[c + 1];
-                std::sort(first, last);
-                const std::uint32_t jEnd = starts[c] + static_cast<std::uint32_t>(std::unique(first, last) - first);
-                const Side sa(scene, pair.a), sb(scene, pair.b);
-                const std::uint32_t g = candGroup_[c];
-                const PriorPair* prior = g != kNone ? priorPairs_.data() + priorGroups_[g].begin : nullptr;
-                const PriorPair* priorEnd = g != kNone ? priorPairs_.data() + priorGroups_[g].end : nullptr;
-                const std::uint32_t slot = slotOf_[c];
-                const std::uint32_t group = groupBase + slot;
-                const auto nextBase = static_cast<std::uint32_t>(pairBase + starts[c]);
-                std::uint32_t at = nextBase;
-                std::uint32_t hits = 0;
-                for (std::uint32_t j = starts[c]; j < jEnd; ++j) {
-                    const TrianglePair p = merged_[j];
-                    while (prior != priorEnd && prior->triangles < p) ++prior;
-                    bool hit;
-                    if (prior != priorEnd && prior->triangles == p &&
-                        priorState_[std::size_t(prior - priorPairs_.data())] != 0) {
-                        const std::size_t i = std::size_t(prior - priorPairs_.data());
-                        hit = priorState_[i] == 2;
-                        if (hit && wantSegments) freshSegments_[j] = priorSegments_[i];
-                        reused += 1;
-                    } else {
+            return std::size_t(std::lower_bound(starts, starts + nc, from) - starts);
+        };
+        auto endOf = [&](std::size_t k) { return static_cast<std::uint32_t>(total * (k + 1) / chunks); };
+        if (splitTests_) {
+            // 4a. Per candidate of the chunks this thread takes: its pairs sorted, made unique and
+            //     merged with its group of the last call's pairs; a pair speculate() tested is
+            //     marked with its place there, the others listed (this thread's fresh pairs).
+            SplitLocal& mine = splitLocal_[t];
+            mine.fresh.clear();
+            mine.chunks.clear();
+            for (;;) {
+                const std::size_t k = nextChunk.fetch_add(1, std::memory_order_relaxed);
+                if (k >= chunks) break;
+                mine.chunks.push_back(static_cast<std::uint32_t>(k));
+                const std::uint32_t to = endOf(k);
+                for (std::size_t c = firstOf(k); c < nc && starts[c] < to; ++c) {
+                    if (starts[c + 1] == starts[c]) continue;
+                    const auto first = merged_.begin() + starts[c];
+                    const auto last = merged_.begin() + starts[c + 1];
+                    std::sort(first, last);
+                    const std::uint32_t jEnd =
+                        starts[c] + static_cast<std::uint32_t>(std::unique(first, last) - first);
+                    flatEnd_[c] = jEnd;
+                    const std::uint32_t g = candGroup_[c];
+                    const PriorPair* prior = g != kNone ? priorPairs_.data() + priorGroups_[g].begin : nullptr;
+                    const PriorPair* priorEnd = g != kNone ? priorPairs_.data() + priorGroups_[g].end : nullptr;
+                    for (std::uint32_t j = starts[c]; j < jEnd; ++j) {
+                        const TrianglePair p = merged_[j];
+                        while (prior != priorEnd && prior->triangles < p) ++prior;
+                        if (prior != priorEnd && prior->triangles == p &&
+                            priorState_[std::size_t(prior - priorPairs_.data())] != 0) {
+                            priorOf_[j] = static_cast<std::uint32_t>(prior - priorPairs_.data());
+                            reused += 1;
+                        } else {
+                            priorOf_[j] = kNone;
+                            mine.fresh.push_back(j);
+                            mine.fresh.push_back(static_cast<std::uint32_t>(c));
+                        }
+                    }
+                    tests += double(jEnd - starts[c]);
+                }
+            }
+            if (phaseTimers_ && t == 0) tMerged = Clock::now();
+#pragma omp barrier
+            if (phaseTimers_ && t == 0) tMergedAll = Clock::now();
+            // 4b. Every thread's fresh pairs tested by all, kSpeculateChunk at a time (a
+            //     candidate's many new pairs spread over the team).
+            {
+                std::uint32_t freshTotal = 0;
+                for (std::size_t u = 0; u < tn; ++u)
+                    freshTotal += static_cast<std::uint32_t>(splitLocal_[u].fresh.size() / 2);
+                std::size_t u = 0;
+                std::uint32_t uFirst = 0;  // thread u's first fresh pair in the whole
+                for (;;) {
+                    const std::uint32_t x0 = nextFresh.fetch_add(kSpeculateChunk, std::memory_order_relaxed);
+                    if (x0 >= freshTotal) break;
+                    const std::uint32_t x1 = std::min(freshTotal, x0 + kSpeculateChunk);
+                    for (std::uint32_t x = x0; x < x1; ++x) {
+                        while (x >= uFirst + splitLocal_[u].fresh.size() / 2) {
+                            uFirst += static_cast<std::uint32_t>(splitLocal_[u].fresh.size() / 2);
+                            ++u;
+                        }
+                        const std::uint32_t* f = splitLocal_[u].fresh.data() + 2 * (x - uFirst);
+                        const std::uint32_t j = f[0];
+                        const ObjectPair pair = candidates[f[1]];
+                        const Side sa(scene, pair.a), sb(scene, pair.b);
                         Segment segment;
-                        hit = testPair(sa, sb, p, wantSegments, segment);
+                        const bool hit = testPair(sa, sb, merged_[j], wantSegments, segment);
+                        freshHit_[j] = hit ? 1 : 0;
                         if (hit && wantSegments) freshSegments_[j] = segment;
                     }
-                    freshHit_[j] = hit ? 1 : 0;
-                    hits += hit ? 1u : 0u;
-                    nextPairs_[at] = {group, p};
-                    nextKind_[at] = hit ? 2 : 1;
-                    ++at;
+                    // The cursor only grows: the next block is further on (u, uFirst stay valid).
                 }
-                tests += double(jEnd - starts[c]);
-                positives += double(hits);
-                nextGroups_[group] = {pair, nextBase, at};
-                if (hits == 0) continue;
-                PairResult& r = out.pairs[base + slot];
-                r.triangles.reserve(hits);
-                if (wantSegments) r.segments.reserve(hits);
-                for (std::uint32_t j = starts[c]; j < jEnd; ++j) {
-                    if (freshHit_[j] == 0) continue;
-                    r.triangles.push_back(merged_[j]);
-                    if (wantSegments) r.segments.push_back(freshSegments_[j]);
+            }
+            if (phaseTimers_ && t == 0) tTested = Clock::now();
+#pragma omp barrier
+            if (phaseTimers_ && t == 0) tTestedAll = Clock::now();
+            // 4c. The same chunks again: each candidate's result and the next call's pairs.
+            for (const std::uint32_t k : mine.chunks) {
+                const std::uint32_t to = endOf(k);
+                for (std::size_t c = firstOf(k); c < nc && starts[c] < to; ++c) {
+                    if (starts[c + 1] == starts[c]) continue;
+                    const std::uint32_t jEnd = flatEnd_[c];
+                    const std::uint32_t slot = slotOf_[c];
+                    const std::uint32_t group = groupBase + slot;
+                    const auto nextBase = static_cast<std::uint32_t>(pairBase + starts[c]);
+                    std::uint32_t at = nextBase;
+                    std::uint32_t hits = 0;
+                    for (std::uint32_t j = starts[c]; j < jEnd; ++j) {
+                        const std::uint32_t i = priorOf_[j];
+                        const bool hit = i != kNone ? priorState_[i] == 2 : freshHit_[j] != 0;
+                        hits += hit ? 1u : 0u;
+                        nextPairs_[at] = {group, merged_[j]};
+                        nextKind_[at] = hit ? 2 : 1;
+                        ++at;
+                    }
+                    positives += double(hits);
+                    nextGroups_[group] = {candidates[c], nextBase, at};
+                    if (hits == 0) continue;
+                    PairResult& r = out.pairs[base + slot];
+                    r.triangles.reserve(hits);
+                    if (wantSegments) r.segments.reserve(hits);
+                    for (std::uint32_t j = starts[c], a = nextBase; j < jEnd; ++j, ++a) {
+                        if (nextKind_[a] != 2) continue;
+                        r.triangles.push_back(merged_[j]);
+                        if (wantSegments) {
+                            const std::uint32_t i = priorOf_[j];
+                            r.segments.push_back(i != kNone ? priorSegments_[i] : freshSegments_[j]);
+                        }
+                    }
+                }
+            }
+        } else {
+            for (;;) {
+                const std::size_t k = nextChunk.fetch_add(1, std::memory_order_relaxed);
+                if (k >= chunks) break;
+                const std::uint32_t to = endOf(k);
+                for (std::size_t c = firstOf(k); c < nc && starts[c] < to; ++c) {
+                    if (starts[c + 1] == starts[c]) continue;
+                    const ObjectPair pair = candidates[c];
+                    const auto first = merged_.begin() + starts[c];
+                    const auto last = merged_.begin() + starts[c + 1];
+                    std::sort(first, last);
+                    const std::uint32_t jEnd = starts[c] + static_cast<std::uint32_t>(std::unique(first, last) - first);
+                    const Side sa(scene, pair.a), sb(scene, pair.b);
+                    const std::uint32_t g = candGroup_[c];
+                    const PriorPair* prior = g != kNone ? priorPairs_.data() + priorGroups_[g].begin : nullptr;
+                    const PriorPair* priorEnd = g != kNone ? priorPairs_.data() + priorGroups_[g].end : nullptr;
+                    const std::uint32_t slot = slotOf_[c];
+                    const std::uint32_t group = groupBase + slot;
+                    const auto nextBase = static_cast<std::uint32_t>(pairBase + starts[c]);
+                    std::uint32_t at = nextBase;
+                    std::uint32_t hits = 0;
+                    for (std::uint32_t j = starts[c]; j < jEnd; ++j) {
+                        const TrianglePair p = merged_[j];
+                        while (prior != priorEnd && prior->triangles < p) ++prior;
+                        bool hit;
+                        if (prior != priorEnd && prior->triangles == p &&
+                            priorState_[std::size_t(prior - priorPairs_.data())] != 0) {
+                            const std::size_t i = std::size_t(prior - priorPairs_.data());
+                            hit = priorState_[i] == 2;
+                            if (hit && wantSegments) freshSegments_[j] = priorSegments_[i];
+                            reused += 1;
+                        } else {
+                            Segment segment;
+                            hit = testPair(sa, sb, p, wantSegments, segment);
+                            if (hit && wantSegments) freshSegments_[j] = segment;
+                        }
+                        freshHit_[j] = hit ? 1 : 0;
+                        hits += hit ? 1u : 0u;
+                        nextPairs_[at] = {group, p};
+                        nextKind_[at] = hit ? 2 : 1;
+                        ++at;
+                    }
+                    tests += double(jEnd - starts[c]);
+                    positives += double(hits);
+                    nextGroups_[group] = {pair, nextBase, at};
+                    if (hits == 0) continue;
+                    PairResult& r = out.pairs[base + slot];
+                    r.triangles.reserve(hits);
+                    if (wantSegments) r.segments.reserve(hits);
+                    for (std::uint32_t j = starts[c]; j < jEnd; ++j) {
+                        if (freshHit_[j] == 0) continue;
+                        r.triangles.push_back(merged_[j]);
+                        if (wantSegments) r.segments.push_back(freshSegments_[j]);
+                    }
                 }
             }
         }
@@ -755,6 +874,12 @@ void PeelExact::runFlat(const Scene& scene, std::span<const ObjectPair> candidat
         add("exact_work_last_ms", ms(tGrouped, lastEnd));
         add("exact_join_ms", ms(lastEnd, tJoin));
         add("exact_finish_ms", ms(tJoin, Clock::now()));
+        if (splitTests_) {  // thread 0: its merge, the barrier, its tests, the barrier
+            add("exact_split_merge_ms", ms(tGrouped, tMerged));
+            add("exact_split_wait1_ms", ms(tMerged, tMergedAll));
+            add("exact_split_test_ms", ms(tMergedAll, tTested));
+            add("exact_split_wait2_ms", ms(tTested, tTestedAll));
+        }
     }
 }
 

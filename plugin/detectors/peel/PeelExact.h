@@ -98,6 +98,10 @@ public:
     /// Test hook: true adds the flat path's phase timers to the counters (exact_fork_ms,
     /// exact_group_ms, exact_work_first_ms, exact_work_last_ms, exact_join_ms).
     void setPhaseTimers(bool on) { phaseTimers_ = on; }
+    /// Test hook: false makes the flat path test each candidate's new pairs where it merges
+    /// them (one pass, no barrier) instead of merging all first, then testing all new pairs
+    /// spread over the team 16 at a time, then making the results (two more barriers).
+    void setSplitTests(bool on) { splitTests_ = on; }
     /// Test hook: the flat path's chunks of work per thread (default 8).
     void setChunksPerThread(int n) { chunksPerThread_ = n > 0 ? n : 8; }
     /// The longest list run() merges (longer ones take the lookup); a test hook.
@@ -196,6 +200,15 @@ private:
     bool flat_ = true;
     bool phaseTimers_ = false;
     int chunksPerThread_ = 8;
+    // The split tests: per thread its fresh pairs ((entry, candidate) in merged_) and its chunks
+    // (a cache line apart); per entry its place among the last call's pairs (or none); per
+    // candidate its end of distinct entries.
+    struct alignas(64) SplitLocal {
+        std::vector<std::uint32_t> fresh, chunks;
+    };
+    std::vector<SplitLocal> splitLocal_;
+    std::vector<std::uint32_t> priorOf_, flatEnd_;
+    bool splitTests_ = true;
     std::size_t mergeMaxList_ = kMergeMaxList;
     // What rememberCall() keeps when every run() of the call was runListed() or runMerged()
     // (nextValid_).

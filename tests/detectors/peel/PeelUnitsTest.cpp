@@ -697,7 +697,8 @@ TEST(PeelExact, MergedPathOnALargeListIsTheLookupsAnswer) {
 // apart, pairs new to the call, remembered pairs not listed again), over calls (the pairs each
 // keeps feed the next call's speculation): bit for bit the same answer, the same counters, the
 // same pairs kept; with 4 threads, 3 (ranges of unequal length) and 16 (more threads than
-// candidates), and candidates without entries (one in the middle, two at the end).
+// candidates), and candidates without entries (one in the middle, two at the end); the new
+// pairs tested apart from the merge (the default) and where it finds them (setSplitTests(false)).
 TEST(PeelExact, FlatPathOnALargeListIsTheMergedAnswer) {
     Scene scene;
     addThreeBoxes(scene);
@@ -721,9 +722,11 @@ TEST(PeelExact, FlatPathOnALargeListIsTheMergedAnswer) {
         return found;
     };
     ASSERT_GT(listFor(0).size(), 2048u) << "the run must be parallel";
-    for (const int threads : {4, 3, 16}) {
+    const std::pair<int, bool> configs[] = {{4, true}, {3, true}, {16, true}, {4, false}, {3, false}};
+    for (const auto& [threads, split] : configs) {
         peel::PeelExact flat, merged;
         merged.setFlat(false);
+        flat.setSplitTests(split);
         for (peel::PeelExact* e : {&flat, &merged}) e->setMergeMaxList(listFor(0).size() * 2);
         flat.setPhaseTimers(threads == 3);  // the timers change nothing
         const std::atomic<bool> go{false};
@@ -734,7 +737,8 @@ TEST(PeelExact, FlatPathOnALargeListIsTheMergedAnswer) {
             p.rotation = glm::normalize(glm::angleAxis(0.03f, Vec3(0, 1, 0)) * p.rotation);
             moved.setPose(1, p);
             const auto found = listFor(call);
-            const std::string at = std::to_string(threads) + " threads, call " + std::to_string(call);
+            const std::string at = std::to_string(threads) + " threads" + (split ? ", split" : "") + ", call " +
+                                   std::to_string(call);
             DetectionOutput expected, flatOut, mergedOut;
             peel::PeelExact().run(moved, candidates, found, true, expected, threads);
             for (peel::PeelExact* e : {&flat, &merged}) {
