@@ -37,11 +37,8 @@
 //                    at a time), peel_nostream (ISC_PEEL_STREAM_STORES=0: the conversion and
 //                    the boxes with ordinary stores) and peel_round9 (both: the code before
 //                    2026-11-28 morning) on deform_b2b, peel_round9 on deform_gap5/100 and pile/100.
-//                    peel_noflat (ISC_PEEL_EXACT_FLAT=0: the exact stage's merge as before
-//                    peel-exact-12, a serial step and one candidate per dynamic iteration) and
-//                    peel_nosplit (ISC_PEEL_EXACT_SPLIT=0: the flat merge testing each
-//                    candidate's new pairs where it finds them) and peel_phases
-//                    (ISC_PEEL_EXACT_PHASES=1: the exact stage's phase timers as counters) on deform_b2b.
+//                    peel_room0 (ISC_PEEL_EXACT_ROOM=0: the exact stage's room of the next call's
+//                    pairs made anew and zeroed every call, as before peel-exact-12) on deform_b2b.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -364,11 +361,9 @@ void registerAll() {
     const Kind refitScalar{false, PeelSettings{}, {{"ISC_PEEL_REFIT_SIMD", "0"}}};
     const Kind noStream{false, PeelSettings{}, {{"ISC_PEEL_STREAM_STORES", "0"}}};
     const Kind round9{false, PeelSettings{}, {{"ISC_PEEL_REFIT_SIMD", "0"}, {"ISC_PEEL_STREAM_STORES", "0"}}};
-    // 2026-11-28 (peel-exact-12): the exact stage's merge as before (ISC_PEEL_EXACT_FLAT=0: a
-    // serial step, one candidate per dynamic iteration).
-    const Kind noFlat{false, PeelSettings{}, {{"ISC_PEEL_EXACT_FLAT", "0"}}};
-    const Kind noSplit{false, PeelSettings{}, {{"ISC_PEEL_EXACT_SPLIT", "0"}}};
-    const Kind exactPhases{false, PeelSettings{}, {{"ISC_PEEL_EXACT_PHASES", "1"}}};
+    // 2026-11-28 (peel-exact-12): the room of the exact stage's next-call pairs made anew and
+    // zeroed every call (ISC_PEEL_EXACT_ROOM=0), as before.
+    const Kind room0{false, PeelSettings{}, {{"ISC_PEEL_EXACT_ROOM", "0"}}};
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -388,9 +383,7 @@ void registerAll() {
                                                                       {refitScalar, "peel_refitscalar"},
                                                                       {noStream, "peel_nostream"},
                                                                       {round9, "peel_round9"},
-                                                                      {noFlat, "peel_noflat"},
-                                                                      {noSplit, "peel_nosplit"},
-                                                                      {exactPhases, "peel_phases"}};
+                                                                      {room0, "peel_room0"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};

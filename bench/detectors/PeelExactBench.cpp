@@ -71,23 +71,9 @@ int main(int argc, char** argv) {
     if (const char* h = std::getenv("ISC_PEEL_EXACT_HASH"); h != nullptr && *h == '0') speculating.setHash(false);
     // ISC_PEEL_EXACT_MERGE=0: each listed pair looked up one by one (before 2026-11-28).
     if (const char* m = std::getenv("ISC_PEEL_EXACT_MERGE"); m != nullptr && *m == '0') speculating.setMerge(false);
-    // ISC_PEEL_EXACT_FLAT=0: the merge as on 2026-11-28 (runMerged: a serial step, one
-    // candidate per dynamic iteration) instead of the flat one (branch peel-exact-12).
-    if (const char* f = std::getenv("ISC_PEEL_EXACT_FLAT"); f != nullptr && *f == '0') speculating.setFlat(false);
-    // ISC_PEEL_EXACT_PHASES=1: the flat path's phase timers, printed as means (ms).
-    const bool phases = std::getenv("ISC_PEEL_EXACT_PHASES") != nullptr && *std::getenv("ISC_PEEL_EXACT_PHASES") == '1';
-    speculating.setPhaseTimers(phases);
-    // ISC_PEEL_EXACT_CHUNKS=n: the flat path's chunks of work per thread (default 8).
-    if (const char* c = std::getenv("ISC_PEEL_EXACT_CHUNKS"); c != nullptr)
-        speculating.setChunksPerThread(std::atoi(c));
-    // ISC_PEEL_EXACT_SPLIT=0: the flat path tests each candidate's new pairs where it merges them.
-    if (const char* x = std::getenv("ISC_PEEL_EXACT_SPLIT"); x != nullptr && *x == '0') speculating.setSplitTests(false);
-    const char* const phaseNames[] = {"exact_sort_ms",        "exact_test_ms",        "exact_fork_ms",
-                                      "exact_group_ms",       "exact_work_first_ms",  "exact_work_last_ms",
-                                      "exact_join_ms",        "exact_finish_ms",      "exact_split_merge_ms",
-                                      "exact_split_wait1_ms", "exact_split_test_ms",  "exact_split_wait2_ms"};
-    constexpr int kPhases = 12;
-    double phaseSums[kPhases] = {};
+    // ISC_PEEL_EXACT_ROOM=0: the room of the next call's pairs made anew every call (before
+    // branch peel-exact-12) instead of kept.
+    if (const char* r = std::getenv("ISC_PEEL_EXACT_ROOM"); r != nullptr && *r == '0') speculating.setKeepRoom(false);
     std::mt19937 rng(11);
     double runMs = 0, specMs = 0, afterMs = 0, rememberMs = 0, pairs = 0, reused = 0;
     std::vector<peel::TrianglePairCandidate> prev, found;
@@ -152,7 +138,6 @@ int main(int argc, char** argv) {
         rememberMs += rms;
         pairs += double(found.size());
         reused += out2.stats.counter("exact_reused");
-        for (int k = 0; k < kPhases; ++k) phaseSums[k] += out2.stats.counter(phaseNames[k]);
     }
     const double n = double(calls);
     std::printf("calls=%d threads=%d list=%.0f run_ms=%.4f us_per_pair_core=%.3f speculate_ms=%.4f "
@@ -160,9 +145,5 @@ int main(int argc, char** argv) {
                 calls, threads, pairs / n, runMs / n,
                 1000.0 * runMs / pairs * double(threads > 0 ? threads : omp_get_max_threads()), specMs / n,
                 afterMs / n, rememberMs / n, reused / n);
-    if (phases) {
-        for (int k = 0; k < kPhases; ++k) std::printf("%s%s=%.4f", k == 0 ? "" : " ", phaseNames[k], phaseSums[k] / n);
-        std::printf("\n");
-    }
     return 0;
 }

@@ -69,9 +69,16 @@ void PeelExact::beginCall(bool wantSegments) {
     priorSegments_.resize(priorPairs_.size());
     for (auto& cursor : priorCursor_) cursor.store(0, std::memory_order_relaxed);
     speculated_.store(0, std::memory_order_relaxed);
-    nextGroups_.clear();
-    nextPairs_.clear();
-    nextKind_.clear();
+    // The room of the next call's pairs: made anew (zeroed) as the call's runs need it, or (keep
+    // room) the last buffers kept as they are, only their used length reset: every place a run
+    // uses is written, the rest never read (kind 0 is set where a run leaves room unused).
+    if (!keepRoom_) {
+        nextGroups_.clear();
+        nextPairs_.clear();
+        nextKind_.clear();
+    }
+    nextGroupsUsed_ = 0;
+    nextPairsUsed_ = 0;
     nextCount_ = 0;
     nextValid_ = lookup_;
     preparedFor_ = nullptr;
@@ -159,6 +166,10 @@ void PeelExact::rememberCall(std::span<const PairResult> pairs) {
     std::swap(priorGroups_, nextGroups_);
     std::swap(priorPairs_, nextPairs_);
     std::swap(priorKind_, nextKind_);
+    // Kept room: the used part only (shrinking frees nothing, so the next call reuses the rest).
+    priorGroups_.resize(nextGroupsUsed_);
+    priorPairs_.resize(nextPairsUsed_);
+    priorKind_.resize(nextPairsUsed_);
     rememberedCount_ = nextCount_;
     hashReady_ = false;
     indexGroups();
@@ -175,9 +186,7 @@ void PeelExact::run(const Scene& scene, std::span<const ObjectPair> candidates,
     const bool useSpeculation = !priorPairs_.empty() && priorState_.size() == priorPairs_.size() &&
                                 (priorSegmentsMade_ || !wantSegments) &&
                                 speculated_.load(std::memory_order_relaxed) > 0;
-    if (useSpeculation && lookup_ && merge_ && flat_ && found.size() <= mergeMaxList_) {
-        runFlat(scene, candidates, found, wantSegments, out, parallel, team);
-    } else if (useSpeculation && lookup_ && merge_ && found.size() <= mergeMaxList_) {
+    if (useSpeculation && lookup_ && merge_ && found.size() <= mergeMaxList_) {
         runMerged(scene, candidates, found, wantSegments, out, parallel, team);
     } else if (useSpeculation && lookup_) {
         runListed(scene, candidates, found, wantSegments, out, parallel, team);
@@ -253,8 +262,8 @@ void PeelExact::runListed(const Scene& scene, std::span<const ObjectPair> candid
     if (freshLocal_.size() < std::size_t(threads)) freshLocal_.resize(std::size_t(threads));
     for (auto& local : freshLocal_) local.clear();
     const std::size_t base = out.pairs.size();
-    const auto groupBase = static_cast<std::uint32_t>(nextGroups_.size());
-    const std::size_t pairBase = nextPairs_.size();
+    const auto groupBase = static_cast<std::uint32_t>(nextGroupsUsed_);
+    const std::size_t pairBase = nextPairsUsed_;
     double sortMs = 0;
     double tests = 0, positives = 0, reused = 0;
     const auto oriented = [&](const TrianglePairCandidate& f) {
@@ -328,10 +337,13 @@ void PeelExact::runListed(const Scene& scene, std::span<const ObjectPair> candid
             std::stable_sort(freshCands_.begin(), freshCands_.end(), [&](std::uint32_t x, std::uint32_t y) {
                 return freshStart_[x + 1] - freshStart_[x] > freshStart_[y + 1] - freshStart_[y];
             });
-            nextGroups_.resize(groupBase + (out.pairs.size() - base));
-            nextPairs_.resize(room);
-            nextKind_.resize(room);
-            std::fill(nextKind_.begin() + std::ptrdiff_t(pairBase), nextKind_.end(), std::uint8_t(0));
+            nextGroupsUsed_ = groupBase + (out.pairs.size() - base);
+            nextPairsUsed_ = room;
+            if (nextGroups_.size() < nextGroupsUsed_) nextGroups_.resize(nextGroupsUsed_);
+            if (nextPairs_.size() < room) nextPairs_.resize(room);
+            if (nextKind_.size() < room) nextKind_.resize(room);
+            std::fill(nextKind_.begin() + std::ptrdiff_t(pairBase), nextKind_.begin() + std::ptrdiff_t(room),
+                      std::uint8_t(0));
             freshHit_.resize(fresh_.size());
             if (wantSegments) freshSegments_.resize(fresh_.size());
             sortMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -420,8 +432,8 @@ void PeelExact::runMerged(const Scene& scene, std::span<const ObjectPair> candid
     mergeStart_.resize(nc + 1);
     merged_.resize(found.size());
     const std::size_t base = out.pairs.size();
-    const auto groupBase = static_cast<std::uint32_t>(nextGroups_.size());
-    const std::size_t pairBase = nextPairs_.size();
+    const auto groupBase = static_cast<std::uint32_t>(nextGroupsUsed_);
+    const std::size_t pairBase = nextPairsUsed_;
     double sortMs = 0;
     double tests = 0, positives = 0, reused = 0;
     const std::size_t total = found.size();
@@ -471,11 +483,14 @@ void PeelExact::runMerged(const Scene& scene, std::span<const ObjectPair> candid
             std::stable_sort(mergeCands_.begin(), mergeCands_.end(), [&](std::uint32_t x, std::uint32_t y) {
                 return mergeStart_[x + 1] - mergeStart_[x] > mergeStart_[y + 1] - mergeStart_[y];
             });
-            nextGroups_.resize(groupBase + (out.pairs.size() - base));
-            nextPairs_.resize(room);
-            nextKind_.resize(room);
+            nextGroupsUsed_ = groupBase + (out.pairs.size() - base);
+            nextPairsUsed_ = room;
+            if (nextGroups_.size() < nextGroupsUsed_) nextGroups_.resize(nextGroupsUsed_);
+            if (nextPairs_.size() < room) nextPairs_.resize(room);
+            if (nextKind_.size() < room) nextKind_.resize(room);
             // Unused room (duplicates) stays kind 0.
-            std::fill(nextKind_.begin() + std::ptrdiff_t(pairBase), nextKind_.end(), std::uint8_t(0));
+            std::fill(nextKind_.begin() + std::ptrdiff_t(pairBase), nextKind_.begin() + std::ptrdiff_t(room),
+                      std::uint8_t(0));
             freshHit_.resize(total);
             if (wantSegments) freshSegments_.resize(total);
         }
@@ -542,345 +557,6 @@ void PeelExact::runMerged(const Scene& scene, std::span<const ObjectPair> candid
         }
     }
     finishListed(out, base, {t0, sortMs, tests, positives, reused}, false, true);
-}
-
-// runMerged()'s answer, counters and pairs kept, with less around the tests: one parallel
-// region of three barriers and no serial step. (1) Each thread counts its share of the list per
-// candidate (its row). (2) The candidates are cut in one range per thread; each thread makes,
-// for its range, every row's first place within each candidate, each candidate's first entry
-// and result number within the range, and the range's totals. (3) Every thread adds up the
-// ranges' totals (one per thread) and scatters its share, oriented, to its place; one thread
-// meanwhile makes the results (one per candidate with entries, in candidate order) and the
-// room for the next call's pairs; each thread sets its range's first entries. (4) Chunks of
-// candidates balanced by entry count (eight per thread, taken dynamically): per candidate its
-// pairs sorted, made unique and merged with its group of the last call's pairs, a pair
-// speculate() tested taken as it is, the rest tested; its result and the next call's pairs.
-// Before (runMerged): four barriers, a serial step that made the results and sorted the
-// candidates by entry count, one candidate per dynamic iteration.
-void PeelExact::runFlat(const Scene& scene, std::span<const ObjectPair> candidates,
-                        std::span<const TrianglePairCandidate> found, bool wantSegments, DetectionOutput& out,
-                        bool parallel, int team) {
-    using Clock = std::chrono::steady_clock;
-    const auto t0 = Clock::now();
-    constexpr std::uint32_t kNone = 0xFFFFFFFFu;
-    const std::size_t nc = candidates.size();
-    // The candidates' groups: made during the wait (prepare()) or here.
-    if (preparedFor_ != candidates.data() || preparedCount_ != nc || candGroup_.size() != nc) prepare(candidates);
-    const int threads = std::min(parallel ? team : 1, 0xFFFF);
-    const std::size_t total = found.size();
-    if (mergeCounts_.size() < std::size_t(threads) * nc) mergeCounts_.resize(std::size_t(threads) * nc);
-    rangeOf_.resize(nc);
-    localStart_.resize(nc);
-    flatStart_.resize(nc + 1);
-    flatSlot_.resize(nc);
-    slotOf_.resize(nc);
-    rangeEntries_.resize(std::size_t(threads));
-    rangeCands_.resize(std::size_t(threads));
-    if (phaseTimers_) workEnd_.assign(std::size_t(threads), t0);
-    merged_.resize(total);
-    freshHit_.resize(total);
-    if (wantSegments) freshSegments_.resize(total);
-    const std::size_t base = out.pairs.size();
-    const auto groupBase = static_cast<std::uint32_t>(nextGroups_.size());
-    const std::size_t pairBase = nextPairs_.size();
-    nextPairs_.resize(pairBase + total);
-    nextKind_.resize(pairBase + total);  // new entries: kind 0, the room of the duplicates stays so
-    double sortMs = 0;
-    double tests = 0, positives = 0, reused = 0;
-    Clock::time_point tFork = t0, tGrouped = t0, tMerged = t0, tMergedAll = t0, tTested = t0, tTestedAll = t0;
-    std::atomic<std::uint32_t> nextChunk{0}, nextFresh{0};
-    if (splitTests_) {
-        if (splitLocal_.size() < std::size_t(threads)) splitLocal_.resize(std::size_t(threads));
-        priorOf_.resize(total);
-        flatEnd_.resize(nc);
-    }
-#pragma omp parallel num_threads(threads) if (parallel) reduction(+ : tests, positives, reused)
-    {
-        const auto t = std::size_t(omp_get_thread_num());
-        const auto tn = std::size_t(omp_get_num_threads());
-        if (phaseTimers_ && t == 0) tFork = Clock::now();
-        // 1. Each thread counts its share of the entries per candidate (its own row).
-        const std::size_t lo = total * t / tn, hi = total * (t + 1) / tn;
-        std::uint32_t* row = mergeCounts_.data() + t * nc;
-        std::fill(row, row + nc, 0u);
-        for (std::size_t k = lo; k < hi; ++k) ++row[found[k].candidate];
-#pragma omp barrier
-        // 2. This thread's range of candidates: per candidate each row's first place among its
-        //    entries, its first entry and result number within the range; the range's totals.
-        {
-            const std::size_t cLo = nc * t / tn, cHi = nc * (t + 1) / tn;
-            std::uint32_t entries = 0, cands = 0;
-            for (std::size_t c = cLo; c < cHi; ++c) {
-                std::uint32_t running = 0;
-                for (std::size_t u = 0; u < tn; ++u) {
-                    std::uint32_t& x = mergeCounts_[u * nc + c];
-                    const std::uint32_t n = x;
-                    x = running;
-                    running += n;
-                }
-                rangeOf_[c] = static_cast<std::uint16_t>(t);
-                localStart_[c] = entries;
-                flatSlot_[c] = running > 0 ? cands++ : kNone;
-                entries += running;
-            }
-            rangeEntries_[t] = entries;
-            rangeCands_[t] = cands;
-        }
-#pragma omp barrier
-        // 3. The ranges' first entries and result numbers (every thread adds them up); the
-        //    share scattered, oriented as (a's triangle, b's triangle).
-        std::uint32_t firstEntry[2] = {0, 0};  // this thread's range's first entry, result number
-        {
-            // Few threads (16): each adds the ranges up itself instead of waiting for one that does.
-            constexpr std::size_t kStack = 64;
-            std::uint32_t stackOffsets[kStack];
-            std::vector<std::uint32_t> heapOffsets;
-            std::uint32_t* offsets = stackOffsets;
-            if (tn > kStack) {
-                heapOffsets.resize(tn);
-                offsets = heapOffsets.data();
-            }
-            std::uint32_t entries = 0;
-            for (std::size_t u = 0; u < tn; ++u) {
-                offsets[u] = entries;
-                entries += rangeEntries_[u];
-            }
-            firstEntry[0] = offsets[t];
-            for (std::size_t u = 0; u < t; ++u) firstEntry[1] += rangeCands_[u];
-            for (std::size_t k = lo; k < hi; ++k) {
-                const TrianglePairCandidate& f = found[k];
-                const ObjectPair p = candidates[f.candidate];
-                merged_[offsets[rangeOf_[f.candidate]] + localStart_[f.candidate] + row[f.candidate]++] =
-                    p.a <= p.b ? TrianglePair{f.low, f.high} : TrianglePair{f.high, f.low};
-            }
-        }
-        // The results and the room of the next call's groups: one thread, while the others
-        // scatter. Then each thread its range's first entries and result numbers.
-#pragma omp single nowait
-        {
-            std::uint32_t cands = 0;
-            for (std::size_t u = 0; u < tn; ++u) cands += rangeCands_[u];
-            out.pairs.resize(base + cands);
-            nextGroups_.resize(groupBase + cands);
-            std::size_t slot = base;
-            for (std::size_t c = 0; c < nc; ++c)
-                if (flatSlot_[c] != kNone) out.pairs[slot++].pair = candidates[c];
-        }
-        {
-            const std::size_t cLo = nc * t / tn, cHi = nc * (t + 1) / tn;
-            for (std::size_t c = cLo; c < cHi; ++c) {
-                flatStart_[c] = firstEntry[0] + localStart_[c];
-                slotOf_[c] = flatSlot_[c] + firstEntry[1];  // used where the candidate has entries
-            }
-            if (t + 1 == tn) flatStart_[nc] = static_cast<std::uint32_t>(total);
-        }
-#pragma omp barrier
-        if (t == 0) tGrouped = Clock::now();
-        // 4. Chunks (8 per thread by default) of about total / chunks entries: the candidates
-        //    whose first entry is in the chunk's share of [0, total).
-        const std::size_t chunks =
-            std::max<std::size_t>(1, std::min<std::size_t>(nc, std::size_t(chunksPerThread_) * tn));
-        const std::uint32_t* starts = flatStart_.data();
-        auto firstOf = [&](std::size_t k) {
-            const auto from = static_cast<std::uint32_t>(total * k / chunks);
-            return std::size_t(std::lower_bound(starts, starts + nc, from) - starts);
-        };
-        auto endOf = [&](std::size_t k) { return static_cast<std::uint32_t>(total * (k + 1) / chunks); };
-        if (splitTests_) {
-            // 4a. Per candidate of the chunks this thread takes: its pairs sorted, made unique and
-            //     merged with its group of the last call's pairs; a pair speculate() tested is
-            //     marked with its place there, the others listed (this thread's fresh pairs).
-            SplitLocal& mine = splitLocal_[t];
-            mine.fresh.clear();
-            mine.chunks.clear();
-            for (;;) {
-                const std::size_t k = nextChunk.fetch_add(1, std::memory_order_relaxed);
-                if (k >= chunks) break;
-                mine.chunks.push_back(static_cast<std::uint32_t>(k));
-                const std::uint32_t to = endOf(k);
-                for (std::size_t c = firstOf(k); c < nc && starts[c] < to; ++c) {
-                    if (starts[c + 1] == starts[c]) continue;
-                    const auto first = merged_.begin() + starts[c];
-                    const auto last = merged_.begin() + starts[c + 1];
-                    std::sort(first, last);
-                    const std::uint32_t jEnd =
-                        starts[c] + static_cast<std::uint32_t>(std::unique(first, last) - first);
-                    flatEnd_[c] = jEnd;
-                    const std::uint32_t g = candGroup_[c];
-                    const PriorPair* prior = g != kNone ? priorPairs_.data() + priorGroups_[g].begin : nullptr;
-                    const PriorPair* priorEnd = g != kNone ? priorPairs_.data() + priorGroups_[g].end : nullptr;
-                    for (std::uint32_t j = starts[c]; j < jEnd; ++j) {
-                        const TrianglePair p = merged_[j];
-                        while (prior != priorEnd && prior->triangles < p) ++prior;
-                        if (prior != priorEnd && prior->triangles == p &&
-                            priorState_[std::size_t(prior - priorPairs_.data())] != 0) {
-                            priorOf_[j] = static_cast<std::uint32_t>(prior - priorPairs_.data());
-                            reused += 1;
-                        } else {
-                            priorOf_[j] = kNone;
-                            mine.fresh.push_back(j);
-                            mine.fresh.push_back(static_cast<std::uint32_t>(c));
-                        }
-                    }
-                    tests += double(jEnd - starts[c]);
-                }
-            }
-            if (phaseTimers_ && t == 0) tMerged = Clock::now();
-#pragma omp barrier
-            if (phaseTimers_ && t == 0) tMergedAll = Clock::now();
-            // 4b. Every thread's fresh pairs tested by all, kSpeculateChunk at a time (a
-            //     candidate's many new pairs spread over the team).
-            {
-                std::uint32_t freshTotal = 0;
-                for (std::size_t u = 0; u < tn; ++u)
-                    freshTotal += static_cast<std::uint32_t>(splitLocal_[u].fresh.size() / 2);
-                std::size_t u = 0;
-                std::uint32_t uFirst = 0;  // thread u's first fresh pair in the whole
-                for (;;) {
-                    const std::uint32_t x0 = nextFresh.fetch_add(kSpeculateChunk, std::memory_order_relaxed);
-                    if (x0 >= freshTotal) break;
-                    const std::uint32_t x1 = std::min(freshTotal, x0 + kSpeculateChunk);
-                    for (std::uint32_t x = x0; x < x1; ++x) {
-                        while (x >= uFirst + splitLocal_[u].fresh.size() / 2) {
-                            uFirst += static_cast<std::uint32_t>(splitLocal_[u].fresh.size() / 2);
-                            ++u;
-                        }
-                        const std::uint32_t* f = splitLocal_[u].fresh.data() + 2 * (x - uFirst);
-                        const std::uint32_t j = f[0];
-                        const ObjectPair pair = candidates[f[1]];
-                        const Side sa(scene, pair.a), sb(scene, pair.b);
-                        Segment segment;
-                        const bool hit = testPair(sa, sb, merged_[j], wantSegments, segment);
-                        freshHit_[j] = hit ? 1 : 0;
-                        if (hit && wantSegments) freshSegments_[j] = segment;
-                    }
-                    // The cursor only grows: the next block is further on (u, uFirst stay valid).
-                }
-            }
-            if (phaseTimers_ && t == 0) tTested = Clock::now();
-#pragma omp barrier
-            if (phaseTimers_ && t == 0) tTestedAll = Clock::now();
-            // 4c. The same chunks again: each candidate's result and the next call's pairs.
-            for (const std::uint32_t k : mine.chunks) {
-                const std::uint32_t to = endOf(k);
-                for (std::size_t c = firstOf(k); c < nc && starts[c] < to; ++c) {
-                    if (starts[c + 1] == starts[c]) continue;
-                    const std::uint32_t jEnd = flatEnd_[c];
-                    const std::uint32_t slot = slotOf_[c];
-                    const std::uint32_t group = groupBase + slot;
-                    const auto nextBase = static_cast<std::uint32_t>(pairBase + starts[c]);
-                    std::uint32_t at = nextBase;
-                    std::uint32_t hits = 0;
-                    for (std::uint32_t j = starts[c]; j < jEnd; ++j) {
-                        const std::uint32_t i = priorOf_[j];
-                        const bool hit = i != kNone ? priorState_[i] == 2 : freshHit_[j] != 0;
-                        hits += hit ? 1u : 0u;
-                        nextPairs_[at] = {group, merged_[j]};
-                        nextKind_[at] = hit ? 2 : 1;
-                        ++at;
-                    }
-                    positives += double(hits);
-                    nextGroups_[group] = {candidates[c], nextBase, at};
-                    if (hits == 0) continue;
-                    PairResult& r = out.pairs[base + slot];
-                    r.triangles.reserve(hits);
-                    if (wantSegments) r.segments.reserve(hits);
-                    for (std::uint32_t j = starts[c], a = nextBase; j < jEnd; ++j, ++a) {
-                        if (nextKind_[a] != 2) continue;
-                        r.triangles.push_back(merged_[j]);
-                        if (wantSegments) {
-                            const std::uint32_t i = priorOf_[j];
-                            r.segments.push_back(i != kNone ? priorSegments_[i] : freshSegments_[j]);
-                        }
-                    }
-                }
-            }
-        } else {
-            for (;;) {
-                const std::size_t k = nextChunk.fetch_add(1, std::memory_order_relaxed);
-                if (k >= chunks) break;
-                const std::uint32_t to = endOf(k);
-                for (std::size_t c = firstOf(k); c < nc && starts[c] < to; ++c) {
-                    if (starts[c + 1] == starts[c]) continue;
-                    const ObjectPair pair = candidates[c];
-                    const auto first = merged_.begin() + starts[c];
-                    const auto last = merged_.begin() + starts[c + 1];
-                    std::sort(first, last);
-                    const std::uint32_t jEnd = starts[c] + static_cast<std::uint32_t>(std::unique(first, last) - first);
-                    const Side sa(scene, pair.a), sb(scene, pair.b);
-                    const std::uint32_t g = candGroup_[c];
-                    const PriorPair* prior = g != kNone ? priorPairs_.data() + priorGroups_[g].begin : nullptr;
-                    const PriorPair* priorEnd = g != kNone ? priorPairs_.data() + priorGroups_[g].end : nullptr;
-                    const std::uint32_t slot = slotOf_[c];
-                    const std::uint32_t group = groupBase + slot;
-                    const auto nextBase = static_cast<std::uint32_t>(pairBase + starts[c]);
-                    std::uint32_t at = nextBase;
-                    std::uint32_t hits = 0;
-                    for (std::uint32_t j = starts[c]; j < jEnd; ++j) {
-                        const TrianglePair p = merged_[j];
-                        while (prior != priorEnd && prior->triangles < p) ++prior;
-                        bool hit;
-                        if (prior != priorEnd && prior->triangles == p &&
-                            priorState_[std::size_t(prior - priorPairs_.data())] != 0) {
-                            const std::size_t i = std::size_t(prior - priorPairs_.data());
-                            hit = priorState_[i] == 2;
-                            if (hit && wantSegments) freshSegments_[j] = priorSegments_[i];
-                            reused += 1;
-                        } else {
-                            Segment segment;
-                            hit = testPair(sa, sb, p, wantSegments, segment);
-                            if (hit && wantSegments) freshSegments_[j] = segment;
-                        }
-                        freshHit_[j] = hit ? 1 : 0;
-                        hits += hit ? 1u : 0u;
-                        nextPairs_[at] = {group, p};
-                        nextKind_[at] = hit ? 2 : 1;
-                        ++at;
-                    }
-                    tests += double(jEnd - starts[c]);
-                    positives += double(hits);
-                    nextGroups_[group] = {pair, nextBase, at};
-                    if (hits == 0) continue;
-                    PairResult& r = out.pairs[base + slot];
-                    r.triangles.reserve(hits);
-                    if (wantSegments) r.segments.reserve(hits);
-                    for (std::uint32_t j = starts[c]; j < jEnd; ++j) {
-                        if (freshHit_[j] == 0) continue;
-                        r.triangles.push_back(merged_[j]);
-                        if (wantSegments) r.segments.push_back(freshSegments_[j]);
-                    }
-                }
-            }
-        }
-        if (phaseTimers_) workEnd_[t] = Clock::now();
-    }
-    const auto tJoin = Clock::now();
-    sortMs = std::chrono::duration<double, std::milli>(tGrouped - t0).count();
-    finishListed(out, base, {t0, sortMs, tests, positives, reused}, false, true);
-    if (phaseTimers_) {
-        auto ms = [](Clock::time_point a, Clock::time_point b) {
-            return std::chrono::duration<double, std::milli>(b - a).count();
-        };
-        Clock::time_point firstEnd = tJoin, lastEnd = tGrouped;
-        for (const auto& e : workEnd_) {
-            if (e == t0) continue;  // a thread the team did not have
-            firstEnd = std::min(firstEnd, e);
-            lastEnd = std::max(lastEnd, e);
-        }
-        auto add = [&](const char* name, double v) { out.stats.count(name, out.stats.counter(name) + v); };
-        add("exact_fork_ms", ms(t0, tFork));
-        add("exact_group_ms", ms(tFork, tGrouped));
-        add("exact_work_first_ms", ms(tGrouped, firstEnd));
-        add("exact_work_last_ms", ms(tGrouped, lastEnd));
-        add("exact_join_ms", ms(lastEnd, tJoin));
-        add("exact_finish_ms", ms(tJoin, Clock::now()));
-        if (splitTests_) {  // thread 0: its merge, the barrier, its tests, the barrier
-            add("exact_split_merge_ms", ms(tGrouped, tMerged));
-            add("exact_split_wait1_ms", ms(tMerged, tMergedAll));
-            add("exact_split_test_ms", ms(tMergedAll, tTested));
-            add("exact_split_wait2_ms", ms(tTested, tTestedAll));
-        }
-    }
 }
 
 // The end of runListed() and runMerged(): the candidates without intersecting pairs dropped

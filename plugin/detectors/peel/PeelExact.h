@@ -90,20 +90,11 @@ public:
     /// on 2026-11-27 late night) instead of grouping the list by candidate on every thread
     /// and merging each candidate's sorted pairs with its sorted group of the last call's.
     void setMerge(bool on) { merge_ = on; }
-    /// Test hook: false makes the merge (setMerge) run as on 2026-11-28 (runMerged: a serial
-    /// step that lists and sorts the candidates, one candidate per dynamic iteration) instead
-    /// of the flat one (runFlat: three barriers and no serial step, chunks of candidates
-    /// balanced by entry count).
-    void setFlat(bool on) { flat_ = on; }
-    /// Test hook: true adds the flat path's phase timers to the counters (exact_fork_ms,
-    /// exact_group_ms, exact_work_first_ms, exact_work_last_ms, exact_join_ms).
-    void setPhaseTimers(bool on) { phaseTimers_ = on; }
-    /// Test hook: false makes the flat path test each candidate's new pairs where it merges
-    /// them (one pass, no barrier) instead of merging all first, then testing all new pairs
-    /// spread over the team 16 at a time, then making the results (two more barriers).
-    void setSplitTests(bool on) { splitTests_ = on; }
-    /// Test hook: the flat path's chunks of work per thread (default 8).
-    void setChunksPerThread(int n) { chunksPerThread_ = n > 0 ? n : 8; }
+    /// Test hook: false makes beginCall() drop the room of the next call's pairs, which the
+    /// call's runs then make anew (zeroed, in the serial step before the tests) as before
+    /// 2026-11-28 (branch peel-exact-12); true (default) keeps the last buffers and their
+    /// length, only the used length reset.
+    void setKeepRoom(bool on) { keepRoom_ = on; }
     /// The longest list run() merges (longer ones take the lookup); a test hook.
     void setMergeMaxList(std::size_t entries) { mergeMaxList_ = entries; }
     static constexpr std::size_t kMergeMaxList = 32768;
@@ -112,9 +103,6 @@ private:
     void runGrouped(const Scene& scene, std::span<const ObjectPair> candidates,
                     std::span<const TrianglePairCandidate> found, bool wantSegments, DetectionOutput& out,
                     bool useSpeculation, bool parallel, int team);
-    void runFlat(const Scene& scene, std::span<const ObjectPair> candidates,
-                 std::span<const TrianglePairCandidate> found, bool wantSegments, DetectionOutput& out,
-                 bool parallel, int team);
     struct ListedTally {
         std::chrono::steady_clock::time_point start;
         double sortMs, tests, positives, reused;
@@ -191,24 +179,6 @@ private:
     std::vector<std::uint32_t> mergeCounts_, mergeStart_, mergeCands_;
     std::vector<TrianglePair> merged_;  // the list grouped by candidate, as (a's, b's) triangles
     bool merge_ = true;
-    // runFlat(): per candidate its range (the candidates cut in one range per thread), its
-    // first entry within the range and then in merged_, its result among the call's; per range
-    // its entries and candidates with entries; per thread the end of its work (phase timers).
-    std::vector<std::uint16_t> rangeOf_;
-    std::vector<std::uint32_t> localStart_, flatStart_, flatSlot_, rangeEntries_, rangeCands_;
-    std::vector<std::chrono::steady_clock::time_point> workEnd_;
-    bool flat_ = true;
-    bool phaseTimers_ = false;
-    int chunksPerThread_ = 8;
-    // The split tests: per thread its fresh pairs ((entry, candidate) in merged_) and its chunks
-    // (a cache line apart); per entry its place among the last call's pairs (or none); per
-    // candidate its end of distinct entries.
-    struct alignas(64) SplitLocal {
-        std::vector<std::uint32_t> fresh, chunks;
-    };
-    std::vector<SplitLocal> splitLocal_;
-    std::vector<std::uint32_t> priorOf_, flatEnd_;
-    bool splitTests_ = true;
     std::size_t mergeMaxList_ = kMergeMaxList;
     // What rememberCall() keeps when every run() of the call was runListed() or runMerged()
     // (nextValid_).
@@ -216,6 +186,9 @@ private:
     std::vector<PriorPair> nextPairs_;
     std::vector<std::uint8_t> nextKind_;
     std::size_t nextCount_ = 0;
+    // Their used lengths (the vectors may be longer: kept room).
+    std::size_t nextGroupsUsed_ = 0, nextPairsUsed_ = 0;
+    bool keepRoom_ = true;
     bool nextValid_ = false;
 };
 

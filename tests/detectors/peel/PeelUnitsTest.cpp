@@ -691,79 +691,85 @@ TEST(PeelExact, MergedPathOnALargeListIsTheLookupsAnswer) {
     }
 }
 
-// The flat merge (runFlat, the default: three barriers, no serial step, chunks of candidates
-// balanced by entry count) against the merge as before (setFlat(false): runMerged) and run()
-// without speculation, on a list as the detector's (parallel, random order, duplicates, pairs
-// apart, pairs new to the call, remembered pairs not listed again), over calls (the pairs each
-// keeps feed the next call's speculation): bit for bit the same answer, the same counters, the
-// same pairs kept; with 4 threads, 3 (ranges of unequal length) and 16 (more threads than
-// candidates), and candidates without entries (one in the middle, two at the end); the new
-// pairs tested apart from the merge (the default) and where it finds them (setSplitTests(false)).
-TEST(PeelExact, FlatPathOnALargeListIsTheMergedAnswer) {
+// The room of the next call's pairs kept from call to call (setKeepRoom, the default: beginCall
+// resets only the used lengths, the runs reuse the buffers without zeroing them) against the room
+// made anew each call (setKeepRoom(false), as before), on the merged path and the lookup one by
+// one, over calls whose lists grow and shrink (the kept room longer or shorter than a call
+// needs), a call in two runs (the detector's split call), and a call without speculated results
+// (the grouped path; the next call speculates its intersecting pairs): bit for bit the same
+// answer as run() without speculation, the same counters and the same pairs kept.
+TEST(PeelExact, KeptRoomIsTheFreshRoomsAnswer) {
     Scene scene;
     addThreeBoxes(scene);
     const auto triangles = static_cast<std::uint32_t>(scene.objectMesh(0).triangleCount());
     const ObjectPair kinds[] = {{0, 1}, {2, 0}, {1, 2}, {1, 0}, {0, 2}, {2, 1}};
     std::vector<ObjectPair> candidates;
-    for (int c = 0; c < 14; ++c) candidates.push_back(kinds[c % 6]);
-    auto listFor = [&](int call) {
+    for (int c = 0; c < 12; ++c) candidates.push_back(kinds[c % 6]);
+    // Calls 1 and 4 list about half as many pairs again as the others.
+    auto listFor = [&](int call, std::uint32_t firstCandidate, std::uint32_t endCandidate) {
+        const std::uint32_t keep = call == 1 || call == 4 ? 3 : 2;
         std::vector<peel::TrianglePairCandidate> found;
-        for (std::uint32_t c = 0; c < 12; ++c) {
-            if (c == 5) continue;  // a candidate without entries
+        for (std::uint32_t c = firstCandidate; c < endCandidate; ++c)
             for (std::uint32_t a = 0; a < triangles; ++a)
                 for (std::uint32_t b = 0; b < triangles; ++b) {
-                    if ((5 * a + 11 * b + 3 * c + std::uint32_t(call)) % 6 >= 2) continue;
+                    if ((5 * a + 7 * b + 3 * c + std::uint32_t(call)) % 6 >= keep) continue;
                     found.push_back({c, a, b});
-                    if ((a * b + c) % 7 == 0) found.push_back({c, a, b});
+                    if ((a + 2 * b + c) % 9 == 0) found.push_back({c, a, b});
                 }
-        }
-        std::mt19937 rng(std::uint32_t(301 + call));
+        std::mt19937 rng(std::uint32_t(501 + call));
         std::shuffle(found.begin(), found.end(), rng);
         return found;
     };
-    ASSERT_GT(listFor(0).size(), 2048u) << "the run must be parallel";
-    const std::pair<int, bool> configs[] = {{4, true}, {3, true}, {16, true}, {4, false}, {3, false}};
-    for (const auto& [threads, split] : configs) {
-        peel::PeelExact flat, merged;
-        merged.setFlat(false);
-        flat.setSplitTests(split);
-        for (peel::PeelExact* e : {&flat, &merged}) e->setMergeMaxList(listFor(0).size() * 2);
-        flat.setPhaseTimers(threads == 3);  // the timers change nothing
-        const std::atomic<bool> go{false};
-        Scene moved = scene;
-        for (int call = 0; call < 4; ++call) {
-            Pose p = moved.pose(1);
-            p.position += Vec3(-0.01f, 0.005f, 0.0f);
-            p.rotation = glm::normalize(glm::angleAxis(0.03f, Vec3(0, 1, 0)) * p.rotation);
-            moved.setPose(1, p);
-            const auto found = listFor(call);
-            const std::string at = std::to_string(threads) + " threads" + (split ? ", split" : "") + ", call " +
-                                   std::to_string(call);
-            DetectionOutput expected, flatOut, mergedOut;
-            peel::PeelExact().run(moved, candidates, found, true, expected, threads);
-            for (peel::PeelExact* e : {&flat, &merged}) {
-                e->beginCall(true);
-                e->prepare(candidates);
-                e->speculate(moved, go);
-            }
-            flat.run(moved, candidates, found, true, flatOut, threads);
-            merged.run(moved, candidates, found, true, mergedOut, threads);
-            expectSameBits(expected, flatOut, "flat, " + at);
-            expectSameBits(mergedOut, flatOut, "flat against merged, " + at);
-            for (const char* name : {"tri_tri_tests", "positive_tests", "exact_reused", "exact_speculated",
-                                     "exact_merged"}) {
-                EXPECT_EQ(flatOut.stats.counter(name), mergedOut.stats.counter(name)) << name << ", " << at;
-            }
-            if (call > 0) {
-                EXPECT_EQ(flatOut.stats.counter("exact_merged"), 1.0) << at;
-                EXPECT_GT(flatOut.stats.counter("exact_reused"), 0.0) << at;
-                EXPECT_LT(flatOut.stats.counter("exact_reused"), flatOut.stats.counter("tri_tri_tests")) << at;
-                EXPECT_EQ(flatOut.stats.counter("exact_group_ms") > 0.0, threads == 3) << at;
-            }
-            flat.rememberCall(flatOut.pairs);
-            merged.rememberCall(mergedOut.pairs);
-            EXPECT_EQ(flat.remembered(), merged.remembered()) << at;
+    const auto nc = static_cast<std::uint32_t>(candidates.size());
+    ASSERT_GT(listFor(0, 0, nc).size(), 2048u) << "the run must be parallel";
+    peel::PeelExact keptMerge, freshMerge, keptLookup, freshLookup;
+    freshMerge.setKeepRoom(false);
+    for (peel::PeelExact* e : {&keptMerge, &freshMerge}) e->setMergeMaxList(4 * listFor(1, 0, nc).size());
+    keptLookup.setMerge(false);
+    freshLookup.setMerge(false);
+    freshLookup.setKeepRoom(false);
+    peel::PeelExact* const engines[] = {&keptMerge, &freshMerge, &keptLookup, &freshLookup};
+    const std::atomic<bool> go{false}, stopped{true};
+    for (int call = 0; call < 7; ++call) {
+        Pose p = scene.pose(1);
+        p.position += Vec3(-0.008f, 0.004f, 0.0f);
+        p.rotation = glm::normalize(glm::angleAxis(0.025f, Vec3(0, 1, 0)) * p.rotation);
+        scene.setPose(1, p);
+        const bool split = call == 3;        // two runs: candidates [0, 5), then [5, 12)
+        const bool unspeculated = call == 5;  // nothing speculated: the grouped path
+        const auto whole = listFor(call, 0, nc), first = listFor(call, 0, 5), second = listFor(call, 5, nc);
+        DetectionOutput expected;
+        peel::PeelExact plain;
+        if (split) {
+            plain.run(scene, candidates, first, true, expected, 4);
+            plain.run(scene, candidates, second, true, expected, 4);
+        } else {
+            plain.run(scene, candidates, whole, true, expected, 4);
         }
+        DetectionOutput got[4];
+        for (int e = 0; e < 4; ++e) {
+            engines[e]->beginCall(true);
+            engines[e]->prepare(candidates);
+            engines[e]->speculate(scene, unspeculated ? stopped : go);
+            if (split) {
+                engines[e]->run(scene, candidates, first, true, got[e], 4);
+                engines[e]->run(scene, candidates, second, true, got[e], 4);
+            } else {
+                engines[e]->run(scene, candidates, whole, true, got[e], 4);
+            }
+            expectSameBits(expected, got[e], "engine " + std::to_string(e) + ", call " + std::to_string(call));
+        }
+        for (const char* name : {"tri_tri_tests", "positive_tests", "exact_reused", "exact_speculated"}) {
+            EXPECT_EQ(got[0].stats.counter(name), got[1].stats.counter(name)) << name << ", call " << call;
+            EXPECT_EQ(got[2].stats.counter(name), got[3].stats.counter(name)) << name << ", call " << call;
+        }
+        if (call > 0 && !unspeculated) {
+            EXPECT_GT(got[0].stats.counter("exact_reused"), 0.0) << call;
+            EXPECT_EQ(got[0].stats.counter("exact_merged"), 1.0) << call;
+        }
+        for (int e = 0; e < 4; ++e) engines[e]->rememberCall(got[e].pairs);
+        EXPECT_EQ(keptMerge.remembered(), freshMerge.remembered()) << call;
+        EXPECT_EQ(keptLookup.remembered(), freshLookup.remembered()) << call;
     }
 }
 
