@@ -43,7 +43,11 @@
 //                    (ISC_PEEL_WALK_PREFETCH=1: a pair's boxes prefetched) and peel_boxcopy
 //                    (ISC_PEEL_RECORD_BOXES=0: records without the clusters' boxes, the node
 //                    boxes copied) and peel_noflush (ISC_PEEL_WALK_FLUSH=0: the records' copy
-//                    not flushed at once, as in runs 1-3) on deform_b2b.
+//                    not flushed at once, as in runs 1-3) on deform_b2b;
+//                    peel_room0 (ISC_PEEL_EXACT_ROOM=0: the exact stage's room of the next call's
+//                    pairs made anew and zeroed every call, as before peel-exact-12) and
+//                    peel_round11 (ISC_PEEL_CPU_WALK=0 and ISC_PEEL_EXACT_ROOM=0: the code
+//                    before 2026-11-28's third session) on deform_b2b.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -376,6 +380,11 @@ void registerAll() {
     const Kind walkPrefetch{false, PeelSettings{}, {{"ISC_PEEL_WALK_PREFETCH", "1"}}};
     const Kind boxCopy{false, PeelSettings{}, {{"ISC_PEEL_RECORD_BOXES", "0"}}};
     const Kind noFlush{false, PeelSettings{}, {{"ISC_PEEL_WALK_FLUSH", "0"}}};  // runs 1-3's records copy
+    // 2026-11-28 (peel-exact-12): the room of the exact stage's next-call pairs made anew and
+    // zeroed every call (ISC_PEEL_EXACT_ROOM=0), as before.
+    const Kind room0{false, PeelSettings{}, {{"ISC_PEEL_EXACT_ROOM", "0"}}};
+    // Both (the code before the third session of 2026-11-28).
+    const Kind round11{false, PeelSettings{}, {{"ISC_PEEL_CPU_WALK", "0"}, {"ISC_PEEL_EXACT_ROOM", "0"}}};
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -399,7 +408,9 @@ void registerAll() {
                                                                       {walkBarrier, "peel_walkbarrier"},
                                                                       {walkPrefetch, "peel_walkpf"},
                                                                       {boxCopy, "peel_boxcopy"},
-                                                                      {noFlush, "peel_noflush"}};
+                                                                      {noFlush, "peel_noflush"},
+                                                                      {room0, "peel_room0"},
+                                                                      {round11, "peel_round11"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};

@@ -71,6 +71,9 @@ int main(int argc, char** argv) {
     if (const char* h = std::getenv("ISC_PEEL_EXACT_HASH"); h != nullptr && *h == '0') speculating.setHash(false);
     // ISC_PEEL_EXACT_MERGE=0: each listed pair looked up one by one (before 2026-11-28).
     if (const char* m = std::getenv("ISC_PEEL_EXACT_MERGE"); m != nullptr && *m == '0') speculating.setMerge(false);
+    // ISC_PEEL_EXACT_ROOM=0: the room of the next call's pairs made anew every call (before
+    // branch peel-exact-12) instead of kept.
+    if (const char* r = std::getenv("ISC_PEEL_EXACT_ROOM"); r != nullptr && *r == '0') speculating.setKeepRoom(false);
     std::mt19937 rng(11);
     double runMs = 0, specMs = 0, afterMs = 0, rememberMs = 0, pairs = 0, reused = 0;
     std::vector<peel::TrianglePairCandidate> prev, found;

@@ -69,9 +69,16 @@ void PeelExact::beginCall(bool wantSegments) {
     priorSegments_.resize(priorPairs_.size());
     for (auto& cursor : priorCursor_) cursor.store(0, std::memory_order_relaxed);
     speculated_.store(0, std::memory_order_relaxed);
-    nextGroups_.clear();
-    nextPairs_.clear();
-    nextKind_.clear();
+    // The room of the next call's pairs: made anew (zeroed) as the call's runs need it, or (keep
+    // room) the last buffers kept as they are, only their used length reset: every place a run
+    // uses is written, the rest never read (kind 0 is set where a run leaves room unused).
+    if (!keepRoom_) {
+        nextGroups_.clear();
+        nextPairs_.clear();
+        nextKind_.clear();
+    }
+    nextGroupsUsed_ = 0;
+    nextPairsUsed_ = 0;
     nextCount_ = 0;
     nextValid_ = lookup_;
     preparedFor_ = nullptr;
@@ -159,6 +166,10 @@ void PeelExact::rememberCall(std::span<const PairResult> pairs) {
     std::swap(priorGroups_, nextGroups_);
     std::swap(priorPairs_, nextPairs_);
     std::swap(priorKind_, nextKind_);
+    // Kept room: the used part only (shrinking frees nothing, so the next call reuses the rest).
+    priorGroups_.resize(nextGroupsUsed_);
+    priorPairs_.resize(nextPairsUsed_);
+    priorKind_.resize(nextPairsUsed_);
     rememberedCount_ = nextCount_;
     hashReady_ = false;
     indexGroups();
@@ -251,8 +262,8 @@ void PeelExact::runListed(const Scene& scene, std::span<const ObjectPair> candid
     if (freshLocal_.size() < std::size_t(threads)) freshLocal_.resize(std::size_t(threads));
     for (auto& local : freshLocal_) local.clear();
     const std::size_t base = out.pairs.size();
-    const auto groupBase = static_cast<std::uint32_t>(nextGroups_.size());
-    const std::size_t pairBase = nextPairs_.size();
+    const auto groupBase = static_cast<std::uint32_t>(nextGroupsUsed_);
+    const std::size_t pairBase = nextPairsUsed_;
     double sortMs = 0;
     double tests = 0, positives = 0, reused = 0;
     const auto oriented = [&](const TrianglePairCandidate& f) {
@@ -326,10 +337,13 @@ void PeelExact::runListed(const Scene& scene, std::span<const ObjectPair> candid
             std::stable_sort(freshCands_.begin(), freshCands_.end(), [&](std::uint32_t x, std::uint32_t y) {
                 return freshStart_[x + 1] - freshStart_[x] > freshStart_[y + 1] - freshStart_[y];
             });
-            nextGroups_.resize(groupBase + (out.pairs.size() - base));
-            nextPairs_.resize(room);
-            nextKind_.resize(room);
-            std::fill(nextKind_.begin() + std::ptrdiff_t(pairBase), nextKind_.end(), std::uint8_t(0));
+            nextGroupsUsed_ = groupBase + (out.pairs.size() - base);
+            nextPairsUsed_ = room;
+            if (nextGroups_.size() < nextGroupsUsed_) nextGroups_.resize(nextGroupsUsed_);
+            if (nextPairs_.size() < room) nextPairs_.resize(room);
+            if (nextKind_.size() < room) nextKind_.resize(room);
+            std::fill(nextKind_.begin() + std::ptrdiff_t(pairBase), nextKind_.begin() + std::ptrdiff_t(room),
+                      std::uint8_t(0));
             freshHit_.resize(fresh_.size());
             if (wantSegments) freshSegments_.resize(fresh_.size());
             sortMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -418,8 +432,8 @@ void PeelExact::runMerged(const Scene& scene, std::span<const ObjectPair> candid
     mergeStart_.resize(nc + 1);
     merged_.resize(found.size());
     const std::size_t base = out.pairs.size();
-    const auto groupBase = static_cast<std::uint32_t>(nextGroups_.size());
-    const std::size_t pairBase = nextPairs_.size();
+    const auto groupBase = static_cast<std::uint32_t>(nextGroupsUsed_);
+    const std::size_t pairBase = nextPairsUsed_;
     double sortMs = 0;
     double tests = 0, positives = 0, reused = 0;
     const std::size_t total = found.size();
@@ -469,11 +483,14 @@ void PeelExact::runMerged(const Scene& scene, std::span<const ObjectPair> candid
             std::stable_sort(mergeCands_.begin(), mergeCands_.end(), [&](std::uint32_t x, std::uint32_t y) {
                 return mergeStart_[x + 1] - mergeStart_[x] > mergeStart_[y + 1] - mergeStart_[y];
             });
-            nextGroups_.resize(groupBase + (out.pairs.size() - base));
-            nextPairs_.resize(room);
-            nextKind_.resize(room);
+            nextGroupsUsed_ = groupBase + (out.pairs.size() - base);
+            nextPairsUsed_ = room;
+            if (nextGroups_.size() < nextGroupsUsed_) nextGroups_.resize(nextGroupsUsed_);
+            if (nextPairs_.size() < room) nextPairs_.resize(room);
+            if (nextKind_.size() < room) nextKind_.resize(room);
             // Unused room (duplicates) stays kind 0.
-            std::fill(nextKind_.begin() + std::ptrdiff_t(pairBase), nextKind_.end(), std::uint8_t(0));
+            std::fill(nextKind_.begin() + std::ptrdiff_t(pairBase), nextKind_.begin() + std::ptrdiff_t(room),
+                      std::uint8_t(0));
             freshHit_.resize(total);
             if (wantSegments) freshSegments_.resize(total);
         }

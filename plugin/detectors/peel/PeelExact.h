@@ -90,6 +90,11 @@ public:
     /// on 2026-11-27 late night) instead of grouping the list by candidate on every thread
     /// and merging each candidate's sorted pairs with its sorted group of the last call's.
     void setMerge(bool on) { merge_ = on; }
+    /// Test hook: false makes beginCall() drop the room of the next call's pairs, which the
+    /// call's runs then make anew (zeroed, in the serial step before the tests) as before
+    /// 2026-11-28 (branch peel-exact-12); true (default) keeps the last buffers and their
+    /// length, only the used length reset.
+    void setKeepRoom(bool on) { keepRoom_ = on; }
     /// The longest list run() merges (longer ones take the lookup); a test hook.
     void setMergeMaxList(std::size_t entries) { mergeMaxList_ = entries; }
     static constexpr std::size_t kMergeMaxList = 32768;
@@ -181,6 +186,9 @@ private:
     std::vector<PriorPair> nextPairs_;
     std::vector<std::uint8_t> nextKind_;
     std::size_t nextCount_ = 0;
+    // Their used lengths (the vectors may be longer: kept room).
+    std::size_t nextGroupsUsed_ = 0, nextPairsUsed_ = 0;
+    bool keepRoom_ = true;
     bool nextValid_ = false;
 };
 

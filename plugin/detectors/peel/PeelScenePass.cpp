@@ -121,6 +121,9 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // table, as on 2026-11-27 late night) instead of grouping the list on every thread and
     // merging each candidate's pairs with the last call's, to compare.
     if (const char* v = std::getenv("ISC_PEEL_EXACT_MERGE"); v != nullptr && *v == '0') exact_.setMerge(false);
+    // Test hook: ISC_PEEL_EXACT_ROOM=0, the room of the next call's pairs made anew (zeroed) in
+    // the exact test's serial step every call instead of kept from the last, to compare.
+    if (const char* v = std::getenv("ISC_PEEL_EXACT_ROOM"); v != nullptr && *v == '0') exact_.setKeepRoom(false);
     // Test hook: ISC_PEEL_COPY_PIECES=n (1 to 64), the deformed vertices copied in n pieces as
     // they are converted (default 4; 1: one copy after the last, as before 2026-11-28).
     if (const char* v = std::getenv("ISC_PEEL_COPY_PIECES"); v != nullptr && *v != '\0')

@@ -691,5 +691,87 @@ TEST(PeelExact, MergedPathOnALargeListIsTheLookupsAnswer) {
     }
 }
 
+// The room of the next call's pairs kept from call to call (setKeepRoom, the default: beginCall
+// resets only the used lengths, the runs reuse the buffers without zeroing them) against the room
+// made anew each call (setKeepRoom(false), as before), on the merged path and the lookup one by
+// one, over calls whose lists grow and shrink (the kept room longer or shorter than a call
+// needs), a call in two runs (the detector's split call), and a call without speculated results
+// (the grouped path; the next call speculates its intersecting pairs): bit for bit the same
+// answer as run() without speculation, the same counters and the same pairs kept.
+TEST(PeelExact, KeptRoomIsTheFreshRoomsAnswer) {
+    Scene scene;
+    addThreeBoxes(scene);
+    const auto triangles = static_cast<std::uint32_t>(scene.objectMesh(0).triangleCount());
+    const ObjectPair kinds[] = {{0, 1}, {2, 0}, {1, 2}, {1, 0}, {0, 2}, {2, 1}};
+    std::vector<ObjectPair> candidates;
+    for (int c = 0; c < 12; ++c) candidates.push_back(kinds[c % 6]);
+    // Calls 1 and 4 list about half as many pairs again as the others.
+    auto listFor = [&](int call, std::uint32_t firstCandidate, std::uint32_t endCandidate) {
+        const std::uint32_t keep = call == 1 || call == 4 ? 3 : 2;
+        std::vector<peel::TrianglePairCandidate> found;
+        for (std::uint32_t c = firstCandidate; c < endCandidate; ++c)
+            for (std::uint32_t a = 0; a < triangles; ++a)
+                for (std::uint32_t b = 0; b < triangles; ++b) {
+                    if ((5 * a + 7 * b + 3 * c + std::uint32_t(call)) % 6 >= keep) continue;
+                    found.push_back({c, a, b});
+                    if ((a + 2 * b + c) % 9 == 0) found.push_back({c, a, b});
+                }
+        std::mt19937 rng(std::uint32_t(501 + call));
+        std::shuffle(found.begin(), found.end(), rng);
+        return found;
+    };
+    const auto nc = static_cast<std::uint32_t>(candidates.size());
+    ASSERT_GT(listFor(0, 0, nc).size(), 2048u) << "the run must be parallel";
+    peel::PeelExact keptMerge, freshMerge, keptLookup, freshLookup;
+    freshMerge.setKeepRoom(false);
+    for (peel::PeelExact* e : {&keptMerge, &freshMerge}) e->setMergeMaxList(4 * listFor(1, 0, nc).size());
+    keptLookup.setMerge(false);
+    freshLookup.setMerge(false);
+    freshLookup.setKeepRoom(false);
+    peel::PeelExact* const engines[] = {&keptMerge, &freshMerge, &keptLookup, &freshLookup};
+    const std::atomic<bool> go{false}, stopped{true};
+    for (int call = 0; call < 7; ++call) {
+        Pose p = scene.pose(1);
+        p.position += Vec3(-0.008f, 0.004f, 0.0f);
+        p.rotation = glm::normalize(glm::angleAxis(0.025f, Vec3(0, 1, 0)) * p.rotation);
+        scene.setPose(1, p);
+        const bool split = call == 3;        // two runs: candidates [0, 5), then [5, 12)
+        const bool unspeculated = call == 5;  // nothing speculated: the grouped path
+        const auto whole = listFor(call, 0, nc), first = listFor(call, 0, 5), second = listFor(call, 5, nc);
+        DetectionOutput expected;
+        peel::PeelExact plain;
+        if (split) {
+            plain.run(scene, candidates, first, true, expected, 4);
+            plain.run(scene, candidates, second, true, expected, 4);
+        } else {
+            plain.run(scene, candidates, whole, true, expected, 4);
+        }
+        DetectionOutput got[4];
+        for (int e = 0; e < 4; ++e) {
+            engines[e]->beginCall(true);
+            engines[e]->prepare(candidates);
+            engines[e]->speculate(scene, unspeculated ? stopped : go);
+            if (split) {
+                engines[e]->run(scene, candidates, first, true, got[e], 4);
+                engines[e]->run(scene, candidates, second, true, got[e], 4);
+            } else {
+                engines[e]->run(scene, candidates, whole, true, got[e], 4);
+            }
+            expectSameBits(expected, got[e], "engine " + std::to_string(e) + ", call " + std::to_string(call));
+        }
+        for (const char* name : {"tri_tri_tests", "positive_tests", "exact_reused", "exact_speculated"}) {
+            EXPECT_EQ(got[0].stats.counter(name), got[1].stats.counter(name)) << name << ", call " << call;
+            EXPECT_EQ(got[2].stats.counter(name), got[3].stats.counter(name)) << name << ", call " << call;
+        }
+        if (call > 0 && !unspeculated) {
+            EXPECT_GT(got[0].stats.counter("exact_reused"), 0.0) << call;
+            EXPECT_EQ(got[0].stats.counter("exact_merged"), 1.0) << call;
+        }
+        for (int e = 0; e < 4; ++e) engines[e]->rememberCall(got[e].pairs);
+        EXPECT_EQ(keptMerge.remembered(), freshMerge.remembered()) << call;
+        EXPECT_EQ(keptLookup.remembered(), freshLookup.remembered()) << call;
+    }
+}
+
 }  // namespace
 }  // namespace isc
