@@ -139,7 +139,7 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // the CPU makes the boxes (before 2026-11-28, branch peel-walk-12), to compare.
     // ISC_PEEL_CPU_WALK=1: every pair walked after a barrier behind the last box (the first form,
     // run 1 of peel-walk-12); 2 (default): each pair as soon as both its parts are boxed.
-    if (const char* v = std::getenv("ISC_PEEL_CPU_WALK"); v != nullptr && *v == '0') cpuWalk_ = false;
+    if (const char* v = std::getenv("ISC_PEEL_CPU_WALK"); v != nullptr && *v == '0') cpuWalkOn_ = false;
     if (const char* v = std::getenv("ISC_PEEL_CPU_WALK"); v != nullptr && *v == '1') cpuWalkMode_ = 1;
     // Test hook: ISC_PEEL_WALK_PREFETCH=1, the CPU walk prefetches a pair's boxes once its roots
     // meet (slower on the H200: run 2 of peel-walk-12).
@@ -150,7 +150,7 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // Test hook: ISC_PEEL_WALK_FLUSH=0, the CPU walk's records copy is not flushed at once (it
     // starts with the call's last flush, as in runs 1-3 of peel-walk-12).
     if (const char* v = std::getenv("ISC_PEEL_WALK_FLUSH"); v != nullptr && *v == '0') walkFlush_ = false;
-    recordUvec4_ = cpuWalk_ && recordBoxes_ ? 5u : 2u;
+    recordUvec4_ = cpuWalkOn_ && recordBoxes_ ? 5u : 2u;
     // Test hook: ISC_PEEL_CLUSTER_PAIRS_HASH=1, the cluster pairs (records form) read back after
     // the call, sorted and hashed into the stats (cluster_pairs_hash_lo/_hi): the CPU walk's
     // list against the GPU walk's.
@@ -526,7 +526,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         gl::ConversionTeam team(gpu, scene, changed.size(), copyPieces_, streamStores_, convertedFlags_);
         double uploadMs = 0;
         std::int64_t copies = 0;
-        // The cluster walk on the CPU (cpuWalk_; docs/detectors/peel.md, "Round 2026-11-28
+        // The cluster walk on the CPU (cpuWalkOn_, PeelCpuWalk; docs/detectors/peel.md, "Round 2026-11-28
         // (branch peel-walk-12)"): in the same region, on the boxes kept in host memory for it
         // (when to walk: cpuWalkMode_ below), its records appended to the mapped staging buffer
         // (one atomic per pair of parts) and copied after the region. A list longer than the
@@ -534,16 +534,18 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         // buffer. Not with the copy in one piece (ISC_PEEL_COPY_PIECES=1, the boxes' copy in
         // attempt()) nor a split call.
         const bool records = walkRecords_ && clusters_.slots().size() < (std::size_t(1) << 27);
-        cpuWalkCall_ = cpuWalk_ && fused && records && direct_ && !settings_.overlap && !pairs_.empty() &&
+        cpuWalkCall_ = cpuWalkOn_ && fused && records && direct_ && !settings_.overlap && !pairs_.empty() &&
                        fusedWalk_ && treeHeight_ <= kFusedLevels && copyPieces_ > 1;
-        cpuWalkPairs_ = cpuWalkWithClusters_ = 0;
-        std::atomic<std::size_t> walkCount{0};  // cluster pairs walked
-        std::atomic<std::uint32_t> walkWith{0};
-        std::atomic<std::size_t> walkTests{0};
-        std::atomic<std::int64_t> walkThreadNs{0};  // the threads' time in the walk's loop, summed
         double walkStartMs = 0;
+        // cpuWalkMode_ 2 (the default): a pair is walked as soon as both its parts are boxed, by
+        // the thread that boxed the later one (its boxes are in that core's cache;
+        // PeelCpuWalk::partBoxed). Mode 1: every pair after a barrier behind the last box.
+        const bool walkAtBoxes = cpuWalkCall_ && cpuWalkMode_ == 2;
+        // With the boxes in the records (recordBoxes_, the default) the triangle pairs read no
+        // node boxes: the CPU's boxes go to host memory only, nothing to the staging buffer, no
+        // boxes' copy (a 1 MB copy on the deforming pile, before the triangle pairs).
+        const bool boxRecords = cpuWalkCall_ && recordUvec4_ == 5u;
         if (cpuWalkCall_) {
-            hostBoxes_.resize(nodeTotal_);
             if (auto r = reserveChecked(boxesBuffer_, nodeTotal_, sizeof(gl::PeelBox), limits_, "the node boxes"); !r)
                 return r;
             // (Within one storage block; a list that does not fit takes the GPU walk, below.)
@@ -553,61 +555,9 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                                         "the cluster pairs");
                 !r)
                 return r;
-            if (walkStagingPairs_ < cap_.clusterPairs || walkStagingData_ == nullptr) {
-                const GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
-                walkStaging_ = gl::Buffer("peel cluster pairs (staging)");
-                walkStaging_.allocate(cap_.clusterPairs * recordUvec4_ * sizeof(glm::uvec4), nullptr, flags);
-                walkStagingData_ = static_cast<glm::uvec4*>(walkStaging_.mapPersistent(flags));
-                walkStagingPairs_ = cap_.clusterPairs;
-            }
+            cpuWalk_.begin(parts_, pairs_, nodeTotal_, cap_.clusterPairs, recordUvec4_, walkAtBoxes, walkPrefetch_);
         }
-        const std::size_t walkCapacity = std::min(walkStagingPairs_, cap_.clusterPairs);
         const auto pairCount = static_cast<std::int64_t>(pairs_.size());
-        // cpuWalkMode_ 2 (the default): a pair is walked as soon as both its parts are boxed, by
-        // the thread that boxed the later one (its boxes are in that core's cache): each part,
-        // once boxed, is flagged, then its pairs whose other part is flagged are claimed and
-        // walked. Both flags are stored before each loads the other's (sequentially consistent),
-        // so at least one of a pair's two parts sees the other boxed, and the claim makes it
-        // exactly one walk. Mode 1: every pair after a barrier behind the last box.
-        const bool walkAtBoxes = cpuWalkCall_ && cpuWalkMode_ == 2;
-        // With the boxes in the records (recordBoxes_, the default) the triangle pairs read no
-        // node boxes: the CPU's boxes go to host memory only, nothing to the staging buffer, no
-        // boxes' copy (a 1 MB copy on the deforming pile, before the triangle pairs).
-        const bool boxRecords = cpuWalkCall_ && recordUvec4_ == 5u;
-        if (walkAtBoxes) {
-            partPairBegin_.assign(parts_.size() + 1, 0);
-            for (const gl::PeelPair& pr : pairs_) {
-                ++partPairBegin_[pr.partA + 1];
-                if (pr.partB != pr.partA) ++partPairBegin_[pr.partB + 1];
-            }
-            for (std::size_t i = 0; i < parts_.size(); ++i) partPairBegin_[i + 1] += partPairBegin_[i];
-            partPairs_.resize(partPairBegin_.back());
-            std::vector<std::uint32_t> fill(partPairBegin_.begin(), partPairBegin_.end() - 1);
-            for (std::uint32_t k = 0; k < pairs_.size(); ++k) {
-                partPairs_[fill[pairs_[k].partA]++] = k;
-                if (pairs_[k].partB != pairs_[k].partA) partPairs_[fill[pairs_[k].partB]++] = k;
-            }
-            if (partBoxed_.size() < parts_.size()) partBoxed_ = std::vector<std::atomic<std::uint8_t>>(parts_.size());
-            if (pairClaimed_.size() < pairs_.size())
-                pairClaimed_ = std::vector<std::atomic<std::uint8_t>>(pairs_.size());
-            for (std::size_t i = 0; i < parts_.size(); ++i) partBoxed_[i].store(0, std::memory_order_relaxed);
-            for (std::size_t i = 0; i < pairs_.size(); ++i) pairClaimed_[i].store(0, std::memory_order_relaxed);
-        }
-        std::atomic<std::int64_t> partsBoxed{0};
-        // Walks pair k into the staging buffer (one atomic per pair of parts with cluster pairs).
-        auto walkOne = [&](std::size_t k, std::vector<glm::uvec4>& found, std::vector<glm::uvec2>& stack,
-                           std::size_t& tests) {
-            const gl::PeelPair& pr = pairs_[k];
-            found.clear();
-            tests += clusters_.walkPair(parts_[pr.partA], parts_[pr.partB], pr, hostBoxes_.data(), found, stack,
-                                        walkPrefetch_, boxRecords);
-            if (found.empty()) return;
-            const std::size_t m = found.size() / recordUvec4_;
-            const std::size_t at = walkCount.fetch_add(m, std::memory_order_relaxed);
-            walkWith.fetch_add(1, std::memory_order_relaxed);
-            if (at + m <= walkCapacity)
-                std::memcpy(walkStagingData_ + recordUvec4_ * at, found.data(), found.size() * sizeof(glm::uvec4));
-        };
 #pragma omp parallel if (partCount >= 4)
         {
             if (fused) {
@@ -623,45 +573,32 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                     }
                 }
             }
-            thread_local std::vector<glm::uvec4> found;
-            thread_local std::vector<glm::uvec2> stack;
-            std::size_t tests = 0;
-            std::int64_t walkNs = 0;
+            thread_local PeelCpuWalk::Scratch walkScratch;
+            walkScratch.tests = 0;
+            walkScratch.ns = 0;
 #pragma omp for schedule(dynamic, 1) nowait
             for (std::int64_t k = 0; k < partCount; ++k) {
                 const gl::PeelPart& p = parts_[std::size_t(k)];
                 if (refitSimd_) {
                     clusters_.refit(scene.meshOf(p.object), scene.localVertices(p.object),
                                     scene.pose(p.object).matrix(), boxRecords ? nullptr : boxStagingData_ + p.nodeBase,
-                                    streamStores_, cpuWalkCall_ ? hostBoxes_.data() + p.nodeBase : nullptr);
+                                    streamStores_, cpuWalkCall_ ? cpuWalk_.hostBoxes() + p.nodeBase : nullptr);
                 } else if (cpuWalkCall_) {
                     clusters_.refitScalar(scene.meshOf(p.object), scene.localVertices(p.object),
-                                          scene.pose(p.object).matrix(), hostBoxes_.data() + p.nodeBase);
+                                          scene.pose(p.object).matrix(), cpuWalk_.hostBoxes() + p.nodeBase);
                     if (!boxRecords)
-                        std::copy_n(hostBoxes_.data() + p.nodeBase, p.nodeCount, boxStagingData_ + p.nodeBase);
+                        std::copy_n(cpuWalk_.hostBoxes() + p.nodeBase, p.nodeCount, boxStagingData_ + p.nodeBase);
                 } else {
                     clusters_.refitScalar(scene.meshOf(p.object), scene.localVertices(p.object),
                                           scene.pose(p.object).matrix(), boxStagingData_ + p.nodeBase);
                 }
-                if (walkAtBoxes) {
-                    partBoxed_[std::size_t(k)].store(1);  // sequentially consistent (see above)
-                    partsBoxed.fetch_add(1);
-                    const auto tw = Clock::now();
-                    for (std::uint32_t i = partPairBegin_[std::size_t(k)]; i < partPairBegin_[std::size_t(k) + 1]; ++i) {
-                        const std::uint32_t pk = partPairs_[i];
-                        const gl::PeelPair& pr = pairs_[pk];
-                        const std::uint32_t other = pr.partA == std::uint32_t(k) ? pr.partB : pr.partA;
-                        if (partBoxed_[other].load() != 0 && pairClaimed_[pk].exchange(1) == 0)
-                            walkOne(pk, found, stack, tests);
-                    }
-                    walkNs += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - tw).count();
-                }
+                if (walkAtBoxes) cpuWalk_.partBoxed(clusters_, static_cast<std::uint32_t>(k), walkScratch);
             }
             if (walkAtBoxes) {
 #pragma omp master
                 {
                     // Every box made (the others are walking meanwhile): the boxes' copy.
-                    while (partsBoxed.load(std::memory_order_acquire) < partCount) {
+                    while (cpuWalk_.partsBoxed() < partCount) {
                     }
                     walkStartMs = msSince(tb);
                     if (!boxRecords) {
@@ -681,15 +618,10 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                         glFlush();
                     }
                 }
-                const auto tw = Clock::now();
 #pragma omp for schedule(dynamic, 4) nowait
-                for (std::int64_t k = 0; k < pairCount; ++k) walkOne(std::size_t(k), found, stack, tests);
-                walkNs += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - tw).count();
+                for (std::int64_t k = 0; k < pairCount; ++k) cpuWalk_.walk(clusters_, std::size_t(k), walkScratch);
             }
-            if (cpuWalkCall_) {
-                walkTests.fetch_add(tests, std::memory_order_relaxed);
-                walkThreadNs.fetch_add(walkNs, std::memory_order_relaxed);
-            }
+            if (cpuWalkCall_) cpuWalk_.addTally(walkScratch);
         }
         if (fused) {
             synced_ = true;
@@ -701,18 +633,18 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         stats.count("cpu_walk", cpuWalkCall_ ? 1.0 : 0.0);
         if (cpuWalkCall_) {
             boxesCopied_ = true;  // recorded in the region
-            const std::size_t total = walkCount.load();
+            const std::size_t total = cpuWalk_.records();
             stats.count("cpu_walk_ms", msSince(tb) - walkStartMs);  // after the last box (and its copy's recording)
             stats.count("cpu_walk_mode", double(cpuWalkMode_));
-            stats.count("walk_tests", double(walkTests.load()));
-            stats.count("cpu_walk_thread_ms", 1e-6 * double(walkThreadNs.load()));
-            if (total > walkCapacity) {
+            stats.count("walk_tests", double(cpuWalk_.tests()));
+            stats.count("cpu_walk_thread_ms", cpuWalk_.threadMs());
+            if (!cpuWalk_.fitted()) {
                 // Did not fit: the GPU walks this call (its list grown as usual), the staging
                 // buffer is made larger for the next calls.
                 cpuWalkCall_ = false;
                 stats.count("cpu_walk_overflow", 1.0);
                 if (boxRecords) {  // the GPU walk reads the node boxes: made on the CPU, copied now
-                    std::copy_n(hostBoxes_.data(), nodeTotal_, boxStagingData_);
+                    std::copy_n(cpuWalk_.hostBoxes(), nodeTotal_, boxStagingData_);
                     glCopyNamedBufferSubData(boxStaging_.id(), boxesBuffer_.id(), 0, 0,
                                              static_cast<GLsizeiptr>(std::size_t(nodeTotal_) * sizeof(gl::PeelBox)));
                 }
@@ -720,12 +652,8 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                 cap_.clusterPairs = std::min(most, std::max(cap_.clusterPairs, total + total / 2 + 1024));
             } else {
                 cpuWalkPairs_ = static_cast<std::uint32_t>(total);
-                cpuWalkWithClusters_ = walkWith.load();
-                if (total > 0) {
-                    glCopyNamedBufferSubData(walkStaging_.id(), clusterPairsBuffer_.id(), 0, 0,
-                                             static_cast<GLsizeiptr>(total * recordUvec4_ * sizeof(glm::uvec4)));
-                    if (walkFlush_) glFlush();  // the copy starts now, while the CPU records the rest
-                }
+                cpuWalk_.copyRecords(clusterPairsBuffer_);
+                if (total > 0 && walkFlush_) glFlush();  // the copy starts now, while the CPU records the rest
             }
         }
         // The boxes' copy recorded (and started) at once, before the call's other uploads and
@@ -859,17 +787,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         // buffer (a GPU copy, ordered after the clear; glNamedBufferSubData here lost the count
         // from the second call on with the NVIDIA driver, which moves the counters to host
         // memory: run 1 of peel-walk-12; workaround "nvidia-subdata-into-counters" in docs/gl.md).
-        if (walkCountsData_ == nullptr) {
-            const GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
-            walkCounts_.allocate(4 * sizeof(std::uint32_t), nullptr, flags);
-            walkCountsData_ = static_cast<std::uint32_t*>(walkCounts_.mapPersistent(flags));
-        }
-        walkCountsData_[0] = cpuWalkPairs_;  // the last call's copies are done (it waited for its fence)
-        walkCountsData_[1] = cpuWalkWithClusters_;
-        glCopyNamedBufferSubData(walkCounts_.id(), counters_.buffer().id(), 0,
-                                 PEEL_COUNTER_CLUSTER_PAIRS * sizeof(std::uint32_t), sizeof(std::uint32_t));
-        glCopyNamedBufferSubData(walkCounts_.id(), counters_.buffer().id(), sizeof(std::uint32_t),
-                                 PEEL_COUNTER_PAIRS_WITH_CLUSTERS * sizeof(std::uint32_t), sizeof(std::uint32_t));
+        cpuWalk_.copyCounts(counters_.buffer(), PEEL_COUNTER_CLUSTER_PAIRS, PEEL_COUNTER_PAIRS_WITH_CLUSTERS);
     }
     argsBuffer_.clearZero();
     visitsBuffer_.clearZero(0, std::size_t(nodeTotal_) * 4);

@@ -27,6 +27,7 @@
 // A buffer found too small after the fence is grown and the call redone (counted in
 // capacity_retries; the buffers are kept, so later calls do not repeat it).
 #include "PeelClusters.h"
+#include "PeelCpuWalk.h"
 #include "PeelExact.h"
 #include "PeelGl.h"
 #include "PeelSetup.h"
@@ -35,7 +36,6 @@
 #include "isc/gl/GpuScene.h"
 #include "isc/gl/VertexArray.h"
 
-#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -110,7 +110,7 @@ private:
     // right after the boxes (PeelClusters::walkPair, the shader's test and margin), its records
     // written into walkStaging_ and copied to clusterPairsBuffer_, the count written into the
     // counters; the GPU runs only the triangle pairs. Test hook ISC_PEEL_CPU_WALK=0: the GPU walk.
-    bool cpuWalk_ = true;
+    bool cpuWalkOn_ = true;
     bool cpuWalkCall_ = false;             // this call's cluster pairs are the CPU's
     int cpuWalkMode_ = 2;                  // 2: each pair once both its parts are boxed; 1: all after a barrier
     bool walkPrefetch_ = false;            // the CPU walk prefetches a pair's boxes once its roots meet (test hook)
@@ -119,17 +119,9 @@ private:
     bool recordBoxes_ = true;
     std::uint32_t recordUvec4_ = 5;        // uvec4 per cluster pair in clusterPairsBuffer_'s capacity
     bool walkFlush_ = true;                // the records' copy flushed as soon as it is recorded (test hook)
-    std::vector<std::uint32_t> partPairBegin_, partPairs_;  // per part, its pairs of parts (mode 2)
-    std::vector<std::atomic<std::uint8_t>> partBoxed_, pairClaimed_;
     std::uint32_t cpuWalkPairs_ = 0;       // its cluster pairs
-    std::uint32_t cpuWalkWithClusters_ = 0;  // its pairs of parts with any
     bool clusterPairsHash_ = false;        // test hook ISC_PEEL_CLUSTER_PAIRS_HASH=1: the sorted list's hash in the stats
-    std::vector<gl::PeelBox> hostBoxes_;   // the CPU's boxes in host memory (the walk reads them)
-    gl::Buffer walkStaging_{"peel cluster pairs (staging)"};
-    glm::uvec4* walkStagingData_ = nullptr;
-    std::size_t walkStagingPairs_ = 0;     // cluster pairs it holds
-    gl::Buffer walkCounts_{"peel cpu walk counts (staging)"};  // its two counts, copied into the counters
-    std::uint32_t* walkCountsData_ = nullptr;
+    PeelCpuWalk cpuWalk_;                  // its host boxes, staging buffers and per-call state
     // refit "cpu" (no rays; "auto" on mostly deformed calls): the cluster boxes made on the CPU into a persistently mapped
     // staging buffer and copied to boxesBuffer_ (cpuBoxes_: this call's are there).
     int refitMode_ = 0;     // 0 the GPU pass, 1 auto (the CPU for mostly deformed calls), 2 the CPU
