@@ -334,18 +334,8 @@ void PeelExact::runListed(const Scene& scene, std::span<const ObjectPair> candid
                 if (candGroup_[c] != kNone) room += priorGroups_[candGroup_[c]].end - priorGroups_[candGroup_[c]].begin;
             }
             // The candidates with the most to test first (dynamic schedule: the longest start early).
-            std::stable_sort(freshCands_.begin(), freshCands_.end(), [&](std::uint32_t x, std::uint32_t y) {
-                return freshStart_[x + 1] - freshStart_[x] > freshStart_[y + 1] - freshStart_[y];
-            });
-            nextGroupsUsed_ = groupBase + (out.pairs.size() - base);
-            nextPairsUsed_ = room;
-            if (nextGroups_.size() < nextGroupsUsed_) nextGroups_.resize(nextGroupsUsed_);
-            if (nextPairs_.size() < room) nextPairs_.resize(room);
-            if (nextKind_.size() < room) nextKind_.resize(room);
-            std::fill(nextKind_.begin() + std::ptrdiff_t(pairBase), nextKind_.begin() + std::ptrdiff_t(room),
-                      std::uint8_t(0));
-            freshHit_.resize(fresh_.size());
-            if (wantSegments) freshSegments_.resize(fresh_.size());
+            prepareRoom(freshCands_, freshStart_, groupBase + (out.pairs.size() - base), pairBase, room,
+                        fresh_.size(), wantSegments);
             sortMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         }
         // 3. Per candidate with entries: its fresh pairs sorted, made unique and tested; merged
@@ -480,19 +470,8 @@ void PeelExact::runMerged(const Scene& scene, std::span<const ObjectPair> candid
                 room += mergeStart_[c + 1] - mergeStart_[c];
             }
             // The candidates with the most entries first (dynamic schedule: the longest start early).
-            std::stable_sort(mergeCands_.begin(), mergeCands_.end(), [&](std::uint32_t x, std::uint32_t y) {
-                return mergeStart_[x + 1] - mergeStart_[x] > mergeStart_[y + 1] - mergeStart_[y];
-            });
-            nextGroupsUsed_ = groupBase + (out.pairs.size() - base);
-            nextPairsUsed_ = room;
-            if (nextGroups_.size() < nextGroupsUsed_) nextGroups_.resize(nextGroupsUsed_);
-            if (nextPairs_.size() < room) nextPairs_.resize(room);
-            if (nextKind_.size() < room) nextKind_.resize(room);
-            // Unused room (duplicates) stays kind 0.
-            std::fill(nextKind_.begin() + std::ptrdiff_t(pairBase), nextKind_.begin() + std::ptrdiff_t(room),
-                      std::uint8_t(0));
-            freshHit_.resize(total);
-            if (wantSegments) freshSegments_.resize(total);
+            prepareRoom(mergeCands_, mergeStart_, groupBase + (out.pairs.size() - base), pairBase, room, total,
+                        wantSegments);
         }
         // 4. Each thread scatters its share, oriented as (a's triangle, b's triangle).
         for (std::size_t k = lo; k < hi; ++k) {
@@ -557,6 +536,26 @@ void PeelExact::runMerged(const Scene& scene, std::span<const ObjectPair> candid
         }
     }
     finishListed(out, base, {t0, sortMs, tests, positives, reused}, false, true);
+}
+
+// runListed() and runMerged(), once the call's room is counted: the candidates in `order` sorted
+// by their entries (start[c + 1] - start[c]) longest first, the next call's groups and pairs
+// [pairBase, room) sized and their kinds zeroed (unused room, duplicates, stays kind 0), room for
+// `tests` fresh results.
+void PeelExact::prepareRoom(std::vector<std::uint32_t>& order, const std::vector<std::uint32_t>& start,
+                            std::size_t groupsUsed, std::size_t pairBase, std::size_t room, std::size_t tests,
+                            bool wantSegments) {
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
+        return start[x + 1] - start[x] > start[y + 1] - start[y];
+    });
+    nextGroupsUsed_ = groupsUsed;
+    nextPairsUsed_ = room;
+    if (nextGroups_.size() < nextGroupsUsed_) nextGroups_.resize(nextGroupsUsed_);
+    if (nextPairs_.size() < room) nextPairs_.resize(room);
+    if (nextKind_.size() < room) nextKind_.resize(room);
+    std::fill(nextKind_.begin() + std::ptrdiff_t(pairBase), nextKind_.begin() + std::ptrdiff_t(room), std::uint8_t(0));
+    freshHit_.resize(tests);
+    if (wantSegments) freshSegments_.resize(tests);
 }
 
 // The end of runListed() and runMerged(): the candidates without intersecting pairs dropped

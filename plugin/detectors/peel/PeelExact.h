@@ -108,6 +108,8 @@ private:
         double sortMs, tests, positives, reused;
     };
     void finishListed(DetectionOutput& out, std::size_t base, const ListedTally& tally, bool hashed, bool merged);
+    void prepareRoom(std::vector<std::uint32_t>& order, const std::vector<std::uint32_t>& start, std::size_t groupsUsed,
+                     std::size_t pairBase, std::size_t room, std::size_t tests, bool wantSegments);
     void runListed(const Scene& scene, std::span<const ObjectPair> candidates,
                    std::span<const TrianglePairCandidate> found, bool wantSegments, DetectionOutput& out,
                    bool parallel, int team);

@@ -403,6 +403,15 @@ void addThreeBoxes(Scene& scene) {
     scene.addObject(box, Pose{Vec3(-0.6f, -0.2f, 0.3f), glm::angleAxis(0.9f, glm::normalize(Vec3(3, 1, 1)))});
 }
 
+// Candidates 0..11 for addThreeBoxes(): they alternate between the three object pairs, in both
+// orders (each pair named four times).
+std::vector<ObjectPair> twelveCandidates() {
+    const ObjectPair kinds[] = {{0, 1}, {2, 0}, {1, 2}, {1, 0}, {0, 2}, {2, 1}};
+    std::vector<ObjectPair> candidates;
+    for (int c = 0; c < 12; ++c) candidates.push_back(kinds[c % 6]);
+    return candidates;
+}
+
 // Speculation: the last call's intersecting pairs, tested again during the next call's GPU wait
 // (speculate()), give run() exactly what testing them in run() gives: the same pairs and
 // bit-identical segments, over calls that move the objects; with none tested (stopped at once)
@@ -629,10 +638,7 @@ TEST(PeelExact, MergedPathOnALargeListIsTheLookupsAnswer) {
     Scene scene;
     addThreeBoxes(scene);
     const auto triangles = static_cast<std::uint32_t>(scene.objectMesh(0).triangleCount());
-    // Candidates 0..11 alternate between the three object pairs, in both orders.
-    const ObjectPair kinds[] = {{0, 1}, {2, 0}, {1, 2}, {1, 0}, {0, 2}, {2, 1}};
-    std::vector<ObjectPair> candidates;
-    for (int c = 0; c < 12; ++c) candidates.push_back(kinds[c % 6]);
+    const std::vector<ObjectPair> candidates = twelveCandidates();
     auto listFor = [&](int call) {
         std::vector<peel::TrianglePairCandidate> found;
         for (std::uint32_t c = 0; c < candidates.size(); ++c)
@@ -702,9 +708,7 @@ TEST(PeelExact, KeptRoomIsTheFreshRoomsAnswer) {
     Scene scene;
     addThreeBoxes(scene);
     const auto triangles = static_cast<std::uint32_t>(scene.objectMesh(0).triangleCount());
-    const ObjectPair kinds[] = {{0, 1}, {2, 0}, {1, 2}, {1, 0}, {0, 2}, {2, 1}};
-    std::vector<ObjectPair> candidates;
-    for (int c = 0; c < 12; ++c) candidates.push_back(kinds[c % 6]);
+    const std::vector<ObjectPair> candidates = twelveCandidates();
     // Calls 1 and 4 list about half as many pairs again as the others.
     auto listFor = [&](int call, std::uint32_t firstCandidate, std::uint32_t endCandidate) {
         const std::uint32_t keep = call == 1 || call == 4 ? 3 : 2;
