@@ -39,8 +39,7 @@
 //                    2026-11-28 morning) on deform_b2b, peel_round9 on deform_gap5/100 and pile/100;
 //                    peel_gpuwalk (ISC_PEEL_CPU_WALK=0: the cluster walk on the GPU, the code
 //                    before 2026-11-28 peel-walk-12), peel_walkbarrier (ISC_PEEL_CPU_WALK=1:
-//                    every pair walked after a barrier behind the last box), peel_walkpf
-//                    (ISC_PEEL_WALK_PREFETCH=1: a pair's boxes prefetched) and peel_boxcopy
+//                    every pair walked after a barrier behind the last box), peel_boxcopy
 //                    (ISC_PEEL_RECORD_BOXES=0: records without the clusters' boxes, the node
 //                    boxes copied) and peel_noflush (ISC_PEEL_WALK_FLUSH=0: the records' copy
 //                    not flushed at once, as in runs 1-3) on deform_b2b;
@@ -373,11 +372,10 @@ void registerAll() {
     // 2026-11-28 (peel-walk-12): the cluster walk on the GPU (ISC_PEEL_CPU_WALK=0; the CPU walks
     // by default where it makes the boxes): the code before.
     const Kind gpuWalk{false, PeelSettings{}, {{"ISC_PEEL_CPU_WALK", "0"}}};
-    // The CPU walk's first form (every pair after a barrier behind the last box), the walk
-    // prefetching a pair's boxes, and the records without the clusters' boxes (the node boxes
-    // copied to the GPU; run 2's default).
+    // The CPU walk's first form (every pair after a barrier behind the last box) and the records
+    // without the clusters' boxes (the node boxes copied to the GPU; run 2's default). (Run 2's
+    // peel_walkpf, a pair's boxes prefetched, was slower; its hook was taken out again.)
     const Kind walkBarrier{false, PeelSettings{}, {{"ISC_PEEL_CPU_WALK", "1"}}};
-    const Kind walkPrefetch{false, PeelSettings{}, {{"ISC_PEEL_WALK_PREFETCH", "1"}}};
     const Kind boxCopy{false, PeelSettings{}, {{"ISC_PEEL_RECORD_BOXES", "0"}}};
     const Kind noFlush{false, PeelSettings{}, {{"ISC_PEEL_WALK_FLUSH", "0"}}};  // runs 1-3's records copy
     // 2026-11-28 (peel-exact-12): the room of the exact stage's next-call pairs made anew and
@@ -406,7 +404,6 @@ void registerAll() {
                                                                       {round9, "peel_round9"},
                                                                       {gpuWalk, "peel_gpuwalk"},
                                                                       {walkBarrier, "peel_walkbarrier"},
-                                                                      {walkPrefetch, "peel_walkpf"},
                                                                       {boxCopy, "peel_boxcopy"},
                                                                       {noFlush, "peel_noflush"},
                                                                       {room0, "peel_room0"},

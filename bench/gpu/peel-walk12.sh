@@ -12,7 +12,7 @@
 # cpu, peel (then the walk after a barrier) and peel_gpuwalk; run 2 (-2.txt, 615c9d0) cpu, peel
 # (then each pair walked once its parts are boxed, with a prefetch), peel_gpuwalk,
 # peel_walkbarrier (ISC_PEEL_CPU_WALK=1) and peel_walknopf (ISC_PEEL_WALK_PREFETCH=0, since the
-# default; the row is now peel_walkpf with =1); run 3 (-3.txt, c2e0cf8) cpu, peel, peel_gpuwalk
+# default; the prefetch and its hook were taken out after the session); run 3 (-3.txt, c2e0cf8) cpu, peel, peel_gpuwalk
 # and peel_boxcopy (ISC_PEEL_RECORD_BOXES=0: records without the clusters' boxes, the node boxes
 # copied).
 # PEELW12_PILE=1 (default): then one process with pile/100 (cpu, peel; PEELW12_PILE_REPS

@@ -298,7 +298,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
 #pragma omp parallel for schedule(dynamic, 4)
             for (std::size_t o = 0; o < n; ++o)
                 if (state[o] == 1 && scene.isDeformed(ObjectId(o))) deformedBox(o);
-            passes.endSync(hierarchies->slotTriangles(), slotsChanged);
+            passes.endSync(hierarchies->slots(), slotsChanged);
             synced = true;
         }
     }
@@ -313,12 +313,12 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                                 });
         double uploadMs = 0.0;
         std::int64_t copies = 0;
-        const std::span<const std::uint32_t> slotTriangles = hierarchies->slotTriangles();
+        const cullide::Slots slots = hierarchies->slots();
 #pragma omp parallel
         {
             if (omp_get_thread_num() == 0) {  // the thread with the GL context
                 copies = team.convertAndCopy();
-                passes.endSync(slotTriangles, slotsChanged);
+                passes.endSync(slots, slotsChanged);
                 glFlush();  // the rest of the copy runs while the CPU goes on
                 ++copies;
                 uploadMs = msSince(tSync);
@@ -371,7 +371,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
         // on the master of their team, it took 0.37-0.45 ms instead of 0.07-0.08: GpuScene::sync's
         // own parallel loop ran on one thread there; cullide-8's run 1.)
         const auto tUpload = Clock::now();
-        passes.sync(scene, hierarchies->slotTriangles(), slotsChanged);
+        passes.sync(scene, hierarchies->slots(), slotsChanged);
         stats.count("cpu_setup_upload_ms", msSince(tUpload));
     }
     stats.count("cpu_setup_ms", msSince(tSetup));
@@ -804,8 +804,6 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             chain.filter = gpuFilter && st.gpuFilter && limit == CullideLevel::Triangle && fatten.empty() &&
                            st.clusterSize <= int(CULLIDE_FILTER_MAX_CLUSTER);
             chain.tolerance = 1e-5f * scale;
-            chain.slotCorners = hierarchies->slotCorners();
-            chain.slotCornersVersion = hierarchies->version();
             chain.triangleVisibility = st.triangleLevel;
             chain.pairSplit = pairSplit;
             // detect(): the wait inside the exact test's team (not on software GL, whose
@@ -1280,7 +1278,7 @@ Result<void> CullideDetector::beginObjectPcs(const Scene& scene, std::span<const
                     " entries, the scene " + std::to_string(n) + " objects");
     auto grow = [&](ObjectId o) { return fatten.empty() ? 0.0f : std::max(0.0f, fatten[o]); };
     const bool changed = im.syncHierarchies(scene);
-    im.passes.sync(scene, im.hierarchies->slotTriangles(), changed);
+    im.passes.sync(scene, im.hierarchies->slots(), changed);
     auto clusterNodes = [&](const cullide::MeshHierarchy& h) {
         std::vector<std::uint32_t> nodes;
         if (st.clusterSize > 0)

@@ -68,7 +68,6 @@ bool Hierarchies::sync(const Scene& scene) {
         }
         byId_[m] = it->second.get();
     }
-    if (changed) ++version_;
     return changed;
 }
 

@@ -33,6 +33,14 @@ struct MeshHierarchy {
     std::uint32_t slotBase = 0;        // where the mesh's slots start in Hierarchies::slotTriangles()
 };
 
+/// Every mesh's leaf order (cullide::Hierarchies), uploaded by Passes::sync() / endSync() when
+/// it changes: per slot its triangle, and its triangle's corner indices with the triangle (the
+/// filter's one load per slot, cullide-12).
+struct Slots {
+    std::span<const std::uint32_t> triangles;
+    std::span<const glm::uvec4> corners;
+};
+
 /// The hierarchies of every mesh a scene uses, with all meshes' slot orders in one array (what
 /// the GPU's slotTriangles[] holds).
 class Hierarchies {
@@ -46,8 +54,8 @@ public:
     /// Per slot (as slotTriangles()), its triangle's three corner indices (the mesh's) and the
     /// triangle: the filter's one load per slot (cullide-12).
     std::span<const glm::uvec4> slotCorners() const { return slotCorners_; }
-    /// Grows each time slotTriangles() changes.
-    std::uint64_t version() const { return version_; }
+    /// Both, as Passes::sync() uploads them (when sync() returned true).
+    Slots slots() const { return {slots_, slotCorners_}; }
 
 private:
     int clusterSize_;
@@ -55,7 +63,6 @@ private:
     std::vector<const MeshHierarchy*> byId_;
     std::vector<std::uint32_t> slots_;
     std::vector<glm::uvec4> slotCorners_;
-    std::uint64_t version_ = 1;
     void appendSlots(MeshHierarchy& h);
 };
 

@@ -104,22 +104,26 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     return {};
 }
 
-void Passes::sync(const Scene& scene, std::span<const std::uint32_t> slotTriangles, bool slotsChanged) {
+void Passes::sync(const Scene& scene, const Slots& slots, bool slotsChanged) {
     // (Another scene handed to the detector: GpuScene lays it out afresh, test
     // AnotherSceneWithTheMeshesSwappedIsMirroredAgain.)
     scene_.sync(scene);
-    uploadSlots(slotTriangles, slotsChanged);
+    uploadSlots(slots, slotsChanged);
 }
 
-void Passes::endSync(std::span<const std::uint32_t> slotTriangles, bool slotsChanged) {
+void Passes::endSync(const Slots& slots, bool slotsChanged) {
     scene_.endSync();
-    uploadSlots(slotTriangles, slotsChanged);
+    uploadSlots(slots, slotsChanged);
 }
 
-void Passes::uploadSlots(std::span<const std::uint32_t> slotTriangles, bool slotsChanged) {
-    if (slotsChanged || slots_.size() < std::max<std::size_t>(4, slotTriangles.size_bytes())) {
-        slots_.reserve(std::max<std::size_t>(4, slotTriangles.size_bytes()));
-        if (!slotTriangles.empty()) slots_.upload(0, slotTriangles.size_bytes(), slotTriangles.data());
+void Passes::uploadSlots(const Slots& slots, bool slotsChanged) {
+    if (slotsChanged || slots_.size() < std::max<std::size_t>(4, slots.triangles.size_bytes())) {
+        slots_.reserve(std::max<std::size_t>(4, slots.triangles.size_bytes()));
+        if (!slots.triangles.empty()) slots_.upload(0, slots.triangles.size_bytes(), slots.triangles.data());
+    }
+    if (slotsChanged || slotCorners_.size() < std::max<std::size_t>(16, slots.corners.size_bytes())) {
+        slotCorners_.reserve(std::max<std::size_t>(16, slots.corners.size_bytes()));
+        if (!slots.corners.empty()) slotCorners_.upload(0, slots.corners.size_bytes(), slots.corners.data());
     }
 }
 
@@ -491,18 +495,9 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         filterProgram.setUniform("uMaxGroups", std::min<std::uint32_t>(maxGroupsX_, 65535u));
         filterProgram.setUniform("uTolerance", chain.tolerance);
         filterProgram.setUniform("uAllAlive", fromWanted ? 1u : 0u);
-        const bool corners = slotCornersOn_ && !chain.slotCorners.empty();
-        if (corners) {
-            // Uploaded once per set of meshes (Hierarchies::version).
-            if (chain.slotCornersVersion == 0 || chain.slotCornersVersion != slotCornersVersion_ ||
-                slotCorners_.size() < chain.slotCorners.size_bytes()) {
-                slotCorners_.reserve(chain.slotCorners.size_bytes());
-                slotCorners_.upload(0, chain.slotCorners.size_bytes(), chain.slotCorners.data());
-                slotCornersVersion_ = chain.slotCornersVersion;
-            }
-            slotCorners_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOT_CORNERS);
-        }
-        filterProgram.setUniform("uSlotCorners", corners ? 1u : 0u);
+        // (slotCorners_: uploaded with the slots, uploadSlots().)
+        if (slotCornersOn_) slotCorners_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOT_CORNERS);
+        filterProgram.setUniform("uSlotCorners", slotCornersOn_ ? 1u : 0u);
         filterProgram.setUniform("uMode", 0u);
         filterProgram.use();
         filterProgram.dispatch(1);

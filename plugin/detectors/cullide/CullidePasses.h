@@ -16,6 +16,7 @@
 #include "isc/gl/Renderbuffer.h"
 #include "isc/gl/VertexArray.h"
 
+#include "CullideHierarchy.h"  // Slots
 #include "cullide/bindings.h"  // shaders/: CullideItem
 
 #include <atomic>
@@ -119,10 +120,6 @@ struct Chain {
     /// CULLIDE_FILTER_MAX_CLUSTER triangles.
     bool filter = false;
     float tolerance = 0.0f;  // world units: the filter's float tolerance
-    /// Per slot, its triangle's corner indices and the triangle (Hierarchies::slotCorners), and
-    /// their version (Hierarchies::version): the filter's one load per slot (cullide-12).
-    std::span<const glm::uvec4> slotCorners;
-    std::uint64_t slotCornersVersion = 0;
     /// The triangle level's visibility passes; false: its members are the wanted clusters'
     /// triangles as seeded (no pruning by visibility).
     bool triangleVisibility = true;
@@ -178,13 +175,13 @@ public:
     /// The filter with 128 invocations per cluster pair (both clusters loaded at once; cullide-10,
     /// the default) or 64 (one cluster after the other, as before).
     void setWideFilter(bool on) { wideFilter_ = on; }
-    /// The filter reads each slot's corner indices and triangle in one load (Chain::slotCorners;
+    /// The filter reads each slot's corner indices and triangle in one load (Slots::corners;
     /// cullide-12, the default; hook ISC_CULLIDE_SLOT_CORNERS=0: the slot's triangle, then its
     /// indices, as sceneWorldTriangle does). The same floats, so the same pairs.
     void setSlotCorners(bool on) { slotCornersOn_ = on; }
-    /// Mirrors `scene` (GpuScene) and uploads `slotTriangles` (every mesh's leaf order, at
-    /// the bases the items use) when `slotsChanged`.
-    void sync(const Scene& scene, std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
+    /// Mirrors `scene` (GpuScene) and uploads `slots` (every mesh's leaf order, at the bases
+    /// the items use) when `slotsChanged`.
+    void sync(const Scene& scene, const Slots& slots, bool slotsChanged);
     /// sync() in steps (cullide-10: the deformed vertices converted on the threads that make the
     /// deformed objects' boxes, copied in pieces as they are done; GpuScene::beginSync's
     /// contract): beginSync() returns the objects whose vertices are to be converted, a
@@ -193,7 +190,7 @@ public:
     std::span<const ObjectId> beginSync(const Scene& scene) { return scene_.beginSync(scene); }
     /// The scene's GPU copy, for gl::ConversionTeam between beginSync() and endSync().
     gl::GpuScene& gpuScene() { return scene_; }
-    void endSync(std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
+    void endSync(const Slots& slots, bool slotsChanged);
     /// Reduces `level` along its views; `alive` gets one flag per member (1: still in the PCS).
     [[nodiscard]] Result<void> run(const Level& level, std::vector<std::uint32_t>& alive, LevelResult& result);
     /// run() in two halves: issue() uploads the items and queues every pass on the GPU without
@@ -224,7 +221,7 @@ private:
                     gl::Buffer& aliveBuffer, bool seeded);
     void dispatchChain(unsigned mode, std::uint32_t threads);
     /// sync()'s and endSync()'s last step: the slots when changed or not held.
-    void uploadSlots(std::span<const std::uint32_t> slotTriangles, bool slotsChanged);
+    void uploadSlots(const Slots& slots, bool slotsChanged);
     /// The level's items with their split (threads per slot) and work ranges in threads;
     /// returns the thread count.
     std::uint32_t splitItems(const Level& level);
@@ -267,7 +264,6 @@ private:
     std::span<const gl::CullideItem> levelItems_;  // what the level uploads: splitItems_ or its own items
     bool wideFilter_ = true;
     bool slotCornersOn_ = true;
-    std::uint64_t slotCornersVersion_ = 0;  // Chain::slotCornersVersion of what slotCorners_ holds (0: none)
     std::uint64_t itemBoxesVersion_ = 0;           // Level::itemsVersion of what itemBoxes_ holds (0: none)
     bool poseGroupPerItem_ = false;                // the pose pass: one workgroup per item (some item deformed)
     bool itemPerGroup_ = false;                    // the splat passes: one workgroup per item (Level::maxSlotCount)

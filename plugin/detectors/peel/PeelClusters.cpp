@@ -270,7 +270,7 @@ inline bool meet(const gl::PeelBox& a, const gl::PeelBox& b, float margin) {
 
 std::size_t PeelClusters::walkPair(const gl::PeelPart& pa, const gl::PeelPart& pb, const gl::PeelPair& pair,
                                    const gl::PeelBox* boxes, std::vector<glm::uvec4>& records,
-                                   std::vector<glm::uvec2>& stack, bool prefetch, bool withBoxes) const {
+                                   std::vector<glm::uvec2>& stack, bool withBoxes) const {
     const float margin = pair.margin;
     const gl::PeelBox* ba = boxes + pa.nodeBase;
     const gl::PeelBox* bb = boxes + pb.nodeBase;
@@ -278,14 +278,6 @@ std::size_t PeelClusters::walkPair(const gl::PeelPart& pa, const gl::PeelPart& p
     const gl::PeelClusterNode* nb = nodes_.data() + pb.firstNode;
     std::size_t tests = 1;
     if (pa.nodeCount == 0 || pb.nodeCount == 0 || !meet(ba[0], bb[0], margin)) return tests;
-#if defined(__SSE2__)
-    if (prefetch) {
-        for (std::uint32_t i = 2; i < pa.nodeCount; i += 2) _mm_prefetch(reinterpret_cast<const char*>(ba + i), _MM_HINT_T0);
-        for (std::uint32_t i = 2; i < pb.nodeCount; i += 2) _mm_prefetch(reinterpret_cast<const char*>(bb + i), _MM_HINT_T0);
-    }
-#else
-    (void)prefetch;
-#endif
     stack.clear();
     stack.emplace_back(0u, 0u);
     const glm::uvec4 head(pair.candidate, std::bit_cast<std::uint32_t>(margin), pa.object, pb.object);

@@ -71,13 +71,12 @@ public:
     /// PEEL_WALK_RECORDS form (candidate, margin bits, objects; absolute slot ranges with the
     /// triangles - 1 in the top 5 bits, box indices). `boxes`: the call's node boxes (part p's
     /// node n at boxes[p.nodeBase + n]). Returns the node-pair box tests made. No depth limit
-    /// (the stack grows). `prefetch`: once the roots meet, both trees' boxes are prefetched (made
-    /// by other cores a moment before: their misses overlap instead of one at a time).
+    /// (the stack grows).
     /// `withBoxes`: five uvec4 per cluster pair, the two above, then the two clusters' boxes as
     /// float bits (A's lo.xyz, hi.xyz, then B's: tri_pairs.glsl's PEEL_RECORD_BOXES).
     std::size_t walkPair(const gl::PeelPart& a, const gl::PeelPart& b, const gl::PeelPair& pair,
                          const gl::PeelBox* boxes, std::vector<glm::uvec4>& records,
-                         std::vector<glm::uvec2>& stack, bool prefetch = false, bool withBoxes = false) const;
+                         std::vector<glm::uvec2>& stack, bool withBoxes = false) const;
     std::span<const gl::PeelClusterNode> nodes() const { return nodes_; }
     std::span<const std::uint32_t> slots() const { return slots_; }
     /// Per slot (as slots()): (mesh triangle, its three mesh vertex indices), so that the

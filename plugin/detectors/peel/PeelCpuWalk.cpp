@@ -6,13 +6,11 @@
 namespace isc::peel {
 
 void PeelCpuWalk::begin(std::span<const gl::PeelPart> parts, std::span<const gl::PeelPair> pairs,
-                        std::uint32_t nodeTotal, std::size_t capacity, std::uint32_t recordUvec4, bool atBoxes,
-                        bool prefetch) {
+                        std::uint32_t nodeTotal, std::size_t capacity, std::uint32_t recordUvec4, bool atBoxes) {
     parts_ = parts;
     pairs_ = pairs;
     recordUvec4_ = recordUvec4;
     withBoxes_ = recordUvec4 == 5u;
-    prefetch_ = prefetch;
     capacity_ = capacity;
     hostBoxes_.resize(nodeTotal);
     const std::size_t bytes = capacity * recordUvec4 * sizeof(glm::uvec4);
@@ -53,7 +51,7 @@ void PeelCpuWalk::walkPair(const PeelClusters& clusters, std::size_t k, Scratch&
     const gl::PeelPair& pr = pairs_[k];
     scratch.found.clear();
     scratch.tests += clusters.walkPair(parts_[pr.partA], parts_[pr.partB], pr, hostBoxes_.data(), scratch.found,
-                                       scratch.stack, prefetch_, withBoxes_);
+                                       scratch.stack, withBoxes_);
     if (scratch.found.empty()) return;
     const std::size_t m = scratch.found.size() / recordUvec4_;
     const std::size_t at = count_.fetch_add(m, std::memory_order_relaxed);

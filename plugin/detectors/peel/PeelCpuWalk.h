@@ -35,7 +35,7 @@ public:
     /// that boxed the later of its two parts (partBoxed()); else after a barrier (walk()).
     /// `parts` and `pairs` must stay alive and unchanged until finish().
     void begin(std::span<const gl::PeelPart> parts, std::span<const gl::PeelPair> pairs, std::uint32_t nodeTotal,
-               std::size_t capacity, std::uint32_t recordUvec4, bool atBoxes, bool prefetch);
+               std::size_t capacity, std::uint32_t recordUvec4, bool atBoxes);
     /// The call's node boxes in host memory (part p's node n at [p.nodeBase + n]): the CPU's
     /// boxes are written here (PeelClusters::refit's `copy`) and the walk reads them.
     gl::PeelBox* hostBoxes() { return hostBoxes_.data(); }
@@ -54,8 +54,8 @@ public:
     /// A thread's tally, once, at the end of its share of the region.
     void addTally(const Scratch& scratch);
 
-    /// After the region: whether every record fitted the staging buffer; the records and pairs
-    /// of parts with any.
+    /// After the region: whether every record fitted the staging buffer; the records (this
+    /// call's cluster pairs, until the next begin()) and pairs of parts with any.
     bool fitted() const { return count_.load() <= capacity_; }
     std::size_t records() const { return count_.load(); }
     std::uint32_t pairsWithClusters() const { return with_.load(); }
@@ -77,7 +77,6 @@ private:
     std::span<const gl::PeelPair> pairs_;
     std::uint32_t recordUvec4_ = 5;
     bool withBoxes_ = true;
-    bool prefetch_ = false;
     std::vector<gl::PeelBox> hostBoxes_;
     std::vector<std::uint32_t> partPairBegin_, partPairs_;  // per part, its pairs of parts (atBoxes)
     std::vector<std::atomic<std::uint8_t>> partBoxed_, pairClaimed_;

@@ -141,9 +141,8 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // run 1 of peel-walk-12); 2 (default): each pair as soon as both its parts are boxed.
     if (const char* v = std::getenv("ISC_PEEL_CPU_WALK"); v != nullptr && *v == '0') cpuWalkOn_ = false;
     if (const char* v = std::getenv("ISC_PEEL_CPU_WALK"); v != nullptr && *v == '1') cpuWalkMode_ = 1;
-    // Test hook: ISC_PEEL_WALK_PREFETCH=1, the CPU walk prefetches a pair's boxes once its roots
-    // meet (slower on the H200: run 2 of peel-walk-12).
-    if (const char* v = std::getenv("ISC_PEEL_WALK_PREFETCH"); v != nullptr && *v == '1') walkPrefetch_ = true;
+    // (A prefetch of a pair's boxes once its roots meet was slower on the H200, run 2 of
+    // peel-walk-12, and was taken out again.)
     // Test hook: ISC_PEEL_RECORD_BOXES=0, the CPU walk's records without the two clusters' boxes
     // (the boxes written to the staging buffer and copied for the triangle pairs, run 2's form).
     if (const char* v = std::getenv("ISC_PEEL_RECORD_BOXES"); v != nullptr && *v == '0') recordBoxes_ = false;
@@ -555,7 +554,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                                         "the cluster pairs");
                 !r)
                 return r;
-            cpuWalk_.begin(parts_, pairs_, nodeTotal_, cap_.clusterPairs, recordUvec4_, walkAtBoxes, walkPrefetch_);
+            cpuWalk_.begin(parts_, pairs_, nodeTotal_, cap_.clusterPairs, recordUvec4_, walkAtBoxes);
         }
         const auto pairCount = static_cast<std::int64_t>(pairs_.size());
 #pragma omp parallel if (partCount >= 4)
@@ -651,7 +650,6 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                 const std::size_t most = limits_.maxStorageBlock / (recordUvec4_ * sizeof(glm::uvec4));
                 cap_.clusterPairs = std::min(most, std::max(cap_.clusterPairs, total + total / 2 + 1024));
             } else {
-                cpuWalkPairs_ = static_cast<std::uint32_t>(total);
                 cpuWalk_.copyRecords(clusterPairsBuffer_);
                 if (total > 0 && walkFlush_) glFlush();  // the copy starts now, while the CPU records the rest
             }
@@ -1123,7 +1121,7 @@ Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uin
         // over the list, so any count is served; a good guess makes it one cluster pair each).
         // With the CPU's walk the count is known: one workgroup per cluster pair.
         const std::size_t expected = splitCall_ ? lastClusterPairs_ / 2 : lastClusterPairs_;
-        const std::size_t groups = cpuWalkCall_ ? std::size_t(cpuWalkPairs_)
+        const std::size_t groups = cpuWalkCall_ ? cpuWalk_.records()
                                                 : std::clamp<std::size_t>(expected + expected / 4 + 256, 256,
                                                                           std::max<std::size_t>(256, cap_.clusterPairs));
         if (groups > 0)

@@ -113,13 +113,11 @@ private:
     bool cpuWalkOn_ = true;
     bool cpuWalkCall_ = false;             // this call's cluster pairs are the CPU's
     int cpuWalkMode_ = 2;                  // 2: each pair once both its parts are boxed; 1: all after a barrier
-    bool walkPrefetch_ = false;            // the CPU walk prefetches a pair's boxes once its roots meet (test hook)
     // The CPU walk's records carry the two clusters' boxes (five uvec4 each; tri_pairs.glsl with
     // PEEL_RECORD_BOXES): no node boxes to the GPU. Test hook ISC_PEEL_RECORD_BOXES=0: two uvec4.
     bool recordBoxes_ = true;
     std::uint32_t recordUvec4_ = 5;        // uvec4 per cluster pair in clusterPairsBuffer_'s capacity
     bool walkFlush_ = true;                // the records' copy flushed as soon as it is recorded (test hook)
-    std::uint32_t cpuWalkPairs_ = 0;       // its cluster pairs
     bool clusterPairsHash_ = false;        // test hook ISC_PEEL_CLUSTER_PAIRS_HASH=1: the sorted list's hash in the stats
     PeelCpuWalk cpuWalk_;                  // its host boxes, staging buffers and per-call state
     // refit "cpu" (no rays; "auto" on mostly deformed calls): the cluster boxes made on the CPU into a persistently mapped

@@ -1045,7 +1045,7 @@ TEST_F(PeelDetectorTest, FourWideBoxesAndStreamingStoresKeepTheAnswer) {
 // sorted list (hashed by the test hook ISC_PEEL_CLUSTER_PAIRS_HASH), the same pairs go to the
 // filter, and the answer is bit for bit the GPU walk's and the reference's. A list longer than
 // the staging buffer (first capacity 16, ISC_PEEL_CLUSTER_CAPACITY) takes the GPU walk for that
-// call (counted) and the CPU walk again after it (there with prefetching, ISC_PEEL_WALK_PREFETCH=1).
+// call (counted) and the CPU walk again after it.
 // The walk after a barrier behind the last box (ISC_PEEL_CPU_WALK=1) with records without the
 // clusters' boxes (ISC_PEEL_RECORD_BOXES=0: the node boxes copied) gives the same list.
 TEST_F(PeelDetectorTest, CpuWalkGivesTheGpuWalksClusterPairs) {
@@ -1056,10 +1056,8 @@ TEST_F(PeelDetectorTest, CpuWalkGivesTheGpuWalksClusterPairs) {
     auto gpuWalk = makePeel(PeelSettings{});
     ::unsetenv("ISC_PEEL_CPU_WALK");
     ::setenv("ISC_PEEL_CLUSTER_CAPACITY", "16", 1);
-    ::setenv("ISC_PEEL_WALK_PREFETCH", "1", 1);
     auto small = makePeel(PeelSettings{});
     ::unsetenv("ISC_PEEL_CLUSTER_CAPACITY");
-    ::unsetenv("ISC_PEEL_WALK_PREFETCH");
     ::setenv("ISC_PEEL_CPU_WALK", "1", 1);  // every pair after a barrier, the boxes copied
     ::setenv("ISC_PEEL_RECORD_BOXES", "0", 1);
     auto afterBarrier = makePeel(PeelSettings{});
