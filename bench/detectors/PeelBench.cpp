@@ -46,7 +46,12 @@
 //                    peel_room0 (ISC_PEEL_EXACT_ROOM=0: the exact stage's room of the next call's
 //                    pairs made anew and zeroed every call, as before peel-exact-12) and
 //                    peel_round11 (ISC_PEEL_CPU_WALK=0 and ISC_PEEL_EXACT_ROOM=0: the code
-//                    before 2026-11-28's third session) on deform_b2b.
+//                    before 2026-11-28's third session) on deform_b2b;
+//                    peel_nooverlap (ISC_PEEL_OVERLAP=0: the triangle pairs in one dispatch
+//                    after the CPU's region, before peel-overlap-13), peel_overlapmap
+//                    (ISC_PEEL_OVERLAP=2: the chunks read from the mapped staging buffer, no
+//                    copy) and peel_chunk512 / peel_chunk2048 (ISC_PEEL_OVERLAP_CHUNK: records
+//                    per chunk, 1024 by default) on deform_b2b.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -383,6 +388,12 @@ void registerAll() {
     const Kind room0{false, PeelSettings{}, {{"ISC_PEEL_EXACT_ROOM", "0"}}};
     // Both (the code before the third session of 2026-11-28).
     const Kind round11{false, PeelSettings{}, {{"ISC_PEEL_CPU_WALK", "0"}, {"ISC_PEEL_EXACT_ROOM", "0"}}};
+    // 2026-11-28 (peel-overlap-13): the triangle pairs in one dispatch after the region (the code
+    // before), the chunks read from the mapped staging buffer, and smaller and larger chunks.
+    const Kind noOverlap{false, PeelSettings{}, {{"ISC_PEEL_OVERLAP", "0"}}};
+    const Kind overlapMap{false, PeelSettings{}, {{"ISC_PEEL_OVERLAP", "2"}}};
+    const Kind chunk512{false, PeelSettings{}, {{"ISC_PEEL_OVERLAP_CHUNK", "512"}}};
+    const Kind chunk2048{false, PeelSettings{}, {{"ISC_PEEL_OVERLAP_CHUNK", "2048"}}};
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -407,7 +418,11 @@ void registerAll() {
                                                                       {boxCopy, "peel_boxcopy"},
                                                                       {noFlush, "peel_noflush"},
                                                                       {room0, "peel_room0"},
-                                                                      {round11, "peel_round11"}};
+                                                                      {round11, "peel_round11"},
+                                                                      {noOverlap, "peel_nooverlap"},
+                                                                      {overlapMap, "peel_overlapmap"},
+                                                                      {chunk512, "peel_chunk512"},
+                                                                      {chunk2048, "peel_chunk2048"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};
