@@ -6,8 +6,12 @@
 #   bench/gpu/peel-overlap13.sh [packed-dir]      (packed.sh beside this script)
 # PEELO13_PROCS processes (default 3), each with the rows PEELO13_ROWS (default cpu, peel,
 # peel_nooverlap = ISC_PEEL_OVERLAP=0, read at detector creation: one triangle-pairs dispatch
-# after the region, the code before this round; peel_overlapmap = ISC_PEEL_OVERLAP=2: the chunks
-# read from the mapped staging buffer, no copy; peel_chunk512 = ISC_PEEL_OVERLAP_CHUNK=512);
+# after the region, the code before this round; peel_overlapcopy = ISC_PEEL_OVERLAP=1: each
+# chunk copied to the cluster pairs' buffer first; peel_overlapbarrier =
+# ISC_PEEL_OVERLAP_BARRIER=1: a barrier after each chunk; peel_chunk512 =
+# ISC_PEEL_OVERLAP_CHUNK=512); run 1 (-1.txt, 42cc2d5: chunks copied and a barrier after each by
+# default) had the rows cpu, peel, peel_nooverlap, peel_overlapmap (=2, since the default),
+# peel_chunk512 and peel_chunk2048;
 # same process, repetitions interleaved at random so that every row sees the same GPU clock;
 # medians of PEELO13_REPS, default 5. Calls back to back (the b2b pattern).
 # PEELO13_PILE=0 (default): no pile/100 process (=1: one, cpu and peel; its boxes are the GPU's).
@@ -31,7 +35,7 @@ for p in "${procs[@]}"; do
   n=$((n + 1))
   limit=75 r=$reps
   case $p in
-    b2b) filter="^(variants/)?deform_b2b/100/(${PEELO13_ROWS:-cpu|peel|peel_nooverlap|peel_overlapmap|peel_chunk512})/" ;;
+    b2b) filter="^(variants/)?deform_b2b/100/(${PEELO13_ROWS:-cpu|peel|peel_nooverlap|peel_overlapcopy|peel_overlapbarrier|peel_chunk512})/" ;;
     pile) filter='^pile/100/(cpu|peel)/' r=${PEELO13_PILE_REPS:-3} ;;
   esac
   echo "## process $n: $p" >> "$out/peel.txt"
@@ -40,7 +44,7 @@ done
 stop_clocks
 # Summary: per process, the median rows' time and the call's counters.
 peel_summary "$out" median_ms cpu_setup_ms cpu_upload_ms cpu_refit_ms cpu_walk cpu_walk_mode cpu_walk_ms cpu_walk_thread_ms walk_tests \
-  cpu_walk_overflow overlap overlap_records overlap_ms triangle_dispatches vertex_copies cluster_pairs screen_pairs gpu_cull_ms gpu_filter_ms gpu_wait_ms cpu_exact_ms \
+  cpu_walk_overflow overlap overlap_records overlap_last_records overlap_ms triangle_dispatches vertex_copies cluster_pairs screen_pairs gpu_cull_ms gpu_filter_ms gpu_wait_ms cpu_exact_ms \
   exact_speculated tri_tri_tests missed_pairs extra_pairs
 # Per process, the SM clock's samples while it ran (from marks.txt and clocks.csv).
 clock_summary "$out"

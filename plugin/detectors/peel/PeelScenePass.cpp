@@ -151,10 +151,13 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     if (const char* v = std::getenv("ISC_PEEL_WALK_FLUSH"); v != nullptr && *v == '0') walkFlush_ = false;
     recordUvec4_ = cpuWalkOn_ && recordBoxes_ ? 5u : 2u;
     // Test hook: ISC_PEEL_OVERLAP=0, the triangle pairs in one dispatch after the region (before
-    // peel-overlap-13); 2, the chunks read from the staging buffer; ISC_PEEL_OVERLAP_CHUNK=n,
-    // records per published block (tests force small ones so that a call has many chunks).
+    // peel-overlap-13); 1, each chunk copied to the cluster pairs' buffer first (2, the default:
+    // read from the staging buffer); ISC_PEEL_OVERLAP_BARRIER=1, a storage barrier after each
+    // chunk (run 1's form); ISC_PEEL_OVERLAP_CHUNK=n, records per published block (tests force
+    // small ones so that a call has many chunks).
     if (const char* v = std::getenv("ISC_PEEL_OVERLAP"); v != nullptr && *v != '\0')
         overlap_ = std::clamp(int(std::strtol(v, nullptr, 10)), 0, 2);
+    if (const char* v = std::getenv("ISC_PEEL_OVERLAP_BARRIER"); v != nullptr && *v == '1') overlapBarrier_ = true;
     if (const char* v = std::getenv("ISC_PEEL_OVERLAP_CHUNK"); v != nullptr && *v != '\0')
         overlapChunk_ = std::max<std::size_t>(1, std::strtoull(v, nullptr, 10));
     // Test hook: ISC_PEEL_CLUSTER_PAIRS_HASH=1, the cluster pairs (records form) read back after
@@ -493,6 +496,9 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     cpuBoxes_ = false;
     boxesCopied_ = false;
     cpuWalkCall_ = false;
+    overlapCall_ = false;
+    overlapPrimed_ = false;
+    overlapDispatches_ = 0;
     bool cpuRefit = refitMode_ == 2;
     if (refitMode_ == 1) {
         std::size_t deformed = 0;
@@ -572,10 +578,14 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         // triangle pairs need is made ready here, before the region: the list's buffer, the
         // counters cleared (attempt() then leaves them), the buffers they read bound; the
         // scene's are bound by thread 0 after the vertex upload, in the region.
-        overlapCall_ = walkAtBoxes && overlap_ != 0;
+        // (Only with the boxes in the records: the other form reads the node boxes, copied after
+        // the last box.)
+        overlapCall_ = walkAtBoxes && boxRecords && overlap_ != 0;
+        std::atomic<int> walkersDone{0};  // threads but 0 past their boxes and walks (overlapCall_)
         overlapPrimed_ = false;
         overlapDone_ = 0;
         overlapDispatches_ = 0;
+        overlapLast_ = 0;
         overlapMs_ = 0;
         overlapFailed_ = false;
         const auto overlapCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.clusterPairs, 0xFFFFFFFFu));
@@ -635,6 +645,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                 if (walkAtBoxes) cpuWalk_.partBoxed(clusters_, static_cast<std::uint32_t>(k), walkScratch);
                 if (overlapCall_ && omp_get_thread_num() == 0) overlapRecords(overlapChunk_, overlapCap);
             }
+            if (overlapCall_ && omp_get_thread_num() != 0) walkersDone.fetch_add(1, std::memory_order_release);
             if (walkAtBoxes) {
 #pragma omp master
                 {
@@ -648,6 +659,14 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                         glCopyNamedBufferSubData(boxStaging_.id(), boxesBuffer_.id(), 0, 0,
                                                  static_cast<GLsizeiptr>(std::size_t(nodeTotal_) * sizeof(gl::PeelBox)));
                         glFlush();
+                    }
+                    if (overlapCall_) {
+                        // The last walks' records as they are published, then (every walk done)
+                        // the rest, here: the last chunk goes ahead of the call's other uploads.
+                        const int others = omp_get_num_threads() - 1;
+                        while (walkersDone.load(std::memory_order_acquire) < others)
+                            overlapRecords(overlapChunk_, overlapCap);
+                        overlapRest(overlapCap);
                     }
                 }
             } else if (cpuWalkCall_) {
@@ -683,11 +702,13 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
             stats.count("cpu_walk_thread_ms", cpuWalk_.threadMs());
             stats.count("overlap", overlapCall_ ? double(overlap_) : 0.0);
             stats.count("overlap_records", double(overlapDone_));  // dispatched in the region
+            stats.count("overlap_last_records", double(overlapLast_));  // of them, at its end (overlapRest())
             stats.count("overlap_ms", overlapMs_);                  // thread 0's time dispatching them
             if (!cpuWalk_.fitted()) {
                 // Did not fit: the GPU walks this call (its list grown as usual), the staging
                 // buffer is made larger for the next calls.
                 cpuWalkCall_ = false;
+                overlapCall_ = false;  // (its chunks, if any, are redone by the GPU walk's pass)
                 stats.count("cpu_walk_overflow", 1.0);
                 if (boxRecords) {  // the GPU walk reads the node boxes: made on the CPU, copied now
                     std::copy_n(cpuWalk_.hostBoxes(), nodeTotal_, boxStagingData_);
@@ -832,7 +853,13 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         if (auto r = outputB_.reserve(cap_.output * 3 * sizeof(std::uint32_t)); !r) return r;
     // Cleared every attempt (but the first of a call whose triangle pairs started in the region:
     // cleared before it, run()).
-    if (!overlapPrimed_) counters_.buffer().clearZero();
+    if (!overlapPrimed_) {
+        // Chunks dispatched in the region of a call that is redone (the CPU walk's list did not
+        // fit, or the list overflowed): their atomics and writes done before the clear and the
+        // passes that follow.
+        if (overlapDispatches_ > 0) barrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
+        counters_.buffer().clearZero();
+    }
     if (cpuWalkCall_) {
         // The CPU's walk: its counts, as the GPU walk would have counted, copied in from a mapped
         // buffer (a GPU copy, ordered after the clear; glNamedBufferSubData here lost the count
@@ -1141,7 +1168,8 @@ Result<void> PeelScenePass::fusedCull(std::uint32_t clusterCap, int half) {
     return fusedWalkAndPairs(clusterCap, 0, splitPairs_, 0);
 }
 
-Result<void> PeelScenePass::dispatchRecords(std::size_t from, std::size_t to, std::uint32_t clusterCap) {
+Result<void> PeelScenePass::dispatchRecords(std::size_t from, std::size_t to, std::uint32_t clusterCap,
+                                            bool inRegion) {
     if (to <= from) return {};
     markPass(kPassTriangles);
     gl::Program& tri = recordUvec4_ == 5u ? triPairsBoxRecords_ : triPairsRecords_;
@@ -1154,7 +1182,13 @@ Result<void> PeelScenePass::dispatchRecords(std::size_t from, std::size_t to, st
     if (overlapCall_ && overlap_ == 2) cpuWalk_.staging().bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_CLUSTER_PAIRS);
     if (auto r = dispatch1d(tri, to - from, 1, limits_, "the triangle pairs"); !r) return r;
     ++overlapDispatches_;
-    barrier();  // (the chunks' atomics on the output counter: the next chunk after this one's)
+    // No barrier between the region's chunks, so that they run at the same time: a chunk takes
+    // about as long as its slowest workgroup (one per record, all resident at once), ~0.1 ms at
+    // the idle clock whatever its size, and a barrier after each made the GPU run them one after
+    // the other (run 1 of peel-overlap-13). They share only the output counter, by atomics (atomic
+    // against every invocation, of any dispatch), and write disjoint slots of the list, read
+    // after the call's barrier. Test hook ISC_PEEL_OVERLAP_BARRIER=1: a barrier after each.
+    if (!inRegion || overlapBarrier_) barrier();
     return {};
 }
 
@@ -1164,12 +1198,27 @@ void PeelScenePass::overlapRecords(std::size_t least, std::uint32_t clusterCap) 
     if (ready == overlapDone_ || ready - overlapDone_ < least) return;
     const auto t0 = Clock::now();
     if (overlap_ == 1) cpuWalk_.copyRange(clusterPairsBuffer_, overlapDone_, ready);
-    if (auto r = dispatchRecords(overlapDone_, ready, clusterCap); !r) {
+    if (auto r = dispatchRecords(overlapDone_, ready, clusterCap, true); !r) {
         overlapFailed_ = true;  // the region's dispatches are redone after it, from a cleared list
         return;
     }
     glFlush();  // the GPU starts on them now
     overlapDone_ = ready;
+    overlapMs_ += msSince(t0);
+}
+
+void PeelScenePass::overlapRest(std::uint32_t clusterCap) {
+    const std::size_t total = cpuWalk_.records();
+    if (overlapFailed_ || !cpuWalk_.fitted() || total <= overlapDone_) return;
+    const auto t0 = Clock::now();
+    if (overlap_ == 1) cpuWalk_.copyRange(clusterPairsBuffer_, overlapDone_, total);
+    if (auto r = dispatchRecords(overlapDone_, total, clusterCap, true); !r) {
+        overlapFailed_ = true;
+        return;
+    }
+    glFlush();
+    overlapLast_ = total - overlapDone_;
+    overlapDone_ = total;
     overlapMs_ += msSince(t0);
 }
 
@@ -1190,12 +1239,14 @@ Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uin
         walk.use();
         if (auto r = dispatch1d(walk, count, 1, limits_, "the pair list (one workgroup each)"); !r) return r;
     }
-    barrier();
     if (direct_ && cpuWalkCall_) {
-        // The CPU walk's records not dispatched in the region (overlap_), or all of them.
+        // The CPU walk's records not dispatched in the region (overlap_), or all of them. (No
+        // barrier before: no walk ran, the records and counts came by copies; and none behind
+        // the region's chunks, which would make this one wait for them.)
         syncScene();  // (done in the region)
-        return dispatchRecords(overlapPrimed_ ? overlapDone_ : 0, cpuWalk_.records(), clusterCap);
+        return dispatchRecords(overlapPrimed_ ? overlapDone_ : 0, cpuWalk_.records(), clusterCap, false);
     }
+    barrier();
     if (direct_) {
         syncScene();  // the vertices, while the GPU walks (refit "cpu"; else done already)
         markPass(kPassTriangles);

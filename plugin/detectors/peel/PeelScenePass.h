@@ -88,12 +88,18 @@ private:
     [[nodiscard]] Result<void> fusedWalkAndPairs(std::uint32_t clusterCap, std::uint32_t first, std::uint32_t count,
                                                  int half);
     /// The triangle pairs (records form, PEEL_RECORD_BOXES or not) of the CPU walk's records
-    /// [from, to): copied first unless overlap_ is 2 (then read from the staging buffer), one
-    /// workgroup each, after a storage barrier (the chunks share the output counter).
-    [[nodiscard]] Result<void> dispatchRecords(std::size_t from, std::size_t to, std::uint32_t clusterCap);
+    /// [from, to), one workgroup each, read from the cluster pairs' buffer (the caller copied
+    /// them) or, with overlap_ 2 in an overlapped call, from the mapped staging buffer.
+    /// `inRegion`: a chunk dispatched in the region (no barrier after it, so that the chunks run
+    /// at the same time; ISC_PEEL_OVERLAP_BARRIER=1: one).
+    [[nodiscard]] Result<void> dispatchRecords(std::size_t from, std::size_t to, std::uint32_t clusterCap,
+                                               bool inRegion);
     /// In the region, on thread 0: the published records not yet dispatched, when at least
     /// `least` of them (or any, with least 0), dispatched and flushed.
     void overlapRecords(std::size_t least, std::uint32_t clusterCap);
+    /// In the region, on thread 0, once every thread's walks are done: the records not yet
+    /// dispatched (the last block, partly filled, included), when they all fitted.
+    void overlapRest(std::uint32_t clusterCap);
 
     PeelSettings settings_;
     DetectorSettings common_;
@@ -130,16 +136,20 @@ private:
     // The triangle pairs overlapped with the CPU walk (round 2026-11-28, branch peel-overlap-13):
     // with the CPU walk at the boxes, the records are published in blocks of overlapChunk_ and
     // the GL thread (the region's thread 0) dispatches the triangle pairs on each completed
-    // prefix of at least a block as it boxes (overlapRecords()); the rest after the region.
+    // prefix of at least a block as it boxes (overlapRecords()), and the rest at the region's end
+    // once every walk is done (overlapRest()).
     // Test hook ISC_PEEL_OVERLAP: 0 off (one dispatch after the region), 1 each chunk copied to
-    // the cluster pairs' buffer first, 2 the GPU reads the chunks from the mapped staging buffer
-    // (no copy); ISC_PEEL_OVERLAP_CHUNK=n records per block.
-    int overlap_ = 1;
+    // the cluster pairs' buffer first, 2 (default) the GPU reads the chunks from the mapped
+    // staging buffer (no copy); ISC_PEEL_OVERLAP_CHUNK=n records per block;
+    // ISC_PEEL_OVERLAP_BARRIER=1 a storage barrier after each of the region's chunks.
+    int overlap_ = 2;
+    bool overlapBarrier_ = false;
     std::size_t overlapChunk_ = 1024;
     bool overlapCall_ = false;      // this call publishes and dispatches in the region
     bool overlapPrimed_ = false;    // this attempt: counters cleared and records [0, overlapDone_) dispatched in the region
     std::size_t overlapDone_ = 0;   // records whose triangle pairs are dispatched
     int overlapDispatches_ = 0;     // the call's triangle-pairs dispatches (the region's and the rest)
+    std::size_t overlapLast_ = 0;   // records of the region's last chunk (overlapRest())
     double overlapMs_ = 0;          // thread 0's time in overlapRecords() in the region
     bool overlapFailed_ = false;    // a dispatch in the region failed (the call is redone without)
     // refit "cpu" (no rays; "auto" on mostly deformed calls): the cluster boxes made on the CPU into a persistently mapped
