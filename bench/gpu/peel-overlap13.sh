@@ -4,14 +4,17 @@
 # and walks), on the lent NVIDIA machine from packed binaries (bench/gpu/pack.sh with
 # ISC_PACK_TESTS=1). Run from the repository root there, after the GL debs are unpacked:
 #   bench/gpu/peel-overlap13.sh [packed-dir]      (packed.sh beside this script)
-# PEELO13_PROCS processes (default 3), each with the rows PEELO13_ROWS (default cpu, peel,
-# peel_nooverlap = ISC_PEEL_OVERLAP=0, read at detector creation: one triangle-pairs dispatch
-# after the region, the code before this round; peel_overlapcopy = ISC_PEEL_OVERLAP=1: each
-# chunk copied to the cluster pairs' buffer first; peel_overlapbarrier =
-# ISC_PEEL_OVERLAP_BARRIER=1: a barrier after each chunk; peel_chunk512 =
-# ISC_PEEL_OVERLAP_CHUNK=512); run 1 (-1.txt, 42cc2d5: chunks copied and a barrier after each by
-# default) had the rows cpu, peel, peel_nooverlap, peel_overlapmap (=2, since the default),
-# peel_chunk512 and peel_chunk2048;
+# PEELO13_PROCS processes (default 3), each with the rows PEELO13_ROWS (default cpu, peel (since
+# 2026-11-28 13:25 the triangle pairs in one dispatch after the region, as before this round),
+# peel_overlap = ISC_PEEL_OVERLAP=2, read at detector creation: the triangle pairs started in the
+# region on the CPU walk's chunks, read from the mapped staging buffer, no barrier between them;
+# peel_overlapcopy = ISC_PEEL_OVERLAP=1: each chunk copied to the cluster pairs' buffer first;
+# peel_overlapbarrier = 2 and ISC_PEEL_OVERLAP_BARRIER=1: a barrier after each chunk;
+# peel_chunk512 = 2 and ISC_PEEL_OVERLAP_CHUNK=512). The runs had other defaults and row names:
+# run 1 (-1.txt, 42cc2d5: 'peel' = chunks copied, a barrier after each) the rows cpu, peel,
+# peel_nooverlap (=0), peel_overlapmap (=2), peel_chunk512 and peel_chunk2048; run 2 (-2.txt,
+# 185bcc1: 'peel' = today's peel_overlap) cpu, peel, peel_nooverlap, peel_overlapcopy,
+# peel_overlapbarrier (BARRIER=1 alone, =2 then the default) and peel_chunk512 (CHUNK alone);
 # same process, repetitions interleaved at random so that every row sees the same GPU clock;
 # medians of PEELO13_REPS, default 5. Calls back to back (the b2b pattern).
 # PEELO13_PILE=0 (default): no pile/100 process (=1: one, cpu and peel; its boxes are the GPU's).
@@ -35,7 +38,7 @@ for p in "${procs[@]}"; do
   n=$((n + 1))
   limit=75 r=$reps
   case $p in
-    b2b) filter="^(variants/)?deform_b2b/100/(${PEELO13_ROWS:-cpu|peel|peel_nooverlap|peel_overlapcopy|peel_overlapbarrier|peel_chunk512})/" ;;
+    b2b) filter="^(variants/)?deform_b2b/100/(${PEELO13_ROWS:-cpu|peel|peel_overlap|peel_overlapcopy|peel_overlapbarrier|peel_chunk512})/" ;;
     pile) filter='^pile/100/(cpu|peel)/' r=${PEELO13_PILE_REPS:-3} ;;
   esac
   echo "## process $n: $p" >> "$out/peel.txt"

@@ -150,11 +150,12 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // starts with the call's last flush, as in runs 1-3 of peel-walk-12).
     if (const char* v = std::getenv("ISC_PEEL_WALK_FLUSH"); v != nullptr && *v == '0') walkFlush_ = false;
     recordUvec4_ = cpuWalkOn_ && recordBoxes_ ? 5u : 2u;
-    // Test hook: ISC_PEEL_OVERLAP=0, the triangle pairs in one dispatch after the region (before
-    // peel-overlap-13); 1, each chunk copied to the cluster pairs' buffer first (2, the default:
-    // read from the staging buffer); ISC_PEEL_OVERLAP_BARRIER=1, a storage barrier after each
-    // chunk (run 1's form); ISC_PEEL_OVERLAP_CHUNK=n, records per published block (tests force
-    // small ones so that a call has many chunks).
+    // Test hook: ISC_PEEL_OVERLAP=1 or 2, the triangle pairs started in the region on the CPU
+    // walk's completed chunks (peel-overlap-13; measured slower, off by default: 0), each chunk
+    // copied to the cluster pairs' buffer first (1) or read from the staging buffer (2);
+    // ISC_PEEL_OVERLAP_BARRIER=1, a storage barrier after each chunk (run 1's form);
+    // ISC_PEEL_OVERLAP_CHUNK=n, records per published block (tests force small ones so that a
+    // call has many chunks).
     if (const char* v = std::getenv("ISC_PEEL_OVERLAP"); v != nullptr && *v != '\0')
         overlap_ = std::clamp(int(std::strtol(v, nullptr, 10)), 0, 2);
     if (const char* v = std::getenv("ISC_PEEL_OVERLAP_BARRIER"); v != nullptr && *v == '1') overlapBarrier_ = true;
@@ -1182,12 +1183,11 @@ Result<void> PeelScenePass::dispatchRecords(std::size_t from, std::size_t to, st
     if (overlapCall_ && overlap_ == 2) cpuWalk_.staging().bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_CLUSTER_PAIRS);
     if (auto r = dispatch1d(tri, to - from, 1, limits_, "the triangle pairs"); !r) return r;
     ++overlapDispatches_;
-    // No barrier between the region's chunks, so that they run at the same time: a chunk takes
-    // about as long as its slowest workgroup (one per record, all resident at once), ~0.1 ms at
-    // the idle clock whatever its size, and a barrier after each made the GPU run them one after
-    // the other (run 1 of peel-overlap-13). They share only the output counter, by atomics (atomic
-    // against every invocation, of any dispatch), and write disjoint slots of the list, read
-    // after the call's barrier. Test hook ISC_PEEL_OVERLAP_BARRIER=1: a barrier after each.
+    // No barrier between the region's chunks, so that they may run at the same time: they share
+    // only the output counter, by atomics (atomic against every invocation, of any dispatch), and
+    // write disjoint slots of the list, read after the call's barrier. (On the H200 the chunks ran
+    // one after the other with or without it, ~0.07-0.10 ms each at the idle clock: run 2 of
+    // peel-overlap-13.) Test hook ISC_PEEL_OVERLAP_BARRIER=1: a barrier after each.
     if (!inRegion || overlapBarrier_) barrier();
     return {};
 }

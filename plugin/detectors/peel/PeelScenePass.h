@@ -138,11 +138,14 @@ private:
     // the GL thread (the region's thread 0) dispatches the triangle pairs on each completed
     // prefix of at least a block as it boxes (overlapRecords()), and the rest at the region's end
     // once every walk is done (overlapRest()).
-    // Test hook ISC_PEEL_OVERLAP: 0 off (one dispatch after the region), 1 each chunk copied to
-    // the cluster pairs' buffer first, 2 (default) the GPU reads the chunks from the mapped
-    // staging buffer (no copy); ISC_PEEL_OVERLAP_CHUNK=n records per block;
+    // Off by default: on an H200 at its idle clock each extra dispatch added ~0.07-0.10 ms to the
+    // GPU's part (the chunks ran one after the other, barrier or not) and the call was 0.11-0.17 ms
+    // slower (docs/detectors/peel.md, "Round 2026-11-28 (branch peel-overlap-13)").
+    // Test hook ISC_PEEL_OVERLAP: 0 (default) off, one dispatch after the region; 1 each chunk
+    // copied to the cluster pairs' buffer first; 2 the GPU reads the chunks from the mapped
+    // staging buffer (no copy); ISC_PEEL_OVERLAP_CHUNK=n records per block (1024);
     // ISC_PEEL_OVERLAP_BARRIER=1 a storage barrier after each of the region's chunks.
-    int overlap_ = 2;
+    int overlap_ = 0;
     bool overlapBarrier_ = false;
     std::size_t overlapChunk_ = 1024;
     bool overlapCall_ = false;      // this call publishes and dispatches in the region
