@@ -1108,6 +1108,72 @@ TEST_F(PeelDetectorTest, CpuWalkGivesTheGpuWalksClusterPairs) {
     }
 }
 
+// The triangle pairs overlapped with the CPU walk (test hook ISC_PEEL_OVERLAP, off by default:
+// measured slower; round 2026-11-28, branch peel-overlap-13): the records published in blocks of 16 (ISC_PEEL_OVERLAP_CHUNK, so that a call
+// has many chunks), each completed prefix dispatched by the GL thread while the others box and
+// walk, copied first (ISC_PEEL_OVERLAP=1) or read from the staging buffer (=2), give bit for bit
+// the answer of one dispatch after the region (the default): the same pairs to the float
+// test, the same list, the reference's pairs; a chunk dropped or dispatched twice changes the
+// screen and filtered pairs. With a first list of 8 triangle pairs (ISC_PEEL_OUTPUT_CAPACITY) the
+// first call overflows after its chunks started and is redone whole.
+TEST_F(PeelDetectorTest, OverlappedTrianglePairsGiveTheOneDispatchsAnswer) {
+    Scene scene = sixBunniesOnABox();
+    auto whole = makePeel(PeelSettings{});
+    ::setenv("ISC_PEEL_OVERLAP_CHUNK", "16", 1);
+    ::setenv("ISC_PEEL_OVERLAP", "1", 1);
+    auto copied = makePeel(PeelSettings{});
+    ::setenv("ISC_PEEL_OVERLAP", "2", 1);
+    auto mapped = makePeel(PeelSettings{});
+    ::setenv("ISC_PEEL_OUTPUT_CAPACITY", "8", 1);
+    auto retried = makePeel(PeelSettings{});
+    ::unsetenv("ISC_PEEL_OVERLAP");
+    ::unsetenv("ISC_PEEL_OUTPUT_CAPACITY");
+    ::unsetenv("ISC_PEEL_OVERLAP_CHUNK");
+    const auto bunnyVertices = scene.mesh(0).vertices();  // mesh 0: the bunny
+    const std::vector<Vec3> rest(bunnyVertices.begin(), bunnyVertices.end());
+    double inRegion = 0, chunked = 0;
+    for (int call = 0; call < 4; ++call) {
+        for (ObjectId o = 1; o < scene.objectCount(); ++o) {
+            Pose p = scene.pose(o);
+            p.position += Vec3(0.004f * float(o % 3) - 0.004f, -0.006f, 0.002f);
+            p.rotation = glm::normalize(glm::angleAxis(0.01f * float(o), glm::normalize(Vec3(1, 1, 0))) * p.rotation);
+            scene.setPose(o, p);
+            std::vector<Vec3> v = rest;
+            for (Vec3& x : v) x *= 1.0f + 0.015f * std::sin(5.0f * x.y + 0.9f * float(call + 2 * int(o)));
+            scene.setVertices(o, v);
+        }
+        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+        DetectionOutput a, b, c, d;
+        ASSERT_TRUE(whole->detect(scene, candidates, a));
+        ASSERT_TRUE(copied->detect(scene, candidates, b));
+        ASSERT_TRUE(mapped->detect(scene, candidates, c));
+        ASSERT_TRUE(retried->detect(scene, candidates, d));
+        const std::string what = "call " + std::to_string(call);
+        EXPECT_EQ(a.stats.counter("cpu_walk"), 1.0) << what;
+        EXPECT_EQ(a.stats.counter("overlap"), 0.0) << what;
+        EXPECT_EQ(a.stats.counter("triangle_dispatches"), 1.0) << what;
+        EXPECT_EQ(b.stats.counter("overlap"), 1.0) << what;
+        EXPECT_EQ(c.stats.counter("overlap"), 2.0) << what;
+        EXPECT_EQ(d.stats.counter("overlap"), 2.0) << what;
+        EXPECT_EQ(d.stats.counter("capacity_retries"), call == 0 ? 1.0 : 0.0) << what;
+        EXPECT_GT(a.stats.counter("cluster_pairs"), 100.0) << what;
+        for (const DetectionOutput* x : {&b, &c, &d}) {
+            EXPECT_EQ(x->stats.counter("cpu_walk"), 1.0) << what;
+            inRegion += x->stats.counter("overlap_records");
+            if (x->stats.counter("triangle_dispatches") > 2.0) ++chunked;
+            EXPECT_EQ(x->stats.counter("cluster_pairs"), a.stats.counter("cluster_pairs")) << what;
+            EXPECT_EQ(x->stats.counter("screen_pairs"), a.stats.counter("screen_pairs")) << what;
+            EXPECT_EQ(x->stats.counter("filtered_pairs"), a.stats.counter("filtered_pairs")) << what;
+            expectSameOutput(*x, a, call);
+        }
+        const std::size_t total = expectReferencePairs(scene, candidates, a, what);
+        EXPECT_GT(total, 500u) << what;
+    }
+    // The chunks did run in the region (how many per call depends on the threads' timing).
+    EXPECT_GT(inRegion, 0.0);
+    EXPECT_GT(chunked, 0.0);
+}
+
 TEST_F(PeelDetectorTest, NonFinitePoseIsSkippedWithAWarning) {
     Scene scene;
     const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
