@@ -46,15 +46,7 @@
 //                    peel_room0 (ISC_PEEL_EXACT_ROOM=0: the exact stage's room of the next call's
 //                    pairs made anew and zeroed every call, as before peel-exact-12) and
 //                    peel_round11 (ISC_PEEL_CPU_WALK=0 and ISC_PEEL_EXACT_ROOM=0: the code
-//                    before 2026-11-28's third session) on deform_b2b;
-//                    peel_nooverlap (ISC_PEEL_OVERLAP=0: the triangle pairs in one dispatch
-//                    after the CPU's region, the default), peel_overlap (ISC_PEEL_OVERLAP=2:
-//                    started in the region on the CPU walk's chunks, read from the mapped
-//                    staging buffer; measured slower, peel-overlap-13), peel_overlapcopy
-//                    (ISC_PEEL_OVERLAP=1: each chunk copied to the cluster pairs' buffer),
-//                    peel_overlapbarrier (=2 and ISC_PEEL_OVERLAP_BARRIER=1: a barrier after
-//                    each chunk) and peel_chunk512 / peel_chunk2048 (=2 and
-//                    ISC_PEEL_OVERLAP_CHUNK: records per chunk, 1024 by default) on deform_b2b.
+//                    before 2026-11-28's third session) on deform_b2b.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -391,15 +383,6 @@ void registerAll() {
     const Kind room0{false, PeelSettings{}, {{"ISC_PEEL_EXACT_ROOM", "0"}}};
     // Both (the code before the third session of 2026-11-28).
     const Kind round11{false, PeelSettings{}, {{"ISC_PEEL_CPU_WALK", "0"}, {"ISC_PEEL_EXACT_ROOM", "0"}}};
-    // 2026-11-28 (peel-overlap-13): the triangle pairs in one dispatch after the region (the
-    // default), started in the region on the CPU walk's chunks (read from the staging buffer, or
-    // each copied first; a barrier after each chunk; smaller and larger chunks).
-    const Kind noOverlap{false, PeelSettings{}, {{"ISC_PEEL_OVERLAP", "0"}}};
-    const Kind overlapMap{false, PeelSettings{}, {{"ISC_PEEL_OVERLAP", "2"}}};
-    const Kind overlapCopy{false, PeelSettings{}, {{"ISC_PEEL_OVERLAP", "1"}}};
-    const Kind overlapBarrier{false, PeelSettings{}, {{"ISC_PEEL_OVERLAP", "2"}, {"ISC_PEEL_OVERLAP_BARRIER", "1"}}};
-    const Kind chunk512{false, PeelSettings{}, {{"ISC_PEEL_OVERLAP", "2"}, {"ISC_PEEL_OVERLAP_CHUNK", "512"}}};
-    const Kind chunk2048{false, PeelSettings{}, {{"ISC_PEEL_OVERLAP", "2"}, {"ISC_PEEL_OVERLAP_CHUNK", "2048"}}};
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -424,13 +407,7 @@ void registerAll() {
                                                                       {boxCopy, "peel_boxcopy"},
                                                                       {noFlush, "peel_noflush"},
                                                                       {room0, "peel_room0"},
-                                                                      {round11, "peel_round11"},
-                                                                      {noOverlap, "peel_nooverlap"},
-                                                                      {overlapMap, "peel_overlap"},
-                                                                      {overlapCopy, "peel_overlapcopy"},
-                                                                      {overlapBarrier, "peel_overlapbarrier"},
-                                                                      {chunk512, "peel_chunk512"},
-                                                                      {chunk2048, "peel_chunk2048"}};
+                                                                      {round11, "peel_round11"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};

@@ -4,6 +4,8 @@
 # and walks), on the lent NVIDIA machine from packed binaries (bench/gpu/pack.sh with
 # ISC_PACK_TESTS=1). Run from the repository root there, after the GL debs are unpacked:
 #   bench/gpu/peel-overlap13.sh [packed-dir]      (packed.sh beside this script)
+# The overlap was taken out of main after the round: its rows exist only in the branch's binaries
+# (merged history, e387174); on later trees only the rows cpu and peel run.
 # PEELO13_PROCS processes (default 3), each with the rows PEELO13_ROWS (default cpu, peel (since
 # 2026-11-28 13:25 the triangle pairs in one dispatch after the region, as before this round),
 # peel_overlap = ISC_PEEL_OVERLAP=2, read at detector creation: the triangle pairs started in the

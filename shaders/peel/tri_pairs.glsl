@@ -25,9 +25,6 @@
 // instead of all 32 x 32. With PEEL_RECORD_BOXES (the cluster walk on the CPU) a record is five
 // uvec4: the two above, then the two clusters' boxes as float bits (A's lo.xyz, hi.xyz, then
 // B's), so that no node boxes are copied to the GPU; the same boxes, so the same triangles kept.
-// With uRecordEnd != 0 (the records form) the list is records [uRecordBase, uRecordEnd) instead of
-// the counters' count: the CPU walk's records in chunks, each dispatched as soon as it is written
-// (round 2026-11-28, branch peel-overlap-13), the grid one workgroup per record of the chunk.
 #include "common/dispatch.glsl"
 #include "common/scene.glsl"
 #include "common/tritri.glsl"
@@ -61,10 +58,6 @@ uniform uint uClusterCapacity;
 uniform uint uOutputCapacity;  // triangle pairs
 uniform uint uStartCounter;    // PEEL_COUNTER_COUNT: the list from 0; else counters[uStartCounter] (a split call's 2nd half)
 uniform uint uOutputCounter;   // PEEL_COUNTER_OUTPUT, or PEEL_COUNTER_OUTPUT_B (a split call's 2nd half, its own list)
-#ifdef PEEL_WALK_RECORDS
-uniform uint uRecordBase;  // with uRecordEnd != 0: records [uRecordBase, uRecordEnd), not the count
-uniform uint uRecordEnd;
-#endif
 
 shared vec3 sV[64][3];  // corners: 0..31 the cluster of A, 32..63 that of B
 shared vec3 sLo[64];
@@ -80,10 +73,6 @@ void main() {
     uint side = lid >> 5, k = lid & 31u;
     uint first = uStartCounter < uint(PEEL_COUNTER_COUNT) ? counters[uStartCounter] : 0u;
 #ifdef PEEL_WALK_RECORDS
-    if (uRecordEnd != 0u) {
-        first = uRecordBase;
-        count = min(uRecordEnd, uClusterCapacity);
-    }
     // The record is read before the count is known (within the capacity; an entry past the
     // count is stale and dropped), so the two loads overlap. sKept is cleared here and after
     // each pair test (it is not read again until the next cluster pair's keep step).

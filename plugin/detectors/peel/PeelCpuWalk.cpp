@@ -1,14 +1,12 @@
 #include "PeelCpuWalk.h"
 
 #include <chrono>
-#include <algorithm>
 #include <cstring>
 
 namespace isc::peel {
 
 void PeelCpuWalk::begin(std::span<const gl::PeelPart> parts, std::span<const gl::PeelPair> pairs,
-                        std::uint32_t nodeTotal, std::size_t capacity, std::uint32_t recordUvec4, bool atBoxes,
-                        std::size_t publishBlock) {
+                        std::uint32_t nodeTotal, std::size_t capacity, std::uint32_t recordUvec4, bool atBoxes) {
     parts_ = parts;
     pairs_ = pairs;
     recordUvec4_ = recordUvec4;
@@ -27,12 +25,6 @@ void PeelCpuWalk::begin(std::span<const gl::PeelPart> parts, std::span<const gl:
     tests_.store(0);
     threadNs_.store(0);
     partsBoxed_.store(0);
-    block_ = publishBlock;
-    if (block_ > 0) {
-        const std::size_t blocks = (capacity + block_ - 1) / block_;
-        if (blockDone_.size() < blocks) blockDone_ = std::vector<std::atomic<std::uint32_t>>(blocks);
-        for (std::size_t b = 0; b < blocks; ++b) blockDone_[b].store(0, std::memory_order_relaxed);
-    }
     if (!atBoxes) return;
     // Per part, its pairs of parts (a counting sort).
     partPairBegin_.assign(parts.size() + 1, 0);
@@ -64,24 +56,8 @@ void PeelCpuWalk::walkPair(const PeelClusters& clusters, std::size_t k, Scratch&
     const std::size_t m = scratch.found.size() / recordUvec4_;
     const std::size_t at = count_.fetch_add(m, std::memory_order_relaxed);
     with_.fetch_add(1, std::memory_order_relaxed);
-    if (at + m > capacity_) return;
-    std::memcpy(stagingData_ + recordUvec4_ * at, scratch.found.data(), scratch.found.size() * sizeof(glm::uvec4));
-    if (block_ == 0) return;
-    // Published: each block the records span counts them (release, after the copy; a locked
-    // add, which on x86 also drains the core's write-combining buffers into the mapped memory).
-    for (std::size_t i = at; i < at + m;) {
-        const std::size_t b = i / block_, end = std::min(at + m, (b + 1) * block_);
-        blockDone_[b].fetch_add(static_cast<std::uint32_t>(end - i), std::memory_order_release);
-        i = end;
-    }
-}
-
-std::size_t PeelCpuWalk::published(std::size_t from) const {
-    if (block_ == 0) return from;
-    std::size_t b = from / block_;
-    const std::size_t blocks = (capacity_ + block_ - 1) / block_;
-    while (b < blocks && blockDone_[b].load(std::memory_order_acquire) == std::min(block_, capacity_ - b * block_)) ++b;
-    return std::max(from, std::min(b * block_, capacity_));
+    if (at + m <= capacity_)
+        std::memcpy(stagingData_ + recordUvec4_ * at, scratch.found.data(), scratch.found.size() * sizeof(glm::uvec4));
 }
 
 void PeelCpuWalk::partBoxed(const PeelClusters& clusters, std::uint32_t part, Scratch& scratch) {
@@ -110,11 +86,11 @@ void PeelCpuWalk::addTally(const Scratch& scratch) {
     threadNs_.fetch_add(scratch.ns, std::memory_order_relaxed);
 }
 
-void PeelCpuWalk::copyRange(const gl::Buffer& target, std::size_t from, std::size_t to) const {
-    if (to <= from) return;
-    const std::size_t bytes = recordUvec4_ * sizeof(glm::uvec4);
-    glCopyNamedBufferSubData(staging_.id(), target.id(), static_cast<GLintptr>(from * bytes),
-                             static_cast<GLintptr>(from * bytes), static_cast<GLsizeiptr>((to - from) * bytes));
+void PeelCpuWalk::copyRecords(const gl::Buffer& target) const {
+    const std::size_t n = count_.load();
+    if (n == 0) return;
+    glCopyNamedBufferSubData(staging_.id(), target.id(), 0, 0,
+                             static_cast<GLsizeiptr>(n * recordUvec4_ * sizeof(glm::uvec4)));
 }
 
 void PeelCpuWalk::copyCounts(const gl::Buffer& counters, std::uint32_t recordsWord, std::uint32_t withWord) {

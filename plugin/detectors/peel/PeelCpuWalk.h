@@ -5,12 +5,8 @@
 // (PeelClusters::walkPair: cluster_walk.glsl's test and margin), and the records the GPU walk
 // would write (PEEL_WALK_RECORDS, with the two clusters' boxes when `withBoxes`) are appended to a
 // persistently mapped staging buffer, copied to the cluster pairs' buffer after the region; the
-// GPU then runs only the triangle pairs. With `publishBlock` (round 2026-11-28, branch
-// peel-overlap-13) the records are also published in blocks of that many: a block is complete
-// once every record in it is written (a count per block, added after each pair's copy), so that
-// the GL thread can start the triangle pairs on the completed prefix while the others still box
-// and walk (published()). PeelScenePass drives it; private to plugin/detectors/peel. Needs a
-// current GL context for begin(), copyRecords() and copyCounts().
+// GPU then runs only the triangle pairs. PeelScenePass drives it; private to
+// plugin/detectors/peel. Needs a current GL context for begin(), copyRecords() and copyCounts().
 #include "PeelClusters.h"
 
 #include "isc/gl/Buffer.h"
@@ -37,10 +33,9 @@ public:
     /// for at least `capacity` records of `recordUvec4` uvec4 each (made larger when it holds
     /// fewer), the counts cleared. `atBoxes` (the default form): each pair is walked by the thread
     /// that boxed the later of its two parts (partBoxed()); else after a barrier (walk()).
-    /// `parts` and `pairs` must stay alive and unchanged until finish(). `publishBlock` > 0:
-    /// completed blocks of that many records are published (published()); 0: none.
+    /// `parts` and `pairs` must stay alive and unchanged until finish().
     void begin(std::span<const gl::PeelPart> parts, std::span<const gl::PeelPair> pairs, std::uint32_t nodeTotal,
-               std::size_t capacity, std::uint32_t recordUvec4, bool atBoxes, std::size_t publishBlock = 0);
+               std::size_t capacity, std::uint32_t recordUvec4, bool atBoxes);
     /// The call's node boxes in host memory (part p's node n at [p.nodeBase + n]): the CPU's
     /// boxes are written here (PeelClusters::refit's `copy`) and the walk reads them.
     gl::PeelBox* hostBoxes() { return hostBoxes_.data(); }
@@ -63,22 +58,12 @@ public:
     /// call's cluster pairs, until the next begin()) and pairs of parts with any.
     bool fitted() const { return count_.load() <= capacity_; }
     std::size_t records() const { return count_.load(); }
-    /// In the region (any thread), with `publishBlock` set in begin(): the end of the prefix of
-    /// records from `from` (0 or a value returned before) whose blocks are all written; acquire:
-    /// the records below it are in the staging buffer. Records past the capacity are never
-    /// published (the call then takes the GPU walk: !fitted()).
-    std::size_t published(std::size_t from) const;
-    /// The staging buffer (persistently mapped, coherent): the GPU may read the records there.
-    const gl::Buffer& staging() const { return staging_; }
     std::uint32_t pairsWithClusters() const { return with_.load(); }
     std::size_t tests() const { return tests_.load(); }
     double threadMs() const { return 1e-6 * double(threadNs_.load()); }
     /// After the region, when fitted(), on the GL thread: records the GPU copy of the records
     /// into `target` (from its offset 0).
-    void copyRecords(const gl::Buffer& target) const { copyRange(target, 0, records()); }
-    /// On the GL thread: records the GPU copy of records [from, to) into `target` at the same
-    /// offsets (a published range while the region runs, or the rest after it).
-    void copyRange(const gl::Buffer& target, std::size_t from, std::size_t to) const;
+    void copyRecords(const gl::Buffer& target) const;
     /// Records the GPU copies of the two counts (records, pairs of parts with any) into
     /// `counters` at words `recordsWord` and `withWord`. A GPU copy from a mapped buffer,
     /// ordered after the caller's clear: workaround "nvidia-subdata-into-counters" in
@@ -101,8 +86,6 @@ private:
     std::atomic<std::size_t> tests_{0};
     std::atomic<std::int64_t> threadNs_{0};
     std::size_t capacity_ = 0;             // records the staging buffer holds
-    std::size_t block_ = 0;                // records per published block (0: none)
-    std::vector<std::atomic<std::uint32_t>> blockDone_;  // per block, its records written
     gl::Buffer staging_{"peel cluster pairs (staging)"};
     glm::uvec4* stagingData_ = nullptr;
     gl::Buffer counts_{"peel cpu walk counts (staging)"};

@@ -150,17 +150,6 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // starts with the call's last flush, as in runs 1-3 of peel-walk-12).
     if (const char* v = std::getenv("ISC_PEEL_WALK_FLUSH"); v != nullptr && *v == '0') walkFlush_ = false;
     recordUvec4_ = cpuWalkOn_ && recordBoxes_ ? 5u : 2u;
-    // Test hook: ISC_PEEL_OVERLAP=1 or 2, the triangle pairs started in the region on the CPU
-    // walk's completed chunks (peel-overlap-13; measured slower, off by default: 0), each chunk
-    // copied to the cluster pairs' buffer first (1) or read from the staging buffer (2);
-    // ISC_PEEL_OVERLAP_BARRIER=1, a storage barrier after each chunk (run 1's form);
-    // ISC_PEEL_OVERLAP_CHUNK=n, records per published block (tests force small ones so that a
-    // call has many chunks).
-    if (const char* v = std::getenv("ISC_PEEL_OVERLAP"); v != nullptr && *v != '\0')
-        overlap_ = std::clamp(int(std::strtol(v, nullptr, 10)), 0, 2);
-    if (const char* v = std::getenv("ISC_PEEL_OVERLAP_BARRIER"); v != nullptr && *v == '1') overlapBarrier_ = true;
-    if (const char* v = std::getenv("ISC_PEEL_OVERLAP_CHUNK"); v != nullptr && *v != '\0')
-        overlapChunk_ = std::max<std::size_t>(1, std::strtoull(v, nullptr, 10));
     // Test hook: ISC_PEEL_CLUSTER_PAIRS_HASH=1, the cluster pairs (records form) read back after
     // the call, sorted and hashed into the stats (cluster_pairs_hash_lo/_hi): the CPU walk's
     // list against the GPU walk's.
@@ -169,10 +158,6 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // fallback to the GPU walk when its list does not fit, and the growth after it).
     if (const char* v = std::getenv("ISC_PEEL_CLUSTER_CAPACITY"); v != nullptr && *v != '\0')
         cap_.clusterPairs = std::max<std::size_t>(1, std::strtoull(v, nullptr, 10));
-    // Test hook: ISC_PEEL_OUTPUT_CAPACITY=n, the candidate triangle pairs' first capacity (a call
-    // redone with a larger list after its triangle pairs started in the region, overlap_).
-    if (const char* v = std::getenv("ISC_PEEL_OUTPUT_CAPACITY"); v != nullptr && *v != '\0')
-        cap_.output = std::max<std::size_t>(1, std::strtoull(v, nullptr, 10));
     // The fused walk without rays runs 128 invocations per pair of parts (the largest pairs'
     // rounds are its critical path; 64 and 256 were slower on the H200, "Round 2026-11-27
     // night"). Test hook ISC_PEEL_WALK_WIDTH=64 or 256, to compare.
@@ -497,9 +482,6 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     cpuBoxes_ = false;
     boxesCopied_ = false;
     cpuWalkCall_ = false;
-    overlapCall_ = false;
-    overlapPrimed_ = false;
-    overlapDispatches_ = 0;
     bool cpuRefit = refitMode_ == 2;
     if (refitMode_ == 1) {
         std::size_t deformed = 0;
@@ -572,41 +554,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                                         "the cluster pairs");
                 !r)
                 return r;
-        }
-        // The triangle pairs overlapped with the walk (overlap_; round 2026-11-28, branch
-        // peel-overlap-13): with the walk at the boxes, the records are published in blocks and
-        // thread 0 (the GL context's) dispatches each completed prefix as it boxes. What the
-        // triangle pairs need is made ready here, before the region: the list's buffer, the
-        // counters cleared (attempt() then leaves them), the buffers they read bound; the
-        // scene's are bound by thread 0 after the vertex upload, in the region.
-        // (Only with the boxes in the records: the other form reads the node boxes, copied after
-        // the last box.)
-        overlapCall_ = walkAtBoxes && boxRecords && overlap_ != 0;
-        std::atomic<int> walkersDone{0};  // threads but 0 past their boxes and walks (overlapCall_)
-        overlapPrimed_ = false;
-        overlapDone_ = 0;
-        overlapDispatches_ = 0;
-        overlapLast_ = 0;
-        overlapMs_ = 0;
-        overlapFailed_ = false;
-        const auto overlapCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.clusterPairs, 0xFFFFFFFFu));
-        if (cpuWalkCall_) cpuWalk_.begin(parts_, pairs_, nodeTotal_, cap_.clusterPairs, recordUvec4_, walkAtBoxes,
-                                         overlapCall_ ? overlapChunk_ : 0);
-        if (overlapCall_) {
-            cap_.output = std::max<std::size_t>(
-                1, std::min(cap_.output, limits_.maxStorageBlock / (3 * sizeof(std::uint32_t))));
-            if (auto r = limits_.checkBlock(cap_.output * 3 * sizeof(std::uint32_t), "the candidate triangle pairs"); !r)
-                return r;
-            if (auto r = output_.reserve(cap_.output * 3 * sizeof(std::uint32_t)); !r) return r;
-            counters_.buffer().clearZero();
-            clock_.reset();
-            stage_ = -1;
-            counters_.buffer().bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_COUNTERS);
-            output_.buffer().bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_OUTPUT);
-            slotTrianglesBuffer_.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_SLOT_TRIANGLES);
-            boxesBuffer_.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_NODE_BOXES);
-            (overlap_ == 2 ? cpuWalk_.staging() : clusterPairsBuffer_)
-                .bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_CLUSTER_PAIRS);
+            cpuWalk_.begin(parts_, pairs_, nodeTotal_, cap_.clusterPairs, recordUvec4_, walkAtBoxes);
         }
         const auto pairCount = static_cast<std::int64_t>(pairs_.size());
 #pragma omp parallel if (partCount >= 4)
@@ -644,30 +592,18 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                                           scene.pose(p.object).matrix(), boxStagingData_ + p.nodeBase);
                 }
                 if (walkAtBoxes) cpuWalk_.partBoxed(clusters_, static_cast<std::uint32_t>(k), walkScratch);
-                if (overlapCall_ && omp_get_thread_num() == 0) overlapRecords(overlapChunk_, overlapCap);
             }
-            if (overlapCall_ && omp_get_thread_num() != 0) walkersDone.fetch_add(1, std::memory_order_release);
             if (walkAtBoxes) {
 #pragma omp master
                 {
                     // Every box made (the others are walking meanwhile): the boxes' copy.
-                    // (Dispatching what is published meanwhile, and once more after the last box.)
-                    do {
-                        if (overlapCall_) overlapRecords(overlapChunk_, overlapCap);
-                    } while (cpuWalk_.partsBoxed() < partCount);
+                    while (cpuWalk_.partsBoxed() < partCount) {
+                    }
                     walkStartMs = msSince(tb);
                     if (!boxRecords) {
                         glCopyNamedBufferSubData(boxStaging_.id(), boxesBuffer_.id(), 0, 0,
                                                  static_cast<GLsizeiptr>(std::size_t(nodeTotal_) * sizeof(gl::PeelBox)));
                         glFlush();
-                    }
-                    if (overlapCall_) {
-                        // The last walks' records as they are published, then (every walk done)
-                        // the rest, here: the last chunk goes ahead of the call's other uploads.
-                        const int others = omp_get_num_threads() - 1;
-                        while (walkersDone.load(std::memory_order_acquire) < others)
-                            overlapRecords(overlapChunk_, overlapCap);
-                        overlapRest(overlapCap);
                     }
                 }
             } else if (cpuWalkCall_) {
@@ -701,15 +637,10 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
             stats.count("cpu_walk_mode", double(cpuWalkMode_));
             stats.count("walk_tests", double(cpuWalk_.tests()));
             stats.count("cpu_walk_thread_ms", cpuWalk_.threadMs());
-            stats.count("overlap", overlapCall_ ? double(overlap_) : 0.0);
-            stats.count("overlap_records", double(overlapDone_));  // dispatched in the region
-            stats.count("overlap_last_records", double(overlapLast_));  // of them, at its end (overlapRest())
-            stats.count("overlap_ms", overlapMs_);                  // thread 0's time dispatching them
             if (!cpuWalk_.fitted()) {
                 // Did not fit: the GPU walks this call (its list grown as usual), the staging
                 // buffer is made larger for the next calls.
                 cpuWalkCall_ = false;
-                overlapCall_ = false;  // (its chunks, if any, are redone by the GPU walk's pass)
                 stats.count("cpu_walk_overflow", 1.0);
                 if (boxRecords) {  // the GPU walk reads the node boxes: made on the CPU, copied now
                     std::copy_n(cpuWalk_.hostBoxes(), nodeTotal_, boxStagingData_);
@@ -719,11 +650,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                 const std::size_t most = limits_.maxStorageBlock / (recordUvec4_ * sizeof(glm::uvec4));
                 cap_.clusterPairs = std::min(most, std::max(cap_.clusterPairs, total + total / 2 + 1024));
             } else {
-                // The records not dispatched in the region (all without overlap_); none with
-                // overlap_ 2 (the GPU reads them from the staging buffer).
-                overlapPrimed_ = overlapCall_ && !overlapFailed_;
-                if (!(overlapCall_ && overlap_ == 2))
-                    cpuWalk_.copyRange(clusterPairsBuffer_, overlapCall_ ? overlapDone_ : 0, total);
+                cpuWalk_.copyRecords(clusterPairsBuffer_);
                 if (total > 0 && walkFlush_) glFlush();  // the copy starts now, while the CPU records the rest
             }
         }
@@ -775,7 +702,6 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                         ", triangle pairs " + std::to_string(cap_.output) + ")");
         stats.count("capacity_retries", stats.counter("capacity_retries") + 1);
     }
-    if (cpuWalkCall_) stats.count("triangle_dispatches", double(overlapDispatches_));  // the region's and after it
     return {};
 }
 
@@ -852,15 +778,8 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     if (auto r = output_.reserve(cap_.output * 3 * sizeof(std::uint32_t)); !r) return r;
     if (direct_ && settings_.overlap)
         if (auto r = outputB_.reserve(cap_.output * 3 * sizeof(std::uint32_t)); !r) return r;
-    // Cleared every attempt (but the first of a call whose triangle pairs started in the region:
-    // cleared before it, run()).
-    if (!overlapPrimed_) {
-        // Chunks dispatched in the region of a call that is redone (the CPU walk's list did not
-        // fit, or the list overflowed): their atomics and writes done before the clear and the
-        // passes that follow.
-        if (overlapDispatches_ > 0) barrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
-        counters_.buffer().clearZero();
-    }
+    // Cleared every attempt.
+    counters_.buffer().clearZero();
     if (cpuWalkCall_) {
         // The CPU's walk: its counts, as the GPU walk would have counted, copied in from a mapped
         // buffer (a GPU copy, ordered after the clear; glNamedBufferSubData here lost the count
@@ -919,10 +838,8 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     for (const auto& [buffer, binding] : bindings) buffer->bindBase(GL_SHADER_STORAGE_BUFFER, binding);
 
     exact_.beginCall(common_.wantSegments);  // new vertices and poses: nothing speculated yet
-    if (!overlapPrimed_) {  // (else the region's triangle pairs are marked already)
-        clock_.reset();
-        stage_ = -1;
-    }
+    clock_.reset();
+    stage_ = -1;
     const auto clusterCap = static_cast<std::uint32_t>(std::min<std::size_t>(cap_.clusterPairs, 0xFFFFFFFFu));
     fusedCall_ = fusedWalk_ && treeHeight_ <= kFusedLevels;
     stats.count("walk_fused", fusedCall_ ? 1.0 : 0.0);
@@ -934,7 +851,6 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     // The vertices go after the walk only on the fused walk without rays in one piece.
     if (!(fusedCall_ && direct_ && !splitCall_)) syncScene();
     if (auto r = fusedCall_ ? fusedCull(clusterCap, 0) : levelsCull(clusterCap); !r) return r;
-    overlapPrimed_ = false;  // a retry clears and dispatches every record
     syncScene();  // (no pairs: no walk)
     if (!direct_)
         if (auto r = imagePasses(candidates, buckets); !r) return r;
@@ -1100,7 +1016,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         const std::size_t stride = cpuWalkCall_ ? 4 * recordUvec4_ : 8;
         std::vector<std::uint32_t> words(m * stride);
         if (m > 0)
-            glGetNamedBufferSubData((overlapCall_ && overlap_ == 2 ? cpuWalk_.staging() : clusterPairsBuffer_).id(), 0,
+            glGetNamedBufferSubData(clusterPairsBuffer_.id(), 0,
                                     static_cast<GLsizeiptr>(words.size() * sizeof(std::uint32_t)), words.data());
         std::vector<std::array<std::uint32_t, 8>> records(m);
         for (std::size_t i = 0; i < m; ++i) std::copy_n(words.data() + i * stride, 8, records[i].data());
@@ -1169,59 +1085,6 @@ Result<void> PeelScenePass::fusedCull(std::uint32_t clusterCap, int half) {
     return fusedWalkAndPairs(clusterCap, 0, splitPairs_, 0);
 }
 
-Result<void> PeelScenePass::dispatchRecords(std::size_t from, std::size_t to, std::uint32_t clusterCap,
-                                            bool inRegion) {
-    if (to <= from) return {};
-    markPass(kPassTriangles);
-    gl::Program& tri = recordUvec4_ == 5u ? triPairsBoxRecords_ : triPairsRecords_;
-    tri.setUniform("uStartCounter", std::uint32_t(PEEL_COUNTER_COUNT));
-    tri.setUniform("uOutputCounter", std::uint32_t(PEEL_COUNTER_OUTPUT));
-    tri.setUniform("uClusterCapacity", clusterCap);
-    tri.setUniform("uOutputCapacity", static_cast<std::uint32_t>(std::min<std::size_t>(cap_.output, 0xFFFFFFFFu)));
-    tri.setUniform("uRecordBase", static_cast<std::uint32_t>(from));
-    tri.setUniform("uRecordEnd", static_cast<std::uint32_t>(to));
-    if (overlapCall_ && overlap_ == 2) cpuWalk_.staging().bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_CLUSTER_PAIRS);
-    if (auto r = dispatch1d(tri, to - from, 1, limits_, "the triangle pairs"); !r) return r;
-    ++overlapDispatches_;
-    // No barrier between the region's chunks, so that they may run at the same time: they share
-    // only the output counter, by atomics (atomic against every invocation, of any dispatch), and
-    // write disjoint slots of the list, read after the call's barrier. (On the H200 the chunks ran
-    // one after the other with or without it, ~0.07-0.10 ms each at the idle clock: run 2 of
-    // peel-overlap-13.) Test hook ISC_PEEL_OVERLAP_BARRIER=1: a barrier after each.
-    if (!inRegion || overlapBarrier_) barrier();
-    return {};
-}
-
-void PeelScenePass::overlapRecords(std::size_t least, std::uint32_t clusterCap) {
-    if (overlapFailed_) return;
-    const std::size_t ready = cpuWalk_.published(overlapDone_);
-    if (ready == overlapDone_ || ready - overlapDone_ < least) return;
-    const auto t0 = Clock::now();
-    if (overlap_ == 1) cpuWalk_.copyRange(clusterPairsBuffer_, overlapDone_, ready);
-    if (auto r = dispatchRecords(overlapDone_, ready, clusterCap, true); !r) {
-        overlapFailed_ = true;  // the region's dispatches are redone after it, from a cleared list
-        return;
-    }
-    glFlush();  // the GPU starts on them now
-    overlapDone_ = ready;
-    overlapMs_ += msSince(t0);
-}
-
-void PeelScenePass::overlapRest(std::uint32_t clusterCap) {
-    const std::size_t total = cpuWalk_.records();
-    if (overlapFailed_ || !cpuWalk_.fitted() || total <= overlapDone_) return;
-    const auto t0 = Clock::now();
-    if (overlap_ == 1) cpuWalk_.copyRange(clusterPairsBuffer_, overlapDone_, total);
-    if (auto r = dispatchRecords(overlapDone_, total, clusterCap, true); !r) {
-        overlapFailed_ = true;
-        return;
-    }
-    glFlush();
-    overlapLast_ = total - overlapDone_;
-    overlapDone_ = total;
-    overlapMs_ += msSince(t0);
-}
-
 Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uint32_t first, std::uint32_t count,
                                               int half) {
     // Without rays the walk writes records with all the triangle pairs need (walkRecords_).
@@ -1239,13 +1102,6 @@ Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uin
         walk.use();
         if (auto r = dispatch1d(walk, count, 1, limits_, "the pair list (one workgroup each)"); !r) return r;
     }
-    if (direct_ && cpuWalkCall_) {
-        // The CPU walk's records not dispatched in the region (overlap_), or all of them. (No
-        // barrier before: no walk ran, the records and counts came by copies; and none behind
-        // the region's chunks, which would make this one wait for them.)
-        syncScene();  // (done in the region)
-        return dispatchRecords(overlapPrimed_ ? overlapDone_ : 0, cpuWalk_.records(), clusterCap, false);
-    }
     barrier();
     if (direct_) {
         syncScene();  // the vertices, while the GPU walks (refit "cpu"; else done already)
@@ -1260,7 +1116,6 @@ Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uin
         tri.setUniform("uOutputCounter", std::uint32_t(half == 1 ? PEEL_COUNTER_OUTPUT_B : PEEL_COUNTER_OUTPUT));
         tri.setUniform("uClusterCapacity", clusterCap);
         tri.setUniform("uOutputCapacity", static_cast<std::uint32_t>(std::min<std::size_t>(cap_.output, 0xFFFFFFFFu)));
-        if (records) tri.setUniform("uRecordEnd", 0u);  // the list from the counters' count
         tri.use();
         // As many workgroups as the last call's cluster pairs and a quarter more (each strides
         // over the list, so any count is served; a good guess makes it one cluster pair each).

@@ -87,19 +87,6 @@ private:
     /// The fused walk of pairs [first, first + count) and their triangle pairs (or cull).
     [[nodiscard]] Result<void> fusedWalkAndPairs(std::uint32_t clusterCap, std::uint32_t first, std::uint32_t count,
                                                  int half);
-    /// The triangle pairs (records form, PEEL_RECORD_BOXES or not) of the CPU walk's records
-    /// [from, to), one workgroup each, read from the cluster pairs' buffer (the caller copied
-    /// them) or, with overlap_ 2 in an overlapped call, from the mapped staging buffer.
-    /// `inRegion`: a chunk dispatched in the region (no barrier after it, so that the chunks run
-    /// at the same time; ISC_PEEL_OVERLAP_BARRIER=1: one).
-    [[nodiscard]] Result<void> dispatchRecords(std::size_t from, std::size_t to, std::uint32_t clusterCap,
-                                               bool inRegion);
-    /// In the region, on thread 0: the published records not yet dispatched, when at least
-    /// `least` of them (or any, with least 0), dispatched and flushed.
-    void overlapRecords(std::size_t least, std::uint32_t clusterCap);
-    /// In the region, on thread 0, once every thread's walks are done: the records not yet
-    /// dispatched (the last block, partly filled, included), when they all fitted.
-    void overlapRest(std::uint32_t clusterCap);
 
     PeelSettings settings_;
     DetectorSettings common_;
@@ -133,28 +120,6 @@ private:
     bool walkFlush_ = true;                // the records' copy flushed as soon as it is recorded (test hook)
     bool clusterPairsHash_ = false;        // test hook ISC_PEEL_CLUSTER_PAIRS_HASH=1: the sorted list's hash in the stats
     PeelCpuWalk cpuWalk_;                  // its host boxes, staging buffers and per-call state
-    // The triangle pairs overlapped with the CPU walk (round 2026-11-28, branch peel-overlap-13):
-    // with the CPU walk at the boxes, the records are published in blocks of overlapChunk_ and
-    // the GL thread (the region's thread 0) dispatches the triangle pairs on each completed
-    // prefix of at least a block as it boxes (overlapRecords()), and the rest at the region's end
-    // once every walk is done (overlapRest()).
-    // Off by default: on an H200 at its idle clock each extra dispatch added ~0.07-0.10 ms to the
-    // GPU's part (the chunks ran one after the other, barrier or not) and the call was 0.11-0.17 ms
-    // slower (docs/detectors/peel.md, "Round 2026-11-28 (branch peel-overlap-13)").
-    // Test hook ISC_PEEL_OVERLAP: 0 (default) off, one dispatch after the region; 1 each chunk
-    // copied to the cluster pairs' buffer first; 2 the GPU reads the chunks from the mapped
-    // staging buffer (no copy); ISC_PEEL_OVERLAP_CHUNK=n records per block (1024);
-    // ISC_PEEL_OVERLAP_BARRIER=1 a storage barrier after each of the region's chunks.
-    int overlap_ = 0;
-    bool overlapBarrier_ = false;
-    std::size_t overlapChunk_ = 1024;
-    bool overlapCall_ = false;      // this call publishes and dispatches in the region
-    bool overlapPrimed_ = false;    // this attempt: counters cleared and records [0, overlapDone_) dispatched in the region
-    std::size_t overlapDone_ = 0;   // records whose triangle pairs are dispatched
-    int overlapDispatches_ = 0;     // the call's triangle-pairs dispatches (the region's and the rest)
-    std::size_t overlapLast_ = 0;   // records of the region's last chunk (overlapRest())
-    double overlapMs_ = 0;          // thread 0's time in overlapRecords() in the region
-    bool overlapFailed_ = false;    // a dispatch in the region failed (the call is redone without)
     // refit "cpu" (no rays; "auto" on mostly deformed calls): the cluster boxes made on the CPU into a persistently mapped
     // staging buffer and copied to boxesBuffer_ (cpuBoxes_: this call's are there).
     int refitMode_ = 0;     // 0 the GPU pass, 1 auto (the CPU for mostly deformed calls), 2 the CPU
