@@ -28,6 +28,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -95,6 +96,18 @@ public:
     /// 2026-11-28 (branch peel-exact-12); true (default) keeps the last buffers and their
     /// length, only the used length reset.
     void setKeepRoom(bool on) { keepRoom_ = on; }
+    /// Test hook: true (default) makes speculate() split the last call's pairs into one
+    /// contiguous range per waiting thread (the team's threads but the first, which waits on
+    /// the fence), each thread testing its own range first and then helping with the others',
+    /// and makes runMerged() hand each candidate to the thread whose range held its group of
+    /// the last call's pairs (the first thread: the candidates without one), each thread taking
+    /// its own candidates first (the most entries first) and then the others' from the back; a
+    /// candidate's results are written straight into its PairResult. So the speculated results
+    /// and the last call's pairs are mostly in the cache of the core that reads them after the
+    /// wait (docs/detectors/peel.md, "Round 2026-11-28 (branch peel-exact-13)"). false: one
+    /// shared sweep during the wait, and after it the candidates sorted by entries (serially)
+    /// and taken by any thread, as before. The same answer, counters and pairs kept.
+    void setOwned(bool on) { owned_ = on; }
     /// The longest list run() merges (longer ones take the lookup); a test hook.
     void setMergeMaxList(std::size_t entries) { mergeMaxList_ = entries; }
     static constexpr std::size_t kMergeMaxList = 32768;
@@ -179,6 +192,24 @@ private:
     // merged_ (rows of candidates.size()); per candidate the first entry in merged_ (with one
     // past the end); the candidates with entries, the most first.
     std::vector<std::uint32_t> mergeCounts_, mergeStart_, mergeCands_;
+    // setOwned(): speculate()'s ranges (per range and sweep, the next offset in it; padded to a
+    // cache line); runMerged()'s queue of candidates per thread and its (front, back) cursor.
+    struct alignas(64) RangeCursor {
+        std::atomic<std::uint32_t> next[2];
+    };
+    struct alignas(64) QueueCursor {
+        std::atomic<std::uint64_t> frontBack;
+    };
+    std::unique_ptr<RangeCursor[]> rangeCursors_;
+    std::size_t rangeCursorCount_ = 0;
+    std::atomic<std::uint32_t> specTeam_{0};  // the team that speculated (0: none, or not setOwned())
+    std::vector<std::vector<std::uint32_t>> queues_;
+    std::unique_ptr<QueueCursor[]> queueCursors_;
+    std::size_t queueCursorCount_ = 0;
+    bool owned_ = true;
+    void speculateOwned(const Scene& scene, const std::atomic<bool>& stop);
+    std::uint32_t speculateChunk(const Scene& scene, std::uint32_t first, std::uint32_t last, std::uint8_t kind,
+                                 bool wantSegments);
     std::vector<TrianglePair> merged_;  // the list grouped by candidate, as (a's, b's) triangles
     bool merge_ = true;
     std::size_t mergeMaxList_ = kMergeMaxList;
