@@ -6,6 +6,7 @@
 #include <atomic>
 #include <bit>
 #include <chrono>
+#include <limits>
 #include <numeric>
 
 #include <omp.h>
@@ -61,7 +62,19 @@ inline bool testPair(const Side& a, const Side& b, TrianglePair p, bool wantSegm
     segment = {Vec3(p0), Vec3(p1)};
     return true;
 }
+inline std::int64_t nowNs() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
 }  // namespace
+
+// exact_speculate_ms: from the first speculating thread's start to the last one's end (0 when
+// nothing was speculated this call).
+void PeelExact::countSpeculationSpan(DetectionOutput& out) const {
+    const std::int64_t first = specFirstNs_.load(std::memory_order_relaxed);
+    const std::int64_t last = specLastNs_.load(std::memory_order_relaxed);
+    out.stats.count("exact_speculate_ms", last > first ? double(last - first) * 1e-6 : 0.0);
+}
 
 void PeelExact::beginCall(bool wantSegments) {
     priorSegmentsMade_ = wantSegments;
@@ -69,6 +82,8 @@ void PeelExact::beginCall(bool wantSegments) {
     priorSegments_.resize(priorPairs_.size());
     for (auto& cursor : priorCursor_) cursor.store(0, std::memory_order_relaxed);
     speculated_.store(0, std::memory_order_relaxed);
+    specFirstNs_.store(std::numeric_limits<std::int64_t>::max(), std::memory_order_relaxed);
+    specLastNs_.store(0, std::memory_order_relaxed);
     // setOwned(): a range per waiting thread of the largest team this process makes.
     if (const auto most = static_cast<std::size_t>(std::max(1, omp_get_max_threads())); rangeCursorCount_ < most) {
         rangeCursors_ = std::make_unique<RangeCursor[]>(most);
@@ -93,9 +108,10 @@ void PeelExact::beginCall(bool wantSegments) {
 }
 
 void PeelExact::speculate(const Scene& scene, const std::atomic<bool>& stop) {
+    const std::int64_t startNs = nowNs();
     const int team = omp_get_num_threads();
     if (owned_ && static_cast<std::size_t>(team > 1 ? team - 1 : 1) <= rangeCursorCount_) {
-        speculateOwned(scene, stop);
+        noteSpeculation(startNs, speculateOwned(scene, stop));
         return;
     }
     const bool wantSegments = priorSegmentsMade_;
@@ -112,14 +128,28 @@ void PeelExact::speculate(const Scene& scene, const std::atomic<bool>& stop) {
             tested += speculateChunk(scene, first, std::min(total, first + kSpeculateChunk), kind, wantSegments);
         }
     }
+    noteSpeculation(startNs, tested);
+}
+
+// A speculating thread's tests and its time (only threads that tested: the team's first thread
+// gets here after the fence), for the counters.
+void PeelExact::noteSpeculation(std::int64_t startNs, std::uint32_t tested) {
+    if (tested == 0) return;
     speculated_.fetch_add(tested, std::memory_order_relaxed);
+    std::int64_t first = specFirstNs_.load(std::memory_order_relaxed);
+    while (startNs < first && !specFirstNs_.compare_exchange_weak(first, startNs, std::memory_order_relaxed)) {
+    }
+    const std::int64_t endNs = nowNs();
+    std::int64_t last = specLastNs_.load(std::memory_order_relaxed);
+    while (endNs > last && !specLastNs_.compare_exchange_weak(last, endNs, std::memory_order_relaxed)) {
+    }
 }
 
 // setOwned(): the last call's pairs in one contiguous range per waiting thread (a team's
 // threads but the first, which waits on the fence; all of a team of one). Each thread sweeps
 // its own range first, then the others' (the ranges' cursors are shared, so a thread that is
 // late, e.g. the one that runs prepare(), is helped). Same two sweeps as speculate().
-void PeelExact::speculateOwned(const Scene& scene, const std::atomic<bool>& stop) {
+std::uint32_t PeelExact::speculateOwned(const Scene& scene, const std::atomic<bool>& stop) {
     const bool wantSegments = priorSegmentsMade_;
     const std::uint64_t total = priorPairs_.size();
     const int team = omp_get_num_threads(), me = omp_get_thread_num();
@@ -142,7 +172,7 @@ void PeelExact::speculateOwned(const Scene& scene, const std::atomic<bool>& stop
             }
         }
     }
-    speculated_.fetch_add(tested, std::memory_order_relaxed);
+    return tested;
 }
 
 // The pairs [first, last) of the last call's of kind `kind`, tested with `scene` as it is now.
@@ -694,6 +724,7 @@ void PeelExact::finishListed(DetectionOutput& out, std::size_t base, const Liste
     out.stats.count("positive_tests", out.stats.counter("positive_tests") + tally.positives);
     out.stats.count("exact_reused", out.stats.counter("exact_reused") + tally.reused);
     out.stats.count("exact_speculated", double(speculated_.load(std::memory_order_relaxed)));
+    countSpeculationSpan(out);
     out.stats.count("exact_hashed", hashed ? 1.0 : 0.0);
     out.stats.count("exact_merged", merged ? 1.0 : 0.0);
 }
@@ -839,6 +870,7 @@ void PeelExact::runGrouped(const Scene& scene, std::span<const ObjectPair> candi
     out.stats.count("positive_tests", out.stats.counter("positive_tests") + positives);
     out.stats.count("exact_reused", out.stats.counter("exact_reused") + reused);
     out.stats.count("exact_speculated", double(speculated_.load(std::memory_order_relaxed)));
+    countSpeculationSpan(out);
 }
 
 }  // namespace isc::peel

@@ -58,7 +58,8 @@ public:
 
     /// A new call (new vertices or poses): forgets what speculate() tested in the last one;
     /// speculate() makes segments when `wantSegments`. Counters of run(): exact_reused (listed
-    /// pairs whose result speculate() had), exact_speculated (pairs speculate() tested this call).
+    /// pairs whose result speculate() had), exact_speculated (pairs speculate() tested this call),
+    /// exact_speculate_ms (from the first speculating thread's start to the last one's end).
     void beginCall(bool wantSegments);
     /// Tests the pairs remember() kept, with `scene` as it is now. Called by every thread of a
     /// team at once (each takes 16 pairs at a time) until all are tested or `stop` is set; a
@@ -166,6 +167,11 @@ private:
     std::size_t rememberedCount_ = 0;
     std::atomic<std::uint32_t> priorCursor_[2] = {0, 0};  // speculate()'s sweeps: kind 2, then kind 1
     std::atomic<std::uint32_t> speculated_{0};
+    // The call's speculation: the first testing thread's start, the last one's end (steady
+    // clock, ns).
+    std::atomic<std::int64_t> specFirstNs_{0}, specLastNs_{0};
+    void noteSpeculation(std::int64_t startNs, std::uint32_t tested);
+    void countSpeculationSpan(DetectionOutput& out) const;
     bool priorSegmentsMade_ = false;
     bool lookup_ = true;
     // runListed(): per candidate its group and whether it has entries; per prior pair whether
@@ -207,7 +213,7 @@ private:
     std::unique_ptr<QueueCursor[]> queueCursors_;
     std::size_t queueCursorCount_ = 0;
     bool owned_ = true;
-    void speculateOwned(const Scene& scene, const std::atomic<bool>& stop);
+    std::uint32_t speculateOwned(const Scene& scene, const std::atomic<bool>& stop);  // pairs tested
     std::uint32_t speculateChunk(const Scene& scene, std::uint32_t first, std::uint32_t last, std::uint8_t kind,
                                  bool wantSegments);
     std::vector<TrianglePair> merged_;  // the list grouped by candidate, as (a's, b's) triangles
