@@ -21,7 +21,10 @@
 // (the 100-bunny piles list 8-10K): on the 1000-bunny pile (about 90K) it measured slower than
 // the lookup in two of three processes on a loaded host (likely its four barriers, each waiting
 // for the slowest of 16 threads; not shown) (peel.md, "The lead's check of 2026-11-28"), so
-// longer lists take the lookup.
+// longer lists take the lookup. The speculation and the merge are split by thread
+// (setOwned, the default since branch peel-exact-13): each waiting thread speculates its own
+// range of the last call's pairs, and after the wait handles the candidates whose groups were
+// in that range ("Round 2026-11-28 (branch peel-exact-13)").
 // Private to plugin/detectors/peel.
 #include "isc/detect/Detector.h"
 
@@ -62,8 +65,8 @@ public:
     /// exact_speculate_ms (from the first speculating thread's start to the last one's end).
     void beginCall(bool wantSegments);
     /// Tests the pairs remember() kept, with `scene` as it is now. Called by every thread of a
-    /// team at once (each takes 16 pairs at a time) until all are tested or `stop` is set; a
-    /// thread that sees `stop` finishes its 16 first. Pairs whose objects or triangles `scene`
+    /// team at once (each takes 16 pairs at a time; setOwned(): from its own range first) until
+    /// all are tested or `stop` is set; a thread that sees `stop` finishes its 16 first. Pairs whose objects or triangles `scene`
     /// does not have are skipped. Only between beginCall() and run() of one call.
     void speculate(const Scene& scene, const std::atomic<bool>& stop);
     /// Looks up each candidate's group of the last call's pairs for run() (which does it itself
