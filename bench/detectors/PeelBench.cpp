@@ -46,7 +46,10 @@
 //                    peel_room0 (ISC_PEEL_EXACT_ROOM=0: the exact stage's room of the next call's
 //                    pairs made anew and zeroed every call, as before peel-exact-12) and
 //                    peel_round11 (ISC_PEEL_CPU_WALK=0 and ISC_PEEL_EXACT_ROOM=0: the code
-//                    before 2026-11-28's third session) on deform_b2b.
+//                    before 2026-11-28's third session) on deform_b2b;
+//                    peel_owned0 (ISC_PEEL_EXACT_OWNED=0: the wait's speculation one shared
+//                    sweep, the exact stage's candidates taken by any thread, as before
+//                    peel-exact-13) on deform_b2b.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -383,6 +386,9 @@ void registerAll() {
     const Kind room0{false, PeelSettings{}, {{"ISC_PEEL_EXACT_ROOM", "0"}}};
     // Both (the code before the third session of 2026-11-28).
     const Kind round11{false, PeelSettings{}, {{"ISC_PEEL_CPU_WALK", "0"}, {"ISC_PEEL_EXACT_ROOM", "0"}}};
+    // 2026-11-28 (peel-exact-13): the wait's speculation one shared sweep and the exact stage's
+    // candidates taken by any thread (ISC_PEEL_EXACT_OWNED=0), as before.
+    const Kind owned0{false, PeelSettings{}, {{"ISC_PEEL_EXACT_OWNED", "0"}}};
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -407,7 +413,8 @@ void registerAll() {
                                                                       {boxCopy, "peel_boxcopy"},
                                                                       {noFlush, "peel_noflush"},
                                                                       {room0, "peel_room0"},
-                                                                      {round11, "peel_round11"}};
+                                                                      {round11, "peel_round11"},
+                                                                      {owned0, "peel_owned0"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};

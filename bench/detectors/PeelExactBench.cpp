@@ -74,6 +74,9 @@ int main(int argc, char** argv) {
     // ISC_PEEL_EXACT_ROOM=0: the room of the next call's pairs made anew every call (before
     // branch peel-exact-12) instead of kept.
     if (const char* r = std::getenv("ISC_PEEL_EXACT_ROOM"); r != nullptr && *r == '0') speculating.setKeepRoom(false);
+    // ISC_PEEL_EXACT_OWNED=0: one shared speculation sweep, the candidates taken by any thread
+    // after it (before branch peel-exact-13).
+    if (const char* o = std::getenv("ISC_PEEL_EXACT_OWNED"); o != nullptr && *o == '0') speculating.setOwned(false);
     std::mt19937 rng(11);
     double runMs = 0, specMs = 0, afterMs = 0, rememberMs = 0, pairs = 0, reused = 0;
     std::vector<peel::TrianglePairCandidate> prev, found;

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <bit>
 #include <chrono>
+#include <limits>
 #include <numeric>
 
 #include <omp.h>
@@ -61,7 +62,19 @@ inline bool testPair(const Side& a, const Side& b, TrianglePair p, bool wantSegm
     segment = {Vec3(p0), Vec3(p1)};
     return true;
 }
+inline std::int64_t nowNs() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
 }  // namespace
+
+// exact_speculate_ms: from the first speculating thread's start to the last one's end (0 when
+// nothing was speculated this call).
+void PeelExact::countSpeculationSpan(DetectionOutput& out) const {
+    const std::int64_t first = specFirstNs_.load(std::memory_order_relaxed);
+    const std::int64_t last = specLastNs_.load(std::memory_order_relaxed);
+    out.stats.count("exact_speculate_ms", last > first ? double(last - first) * 1e-6 : 0.0);
+}
 
 void PeelExact::beginCall(bool wantSegments) {
     priorSegmentsMade_ = wantSegments;
@@ -69,6 +82,16 @@ void PeelExact::beginCall(bool wantSegments) {
     priorSegments_.resize(priorPairs_.size());
     for (auto& cursor : priorCursor_) cursor.store(0, std::memory_order_relaxed);
     speculated_.store(0, std::memory_order_relaxed);
+    specFirstNs_.store(std::numeric_limits<std::int64_t>::max(), std::memory_order_relaxed);
+    specLastNs_.store(0, std::memory_order_relaxed);
+    // setOwned(): a range per waiting thread of the largest team this process makes.
+    if (const auto most = static_cast<std::size_t>(std::max(1, omp_get_max_threads())); rangeCursorCount_ < most) {
+        rangeCursors_ = std::make_unique<RangeCursor[]>(most);
+        rangeCursorCount_ = most;
+    }
+    for (std::size_t r = 0; r < rangeCursorCount_; ++r)
+        for (auto& next : rangeCursors_[r].next) next.store(0, std::memory_order_relaxed);
+    specTeam_.store(0, std::memory_order_relaxed);
     // The room of the next call's pairs: made anew (zeroed) as the call's runs need it, or (keep
     // room) the last buffers kept as they are, only their used length reset: every place a run
     // uses is written, the rest never read (kind 0 is set where a run leaves room unused).
@@ -85,9 +108,14 @@ void PeelExact::beginCall(bool wantSegments) {
 }
 
 void PeelExact::speculate(const Scene& scene, const std::atomic<bool>& stop) {
+    const std::int64_t startNs = nowNs();
+    const int team = omp_get_num_threads();
+    if (owned_ && static_cast<std::size_t>(team > 1 ? team - 1 : 1) <= rangeCursorCount_) {
+        noteSpeculation(startNs, speculateOwned(scene, stop));
+        return;
+    }
     const bool wantSegments = priorSegmentsMade_;
     const auto total = static_cast<std::uint32_t>(priorPairs_.size());
-    const std::size_t n = scene.objectCount();
     std::uint32_t tested = 0;
     // Two sweeps: the pairs that intersected last call (most are listed again), then those
     // listed and apart. Each thread takes kSpeculateChunk entries of a sweep at a time.
@@ -97,32 +125,84 @@ void PeelExact::speculate(const Scene& scene, const std::atomic<bool>& stop) {
         while (!stop.load(std::memory_order_relaxed)) {
             const std::uint32_t first = cursor.fetch_add(kSpeculateChunk, std::memory_order_relaxed);
             if (first >= total) break;
-            const std::uint32_t last = std::min(total, first + kSpeculateChunk);
-            for (std::uint32_t i = first; i < last;) {
-                if (priorKind_[i] != kind) {
-                    ++i;
-                    continue;
-                }
-                // The run of one object pair in this chunk.
-                const PriorGroup& g = priorGroups_[priorPairs_[i].group];
-                const std::uint32_t end = std::min(last, g.end);
-                if (g.pair.a >= n || g.pair.b >= n) {  // not this scene's: left untested
-                    i = end;
-                    continue;
-                }
-                const Side a(scene, g.pair.a), b(scene, g.pair.b);
-                const std::size_t ta = a.mesh.triangleCount(), tb = b.mesh.triangleCount();
-                for (; i < end; ++i) {
-                    if (priorKind_[i] != kind) continue;
-                    const TrianglePair p = priorPairs_[i].triangles;
-                    if (p.a >= ta || p.b >= tb) continue;
-                    priorState_[i] = testPair(a, b, p, wantSegments, priorSegments_[i]) ? 2 : 1;
-                    ++tested;
-                }
+            tested += speculateChunk(scene, first, std::min(total, first + kSpeculateChunk), kind, wantSegments);
+        }
+    }
+    noteSpeculation(startNs, tested);
+}
+
+// A speculating thread's tests and its time (only threads that tested: the team's first thread
+// gets here after the fence), for the counters.
+void PeelExact::noteSpeculation(std::int64_t startNs, std::uint32_t tested) {
+    if (tested == 0) return;
+    speculated_.fetch_add(tested, std::memory_order_relaxed);
+    std::int64_t first = specFirstNs_.load(std::memory_order_relaxed);
+    while (startNs < first && !specFirstNs_.compare_exchange_weak(first, startNs, std::memory_order_relaxed)) {
+    }
+    const std::int64_t endNs = nowNs();
+    std::int64_t last = specLastNs_.load(std::memory_order_relaxed);
+    while (endNs > last && !specLastNs_.compare_exchange_weak(last, endNs, std::memory_order_relaxed)) {
+    }
+}
+
+// setOwned(): the last call's pairs in one contiguous range per waiting thread (a team's
+// threads but the first, which waits on the fence; all of a team of one). Each thread sweeps
+// its own range first, then the others' (the ranges' cursors are shared, so a thread that is
+// late, e.g. the one that runs prepare(), is helped). Same two sweeps as speculate().
+std::uint32_t PeelExact::speculateOwned(const Scene& scene, const std::atomic<bool>& stop) {
+    const bool wantSegments = priorSegmentsMade_;
+    const std::uint64_t total = priorPairs_.size();
+    const int team = omp_get_num_threads(), me = omp_get_thread_num();
+    const std::size_t ranges = team > 1 ? std::size_t(team - 1) : 1;
+    specTeam_.store(static_cast<std::uint32_t>(team), std::memory_order_relaxed);
+    const std::size_t own = team > 1 && me > 0 ? std::size_t(me - 1) : 0;
+    std::uint32_t tested = 0;
+    for (int sweep = 0; sweep < 2; ++sweep) {
+        const std::uint8_t kind = sweep == 0 ? 2 : 1;
+        for (std::size_t i = 0; i < ranges && !stop.load(std::memory_order_relaxed); ++i) {
+            const std::size_t r = (own + i) % ranges;
+            const auto begin = static_cast<std::uint32_t>(total * r / ranges);
+            const auto end = static_cast<std::uint32_t>(total * (r + 1) / ranges);
+            std::atomic<std::uint32_t>& cursor = rangeCursors_[r].next[sweep];
+            while (!stop.load(std::memory_order_relaxed)) {
+                const std::uint32_t offset = cursor.fetch_add(kSpeculateChunk, std::memory_order_relaxed);
+                if (offset >= end - begin) break;
+                const std::uint32_t first = begin + offset;
+                tested += speculateChunk(scene, first, std::min(end, first + kSpeculateChunk), kind, wantSegments);
             }
         }
     }
-    speculated_.fetch_add(tested, std::memory_order_relaxed);
+    return tested;
+}
+
+// The pairs [first, last) of the last call's of kind `kind`, tested with `scene` as it is now.
+std::uint32_t PeelExact::speculateChunk(const Scene& scene, std::uint32_t first, std::uint32_t last,
+                                        std::uint8_t kind, bool wantSegments) {
+    const std::size_t n = scene.objectCount();
+    std::uint32_t tested = 0;
+    for (std::uint32_t i = first; i < last;) {
+        if (priorKind_[i] != kind) {
+            ++i;
+            continue;
+        }
+        // The run of one object pair in this chunk.
+        const PriorGroup& g = priorGroups_[priorPairs_[i].group];
+        const std::uint32_t end = std::min(last, g.end);
+        if (g.pair.a >= n || g.pair.b >= n) {  // not this scene's: left untested
+            i = end;
+            continue;
+        }
+        const Side a(scene, g.pair.a), b(scene, g.pair.b);
+        const std::size_t ta = a.mesh.triangleCount(), tb = b.mesh.triangleCount();
+        for (; i < end; ++i) {
+            if (priorKind_[i] != kind) continue;
+            const TrianglePair p = priorPairs_[i].triangles;
+            if (p.a >= ta || p.b >= tb) continue;
+            priorState_[i] = testPair(a, b, p, wantSegments, priorSegments_[i]) ? 2 : 1;
+            ++tested;
+        }
+    }
+    return tested;
 }
 
 std::uint32_t PeelExact::findGroup(ObjectPair pair) const {
@@ -451,7 +531,9 @@ void PeelExact::runMerged(const Scene& scene, std::span<const ObjectPair> candid
             mergeStart_[std::size_t(c) + 1] = running;
         }
         // 3. The candidates' first entries; one result per candidate with entries, in
-        //    candidate order; room for the next call's pairs.
+        //    candidate order; room for the next call's pairs. setOwned(): each candidate to
+        //    the queue of the thread whose speculation range held its group of the last call's
+        //    pairs (the first thread's: those without one).
 #pragma omp single
         {
             mergeStart_[0] = 0;
@@ -460,18 +542,50 @@ void PeelExact::runMerged(const Scene& scene, std::span<const ObjectPair> candid
             slotOf_.resize(nc);
             nextBase_.resize(nc);
             out.pairs.reserve(base + nc);
+            if (owned_) {
+                if (queues_.size() < tn) queues_.resize(tn);
+                for (std::size_t q = 0; q < tn; ++q) queues_[q].clear();
+                if (queueCursorCount_ < tn) {
+                    queueCursors_ = std::make_unique<QueueCursor[]>(tn);
+                    queueCursorCount_ = tn;
+                }
+            }
+            // The speculating team's ranges (speculateOwned()): as this team's when none.
+            const std::uint32_t specTeam = specTeam_.load(std::memory_order_relaxed);
+            const std::size_t specThreads = specTeam > 0 ? specTeam : tn;
+            const std::size_t ranges = specThreads > 1 ? specThreads - 1 : 1;
+            const std::uint64_t priorTotal = priorPairs_.size();
             std::size_t room = pairBase;
             for (std::size_t c = 0; c < nc; ++c) {
                 if (mergeStart_[c + 1] == mergeStart_[c]) continue;
-                mergeCands_.push_back(static_cast<std::uint32_t>(c));
+                if (owned_) {
+                    std::size_t owner = 0;
+                    if (const std::uint32_t g = candGroup_[c]; g != kNone && priorTotal > 0) {
+                        const std::uint64_t mid = (std::uint64_t(priorGroups_[g].begin) + priorGroups_[g].end) / 2;
+                        const std::size_t r = std::min<std::size_t>(ranges - 1, std::size_t(mid * ranges / priorTotal));
+                        owner = (specThreads > 1 ? r + 1 : 0) % tn;
+                    }
+                    queues_[owner].push_back(static_cast<std::uint32_t>(c));
+                } else {
+                    mergeCands_.push_back(static_cast<std::uint32_t>(c));
+                }
                 slotOf_[c] = static_cast<std::uint32_t>(out.pairs.size());
                 out.pairs.emplace_back().pair = candidates[c];
                 nextBase_[c] = static_cast<std::uint32_t>(room);
                 room += mergeStart_[c + 1] - mergeStart_[c];
             }
-            // The candidates with the most entries first (dynamic schedule: the longest start early).
+            // The candidates with the most entries first (dynamic schedule: the longest start
+            // early); setOwned(): each thread sorts its own queue below.
             prepareRoom(mergeCands_, mergeStart_, groupBase + (out.pairs.size() - base), pairBase, room, total,
                         wantSegments);
+        }
+        const auto entriesOf = [&](std::uint32_t c) { return mergeStart_[c + 1] - mergeStart_[c]; };
+        if (owned_) {
+            std::vector<std::uint32_t>& queue = queues_[t];
+            std::sort(queue.begin(), queue.end(), [&](std::uint32_t x, std::uint32_t y) {
+                return entriesOf(x) != entriesOf(y) ? entriesOf(x) > entriesOf(y) : x < y;
+            });
+            queueCursors_[t].frontBack.store(std::uint64_t(queue.size()) << 32, std::memory_order_relaxed);
         }
         // 4. Each thread scatters its share, oriented as (a's triangle, b's triangle).
         for (std::size_t k = lo; k < hi; ++k) {
@@ -484,10 +598,10 @@ void PeelExact::runMerged(const Scene& scene, std::span<const ObjectPair> candid
 #pragma omp master
         sortMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         // 5. Per candidate with entries: sorted, made unique, merged with its group of the last
-        //    call's pairs; what speculate() tested is taken, the rest tested.
-#pragma omp for schedule(dynamic, 1)
-        for (std::int64_t k = 0; k < std::int64_t(mergeCands_.size()); ++k) {
-            const std::uint32_t c = mergeCands_[std::size_t(k)];
+        //    call's pairs; what speculate() tested is taken, the rest tested. setOwned(): the
+        //    intersecting pairs straight into the result (room for all its entries), else
+        //    flagged first and copied in a second pass (room for the hits only).
+        const auto handle = [&](std::uint32_t c) {
             const ObjectPair pair = candidates[c];
             const auto first = merged_.begin() + mergeStart_[c];
             std::sort(first, merged_.begin() + mergeStart_[c + 1]);
@@ -502,21 +616,32 @@ void PeelExact::runMerged(const Scene& scene, std::span<const ObjectPair> candid
             const std::uint32_t group = groupBase + (slotOf_[c] - static_cast<std::uint32_t>(base));
             std::uint32_t at = nextBase_[c];
             std::uint32_t hits = 0;
+            if (owned_) {
+                r.triangles.reserve(jEnd - mergeStart_[c]);
+                if (wantSegments) r.segments.reserve(jEnd - mergeStart_[c]);
+            }
             for (std::uint32_t j = mergeStart_[c]; j < jEnd; ++j) {
                 const TrianglePair p = merged_[j];
                 while (prior != priorEnd && prior->triangles < p) ++prior;
                 bool hit;
+                Segment segment;
                 if (prior != priorEnd && prior->triangles == p && priorState_[std::size_t(prior - priorPairs_.data())] != 0) {
                     const std::size_t i = std::size_t(prior - priorPairs_.data());
                     hit = priorState_[i] == 2;
-                    if (hit && wantSegments) freshSegments_[j] = priorSegments_[i];
+                    if (hit && wantSegments) segment = priorSegments_[i];
                     reused += 1;
                 } else {
-                    Segment segment;
                     hit = testPair(sa, sb, p, wantSegments, segment);
-                    if (hit && wantSegments) freshSegments_[j] = segment;
                 }
-                freshHit_[j] = hit ? 1 : 0;
+                if (owned_) {
+                    if (hit) {
+                        r.triangles.push_back(p);
+                        if (wantSegments) r.segments.push_back(segment);
+                    }
+                } else {
+                    if (hit && wantSegments) freshSegments_[j] = segment;
+                    freshHit_[j] = hit ? 1 : 0;
+                }
                 hits += hit ? 1u : 0u;
                 nextPairs_[at] = {group, p};
                 nextKind_[at] = hit ? 2 : 1;
@@ -525,7 +650,7 @@ void PeelExact::runMerged(const Scene& scene, std::span<const ObjectPair> candid
             tests += double(jEnd - mergeStart_[c]);
             positives += double(hits);
             nextGroups_[group] = {pair, nextBase_[c], at};
-            if (hits == 0) continue;
+            if (owned_ || hits == 0) return;
             r.triangles.reserve(hits);
             if (wantSegments) r.segments.reserve(hits);
             for (std::uint32_t j = mergeStart_[c]; j < jEnd; ++j) {
@@ -533,6 +658,30 @@ void PeelExact::runMerged(const Scene& scene, std::span<const ObjectPair> candid
                 r.triangles.push_back(merged_[j]);
                 if (wantSegments) r.segments.push_back(freshSegments_[j]);
             }
+        };
+        if (owned_) {
+            // Its own queue from the front (the most entries first), then the others' from the
+            // back (the fewest), one candidate at a time.
+            const auto take = [&](std::size_t q, bool front, std::uint32_t& c) {
+                std::atomic<std::uint64_t>& cursor = queueCursors_[q].frontBack;
+                std::uint64_t fb = cursor.load(std::memory_order_relaxed);
+                for (;;) {
+                    const auto f = static_cast<std::uint32_t>(fb), b = static_cast<std::uint32_t>(fb >> 32);
+                    if (f >= b) return false;
+                    const std::uint64_t next = front ? fb + 1 : (std::uint64_t(b - 1) << 32 | f);
+                    if (cursor.compare_exchange_weak(fb, next, std::memory_order_relaxed)) {
+                        c = queues_[q][front ? f : b - 1];
+                        return true;
+                    }
+                }
+            };
+            std::uint32_t c;
+            while (take(t, true, c)) handle(c);
+            for (std::size_t i = 1; i < tn; ++i)
+                while (take((t + i) % tn, false, c)) handle(c);
+        } else {
+#pragma omp for schedule(dynamic, 1) nowait
+            for (std::int64_t k = 0; k < std::int64_t(mergeCands_.size()); ++k) handle(mergeCands_[std::size_t(k)]);
         }
     }
     finishListed(out, base, {t0, sortMs, tests, positives, reused}, false, true);
@@ -575,6 +724,7 @@ void PeelExact::finishListed(DetectionOutput& out, std::size_t base, const Liste
     out.stats.count("positive_tests", out.stats.counter("positive_tests") + tally.positives);
     out.stats.count("exact_reused", out.stats.counter("exact_reused") + tally.reused);
     out.stats.count("exact_speculated", double(speculated_.load(std::memory_order_relaxed)));
+    countSpeculationSpan(out);
     out.stats.count("exact_hashed", hashed ? 1.0 : 0.0);
     out.stats.count("exact_merged", merged ? 1.0 : 0.0);
 }
@@ -720,6 +870,7 @@ void PeelExact::runGrouped(const Scene& scene, std::span<const ObjectPair> candi
     out.stats.count("positive_tests", out.stats.counter("positive_tests") + positives);
     out.stats.count("exact_reused", out.stats.counter("exact_reused") + reused);
     out.stats.count("exact_speculated", double(speculated_.load(std::memory_order_relaxed)));
+    countSpeculationSpan(out);
 }
 
 }  // namespace isc::peel

@@ -21,13 +21,17 @@
 // (the 100-bunny piles list 8-10K): on the 1000-bunny pile (about 90K) it measured slower than
 // the lookup in two of three processes on a loaded host (likely its four barriers, each waiting
 // for the slowest of 16 threads; not shown) (peel.md, "The lead's check of 2026-11-28"), so
-// longer lists take the lookup.
+// longer lists take the lookup. The speculation and the merge are split by thread
+// (setOwned, the default since branch peel-exact-13): each waiting thread speculates its own
+// range of the last call's pairs, and after the wait handles the candidates whose groups were
+// in that range ("Round 2026-11-28 (branch peel-exact-13)").
 // Private to plugin/detectors/peel.
 #include "isc/detect/Detector.h"
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -57,11 +61,12 @@ public:
 
     /// A new call (new vertices or poses): forgets what speculate() tested in the last one;
     /// speculate() makes segments when `wantSegments`. Counters of run(): exact_reused (listed
-    /// pairs whose result speculate() had), exact_speculated (pairs speculate() tested this call).
+    /// pairs whose result speculate() had), exact_speculated (pairs speculate() tested this call),
+    /// exact_speculate_ms (from the first speculating thread's start to the last one's end).
     void beginCall(bool wantSegments);
     /// Tests the pairs remember() kept, with `scene` as it is now. Called by every thread of a
-    /// team at once (each takes 16 pairs at a time) until all are tested or `stop` is set; a
-    /// thread that sees `stop` finishes its 16 first. Pairs whose objects or triangles `scene`
+    /// team at once (each takes 16 pairs at a time; setOwned(): from its own range first) until
+    /// all are tested or `stop` is set; a thread that sees `stop` finishes its 16 first. Pairs whose objects or triangles `scene`
     /// does not have are skipped. Only between beginCall() and run() of one call.
     void speculate(const Scene& scene, const std::atomic<bool>& stop);
     /// Looks up each candidate's group of the last call's pairs for run() (which does it itself
@@ -95,6 +100,18 @@ public:
     /// 2026-11-28 (branch peel-exact-12); true (default) keeps the last buffers and their
     /// length, only the used length reset.
     void setKeepRoom(bool on) { keepRoom_ = on; }
+    /// Test hook: true (default) makes speculate() split the last call's pairs into one
+    /// contiguous range per waiting thread (the team's threads but the first, which waits on
+    /// the fence), each thread testing its own range first and then helping with the others',
+    /// and makes runMerged() hand each candidate to the thread whose range held its group of
+    /// the last call's pairs (the first thread: the candidates without one), each thread taking
+    /// its own candidates first (the most entries first) and then the others' from the back; a
+    /// candidate's results are written straight into its PairResult. So the speculated results
+    /// and the last call's pairs are mostly in the cache of the core that reads them after the
+    /// wait (docs/detectors/peel.md, "Round 2026-11-28 (branch peel-exact-13)"). false: one
+    /// shared sweep during the wait, and after it the candidates sorted by entries (serially)
+    /// and taken by any thread, as before. The same answer, counters and pairs kept.
+    void setOwned(bool on) { owned_ = on; }
     /// The longest list run() merges (longer ones take the lookup); a test hook.
     void setMergeMaxList(std::size_t entries) { mergeMaxList_ = entries; }
     static constexpr std::size_t kMergeMaxList = 32768;
@@ -153,6 +170,11 @@ private:
     std::size_t rememberedCount_ = 0;
     std::atomic<std::uint32_t> priorCursor_[2] = {0, 0};  // speculate()'s sweeps: kind 2, then kind 1
     std::atomic<std::uint32_t> speculated_{0};
+    // The call's speculation: the first testing thread's start, the last one's end (steady
+    // clock, ns).
+    std::atomic<std::int64_t> specFirstNs_{0}, specLastNs_{0};
+    void noteSpeculation(std::int64_t startNs, std::uint32_t tested);
+    void countSpeculationSpan(DetectionOutput& out) const;
     bool priorSegmentsMade_ = false;
     bool lookup_ = true;
     // runListed(): per candidate its group and whether it has entries; per prior pair whether
@@ -179,6 +201,24 @@ private:
     // merged_ (rows of candidates.size()); per candidate the first entry in merged_ (with one
     // past the end); the candidates with entries, the most first.
     std::vector<std::uint32_t> mergeCounts_, mergeStart_, mergeCands_;
+    // setOwned(): speculate()'s ranges (per range and sweep, the next offset in it; padded to a
+    // cache line); runMerged()'s queue of candidates per thread and its (front, back) cursor.
+    struct alignas(64) RangeCursor {
+        std::atomic<std::uint32_t> next[2];
+    };
+    struct alignas(64) QueueCursor {
+        std::atomic<std::uint64_t> frontBack;
+    };
+    std::unique_ptr<RangeCursor[]> rangeCursors_;
+    std::size_t rangeCursorCount_ = 0;
+    std::atomic<std::uint32_t> specTeam_{0};  // the team that speculated (0: none, or not setOwned())
+    std::vector<std::vector<std::uint32_t>> queues_;
+    std::unique_ptr<QueueCursor[]> queueCursors_;
+    std::size_t queueCursorCount_ = 0;
+    bool owned_ = true;
+    std::uint32_t speculateOwned(const Scene& scene, const std::atomic<bool>& stop);  // pairs tested
+    std::uint32_t speculateChunk(const Scene& scene, std::uint32_t first, std::uint32_t last, std::uint8_t kind,
+                                 bool wantSegments);
     std::vector<TrianglePair> merged_;  // the list grouped by candidate, as (a's, b's) triangles
     bool merge_ = true;
     std::size_t mergeMaxList_ = kMergeMaxList;

@@ -124,6 +124,10 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // Test hook: ISC_PEEL_EXACT_ROOM=0, the room of the next call's pairs made anew (zeroed) in
     // the exact test's serial step every call instead of kept from the last, to compare.
     if (const char* v = std::getenv("ISC_PEEL_EXACT_ROOM"); v != nullptr && *v == '0') exact_.setKeepRoom(false);
+    // Test hook: ISC_PEEL_EXACT_OWNED=0, the wait's speculation one shared sweep and the exact
+    // test's candidates taken by any thread (before branch peel-exact-13) instead of each
+    // candidate handled by the thread that speculated its last call's pairs, to compare.
+    if (const char* v = std::getenv("ISC_PEEL_EXACT_OWNED"); v != nullptr && *v == '0') exact_.setOwned(false);
     // Test hook: ISC_PEEL_COPY_PIECES=n (1 to 64), the deformed vertices copied in n pieces as
     // they are converted (default 4; 1: one copy after the last, as before 2026-11-28).
     if (const char* v = std::getenv("ISC_PEEL_COPY_PIECES"); v != nullptr && *v != '\0')

@@ -10,6 +10,7 @@
 #include "isc/mesh/Shapes.h"
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <atomic>
@@ -774,6 +775,98 @@ TEST(PeelExact, KeptRoomIsTheFreshRoomsAnswer) {
         for (int e = 0; e < 4; ++e) engines[e]->rememberCall(got[e].pairs);
         EXPECT_EQ(keptMerge.remembered(), freshMerge.remembered()) << call;
         EXPECT_EQ(keptLookup.remembered(), freshLookup.remembered()) << call;
+    }
+}
+
+// Each candidate handled after the wait by the thread that speculated its group of the last
+// call's pairs (setOwned, the default) against one shared speculation sweep and the candidates
+// taken by any thread (setOwned(false), as before): speculation inside a team of five (each
+// waiting thread its own range, as in the detector's wait) and run() with teams of 4, 6 and 5
+// threads (more or fewer queues than ranges), a call speculated by one thread outside a team, a
+// call in two runs, a call without speculated results, and one whose speculation is stopped at
+// once by the team's first thread (whatever the other threads tested by then): bit for bit the
+// same answer as run() without speculation, and (where both speculated everything) the same
+// counters and pairs kept.
+TEST(PeelExact, OwnedCandidatesAreTheSharedAnswer) {
+    Scene scene;
+    addThreeBoxes(scene);
+    const auto triangles = static_cast<std::uint32_t>(scene.objectMesh(0).triangleCount());
+    const std::vector<ObjectPair> candidates = twelveCandidates();
+    auto listFor = [&](int call, std::uint32_t firstCandidate, std::uint32_t endCandidate) {
+        std::vector<peel::TrianglePairCandidate> found;
+        for (std::uint32_t c = firstCandidate; c < endCandidate; ++c)
+            for (std::uint32_t a = 0; a < triangles; ++a)
+                for (std::uint32_t b = 0; b < triangles; ++b) {
+                    if ((7 * a + 5 * b + 3 * c + std::uint32_t(call)) % 6 >= (call % 3 == 1 ? 3u : 2u)) continue;
+                    found.push_back({c, a, b});
+                    if ((2 * a + b + c) % 11 == 0) found.push_back({c, a, b});
+                }
+        std::mt19937 rng(std::uint32_t(907 + call));
+        std::shuffle(found.begin(), found.end(), rng);
+        return found;
+    };
+    const auto nc = static_cast<std::uint32_t>(candidates.size());
+    ASSERT_GT(listFor(0, 0, nc).size(), 2048u) << "the run must be parallel";
+    peel::PeelExact owned, shared;
+    shared.setOwned(false);
+    for (peel::PeelExact* e : {&owned, &shared}) e->setMergeMaxList(4 * listFor(1, 0, nc).size());
+    const std::atomic<bool> go{false}, stopped{true};
+    const int runThreads[] = {4, 6, 5, 4, 4, 6, 4, 5};
+    for (int call = 0; call < 8; ++call) {
+        Pose p = scene.pose(1);
+        p.position += Vec3(0.006f, -0.005f, 0.002f);
+        p.rotation = glm::normalize(glm::angleAxis(0.02f, Vec3(1, 0, 0)) * p.rotation);
+        scene.setPose(1, p);
+        const bool split = call == 3;         // two runs: candidates [0, 7), then [7, 12)
+        const bool unspeculated = call == 5;  // nothing speculated: the grouped path
+        const bool alone = call == 2;         // speculated by one thread, outside a team
+        const bool cut = call == 6;           // the team's first thread stops the others at once
+        const int threads = runThreads[call];
+        const auto whole = listFor(call, 0, nc), first = listFor(call, 0, 7), second = listFor(call, 7, nc);
+        DetectionOutput expected;
+        peel::PeelExact plain;
+        if (split) {
+            plain.run(scene, candidates, first, true, expected, threads);
+            plain.run(scene, candidates, second, true, expected, threads);
+        } else {
+            plain.run(scene, candidates, whole, true, expected, threads);
+        }
+        DetectionOutput got[2];
+        peel::PeelExact* const engines[] = {&owned, &shared};
+        for (int e = 0; e < 2; ++e) {
+            peel::PeelExact& exact = *engines[e];
+            exact.beginCall(true);
+            exact.prepare(candidates);
+            if (unspeculated) {
+                exact.speculate(scene, stopped);
+            } else if (alone) {
+                exact.speculate(scene, go);
+            } else {
+                std::atomic<bool> stop{false};
+#pragma omp parallel num_threads(5)
+                {
+                    if (cut && omp_get_thread_num() == 0) stop.store(true);
+                    exact.speculate(scene, cut ? stop : go);
+                }
+            }
+            if (split) {
+                exact.run(scene, candidates, first, true, got[e], threads);
+                exact.run(scene, candidates, second, true, got[e], threads);
+            } else {
+                exact.run(scene, candidates, whole, true, got[e], threads);
+            }
+            expectSameBits(expected, got[e], std::string(e == 0 ? "owned" : "shared") + ", call " + std::to_string(call));
+        }
+        if (!cut) {
+            for (const char* name : {"tri_tri_tests", "positive_tests", "exact_reused", "exact_speculated"})
+                EXPECT_EQ(got[0].stats.counter(name), got[1].stats.counter(name)) << name << ", call " << call;
+        }
+        if (call > 0 && !unspeculated && !cut) {
+            EXPECT_GT(got[0].stats.counter("exact_reused"), 0.0) << call;
+            EXPECT_EQ(got[0].stats.counter("exact_merged"), 1.0) << call;
+        }
+        for (int e = 0; e < 2; ++e) engines[e]->rememberCall(got[e].pairs);
+        EXPECT_EQ(owned.remembered(), shared.remembered()) << call;
     }
 }
 
