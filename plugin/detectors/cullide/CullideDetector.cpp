@@ -881,6 +881,9 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             addCount(stats, "cpu_before_gpu_ms",
                      std::chrono::duration<double, std::milli>(cr.flushedAt - tSetup).count());
             addCount(stats, "run_chain_wait_ms", cr.waitMs);
+            if (chain.started) addCount(stats, "cpu_between_flushes_ms", cr.betweenFlushesMs);
+            addCount(stats, "run_chain_copy_ms", cr.copyMs);
+            addCount(stats, "run_chain_read_ms", cr.readMs);
             if (cr.timeline) {
                 addCount(stats, "gpu_start_lag_ms", cr.startLagMs);
                 addCount(stats, "gpu_span_ms", cr.spanMs);
@@ -1126,6 +1129,7 @@ Result<void> CullideDetector::detect(const Scene& scene, std::span<const ObjectP
         !r)
         return r;
     const auto tn = Clock::now();
+    if (res.waitedAt) out.stats.count("cpu_after_wait_pipeline_ms", std::chrono::duration<double, std::milli>(tn - *res.waitedAt).count());
     if (speculate && im.speculateAll && res.listed) {
         // Test hook: every remembered pair speculated (the rest of them, after the wait).
         const std::atomic<bool> never{false};
@@ -1534,6 +1538,7 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     impl->earlyStart = envOn("ISC_CULLIDE_EARLY_START", true);
     impl->passes.setPollWait(envOn("ISC_CULLIDE_POLL_WAIT", false));
     impl->passes.setTimeline(envOn("ISC_CULLIDE_TIMELINE", false));
+    impl->passes.setBranchlessCount(envOn("ISC_CULLIDE_BRANCHLESS_COUNT", true));
     if (const char* v = std::getenv("ISC_CULLIDE_PAIR_SPLIT"); v != nullptr && *v != '\0')
         impl->pairSplit = std::uint32_t(std::clamp(std::atoi(v), 1, 64));
     const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));

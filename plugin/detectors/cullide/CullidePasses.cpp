@@ -491,8 +491,12 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     out.cluster.threads = threads_;
     // The GPU starts on the cluster level while the rest is prepared and queued (with
     // chain.started it runs the pose pass already: this flush hands it the splats).
-    if (chain.started) glFlush();
-    else markFirstFlush();
+    if (chain.started) {
+        glFlush();
+        out.betweenFlushesMs = msSince(flushedAt_);
+    } else {
+        markFirstFlush();
+    }
     out.flushedAt = flushedAt_;
     // The pair pass: reads the cluster level's alive flags (still bound) and its cut counter.
     chainPairs_.reserveWithHeadroom(std::max<std::size_t>(32, chain.pairs.size_bytes()));
@@ -636,6 +640,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     out.bits.assign(words, 0u);
     if (triangles && words > 0 && !fromWanted) std::memcpy(out.bits.data(), map + bitsAt, words * 4);
     const double readbackMs = msSince(tr);
+    out.copyMs = msSince(out.waitedAt);
     const double begin = double(begin_.result()), mid = double(mid_.result());
     out.cluster.gpuMs = (mid - begin) * 1e-6;
     if (timeline_) {
@@ -663,8 +668,16 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             // The wanted clusters' triangles (the seed pass's count, on the CPU).
             const std::uint32_t* wanted = map + bitsAt;
             std::uint32_t seeded = 0;
-            for (std::size_t i = 0; i < nItems; ++i)
-                if (wanted[i] != 0) seeded += chain.triangle->items[i].slotCount;
+            if (branchlessCount_) {
+                // (cullide-13) No branch: about a quarter of the flags are 0 in no pattern, and the
+                // mispredicted branch cost 0.04-0.06 ms over a pile's 7.5K items on llvmpipe's host.
+                const std::span<const gl::CullideItem> items = chain.triangle->items;
+                for (std::size_t i = 0; i < nItems; ++i)
+                    seeded += items[i].slotCount & (0u - static_cast<std::uint32_t>(wanted[i] != 0));
+            } else {
+                for (std::size_t i = 0; i < nItems; ++i)
+                    if (wanted[i] != 0) seeded += chain.triangle->items[i].slotCount;
+            }
             out.seeded = seeded;
         }
         if (!chain.triangleVisibility) out.triangle.alive = out.seeded;
@@ -713,6 +726,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         }
     }
     if (auto e = gl::checkError("after the cullide chain"); !e) return e;
+    out.readMs = msSince(out.waitedAt);
     out.runMs = msSince(t0) - out.afterIssueMs;
     return {};
 }

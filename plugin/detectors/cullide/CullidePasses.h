@@ -164,6 +164,12 @@ struct ChainResult {
     double afterIssueMs = 0.0;  // wall time of Chain::afterIssue (not in runMs)
     double runMs = 0.0;               // wall time: issuing, waiting, reading back
     double waitMs = 0.0;              // wall time of the wait for the fence (part of runMs)
+    /// After the wait (part of runMs): until the GPU's timestamps are read (copyMs), and until
+    /// runChain returns (readMs: the timestamps, the counters and lists in the mapping).
+    double copyMs = 0.0, readMs = 0.0;
+    /// Chain::started: from startChain's flush to runChain's (the CPU's work while the GPU had
+    /// only the pose pass).
+    double betweenFlushesMs = 0.0;
     /// When the GPU was first given work of this chain (the first flush: startChain's or runChain's
     /// own), and when the wait for its fence returned (host clock).
     std::chrono::steady_clock::time_point flushedAt{}, waitedAt{};
@@ -240,6 +246,9 @@ public:
     /// (glClientWaitSync with a zero timeout) instead of one blocking glClientWaitSync, which the
     /// driver may answer only after a sleep.
     void setPollWait(bool on) { pollWait_ = on; }
+    /// cullide-13 (hook ISC_CULLIDE_BRANCHLESS_COUNT, on): the wanted clusters' triangles
+    /// (pcs_triangles_in) summed after the wait with no branch per item; 0: with one, as before.
+    void setBranchlessCount(bool on) { branchlessCount_ = on; }
 
 private:
     /// Queues the passes of `level` with its items in `itemsBuffer` and its members' flags in
@@ -305,7 +314,7 @@ private:
     std::vector<gl::Query> pool_;
     std::size_t poolNext_ = 0;
     gl::Query begin_, posed_, clustered_, mid_, end_, filterEnd_, done_;
-    bool timeline_ = false, pollWait_ = false;
+    bool timeline_ = false, pollWait_ = false, branchlessCount_ = true;
     std::chrono::steady_clock::time_point flushedAt_{};  // the chain's first flush
     GLint64 gpuAtFlush_ = 0;                             // the GL clock then (timeline_)
     std::vector<gl::CullideItem> splitItems_;  // the level's items with their split (when any needs one)

@@ -797,12 +797,15 @@ TEST_F(CullideDetectorTest, SlotCornersKeepTheListedPairsAndTheAnswer) {
 }
 
 // Cullide-13: the chain's pose pass queued and flushed as soon as the object boxes and partners
-// are made (Passes::startChain, the default) with the fence polled (hook ISC_CULLIDE_POLL_WAIT=1)
-// and the GL clock read around the chain (ISC_CULLIDE_TIMELINE=1), against the pose pass queued
-// with the cluster level's splats (ISC_CULLIDE_EARLY_START=0, main's path): over calls on a rigid
+// are made (Passes::startChain, the default) and the wanted clusters' triangles summed with no
+// branch (the default), with the fence polled (hook ISC_CULLIDE_POLL_WAIT=1) and the GL clock read
+// around the chain (ISC_CULLIDE_TIMELINE=1), against the pose pass queued with the cluster level's
+// splats and the branchy sum (ISC_CULLIDE_EARLY_START=0, ISC_CULLIDE_BRANCHLESS_COUNT=0: main's
+// path): over calls on a rigid
 // heap, with bunnies deformed (one workgroup per item in the pose pass), with one bunny moved out
 // of every pair (the items laid out again) and back: the reference's answer, the same clusters
-// seeded by the pose pass and left by the cluster level, the same pairs kept, cluster pairs, box
+// seeded by the pose pass and left by the cluster level, the same triangles wanted (their count,
+// pcs_triangles_in), the same pairs kept, cluster pairs, box
 // pairs and listed triangle pairs (a set: count and checksum), and bit for bit the same pairs,
 // triangle pairs and segments.
 TEST_F(CullideDetectorTest, EarlyStartKeepsTheSeedsAndTheAnswer) {
@@ -816,7 +819,8 @@ TEST_F(CullideDetectorTest, EarlyStartKeepsTheSeedsAndTheAnswer) {
         next = std::move(*d);
     }
     {
-        ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_START", "0"}});
+        ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_START", "0"},
+                       {"ISC_CULLIDE_BRANCHLESS_COUNT", "0"}});
         auto d = createCullideDetector(common, {});
         ASSERT_TRUE(d) << d.error().message;
         old = std::move(*d);
@@ -852,6 +856,10 @@ TEST_F(CullideDetectorTest, EarlyStartKeepsTheSeedsAndTheAnswer) {
         EXPECT_EQ(a.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters_in")) << "the same clusters seeded";
         EXPECT_EQ(a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters")) << "the same clusters left";
         EXPECT_EQ(a.stats.counter("pairs_after_clusters"), b.stats.counter("pairs_after_clusters"));
+        EXPECT_GT(a.stats.counter("pcs_triangles_in"), 0.0);
+        EXPECT_EQ(a.stats.counter("pcs_triangles_in"), b.stats.counter("pcs_triangles_in"))
+            << "the wanted clusters' triangles, summed with and without a branch";
+        EXPECT_EQ(a.stats.counter("pcs_triangles"), b.stats.counter("pcs_triangles"));
         EXPECT_EQ(a.stats.counter("filter_overflows"), 0.0);
         EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0) << "the filter ran";
         EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
