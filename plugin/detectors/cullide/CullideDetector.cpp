@@ -878,8 +878,11 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             addCount(stats, "run_chain_issue_ms", cr.issueMs);
             // (cullide-13) The CPU's part before the GPU was given work, the wait itself, and the
             // GPU's side on the GL clock (test hook).
-            addCount(stats, "cpu_before_gpu_ms",
-                     std::chrono::duration<double, std::milli>(cr.flushedAt - tSetup).count());
+            // (Both times stay unset when the chain had nothing to run.)
+            const bool ranGpu = cr.waitedAt != Clock::time_point{};
+            if (ranGpu)
+                addCount(stats, "cpu_before_gpu_ms",
+                         std::chrono::duration<double, std::milli>(cr.flushedAt - tSetup).count());
             addCount(stats, "run_chain_wait_ms", cr.waitMs);
             if (chain.started) addCount(stats, "cpu_between_flushes_ms", cr.betweenFlushesMs);
             addCount(stats, "run_chain_copy_ms", cr.copyMs);
@@ -889,7 +892,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 addCount(stats, "gpu_span_ms", cr.spanMs);
                 addCount(stats, "gpu_wake_lag_ms", cr.wakeLagMs);
             }
-            res.waitedAt = cr.waitedAt;
+            if (ranGpu) res.waitedAt = cr.waitedAt;
             if (chain.afterIssue) addCount(stats, "overlap_ms", cr.afterIssueMs);
             std::vector<std::uint32_t> kept;
             for (std::size_t pi = 0; pi < pairs.size(); ++pi)
@@ -1129,7 +1132,9 @@ Result<void> CullideDetector::detect(const Scene& scene, std::span<const ObjectP
         !r)
         return r;
     const auto tn = Clock::now();
-    if (res.waitedAt) out.stats.count("cpu_after_wait_pipeline_ms", std::chrono::duration<double, std::milli>(tn - *res.waitedAt).count());
+    if (res.waitedAt)
+        out.stats.count("cpu_after_wait_pipeline_ms",
+                        std::chrono::duration<double, std::milli>(tn - *res.waitedAt).count());
     if (speculate && im.speculateAll && res.listed) {
         // Test hook: every remembered pair speculated (the rest of them, after the wait).
         const std::atomic<bool> never{false};

@@ -623,9 +623,9 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     const auto tr = Clock::now();
     // The wait inside a team (Chain::waitTeam): its threads are awake for the exact test, and run
     // `whileWaiting` meanwhile (speculation). 60 s: a GPU reset must not hang the caller.
-    const bool finished = pollWait_ ? pollInTeam(fence_, std::uint64_t(60) * 1000000000, chain.waitTeam, chain.whileWaiting)
-                                    : gl::waitInTeam(fence_, std::uint64_t(60) * 1000000000, chain.waitTeam,
-                                                     chain.whileWaiting);
+    const std::uint64_t limitNs = std::uint64_t(60) * 1000000000;
+    const bool finished = pollWait_ ? pollInTeam(fence_, limitNs, chain.waitTeam, chain.whileWaiting)
+                                    : gl::waitInTeam(fence_, limitNs, chain.waitTeam, chain.whileWaiting);
     out.waitedAt = Clock::now();
     out.waitMs = msSince(tr);
     GLint64 gpuAtWake = 0;

@@ -255,7 +255,7 @@ private:
     /// `aliveBuffer` (every member starts in the PCS unless `seeded`: then a pass before set them).
     /// How a level's members start: all in the PCS, seeded from the wanted clusters (chain mode 1),
     /// or seeded by the pose pass (pose.glsl, its buffers bound).
-    /// PosedEarly: the pose pass ran already (startChain): nothing seeded, nothing cleared.
+    /// PosedEarly: the pose pass ran already (startChain): its seeds and counts are kept (nothing cleared).
     enum class Seed { All, Wanted, Posed, PosedEarly };
     void queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer& aliveBuffer, Seed seed, bool uploadClip);
     /// Uploads items unless the buffer already holds exactly these (`last`: what it holds).

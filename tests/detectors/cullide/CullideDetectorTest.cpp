@@ -813,7 +813,8 @@ TEST_F(CullideDetectorTest, EarlyStartKeepsTheSeedsAndTheAnswer) {
     DetectorSettings common{.wantSegments = true};
     std::unique_ptr<CullideDetector> next, old;
     {
-        ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_POLL_WAIT", "1"}, {"ISC_CULLIDE_TIMELINE", "1"}});
+        ScopedEnv env(
+            {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_POLL_WAIT", "1"}, {"ISC_CULLIDE_TIMELINE", "1"}});
         auto d = createCullideDetector(common, {});
         ASSERT_TRUE(d) << d.error().message;
         next = std::move(*d);
@@ -846,7 +847,8 @@ TEST_F(CullideDetectorTest, EarlyStartKeepsTheSeedsAndTheAnswer) {
         expectExact(scene, candidates, b);
         EXPECT_GE(colliding, 5u);
         std::printf("[ cullide ] early start, call %d: %zu colliding, seeded %g (old %g), clusters left %g (old %g), "
-                    "listed %g (old %g); before the GPU %.3f ms (old %.3f), GPU start lag %.3f, span %.3f, wake lag %.3f\n",
+                    "listed %g (old %g); before the GPU %.3f ms (old %.3f), GPU start lag %.3f, span %.3f, "
+                    "wake lag %.3f\n",
                     call, colliding, a.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters_in"),
                     a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters"), a.stats.counter("filtered_pairs"),
                     b.stats.counter("filtered_pairs"), a.stats.counter("cpu_before_gpu_ms"),
