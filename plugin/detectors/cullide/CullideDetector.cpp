@@ -117,6 +117,13 @@ struct CullideDetector::Impl {
     // order-free checksum of the filter's listed triangle pairs (pair, triangle of a, of b), so
     // that tests compare the list of two filter paths as a set.
     bool filterChecksum = false;
+    // cullide-13: ISC_CULLIDE_EARLY_START (the chain's pose pass queued and flushed as soon as
+    // the object boxes and partners are made, Passes::startChain: the GPU starts while the CPU
+    // makes the views, clip boxes and pair list; 0: with the cluster level's splats, as before);
+    // ISC_CULLIDE_POLL_WAIT (the GL thread polls the chain's fence, Passes::setPollWait);
+    // test hook ISC_CULLIDE_TIMELINE=1 (the counters gpu_start_lag_ms, gpu_span_ms,
+    // gpu_wake_lag_ms: the GL clock read around the chain, Passes::setTimeline).
+    bool earlyStart = true;
 
     // What the levels leave.
     struct Pcs {
@@ -133,6 +140,8 @@ struct CullideDetector::Impl {
         std::vector<std::uint32_t> listedPairs;  // candidate indices
         std::span<const std::uint32_t> tests;
         std::vector<std::uint32_t> testsCopy;
+        // The chain's wait for its fence returned then (the counter cpu_after_wait_ms).
+        std::optional<std::chrono::steady_clock::time_point> waitedAt;
     };
     // prunePairs's `whileGpuRuns`: handed to the next chain (Chain::afterIssue), else run by prunePairs at its end.
     std::function<void()> afterIssue;
@@ -652,6 +661,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             const bool byBoxes = st.clusterBoxes;
             std::vector<std::uint32_t> partnerCsr;
             std::vector<glm::vec4> objectBoxes;
+            bool started = false;  // Passes::startChain ran (earlyStart)
             if (gpuItems) {
                 // Every cluster of the pairs' objects; the GPU poses its box and cuts it to the
                 // partners'. The split (threads per slot) is sized from a box holding the cluster
@@ -717,6 +727,13 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                     partnerCsr[fill[gb]++] = ga;
                 }
                 clipObjects = objects;
+                if (earlyStart) {
+                    // (cullide-13) The GPU starts on the pose pass now; the views, clip boxes and
+                    // pair list below are made meanwhile.
+                    passes.startChain({itemCache.items, itemCache.version, eps, itemCache.boxIndex, objectBoxes,
+                                       partnerCsr});
+                    started = true;
+                }
             }
             for (ObjectId o : gpuItems ? std::span<const ObjectId>() : std::span<const ObjectId>(objects)) {
                 const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
@@ -798,6 +815,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             chain.itemBoxes = gpuItems ? std::span<const std::uint32_t>(itemCache.boxIndex) : std::span<const std::uint32_t>();
             chain.objectBoxes = objectBoxes;
             chain.partners = partnerCsr;
+            chain.started = started;
             // The float filter (exact test's input listed on the GPU): detect() only (no fattening),
             // clusters that fit its shared memory. Tolerance: 1e-5 of the scene's coordinate scale,
             // far above the float rounding of the world vertices (as peel).
@@ -858,6 +876,23 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             if (chain.poseItems) addCount(stats, "gpu_pose_ms", cr.poseGpuMs);
             addCount(stats, "gpu_pair_ms", cr.pairGpuMs);
             addCount(stats, "run_chain_issue_ms", cr.issueMs);
+            // (cullide-13) The CPU's part before the GPU was given work, the wait itself, and the
+            // GPU's side on the GL clock (test hook).
+            // (Both times stay unset when the chain had nothing to run.)
+            const bool ranGpu = cr.waitedAt != Clock::time_point{};
+            if (ranGpu)
+                addCount(stats, "cpu_before_gpu_ms",
+                         std::chrono::duration<double, std::milli>(cr.flushedAt - tSetup).count());
+            addCount(stats, "run_chain_wait_ms", cr.waitMs);
+            if (chain.started) addCount(stats, "cpu_between_flushes_ms", cr.betweenFlushesMs);
+            addCount(stats, "run_chain_copy_ms", cr.copyMs);
+            addCount(stats, "run_chain_read_ms", cr.readMs);
+            if (cr.timeline) {
+                addCount(stats, "gpu_start_lag_ms", cr.startLagMs);
+                addCount(stats, "gpu_span_ms", cr.spanMs);
+                addCount(stats, "gpu_wake_lag_ms", cr.wakeLagMs);
+            }
+            if (ranGpu) res.waitedAt = cr.waitedAt;
             if (chain.afterIssue) addCount(stats, "overlap_ms", cr.afterIssueMs);
             std::vector<std::uint32_t> kept;
             for (std::size_t pi = 0; pi < pairs.size(); ++pi)
@@ -1097,6 +1132,9 @@ Result<void> CullideDetector::detect(const Scene& scene, std::span<const ObjectP
         !r)
         return r;
     const auto tn = Clock::now();
+    if (res.waitedAt)
+        out.stats.count("cpu_after_wait_pipeline_ms",
+                        std::chrono::duration<double, std::milli>(tn - *res.waitedAt).count());
     if (speculate && im.speculateAll && res.listed) {
         // Test hook: every remembered pair speculated (the rest of them, after the wait).
         const std::atomic<bool> never{false};
@@ -1152,6 +1190,7 @@ Result<void> CullideDetector::detect(const Scene& scene, std::span<const ObjectP
         }
         DetectorStats& stats = out.stats;
         stats.count("cpu_narrowphase_ms", msSince(tn));
+        if (res.waitedAt) stats.count("cpu_after_wait_ms", msSince(*res.waitedAt));
         stats.gpuMs = stats.counter("gpu_ms");
         stats.readbackMs = stats.counter("readback_ms");
         stats.totalMs = msSince(t0);
@@ -1501,6 +1540,10 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // indices (before cullide-12).
     impl->passes.setSlotCorners(envOn("ISC_CULLIDE_SLOT_CORNERS", true));
     impl->filterChecksum = envOn("ISC_CULLIDE_FILTER_CHECKSUM", false);
+    impl->earlyStart = envOn("ISC_CULLIDE_EARLY_START", true);
+    impl->passes.setPollWait(envOn("ISC_CULLIDE_POLL_WAIT", false));
+    impl->passes.setTimeline(envOn("ISC_CULLIDE_TIMELINE", false));
+    impl->passes.setBranchlessCount(envOn("ISC_CULLIDE_BRANCHLESS_COUNT", true));
     if (const char* v = std::getenv("ISC_CULLIDE_PAIR_SPLIT"); v != nullptr && *v != '\0')
         impl->pairSplit = std::uint32_t(std::clamp(std::atoi(v), 1, 64));
     const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));

@@ -18,6 +18,43 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
+// gl::waitInTeam with the GL thread polling the fence (Passes::setPollWait): a zero-timeout
+// glClientWaitSync in a loop (the first one flushes), so the thread sees the signal as soon as
+// the driver does instead of after the sleep a blocking wait may take. The team's threads run
+// `work` meanwhile, as there.
+bool pollInTeam(const gl::Fence& fence, std::uint64_t timeoutNs, int team,
+                const std::function<void(const std::atomic<bool>&)>& work) {
+    auto poll = [&] {
+        if (!fence.isValid()) return true;
+        const auto deadline = Clock::now() + std::chrono::nanoseconds(timeoutNs);
+        GLbitfield flags = GL_SYNC_FLUSH_COMMANDS_BIT;
+        for (;;) {
+            const GLenum r = glClientWaitSync(fence.sync(), flags, 0);
+            if (r == GL_ALREADY_SIGNALED || r == GL_CONDITION_SATISFIED) return true;
+            if (r == GL_WAIT_FAILED || Clock::now() > deadline) return false;
+            flags = 0;
+        }
+    };
+    std::atomic<bool> signalled{false};
+    bool finished = false;
+    if (team <= 1) {
+        finished = poll();
+        signalled.store(true, std::memory_order_relaxed);
+        if (work) work(signalled);
+        return finished;
+    }
+#pragma omp parallel num_threads(team)
+    {
+#pragma omp master
+        {
+            finished = poll();
+            signalled.store(true, std::memory_order_relaxed);
+        }
+        if (work) work(signalled);
+    }
+    return finished;
+}
+
 constexpr GLuint kGroup = 64;  // local_size_x of every cullide compute shader
 constexpr GLuint kBoxLanes = 16;  // threads per box in the box splat (CULLIDE_LANES)
 constexpr std::size_t kMaxViewsAtOnce = 3;  // CULLIDE_MAX_VIEWS in raster.glsl
@@ -101,6 +138,7 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     clustered_ = gl::Query("cullide chain cluster level", GL_TIMESTAMP);
     filterEnd_ = gl::Query("cullide filter end", GL_TIMESTAMP);
     end_ = gl::Query("cullide level end", GL_TIMESTAMP);
+    done_ = gl::Query("cullide chain done", GL_TIMESTAMP);
     return {};
 }
 
@@ -204,7 +242,7 @@ std::uint32_t Passes::splitItems(const Level& level) {
 }
 
 void Passes::bindCommon(const Level& level, std::span<const gl::CullideItem> items, gl::Buffer& itemsBuffer,
-                        gl::Buffer& aliveBuffer, bool seeded) {
+                        gl::Buffer& aliveBuffer, bool seeded, bool clear) {
     scene_.bind();
     // (A split level's items are its own copy: no version.)
     uploadItems(itemsBuffer, items, &itemsBuffer == &items_ ? itemsHeld_ : chainItemsHeld_,
@@ -217,8 +255,10 @@ void Passes::bindCommon(const Level& level, std::span<const gl::CullideItem> ite
     if (!seeded)
         glClearNamedBufferSubData(aliveBuffer.id(), GL_R32UI, 0, static_cast<GLsizeiptr>(members * 4), GL_RED_INTEGER,
                                   GL_UNSIGNED_INT, &one);
-    marks_.clearZero(0, members * 4);
-    counters_.clearZero();
+    if (clear) {
+        marks_.clearZero(0, members * 4);
+        counters_.clearZero();
+    }
     itemsBuffer.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ITEMS);
     slots_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOTS);
     aliveBuffer.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ALIVE);
@@ -317,7 +357,7 @@ void Passes::queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer&
         p->setUniform("uItemPerGroup", itemPerGroup_ ? 1u : 0u);
     ISC_ASSERT(level.groupCount < (1u << 24), "cullide::Passes::issue(): too many groups");
     ISC_ASSERT(!level.queries || queries_, "cullide::Passes::issue(): the query programs were not compiled");
-    bindCommon(level, levelItems_, itemsBuffer, aliveBuffer, seed != Seed::All);
+    bindCommon(level, levelItems_, itemsBuffer, aliveBuffer, seed != Seed::All, seed != Seed::PosedEarly);
     if (seed == Seed::Wanted) {
         // The chain's seed pass: the members of the wanted clusters start in the PCS.
         wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
@@ -325,17 +365,7 @@ void Passes::queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer&
     } else if (seed == Seed::Posed) {
         // The pose pass (pose.glsl): the items' world boxes, and which reach a partner (its
         // buffers bound by runChain).
-        // With a deformed item: one workgroup per item (its triangles refit in parallel).
-        const std::uint32_t n = static_cast<std::uint32_t>(level.items.size());
-        const std::uint64_t groups = poseGroupPerItem_ ? n : (std::uint64_t(n) + kGroup - 1) / kGroup;
-        const std::uint64_t x = std::min<std::uint64_t>(groups, maxGroupsX_);
-        pose_.setUniform("uEpsilon", level.epsilon);
-        pose_.setUniform("uCount", n);
-        pose_.setUniform("uGroupPerItem", poseGroupPerItem_ ? 1u : 0u);
-        pose_.use();
-        if (n > 0) pose_.dispatch(static_cast<GLuint>(x), static_cast<GLuint>((groups + x - 1) / x));
-        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-        glQueryCounter(posed_.id(), GL_TIMESTAMP);
+        dispatchPose(static_cast<std::uint32_t>(level.items.size()), level.epsilon);
     }
     const bool atOnce = level.viewsAtOnce && !level.self && !level.queries && level.views.size() > 1 &&
                         level.views.size() <= kMaxViewsAtOnce;
@@ -348,6 +378,71 @@ void Passes::queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer&
         else runComputeView(level, level.views[i], last);
     }
     queriesIssued_ = static_cast<std::size_t>(queryCount.queries);
+}
+
+void Passes::dispatchPose(std::uint32_t n, float epsilon) {
+    // With a deformed item: one workgroup per item (its triangles refit in parallel).
+    const std::uint64_t groups = poseGroupPerItem_ ? n : (std::uint64_t(n) + kGroup - 1) / kGroup;
+    const std::uint64_t x = std::min<std::uint64_t>(groups, maxGroupsX_);
+    pose_.setUniform("uEpsilon", epsilon);
+    pose_.setUniform("uCount", n);
+    pose_.setUniform("uGroupPerItem", poseGroupPerItem_ ? 1u : 0u);
+    pose_.use();
+    if (n > 0) pose_.dispatch(static_cast<GLuint>(x), static_cast<GLuint>((groups + x - 1) / x));
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    glQueryCounter(posed_.id(), GL_TIMESTAMP);
+}
+
+void Passes::putPoseInputs(std::uint64_t itemsVersion, std::span<const std::uint32_t> itemBoxes,
+                           std::span<const glm::vec4> objectBoxes, std::span<const std::uint32_t> partners) {
+    auto put = [](gl::Buffer& b, const void* data, std::size_t bytes, GLuint binding) {
+        b.reserveWithHeadroom(std::max<std::size_t>(32, bytes));
+        if (bytes > 0) b.upload(0, bytes, data);
+        b.bindBase(GL_SHADER_STORAGE_BUFFER, binding);
+    };
+    // The item boxes' indices go with the items (Level::itemsVersion): uploaded only when the
+    // items were laid out again (cullide-10; a pile's calls keep them).
+    if (itemsVersion == 0 || itemsVersion != itemBoxesVersion_ || itemBoxes_.size() < itemBoxes.size_bytes()) {
+        itemBoxesVersion_ = 0;
+        put(itemBoxes_, itemBoxes.data(), itemBoxes.size_bytes(), CULLIDE_BINDING_ITEM_BOXES);
+        poseGroupPerItem_ = std::find(itemBoxes.begin(), itemBoxes.end(), std::uint32_t(CULLIDE_ITEM_BOX_DEFORMED)) !=
+                            itemBoxes.end();
+        itemBoxesVersion_ = itemsVersion;
+    } else {
+        itemBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ITEM_BOXES);
+    }
+    put(objectBoxes_, objectBoxes.data(), objectBoxes.size_bytes(), CULLIDE_BINDING_OBJECT_BOXES);
+    put(partners_, partners.data(), partners.size_bytes(), CULLIDE_BINDING_PARTNERS);
+    uploadStaticBoxes(0);
+    chainBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_BOXES);
+}
+
+void Passes::markFirstFlush() {
+    glFlush();
+    flushedAt_ = Clock::now();
+    if (timeline_) glGetInteger64v(GL_TIMESTAMP, &gpuAtFlush_);
+}
+
+void Passes::startChain(const ChainStart& start) {
+    // runChain's first steps up to its pose pass, for the cluster level's items as laid out: the
+    // items, the pose pass's inputs, the members' flags and the counters (bindCommon's part).
+    const std::size_t nItems = start.items.size();
+    glQueryCounter(begin_.id(), GL_TIMESTAMP);
+    chainBoxes_.reserveWithHeadroom(std::max<std::size_t>(32, nItems * 2 * sizeof(glm::vec4)));
+    putPoseInputs(start.itemsVersion, start.itemBoxes, start.objectBoxes, start.partners);
+    scene_.bind();
+    uploadItems(items_, start.items, itemsHeld_, start.itemsVersion);
+    alive_.reserveWithHeadroom(std::max<std::size_t>(4, nItems * 4));
+    marks_.reserveWithHeadroom(std::max<std::size_t>(4, nItems * 4));
+    marks_.clearZero(0, nItems * 4);
+    counters_.clearZero();
+    items_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ITEMS);
+    slots_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOTS);
+    alive_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ALIVE);
+    marks_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_MARKS);
+    counters_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_COUNTERS);
+    dispatchPose(static_cast<std::uint32_t>(nItems), start.epsilon);
+    markFirstFlush();
 }
 
 void Passes::dispatchChain(unsigned mode, std::uint32_t threads) {
@@ -378,39 +473,31 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     out.keep.assign(nPairs, 0u);
     if (cl.items.empty() || cl.workCount == 0 || cl.views.empty() || nPairs == 0) return {};
     const std::size_t nItems = cl.items.size();
-    glQueryCounter(begin_.id(), GL_TIMESTAMP);
-    chainBoxes_.reserveWithHeadroom(std::max<std::size_t>(32, nItems * 2 * sizeof(glm::vec4)));
-    if (chain.poseItems) {
+    ISC_ASSERT(!chain.started || chain.poseItems, "cullide::Passes::runChain(): only the pose pass starts early");
+    if (!chain.started) {
+        glQueryCounter(begin_.id(), GL_TIMESTAMP);
+        chainBoxes_.reserveWithHeadroom(std::max<std::size_t>(32, nItems * 2 * sizeof(glm::vec4)));
+    }
+    if (chain.started) {
+        // startChain queued the pose pass and flushed; its buffers stay bound.
+    } else if (chain.poseItems) {
         // The pose pass's inputs (it runs at the start of the cluster level, seeding its PCS).
-        auto put = [](gl::Buffer& b, const void* data, std::size_t bytes, GLuint binding) {
-            b.reserveWithHeadroom(std::max<std::size_t>(32, bytes));
-            if (bytes > 0) b.upload(0, bytes, data);
-            b.bindBase(GL_SHADER_STORAGE_BUFFER, binding);
-        };
-        // The item boxes' indices go with the items (Level::itemsVersion): uploaded only when the
-        // items were laid out again (cullide-10; a pile's calls keep them).
-        const std::uint64_t version = cl.itemsVersion;
-        if (version == 0 || version != itemBoxesVersion_ || itemBoxes_.size() < chain.itemBoxes.size_bytes()) {
-            itemBoxesVersion_ = 0;
-            put(itemBoxes_, chain.itemBoxes.data(), chain.itemBoxes.size_bytes(), CULLIDE_BINDING_ITEM_BOXES);
-            poseGroupPerItem_ = std::find(chain.itemBoxes.begin(), chain.itemBoxes.end(),
-                                          std::uint32_t(CULLIDE_ITEM_BOX_DEFORMED)) != chain.itemBoxes.end();
-            itemBoxesVersion_ = version;
-        } else {
-            itemBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ITEM_BOXES);
-        }
-        put(objectBoxes_, chain.objectBoxes.data(), chain.objectBoxes.size_bytes(), CULLIDE_BINDING_OBJECT_BOXES);
-        put(partners_, chain.partners.data(), chain.partners.size_bytes(), CULLIDE_BINDING_PARTNERS);
-        uploadStaticBoxes(0);
-        chainBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_BOXES);
+        putPoseInputs(cl.itemsVersion, chain.itemBoxes, chain.objectBoxes, chain.partners);
     } else {
         chainBoxes_.upload(0, chain.clusterBoxes.size_bytes(), chain.clusterBoxes.data());
     }
-    queueLevel(cl, items_, alive_, chain.poseItems ? Seed::Posed : Seed::All, true);
+    queueLevel(cl, items_, alive_, chain.started ? Seed::PosedEarly : chain.poseItems ? Seed::Posed : Seed::All, true);
     glQueryCounter(clustered_.id(), GL_TIMESTAMP);
     out.cluster.threads = threads_;
-    // The GPU starts on the cluster level while the rest is prepared and queued.
-    glFlush();
+    // The GPU starts on the cluster level while the rest is prepared and queued (with
+    // chain.started it runs the pose pass already: this flush hands it the splats).
+    if (chain.started) {
+        glFlush();
+        out.betweenFlushesMs = msSince(flushedAt_);
+    } else {
+        markFirstFlush();
+    }
+    out.flushedAt = flushedAt_;
     // The pair pass: reads the cluster level's alive flags (still bound) and its cut counter.
     chainPairs_.reserveWithHeadroom(std::max<std::size_t>(32, chain.pairs.size_bytes()));
     chainPairs_.upload(0, chain.pairs.size_bytes(), chain.pairs.data());
@@ -525,6 +612,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         readback_.copyFrom(wanted_, 0, nItems * 4, bitsAt * 4);
     else if (triangles && words > 0)
         readback_.copyFrom(bits_, 0, words * 4, bitsAt * 4);
+    if (timeline_) glQueryCounter(done_.id(), GL_TIMESTAMP);
     fence_ = gl::Fence::insert();  // flushes
     out.issueMs = msSince(t0);
     if (chain.afterIssue) {
@@ -535,7 +623,13 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     const auto tr = Clock::now();
     // The wait inside a team (Chain::waitTeam): its threads are awake for the exact test, and run
     // `whileWaiting` meanwhile (speculation). 60 s: a GPU reset must not hang the caller.
-    const bool finished = gl::waitInTeam(fence_, std::uint64_t(60) * 1000000000, chain.waitTeam, chain.whileWaiting);
+    const std::uint64_t limitNs = std::uint64_t(60) * 1000000000;
+    const bool finished = pollWait_ ? pollInTeam(fence_, limitNs, chain.waitTeam, chain.whileWaiting)
+                                    : gl::waitInTeam(fence_, limitNs, chain.waitTeam, chain.whileWaiting);
+    out.waitedAt = Clock::now();
+    out.waitMs = msSince(tr);
+    GLint64 gpuAtWake = 0;
+    if (timeline_) glGetInteger64v(GL_TIMESTAMP, &gpuAtWake);
     fence_ = gl::Fence();
     if (!finished) return fail("cullide: the GPU did not finish the chained cluster and triangle levels within 60 s");
     const std::uint32_t* map = readback_.at<std::uint32_t>(0);
@@ -546,8 +640,16 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     out.bits.assign(words, 0u);
     if (triangles && words > 0 && !fromWanted) std::memcpy(out.bits.data(), map + bitsAt, words * 4);
     const double readbackMs = msSince(tr);
+    out.copyMs = msSince(out.waitedAt);
     const double begin = double(begin_.result()), mid = double(mid_.result());
     out.cluster.gpuMs = (mid - begin) * 1e-6;
+    if (timeline_) {
+        const double done = double(done_.result());
+        out.timeline = true;
+        out.startLagMs = (begin - double(gpuAtFlush_)) * 1e-6;
+        out.spanMs = (done - begin) * 1e-6;
+        out.wakeLagMs = (double(gpuAtWake) - done) * 1e-6;
+    }
     if (chain.poseItems) out.poseGpuMs = (double(posed_.result()) - begin) * 1e-6;
     out.pairGpuMs = (mid - double(clustered_.result())) * 1e-6;
     out.cluster.readbackMs = readbackMs;
@@ -566,8 +668,16 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             // The wanted clusters' triangles (the seed pass's count, on the CPU).
             const std::uint32_t* wanted = map + bitsAt;
             std::uint32_t seeded = 0;
-            for (std::size_t i = 0; i < nItems; ++i)
-                if (wanted[i] != 0) seeded += chain.triangle->items[i].slotCount;
+            if (branchlessCount_) {
+                // (cullide-13) No branch: about a quarter of the flags are 0 in no pattern, and the
+                // mispredicted branch cost 0.04-0.06 ms over a pile's 7.5K items on llvmpipe's host.
+                const std::span<const gl::CullideItem> items = chain.triangle->items;
+                for (std::size_t i = 0; i < nItems; ++i)
+                    seeded += items[i].slotCount & (0u - static_cast<std::uint32_t>(wanted[i] != 0));
+            } else {
+                for (std::size_t i = 0; i < nItems; ++i)
+                    if (wanted[i] != 0) seeded += chain.triangle->items[i].slotCount;
+            }
             out.seeded = seeded;
         }
         if (!chain.triangleVisibility) out.triangle.alive = out.seeded;
@@ -616,6 +726,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         }
     }
     if (auto e = gl::checkError("after the cullide chain"); !e) return e;
+    out.readMs = msSince(out.waitedAt);
     out.runMs = msSince(t0) - out.afterIssueMs;
     return {};
 }

@@ -133,6 +133,9 @@ struct Chain {
     /// signalled). 0 or 1: this thread waits alone.
     int waitTeam = 0;
     std::function<void(const std::atomic<bool>&)> whileWaiting;
+    /// The pose pass was queued and flushed already by Passes::startChain (cullide-13) with
+    /// these cluster items, boxes and partners: runChain queues the rest.
+    bool started = false;
     /// Run once on this thread after the chain is queued and flushed, before the wait
     /// (CullideDetector::prunePairs's `whileGpuRuns`: a caller's CPU work overlapping the GPU's).
     /// Its time counts in neither issueMs nor the read-back.
@@ -160,6 +163,32 @@ struct ChainResult {
     double issueMs = 0.0;       // wall time issuing everything (before the wait)
     double afterIssueMs = 0.0;  // wall time of Chain::afterIssue (not in runMs)
     double runMs = 0.0;               // wall time: issuing, waiting, reading back
+    double waitMs = 0.0;              // wall time of the wait for the fence (part of runMs)
+    /// After the wait (part of runMs): until the GPU's timestamps are read (copyMs), and until
+    /// runChain returns (readMs: the timestamps, the counters and lists in the mapping).
+    double copyMs = 0.0, readMs = 0.0;
+    /// Chain::started: from startChain's flush to runChain's (the CPU's work while the GPU had
+    /// only the pose pass).
+    double betweenFlushesMs = 0.0;
+    /// When the GPU was first given work of this chain (the first flush: startChain's or runChain's
+    /// own), and when the wait for its fence returned (host clock).
+    std::chrono::steady_clock::time_point flushedAt{}, waitedAt{};
+    /// Passes::setTimeline: the GPU's side of the call on the GL clock, ms. startLagMs: from the
+    /// first flush (glGetInteger64v(GL_TIMESTAMP) right after it) to the GPU's first command;
+    /// spanMs: from that command to the last one before the fence (the copies included);
+    /// wakeLagMs: from that last command to the GL clock read right after the wait returned.
+    bool timeline = false;
+    double startLagMs = 0.0, spanMs = 0.0, wakeLagMs = 0.0;
+};
+
+/// What Passes::startChain needs: the pose pass's inputs (Chain's, before its levels are made).
+struct ChainStart {
+    std::span<const gl::CullideItem> items;     // the cluster level's items, as laid out (unsplit)
+    std::uint64_t itemsVersion = 0;             // their Level::itemsVersion (0: none)
+    float epsilon = 0.0f;                       // the cluster level's Level::epsilon
+    std::span<const std::uint32_t> itemBoxes;   // as Chain::itemBoxes
+    std::span<const glm::vec4> objectBoxes;     // as Chain::objectBoxes
+    std::span<const std::uint32_t> partners;    // as Chain::partners
 };
 
 class Passes {
@@ -204,22 +233,47 @@ public:
     void setStaticBoxes(std::span<const glm::vec4> boxes);
     /// Runs `chain` (see Chain): one synchronisation.
     [[nodiscard]] Result<void> runChain(const Chain& chain, ChainResult& out);
+    /// cullide-13 (hook ISC_CULLIDE_EARLY_START): queues and flushes the chain's pose pass
+    /// before the CPU makes the levels' views, clip boxes and the pair pass's list, so that the
+    /// GPU starts (and gets past its submission latency) while the CPU does that. The runChain()
+    /// that follows must have Chain::started set and the same items, boxes and partners; no
+    /// other pass may be queued in between. Needs the context current.
+    void startChain(const ChainStart& start);
+    /// GL clock reads around the chain (ChainResult::timeline; test hook ISC_CULLIDE_TIMELINE=1:
+    /// each read is a round trip to the driver, so off by default).
+    void setTimeline(bool on) { timeline_ = on; }
+    /// cullide-13 (hook ISC_CULLIDE_POLL_WAIT): the GL thread polls the chain's fence
+    /// (glClientWaitSync with a zero timeout) instead of one blocking glClientWaitSync, which the
+    /// driver may answer only after a sleep.
+    void setPollWait(bool on) { pollWait_ = on; }
+    /// cullide-13 (hook ISC_CULLIDE_BRANCHLESS_COUNT, on): the wanted clusters' triangles
+    /// (pcs_triangles_in) summed after the wait with no branch per item; 0: with one, as before.
+    void setBranchlessCount(bool on) { branchlessCount_ = on; }
 
 private:
     /// Queues the passes of `level` with its items in `itemsBuffer` and its members' flags in
     /// `aliveBuffer` (every member starts in the PCS unless `seeded`: then a pass before set them).
     /// How a level's members start: all in the PCS, seeded from the wanted clusters (chain mode 1),
     /// or seeded by the pose pass (pose.glsl, its buffers bound).
-    enum class Seed { All, Wanted, Posed };
+    /// PosedEarly: the pose pass ran already (startChain): its seeds and counts are kept (nothing cleared).
+    enum class Seed { All, Wanted, Posed, PosedEarly };
     void queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer& aliveBuffer, Seed seed, bool uploadClip);
     /// Uploads items unless the buffer already holds exactly these (`last`: what it holds).
     void uploadItems(gl::Buffer& buffer, std::span<const gl::CullideItem> items, std::vector<gl::CullideItem>& last,
                      std::uint64_t version);
     /// The static local boxes at the start of boxes_, uploaded when stale.
     void uploadStaticBoxes(std::size_t worldBytes);
+    /// `clear`: the marks and the counters zeroed (false: startChain's pose pass counted already).
     void bindCommon(const Level& level, std::span<const gl::CullideItem> items, gl::Buffer& itemsBuffer,
-                    gl::Buffer& aliveBuffer, bool seeded);
+                    gl::Buffer& aliveBuffer, bool seeded, bool clear = true);
     void dispatchChain(unsigned mode, std::uint32_t threads);
+    /// The pose pass's inputs uploaded and bound (items' boxes by version), chainBoxes_ bound.
+    void putPoseInputs(std::uint64_t itemsVersion, std::span<const std::uint32_t> itemBoxes,
+                       std::span<const glm::vec4> objectBoxes, std::span<const std::uint32_t> partners);
+    /// The pose pass over `n` items (its buffers bound), then the posed_ timestamp.
+    void dispatchPose(std::uint32_t n, float epsilon);
+    /// The first flush of a chain: its time, and the GL clock then (timeline_).
+    void markFirstFlush();
     /// sync()'s and endSync()'s last step: the slots when changed or not held.
     void uploadSlots(const Slots& slots, bool slotsChanged);
     /// The level's items with their split (threads per slot) and work ranges in threads;
@@ -259,7 +313,10 @@ private:
     gl::Renderbuffer depthTarget_;
     std::vector<gl::Query> pool_;
     std::size_t poolNext_ = 0;
-    gl::Query begin_, posed_, clustered_, mid_, end_, filterEnd_;
+    gl::Query begin_, posed_, clustered_, mid_, end_, filterEnd_, done_;
+    bool timeline_ = false, pollWait_ = false, branchlessCount_ = true;
+    std::chrono::steady_clock::time_point flushedAt_{};  // the chain's first flush
+    GLint64 gpuAtFlush_ = 0;                             // the GL clock then (timeline_)
     std::vector<gl::CullideItem> splitItems_;  // the level's items with their split (when any needs one)
     std::span<const gl::CullideItem> levelItems_;  // what the level uploads: splitItems_ or its own items
     bool wideFilter_ = true;

@@ -796,6 +796,98 @@ TEST_F(CullideDetectorTest, SlotCornersKeepTheListedPairsAndTheAnswer) {
     }
 }
 
+// Cullide-13: the chain's pose pass queued and flushed as soon as the object boxes and partners
+// are made (Passes::startChain, the default) and the wanted clusters' triangles summed with no
+// branch (the default), with the fence polled (hook ISC_CULLIDE_POLL_WAIT=1) and the GL clock read
+// around the chain (ISC_CULLIDE_TIMELINE=1), against the pose pass queued with the cluster level's
+// splats and the branchy sum (ISC_CULLIDE_EARLY_START=0, ISC_CULLIDE_BRANCHLESS_COUNT=0: main's
+// path): over calls on a rigid
+// heap, with bunnies deformed (one workgroup per item in the pose pass), with one bunny moved out
+// of every pair (the items laid out again) and back: the reference's answer, the same clusters
+// seeded by the pose pass and left by the cluster level, the same triangles wanted (their count,
+// pcs_triangles_in), the same pairs kept, cluster pairs, box
+// pairs and listed triangle pairs (a set: count and checksum), and bit for bit the same pairs,
+// triangle pairs and segments.
+TEST_F(CullideDetectorTest, EarlyStartKeepsTheSeedsAndTheAnswer) {
+    Scene scene = bunnyHeap(12);
+    DetectorSettings common{.wantSegments = true};
+    std::unique_ptr<CullideDetector> next, old;
+    {
+        ScopedEnv env(
+            {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_POLL_WAIT", "1"}, {"ISC_CULLIDE_TIMELINE", "1"}});
+        auto d = createCullideDetector(common, {});
+        ASSERT_TRUE(d) << d.error().message;
+        next = std::move(*d);
+    }
+    {
+        ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_START", "0"},
+                       {"ISC_CULLIDE_BRANCHLESS_COUNT", "0"}});
+        auto d = createCullideDetector(common, {});
+        ASSERT_TRUE(d) << d.error().message;
+        old = std::move(*d);
+    }
+    const Pose away{Vec3(30.0f, 0.0f, 0.0f), glm::quat(1.0f, 0.0f, 0.0f, 0.0f)};
+    const Pose home = scene.pose(4);
+    for (int call = 0; call < 6; ++call) {
+        if (call == 2) {
+            squash(scene, 2, 1.08f);
+            squash(scene, 5, 0.92f);
+        } else if (call == 3) {
+            scene.setPose(4, away);  // out of every pair: the items laid out again
+        } else if (call == 4) {
+            scene.setPose(4, home);
+            squash(scene, 5, 1.04f);
+        }  // call 1: the same poses; call 5: the same again
+        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+        DetectionOutput a, b;
+        ASSERT_TRUE(next->detect(scene, candidates, a));
+        ASSERT_TRUE(old->detect(scene, candidates, b));
+        std::size_t colliding = 0;
+        expectExact(scene, candidates, a, &colliding);
+        expectExact(scene, candidates, b);
+        EXPECT_GE(colliding, 5u);
+        std::printf("[ cullide ] early start, call %d: %zu colliding, seeded %g (old %g), clusters left %g (old %g), "
+                    "listed %g (old %g); before the GPU %.3f ms (old %.3f), GPU start lag %.3f, span %.3f, "
+                    "wake lag %.3f\n",
+                    call, colliding, a.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters_in"),
+                    a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters"), a.stats.counter("filtered_pairs"),
+                    b.stats.counter("filtered_pairs"), a.stats.counter("cpu_before_gpu_ms"),
+                    b.stats.counter("cpu_before_gpu_ms"), a.stats.counter("gpu_start_lag_ms"),
+                    a.stats.counter("gpu_span_ms"), a.stats.counter("gpu_wake_lag_ms"));
+        EXPECT_GT(a.stats.counter("pcs_clusters_in"), 0.0) << "the pose pass seeded clusters";
+        EXPECT_EQ(a.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters_in")) << "the same clusters seeded";
+        EXPECT_EQ(a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters")) << "the same clusters left";
+        EXPECT_EQ(a.stats.counter("pairs_after_clusters"), b.stats.counter("pairs_after_clusters"));
+        EXPECT_GT(a.stats.counter("pcs_triangles_in"), 0.0);
+        EXPECT_EQ(a.stats.counter("pcs_triangles_in"), b.stats.counter("pcs_triangles_in"))
+            << "the wanted clusters' triangles, summed with and without a branch";
+        EXPECT_EQ(a.stats.counter("pcs_triangles"), b.stats.counter("pcs_triangles"));
+        EXPECT_EQ(a.stats.counter("filter_overflows"), 0.0);
+        EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0) << "the filter ran";
+        EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
+        EXPECT_EQ(a.stats.counter("filter_list_checksum"), b.stats.counter("filter_list_checksum"))
+            << "the same triangle pairs listed";
+        EXPECT_EQ(a.stats.counter("filter_box_pairs"), b.stats.counter("filter_box_pairs"));
+        EXPECT_EQ(a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs"));
+        EXPECT_GT(a.stats.counter("cpu_before_gpu_ms"), 0.0);
+        EXPECT_GT(a.stats.counter("cpu_after_wait_ms"), 0.0);
+        EXPECT_GT(a.stats.counter("gpu_span_ms"), 0.0) << "the timeline hook read the GL clock";
+        EXPECT_TRUE(std::none_of(b.stats.counters.begin(), b.stats.counters.end(),
+                                 [](const auto& c) { return c.first == "gpu_span_ms"; }))
+            << "no timeline without its hook";
+        ASSERT_EQ(a.pairs.size(), b.pairs.size());
+        for (std::size_t i = 0; i < a.pairs.size(); ++i) {
+            EXPECT_EQ(a.pairs[i].pair, b.pairs[i].pair);
+            EXPECT_EQ(a.pairs[i].triangles, b.pairs[i].triangles);
+            ASSERT_EQ(a.pairs[i].segments.size(), b.pairs[i].segments.size());
+            for (std::size_t k = 0; k < a.pairs[i].segments.size(); ++k) {
+                EXPECT_EQ(a.pairs[i].segments[k].p0, b.pairs[i].segments[k].p0);
+                EXPECT_EQ(a.pairs[i].segments[k].p1, b.pairs[i].segments[k].p1);
+            }
+        }
+    }
+}
+
 // A detector handed another scene with the same meshes but the objects' meshes swapped: the GPU
 // mirror must be remade (GpuScene keeps each object's mesh range while the counts stay: before
 // the fix the second scene's pair was missed with either item path) and the pose pass's item
