@@ -46,7 +46,11 @@
 //                    peel_room0 (ISC_PEEL_EXACT_ROOM=0: the exact stage's room of the next call's
 //                    pairs made anew and zeroed every call, as before peel-exact-12) and
 //                    peel_round11 (ISC_PEEL_CPU_WALK=0 and ISC_PEEL_EXACT_ROOM=0: the code
-//                    before 2026-11-28's third session) on deform_b2b.
+//                    before 2026-11-28's third session) on deform_b2b;
+//                    peel_tp64 / peel_tp32 / peel_tp32d (ISC_PEEL_TRI_PAIRS=64 / 32 / 32d: the
+//                    triangle pairs 64 invocations per cluster pair, as before peel-tripairs-13,
+//                    or one 32-invocation warp, with or without the survivors' list) on
+//                    deform_b2b and pile/100.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -383,6 +387,10 @@ void registerAll() {
     const Kind room0{false, PeelSettings{}, {{"ISC_PEEL_EXACT_ROOM", "0"}}};
     // Both (the code before the third session of 2026-11-28).
     const Kind round11{false, PeelSettings{}, {{"ISC_PEEL_CPU_WALK", "0"}, {"ISC_PEEL_EXACT_ROOM", "0"}}};
+    // 2026-11-28 (peel-tripairs-13): the triangle pairs' forms (ISC_PEEL_TRI_PAIRS).
+    const Kind tp64{false, PeelSettings{}, {{"ISC_PEEL_TRI_PAIRS", "64"}}};
+    const Kind tp32{false, PeelSettings{}, {{"ISC_PEEL_TRI_PAIRS", "32"}}};
+    const Kind tp32d{false, PeelSettings{}, {{"ISC_PEEL_TRI_PAIRS", "32d"}}};
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -407,8 +415,13 @@ void registerAll() {
                                                                       {boxCopy, "peel_boxcopy"},
                                                                       {noFlush, "peel_noflush"},
                                                                       {room0, "peel_room0"},
-                                                                      {round11, "peel_round11"}};
+                                                                      {round11, "peel_round11"},
+                                                                      {tp64, "peel_tp64"},
+                                                                      {tp32, "peel_tp32"},
+                                                                      {tp32d, "peel_tp32d"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
+    const std::vector<std::pair<Kind, std::string>> tpRows = {{tp64, "peel_tp64"}, {tp32, "peel_tp32"}, {tp32d, "peel_tp32d"}};
+    addRows("variants/pile/100", tpRows, [] { return densePile(100, 0); }, nullptr);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};
     addRows("variants/deform_gap5/100", gpuRefitRows, [] { return densePile(100, 0); }, precomputed, kGapMs);

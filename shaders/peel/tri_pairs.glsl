@@ -25,12 +25,25 @@
 // instead of all 32 x 32. With PEEL_RECORD_BOXES (the cluster walk on the CPU) a record is five
 // uvec4: the two above, then the two clusters' boxes as float bits (A's lo.xyz, hi.xyz, then
 // B's), so that no node boxes are copied to the GPU; the same boxes, so the same triangles kept.
+// With PEEL_TRI_WARP (records only; branch peel-tripairs-13) a workgroup is 32 invocations, one
+// NVIDIA warp, each loading triangle k of both clusters (the two sides' loads issued together):
+// half the invocations per cluster pair, so twice the cluster pairs resident where registers
+// bound the workgroups per SM, and barriers over one warp. With PEEL_TRI_DIRECT as well, the
+// float test runs in the box test's loop on each pair that passes it (no survivors' list: 4 KB
+// less shared memory, no list read after the barrier; a warp runs the test once per round where
+// any of its pairs passed).
 #include "common/dispatch.glsl"
 #include "common/scene.glsl"
 #include "common/tritri.glsl"
 #include "peel/bindings.h"
 
+#if defined(PEEL_TRI_WARP) && defined(PEEL_WALK_RECORDS)
+#define TP_WIDTH 32u
+layout(local_size_x = 32) in;
+#else
+#define TP_WIDTH 64u
 layout(local_size_x = 64) in;
+#endif
 
 layout(std430, binding = PEEL_BINDING_PARTS) readonly buffer PeelParts { PeelPart parts[]; };
 #ifndef PEEL_LOCAL_VERTICES
@@ -64,7 +77,29 @@ shared vec3 sLo[64];
 shared vec3 sHi[64];
 shared uint sTri[64];
 shared uint sBoxPairs;      // triangle pairs whose boxes meet (the box test's survivors)
+#if !(defined(PEEL_TRI_DIRECT) && defined(PEEL_TRI_WARP) && defined(PEEL_WALK_RECORDS))
+#define TP_LIST 1
 shared uint sSurvivors[1024];  // their indices (i x 32 + j - 32), for the float test
+#endif
+
+#ifdef PEEL_WALK_RECORDS
+// Corner c of slot `slot` (0..31 cluster A, 32..63 B) to shared memory, its box; kept (listed in
+// sKeep) when that box comes within the tolerance of the other cluster's box.
+void tpStoreTriangle(uint slot, vec3 v0, vec3 v1, vec3 v2, uint triangle, vec3 otherLo, vec3 otherHi, float tolerance) {
+    sV[slot][0] = v0;
+    sV[slot][1] = v1;
+    sV[slot][2] = v2;
+    vec3 lo = min(v0, min(v1, v2)), hi = max(v0, max(v1, v2));
+    sLo[slot] = lo;
+    sHi[slot] = hi;
+    sTri[slot] = triangle;
+    // A triangle whose box does not come within the tolerance of the other cluster's box meets
+    // none of its triangles' boxes (within the boxes' float rounding, far below the tolerance:
+    // no pair that can touch is dropped): left out of the pair test.
+    if (all(lessThanEqual(lo, otherHi + tolerance)) && all(lessThanEqual(otherLo, hi + tolerance)))
+        sKeep[slot >> 5][atomicAdd(sKept[slot >> 5], 1u)] = slot & 31u;
+}
+#endif
 
 void main() {
     uint count = min(counters[PEEL_COUNTER_CLUSTER_PAIRS], uClusterCapacity);
@@ -87,6 +122,37 @@ void main() {
         uint candidate = r0.x;
         float tolerance = uintBitsToFloat(r0.y);
         bool aLow = r0.z < r0.w;
+#ifdef PEEL_TRI_WARP
+        {
+            // Both sides' loads first (record -> slot triangles and objects -> corners), then
+            // the boxes and the keep step.
+            uint rb = PEEL_RECORD_STRIDE * g + 2u;
+#ifdef PEEL_RECORD_BOXES
+            uvec4 r2 = clusterPairs[rb], r3 = clusterPairs[rb + 1u], r4 = clusterPairs[rb + 2u];
+            vec3 loA = uintBitsToFloat(r2.xyz), hiA = uintBitsToFloat(uvec3(r2.w, r3.x, r3.y));
+            vec3 loB = uintBitsToFloat(uvec3(r3.z, r3.w, r4.x)), hiB = uintBitsToFloat(r4.yzw);
+#else
+            PeelBox boxA = nodeBoxes[r1.z], boxB = nodeBoxes[r1.w];
+            vec3 loA = boxA.lo.xyz, hiA = boxA.hi.xyz, loB = boxB.lo.xyz, hiB = boxB.hi.xyz;
+#endif
+            bool hasA = lid < countA, hasB = lid < countB;
+            uvec4 stA = hasA ? slotTriangles[(r1.x & 0x7FFFFFFu) + lid] : uvec4(0u);
+            uvec4 stB = hasB ? slotTriangles[(r1.y & 0x7FFFFFFu) + lid] : uvec4(0u);
+            GpuObject oA = sceneObjects[r0.z], oB = sceneObjects[r0.w];
+            if (hasA) {
+                vec3 a0 = sceneVertices[oA.firstVertex + stA.y].xyz, a1 = sceneVertices[oA.firstVertex + stA.z].xyz,
+                     a2 = sceneVertices[oA.firstVertex + stA.w].xyz;
+                tpStoreTriangle(lid, (oA.model * vec4(a0, 1.0)).xyz, (oA.model * vec4(a1, 1.0)).xyz,
+                                (oA.model * vec4(a2, 1.0)).xyz, stA.x, loB, hiB, tolerance);
+            }
+            if (hasB) {
+                vec3 b0 = sceneVertices[oB.firstVertex + stB.y].xyz, b1 = sceneVertices[oB.firstVertex + stB.z].xyz,
+                     b2 = sceneVertices[oB.firstVertex + stB.w].xyz;
+                tpStoreTriangle(32u + lid, (oB.model * vec4(b0, 1.0)).xyz, (oB.model * vec4(b1, 1.0)).xyz,
+                                (oB.model * vec4(b2, 1.0)).xyz, stB.x, loA, hiA, tolerance);
+            }
+        }
+#else
         if (k < (side == 0u ? countA : countB)) {
             uvec4 st = slotTriangles[((side == 0u ? r1.x : r1.y) & 0x7FFFFFFu) + k];
             GpuObject o = sceneObjects[side == 0u ? r0.z : r0.w];
@@ -116,6 +182,7 @@ void main() {
             if (all(lessThanEqual(lo, otherHi + tolerance)) && all(lessThanEqual(otherLo, hi + tolerance)))
                 sKeep[side][atomicAdd(sKept[side], 1u)] = k;
         }
+#endif
 #else
     for (uint g = first + iscFlatWorkGroup(); g < count; g += groups) {  // uniform in the workgroup
         uvec4 cp = clusterPairs[g];
@@ -161,10 +228,22 @@ void main() {
 #ifdef PEEL_WALK_RECORDS
         // Only the kept triangles of each side, paired.
         uint keptA = sKept[0], keptB = sKept[1];
-        for (uint q = lid; q < keptA * keptB; q += 64u) {
+        for (uint q = lid; q < keptA * keptB; q += TP_WIDTH) {
             uint i = sKeep[0][q / keptB], j = 32u + sKeep[1][q % keptB];
             if (any(greaterThan(sLo[i], sHi[j] + tolerance)) || any(greaterThan(sLo[j], sHi[i] + tolerance))) continue;
+#ifdef TP_LIST
             sSurvivors[atomicAdd(sBoxPairs, 1u)] = i * 32u + j - 32u;
+#else
+            atomicAdd(sBoxPairs, 1u);
+            if (!iscTrianglesMayIntersect(sV[i][0], sV[i][1], sV[i][2], sV[j][0], sV[j][1], sV[j][2], tolerance))
+                continue;
+            uint slot = atomicAdd(counters[uOutputCounter], 1u);
+            if (slot < uOutputCapacity) {
+                outputPairs[3u * slot] = candidate;
+                outputPairs[3u * slot + 1u] = aLow ? sTri[i] : sTri[j];
+                outputPairs[3u * slot + 2u] = aLow ? sTri[j] : sTri[i];
+            }
+#endif
         }
 #else
         for (uint m = 0u; m < 16u; ++m) {
@@ -181,7 +260,8 @@ void main() {
 #ifdef PEEL_WALK_RECORDS
         if (lid < 2u) sKept[lid] = 0u;  // read by no one until the next cluster pair's keep step
 #endif
-        for (uint q = lid; q < survivors; q += 64u) {
+#ifdef TP_LIST
+        for (uint q = lid; q < survivors; q += TP_WIDTH) {
             uint idx = sSurvivors[q];
             uint i = idx >> 5, j = 32u + (idx & 31u);
             if (!iscTrianglesMayIntersect(sV[i][0], sV[i][1], sV[i][2], sV[j][0], sV[j][1], sV[j][2], tolerance))
@@ -193,6 +273,7 @@ void main() {
                 outputPairs[3u * slot + 2u] = aLow ? sTri[j] : sTri[i];
             }
         }
+#endif
         if (lid == 0u && survivors != 0u) atomicAdd(counters[PEEL_COUNTER_SCREEN_PAIRS], survivors);
         barrier();  // shared memory is rewritten by the next cluster pair
     }

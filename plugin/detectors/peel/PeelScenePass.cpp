@@ -164,6 +164,16 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     std::string walkWidth = "128";
     if (const char* v = std::getenv("ISC_PEEL_WALK_WIDTH"); v != nullptr && (std::string(v) == "64" || std::string(v) == "256"))
         walkWidth = v;
+    // The triangle pairs on the walk's records (tri_pairs.glsl, "Round 2026-11-28 (branch
+    // peel-tripairs-13)"): 64 invocations per cluster pair (before), or 32, one warp, each
+    // loading a triangle of both clusters. Test hook ISC_PEEL_TRI_PAIRS=64, 32 or 32d (32, the
+    // float test in the box test's loop, no survivors' list), read here.
+    std::string triPairsForm;
+    if (const char* v = std::getenv("ISC_PEEL_TRI_PAIRS"); v != nullptr) {
+        if (std::string(v) == "32") triPairsForm = "#define PEEL_TRI_WARP 1\n";
+        if (std::string(v) == "32d") triPairsForm = "#define PEEL_TRI_WARP 1\n#define PEEL_TRI_DIRECT 1\n";
+        if (std::string(v) == "64") triPairsForm.clear();
+    }
     const std::string layers = "#define MAX_LAYERS " + std::to_string(settings.maxLayers) + "\n";
     struct Entry {
         gl::Program* program;
@@ -194,10 +204,10 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
         {&triPairsLocal_, "peel/tri_pairs.glsl", "#define PEEL_LOCAL_VERTICES 1\n", "peel triangle pairs (local)"},
         {&walkRec_, "peel/cluster_walk.glsl", "#define PEEL_WALK_RECORDS 1\n#define PEEL_WALK_WIDTH " + walkWidth + "u\n",
          "peel cluster walk (records)"},
-        {&triPairsRecords_, "peel/tri_pairs.glsl", "#define PEEL_LOCAL_VERTICES 1\n#define PEEL_WALK_RECORDS 1\n",
-         "peel triangle pairs (records)"},
+        {&triPairsRecords_, "peel/tri_pairs.glsl",
+         "#define PEEL_LOCAL_VERTICES 1\n#define PEEL_WALK_RECORDS 1\n" + triPairsForm, "peel triangle pairs (records)"},
         {&triPairsBoxRecords_, "peel/tri_pairs.glsl",
-         "#define PEEL_LOCAL_VERTICES 1\n#define PEEL_WALK_RECORDS 1\n#define PEEL_RECORD_BOXES 1\n",
+         "#define PEEL_LOCAL_VERTICES 1\n#define PEEL_WALK_RECORDS 1\n#define PEEL_RECORD_BOXES 1\n" + triPairsForm,
          "peel triangle pairs (records with boxes)"},
     };
     for (const Entry& e : entries) {

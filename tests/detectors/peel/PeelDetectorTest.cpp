@@ -1108,6 +1108,62 @@ TEST_F(PeelDetectorTest, CpuWalkGivesTheGpuWalksClusterPairs) {
     }
 }
 
+// The triangle pairs' forms on the walk's records (ISC_PEEL_TRI_PAIRS, read when the detector
+// is made): 64 invocations per cluster pair (before 2026-11-28 peel-tripairs-13), 32 (one warp,
+// each loading a triangle of both clusters) and 32d (32, the float test in the box test's loop).
+// Over calls where bunnies move and deform, each form, with the CPU walk's records (the
+// clusters' boxes in them) and with the GPU walk's (ISC_PEEL_CPU_WALK=0, the node boxes), gives
+// the same box-test survivors, the same pairs to the exact test and the reference's answer.
+TEST_F(PeelDetectorTest, TriPairsFormsKeepTheAnswer) {
+    Scene scene = sixBunniesOnABox();
+    struct Form {
+        const char* triPairs;
+        const char* cpuWalk;  // nullptr: the default (the CPU walks)
+        std::unique_ptr<Detector> peel;
+    };
+    std::vector<Form> forms;
+    for (const char* cpuWalk : {static_cast<const char*>(nullptr), "0"})
+        for (const char* triPairs : {"64", "32", "32d"}) {
+            ::setenv("ISC_PEEL_TRI_PAIRS", triPairs, 1);
+            if (cpuWalk != nullptr) ::setenv("ISC_PEEL_CPU_WALK", cpuWalk, 1);
+            forms.push_back({triPairs, cpuWalk, makePeel(PeelSettings{})});
+            ::unsetenv("ISC_PEEL_TRI_PAIRS");
+            ::unsetenv("ISC_PEEL_CPU_WALK");
+        }
+    const auto bunnyVertices = scene.mesh(0).vertices();  // mesh 0: the bunny
+    const std::vector<Vec3> rest(bunnyVertices.begin(), bunnyVertices.end());
+    for (int call = 0; call < 3; ++call) {
+        for (ObjectId o = 1; o < scene.objectCount(); ++o) {
+            Pose p = scene.pose(o);
+            p.position += Vec3(0.004f * float(o % 3) - 0.004f, -0.006f, 0.002f);
+            p.rotation = glm::normalize(glm::angleAxis(0.01f * float(o), glm::normalize(Vec3(1, 0, 1))) * p.rotation);
+            scene.setPose(o, p);
+            std::vector<Vec3> v = rest;
+            for (Vec3& x : v) x *= 1.0f + 0.015f * std::sin(5.0f * x.y + 0.8f * float(call + 2 * int(o)));
+            scene.setVertices(o, v);
+        }
+        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+        std::vector<DetectionOutput> outs(forms.size());
+        for (std::size_t f = 0; f < forms.size(); ++f) ASSERT_TRUE(forms[f].peel->detect(scene, candidates, outs[f]));
+        const DetectionOutput& a = outs[0];  // 64 wide, the CPU walk
+        const std::string what = "call " + std::to_string(call);
+        EXPECT_EQ(a.stats.counter("cpu_walk"), 1.0) << what;
+        EXPECT_GT(a.stats.counter("screen_pairs"), a.stats.counter("filtered_pairs")) << what;
+        EXPECT_GT(a.stats.counter("filtered_pairs"), 500.0) << what;
+        for (std::size_t f = 1; f < forms.size(); ++f) {
+            const std::string form = what + ", ISC_PEEL_TRI_PAIRS=" + forms[f].triPairs +
+                                     (forms[f].cpuWalk != nullptr ? ", ISC_PEEL_CPU_WALK=0" : "");
+            EXPECT_EQ(outs[f].stats.counter("cpu_walk"), forms[f].cpuWalk != nullptr ? 0.0 : 1.0) << form;
+            EXPECT_EQ(outs[f].stats.counter("cluster_pairs"), a.stats.counter("cluster_pairs")) << form;
+            EXPECT_EQ(outs[f].stats.counter("screen_pairs"), a.stats.counter("screen_pairs")) << form;
+            EXPECT_EQ(outs[f].stats.counter("filtered_pairs"), a.stats.counter("filtered_pairs")) << form;
+            expectSameOutput(outs[f], a, call);
+            const std::size_t total = expectReferencePairs(scene, candidates, outs[f], form);
+            EXPECT_GT(total, 500u) << form;
+        }
+    }
+}
+
 TEST_F(PeelDetectorTest, NonFinitePoseIsSkippedWithAWarning) {
     Scene scene;
     const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
