@@ -49,8 +49,9 @@
 //                    before 2026-11-28's third session) on deform_b2b;
 //                    peel_tp64 / peel_tp32 / peel_tp32d (ISC_PEEL_TRI_PAIRS=64 / 32 / 32d: the
 //                    triangle pairs 64 invocations per cluster pair, as before peel-tripairs-13,
-//                    or one 32-invocation warp, with or without the survivors' list) on
-//                    deform_b2b and pile/100.
+//                    or one 32-invocation warp, with or without the survivors' list) and
+//                    peel_tp64a (ISC_PEEL_TRI_PAIRS=64a: 64, the output slots claimed once per
+//                    workgroup and round) on deform_b2b and pile/100.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -391,6 +392,7 @@ void registerAll() {
     const Kind tp64{false, PeelSettings{}, {{"ISC_PEEL_TRI_PAIRS", "64"}}};
     const Kind tp32{false, PeelSettings{}, {{"ISC_PEEL_TRI_PAIRS", "32"}}};
     const Kind tp32d{false, PeelSettings{}, {{"ISC_PEEL_TRI_PAIRS", "32d"}}};
+    const Kind tp64a{false, PeelSettings{}, {{"ISC_PEEL_TRI_PAIRS", "64a"}}};
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -418,9 +420,11 @@ void registerAll() {
                                                                       {round11, "peel_round11"},
                                                                       {tp64, "peel_tp64"},
                                                                       {tp32, "peel_tp32"},
-                                                                      {tp32d, "peel_tp32d"}};
+                                                                      {tp32d, "peel_tp32d"},
+                                                                      {tp64a, "peel_tp64a"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
-    const std::vector<std::pair<Kind, std::string>> tpRows = {{tp64, "peel_tp64"}, {tp32, "peel_tp32"}, {tp32d, "peel_tp32d"}};
+    const std::vector<std::pair<Kind, std::string>> tpRows = {
+        {tp64, "peel_tp64"}, {tp32, "peel_tp32"}, {tp32d, "peel_tp32d"}, {tp64a, "peel_tp64a"}};
     addRows("variants/pile/100", tpRows, [] { return densePile(100, 0); }, nullptr);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};

@@ -14,7 +14,12 @@
 # medians of PEELT13_REPS, default 5. Calls back to back (the b2b pattern) on deform_b2b.
 # PEELT13_TESTS=1 (default): isc_test_peel (TriPairsFormsKeepTheAnswer runs every form),
 # isc_test_peel_units, isc_test_detector_lifetime, isc accuracy --detector peel first, and the
-# accuracy again with ISC_PEEL_TRI_PAIRS=32 (accuracy-tp32.txt).
+# accuracy again with ISC_PEEL_TRI_PAIRS=32 (accuracy-tp32.txt); PEELT13_TESTS=2: only
+# isc_test_peel's TriPairsFormsKeepTheAnswer (every form on the driver), into tests.txt.
+# Run 1 (-1.txt, 3b81f4a) had the defaults (the pile rows without peel_tp64a); run 2 (-2.txt)
+# PEELT13_TESTS=2 PEELT13_PROCS=2 PEELT13_PILE=0 PEELT13_ROWS='cpu|peel_tp64|peel_tp64a' (64a =
+# ISC_PEEL_TRI_PAIRS=64a: 64 invocations, the output slots claimed once per workgroup and round
+# of the float test).
 # Writes to $OUT: machine.txt, clocks.csv (nvidia-smi every 20 ms, read only), marks.txt,
 # peel.txt (every process's rows, in order, each headed by its name), tests.txt,
 # accuracy.txt, accuracy-tp32.txt, summary.txt.
@@ -25,6 +30,9 @@ if [ "${PEELT13_TESTS:-1}" = 1 ]; then
   peel_tests_and_accuracy "$out"
   ISC_PEEL_TRI_PAIRS=32 timeout 60 "$bin/isc" accuracy --detector peel --poses 200 --seed 1 > "$out/accuracy-tp32.txt" 2>&1
   echo "accuracy (ISC_PEEL_TRI_PAIRS=32) rc $?"; tail -5 "$out/accuracy-tp32.txt"
+elif [ "${PEELT13_TESTS:-1}" = 2 ]; then
+  timeout 60 "$dev/tests/isc_test_peel" --gtest_filter='*TriPairsForms*' > "$out/tests.txt" 2>&1
+  echo "TriPairsFormsKeepTheAnswer rc $?"; tail -3 "$out/tests.txt"
 fi
 start_clocks "$out"
 export ISC_PEEL_BENCH_MIN_TIME=${ISC_PEEL_BENCH_MIN_TIME:-0.1}
@@ -38,7 +46,7 @@ for p in "${procs[@]}"; do
   limit=75 r=$reps
   case $p in
     b2b) filter="^(variants/)?deform_b2b/100/(${PEELT13_ROWS:-cpu|peel_tp64|peel_tp32|peel_tp32d})/" ;;
-    pile) filter='^(variants/)?pile/100/(cpu|peel|peel_tp64|peel_tp32|peel_tp32d)/' r=${PEELT13_PILE_REPS:-3} ;;
+    pile) filter='^(variants/)?pile/100/(cpu|peel|peel_tp64|peel_tp32|peel_tp32d|peel_tp64a)/' r=${PEELT13_PILE_REPS:-3} ;;
   esac
   echo "## process $n: $p" >> "$out/peel.txt"
   peel_interleaved "$out" "$filter" "$r" "$limit" "$n $p"

@@ -31,7 +31,10 @@
 // bound the workgroups per SM, and barriers over one warp. With PEEL_TRI_DIRECT as well, the
 // float test runs in the box test's loop on each pair that passes it (no survivors' list: 4 KB
 // less shared memory, no list read after the barrier; a warp runs the test once per round where
-// any of its pairs passed).
+// any of its pairs passed). With PEEL_TRI_AGGREGATE (records, 64 invocations, the list) the
+// float test runs in rounds of 64 survivors, and each round's pairs claim their output slots with
+// one atomic add per workgroup (a shared count, then one add on the counter) instead of one per
+// pair: fewer atomics on the one output counter that every workgroup adds to.
 #include "common/dispatch.glsl"
 #include "common/scene.glsl"
 #include "common/tritri.glsl"
@@ -81,6 +84,11 @@ shared uint sBoxPairs;      // triangle pairs whose boxes meet (the box test's s
 #define TP_LIST 1
 shared uint sSurvivors[1024];  // their indices (i x 32 + j - 32), for the float test
 #endif
+#if defined(PEEL_TRI_AGGREGATE) && defined(TP_LIST) && defined(PEEL_WALK_RECORDS)
+#define TP_AGGREGATE 1
+shared uint sOutCount;  // a round's pairs that pass the float test (zero between rounds)
+shared uint sOutBase;   // their first output slot
+#endif
 
 #ifdef PEEL_WALK_RECORDS
 // Corner c of slot `slot` (0..31 cluster A, 32..63 B) to shared memory, its box; kept (listed in
@@ -112,6 +120,9 @@ void main() {
     // count is stale and dropped), so the two loads overlap. sKept is cleared here and after
     // each pair test (it is not read again until the next cluster pair's keep step).
     if (lid < 2u) sKept[lid] = 0u;
+#ifdef TP_AGGREGATE
+    if (lid == 0u) sOutCount = 0u;
+#endif
     memoryBarrierShared();
     barrier();
     for (uint g = first + iscFlatWorkGroup(); g < uClusterCapacity; g += groups) {  // uniform in the workgroup
@@ -260,7 +271,35 @@ void main() {
 #ifdef PEEL_WALK_RECORDS
         if (lid < 2u) sKept[lid] = 0u;  // read by no one until the next cluster pair's keep step
 #endif
-#ifdef TP_LIST
+#ifdef TP_AGGREGATE
+        // Rounds of TP_WIDTH survivors (the round count is uniform in the workgroup).
+        for (uint q0 = 0u; q0 < survivors; q0 += TP_WIDTH) {
+            uint q = q0 + lid, i = 0u, j = 0u;
+            bool pass = false;
+            if (q < survivors) {
+                uint idx = sSurvivors[q];
+                i = idx >> 5;
+                j = 32u + (idx & 31u);
+                pass = iscTrianglesMayIntersect(sV[i][0], sV[i][1], sV[i][2], sV[j][0], sV[j][1], sV[j][2], tolerance);
+            }
+            uint local = pass ? atomicAdd(sOutCount, 1u) : 0u;
+            memoryBarrierShared();
+            barrier();
+            if (lid == 0u) {  // sOutCount is next added to after the barrier below
+                uint n = sOutCount;
+                sOutBase = n != 0u ? atomicAdd(counters[uOutputCounter], n) : 0u;
+                sOutCount = 0u;
+            }
+            memoryBarrierShared();
+            barrier();
+            uint slot = sOutBase + local;  // read before the next round's first barrier
+            if (pass && slot < uOutputCapacity) {
+                outputPairs[3u * slot] = candidate;
+                outputPairs[3u * slot + 1u] = aLow ? sTri[i] : sTri[j];
+                outputPairs[3u * slot + 2u] = aLow ? sTri[j] : sTri[i];
+            }
+        }
+#elif defined(TP_LIST)
         for (uint q = lid; q < survivors; q += TP_WIDTH) {
             uint idx = sSurvivors[q];
             uint i = idx >> 5, j = 32u + (idx & 31u);

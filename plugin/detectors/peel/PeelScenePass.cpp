@@ -166,12 +166,14 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
         walkWidth = v;
     // The triangle pairs on the walk's records (tri_pairs.glsl, "Round 2026-11-28 (branch
     // peel-tripairs-13)"): 64 invocations per cluster pair (before), or 32, one warp, each
-    // loading a triangle of both clusters. Test hook ISC_PEEL_TRI_PAIRS=64, 32 or 32d (32, the
-    // float test in the box test's loop, no survivors' list), read here.
+    // loading a triangle of both clusters. Test hook ISC_PEEL_TRI_PAIRS=64, 32, 32d (32, the
+    // float test in the box test's loop, no survivors' list) or 64a (64, the output slots claimed
+    // once per workgroup and round of the float test), read here.
     std::string triPairsForm;
     if (const char* v = std::getenv("ISC_PEEL_TRI_PAIRS"); v != nullptr) {
         if (std::string(v) == "32") triPairsForm = "#define PEEL_TRI_WARP 1\n";
         if (std::string(v) == "32d") triPairsForm = "#define PEEL_TRI_WARP 1\n#define PEEL_TRI_DIRECT 1\n";
+        if (std::string(v) == "64a") triPairsForm = "#define PEEL_TRI_AGGREGATE 1\n";
         if (std::string(v) == "64") triPairsForm.clear();
     }
     const std::string layers = "#define MAX_LAYERS " + std::to_string(settings.maxLayers) + "\n";

@@ -1110,7 +1110,8 @@ TEST_F(PeelDetectorTest, CpuWalkGivesTheGpuWalksClusterPairs) {
 
 // The triangle pairs' forms on the walk's records (ISC_PEEL_TRI_PAIRS, read when the detector
 // is made): 64 invocations per cluster pair (before 2026-11-28 peel-tripairs-13), 32 (one warp,
-// each loading a triangle of both clusters) and 32d (32, the float test in the box test's loop).
+// each loading a triangle of both clusters), 32d (32, the float test in the box test's loop) and
+// 64a (64, the output slots claimed once per workgroup and round).
 // Over calls where bunnies move and deform, each form, with the CPU walk's records (the
 // clusters' boxes in them) and with the GPU walk's (ISC_PEEL_CPU_WALK=0, the node boxes), gives
 // the same box-test survivors, the same pairs to the exact test and the reference's answer.
@@ -1123,7 +1124,7 @@ TEST_F(PeelDetectorTest, TriPairsFormsKeepTheAnswer) {
     };
     std::vector<Form> forms;
     for (const char* cpuWalk : {static_cast<const char*>(nullptr), "0"})
-        for (const char* triPairs : {"64", "32", "32d"}) {
+        for (const char* triPairs : {"64", "32", "32d", "64a"}) {
             ::setenv("ISC_PEEL_TRI_PAIRS", triPairs, 1);
             if (cpuWalk != nullptr) ::setenv("ISC_PEEL_CPU_WALK", cpuWalk, 1);
             forms.push_back({triPairs, cpuWalk, makePeel(PeelSettings{})});
