@@ -34,7 +34,9 @@
 // any of its pairs passed). With PEEL_TRI_AGGREGATE (records, 64 invocations, the list) the
 // float test runs in rounds of 64 survivors, and each round's pairs claim their output slots with
 // one atomic add per workgroup (a shared count, then one add on the counter) instead of one per
-// pair: fewer atomics on the one output counter that every workgroup adds to.
+// pair: fewer atomics on the one output counter that every workgroup adds to. None of the three
+// was faster than the 64-invocation form on an H200 (docs/detectors/peel.md, "Round 2026-11-28
+// (branch peel-tripairs-13)"): they are test hooks only.
 #include "common/dispatch.glsl"
 #include "common/scene.glsl"
 #include "common/tritri.glsl"
