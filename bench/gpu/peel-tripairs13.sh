@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Issue 8's deforming-pile bar, back to back (deform_b2b/100), 2026-11-28 (branch peel-tripairs-13:
 # The shapes were taken out of main when the branch was merged: their rows exist only in the
 # branch's binaries (merged history, c29fa58).
+# Issue 8's deforming-pile bar, back to back (deform_b2b/100), 2026-11-28 (branch peel-tripairs-13:
 # the triangle pairs on the walk's records in one 32-invocation warp per cluster pair instead of 64
 # invocations), on the lent NVIDIA machine from packed binaries (bench/gpu/pack.sh with
 # ISC_PACK_TESTS=1). Run from the repository root there, after the GL debs are unpacked:
