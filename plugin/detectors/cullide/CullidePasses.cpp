@@ -247,12 +247,16 @@ void Passes::bindCommon(const Level& level, std::span<const gl::CullideItem> ite
     // (A split level's items are its own copy: no version.)
     uploadItems(itemsBuffer, items, &itemsBuffer == &items_ ? itemsHeld_ : chainItemsHeld_,
                 items.data() == level.items.data() ? level.itemsVersion : 0);
-    const std::size_t members = level.members();
+    bindMembers(itemsBuffer, aliveBuffer, level.members(), !seeded, clear);
+}
+
+void Passes::bindMembers(gl::Buffer& itemsBuffer, gl::Buffer& aliveBuffer, std::size_t members, bool fillAlive,
+                         bool clear) {
     aliveBuffer.reserveWithHeadroom(std::max<std::size_t>(4, members * 4));
     marks_.reserveWithHeadroom(std::max<std::size_t>(4, members * 4));
     // Every member starts in the PCS (unless seeded by the chain), unmarked.
     const GLuint one = 1;
-    if (!seeded)
+    if (fillAlive)
         glClearNamedBufferSubData(aliveBuffer.id(), GL_R32UI, 0, static_cast<GLsizeiptr>(members * 4), GL_RED_INTEGER,
                                   GL_UNSIGNED_INT, &one);
     if (clear) {
@@ -432,15 +436,7 @@ void Passes::startChain(const ChainStart& start) {
     putPoseInputs(start.itemsVersion, start.itemBoxes, start.objectBoxes, start.partners);
     scene_.bind();
     uploadItems(items_, start.items, itemsHeld_, start.itemsVersion);
-    alive_.reserveWithHeadroom(std::max<std::size_t>(4, nItems * 4));
-    marks_.reserveWithHeadroom(std::max<std::size_t>(4, nItems * 4));
-    marks_.clearZero(0, nItems * 4);
-    counters_.clearZero();
-    items_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ITEMS);
-    slots_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOTS);
-    alive_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ALIVE);
-    marks_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_MARKS);
-    counters_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_COUNTERS);
+    bindMembers(items_, alive_, nItems, /*fillAlive=*/false, /*clear=*/true);  // the pose pass seeds the flags
     dispatchPose(static_cast<std::uint32_t>(nItems), start.epsilon);
     markFirstFlush();
 }

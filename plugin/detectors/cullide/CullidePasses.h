@@ -266,6 +266,10 @@ private:
     /// `clear`: the marks and the counters zeroed (false: startChain's pose pass counted already).
     void bindCommon(const Level& level, std::span<const gl::CullideItem> items, gl::Buffer& itemsBuffer,
                     gl::Buffer& aliveBuffer, bool seeded, bool clear = true);
+    /// bindCommon's part after the items' upload (startChain's too): room for `members` flags and
+    /// marks, the flags set to 1 when `fillAlive`, the marks and counters zeroed when `clear`, and
+    /// the level's buffers bound.
+    void bindMembers(gl::Buffer& itemsBuffer, gl::Buffer& aliveBuffer, std::size_t members, bool fillAlive, bool clear);
     void dispatchChain(unsigned mode, std::uint32_t threads);
     /// The pose pass's inputs uploaded and bound (items' boxes by version), chainBoxes_ bound.
     void putPoseInputs(std::uint64_t itemsVersion, std::span<const std::uint32_t> itemBoxes,

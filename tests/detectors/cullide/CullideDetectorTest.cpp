@@ -371,6 +371,30 @@ void squash(Scene& scene, ObjectId o, float s) {
     scene.setVertices(o, v);
 }
 
+// A cullide detector made with the environment hooks `hooks` set while it is made (they are read
+// then); null (and a failure) when it cannot be made.
+std::unique_ptr<CullideDetector> cullideWithHooks(const DetectorSettings& common,
+                                                  std::initializer_list<std::pair<const char*, const char*>> hooks) {
+    ScopedEnv env(hooks);
+    auto d = createCullideDetector(common, {});
+    EXPECT_TRUE(d) << d.error().message;
+    return d ? std::move(*d) : nullptr;
+}
+
+// Bit for bit the same answer: the same pairs in the same order, their triangle pairs and segments.
+void expectSameAnswer(const DetectionOutput& a, const DetectionOutput& b) {
+    ASSERT_EQ(a.pairs.size(), b.pairs.size());
+    for (std::size_t i = 0; i < a.pairs.size(); ++i) {
+        EXPECT_EQ(a.pairs[i].pair, b.pairs[i].pair);
+        EXPECT_EQ(a.pairs[i].triangles, b.pairs[i].triangles);
+        ASSERT_EQ(a.pairs[i].segments.size(), b.pairs[i].segments.size());
+        for (std::size_t k = 0; k < a.pairs[i].segments.size(); ++k) {
+            EXPECT_EQ(a.pairs[i].segments[k].p0, b.pairs[i].segments[k].p0);
+            EXPECT_EQ(a.pairs[i].segments[k].p1, b.pairs[i].segments[k].p1);
+        }
+    }
+}
+
 // Several bodies, every overlapping pair in one call: exactly the reference, and each level
 // prunes.
 TEST_F(CullideDetectorTest, ManyObjectsInOneCall) {
@@ -605,18 +629,7 @@ TEST_F(CullideDetectorTest, SpeculatedAndFusedExactTestsKeepTheAnswer) {
             EXPECT_GE(colliding, 4u);
             EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0) << "the listed path";
             EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
-            for (const DetectionOutput* x : {&b}) {
-                ASSERT_EQ(a.pairs.size(), x->pairs.size());
-                for (std::size_t i = 0; i < a.pairs.size(); ++i) {
-                    EXPECT_EQ(a.pairs[i].pair, x->pairs[i].pair);
-                    EXPECT_EQ(a.pairs[i].triangles, x->pairs[i].triangles);
-                    ASSERT_EQ(a.pairs[i].segments.size(), x->pairs[i].segments.size());
-                    for (std::size_t k = 0; k < a.pairs[i].segments.size(); ++k) {
-                        EXPECT_EQ(a.pairs[i].segments[k].p0, x->pairs[i].segments[k].p0);
-                        EXPECT_EQ(a.pairs[i].segments[k].p1, x->pairs[i].segments[k].p1);
-                    }
-                }
-            }
+            expectSameAnswer(a, b);
             const double reused = a.stats.counter("exact_reused"), positives = a.stats.counter("positive_tests");
             std::printf("[ cullide ] speculation, %s, call %d: %g listed tests, %g intersecting, %g speculated, %g "
                         "reused\n",
@@ -656,18 +669,11 @@ TEST_F(CullideDetectorTest, FusedSetupAndSplitPairPassKeepTheAnswer) {
     squash(scene, 7, 0.92f);
     squash(scene, far, 1.1f);
     DetectorSettings common{.wantSegments = true};
-    std::unique_ptr<CullideDetector> next, old;
-    {
-        auto d = createCullideDetector(common, {});
-        ASSERT_TRUE(d) << d.error().message;
-        next = std::move(*d);
-    }
-    {
-        ScopedEnv env({{"ISC_CULLIDE_FUSED_SETUP", "0"}, {"ISC_CULLIDE_PAIR_SPLIT", "1"}, {"ISC_CULLIDE_WIDE_FILTER", "0"}});
-        auto d = createCullideDetector(common, {});
-        ASSERT_TRUE(d) << d.error().message;
-        old = std::move(*d);
-    }
+    std::unique_ptr<CullideDetector> next = cullideWithHooks(common, {});
+    std::unique_ptr<CullideDetector> old = cullideWithHooks(
+        common, {{"ISC_CULLIDE_FUSED_SETUP", "0"}, {"ISC_CULLIDE_PAIR_SPLIT", "1"}, {"ISC_CULLIDE_WIDE_FILTER", "0"}});
+    ASSERT_NE(next, nullptr);
+    ASSERT_NE(old, nullptr);
     for (int call = 0; call < 5; ++call) {
         bool changed = call == 0;
         if (call == 1) {
@@ -716,16 +722,7 @@ TEST_F(CullideDetectorTest, FusedSetupAndSplitPairPassKeepTheAnswer) {
         } else {
             EXPECT_EQ(a.stats.counter("vertex_copies"), 0.0) << "no vertices changed";
         }
-        ASSERT_EQ(a.pairs.size(), b.pairs.size());
-        for (std::size_t i = 0; i < a.pairs.size(); ++i) {
-            EXPECT_EQ(a.pairs[i].pair, b.pairs[i].pair);
-            EXPECT_EQ(a.pairs[i].triangles, b.pairs[i].triangles);
-            ASSERT_EQ(a.pairs[i].segments.size(), b.pairs[i].segments.size());
-            for (std::size_t k = 0; k < a.pairs[i].segments.size(); ++k) {
-                EXPECT_EQ(a.pairs[i].segments[k].p0, b.pairs[i].segments[k].p0);
-                EXPECT_EQ(a.pairs[i].segments[k].p1, b.pairs[i].segments[k].p1);
-            }
-        }
+        expectSameAnswer(a, b);
     }
 }
 
@@ -739,19 +736,11 @@ TEST_F(CullideDetectorTest, FusedSetupAndSplitPairPassKeepTheAnswer) {
 TEST_F(CullideDetectorTest, SlotCornersKeepTheListedPairsAndTheAnswer) {
     Scene scene = bunnyHeap(12);
     DetectorSettings common{.wantSegments = true};
-    std::unique_ptr<CullideDetector> next, old;
-    {
-        ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}});
-        auto d = createCullideDetector(common, {});
-        ASSERT_TRUE(d) << d.error().message;
-        next = std::move(*d);
-    }
-    {
-        ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_SLOT_CORNERS", "0"}});
-        auto d = createCullideDetector(common, {});
-        ASSERT_TRUE(d) << d.error().message;
-        old = std::move(*d);
-    }
+    std::unique_ptr<CullideDetector> next = cullideWithHooks(common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}});
+    std::unique_ptr<CullideDetector> old =
+        cullideWithHooks(common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_SLOT_CORNERS", "0"}});
+    ASSERT_NE(next, nullptr);
+    ASSERT_NE(old, nullptr);
     for (int call = 0; call < 4; ++call) {
         if (call == 2) {
             squash(scene, 2, 1.08f);
@@ -783,16 +772,7 @@ TEST_F(CullideDetectorTest, SlotCornersKeepTheListedPairsAndTheAnswer) {
             << "the same triangle pairs listed";
         EXPECT_EQ(a.stats.counter("filter_box_pairs"), b.stats.counter("filter_box_pairs"));
         EXPECT_EQ(a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs"));
-        ASSERT_EQ(a.pairs.size(), b.pairs.size());
-        for (std::size_t i = 0; i < a.pairs.size(); ++i) {
-            EXPECT_EQ(a.pairs[i].pair, b.pairs[i].pair);
-            EXPECT_EQ(a.pairs[i].triangles, b.pairs[i].triangles);
-            ASSERT_EQ(a.pairs[i].segments.size(), b.pairs[i].segments.size());
-            for (std::size_t k = 0; k < a.pairs[i].segments.size(); ++k) {
-                EXPECT_EQ(a.pairs[i].segments[k].p0, b.pairs[i].segments[k].p0);
-                EXPECT_EQ(a.pairs[i].segments[k].p1, b.pairs[i].segments[k].p1);
-            }
-        }
+        expectSameAnswer(a, b);
     }
 }
 
@@ -811,21 +791,14 @@ TEST_F(CullideDetectorTest, SlotCornersKeepTheListedPairsAndTheAnswer) {
 TEST_F(CullideDetectorTest, EarlyStartKeepsTheSeedsAndTheAnswer) {
     Scene scene = bunnyHeap(12);
     DetectorSettings common{.wantSegments = true};
-    std::unique_ptr<CullideDetector> next, old;
-    {
-        ScopedEnv env(
-            {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_POLL_WAIT", "1"}, {"ISC_CULLIDE_TIMELINE", "1"}});
-        auto d = createCullideDetector(common, {});
-        ASSERT_TRUE(d) << d.error().message;
-        next = std::move(*d);
-    }
-    {
-        ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_START", "0"},
-                       {"ISC_CULLIDE_BRANCHLESS_COUNT", "0"}});
-        auto d = createCullideDetector(common, {});
-        ASSERT_TRUE(d) << d.error().message;
-        old = std::move(*d);
-    }
+    std::unique_ptr<CullideDetector> next = cullideWithHooks(
+        common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_POLL_WAIT", "1"}, {"ISC_CULLIDE_TIMELINE", "1"}});
+    std::unique_ptr<CullideDetector> old =
+        cullideWithHooks(common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"},
+                                  {"ISC_CULLIDE_EARLY_START", "0"},
+                                  {"ISC_CULLIDE_BRANCHLESS_COUNT", "0"}});
+    ASSERT_NE(next, nullptr);
+    ASSERT_NE(old, nullptr);
     const Pose away{Vec3(30.0f, 0.0f, 0.0f), glm::quat(1.0f, 0.0f, 0.0f, 0.0f)};
     const Pose home = scene.pose(4);
     for (int call = 0; call < 6; ++call) {
@@ -875,16 +848,7 @@ TEST_F(CullideDetectorTest, EarlyStartKeepsTheSeedsAndTheAnswer) {
         EXPECT_TRUE(std::none_of(b.stats.counters.begin(), b.stats.counters.end(),
                                  [](const auto& c) { return c.first == "gpu_span_ms"; }))
             << "no timeline without its hook";
-        ASSERT_EQ(a.pairs.size(), b.pairs.size());
-        for (std::size_t i = 0; i < a.pairs.size(); ++i) {
-            EXPECT_EQ(a.pairs[i].pair, b.pairs[i].pair);
-            EXPECT_EQ(a.pairs[i].triangles, b.pairs[i].triangles);
-            ASSERT_EQ(a.pairs[i].segments.size(), b.pairs[i].segments.size());
-            for (std::size_t k = 0; k < a.pairs[i].segments.size(); ++k) {
-                EXPECT_EQ(a.pairs[i].segments[k].p0, b.pairs[i].segments[k].p0);
-                EXPECT_EQ(a.pairs[i].segments[k].p1, b.pairs[i].segments[k].p1);
-            }
-        }
+        expectSameAnswer(a, b);
     }
 }
 
