@@ -371,6 +371,18 @@ void squash(Scene& scene, ObjectId o, float s) {
     scene.setVertices(o, v);
 }
 
+// Detectors x and y on `candidates` (their answers into a and b), each the reference's answer;
+// returns how many pairs collide.
+std::size_t detectBoth(const Scene& scene, std::span<const ObjectPair> candidates, CullideDetector& x,
+                       CullideDetector& y, DetectionOutput& a, DetectionOutput& b) {
+    EXPECT_TRUE(x.detect(scene, candidates, a));
+    EXPECT_TRUE(y.detect(scene, candidates, b));
+    std::size_t colliding = 0;
+    expectExact(scene, candidates, a, &colliding);
+    expectExact(scene, candidates, b);
+    return colliding;
+}
+
 // A cullide detector made with the environment hooks `hooks` set while it is made (they are read
 // then); null (and a failure) when it cannot be made.
 std::unique_ptr<CullideDetector> cullideWithHooks(const DetectorSettings& common,
@@ -480,11 +492,7 @@ TEST_F(CullideDetectorTest, GpuItemsMatchTheItemsBuiltOnTheCpu) {
         if (call == 2) deform(5, 1.1f);
         const std::vector<ObjectPair> candidates = scene.overlappingPairs();
         DetectionOutput a, b;
-        ASSERT_TRUE(onGpu->detect(scene, candidates, a));
-        ASSERT_TRUE(onCpu->detect(scene, candidates, b));
-        std::size_t colliding = 0;
-        expectExact(scene, candidates, a, &colliding);
-        expectExact(scene, candidates, b);
+        const std::size_t colliding = detectBoth(scene, candidates, *onGpu, *onCpu, a, b);
         EXPECT_GE(colliding, 5u);
         std::printf("[ cullide ] gpu items, 12 bunnies (3 deformed), call %d: clusters %g -> %g, pairs %g -> %g "
                     "(cpu items: %g -> %g, pairs %g); cpu boxes %.3f / %.3f ms\n",
@@ -695,11 +703,7 @@ TEST_F(CullideDetectorTest, FusedSetupAndSplitPairPassKeepTheAnswer) {
         }  // call 2: unchanged
         const std::vector<ObjectPair> candidates = scene.overlappingPairs();
         DetectionOutput a, b;
-        ASSERT_TRUE(next->detect(scene, candidates, a));
-        ASSERT_TRUE(old->detect(scene, candidates, b));
-        std::size_t colliding = 0;
-        expectExact(scene, candidates, a, &colliding);
-        expectExact(scene, candidates, b);
+        const std::size_t colliding = detectBoth(scene, candidates, *next, *old, a, b);
         EXPECT_GE(colliding, 5u);
         if (call >= 3) {
             const bool farPaired = std::any_of(a.pairs.begin(), a.pairs.end(), [&](const PairResult& r) {
@@ -754,11 +758,7 @@ TEST_F(CullideDetectorTest, SlotCornersKeepTheListedPairsAndTheAnswer) {
         }
         const std::vector<ObjectPair> candidates = scene.overlappingPairs();
         DetectionOutput a, b;
-        ASSERT_TRUE(next->detect(scene, candidates, a));
-        ASSERT_TRUE(old->detect(scene, candidates, b));
-        std::size_t colliding = 0;
-        expectExact(scene, candidates, a, &colliding);
-        expectExact(scene, candidates, b);
+        const std::size_t colliding = detectBoth(scene, candidates, *next, *old, a, b);
         EXPECT_GE(colliding, 5u);
         std::printf("[ cullide ] slot corners, call %d: %zu colliding, listed %g (old %g), box pairs %g (old %g), "
                     "cluster pairs %g\n",
@@ -813,11 +813,7 @@ TEST_F(CullideDetectorTest, EarlyStartKeepsTheSeedsAndTheAnswer) {
         }  // call 1: the same poses; call 5: the same again
         const std::vector<ObjectPair> candidates = scene.overlappingPairs();
         DetectionOutput a, b;
-        ASSERT_TRUE(next->detect(scene, candidates, a));
-        ASSERT_TRUE(old->detect(scene, candidates, b));
-        std::size_t colliding = 0;
-        expectExact(scene, candidates, a, &colliding);
-        expectExact(scene, candidates, b);
+        const std::size_t colliding = detectBoth(scene, candidates, *next, *old, a, b);
         EXPECT_GE(colliding, 5u);
         std::printf("[ cullide ] early start, call %d: %zu colliding, seeded %g (old %g), clusters left %g (old %g), "
                     "listed %g (old %g); before the GPU %.3f ms (old %.3f), GPU start lag %.3f, span %.3f, "
