@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# ISC_CULLIDE_POLL_WAIT and ISC_CULLIDE_BRANCHLESS_COUNT were taken out after this script's runs
+# (the lead's review of the fourth session): on later trees they are ignored.
 # Branch cullide-13's round (issue 9's detector bar: `cullide`'s detect() within 1.5x of `peel`'s
 # on pile/100 and deforming/100, medians, in every process): where the pile call's time goes
 # outside the GPU chain, and the early start. isc_bench_cullide in $ISC_CULLIDE_SPEED13_PROCS

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# ISC_CULLIDE_POLL_WAIT and ISC_CULLIDE_BRANCHLESS_COUNT were taken out after this script's runs
+# (the lead's review of the fourth session): on later trees they are ignored.
 # The lead's check of 2026-11-28 (fourth session), on main after merging peel-overlap-13 and
 # peel-tripairs-13 (both taken out again: measured slower), peel-exact-13 and cullide-13:
 #   0. peel's and cullide's test executables and isc_gl_tests on the driver, `isc accuracy` of peel

@@ -120,7 +120,6 @@ struct CullideDetector::Impl {
     // cullide-13: ISC_CULLIDE_EARLY_START (the chain's pose pass queued and flushed as soon as
     // the object boxes and partners are made, Passes::startChain: the GPU starts while the CPU
     // makes the views, clip boxes and pair list; 0: with the cluster level's splats, as before);
-    // ISC_CULLIDE_POLL_WAIT (the GL thread polls the chain's fence, Passes::setPollWait);
     // test hook ISC_CULLIDE_TIMELINE=1 (the counters gpu_start_lag_ms, gpu_span_ms,
     // gpu_wake_lag_ms: the GL clock read around the chain, Passes::setTimeline).
     bool earlyStart = true;
@@ -1541,9 +1540,7 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     impl->passes.setSlotCorners(envOn("ISC_CULLIDE_SLOT_CORNERS", true));
     impl->filterChecksum = envOn("ISC_CULLIDE_FILTER_CHECKSUM", false);
     impl->earlyStart = envOn("ISC_CULLIDE_EARLY_START", true);
-    impl->passes.setPollWait(envOn("ISC_CULLIDE_POLL_WAIT", false));
     impl->passes.setTimeline(envOn("ISC_CULLIDE_TIMELINE", false));
-    impl->passes.setBranchlessCount(envOn("ISC_CULLIDE_BRANCHLESS_COUNT", true));
     if (const char* v = std::getenv("ISC_CULLIDE_PAIR_SPLIT"); v != nullptr && *v != '\0')
         impl->pairSplit = std::uint32_t(std::clamp(std::atoi(v), 1, 64));
     const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));

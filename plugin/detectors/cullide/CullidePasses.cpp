@@ -18,43 +18,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-// gl::waitInTeam with the GL thread polling the fence (Passes::setPollWait): a zero-timeout
-// glClientWaitSync in a loop (the first one flushes), so the thread sees the signal as soon as
-// the driver does instead of after the sleep a blocking wait may take. The team's threads run
-// `work` meanwhile, as there.
-bool pollInTeam(const gl::Fence& fence, std::uint64_t timeoutNs, int team,
-                const std::function<void(const std::atomic<bool>&)>& work) {
-    auto poll = [&] {
-        if (!fence.isValid()) return true;
-        const auto deadline = Clock::now() + std::chrono::nanoseconds(timeoutNs);
-        GLbitfield flags = GL_SYNC_FLUSH_COMMANDS_BIT;
-        for (;;) {
-            const GLenum r = glClientWaitSync(fence.sync(), flags, 0);
-            if (r == GL_ALREADY_SIGNALED || r == GL_CONDITION_SATISFIED) return true;
-            if (r == GL_WAIT_FAILED || Clock::now() > deadline) return false;
-            flags = 0;
-        }
-    };
-    std::atomic<bool> signalled{false};
-    bool finished = false;
-    if (team <= 1) {
-        finished = poll();
-        signalled.store(true, std::memory_order_relaxed);
-        if (work) work(signalled);
-        return finished;
-    }
-#pragma omp parallel num_threads(team)
-    {
-#pragma omp master
-        {
-            finished = poll();
-            signalled.store(true, std::memory_order_relaxed);
-        }
-        if (work) work(signalled);
-    }
-    return finished;
-}
-
 constexpr GLuint kGroup = 64;  // local_size_x of every cullide compute shader
 constexpr GLuint kBoxLanes = 16;  // threads per box in the box splat (CULLIDE_LANES)
 constexpr std::size_t kMaxViewsAtOnce = 3;  // CULLIDE_MAX_VIEWS in raster.glsl
@@ -470,17 +433,15 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     if (cl.items.empty() || cl.workCount == 0 || cl.views.empty() || nPairs == 0) return {};
     const std::size_t nItems = cl.items.size();
     ISC_ASSERT(!chain.started || chain.poseItems, "cullide::Passes::runChain(): only the pose pass starts early");
-    if (!chain.started) {
+    if (!chain.started) {  // else startChain queued the pose pass and flushed; its buffers stay bound
         glQueryCounter(begin_.id(), GL_TIMESTAMP);
         chainBoxes_.reserveWithHeadroom(std::max<std::size_t>(32, nItems * 2 * sizeof(glm::vec4)));
-    }
-    if (chain.started) {
-        // startChain queued the pose pass and flushed; its buffers stay bound.
-    } else if (chain.poseItems) {
-        // The pose pass's inputs (it runs at the start of the cluster level, seeding its PCS).
-        putPoseInputs(cl.itemsVersion, chain.itemBoxes, chain.objectBoxes, chain.partners);
-    } else {
-        chainBoxes_.upload(0, chain.clusterBoxes.size_bytes(), chain.clusterBoxes.data());
+        if (chain.poseItems) {
+            // The pose pass's inputs (it runs at the start of the cluster level, seeding its PCS).
+            putPoseInputs(cl.itemsVersion, chain.itemBoxes, chain.objectBoxes, chain.partners);
+        } else {
+            chainBoxes_.upload(0, chain.clusterBoxes.size_bytes(), chain.clusterBoxes.data());
+        }
     }
     queueLevel(cl, items_, alive_, chain.started ? Seed::PosedEarly : chain.poseItems ? Seed::Posed : Seed::All, true);
     glQueryCounter(clustered_.id(), GL_TIMESTAMP);
@@ -619,9 +580,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     const auto tr = Clock::now();
     // The wait inside a team (Chain::waitTeam): its threads are awake for the exact test, and run
     // `whileWaiting` meanwhile (speculation). 60 s: a GPU reset must not hang the caller.
-    const std::uint64_t limitNs = std::uint64_t(60) * 1000000000;
-    const bool finished = pollWait_ ? pollInTeam(fence_, limitNs, chain.waitTeam, chain.whileWaiting)
-                                    : gl::waitInTeam(fence_, limitNs, chain.waitTeam, chain.whileWaiting);
+    const bool finished = gl::waitInTeam(fence_, std::uint64_t(60) * 1000000000, chain.waitTeam, chain.whileWaiting);
     out.waitedAt = Clock::now();
     out.waitMs = msSince(tr);
     GLint64 gpuAtWake = 0;
@@ -664,16 +623,11 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             // The wanted clusters' triangles (the seed pass's count, on the CPU).
             const std::uint32_t* wanted = map + bitsAt;
             std::uint32_t seeded = 0;
-            if (branchlessCount_) {
-                // (cullide-13) No branch: about a quarter of the flags are 0 in no pattern, and the
-                // mispredicted branch cost 0.04-0.06 ms over a pile's 7.5K items on llvmpipe's host.
-                const std::span<const gl::CullideItem> items = chain.triangle->items;
-                for (std::size_t i = 0; i < nItems; ++i)
-                    seeded += items[i].slotCount & (0u - static_cast<std::uint32_t>(wanted[i] != 0));
-            } else {
-                for (std::size_t i = 0; i < nItems; ++i)
-                    if (wanted[i] != 0) seeded += chain.triangle->items[i].slotCount;
-            }
+            // (cullide-13) No branch: about a quarter of the flags are 0 in no pattern, and a
+            // branch per item cost 0.04-0.06 ms over a pile's 7.5K items on llvmpipe's host.
+            const std::span<const gl::CullideItem> items = chain.triangle->items;
+            for (std::size_t i = 0; i < nItems; ++i)
+                seeded += items[i].slotCount & (0u - static_cast<std::uint32_t>(wanted[i] != 0));
             out.seeded = seeded;
         }
         if (!chain.triangleVisibility) out.triangle.alive = out.seeded;

@@ -242,13 +242,6 @@ public:
     /// GL clock reads around the chain (ChainResult::timeline; test hook ISC_CULLIDE_TIMELINE=1:
     /// each read is a round trip to the driver, so off by default).
     void setTimeline(bool on) { timeline_ = on; }
-    /// cullide-13 (hook ISC_CULLIDE_POLL_WAIT): the GL thread polls the chain's fence
-    /// (glClientWaitSync with a zero timeout) instead of one blocking glClientWaitSync, which the
-    /// driver may answer only after a sleep.
-    void setPollWait(bool on) { pollWait_ = on; }
-    /// cullide-13 (hook ISC_CULLIDE_BRANCHLESS_COUNT, on): the wanted clusters' triangles
-    /// (pcs_triangles_in) summed after the wait with no branch per item; 0: with one, as before.
-    void setBranchlessCount(bool on) { branchlessCount_ = on; }
 
 private:
     /// Queues the passes of `level` with its items in `itemsBuffer` and its members' flags in
@@ -318,7 +311,7 @@ private:
     std::vector<gl::Query> pool_;
     std::size_t poolNext_ = 0;
     gl::Query begin_, posed_, clustered_, mid_, end_, filterEnd_, done_;
-    bool timeline_ = false, pollWait_ = false, branchlessCount_ = true;
+    bool timeline_ = false;
     std::chrono::steady_clock::time_point flushedAt_{};  // the chain's first flush
     GLint64 gpuAtFlush_ = 0;                             // the GL clock then (timeline_)
     std::vector<gl::CullideItem> splitItems_;  // the level's items with their split (when any needs one)

@@ -777,11 +777,9 @@ TEST_F(CullideDetectorTest, SlotCornersKeepTheListedPairsAndTheAnswer) {
 }
 
 // Cullide-13: the chain's pose pass queued and flushed as soon as the object boxes and partners
-// are made (Passes::startChain, the default) and the wanted clusters' triangles summed with no
-// branch (the default), with the fence polled (hook ISC_CULLIDE_POLL_WAIT=1) and the GL clock read
-// around the chain (ISC_CULLIDE_TIMELINE=1), against the pose pass queued with the cluster level's
-// splats and the branchy sum (ISC_CULLIDE_EARLY_START=0, ISC_CULLIDE_BRANCHLESS_COUNT=0: main's
-// path): over calls on a rigid
+// are made (Passes::startChain, the default), with the GL clock read around the chain
+// (ISC_CULLIDE_TIMELINE=1), against the pose pass queued with the cluster level's splats
+// (ISC_CULLIDE_EARLY_START=0, the path before): over calls on a rigid
 // heap, with bunnies deformed (one workgroup per item in the pose pass), with one bunny moved out
 // of every pair (the items laid out again) and back: the reference's answer, the same clusters
 // seeded by the pose pass and left by the cluster level, the same triangles wanted (their count,
@@ -792,11 +790,9 @@ TEST_F(CullideDetectorTest, EarlyStartKeepsTheSeedsAndTheAnswer) {
     Scene scene = bunnyHeap(12);
     DetectorSettings common{.wantSegments = true};
     std::unique_ptr<CullideDetector> next = cullideWithHooks(
-        common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_POLL_WAIT", "1"}, {"ISC_CULLIDE_TIMELINE", "1"}});
+        common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_TIMELINE", "1"}});
     std::unique_ptr<CullideDetector> old =
-        cullideWithHooks(common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"},
-                                  {"ISC_CULLIDE_EARLY_START", "0"},
-                                  {"ISC_CULLIDE_BRANCHLESS_COUNT", "0"}});
+        cullideWithHooks(common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_START", "0"}});
     ASSERT_NE(next, nullptr);
     ASSERT_NE(old, nullptr);
     const Pose away{Vec3(30.0f, 0.0f, 0.0f), glm::quat(1.0f, 0.0f, 0.0f, 0.0f)};
