@@ -64,6 +64,10 @@ public:
     /// After the region, when fitted(), on the GL thread: records the GPU copy of the records
     /// into `target` (from its offset 0).
     void copyRecords(const gl::Buffer& target) const;
+    /// The persistently mapped (coherent) staging buffer that holds the records after the
+    /// region, from offset 0: the triangle pairs may read them there instead of a copy
+    /// (PeelScenePass's records form "map", test hook ISC_PEEL_TRI_PAIRS).
+    const gl::Buffer& staging() const { return staging_; }
     /// Records the GPU copies of the two counts (records, pairs of parts with any) into
     /// `counters` at words `recordsWord` and `withWord`. A GPU copy from a mapped buffer,
     /// ordered after the caller's clear: workaround "nvidia-subdata-into-counters" in
