@@ -53,7 +53,8 @@
 //                    peel_tpcopy / peel_tpmap / peel_tplean (ISC_PEEL_TRI_PAIRS=copy / map / lean:
 //                    the CPU walk's records copied before the triangle pairs, as before
 //                    peel-tripairs-14, or read in the mapped staging buffer, and that without the
-//                    clears and uploads the pass does not read), peel_tpaxes / peel_tpleanaxes
+//                    clears and uploads the pass does not read), peel_tptrim (copy without them,
+//                    the counters' clear and the walk's counts one copy), peel_tpaxes / peel_tpleanaxes
 //                    (copy / lean with the float test's 17 axes spread over the invocations) and
 //                    the diagnostics peel_tpnull /
 //                    peel_tploads / peel_tpboxes (the pass stopped early: its floor, the loads, the
@@ -428,6 +429,7 @@ void registerAll() {
                                                                       {tp("copy"), "peel_tpcopy"},
                                                                       {tp("map"), "peel_tpmap"},
                                                                       {tp("lean"), "peel_tplean"},
+                                                                      {tp("trim"), "peel_tptrim"},
                                                                       {tp("axes"), "peel_tpaxes"},
                                                                       {tp("leanaxes"), "peel_tpleanaxes"},
                                                                       {tp("null"), "peel_tpnull"},

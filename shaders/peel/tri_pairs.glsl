@@ -67,10 +67,12 @@ shared uint sBoxPairs;      // triangle pairs whose boxes meet (the box test's s
 shared uint sSurvivors[1024];  // their indices (i x 32 + j - 32), for the float test
 
 void main() {
-#if defined(PEEL_TRI_STOP) && PEEL_TRI_STOP == 1
-    return;  // diagnostic (ISC_PEEL_TRI_PAIRS=null): the dispatch's floor; drops every pair
-#endif
     uint count = min(counters[PEEL_COUNTER_CLUSTER_PAIRS], uClusterCapacity);
+#if defined(PEEL_TRI_STOP) && PEEL_TRI_STOP == 1
+    // Diagnostic (ISC_PEEL_TRI_PAIRS=null): each workgroup reads the count and its record and
+    // stops (the dispatch's floor; a return here would precede barrier(), which NVIDIA rejects).
+    count = 0u;
+#endif
     uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
     uint lid = gl_LocalInvocationIndex;
     uint side = lid >> 5, k = lid & 31u;

@@ -172,22 +172,24 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // test hook ISC_PEEL_TRI_PAIRS, read here. "copy": the records copied from the staging buffer
     // before the pass (the code before the round); "map": read in place from the persistently
     // mapped staging buffer (no copy on the GPU's path); "lean": "map", and the clears and
-    // uploads that only the GPU walk and the image passes read left out on the CPU walk's calls.
+    // uploads that only the GPU walk and the image passes read left out on the CPU walk's calls;
+    // "trim" (the default, when the variable is unset): "copy" with them left out, and the
+    // counters' clear and the walk's counts one copy. Any other value: "copy".
     // "axes", "leanaxes": "copy", "lean" with the float test's axes spread over the invocations.
     // Diagnostics, for timing only (they drop pairs: never a default, not for users): "null"
-    // (the kernel returns at once: the dispatch's floor), "loads" (the triangles loaded and
+    // (each workgroup reads its record and stops: the dispatch's floor), "loads" (the triangles loaded and
     // box-tested against the other cluster, then it returns), "boxes" (also the box test on the
     // kept pairs, no float test and no output), each with "copy".
     std::string triStop;  // the kernel's defines on the CPU walk's records (PEEL_TRI_AXES, PEEL_TRI_STOP)
     if (const char* v = std::getenv("ISC_PEEL_TRI_PAIRS"); v != nullptr) {
         const std::string f = v;
-        if (f == "copy") recordsForm_ = 0;
-        if (f == "map") recordsForm_ = 1;
-        if (f == "lean") recordsForm_ = 2;
+        recordsMapped_ = f == "map" || f == "lean" || f == "leanaxes";
+        skipUnread_ = f == "lean" || f == "leanaxes" || f == "trim";
+        countersOneCopy_ = f == "trim";
         // The float test's 17 axes of each box-test survivor spread over the invocations
         // (PEEL_TRI_AXES) instead of one invocation per survivor running them in turn.
         if (f == "axes") triStop = "#define PEEL_TRI_AXES 1\n";
-        if (f == "leanaxes") recordsForm_ = 2, triStop = "#define PEEL_TRI_AXES 1\n";
+        if (f == "leanaxes") triStop = "#define PEEL_TRI_AXES 1\n";
         if (f == "null") triStop = "#define PEEL_TRI_STOP 1\n";
         if (f == "loads") triStop = "#define PEEL_TRI_STOP 2\n";
         if (f == "boxes") triStop = "#define PEEL_TRI_STOP 3\n";
@@ -677,7 +679,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                 }
                 const std::size_t most = limits_.maxStorageBlock / (recordUvec4_ * sizeof(glm::uvec4));
                 cap_.clusterPairs = std::min(most, std::max(cap_.clusterPairs, total + total / 2 + 1024));
-            } else if (recordsForm_ == 0) {
+            } else if (!recordsMapped_) {
                 cpuWalk_.copyRecords(clusterPairsBuffer_);
                 if (total > 0 && walkFlush_) glFlush();  // the copy starts now, while the CPU records the rest
             }  // else ("map", "lean") the triangle pairs read them in the staging buffer: nothing to copy
@@ -701,7 +703,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         return r;
     // The triangle pairs on the CPU walk's records read none of these three ("lean"; a call that
     // falls back to the GPU walk has cpuWalkCall_ false here, and every call uploads them anew).
-    if (!(recordsForm_ == 2 && cpuWalkCall_)) {
+    if (!(skipUnread_ && cpuWalkCall_)) {
         pairTableBuffer_.upload<glm::uvec4>(0, table);
         partsBuffer_.upload<gl::PeelPart>(0, parts_);
         if (!pairs_.empty()) pairListBuffer_.upload<gl::PeelPair>(0, pairs_);
@@ -810,9 +812,14 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     if (auto r = output_.reserve(cap_.output * 3 * sizeof(std::uint32_t)); !r) return r;
     if (direct_ && settings_.overlap)
         if (auto r = outputB_.reserve(cap_.output * 3 * sizeof(std::uint32_t)); !r) return r;
-    // Cleared every attempt.
-    counters_.buffer().clearZero();
-    if (cpuWalkCall_) {
+    // Cleared every attempt ("trim" on the CPU walk's calls: zeros and the walk's two counts in
+    // one copy from a mapped buffer instead of a clear and two copies).
+    if (countersOneCopy_ && cpuWalkCall_) {
+        cpuWalk_.copyCountersBlock(counters_.buffer(), PEEL_COUNTER_CLUSTER_PAIRS, PEEL_COUNTER_PAIRS_WITH_CLUSTERS);
+    } else {
+        counters_.buffer().clearZero();
+    }
+    if (cpuWalkCall_ && !countersOneCopy_) {
         // The CPU's walk: its counts, as the GPU walk would have counted, copied in from a mapped
         // buffer (a GPU copy, ordered after the clear; glNamedBufferSubData here lost the count
         // from the second call on with the NVIDIA driver, which moves the counters to host
@@ -821,7 +828,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     }
     // Read by the GPU walk, the levels walk and the image passes only ("lean": left out when
     // the triangle pairs run alone on the CPU walk's records).
-    if (!(recordsForm_ == 2 && cpuWalkCall_)) {
+    if (!(skipUnread_ && cpuWalkCall_)) {
         argsBuffer_.clearZero();
         visitsBuffer_.clearZero(0, std::size_t(nodeTotal_) * 4);
         pairFlagsBuffer_.clearZero(0, std::max<std::size_t>(pairs_.size(), 1) * 4);
@@ -873,7 +880,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     };
     for (const auto& [buffer, binding] : bindings) buffer->bindBase(GL_SHADER_STORAGE_BUFFER, binding);
     // "map", "lean": the CPU walk's records read where the CPU wrote them (host memory, coherent).
-    const gl::Buffer& recordsBuffer = cpuWalkCall_ && recordsForm_ != 0 ? cpuWalk_.staging() : clusterPairsBuffer_;
+    const gl::Buffer& recordsBuffer = cpuWalkCall_ && recordsMapped_ ? cpuWalk_.staging() : clusterPairsBuffer_;
     if (&recordsBuffer != &clusterPairsBuffer_) recordsBuffer.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_CLUSTER_PAIRS);
 
     exact_.beginCall(common_.wantSegments);  // new vertices and poses: nothing speculated yet
@@ -1055,7 +1062,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         const std::size_t stride = cpuWalkCall_ ? 4 * recordUvec4_ : 8;
         std::vector<std::uint32_t> words(m * stride);
         if (m > 0)
-            glGetNamedBufferSubData((cpuWalkCall_ && recordsForm_ != 0 ? cpuWalk_.staging() : clusterPairsBuffer_).id(), 0,
+            glGetNamedBufferSubData((cpuWalkCall_ && recordsMapped_ ? cpuWalk_.staging() : clusterPairsBuffer_).id(), 0,
                                     static_cast<GLsizeiptr>(words.size() * sizeof(std::uint32_t)), words.data());
         std::vector<std::array<std::uint32_t, 8>> records(m);
         for (std::size_t i = 0; i < m; ++i) std::copy_n(words.data() + i * stride, 8, records[i].data());

@@ -1112,9 +1112,11 @@ TEST_F(PeelDetectorTest, CpuWalkGivesTheGpuWalksClusterPairs) {
 // detector is made; "Round 2026-11-28 (branch peel-tripairs-14)"): "copy" (copied from the
 // staging buffer first, before the round), "map" (read in the mapped staging buffer) and "lean"
 // ("map" without the clears and uploads only the GPU walk reads), and "axes" / "leanaxes" ("copy" /
-// "lean" with the float test's 17 axes spread over the invocations). Over calls where bunnies move
+// "lean" with the float test's 17 axes spread over the invocations) and "trim" ("copy" without
+// the clears and uploads the pass does not read, the counters' clear and the walk's counts in one
+// copy). Over calls where bunnies move
 // and deform, "map" and "lean" give "copy"'s cluster pairs (the list the pass read, hashed),
-// box-test survivors, pairs to the exact test and the reference's answer; also "lean" with a
+// box-test survivors, pairs to the exact test and the reference's answer; also "lean", "map" and "trim" with a
 // staging buffer of 16 records, so that the first call falls back to the GPU walk (which needs
 // what "lean" leaves out) and the next ones take the CPU walk again.
 TEST_F(PeelDetectorTest, TriPairsRecordsFormsKeepTheAnswer) {
@@ -1126,12 +1128,15 @@ TEST_F(PeelDetectorTest, TriPairsRecordsFormsKeepTheAnswer) {
     };
     std::vector<Form> forms;
     ::setenv("ISC_PEEL_CLUSTER_PAIRS_HASH", "1", 1);
-    for (const auto& [name, capacity] : {std::pair<const char*, const char*>{"copy", nullptr}, {"map", nullptr},
+    // nullptr: the variable unset (the default, "trim").
+    for (const auto& [name, capacity] : {std::pair<const char*, const char*>{"copy", nullptr}, {nullptr, nullptr},
+                                         {"map", nullptr},
                                          {"lean", nullptr}, {"lean", "16"}, {"map", "16"},
-                                         {"axes", nullptr}, {"leanaxes", nullptr}}) {
-        ::setenv("ISC_PEEL_TRI_PAIRS", name, 1);
+                                         {"axes", nullptr}, {"leanaxes", nullptr}, {"trim", nullptr},
+                                         {"trim", "16"}}) {
+        if (name != nullptr) ::setenv("ISC_PEEL_TRI_PAIRS", name, 1);
         if (capacity != nullptr) ::setenv("ISC_PEEL_CLUSTER_CAPACITY", capacity, 1);
-        forms.push_back({name, capacity, makePeel(PeelSettings{})});
+        forms.push_back({name != nullptr ? name : "(unset)", capacity, makePeel(PeelSettings{})});
         ::unsetenv("ISC_PEEL_TRI_PAIRS");
         ::unsetenv("ISC_PEEL_CLUSTER_CAPACITY");
     }
