@@ -22,7 +22,7 @@
 # Writes $OUT/peel-tripairs-14.tgz (the device returns at most 8 files): machine.txt, tests.txt,
 # accuracy*.txt, peel.txt (every process's rows), marks.txt, clocks.csv (nvidia-smi every 20 ms,
 # read only), summary.txt.
-# Run 1 (-1.txt, 402b836 + the script): the defaults (the null row did not compile on NVIDIA:
+# Run 1 (-1.txt, 768589e): the defaults (the null row did not compile on NVIDIA:
 # return before barrier(), fixed after). Run 2 (-2.txt): PTP14_PROCS=4 PTP14_ACCURACY_FORM=
 # PTP14_ROWS='cpu|peel_tpcopy|peel_tptrim|peel_tplean|peel_tpnull'.
 set -uo pipefail

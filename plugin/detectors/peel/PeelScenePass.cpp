@@ -169,17 +169,19 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     if (const char* v = std::getenv("ISC_PEEL_WALK_WIDTH"); v != nullptr && (std::string(v) == "64" || std::string(v) == "256"))
         walkWidth = v;
     // The triangle pairs on the CPU walk's records ("Round 2026-11-28 (branch peel-tripairs-14)"):
-    // test hook ISC_PEEL_TRI_PAIRS, read here. "copy": the records copied from the staging buffer
-    // before the pass (the code before the round); "map": read in place from the persistently
-    // mapped staging buffer (no copy on the GPU's path); "lean": "map", and the clears and
-    // uploads that only the GPU walk and the image passes read left out on the CPU walk's calls;
-    // "trim" (the default, when the variable is unset): "copy" with them left out, and the
-    // counters' clear and the walk's counts one copy. Any other value: "copy".
-    // "axes", "leanaxes": "copy", "lean" with the float test's axes spread over the invocations.
-    // Diagnostics, for timing only (they drop pairs: never a default, not for users): "null"
-    // (each workgroup reads its record and stops: the dispatch's floor), "loads" (the triangles loaded and
-    // box-tested against the other cluster, then it returns), "boxes" (also the box test on the
-    // kept pairs, no float test and no output), each with "copy".
+    // test hook ISC_PEEL_TRI_PAIRS, read here. "trim" (the default, when the variable is unset):
+    // the records copied from the staging buffer before the pass, the clears and uploads that
+    // only the GPU walk and the image passes read left out on the CPU walk's calls, and the
+    // counters' clear and the walk's counts one copy (the GPU wait ~0.04 ms shorter on an H200).
+    // "copy" (or any other value): the code before the round, every clear and upload. Measured
+    // slower, kept to compare: "map" (the records read in place in the mapped staging buffer: the
+    // pass reads across PCIe, 0.034 ms longer), "lean" ("map" without the clears and uploads),
+    // "axes" / "leanaxes" ("copy" / "lean" with the float test's 17 axes spread over the
+    // invocations: 0.075 ms longer). Diagnostics, for timing only (they drop pairs: never a
+    // default, not for users), each with "copy": "null" (each workgroup reads its record and
+    // stops: the dispatch's floor), "loads" (the triangles loaded and box-tested against the
+    // other cluster, then it stops), "boxes" (also the box test on the kept pairs, no float test
+    // and no output).
     std::string triStop;  // the kernel's defines on the CPU walk's records (PEEL_TRI_AXES, PEEL_TRI_STOP)
     if (const char* v = std::getenv("ISC_PEEL_TRI_PAIRS"); v != nullptr) {
         const std::string f = v;
