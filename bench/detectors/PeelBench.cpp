@@ -49,7 +49,16 @@
 //                    before 2026-11-28's third session) on deform_b2b;
 //                    peel_owned0 (ISC_PEEL_EXACT_OWNED=0: the wait's speculation one shared
 //                    sweep, the exact stage's candidates taken by any thread, as before
-//                    peel-exact-13) on deform_b2b.
+//                    peel-exact-13) on deform_b2b;
+//                    peel_tpcopy / peel_tpmap / peel_tplean (ISC_PEEL_TRI_PAIRS=copy / map / lean:
+//                    the CPU walk's records copied before the triangle pairs, as before
+//                    peel-tripairs-14, or read in the mapped staging buffer, and that without the
+//                    clears and uploads the pass does not read), peel_tptrim (copy without them,
+//                    the counters' clear and the walk's counts one copy), peel_tpaxes / peel_tpleanaxes
+//                    (copy / lean with the float test's 17 axes spread over the invocations) and
+//                    the diagnostics peel_tpnull /
+//                    peel_tploads / peel_tpboxes (the pass stopped early: its floor, the loads, the
+//                    loads and box tests; they drop pairs, timing only) on deform_b2b.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -389,6 +398,8 @@ void registerAll() {
     // 2026-11-28 (peel-exact-13): the wait's speculation one shared sweep and the exact stage's
     // candidates taken by any thread (ISC_PEEL_EXACT_OWNED=0), as before.
     const Kind owned0{false, PeelSettings{}, {{"ISC_PEEL_EXACT_OWNED", "0"}}};
+    // 2026-11-28 (peel-tripairs-14): where the triangle pairs read the records, and diagnostics.
+    auto tp = [](const char* form) { return Kind{false, PeelSettings{}, {{"ISC_PEEL_TRI_PAIRS", form}}}; };
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -414,7 +425,16 @@ void registerAll() {
                                                                       {noFlush, "peel_noflush"},
                                                                       {room0, "peel_room0"},
                                                                       {round11, "peel_round11"},
-                                                                      {owned0, "peel_owned0"}};
+                                                                      {owned0, "peel_owned0"},
+                                                                      {tp("copy"), "peel_tpcopy"},
+                                                                      {tp("map"), "peel_tpmap"},
+                                                                      {tp("lean"), "peel_tplean"},
+                                                                      {tp("trim"), "peel_tptrim"},
+                                                                      {tp("axes"), "peel_tpaxes"},
+                                                                      {tp("leanaxes"), "peel_tpleanaxes"},
+                                                                      {tp("null"), "peel_tpnull"},
+                                                                      {tp("loads"), "peel_tploads"},
+                                                                      {tp("boxes"), "peel_tpboxes"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};

@@ -108,4 +108,19 @@ void PeelCpuWalk::copyCounts(const gl::Buffer& counters, std::uint32_t recordsWo
                              sizeof(std::uint32_t));
 }
 
+void PeelCpuWalk::copyCountersBlock(const gl::Buffer& counters, std::uint32_t recordsWord, std::uint32_t withWord) {
+    const std::size_t bytes = counters.size();
+    if (block_.size() < bytes || blockData_ == nullptr) {
+        const GLbitfield flags = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+        block_ = gl::Buffer("peel counters' first values (staging)");
+        block_.allocate(bytes, nullptr, flags);
+        blockData_ = static_cast<std::uint32_t*>(block_.mapPersistent(flags));
+    }
+    // The last copy out of it is done: its call (or attempt) waited for its fence.
+    std::memset(blockData_, 0, bytes);
+    blockData_[recordsWord] = static_cast<std::uint32_t>(count_.load());
+    blockData_[withWord] = with_.load();
+    glCopyNamedBufferSubData(block_.id(), counters.id(), 0, 0, static_cast<GLsizeiptr>(bytes));
+}
+
 }  // namespace isc::peel

@@ -1108,6 +1108,78 @@ TEST_F(PeelDetectorTest, CpuWalkGivesTheGpuWalksClusterPairs) {
     }
 }
 
+// Where the triangle pairs read the CPU walk's records (ISC_PEEL_TRI_PAIRS, read when the
+// detector is made; "Round 2026-11-28 (branch peel-tripairs-14)"): "copy" (copied from the
+// staging buffer first, before the round), "map" (read in the mapped staging buffer) and "lean"
+// ("map" without the clears and uploads only the GPU walk reads), and "axes" / "leanaxes" ("copy" /
+// "lean" with the float test's 17 axes spread over the invocations) and "trim" ("copy" without
+// the clears and uploads the pass does not read, the counters' clear and the walk's counts in one
+// copy). Over calls where bunnies move
+// and deform, "map" and "lean" give "copy"'s cluster pairs (the list the pass read, hashed),
+// box-test survivors, pairs to the exact test and the reference's answer; also "lean", "map" and "trim" with a
+// staging buffer of 16 records, so that the first call falls back to the GPU walk (which needs
+// what "lean" leaves out) and the next ones take the CPU walk again.
+TEST_F(PeelDetectorTest, TriPairsRecordsFormsKeepTheAnswer) {
+    Scene scene = sixBunniesOnABox();
+    struct Form {
+        const char* name;
+        const char* capacity;  // ISC_PEEL_CLUSTER_CAPACITY, or nullptr
+        std::unique_ptr<Detector> peel;
+    };
+    std::vector<Form> forms;
+    ::setenv("ISC_PEEL_CLUSTER_PAIRS_HASH", "1", 1);
+    // nullptr: the variable unset (the default, "trim").
+    for (const auto& [name, capacity] : {std::pair<const char*, const char*>{"copy", nullptr}, {nullptr, nullptr},
+                                         {"map", nullptr},
+                                         {"lean", nullptr}, {"lean", "16"}, {"map", "16"},
+                                         {"axes", nullptr}, {"leanaxes", nullptr}, {"trim", nullptr},
+                                         {"trim", "16"}}) {
+        if (name != nullptr) ::setenv("ISC_PEEL_TRI_PAIRS", name, 1);
+        if (capacity != nullptr) ::setenv("ISC_PEEL_CLUSTER_CAPACITY", capacity, 1);
+        forms.push_back({name != nullptr ? name : "(unset)", capacity, makePeel(PeelSettings{})});
+        ::unsetenv("ISC_PEEL_TRI_PAIRS");
+        ::unsetenv("ISC_PEEL_CLUSTER_CAPACITY");
+    }
+    ::unsetenv("ISC_PEEL_CLUSTER_PAIRS_HASH");
+    const auto bunnyVertices = scene.mesh(0).vertices();  // mesh 0: the bunny
+    const std::vector<Vec3> rest(bunnyVertices.begin(), bunnyVertices.end());
+    for (int call = 0; call < 4; ++call) {
+        for (ObjectId o = 1; o < scene.objectCount(); ++o) {
+            Pose p = scene.pose(o);
+            p.position += Vec3(0.004f * float(o % 3) - 0.004f, -0.006f, 0.002f);
+            p.rotation = glm::normalize(glm::angleAxis(0.01f * float(o), glm::normalize(Vec3(1, 0, 1))) * p.rotation);
+            scene.setPose(o, p);
+            std::vector<Vec3> v = rest;
+            for (Vec3& x : v) x *= 1.0f + 0.015f * std::sin(5.0f * x.y + 0.8f * float(call + 2 * int(o)));
+            scene.setVertices(o, v);
+        }
+        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+        std::vector<DetectionOutput> outs(forms.size());
+        for (std::size_t f = 0; f < forms.size(); ++f) ASSERT_TRUE(forms[f].peel->detect(scene, candidates, outs[f]));
+        const DetectionOutput& a = outs[0];  // "copy", the code before
+        const std::string what = "call " + std::to_string(call);
+        EXPECT_EQ(a.stats.counter("cpu_walk"), 1.0) << what;
+        EXPECT_GT(a.stats.counter("cluster_pairs"), 100.0) << what;
+        EXPECT_GT(a.stats.counter("screen_pairs"), a.stats.counter("filtered_pairs")) << what;
+        EXPECT_GT(a.stats.counter("filtered_pairs"), 500.0) << what;
+        for (std::size_t f = 1; f < forms.size(); ++f) {
+            const std::string form = what + ", ISC_PEEL_TRI_PAIRS=" + forms[f].name +
+                                     (forms[f].capacity != nullptr ? ", a staging buffer of 16" : "");
+            EXPECT_EQ(outs[f].stats.counter("cpu_walk"), 1.0) << form;
+            EXPECT_EQ(outs[f].stats.counter("cpu_walk_overflow"), forms[f].capacity != nullptr && call == 0 ? 1.0 : 0.0)
+                << form;
+            EXPECT_EQ(outs[f].stats.counter("cluster_pairs"), a.stats.counter("cluster_pairs")) << form;
+            EXPECT_EQ(outs[f].stats.counter("cluster_pairs_hash_lo"), a.stats.counter("cluster_pairs_hash_lo")) << form;
+            EXPECT_EQ(outs[f].stats.counter("cluster_pairs_hash_hi"), a.stats.counter("cluster_pairs_hash_hi")) << form;
+            EXPECT_EQ(outs[f].stats.counter("screen_pairs"), a.stats.counter("screen_pairs")) << form;
+            EXPECT_EQ(outs[f].stats.counter("filtered_pairs"), a.stats.counter("filtered_pairs")) << form;
+            expectSameOutput(outs[f], a, call);
+            const std::size_t total = expectReferencePairs(scene, candidates, outs[f], form);
+            EXPECT_GT(total, 500u) << form;
+        }
+    }
+}
+
 TEST_F(PeelDetectorTest, NonFinitePoseIsSkippedWithAWarning) {
     Scene scene;
     const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
