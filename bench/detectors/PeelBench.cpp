@@ -50,15 +50,9 @@
 //                    peel_owned0 (ISC_PEEL_EXACT_OWNED=0: the wait's speculation one shared
 //                    sweep, the exact stage's candidates taken by any thread, as before
 //                    peel-exact-13) on deform_b2b;
-//                    peel_tpcopy / peel_tpmap / peel_tplean (ISC_PEEL_TRI_PAIRS=copy / map / lean:
-//                    the CPU walk's records copied before the triangle pairs, as before
-//                    peel-tripairs-14, or read in the mapped staging buffer, and that without the
-//                    clears and uploads the pass does not read), peel_tptrim (copy without them,
-//                    the counters' clear and the walk's counts one copy), peel_tpaxes / peel_tpleanaxes
-//                    (copy / lean with the float test's 17 axes spread over the invocations) and
-//                    the diagnostics peel_tpnull /
-//                    peel_tploads / peel_tpboxes (the pass stopped early: its floor, the loads, the
-//                    loads and box tests; they drop pairs, timing only) on deform_b2b.
+//                    peel_tpcopy (ISC_PEEL_TRI_PAIRS=copy: every clear and upload before the
+//                    triangle pairs, as before peel-tripairs-14) and peel_tptrim (the default)
+//                    on deform_b2b; the branch's other forms are in the history (0cc56f0).
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -427,14 +421,7 @@ void registerAll() {
                                                                       {round11, "peel_round11"},
                                                                       {owned0, "peel_owned0"},
                                                                       {tp("copy"), "peel_tpcopy"},
-                                                                      {tp("map"), "peel_tpmap"},
-                                                                      {tp("lean"), "peel_tplean"},
-                                                                      {tp("trim"), "peel_tptrim"},
-                                                                      {tp("axes"), "peel_tpaxes"},
-                                                                      {tp("leanaxes"), "peel_tpleanaxes"},
-                                                                      {tp("null"), "peel_tpnull"},
-                                                                      {tp("loads"), "peel_tploads"},
-                                                                      {tp("boxes"), "peel_tpboxes"}};
+                                                                      {tp("trim"), "peel_tptrim"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# The forms map, lean, axes, leanaxes and the diagnostics null, loads, boxes were taken out of main in
+# the lead's review after the merge (only copy and trim are left): their rows exist only in the
+# branch's binaries (merged history, 0cc56f0).
 # Issue 8's deforming-pile bar, back to back (deform_b2b/100), 2026-11-28 fifth session (branch
 # peel-tripairs-14: the GPU side of peel's wait, the triangle pairs on the CPU walk's records), on
 # the lent NVIDIA machine from packed binaries (bench/gpu/pack.sh with ISC_PACK_TESTS=1). Run from

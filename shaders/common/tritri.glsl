@@ -45,25 +45,4 @@ bool iscTrianglesMayIntersect(vec3 p0, vec3 p1, vec3 p2, vec3 q0, vec3 q1, vec3 
     return true;
 }
 
-// Axis `a` (0-16) of iscTrianglesMayIntersect alone, on corners already taken relative to p0
-// (p0 - p0 and so on, as it does): 0 the normal n, 1 the normal m, 2 + 3i + j cross(e[i], f[j]),
-// 11 + 2i cross(n, e[i]), 12 + 2i cross(m, f[i]); the same expressions, so the pair may intersect
-// exactly when no axis a in 0-16 separates it. For several invocations per triangle pair
-// (tri_pairs.glsl's PEEL_TRI_AXES).
-bool iscSeparatedOnAxis(uint a, vec3 p0, vec3 p1, vec3 p2, vec3 q0, vec3 q1, vec3 q2, float tolerance) {
-    vec3 e[3] = vec3[3](p1 - p0, p2 - p1, p0 - p2);
-    vec3 f[3] = vec3[3](q1 - q0, q2 - q1, q0 - q2);
-    vec3 L;
-    if (a < 2u) {
-        L = a == 0u ? cross(e[0], e[1]) : cross(f[0], f[1]);
-    } else if (a < 11u) {
-        L = cross(e[(a - 2u) / 3u], f[(a - 2u) % 3u]);
-    } else if (((a - 11u) & 1u) == 0u) {
-        L = cross(cross(e[0], e[1]), e[(a - 11u) >> 1]);
-    } else {
-        L = cross(cross(f[0], f[1]), f[(a - 11u) >> 1]);
-    }
-    return iscSeparatedOn(L, p0, p1, p2, q0, q1, q2, tolerance);
-}
-
 #endif

@@ -68,11 +68,6 @@ shared uint sSurvivors[1024];  // their indices (i x 32 + j - 32), for the float
 
 void main() {
     uint count = min(counters[PEEL_COUNTER_CLUSTER_PAIRS], uClusterCapacity);
-#if defined(PEEL_TRI_STOP) && PEEL_TRI_STOP == 1
-    // Diagnostic (ISC_PEEL_TRI_PAIRS=null): each workgroup reads the count and its record and
-    // stops (the dispatch's floor; a return here would precede barrier(), which NVIDIA rejects).
-    count = 0u;
-#endif
     uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
     uint lid = gl_LocalInvocationIndex;
     uint side = lid >> 5, k = lid & 31u;
@@ -160,11 +155,6 @@ void main() {
 #endif
         memoryBarrierShared();
         barrier();
-#if defined(PEEL_TRI_STOP) && PEEL_TRI_STOP == 2
-        // Diagnostic (ISC_PEEL_TRI_PAIRS=loads): the loads and the keep test only; drops every pair.
-        if (lid == 0u) atomicAdd(counters[PEEL_COUNTER_SCREEN_PAIRS], sKept[0] * sKept[1]);
-        return;
-#endif
         // The box test on all (at most 32 x 32) pairs, its survivors listed in shared memory;
         // then the float test spread evenly over the invocations (a few dozen survivors of
         // 1024: one round of the costly test per invocation instead of up to 16 divergent ones).
@@ -191,39 +181,11 @@ void main() {
 #ifdef PEEL_WALK_RECORDS
         if (lid < 2u) sKept[lid] = 0u;  // read by no one until the next cluster pair's keep step
 #endif
-#if defined(PEEL_TRI_STOP) && PEEL_TRI_STOP == 3
-        // Diagnostic (ISC_PEEL_TRI_PAIRS=boxes): no float test, no output; drops every pair.
-        survivors = 0u;
-        if (lid == 0u) atomicAdd(counters[PEEL_COUNTER_SCREEN_PAIRS], sBoxPairs);
-#endif
-#ifdef PEEL_TRI_AXES
-        // The float test's 17 axes of every survivor spread over the invocations (a few survivors
-        // per cluster pair: one invocation each ran up to 17 axes in turn while most idled); a
-        // separating axis marks its survivor (bit 31; the index is below 1024). Test hook only:
-        // the pass was 0.075 ms longer on an H200 (every axis item recomputes the edges and
-        // normals, no exit at the first separating axis; peel.md, branch peel-tripairs-14).
-        for (uint q = lid; q < 17u * survivors; q += 64u) {
-            uint s = q / 17u;
-            uint idx = sSurvivors[s] & 0x3FFu;
-            uint i = idx >> 5, j = 32u + (idx & 31u);
-            vec3 o = sV[i][0];  // relative to p0, as iscTrianglesMayIntersect
-            if (iscSeparatedOnAxis(q % 17u, sV[i][0] - o, sV[i][1] - o, sV[i][2] - o, sV[j][0] - o, sV[j][1] - o,
-                                   sV[j][2] - o, tolerance))
-                atomicOr(sSurvivors[s], 0x80000000u);
-        }
-        memoryBarrierShared();
-        barrier();
-#endif
         for (uint q = lid; q < survivors; q += 64u) {
             uint idx = sSurvivors[q];
-#ifdef PEEL_TRI_AXES
-            if ((idx & 0x80000000u) != 0u) continue;
-            uint i = idx >> 5, j = 32u + (idx & 31u);
-#else
             uint i = idx >> 5, j = 32u + (idx & 31u);
             if (!iscTrianglesMayIntersect(sV[i][0], sV[i][1], sV[i][2], sV[j][0], sV[j][1], sV[j][2], tolerance))
                 continue;
-#endif
             uint slot = atomicAdd(counters[uOutputCounter], 1u);
             if (slot < uOutputCapacity) {
                 outputPairs[3u * slot] = candidate;

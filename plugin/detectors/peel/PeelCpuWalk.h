@@ -64,17 +64,13 @@ public:
     /// After the region, when fitted(), on the GL thread: records the GPU copy of the records
     /// into `target` (from its offset 0).
     void copyRecords(const gl::Buffer& target) const;
-    /// The persistently mapped (coherent) staging buffer that holds the records after the
-    /// region, from offset 0: the triangle pairs may read them there instead of a copy
-    /// (PeelScenePass's records form "map", test hook ISC_PEEL_TRI_PAIRS).
-    const gl::Buffer& staging() const { return staging_; }
     /// Records the GPU copies of the two counts (records, pairs of parts with any) into
     /// `counters` at words `recordsWord` and `withWord`. A GPU copy from a mapped buffer,
     /// ordered after the caller's clear: workaround "nvidia-subdata-into-counters" in
     /// docs/gl.md (a glNamedBufferSubData there lost the value from the second call on).
     void copyCounts(const gl::Buffer& counters, std::uint32_t recordsWord, std::uint32_t withWord);
     /// copyCounts() and the counters' clear in one: every word of `counters` (its whole size)
-    /// zero but the two counts, one GPU copy from a mapped buffer (test hook ISC_PEEL_TRI_PAIRS=trim).
+    /// zero but the two counts, one GPU copy from a mapped buffer (the default; test hook ISC_PEEL_TRI_PAIRS=copy: copyCounts() after a clear).
     void copyCountersBlock(const gl::Buffer& counters, std::uint32_t recordsWord, std::uint32_t withWord);
 
 private:

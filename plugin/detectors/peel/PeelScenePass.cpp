@@ -170,31 +170,14 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
         walkWidth = v;
     // The triangle pairs on the CPU walk's records ("Round 2026-11-28 (branch peel-tripairs-14)"):
     // test hook ISC_PEEL_TRI_PAIRS, read here. "trim" (the default, when the variable is unset):
-    // the records copied from the staging buffer before the pass, the clears and uploads that
-    // only the GPU walk and the image passes read left out on the CPU walk's calls, and the
-    // counters' clear and the walk's counts one copy (the GPU wait ~0.04 ms shorter on an H200).
-    // "copy" (or any other value): the code before the round, every clear and upload. Measured
-    // slower, kept to compare: "map" (the records read in place in the mapped staging buffer: the
-    // pass reads across PCIe, 0.034 ms longer), "lean" ("map" without the clears and uploads),
-    // "axes" / "leanaxes" ("copy" / "lean" with the float test's 17 axes spread over the
-    // invocations: 0.075 ms longer). Diagnostics, for timing only (they drop pairs: never a
-    // default, not for users), each with "copy": "null" (each workgroup reads its record and
-    // stops: the dispatch's floor), "loads" (the triangles loaded and box-tested against the
-    // other cluster, then it stops), "boxes" (also the box test on the kept pairs, no float test
-    // and no output).
-    std::string triStop;  // the kernel's defines on the CPU walk's records (PEEL_TRI_AXES, PEEL_TRI_STOP)
-    if (const char* v = std::getenv("ISC_PEEL_TRI_PAIRS"); v != nullptr) {
-        const std::string f = v;
-        recordsMapped_ = f == "map" || f == "lean" || f == "leanaxes";
-        skipUnread_ = f == "lean" || f == "leanaxes" || f == "trim";
-        countersOneCopy_ = f == "trim";
-        // The float test's 17 axes of each box-test survivor spread over the invocations
-        // (PEEL_TRI_AXES) instead of one invocation per survivor running them in turn.
-        if (f == "axes") triStop = "#define PEEL_TRI_AXES 1\n";
-        if (f == "leanaxes") triStop = "#define PEEL_TRI_AXES 1\n";
-        if (f == "null") triStop = "#define PEEL_TRI_STOP 1\n";
-        if (f == "loads") triStop = "#define PEEL_TRI_STOP 2\n";
-        if (f == "boxes") triStop = "#define PEEL_TRI_STOP 3\n";
+    // on the CPU walk's calls the clears and uploads that only the GPU walk and the image passes
+    // read are left out, and the counters' clear and the walk's counts are one copy (the GPU wait
+    // ~0.04 ms shorter on an H200). "copy" (any other value): the code before the round. The
+    // slower forms it measured (the records read in the mapped staging buffer, the float test's
+    // axes spread over the invocations) and its timing diagnostics are in the history (0cc56f0).
+    if (const char* v = std::getenv("ISC_PEEL_TRI_PAIRS"); v != nullptr && std::string(v) != "trim") {
+        skipUnread_ = false;
+        countersOneCopy_ = false;
     }
     const std::string layers = "#define MAX_LAYERS " + std::to_string(settings.maxLayers) + "\n";
     struct Entry {
@@ -229,7 +212,7 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
         {&triPairsRecords_, "peel/tri_pairs.glsl", "#define PEEL_LOCAL_VERTICES 1\n#define PEEL_WALK_RECORDS 1\n",
          "peel triangle pairs (records)"},
         {&triPairsBoxRecords_, "peel/tri_pairs.glsl",
-         "#define PEEL_LOCAL_VERTICES 1\n#define PEEL_WALK_RECORDS 1\n#define PEEL_RECORD_BOXES 1\n" + triStop,
+         "#define PEEL_LOCAL_VERTICES 1\n#define PEEL_WALK_RECORDS 1\n#define PEEL_RECORD_BOXES 1\n",
          "peel triangle pairs (records with boxes)"},
     };
     for (const Entry& e : entries) {
@@ -681,10 +664,10 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
                 }
                 const std::size_t most = limits_.maxStorageBlock / (recordUvec4_ * sizeof(glm::uvec4));
                 cap_.clusterPairs = std::min(most, std::max(cap_.clusterPairs, total + total / 2 + 1024));
-            } else if (!recordsMapped_) {
+            } else {
                 cpuWalk_.copyRecords(clusterPairsBuffer_);
                 if (total > 0 && walkFlush_) glFlush();  // the copy starts now, while the CPU records the rest
-            }  // else ("map", "lean") the triangle pairs read them in the staging buffer: nothing to copy
+            }
         }
         // The boxes' copy recorded (and started) at once, before the call's other uploads and
         // buffers (with the copy in pieces; before 2026-11-28 attempt() recorded it).
@@ -703,7 +686,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
     if (auto r = reserveChecked(partsBuffer_, parts_.size(), sizeof(gl::PeelPart), limits_, "the parts"); !r) return r;
     if (auto r = reserveChecked(pairListBuffer_, pairs_.size(), sizeof(gl::PeelPair), limits_, "the pair list"); !r)
         return r;
-    // The triangle pairs on the CPU walk's records read none of these three ("lean"; a call that
+    // The triangle pairs on the CPU walk's records read none of these three ("trim"; a call that
     // falls back to the GPU walk has cpuWalkCall_ false here, and every call uploads them anew).
     if (!(skipUnread_ && cpuWalkCall_)) {
         pairTableBuffer_.upload<glm::uvec4>(0, table);
@@ -828,7 +811,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         // memory: run 1 of peel-walk-12; workaround "nvidia-subdata-into-counters" in docs/gl.md).
         cpuWalk_.copyCounts(counters_.buffer(), PEEL_COUNTER_CLUSTER_PAIRS, PEEL_COUNTER_PAIRS_WITH_CLUSTERS);
     }
-    // Read by the GPU walk, the levels walk and the image passes only ("lean": left out when
+    // Read by the GPU walk, the levels walk and the image passes only ("trim": left out when
     // the triangle pairs run alone on the CPU walk's records).
     if (!(skipUnread_ && cpuWalkCall_)) {
         argsBuffer_.clearZero();
@@ -881,9 +864,6 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         {&output_.buffer(), PEEL_BINDING_OUTPUT},
     };
     for (const auto& [buffer, binding] : bindings) buffer->bindBase(GL_SHADER_STORAGE_BUFFER, binding);
-    // "map", "lean": the CPU walk's records read where the CPU wrote them (host memory, coherent).
-    const gl::Buffer& recordsBuffer = cpuWalkCall_ && recordsMapped_ ? cpuWalk_.staging() : clusterPairsBuffer_;
-    if (&recordsBuffer != &clusterPairsBuffer_) recordsBuffer.bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_CLUSTER_PAIRS);
 
     exact_.beginCall(common_.wantSegments);  // new vertices and poses: nothing speculated yet
     clock_.reset();
@@ -1064,7 +1044,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         const std::size_t stride = cpuWalkCall_ ? 4 * recordUvec4_ : 8;
         std::vector<std::uint32_t> words(m * stride);
         if (m > 0)
-            glGetNamedBufferSubData((cpuWalkCall_ && recordsMapped_ ? cpuWalk_.staging() : clusterPairsBuffer_).id(), 0,
+            glGetNamedBufferSubData(clusterPairsBuffer_.id(), 0,
                                     static_cast<GLsizeiptr>(words.size() * sizeof(std::uint32_t)), words.data());
         std::vector<std::array<std::uint32_t, 8>> records(m);
         for (std::size_t i = 0; i < m; ++i) std::copy_n(words.data() + i * stride, 8, records[i].data());

@@ -118,16 +118,10 @@ private:
     bool recordBoxes_ = true;
     std::uint32_t recordUvec4_ = 5;        // uvec4 per cluster pair in clusterPairsBuffer_'s capacity
     bool walkFlush_ = true;                // the records' copy flushed as soon as it is recorded (test hook)
-    // Where the triangle pairs read the CPU walk's records and what precedes them (round
-    // 2026-11-28, branch peel-tripairs-14; test hook ISC_PEEL_TRI_PAIRS, PeelScenePass::create):
-    // "copy" (before: copied to clusterPairsBuffer_, every clear and upload), "map" (read in the
-    // mapped staging buffer), "lean" ("map" without the clears and uploads only the GPU walk and
-    // the image passes read), "trim" (the default: "copy" without those, the counters' clear and
-    // the walk's counts one copy); "axes", "leanaxes" and the diagnostics "null", "loads", "boxes"
-    // change the kernel only (PEEL_TRI_AXES, PEEL_TRI_STOP 1-3; the diagnostics drop pairs).
-    bool recordsMapped_ = false;   // "map", "lean", "leanaxes": the records read in the staging buffer
-    bool skipUnread_ = true;       // "lean", "leanaxes", "trim" (default): no clears or uploads the pass does not read
-    bool countersOneCopy_ = true;  // "trim" (default): the counters' zeros and the walk's counts in one copy
+    // What precedes the triangle pairs on the CPU walk's records (round 2026-11-28, branch
+    // peel-tripairs-14; test hook ISC_PEEL_TRI_PAIRS=copy gives the code before, both false).
+    bool skipUnread_ = true;       // no clears or uploads that only the GPU walk and the image passes read
+    bool countersOneCopy_ = true;  // the counters' zeros and the walk's counts in one copy
     bool clusterPairsHash_ = false;        // test hook ISC_PEEL_CLUSTER_PAIRS_HASH=1: the sorted list's hash in the stats
     PeelCpuWalk cpuWalk_;                  // its host boxes, staging buffers and per-call state
     // refit "cpu" (no rays; "auto" on mostly deformed calls): the cluster boxes made on the CPU into a persistently mapped

@@ -1129,11 +1129,10 @@ TEST_F(PeelDetectorTest, TriPairsRecordsFormsKeepTheAnswer) {
     std::vector<Form> forms;
     ::setenv("ISC_PEEL_CLUSTER_PAIRS_HASH", "1", 1);
     // nullptr: the variable unset (the default, "trim").
+    // "copy": the code before peel-tripairs-14; a staging buffer of 16 records makes the first call
+    // fall back to the GPU walk, which reads what "trim" leaves out on the CPU walk's calls.
     for (const auto& [name, capacity] : {std::pair<const char*, const char*>{"copy", nullptr}, {nullptr, nullptr},
-                                         {"map", nullptr},
-                                         {"lean", nullptr}, {"lean", "16"}, {"map", "16"},
-                                         {"axes", nullptr}, {"leanaxes", nullptr}, {"trim", nullptr},
-                                         {"trim", "16"}}) {
+                                         {"trim", nullptr}, {"trim", "16"}, {nullptr, "16"}}) {
         if (name != nullptr) ::setenv("ISC_PEEL_TRI_PAIRS", name, 1);
         if (capacity != nullptr) ::setenv("ISC_PEEL_CLUSTER_CAPACITY", capacity, 1);
         forms.push_back({name != nullptr ? name : "(unset)", capacity, makePeel(PeelSettings{})});
