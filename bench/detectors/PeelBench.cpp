@@ -58,7 +58,11 @@
 //                    (copy / lean with the float test's 17 axes spread over the invocations) and
 //                    the diagnostics peel_tpnull /
 //                    peel_tploads / peel_tpboxes (the pass stopped early: its floor, the loads, the
-//                    loads and box tests; they drop pairs, timing only) on deform_b2b.
+//                    loads and box tests; they drop pairs, timing only) on deform_b2b;
+//                    peel_walkbranch / peel_walkbranchless / peel_walkpadded
+//                    (ISC_PEEL_WALK_FORM=branch: the CPU walk as before peel-region-14b;
+//                    branchless: no branch on the box tests; padded: that and the walk's flags
+//                    on their own cache lines) on deform_b2b.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -400,6 +404,8 @@ void registerAll() {
     const Kind owned0{false, PeelSettings{}, {{"ISC_PEEL_EXACT_OWNED", "0"}}};
     // 2026-11-28 (peel-tripairs-14): where the triangle pairs read the records, and diagnostics.
     auto tp = [](const char* form) { return Kind{false, PeelSettings{}, {{"ISC_PEEL_TRI_PAIRS", form}}}; };
+    // 2026-11-28 (peel-region-14b): the CPU walk's form.
+    auto wf = [](const char* form) { return Kind{false, PeelSettings{}, {{"ISC_PEEL_WALK_FORM", form}}}; };
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -434,7 +440,10 @@ void registerAll() {
                                                                       {tp("leanaxes"), "peel_tpleanaxes"},
                                                                       {tp("null"), "peel_tpnull"},
                                                                       {tp("loads"), "peel_tploads"},
-                                                                      {tp("boxes"), "peel_tpboxes"}};
+                                                                      {tp("boxes"), "peel_tpboxes"},
+                                                                      {wf("branch"), "peel_walkbranch"},
+                                                                      {wf("branchless"), "peel_walkbranchless"},
+                                                                      {wf("padded"), "peel_walkpadded"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};
