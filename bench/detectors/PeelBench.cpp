@@ -61,8 +61,8 @@
 //                    loads and box tests; they drop pairs, timing only) on deform_b2b;
 //                    peel_walkbranch / peel_walkbranchless / peel_walkpadded
 //                    (ISC_PEEL_WALK_FORM=branch: the CPU walk as before peel-region-14b;
-//                    branchless: no branch on the box tests; padded: that and the walk's flags
-//                    on their own cache lines) on deform_b2b.
+//                    branchless: no branch on the box tests; padded, the default: that and the
+//                    walk's flags on their own cache lines) on deform_b2b.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's

@@ -36,7 +36,7 @@ public:
     /// `parts` and `pairs` must stay alive and unchanged until finish().
     void begin(std::span<const gl::PeelPart> parts, std::span<const gl::PeelPair> pairs, std::uint32_t nodeTotal,
                std::size_t capacity, std::uint32_t recordUvec4, bool atBoxes);
-    /// Which walk: PeelClusters::walkPairBranchless() (the default) or walkPair() (before
+    /// Which walk: PeelClusters::walkPairBranchless() (the default, padded) or walkPair() (before
     /// branch peel-region-14b). The same records either way. `padded`: each part's and each
     /// pair's flag (partBoxed()) on its own 64 bytes, and a pair's claim read before it is
     /// exchanged, so that the threads' flags share no cache line (before: one byte each).
