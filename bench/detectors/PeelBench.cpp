@@ -52,7 +52,11 @@
 //                    peel-exact-13) on deform_b2b;
 //                    peel_tpcopy (ISC_PEEL_TRI_PAIRS=copy: every clear and upload before the
 //                    triangle pairs, as before peel-tripairs-14) and peel_tptrim (the default)
-//                    on deform_b2b; the branch's other forms are in the history (0cc56f0).
+//                    on deform_b2b; the branch's other forms are in the history (0cc56f0);
+//                    peel_walkbranch / peel_walkbranchless / peel_walkpadded
+//                    (ISC_PEEL_WALK_FORM=branch: the CPU walk as before peel-region-14b;
+//                    branchless: no branch on the box tests; padded, the default: that and the
+//                    walk's flags on their own cache lines) on deform_b2b.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -394,6 +398,8 @@ void registerAll() {
     const Kind owned0{false, PeelSettings{}, {{"ISC_PEEL_EXACT_OWNED", "0"}}};
     // 2026-11-28 (peel-tripairs-14): where the triangle pairs read the records, and diagnostics.
     auto tp = [](const char* form) { return Kind{false, PeelSettings{}, {{"ISC_PEEL_TRI_PAIRS", form}}}; };
+    // 2026-11-28 (peel-region-14b): the CPU walk's form.
+    auto wf = [](const char* form) { return Kind{false, PeelSettings{}, {{"ISC_PEEL_WALK_FORM", form}}}; };
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -421,7 +427,10 @@ void registerAll() {
                                                                       {round11, "peel_round11"},
                                                                       {owned0, "peel_owned0"},
                                                                       {tp("copy"), "peel_tpcopy"},
-                                                                      {tp("trim"), "peel_tptrim"}};
+                                                                      {tp("trim"), "peel_tptrim"},
+                                                                      {wf("branch"), "peel_walkbranch"},
+                                                                      {wf("branchless"), "peel_walkbranchless"},
+                                                                      {wf("padded"), "peel_walkpadded"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};

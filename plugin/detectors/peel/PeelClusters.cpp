@@ -320,4 +320,96 @@ std::size_t PeelClusters::walkPair(const gl::PeelPart& pa, const gl::PeelPart& p
     return tests;
 }
 
+
+std::size_t PeelClusters::walkPairBranchless(const gl::PeelPart& pa, const gl::PeelPart& pb, const gl::PeelPair& pair,
+                                             const gl::PeelBox* boxes, std::vector<glm::uvec4>& records,
+                                             std::vector<glm::uvec2>& stack, bool withBoxes) const {
+#if !defined(__SSE2__)
+    return walkPair(pa, pb, pair, boxes, records, stack, withBoxes);
+#else
+    const float margin = pair.margin;
+    const gl::PeelBox* ba = boxes + pa.nodeBase;
+    const gl::PeelBox* bb = boxes + pb.nodeBase;
+    const gl::PeelClusterNode* na = nodes_.data() + pa.firstNode;
+    const gl::PeelClusterNode* nb = nodes_.data() + pb.firstNode;
+    std::size_t tests = 1;
+    if (pa.nodeCount == 0 || pb.nodeCount == 0 || !meet(ba[0], bb[0], margin)) return tests;
+    // The stack as plain memory: every expansion stores its (at most four) node pairs and
+    // advances the top by each test's outcome (0 or 1), so no branch follows a box test; room
+    // for four more is made before each expansion (a predictable branch).
+    if (stack.size() < 16) stack.resize(16);
+    glm::uvec2* s = stack.data();
+    std::size_t top = 0, room = stack.size();
+    s[top++] = glm::uvec2(0u, 0u);
+    const glm::uvec4 head(pair.candidate, std::bit_cast<std::uint32_t>(margin), pa.object, pb.object);
+    const __m128 m = _mm_set1_ps(margin);
+    // meet(): lo <= the other's hi + margin, both ways, on x, y, z; `hm` is hi + margin, the
+    // same float sums as meet()'s (the addition commutes exactly).
+    const auto meets = [](__m128 lo1, __m128 hm1, __m128 lo2, __m128 hm2) -> std::size_t {
+        return std::size_t((_mm_movemask_ps(_mm_and_ps(_mm_cmple_ps(lo1, hm2), _mm_cmple_ps(lo2, hm1))) & 7) == 7);
+    };
+    while (top > 0) {
+        const glm::uvec2 ab = s[--top];
+        const gl::PeelClusterNode& x = na[ab.x];
+        const gl::PeelClusterNode& y = nb[ab.y];
+        const bool leafA = x.left == PEEL_NO_NODE, leafB = y.left == PEEL_NO_NODE;
+        if (leafA && leafB) {
+            records.push_back(head);
+            records.emplace_back((pa.firstSlot + x.firstSlot) | ((x.slotCount - 1u) << 27),
+                                 (pb.firstSlot + y.firstSlot) | ((y.slotCount - 1u) << 27), pa.nodeBase + ab.x,
+                                 pb.nodeBase + ab.y);
+            if (withBoxes) {
+                const gl::PeelBox& p = ba[ab.x];
+                const gl::PeelBox& q = bb[ab.y];
+                auto bits = [](float f) { return std::bit_cast<std::uint32_t>(f); };
+                records.emplace_back(bits(p.lo.x), bits(p.lo.y), bits(p.lo.z), bits(p.hi.x));
+                records.emplace_back(bits(p.hi.y), bits(p.hi.z), bits(q.lo.x), bits(q.lo.y));
+                records.emplace_back(bits(q.lo.z), bits(q.hi.x), bits(q.hi.y), bits(q.hi.z));
+            }
+            continue;
+        }
+        if (top + 4 > room) {
+            stack.resize(2 * room);
+            s = stack.data();
+            room = stack.size();
+        }
+        if (!leafA && !leafB) {
+            const __m128 al = _mm_loadu_ps(&ba[x.left].lo.x), ah = _mm_add_ps(_mm_loadu_ps(&ba[x.left].hi.x), m);
+            const __m128 ar = _mm_loadu_ps(&ba[x.right].lo.x), arh = _mm_add_ps(_mm_loadu_ps(&ba[x.right].hi.x), m);
+            const __m128 bl = _mm_loadu_ps(&bb[y.left].lo.x), bh = _mm_add_ps(_mm_loadu_ps(&bb[y.left].hi.x), m);
+            const __m128 br = _mm_loadu_ps(&bb[y.right].lo.x), brh = _mm_add_ps(_mm_loadu_ps(&bb[y.right].hi.x), m);
+            // walkPair()'s order: (L, L), (L, R), (R, L), (R, R).
+            s[top] = glm::uvec2(x.left, y.left);
+            top += meets(al, ah, bl, bh);
+            s[top] = glm::uvec2(x.left, y.right);
+            top += meets(al, ah, br, brh);
+            s[top] = glm::uvec2(x.right, y.left);
+            top += meets(ar, arh, bl, bh);
+            s[top] = glm::uvec2(x.right, y.right);
+            top += meets(ar, arh, br, brh);
+            tests += 4;
+        } else if (leafA) {
+            const __m128 al = _mm_loadu_ps(&ba[ab.x].lo.x), ah = _mm_add_ps(_mm_loadu_ps(&ba[ab.x].hi.x), m);
+            const __m128 bl = _mm_loadu_ps(&bb[y.left].lo.x), bh = _mm_add_ps(_mm_loadu_ps(&bb[y.left].hi.x), m);
+            const __m128 br = _mm_loadu_ps(&bb[y.right].lo.x), brh = _mm_add_ps(_mm_loadu_ps(&bb[y.right].hi.x), m);
+            s[top] = glm::uvec2(ab.x, y.left);
+            top += meets(al, ah, bl, bh);
+            s[top] = glm::uvec2(ab.x, y.right);
+            top += meets(al, ah, br, brh);
+            tests += 2;
+        } else {
+            const __m128 al = _mm_loadu_ps(&ba[x.left].lo.x), ah = _mm_add_ps(_mm_loadu_ps(&ba[x.left].hi.x), m);
+            const __m128 ar = _mm_loadu_ps(&ba[x.right].lo.x), arh = _mm_add_ps(_mm_loadu_ps(&ba[x.right].hi.x), m);
+            const __m128 bl = _mm_loadu_ps(&bb[ab.y].lo.x), bh = _mm_add_ps(_mm_loadu_ps(&bb[ab.y].hi.x), m);
+            s[top] = glm::uvec2(x.left, ab.y);
+            top += meets(al, ah, bl, bh);
+            s[top] = glm::uvec2(x.right, ab.y);
+            top += meets(ar, arh, bl, bh);
+            tests += 2;
+        }
+    }
+    return tests;
+#endif
+}
+
 }  // namespace isc

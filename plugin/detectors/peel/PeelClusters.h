@@ -77,6 +77,15 @@ public:
     std::size_t walkPair(const gl::PeelPart& a, const gl::PeelPart& b, const gl::PeelPair& pair,
                          const gl::PeelBox* boxes, std::vector<glm::uvec4>& records,
                          std::vector<glm::uvec2>& stack, bool withBoxes = false) const;
+    /// walkPair() with the box tests' outcomes never branched on (branch peel-region-14b: the
+    /// walk's ~22 ns a test on the H200's host; each meeting node pair stored on the stack and
+    /// the top advanced by the test's outcome, the children's boxes loaded and their margins
+    /// added once per expansion): the same tests, in the same order, the same records in the
+    /// same order and the same return value as walkPair() (test hook ISC_PEEL_WALK_BRANCHLESS=0
+    /// in PeelScenePass: walkPair()). Without SSE2: walkPair().
+    std::size_t walkPairBranchless(const gl::PeelPart& a, const gl::PeelPart& b, const gl::PeelPair& pair,
+                                   const gl::PeelBox* boxes, std::vector<glm::uvec4>& records,
+                                   std::vector<glm::uvec2>& stack, bool withBoxes = false) const;
     std::span<const gl::PeelClusterNode> nodes() const { return nodes_; }
     std::span<const std::uint32_t> slots() const { return slots_; }
     /// Per slot (as slots()): (mesh triangle, its three mesh vertex indices), so that the

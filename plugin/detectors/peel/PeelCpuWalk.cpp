@@ -39,10 +39,12 @@ void PeelCpuWalk::begin(std::span<const gl::PeelPart> parts, std::span<const gl:
         partPairs_[fill[pairs[k].partA]++] = k;
         if (pairs[k].partB != pairs[k].partA) partPairs_[fill[pairs[k].partB]++] = k;
     }
-    if (partBoxed_.size() < parts.size()) partBoxed_ = std::vector<std::atomic<std::uint8_t>>(parts.size());
-    if (pairClaimed_.size() < pairs.size()) pairClaimed_ = std::vector<std::atomic<std::uint8_t>>(pairs.size());
-    for (std::size_t i = 0; i < parts.size(); ++i) partBoxed_[i].store(0, std::memory_order_relaxed);
-    for (std::size_t i = 0; i < pairs.size(); ++i) pairClaimed_[i].store(0, std::memory_order_relaxed);
+    if (partBoxed_.size() < parts.size() * stride_)
+        partBoxed_ = std::vector<std::atomic<std::uint8_t>>(parts.size() * stride_);
+    if (pairClaimed_.size() < pairs.size() * stride_)
+        pairClaimed_ = std::vector<std::atomic<std::uint8_t>>(pairs.size() * stride_);
+    for (std::size_t i = 0; i < parts.size(); ++i) partBoxed_[i * stride_].store(0, std::memory_order_relaxed);
+    for (std::size_t i = 0; i < pairs.size(); ++i) pairClaimed_[i * stride_].store(0, std::memory_order_relaxed);
 }
 
 // Walks pair k into the staging buffer (one atomic per pair of parts with cluster pairs; a list
@@ -50,8 +52,10 @@ void PeelCpuWalk::begin(std::span<const gl::PeelPart> parts, std::span<const gl:
 void PeelCpuWalk::walkPair(const PeelClusters& clusters, std::size_t k, Scratch& scratch) {
     const gl::PeelPair& pr = pairs_[k];
     scratch.found.clear();
-    scratch.tests += clusters.walkPair(parts_[pr.partA], parts_[pr.partB], pr, hostBoxes_.data(), scratch.found,
-                                       scratch.stack, withBoxes_);
+    scratch.tests += branchless_ ? clusters.walkPairBranchless(parts_[pr.partA], parts_[pr.partB], pr, hostBoxes_.data(),
+                                                               scratch.found, scratch.stack, withBoxes_)
+                                 : clusters.walkPair(parts_[pr.partA], parts_[pr.partB], pr, hostBoxes_.data(),
+                                                     scratch.found, scratch.stack, withBoxes_);
     if (scratch.found.empty()) return;
     const std::size_t m = scratch.found.size() / recordUvec4_;
     const std::size_t at = count_.fetch_add(m, std::memory_order_relaxed);
@@ -61,14 +65,19 @@ void PeelCpuWalk::walkPair(const PeelClusters& clusters, std::size_t k, Scratch&
 }
 
 void PeelCpuWalk::partBoxed(const PeelClusters& clusters, std::uint32_t part, Scratch& scratch) {
-    partBoxed_[part].store(1);  // sequentially consistent (see the header)
+    const std::size_t st = stride_;
+    partBoxed_[part * st].store(1);  // sequentially consistent (see the header)
     partsBoxed_.fetch_add(1);
     const auto t0 = std::chrono::steady_clock::now();
     for (std::uint32_t i = partPairBegin_[part]; i < partPairBegin_[part + 1]; ++i) {
         const std::uint32_t k = partPairs_[i];
         const gl::PeelPair& pr = pairs_[k];
         const std::uint32_t other = pr.partA == part ? pr.partB : pr.partA;
-        if (partBoxed_[other].load() != 0 && pairClaimed_[k].exchange(1) == 0) walkPair(clusters, k, scratch);
+        if (partBoxed_[other * st].load() == 0) continue;
+        // Padded: a claim seen taken is not exchanged (no locked write to a line another
+        // thread holds); a claim seen free is still taken by the exchange alone.
+        if (st > 1 && pairClaimed_[k * st].load(std::memory_order_relaxed) != 0) continue;
+        if (pairClaimed_[k * st].exchange(1) == 0) walkPair(clusters, k, scratch);
     }
     scratch.ns +=
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();

@@ -154,6 +154,21 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // starts with the call's last flush, as in runs 1-3 of peel-walk-12).
     if (const char* v = std::getenv("ISC_PEEL_WALK_FLUSH"); v != nullptr && *v == '0') walkFlush_ = false;
     recordUvec4_ = cpuWalkOn_ && recordBoxes_ ? 5u : 2u;
+    // Test hook: ISC_PEEL_WALK_FORM, the CPU walk's form (branch peel-region-14b; the same
+    // records either way): "branch" (PeelClusters::walkPair, a branch on each box test, and the
+    // parts' and pairs' flags one byte each: the code before), "branchless"
+    // (walkPairBranchless, the flags as before), "padded" (the default: walkPairBranchless, each
+    // flag on its own 64 bytes and a claim read before its exchange: PeelCpuWalk::setForm).
+    // Measured on an H200 (docs/detectors/peel.md, "Round 2026-11-28 (branch peel-region-14b)"):
+    // the walk's thread time 0.79-0.82 ms against branch's 0.91-0.94, the call within the noise
+    // (median calls 0.002-0.012 ms faster than branch in 4 of 4 processes).
+    if (const char* v = std::getenv("ISC_PEEL_WALK_FORM"); v != nullptr && *v != '\0') {
+        const std::string form(v);
+        if (form == "branch") walkForm_ = 0;
+        else if (form == "branchless") walkForm_ = 1;
+        else if (form == "padded") walkForm_ = 2;
+    }
+    cpuWalk_.setForm(walkForm_ != 0, walkForm_ == 2);
     // Test hook: ISC_PEEL_CLUSTER_PAIRS_HASH=1, the cluster pairs (records form) read back after
     // the call, sorted and hashed into the stats (cluster_pairs_hash_lo/_hi): the CPU walk's
     // list against the GPU walk's.
@@ -650,6 +665,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
             const std::size_t total = cpuWalk_.records();
             stats.count("cpu_walk_ms", msSince(tb) - walkStartMs);  // after the last box (and its copy's recording)
             stats.count("cpu_walk_mode", double(cpuWalkMode_));
+            stats.count("cpu_walk_form", double(walkForm_));
             stats.count("walk_tests", double(cpuWalk_.tests()));
             stats.count("cpu_walk_thread_ms", cpuWalk_.threadMs());
             if (!cpuWalk_.fitted()) {

@@ -117,6 +117,7 @@ private:
     // PEEL_RECORD_BOXES): no node boxes to the GPU. Test hook ISC_PEEL_RECORD_BOXES=0: two uvec4.
     bool recordBoxes_ = true;
     std::uint32_t recordUvec4_ = 5;        // uvec4 per cluster pair in clusterPairsBuffer_'s capacity
+    int walkForm_ = 2;                     // the CPU walk: 0 branch, 1 branchless, 2 padded (test hook ISC_PEEL_WALK_FORM)
     bool walkFlush_ = true;                // the records' copy flushed as soon as it is recorded (test hook)
     // What precedes the triangle pairs on the CPU walk's records (round 2026-11-28, branch
     // peel-tripairs-14; test hook ISC_PEEL_TRI_PAIRS=copy gives the code before, both false).

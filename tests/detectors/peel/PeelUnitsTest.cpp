@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -186,6 +188,117 @@ TEST(PeelClusters, RefitFourWideIsTheScalarRefitBitForBit) {
         }
     }
     EXPECT_GT(compared, 1000u);
+}
+
+namespace {
+
+// A pile of parts for the walk's tests: `count` objects of mesh `mesh` (deformed local vertices,
+// poses in a small heap so that neighbours overlap), their boxes refitted into one array.
+struct WalkPile {
+    std::vector<gl::PeelPart> parts;
+    std::vector<gl::PeelBox> boxes;
+};
+
+WalkPile walkPile(const PeelClusters& clusters, const Scene& scene, MeshId mesh, int count, int seed) {
+    WalkPile pile;
+    const PeelClusters::MeshTree& tree = clusters.tree(mesh);
+    const Mesh& m = scene.mesh(mesh);
+    pile.boxes.resize(std::size_t(count) * tree.nodeCount);
+    for (int o = 0; o < count; ++o) {
+        std::vector<Vec3> local(m.vertices().begin(), m.vertices().end());
+        for (Vec3& v : local) v *= 1.0f + 0.02f * std::sin(7.0f * v.y + 0.9f * float(o + 3 * seed));
+        Pose pose;
+        pose.position = Vec3(0.06f * float(o % 4), 0.05f * float((o / 4) % 3), 0.07f * float(o / 12)) +
+                        0.01f * Vec3(std::sin(float(seed + o)), std::cos(float(seed * 2 + o)), 0.0f);
+        pose.rotation = glm::normalize(Quat(1.0f, 0.3f * std::sin(float(o + seed)), 0.2f * float(o % 3), 0.1f));
+        gl::PeelPart p{};
+        p.object = std::uint32_t(o);
+        p.nodeBase = std::uint32_t(o) * tree.nodeCount;
+        p.firstNode = tree.firstNode;
+        p.nodeCount = tree.nodeCount;
+        p.firstSlot = tree.firstSlot;
+        clusters.refit(mesh, local, pose.matrix(), pile.boxes.data() + p.nodeBase);
+        pile.parts.push_back(p);
+    }
+    return pile;
+}
+
+}  // namespace
+
+// The CPU walk without branches on the box tests (walkPairBranchless, the default since branch
+// peel-region-14b) against walkPair (before): over every pair of a pile of deformed bunnies and
+// of boxes, with margins from none to one that makes every node pair meet (the stack grows
+// past its first room), with and without the clusters' boxes in the records, the same records
+// in the same order and the same count of tests. Checked failing with the (R, L) test's
+// outcome ignored (an (R, L) pair pushed only when (L, R) meets).
+TEST(PeelClusters, BranchlessWalkIsTheWalkRecordForRecord) {
+    Scene scene;
+    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.03f, 0.02f, 0.04f))));
+    const MeshId bunny = scene.addMesh(std::make_shared<Mesh>(bunnyMesh()));
+    PeelClusters clusters;
+    clusters.update(scene);
+    std::size_t records = 0, tests = 0, grown = 0;
+    for (MeshId mesh : {bunny, box}) {
+        for (int seed = 0; seed < 3; ++seed) {
+            const WalkPile pile = walkPile(clusters, scene, mesh, 16, seed);
+            for (float margin : {0.0f, 0.0005f, 0.004f, 10.0f}) {
+                for (bool withBoxes : {false, true}) {
+                    for (std::size_t a = 0; a < pile.parts.size(); ++a)
+                        for (std::size_t b = a + 1; b < pile.parts.size(); ++b) {
+                            const gl::PeelPair pair{std::uint32_t(7 * a + b), std::uint32_t(a), std::uint32_t(b), margin};
+                            std::vector<glm::uvec4> before, after;
+                            std::vector<glm::uvec2> stack, stack2;
+                            const std::size_t t0 = clusters.walkPair(pile.parts[a], pile.parts[b], pair,
+                                                                     pile.boxes.data(), before, stack, withBoxes);
+                            const std::size_t t1 = clusters.walkPairBranchless(
+                                pile.parts[a], pile.parts[b], pair, pile.boxes.data(), after, stack2, withBoxes);
+                            ASSERT_EQ(t1, t0) << "mesh " << mesh << " seed " << seed << " margin " << margin
+                                              << " pair " << a << ", " << b;
+                            ASSERT_EQ(after, before) << "mesh " << mesh << " seed " << seed << " margin " << margin
+                                                     << " pair " << a << ", " << b;
+                            records += before.size();
+                            tests += t0;
+                            grown += stack2.size() > 16 ? 1 : 0;
+                        }
+                }
+            }
+        }
+    }
+    EXPECT_GT(records, 10000u);
+    EXPECT_GT(tests, 100000u);
+    EXPECT_GT(grown, 0u) << "the stack's growth was not exercised";
+}
+
+// Not a test: the two walks' time per box test on this machine, one thread (run with
+// --gtest_also_run_disabled_tests; branch peel-region-14b).
+TEST(PeelClusters, DISABLED_WalkTimePerTest) {
+    Scene scene;
+    const MeshId bunny = scene.addMesh(std::make_shared<Mesh>(bunnyMesh()));
+    PeelClusters clusters;
+    clusters.update(scene);
+    const WalkPile pile = walkPile(clusters, scene, bunny, 24, 1);
+    std::vector<glm::uvec4> found;
+    std::vector<glm::uvec2> stack;
+    for (int form = 0; form < 2; ++form)
+        for (int rep = 0; rep < 3; ++rep) {
+            std::size_t tests = 0;
+            const auto t0 = std::chrono::steady_clock::now();
+            for (int it = 0; it < 20; ++it)
+                for (std::size_t a = 0; a < pile.parts.size(); ++a)
+                    for (std::size_t b = a + 1; b < pile.parts.size(); ++b) {
+                        const gl::PeelPair pair{0u, std::uint32_t(a), std::uint32_t(b), 0.0005f};
+                        found.clear();
+                        tests += form == 0 ? clusters.walkPair(pile.parts[a], pile.parts[b], pair, pile.boxes.data(),
+                                                               found, stack, true)
+                                           : clusters.walkPairBranchless(pile.parts[a], pile.parts[b], pair,
+                                                                         pile.boxes.data(), found, stack, true);
+                    }
+            const double ns = double(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                         std::chrono::steady_clock::now() - t0)
+                                         .count());
+            std::printf("%s: %zu tests, %.2f ns a test\n", form == 0 ? "walkPair" : "walkPairBranchless", tests,
+                        ns / double(tests));
+        }
 }
 
 // The slot table the triangle pairs read (records of the walk without rays): per slot, the
