@@ -1161,17 +1161,14 @@ TEST_F(PeelDetectorTest, WalkFormsGiveTheSameClusterPairs) {
     }
 }
 
-// Where the triangle pairs read the CPU walk's records (ISC_PEEL_TRI_PAIRS, read when the
-// detector is made; "Round 2026-11-28 (branch peel-tripairs-14)"): "copy" (copied from the
-// staging buffer first, before the round), "map" (read in the mapped staging buffer) and "lean"
-// ("map" without the clears and uploads only the GPU walk reads), and "axes" / "leanaxes" ("copy" /
-// "lean" with the float test's 17 axes spread over the invocations) and "trim" ("copy" without
-// the clears and uploads the pass does not read, the counters' clear and the walk's counts in one
-// copy). Over calls where bunnies move
-// and deform, "map" and "lean" give "copy"'s cluster pairs (the list the pass read, hashed),
-// box-test survivors, pairs to the exact test and the reference's answer; also "lean", "map" and "trim" with a
-// staging buffer of 16 records, so that the first call falls back to the GPU walk (which needs
-// what "lean" leaves out) and the next ones take the CPU walk again.
+// What precedes the triangle pairs on the CPU walk's records (ISC_PEEL_TRI_PAIRS, read when the
+// detector is made; "Round 2026-11-28 (branch peel-tripairs-14)"): "copy" (every clear and upload,
+// before the round) and "trim", the default ("copy" without the clears and uploads the pass does
+// not read, the counters' clear and the walk's counts in one copy). Over calls where bunnies move
+// and deform, the default and "trim" give "copy"'s cluster pairs (the list the pass read, hashed),
+// box-test survivors, pairs to the exact test and the reference's answer; also with a staging
+// buffer of 16 records, so that the first call falls back to the GPU walk (which needs what
+// "trim" leaves out) and the next ones take the CPU walk again.
 TEST_F(PeelDetectorTest, TriPairsRecordsFormsKeepTheAnswer) {
     Scene scene = sixBunniesOnABox();
     struct Form {
