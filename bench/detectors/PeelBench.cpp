@@ -56,7 +56,9 @@
 //                    peel_walkbranch / peel_walkbranchless / peel_walkpadded
 //                    (ISC_PEEL_WALK_FORM=branch: the CPU walk as before peel-region-14b;
 //                    branchless: no branch on the box tests; padded, the default: that and the
-//                    walk's flags on their own cache lines) on deform_b2b.
+//                    walk's flags on their own cache lines) on deform_b2b;
+//                    peel_fifth0 (ISC_PEEL_TRI_PAIRS=copy and ISC_PEEL_WALK_FORM=branch: the code
+//                    before 2026-11-28's fifth session) on deform_b2b.
 // Detectors per scene:
 //   cpu              the exact reference (BVH per object, OpenMP over pairs)
 //   peel             peel with its defaults (scene sampling; rays auto = off: the 3-D cull's
@@ -396,10 +398,12 @@ void registerAll() {
     // 2026-11-28 (peel-exact-13): the wait's speculation one shared sweep and the exact stage's
     // candidates taken by any thread (ISC_PEEL_EXACT_OWNED=0), as before.
     const Kind owned0{false, PeelSettings{}, {{"ISC_PEEL_EXACT_OWNED", "0"}}};
-    // 2026-11-28 (peel-tripairs-14): where the triangle pairs read the records, and diagnostics.
+    // 2026-11-28 (peel-tripairs-14): what precedes the triangle pairs on the CPU walk's records.
     auto tp = [](const char* form) { return Kind{false, PeelSettings{}, {{"ISC_PEEL_TRI_PAIRS", form}}}; };
     // 2026-11-28 (peel-region-14b): the CPU walk's form.
     auto wf = [](const char* form) { return Kind{false, PeelSettings{}, {{"ISC_PEEL_WALK_FORM", form}}}; };
+    // The code before 2026-11-28's fifth session: both of its rounds' hooks off.
+    const Kind fifth0{false, PeelSettings{}, {{"ISC_PEEL_TRI_PAIRS", "copy"}, {"ISC_PEEL_WALK_FORM", "branch"}}};
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -430,7 +434,8 @@ void registerAll() {
                                                                       {tp("trim"), "peel_tptrim"},
                                                                       {wf("branch"), "peel_walkbranch"},
                                                                       {wf("branchless"), "peel_walkbranchless"},
-                                                                      {wf("padded"), "peel_walkpadded"}};
+                                                                      {wf("padded"), "peel_walkpadded"},
+                                                                      {fifth0, "peel_fifth0"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};
