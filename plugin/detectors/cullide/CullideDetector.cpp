@@ -1538,6 +1538,11 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // ISC_CULLIDE_SLOT_CORNERS=0 (cullide-12): the filter loads a slot's triangle, then its corner
     // indices (before cullide-12).
     impl->passes.setSlotCorners(envOn("ISC_CULLIDE_SLOT_CORNERS", true));
+    // ISC_CULLIDE_FILTER_GRID (cullide-14): 0 the filter's arguments pass and indirect dispatch
+    // (before cullide-14); 1 (default) a fixed grid from the last call's cluster pairs; n > 1 n
+    // workgroups striding over the list.
+    if (const char* v = std::getenv("ISC_CULLIDE_FILTER_GRID"); v != nullptr && *v != '\0')
+        impl->passes.setFilterGrid(std::uint32_t(std::clamp(std::atoi(v), 0, 65535)));
     impl->filterChecksum = envOn("ISC_CULLIDE_FILTER_CHECKSUM", false);
     impl->earlyStart = envOn("ISC_CULLIDE_EARLY_START", true);
     impl->passes.setTimeline(envOn("ISC_CULLIDE_TIMELINE", false));
