@@ -4,7 +4,7 @@
 # the workgroups striding over the cluster pairs; ISC_CULLIDE_FILTER_GRID). isc_bench_cullide in
 # $ISC_CULLIDE14_PROCS processes (default 4), each with the rows
 #   cullide         the defaults (ISC_CULLIDE_FILTER_GRID=1: a grid of the last call's cluster
-#                   pairs and a quarter more, at least 1024 workgroups)
+#                   pairs, an eighth more and 64 workgroups)
 #   cullide_old     the code before: ISC_CULLIDE_FILTER_GRID=0 (arguments pass, indirect dispatch)
 #   cullide_grid2k  ISC_CULLIDE_FILTER_GRID=2112 (16 workgroups per SM of the H200's 132, each
 #                   taking ~4.6 of the pile's 9.7K cluster pairs)

@@ -211,8 +211,9 @@ public:
     void setSlotCorners(bool on) { slotCornersOn_ = on; }
     /// The filter without its arguments pass (cullide-14; hook ISC_CULLIDE_FILTER_GRID): 0 the
     /// indirect dispatch from the pair pass's count (before cullide-14); 1 a fixed grid of the last
-    /// call's cluster pairs and a quarter more (at least 1024 workgroups), the workgroups striding
-    /// over the list; n > 1 a fixed grid of n workgroups. Only with the wide filter.
+    /// call's cluster pairs, an eighth more and 64 (the first call: 64), the workgroups striding
+    /// over the list (llvmpipe pays for every workgroup, even one that exits at once); n > 1 a
+    /// fixed grid of n workgroups. Only with the wide filter.
     void setFilterGrid(std::uint32_t mode) { filterGridMode_ = mode; }
     /// Mirrors `scene` (GpuScene) and uploads `slots` (every mesh's leaf order, at the bases
     /// the items use) when `slotsChanged`.
@@ -295,7 +296,7 @@ private:
         filter_, filterWide_, filterGrid_, pose_;
     bool gridFilterOn() const { return wideFilter_ && filterGridMode_ != 0; }
     std::uint32_t filterGridGroups() const {
-        const std::uint32_t n = filterGridMode_ == 1 ? std::max(1024u, lastClusterPairs_ + lastClusterPairs_ / 4)
+        const std::uint32_t n = filterGridMode_ == 1 ? lastClusterPairs_ + lastClusterPairs_ / 8 + 64u
                                                       : filterGridMode_;
         return std::min(n, std::min<std::uint32_t>(maxGroupsX_, 65535u));
     }
