@@ -213,7 +213,8 @@ public:
     /// indirect dispatch from the pair pass's count (before cullide-14); 1 a fixed grid of the last
     /// call's cluster pairs, an eighth more and 64 (the first call: 64), the workgroups striding
     /// over the list (llvmpipe pays for every workgroup, even one that exits at once); n > 1 a
-    /// fixed grid of n workgroups. Only with the wide filter.
+    /// fixed grid of n workgroups. Only with the wide filter. (The detector: 1 on a GPU, 0 on
+    /// software GL.)
     void setFilterGrid(std::uint32_t mode) { filterGridMode_ = mode; }
     /// Mirrors `scene` (GpuScene) and uploads `slots` (every mesh's leaf order, at the bases
     /// the items use) when `slotsChanged`.
