@@ -2,7 +2,7 @@
 # Branch cullide-14's round (issue 9's detector bar: `cullide`'s detect() within 1.5x of `peel`'s
 # on pile/100, medians, in every process): the filter without its arguments pass (a fixed grid,
 # the workgroups striding over the cluster pairs; ISC_CULLIDE_FILTER_GRID). isc_bench_cullide in
-# $ISC_CULLIDE14_PROCS processes (default 4), each with the rows
+# $ISC_CULLIDE14_PROCS processes (default 4), each with the rows (run 1; run 2: below)
 #   cullide         the defaults (ISC_CULLIDE_FILTER_GRID=1: a grid of the last call's cluster
 #                   pairs, an eighth more and 64 workgroups)
 #   cullide_old     the code before: ISC_CULLIDE_FILTER_GRID=0 (arguments pass, indirect dispatch)
@@ -24,9 +24,17 @@ OUT=$(mktemp -d) setup_out /tmp/cullide-14-out
 cat "$out/machine.txt"
 procs=${ISC_CULLIDE14_PROCS:-4}; size=100; calls=80; poses=200
 if [ "${ISC_CULLIDE_GPU_SMOKE:-0}" = 1 ]; then procs=1; size=8; calls=8; poses=20; fi
-orders=("cullide,cullide_old,cullide_grid2k,cpu,peel" "peel,cpu,cullide_old,cullide,cullide_grid2k"
-        "cullide_old,peel,cullide_grid2k,cullide,cpu" "cpu,cullide_grid2k,peel,cullide,cullide_old")
-variants="cullide_old:ISC_CULLIDE_FILTER_GRID=0;cullide_grid2k:ISC_CULLIDE_FILTER_GRID=2112"
+if [ "${ISC_CULLIDE14_RUN:-1}" = 1 ]; then
+  orders=("cullide,cullide_old,cullide_grid2k,cpu,peel" "peel,cpu,cullide_old,cullide,cullide_grid2k"
+          "cullide_old,peel,cullide_grid2k,cullide,cpu" "cpu,cullide_grid2k,peel,cullide,cullide_old")
+  variants="cullide_old:ISC_CULLIDE_FILTER_GRID=0;cullide_grid2k:ISC_CULLIDE_FILTER_GRID=2112"
+else
+  # Run 2 (ISC_CULLIDE14_RUN=2): cullide, cullide_old, cpu, peel only; no row of cullide's right
+  # after cpu (the clock ramp), the new counter cpu_chain_after_cluster_ms in every cullide row.
+  orders=("cullide,cullide_old,cpu,peel" "peel,cpu,cullide_old,cullide" "cullide_old,peel,cullide,cpu"
+          "cpu,peel,cullide,cullide_old" "cullide,cpu,peel,cullide_old")
+  variants="cullide_old:ISC_CULLIDE_FILTER_GRID=0"
+fi
 cullide_processes "$out" "$procs" "$size" "$calls" "$variants"
 {
   cullide_accuracy "$poses"
