@@ -19,11 +19,6 @@
 // cluster's box, so the cluster pair met and was appended: each triangle lies in one cluster,
 // so each triangle pair is met exactly once.
 // Bounded loops: at most CULLIDE_FILTER_MAX_CLUSTER^2 / 64 = 64 pairs per invocation.
-// CULLIDE_FILTER_GRID (cullide-14, hook ISC_CULLIDE_FILTER_GRID): no arguments pass; the C++
-// side dispatches a fixed grid (sized from the last call's cluster pairs, as peel's fused walk)
-// right after the pair pass, and workgroup g takes cluster pairs g, g + groups, ... (uniform in
-// the workgroup): one dispatch and one command barrier less in the chain. The same body per
-// cluster pair, so the same triangle pairs and counts.
 #include "common/dispatch.glsl"
 #include "common/scene.glsl"
 #include "common/tritri.glsl"
@@ -90,21 +85,10 @@ void main() {
         chainCounters[CULLIDE_CHAIN_ARGS + 2u] = 1u;
         return;
     }
-#ifdef CULLIDE_FILTER_GRID
-    uint count = min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity);
-    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
-    uint lid = gl_LocalInvocationIndex;
-    // Shared memory is safe to reset at the top: every invocation passed the previous cluster
-    // pair's last barrier, after its last read of sCount and sV, and only invocation 0 reads
-    // sBoxPairs after it (and resets it itself).
-    for (uint g = iscFlatWorkGroup(); g < count; g += groups) {  // uniform in the workgroup
-    uvec4 cp = clusterPairs[g];
-#else
     uint g = iscFlatWorkGroup();
     if (g >= min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity)) return;  // whole workgroup
     uvec4 cp = clusterPairs[g];
     uint lid = gl_LocalInvocationIndex;
-#endif
     if (lid < 2u) sCount[lid] = 0u;
     if (lid == 0u) sBoxPairs = 0u;
     barrier();
@@ -156,7 +140,4 @@ void main() {
     if (boxPairs != 0u) atomicAdd(sBoxPairs, boxPairs);
     barrier();
     if (lid == 0u && sBoxPairs != 0u) atomicAdd(chainCounters[CULLIDE_CHAIN_BOX_PAIRS], sBoxPairs);
-#ifdef CULLIDE_FILTER_GRID
-    }
-#endif
 }

@@ -792,7 +792,6 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 clusterLevel->itemsVersion = itemCache.version;
             }
             std::optional<cullide::Level> triangleLevel;
-            const auto tTriangle = Clock::now();  // (cullide-14: what could move after the splats' flush)
             if (limit == CullideLevel::Triangle) {
                 auto tl = makeLevel("triangle", triangleItems, clusterItemBoxes, triWork, groups,
                                     pairViews(pairs, st.resolution, kMaxDepthBytes / 16, st.axes), false, false, true, {},
@@ -841,9 +840,6 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                     };
             }
             chain.afterIssue = std::exchange(afterIssue, {});
-            // The triangle level's set-up, the chain's fields and the exact stage's pair list:
-            // nothing of it is needed before the cluster level's splats are queued.
-            stats.count("cpu_chain_after_cluster_ms", msSince(tTriangle));
             stats.count("cpu_chain_setup_ms", msSince(t0));
             cullide::ChainResult cr;
             auto ran = passes.runChain(chain, cr);
@@ -1549,15 +1545,6 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
         impl->pairSplit = std::uint32_t(std::clamp(std::atoi(v), 1, 64));
     const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
     impl->softwareGl = renderer != nullptr && isSoftwareRenderer(renderer);
-    // ISC_CULLIDE_FILTER_GRID (cullide-14): 0 the filter's arguments pass and indirect dispatch
-    // (before cullide-14); 1 a fixed grid from the last call's cluster pairs; n > 1 n workgroups
-    // striding over the list. Default 1 on a GPU (the filter 0.003 ms shorter on the H200), 0 on
-    // software GL (llvmpipe's filter took 2.4 times as long with the grid: 18.9 against 7.9 ms on
-    // pile/8).
-    if (const char* v = std::getenv("ISC_CULLIDE_FILTER_GRID"); v != nullptr && *v != '\0')
-        impl->passes.setFilterGrid(std::uint32_t(std::clamp(std::atoi(v), 0, 65535)));
-    else
-        impl->passes.setFilterGrid(impl->softwareGl ? 0u : 1u);
     return std::unique_ptr<CullideDetector>(new CullideDetector(std::move(impl)));
 }
 

@@ -73,11 +73,6 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
                                   "cullide filter (wide)");
     if (!fw) return fail(fw.error().message);
     filterWide_ = std::move(*fw);
-    auto fg = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/filter.glsl"}},
-                                  "#define CULLIDE_FILTER_WIDE 1\n#define CULLIDE_FILTER_GRID 1\n",
-                                  "cullide filter (wide, fixed grid)");
-    if (!fg) return fail(fg.error().message);
-    filterGrid_ = std::move(*fg);
     auto f = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/self.glsl"}}, {}, "cullide self");
     if (!f) return fail(f.error().message);
     self_ = std::move(*f);
@@ -538,8 +533,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     if (triangles && filter) {
         output_.reserve(std::size_t(outputCapacity_) * 12);
         output_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_OUTPUT);
-        const bool grid = gridFilterOn();
-        gl::Program& filterProgram = grid ? filterGrid_ : wideFilter_ ? filterWide_ : filter_;
+        gl::Program& filterProgram = wideFilter_ ? filterWide_ : filter_;
         filterProgram.setUniform("uClusterPairCapacity", clusterPairCapacity_);
         filterProgram.setUniform("uOutputCapacity", outputCapacity_);
         filterProgram.setUniform("uMaxGroups", std::min<std::uint32_t>(maxGroupsX_, 65535u));
@@ -548,23 +542,14 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         // (slotCorners_: uploaded with the slots, uploadSlots().)
         if (slotCornersOn_) slotCorners_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOT_CORNERS);
         filterProgram.setUniform("uSlotCorners", slotCornersOn_ ? 1u : 0u);
-        if (grid) {
-            // cullide-14: no arguments pass; a fixed grid right after the pair pass (its cluster
-            // pairs and count made visible), the workgroups striding over the list.
-            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-            filterProgram.setUniform("uMode", 1u);
-            filterProgram.use();
-            filterProgram.dispatch(filterGridGroups());
-        } else {
-            filterProgram.setUniform("uMode", 0u);
-            filterProgram.use();
-            filterProgram.dispatch(1);
-            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
-            filterProgram.setUniform("uMode", 1u);
-            glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, chainCounters_.id());
-            glDispatchComputeIndirect(static_cast<GLintptr>(CULLIDE_CHAIN_ARGS * 4));
-            glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
-        }
+        filterProgram.setUniform("uMode", 0u);
+        filterProgram.use();
+        filterProgram.dispatch(1);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
+        filterProgram.setUniform("uMode", 1u);
+        glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, chainCounters_.id());
+        glDispatchComputeIndirect(static_cast<GLintptr>(CULLIDE_CHAIN_ARGS * 4));
+        glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         glQueryCounter(filterEnd_.id(), GL_TIMESTAMP);
         // The list's length is on the GPU: copy what the last call needed and some more; a
@@ -658,7 +643,6 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         std::uint32_t cc[CULLIDE_CHAIN_COUNTER_COUNT] = {};
         std::memcpy(cc, map + chainAt, sizeof(cc));
         out.clusterPairs = cc[CULLIDE_CHAIN_CLUSTER_PAIRS];
-        lastClusterPairs_ = cc[CULLIDE_CHAIN_CLUSTER_PAIRS];
         out.boxPairs = cc[CULLIDE_CHAIN_BOX_PAIRS];
         out.filterGpuMs = (double(filterEnd_.result()) - double(end_.result())) * 1e-6;
         const std::uint32_t listed = cc[CULLIDE_CHAIN_OUTPUT];

@@ -19,7 +19,6 @@
 #include "CullideHierarchy.h"  // Slots
 #include "cullide/bindings.h"  // shaders/: CullideItem
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -209,13 +208,6 @@ public:
     /// cullide-12, the default; hook ISC_CULLIDE_SLOT_CORNERS=0: the slot's triangle, then its
     /// indices, as sceneWorldTriangle does). The same floats, so the same pairs.
     void setSlotCorners(bool on) { slotCornersOn_ = on; }
-    /// The filter without its arguments pass (cullide-14; hook ISC_CULLIDE_FILTER_GRID): 0 the
-    /// indirect dispatch from the pair pass's count (before cullide-14); 1 a fixed grid of the last
-    /// call's cluster pairs, an eighth more and 64 (the first call: 64), the workgroups striding
-    /// over the list (llvmpipe pays for every workgroup, even one that exits at once); n > 1 a
-    /// fixed grid of n workgroups. Only with the wide filter. (The detector: 1 on a GPU, 0 on
-    /// software GL.)
-    void setFilterGrid(std::uint32_t mode) { filterGridMode_ = mode; }
     /// Mirrors `scene` (GpuScene) and uploads `slots` (every mesh's leaf order, at the bases
     /// the items use) when `slotsChanged`.
     void sync(const Scene& scene, const Slots& slots, bool slotsChanged);
@@ -294,13 +286,7 @@ private:
     int selfLayers_ = 16;
     int queryPool_ = 1024;
     gl::Program splat_, splatBoxes_, splatMulti_, splatBoxesMulti_, update_, self_, queryDraw_, queryUpdate_, chain_,
-        filter_, filterWide_, filterGrid_, pose_;
-    bool gridFilterOn() const { return wideFilter_ && filterGridMode_ != 0; }
-    std::uint32_t filterGridGroups() const {
-        const std::uint32_t n = filterGridMode_ == 1 ? lastClusterPairs_ + lastClusterPairs_ / 8 + 64u
-                                                      : filterGridMode_;
-        return std::min(n, std::min<std::uint32_t>(maxGroupsX_, 65535u));
-    }
+        filter_, filterWide_, pose_;
     gl::GpuScene scene_{"cullide scene"};
     gl::Buffer items_{"cullide items"}, slots_{"cullide slot triangles"}, alive_{"cullide alive"},
         marks_{"cullide marks"}, depth_{"cullide depth words"}, counters_{"cullide counters"},
@@ -319,8 +305,6 @@ private:
     std::uint32_t clusterPairCapacity_ = 1u << 15;  // entries; grown after an overflow
     std::uint32_t outputCapacity_ = 1u << 16;       // triangle pairs; grown after an overflow
     std::uint32_t lastOutput_ = 0;                  // triangle pairs of the last call (sizes the first copy)
-    std::uint32_t lastClusterPairs_ = 0;            // cluster pairs of the last call (sizes the filter's grid)
-    std::uint32_t filterGridMode_ = 1;             // setFilterGrid
     gl::VertexArray vao_;
     gl::Framebuffer framebuffer_;
     gl::Renderbuffer depthTarget_;

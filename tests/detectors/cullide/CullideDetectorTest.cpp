@@ -844,61 +844,6 @@ TEST_F(CullideDetectorTest, EarlyStartKeepsTheSeedsAndTheAnswer) {
     }
 }
 
-// cullide-14: the filter dispatched as a fixed grid (no arguments pass), its workgroups striding
-// over the cluster pairs (ISC_CULLIDE_FILTER_GRID: 1, the default, sized from the last call; 3,
-// a tiny grid, so that each workgroup takes many cluster pairs and resets its shared memory
-// between them), against the indirect dispatch (0, before cullide-14): the reference's answer,
-// the same cluster pairs, box pairs and listed triangle pairs (count and checksum), and bit for
-// bit the same pairs, triangle pairs and segments, over rigid and deformed calls and a call whose
-// cluster pairs grow past the last call's grid.
-TEST_F(CullideDetectorTest, FilterGridKeepsTheListedPairsAndTheAnswer) {
-    Scene scene = bunnyHeap(12);
-    DetectorSettings common{.wantSegments = true};
-    std::unique_ptr<CullideDetector> old =
-        cullideWithHooks(common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_FILTER_GRID", "0"}});
-    ASSERT_NE(old, nullptr);
-    for (const char* grid : {"1", "3"}) {
-        std::unique_ptr<CullideDetector> next =
-            cullideWithHooks(common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_FILTER_GRID", grid}});
-        ASSERT_NE(next, nullptr);
-        Scene s = scene;
-        const Pose away{Vec3(30.0f, 0.0f, 0.0f), glm::quat(1.0f, 0.0f, 0.0f, 0.0f)};
-        const Pose home = s.pose(4);
-        for (int call = 0; call < 5; ++call) {
-            if (call == 1) {
-                s.setPose(4, away);  // fewer cluster pairs: the next call's grid is smaller
-            } else if (call == 2) {
-                s.setPose(4, home);  // more than the last call's grid (for grid 1)
-            } else if (call == 3) {
-                squash(s, 2, 1.08f);
-                squash(s, 5, 0.92f);
-            }
-            const std::vector<ObjectPair> candidates = s.overlappingPairs();
-            DetectionOutput a, b;
-            const std::size_t colliding = detectBoth(s, candidates, *next, *old, a, b);
-            EXPECT_GE(colliding, 4u);
-            std::printf("[ cullide ] filter grid %s, call %d: %zu colliding, cluster pairs %g (old %g), box pairs %g "
-                        "(old %g), listed %g (old %g), filter %.3f ms (old %.3f)\n",
-                        grid, call, colliding, a.stats.counter("filter_cluster_pairs"),
-                        b.stats.counter("filter_cluster_pairs"), a.stats.counter("filter_box_pairs"),
-                        b.stats.counter("filter_box_pairs"), a.stats.counter("filtered_pairs"),
-                        b.stats.counter("filtered_pairs"), a.stats.counter("gpu_filter_ms"),
-                        b.stats.counter("gpu_filter_ms"));
-            EXPECT_EQ(a.stats.counter("filter_overflows"), 0.0);
-            EXPECT_GT(a.stats.counter("filter_cluster_pairs"), 3.0) << "more cluster pairs than a grid of 3";
-            EXPECT_EQ(a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs"));
-            EXPECT_EQ(a.stats.counter("filter_box_pairs"), b.stats.counter("filter_box_pairs"));
-            EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0) << "the filter ran";
-            EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
-            EXPECT_EQ(a.stats.counter("filter_list_checksum"), b.stats.counter("filter_list_checksum"))
-                << "the same triangle pairs listed";
-            EXPECT_EQ(a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters"));
-            EXPECT_EQ(a.stats.counter("pcs_triangles"), b.stats.counter("pcs_triangles"));
-            expectSameAnswer(a, b);
-        }
-    }
-}
-
 // A detector handed another scene with the same meshes but the objects' meshes swapped: the GPU
 // mirror must be remade (GpuScene keeps each object's mesh range while the counts stay: before
 // the fix the second scene's pair was missed with either item path) and the pose pass's item
