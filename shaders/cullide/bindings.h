@@ -48,6 +48,13 @@ namespace isc::gl {
 // triangle's corner indices (into its mesh's vertices) and the triangle, uploaded once per set of
 // meshes, so that the filter loads a slot's corners' indices in one load instead of two dependent ones.
 #define CULLIDE_BINDING_SLOT_CORNERS 26    // uvec4 slotCorners[slots]: (corner 0, 1, 2, triangle)
+// Half-cluster boxes (cullide-14b, hook ISC_CULLIDE_HALF_BOXES): per cluster item, the world
+// boxes of its slots [0, 32) and [32, 64) (the filter's two warps of each side), posed by the pose
+// pass as the cluster's box is (rigid: the local half boxes after the static cluster boxes in
+// boxes[], from uHalfBoxBase; deformed: the cluster's own box twice), so that a warp of the filter
+// whose half box misses the other cluster's box loads none of its triangles.
+#define CULLIDE_BINDING_HALF_BOXES 27      // vec4 halfBoxes[4 * clusters]: (half 0 min, max, half 1 min, max)
+#define CULLIDE_HALF_SLOTS 32u
 #define CULLIDE_CHAIN_CLUSTER_PAIRS 0      // cluster pairs appended (the pair pass)
 #define CULLIDE_CHAIN_OUTPUT 1             // triangle pairs appended (the filter)
 #define CULLIDE_CHAIN_BOX_PAIRS 2          // triangle pairs whose boxes met (before the separating-axis test)

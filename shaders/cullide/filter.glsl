@@ -49,6 +49,8 @@ uniform uint uAllAlive;        // 1: every triangle of a listed cluster is a sur
 
 layout(std430, binding = CULLIDE_BINDING_SLOT_CORNERS) readonly buffer CullideSlotCorners { uvec4 slotCorners[]; };
 uniform uint uSlotCorners;  // 1: the slot's corner indices and triangle from slotCorners[] (one load)
+layout(std430, binding = CULLIDE_BINDING_HALF_BOXES) readonly buffer CullideHalfBoxes { vec4 halfBoxes[]; };
+uniform uint uHalfBoxes;  // 1: a lane's half-cluster box tested against the other cluster's box first (cullide-14b)
 
 // Slot `lane` of `it`: its mesh triangle t and world corners, as sceneWorldTriangle poses them
 // (the same expression on the same floats). With uSlotCorners (cullide-12, the default) the
@@ -99,8 +101,20 @@ void main() {
     uint lane = lid;
     for (uint side = 0u; side < 2u; ++side) {
 #endif
-        CullideItem it = items[side == 0u ? cp.y : cp.z];
-        if (lane < it.slotCount && (uAllAlive != 0u || alive[it.memberStart + lane] != 0u)) {
+        uint self = side == 0u ? cp.y : cp.z;
+        CullideItem it = items[self];
+        // (cullide-14b) The lane's half of its cluster (CULLIDE_HALF_SLOTS slots: one warp of 32
+        // on NVIDIA) first: a half box (posed as the cluster's box, holding each of its triangles'
+        // posed boxes) that misses the other cluster's box grown by the tolerance has no triangle
+        // that the test below keeps, so its lanes load nothing: the same triangles are kept.
+        bool near = true;
+        if (uHalfBoxes != 0u) {
+            uint other = side == 0u ? cp.z : cp.y;
+            uint h = 4u * self + 2u * (lane / CULLIDE_HALF_SLOTS);
+            near = all(lessThanEqual(halfBoxes[h].xyz, chainBoxes[2u * other + 1u].xyz + uTolerance)) &&
+                   all(lessThanEqual(chainBoxes[2u * other].xyz, halfBoxes[h + 1u].xyz + uTolerance));
+        }
+        if (near && lane < it.slotCount && (uAllAlive != 0u || alive[it.memberStart + lane] != 0u)) {
             uint t;
             vec3 a, b, c;
             cullideSlotTriangle(it, lane, t, a, b, c);

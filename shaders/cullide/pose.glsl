@@ -28,10 +28,24 @@ layout(std430, binding = CULLIDE_BINDING_BOXES) readonly buffer CullideBoxes { v
 layout(std430, binding = CULLIDE_BINDING_ITEM_BOXES) readonly buffer CullideItemBoxes { uint itemBoxes[]; };
 layout(std430, binding = CULLIDE_BINDING_OBJECT_BOXES) readonly buffer CullideObjectBoxes { vec4 objectBoxes[]; };
 layout(std430, binding = CULLIDE_BINDING_PARTNERS) readonly buffer CullidePartners { uint partners[]; };
+layout(std430, binding = CULLIDE_BINDING_HALF_BOXES) writeonly buffer CullideHalfBoxes { vec4 halfBoxes[]; };
 
 uniform uint uCount;     // items
 uniform float uEpsilon;  // world units: the round-off bound
 uniform uint uGroupPerItem;  // 1: one workgroup per item (gl_WorkGroupID), 0: one invocation per item
+uniform uint uHalfBoxes;     // 1: the half-cluster boxes too (halfBoxes[]; cullide-14b)
+uniform uint uHalfBoxBase;   // boxes[] index (in boxes) of static box 0's first half box
+
+// Local box `bi` of boxes[] posed by the object's model matrix (centre moved, half extents through
+// |rotation|) and grown by `g`, as the cluster's box is posed.
+void cullidePoseLocalBox(uint bi, mat4 m, float g, out vec3 lo, out vec3 hi) {
+    vec3 c = 0.5 * (boxes[2u * bi].xyz + boxes[2u * bi + 1u].xyz);
+    vec3 e = 0.5 * (boxes[2u * bi + 1u].xyz - boxes[2u * bi].xyz);
+    vec3 wc = (m * vec4(c, 1.0)).xyz;
+    vec3 we = abs(m[0].xyz) * e.x + abs(m[1].xyz) * e.y + abs(m[2].xyz) * e.z;
+    lo = wc - we - vec3(g);
+    hi = wc + we + vec3(g);
+}
 
 shared vec3 sLo[64], sHi[64];
 
@@ -50,14 +64,16 @@ void main() {
     vec3 lo, hi;
     if (bi != CULLIDE_ITEM_BOX_DEFORMED) {
         if (lane != 0u) return;
-        vec3 c = 0.5 * (boxes[2u * bi].xyz + boxes[2u * bi + 1u].xyz);
-        vec3 e = 0.5 * (boxes[2u * bi + 1u].xyz - boxes[2u * bi].xyz);
         mat4 m = sceneObjects[it.object].model;
-        vec3 wc = (m * vec4(c, 1.0)).xyz;
-        vec3 we = abs(m[0].xyz) * e.x + abs(m[1].xyz) * e.y + abs(m[2].xyz) * e.z;
-        vec3 g = vec3(it.fatten + uEpsilon);
-        lo = wc - we - g;
-        hi = wc + we + g;
+        cullidePoseLocalBox(bi, m, it.fatten + uEpsilon, lo, hi);
+        if (uHalfBoxes != 0u) {
+            for (uint h = 0u; h < 2u; ++h) {
+                vec3 hlo, hhi;
+                cullidePoseLocalBox(uHalfBoxBase + 2u * bi + h, m, it.fatten + uEpsilon, hlo, hhi);
+                halfBoxes[4u * t + 2u * h] = vec4(hlo, 0.0);
+                halfBoxes[4u * t + 2u * h + 1u] = vec4(hhi, 0.0);
+            }
+        }
     } else {
         lo = vec3(1e30);
         hi = vec3(-1e30);
@@ -87,6 +103,13 @@ void main() {
         vec3 g = vec3(max(am.x, max(am.y, am.z)) * 2e-6 + it.fatten + uEpsilon);
         lo -= g;
         hi += g;
+        if (uHalfBoxes != 0u) {
+            // (Deformed: no half boxes of its own; the cluster's box cuts nothing the filter keeps.)
+            for (uint h = 0u; h < 2u; ++h) {
+                halfBoxes[4u * t + 2u * h] = vec4(lo, 0.0);
+                halfBoxes[4u * t + 2u * h + 1u] = vec4(hi, 0.0);
+            }
+        }
     }
     chainBoxes[2u * t] = vec4(lo, 0.0);
     chainBoxes[2u * t + 1u] = vec4(hi, 0.0);

@@ -123,6 +123,9 @@ struct CullideDetector::Impl {
     // test hook ISC_CULLIDE_TIMELINE=1 (the counters gpu_start_lag_ms, gpu_span_ms,
     // gpu_wake_lag_ms: the GL clock read around the chain, Passes::setTimeline).
     bool earlyStart = true;
+    // cullide-14b: ISC_CULLIDE_HALF_BOXES (the filter's warps test their half-cluster box first,
+    // Passes::setHalfBoxes; the local half boxes after the static cluster boxes).
+    bool halfBoxes = true;
 
     // What the levels leave.
     struct Pcs {
@@ -1291,6 +1294,46 @@ void CullideDetector::Impl::ensureStaticBoxes(const Scene& scene) {
         else
             put(0u);
     }
+    if (halfBoxes) {
+        // (cullide-14b) After every static box, in the same order, its two half boxes: the local
+        // box of its cluster's slots [0, 32) and [32, end) (float min and max of the corners, so
+        // each holds its triangles exactly); a half with no slot, or the root box, repeats the box.
+        const std::size_t count = local.size() / 2;
+        passes.setHalfBoxBase(static_cast<std::uint32_t>(count));
+        const std::span<const std::uint32_t> slotTriangles = hierarchies->slotTriangles();
+        for (MeshId m = 0; m < scene.meshCount(); ++m) {
+            const cullide::MeshHierarchy& h = hierarchies->get(m);
+            const std::uint32_t base = staticBase[m];
+            const std::span<const Vec3> vertices = h.mesh->vertices();
+            const std::span<const UVec3> triangles = h.mesh->triangles();
+            const std::size_t boxes = settings.clusterSize > 0 ? h.clusters.size() : 1;
+            for (std::size_t k = 0; k < boxes; ++k) {
+                for (std::uint32_t half = 0; half < 2; ++half) {
+                    glm::vec4 lo = local[2 * (base + k)], hi = local[2 * (base + k) + 1];
+                    if (settings.clusterSize > 0) {
+                        const cullide::Cluster& c = h.clusters[k];
+                        const std::uint32_t from = half * CULLIDE_HALF_SLOTS,
+                                            to = half == 0 ? std::min(c.slotCount, CULLIDE_HALF_SLOTS) : c.slotCount;
+                        if (from < to) {
+                            lo = glm::vec4(std::numeric_limits<float>::max());
+                            hi = glm::vec4(-std::numeric_limits<float>::max());
+                            for (std::uint32_t q = from; q < to; ++q) {
+                                const UVec3 tri = triangles[slotTriangles[h.slotBase + c.firstSlot + q]];
+                                for (int corner = 0; corner < 3; ++corner) {
+                                    const Vec3 v = vertices[tri[corner]];
+                                    lo = glm::min(lo, glm::vec4(v, 0.0f));
+                                    hi = glm::max(hi, glm::vec4(v, 0.0f));
+                                }
+                            }
+                            lo.w = hi.w = 0.0f;
+                        }
+                    }
+                    local.push_back(lo);
+                    local.push_back(hi);
+                }
+            }
+        }
+    }
     passes.setStaticBoxes(local);
     staticBoxesStale = false;
 }
@@ -1543,6 +1586,10 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // ISC_CULLIDE_EARLY_CLEARS=0 (cullide-14b): the chain's clears queued where each is first
     // needed, as before, instead of with the early pose pass (Passes::setEarlyClears).
     impl->passes.setEarlyClears(envOn("ISC_CULLIDE_EARLY_CLEARS", true));
+    // ISC_CULLIDE_HALF_BOXES=0 (cullide-14b): no half-cluster boxes; every lane of the filter
+    // loads its triangle, as before.
+    impl->halfBoxes = envOn("ISC_CULLIDE_HALF_BOXES", true);
+    impl->passes.setHalfBoxes(impl->halfBoxes);
     impl->passes.setTimeline(envOn("ISC_CULLIDE_TIMELINE", false));
     if (const char* v = std::getenv("ISC_CULLIDE_PAIR_SPLIT"); v != nullptr && *v != '\0')
         impl->pairSplit = std::uint32_t(std::clamp(std::atoi(v), 1, 64));

@@ -354,6 +354,12 @@ void Passes::dispatchPose(std::uint32_t n, float epsilon) {
     pose_.setUniform("uEpsilon", epsilon);
     pose_.setUniform("uCount", n);
     pose_.setUniform("uGroupPerItem", poseGroupPerItem_ ? 1u : 0u);
+    pose_.setUniform("uHalfBoxes", halfBoxesOn_ ? 1u : 0u);
+    pose_.setUniform("uHalfBoxBase", halfBoxBase_);
+    if (halfBoxesOn_) {
+        halfBoxes_.reserveWithHeadroom(std::max<std::size_t>(64, std::size_t(n) * 4 * sizeof(glm::vec4)));
+        halfBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_HALF_BOXES);
+    }
     pose_.use();
     if (n > 0) pose_.dispatch(static_cast<GLuint>(x), static_cast<GLuint>((groups + x - 1) / x));
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
@@ -576,6 +582,10 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         // (slotCorners_: uploaded with the slots, uploadSlots().)
         if (slotCornersOn_) slotCorners_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOT_CORNERS);
         filterProgram.setUniform("uSlotCorners", slotCornersOn_ ? 1u : 0u);
+        // (The half boxes: posed by this chain's pose pass, still bound; none without it.)
+        const bool halves = halfBoxesOn_ && chain.poseItems;
+        if (halves) halfBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_HALF_BOXES);
+        filterProgram.setUniform("uHalfBoxes", halves ? 1u : 0u);
         filterProgram.setUniform("uMode", 0u);
         filterProgram.use();
         filterProgram.dispatch(1);

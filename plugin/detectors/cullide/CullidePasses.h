@@ -250,6 +250,13 @@ public:
     /// the views and the pair list; runChain() then skips the clears those cover. Off: they are
     /// queued where each is first needed, as before. The same words, so the same answer.
     void setEarlyClears(bool on) { earlyClears_ = on; }
+    /// cullide-14b (hook ISC_CULLIDE_HALF_BOXES, on): the pose pass also poses each cluster item's
+    /// two half boxes (its slots [0, 32) and [32, 64): local boxes in the static boxes from
+    /// `setHalfBoxBase`, after the cluster boxes), and each warp of the filter tests its half's
+    /// box against the other cluster's box before loading its triangles. The same triangles kept.
+    void setHalfBoxes(bool on) { halfBoxesOn_ = on; }
+    /// Where the static boxes' half boxes start (in boxes): static box i's are 2i and 2i + 1 from there.
+    void setHalfBoxBase(std::uint32_t base) { halfBoxBase_ = base; }
 
 private:
     /// Queues the passes of `level` with its items in `itemsBuffer` and its members' flags in
@@ -310,7 +317,7 @@ private:
         clusterPairs_{"cullide filter cluster pairs"}, chainCounters_{"cullide chain counters"},
         output_{"cullide filter triangle pairs"}, itemBoxes_{"cullide chain item boxes"},
         objectBoxes_{"cullide chain object boxes"}, partners_{"cullide chain partners"},
-        slotCorners_{"cullide slot triangle corners"};
+        slotCorners_{"cullide slot triangle corners"}, halfBoxes_{"cullide chain half-cluster boxes"};
     std::vector<gl::CullideItem> itemsHeld_, chainItemsHeld_;  // what items_ / chainItems_ hold
     std::uint64_t itemsHeldVersion_ = 0, chainItemsHeldVersion_ = 0;  // and its Level::itemsVersion (0: none)
     std::uint32_t clusterPairCapacity_ = 1u << 15;  // entries; grown after an overflow
@@ -332,6 +339,8 @@ private:
     // Early clears (setEarlyClears): what startChain cleared (bytes; 0: nothing), consumed by the
     // runChain() of a started chain; the depth's bytes handed to the cluster level's first view.
     bool earlyClears_ = true;
+    bool halfBoxesOn_ = true;
+    std::uint32_t halfBoxBase_ = 0;
     std::size_t wantedCleared_ = 0, keepCleared_ = 0, depthCleared_ = 0;
     bool chainCountersCleared_ = false;
     std::size_t depthPreCleared_ = 0;   // runComputeView(s): depth bytes already clear (then 0)

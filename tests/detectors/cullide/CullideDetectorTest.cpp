@@ -844,20 +844,16 @@ TEST_F(CullideDetectorTest, EarlyStartKeepsTheSeedsAndTheAnswer) {
     }
 }
 
-// cullide-14b: the chain's clears (wanted clusters, kept pairs, chain counters, the cluster
-// level's depth words) queued with the early pose pass (the default) against queued where each
-// is first needed (ISC_CULLIDE_EARLY_CLEARS=0), over calls whose pairs and views change: one bunny
-// moved out of every pair (fewer pairs, smaller views: the early depth clear covers more than
-// needed) and back (larger views than last call's: the early clear covers less, the view clears
-// its own), deformed bunnies. The reference's answer, the same clusters seeded and left, pairs
-// kept, cluster pairs, box pairs and listed triangle pairs (count and checksum), and bit for bit
-// the same pairs, triangle pairs and segments.
-TEST_F(CullideDetectorTest, EarlyClearsKeepTheAnswer) {
+// cullide-14b: a hook's path (the default) against the code before (`hook`=0) over calls whose
+// pairs and views change: one bunny moved out of every pair (fewer pairs, smaller views, the items
+// laid out again) and back, then deformed bunnies. The reference's answer, the same clusters seeded
+// and left, pairs kept, cluster pairs, box pairs and listed triangle pairs (count and checksum),
+// and bit for bit the same pairs, triangle pairs and segments.
+void expectHookKeepsTheAnswer(const char* hook) {
     Scene scene = bunnyHeap(12);
     DetectorSettings common{.wantSegments = true};
     std::unique_ptr<CullideDetector> next = cullideWithHooks(common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}});
-    std::unique_ptr<CullideDetector> old =
-        cullideWithHooks(common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_CLEARS", "0"}});
+    std::unique_ptr<CullideDetector> old = cullideWithHooks(common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {hook, "0"}});
     ASSERT_NE(next, nullptr);
     ASSERT_NE(old, nullptr);
     const Pose away{Vec3(30.0f, 0.0f, 0.0f), glm::quat(1.0f, 0.0f, 0.0f, 0.0f)};
@@ -866,7 +862,7 @@ TEST_F(CullideDetectorTest, EarlyClearsKeepTheAnswer) {
         if (call == 2) {
             scene.setPose(4, away);  // out of every pair: fewer pairs, the items laid out again
         } else if (call == 3) {
-            scene.setPose(4, home);  // back: more pairs and depth words than last call cleared early
+            scene.setPose(4, home);  // back: more pairs than last call's
         } else if (call == 5) {
             squash(scene, 2, 1.08f);
             squash(scene, 5, 0.92f);
@@ -875,10 +871,11 @@ TEST_F(CullideDetectorTest, EarlyClearsKeepTheAnswer) {
         DetectionOutput a, b;
         const std::size_t colliding = detectBoth(scene, candidates, *next, *old, a, b);
         EXPECT_GE(colliding, 5u);
-        std::printf("[ cullide ] early clears, call %d: %zu colliding, clusters left %g (old %g), cluster pairs %g "
-                    "(old %g), listed %g (old %g)\n",
-                    call, colliding, a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters"),
+        std::printf("[ cullide ] %s, call %d: %zu colliding, clusters left %g (old %g), cluster pairs %g "
+                    "(old %g), box pairs %g (old %g), listed %g (old %g)\n",
+                    hook, call, colliding, a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters"),
                     a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs"),
+                    a.stats.counter("filter_box_pairs"), b.stats.counter("filter_box_pairs"),
                     a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
         EXPECT_GT(a.stats.counter("pcs_clusters_in"), 0.0);
         EXPECT_EQ(a.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters_in")) << "call " << call;
@@ -895,6 +892,14 @@ TEST_F(CullideDetectorTest, EarlyClearsKeepTheAnswer) {
         expectSameAnswer(a, b);
     }
 }
+
+// The chain's clears (wanted clusters, kept pairs, chain counters, the cluster level's depth
+// words) queued with the early pose pass (the default) or where each is first needed (=0).
+TEST_F(CullideDetectorTest, EarlyClearsKeepTheAnswer) { expectHookKeepsTheAnswer("ISC_CULLIDE_EARLY_CLEARS"); }
+
+// The filter's warps test their half-cluster box against the other cluster's box before loading
+// their triangles (the default) or every lane loads its triangle (=0): the same triangles kept.
+TEST_F(CullideDetectorTest, HalfBoxesKeepTheAnswer) { expectHookKeepsTheAnswer("ISC_CULLIDE_HALF_BOXES"); }
 
 // A detector handed another scene with the same meshes but the objects' meshes swapped: the GPU
 // mirror must be remade (GpuScene keeps each object's mesh range while the counts stay: before
