@@ -250,7 +250,7 @@ public:
     /// the views and the pair list; runChain() then skips the clears those cover. Off: they are
     /// queued where each is first needed, as before. The same words, so the same answer.
     void setEarlyClears(bool on) { earlyClears_ = on; }
-    /// cullide-14b (hook ISC_CULLIDE_HALF_BOXES, on): the pose pass also poses each cluster item's
+    /// cullide-14b (hook ISC_CULLIDE_HALF_BOXES, off by default: no faster on an H200): the pose pass also poses each cluster item's
     /// two half boxes (its slots [0, 32) and [32, 64): local boxes in the static boxes from
     /// `setHalfBoxBase`, after the cluster boxes), and each warp of the filter tests its half's
     /// box against the other cluster's box before loading its triangles. The same triangles kept.
@@ -339,7 +339,7 @@ private:
     // Early clears (setEarlyClears): what startChain cleared (bytes; 0: nothing), consumed by the
     // runChain() of a started chain; the depth's bytes handed to the cluster level's first view.
     bool earlyClears_ = true;
-    bool halfBoxesOn_ = true;
+    bool halfBoxesOn_ = false;
     std::uint32_t halfBoxBase_ = 0;
     std::size_t wantedCleared_ = 0, keepCleared_ = 0, depthCleared_ = 0;
     bool chainCountersCleared_ = false;
