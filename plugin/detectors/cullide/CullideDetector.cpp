@@ -661,6 +661,10 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             std::vector<std::uint32_t> partnerCsr;
             std::vector<glm::vec4> objectBoxes;
             bool started = false;  // Passes::startChain ran (earlyStart)
+            // (cullide-14b) Host clock between startChain's flush and runChain's: after it, after the
+            // pair list, after the cluster level's views and clip boxes, after the triangle level's,
+            // at runChain (the counters cpu_between_*_ms).
+            Clock::time_point tStarted{}, tPairs{}, tClusterLevel{}, tTriangleLevel{}, tRunChain{};
             if (gpuItems) {
                 // Every cluster of the pairs' objects; the GPU poses its box and cuts it to the
                 // partners'. The split (threads per slot) is sized from a box holding the cluster
@@ -730,8 +734,9 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                     // (cullide-13) The GPU starts on the pose pass now; the views, clip boxes and
                     // pair list below are made meanwhile.
                     passes.startChain({itemCache.items, itemCache.version, eps, itemCache.boxIndex, objectBoxes,
-                                       partnerCsr});
+                                       partnerCsr, pairs.size()});
                     started = true;
+                    tStarted = Clock::now();
                 }
             }
             for (ObjectId o : gpuItems ? std::span<const ObjectId>() : std::span<const ObjectId>(objects)) {
@@ -771,6 +776,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             }
             const std::uint32_t groups = static_cast<std::uint32_t>(objects.size());
             stats.count("cpu_chain_items_ms", msSince(t0));
+            tPairs = Clock::now();
             std::vector<glm::vec4> clusterClip, triangleClip;
             // gpuItems: the cached items themselves (no per-call copies).
             const std::span<const gl::CullideItem> clusterItems = gpuItems ? std::span<const gl::CullideItem>(itemCache.items)
@@ -791,6 +797,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 clusterLevel->maxSlotCount = itemCache.maxSlots;
                 clusterLevel->itemsVersion = itemCache.version;
             }
+            tClusterLevel = Clock::now();
             std::optional<cullide::Level> triangleLevel;
             if (limit == CullideLevel::Triangle) {
                 auto tl = makeLevel("triangle", triangleItems, clusterItemBoxes, triWork, groups,
@@ -804,6 +811,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 }
                 triangleLevel = std::move(*tl);
             }
+            tTriangleLevel = Clock::now();
             cullide::Chain chain;
             chain.cluster = &*clusterLevel;
             chain.triangle = triangleLevel ? &*triangleLevel : nullptr;
@@ -841,6 +849,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             }
             chain.afterIssue = std::exchange(afterIssue, {});
             stats.count("cpu_chain_setup_ms", msSince(t0));
+            tRunChain = Clock::now();
             cullide::ChainResult cr;
             auto ran = passes.runChain(chain, cr);
             clipObjects = {};  // (objects goes out of scope after this level)
@@ -883,7 +892,20 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 addCount(stats, "cpu_before_gpu_ms",
                          std::chrono::duration<double, std::milli>(cr.flushedAt - tSetup).count());
             addCount(stats, "run_chain_wait_ms", cr.waitMs);
-            if (chain.started) addCount(stats, "cpu_between_flushes_ms", cr.betweenFlushesMs);
+            if (chain.started) {
+                addCount(stats, "cpu_between_flushes_ms", cr.betweenFlushesMs);
+                auto ms = [](Clock::time_point a, Clock::time_point b) {
+                    return std::chrono::duration<double, std::milli>(b - a).count();
+                };
+                // (cullide-14b) Where the time between the flushes goes: the pair list, the cluster
+                // level's contact boxes, views and clip boxes, the triangle level's, the chain's
+                // set-up, and runChain's queueing up to its flush (the rest of betweenFlushesMs).
+                addCount(stats, "cpu_between_pairs_ms", ms(tStarted, tPairs));
+                addCount(stats, "cpu_between_cluster_level_ms", ms(tPairs, tClusterLevel));
+                addCount(stats, "cpu_between_triangle_level_ms", ms(tClusterLevel, tTriangleLevel));
+                addCount(stats, "cpu_between_chain_setup_ms", ms(tTriangleLevel, tRunChain));
+                addCount(stats, "cpu_between_queue_ms", cr.betweenFlushesMs - ms(tStarted, tRunChain));
+            }
             addCount(stats, "run_chain_copy_ms", cr.copyMs);
             addCount(stats, "run_chain_read_ms", cr.readMs);
             if (cr.timeline) {
@@ -1540,6 +1562,9 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     impl->passes.setSlotCorners(envOn("ISC_CULLIDE_SLOT_CORNERS", true));
     impl->filterChecksum = envOn("ISC_CULLIDE_FILTER_CHECKSUM", false);
     impl->earlyStart = envOn("ISC_CULLIDE_EARLY_START", true);
+    // ISC_CULLIDE_EARLY_CLEARS=0 (cullide-14b): the chain's clears queued where each is first
+    // needed, as before, instead of with the early pose pass (Passes::setEarlyClears).
+    impl->passes.setEarlyClears(envOn("ISC_CULLIDE_EARLY_CLEARS", true));
     impl->passes.setTimeline(envOn("ISC_CULLIDE_TIMELINE", false));
     if (const char* v = std::getenv("ISC_CULLIDE_PAIR_SPLIT"); v != nullptr && *v != '\0')
         impl->pairSplit = std::uint32_t(std::clamp(std::atoi(v), 1, 64));
