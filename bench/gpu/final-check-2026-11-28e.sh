@@ -11,7 +11,7 @@
 #      interleaved at random (issue 8's 3x);
 #   2. the cullide detector beside cpu and peel on pile/100 and deforming/100 in CHECK_CULLIDE_PROCS
 #      processes (default 4; issue 9's "within 1.5x of peel"), rows cullide, cullide_old (the code
-#      before the session: CULLIDE_OLD_ENV), cpu, peel in an order that changes with the process.
+#      before the session: ISC_CULLIDE_EARLY_CLEARS=0), cpu, peel in an order that changes with the process.
 # On the lent machine from the repository root, binaries packed by bench/gpu/pack.sh.
 # Writes into $OUT/final-check-e.tgz: tests.txt, tests-cullide-gl.txt, accuracy*.txt, peel.txt,
 # marks.txt, cullide-p<N>.txt/.json, machine.txt, clocks.csv.
@@ -33,7 +33,7 @@ for ((p = 1; p <= ${CHECK_PEEL_PROCS:-4}; p++)); do
   peel_interleaved "$out" '^(variants/)?deform_b2b/100/(cpu|peel|peel_fifth0)/' 5 60 "$p b2b"
 done
 peel_summary "$out" cpu_refit_ms cpu_walk_ms gpu_wait_ms cpu_exact_ms exact_speculate_ms
-CULLIDE_OLD_ENV=${CULLIDE_OLD_ENV:-TODO}
+CULLIDE_OLD_ENV=${CULLIDE_OLD_ENV:-ISC_CULLIDE_EARLY_CLEARS=0}
 orders=("cullide,cullide_old,cpu,peel" "peel,cpu,cullide_old,cullide" "cullide_old,peel,cullide,cpu"
         "cpu,cullide,peel,cullide_old")
 for ((p = 1; p <= ${CHECK_CULLIDE_PROCS:-4}; p++)); do
