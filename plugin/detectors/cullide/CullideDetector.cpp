@@ -734,7 +734,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                     // (cullide-13) The GPU starts on the pose pass now; the views, clip boxes and
                     // pair list below are made meanwhile.
                     passes.startChain({itemCache.items, itemCache.version, eps, itemCache.boxIndex, objectBoxes,
-                                       partnerCsr, pairs.size()});
+                                       partnerCsr});
                     started = true;
                     tStarted = Clock::now();
                 }
@@ -1562,9 +1562,6 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     impl->passes.setSlotCorners(envOn("ISC_CULLIDE_SLOT_CORNERS", true));
     impl->filterChecksum = envOn("ISC_CULLIDE_FILTER_CHECKSUM", false);
     impl->earlyStart = envOn("ISC_CULLIDE_EARLY_START", true);
-    // ISC_CULLIDE_EARLY_CLEARS=0 (cullide-14b): the chain's clears queued where each is first
-    // needed, as before, instead of with the early pose pass (Passes::setEarlyClears).
-    impl->passes.setEarlyClears(envOn("ISC_CULLIDE_EARLY_CLEARS", true));
     impl->passes.setTimeline(envOn("ISC_CULLIDE_TIMELINE", false));
     if (const char* v = std::getenv("ISC_CULLIDE_PAIR_SPLIT"); v != nullptr && *v != '\0')
         impl->pairSplit = std::uint32_t(std::clamp(std::atoi(v), 1, 64));

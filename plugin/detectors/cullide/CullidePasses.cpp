@@ -401,30 +401,6 @@ void Passes::startChain(const ChainStart& start) {
     uploadItems(items_, start.items, itemsHeld_, start.itemsVersion);
     bindMembers(items_, alive_, nItems, /*fillAlive=*/false, /*clear=*/true);  // the pose pass seeds the flags
     dispatchPose(static_cast<std::uint32_t>(nItems), start.epsilon);
-    wantedCleared_ = keepCleared_ = depthCleared_ = 0;
-    chainCountersCleared_ = false;
-    if (earlyClears_) {
-        // (cullide-14b) The clears runChain needs, queued now: the GPU does them after the pose
-        // pass while the CPU makes the views and the pair list (it idled there, cullide-13).
-        // None of these buffers is read or written by the pose pass.
-        wanted_.reserveWithHeadroom(std::max<std::size_t>(4, nItems * 4));
-        wanted_.clearZero(0, nItems * 4);
-        wantedCleared_ = nItems * 4;
-        keep_.reserveWithHeadroom(std::max<std::size_t>(4, start.pairCount * 4));
-        keep_.clearZero(0, start.pairCount * 4);
-        keepCleared_ = start.pairCount * 4;
-        chainCounters_.reserve(CULLIDE_CHAIN_COUNTER_COUNT * 4);
-        chainCounters_.clearZero(0, CULLIDE_CHAIN_COUNTER_COUNT * 4);
-        chainCountersCleared_ = true;
-        // The depth words: as many as the cluster level's views took last call (a pile's views
-        // keep their size; a larger view this call clears its own, clearDepth()).
-        if (chainDepthBytes_ > 0 && depth_.size() >= chainDepthBytes_) {
-            const GLuint clear[4] = {0xFFFFFFFFu, 0xFFFFFFFFu, 0u, 0u};
-            glClearNamedBufferSubData(depth_.id(), GL_RGBA32UI, 0, static_cast<GLsizeiptr>(chainDepthBytes_),
-                                      GL_RGBA_INTEGER, GL_UNSIGNED_INT, clear);
-            depthCleared_ = chainDepthBytes_;
-        }
-    }
     markFirstFlush();
 }
 
@@ -467,14 +443,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             chainBoxes_.upload(0, chain.clusterBoxes.size_bytes(), chain.clusterBoxes.data());
         }
     }
-    // startChain's clears hold only for the chain it started (nothing else ran in between).
-    const bool early = chain.started;
-    depthPreCleared_ = early ? depthCleared_ : 0;
-    depthCleared_ = 0;
-    lastDepthBytes_ = 0;
     queueLevel(cl, items_, alive_, chain.started ? Seed::PosedEarly : chain.poseItems ? Seed::Posed : Seed::All, true);
-    chainDepthBytes_ = lastDepthBytes_;
-    depthPreCleared_ = 0;
     glQueryCounter(clustered_.id(), GL_TIMESTAMP);
     out.cluster.threads = threads_;
     // The GPU starts on the cluster level while the rest is prepared and queued (with
@@ -489,20 +458,17 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     // The pair pass: reads the cluster level's alive flags (still bound) and its cut counter.
     chainPairs_.reserveWithHeadroom(std::max<std::size_t>(32, chain.pairs.size_bytes()));
     chainPairs_.upload(0, chain.pairs.size_bytes(), chain.pairs.data());
-    // (A buffer re-created here lost startChain's clear: reserve() returns true then.)
-    if (wanted_.reserveWithHeadroom(std::max<std::size_t>(4, nItems * 4)) || !early || wantedCleared_ < nItems * 4)
-        wanted_.clearZero(0, nItems * 4);
-    if (keep_.reserveWithHeadroom(std::max<std::size_t>(4, nPairs * 4)) || !early || keepCleared_ < nPairs * 4)
-        keep_.clearZero(0, nPairs * 4);
+    wanted_.reserveWithHeadroom(std::max<std::size_t>(4, nItems * 4));
+    wanted_.clearZero(0, nItems * 4);
+    keep_.reserveWithHeadroom(std::max<std::size_t>(4, nPairs * 4));
+    keep_.clearZero(0, nPairs * 4);
     chainPairs_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_PAIRS);
     chainBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_BOXES);
     wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
     keep_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_KEEP);
     const bool filter = chain.filter && chain.triangle != nullptr;
-    if (chainCounters_.reserve(CULLIDE_CHAIN_COUNTER_COUNT * 4) || !early || !chainCountersCleared_)
-        chainCounters_.clearZero(0, CULLIDE_CHAIN_COUNTER_COUNT * 4);
-    wantedCleared_ = keepCleared_ = 0;
-    chainCountersCleared_ = false;
+    chainCounters_.reserve(CULLIDE_CHAIN_COUNTER_COUNT * 4);
+    chainCounters_.clearZero(0, CULLIDE_CHAIN_COUNTER_COUNT * 4);
     chainCounters_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_COUNTERS);
     clusterPairs_.reserve(std::size_t(filter ? clusterPairCapacity_ : 1u) * 16);
     clusterPairs_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLUSTER_PAIRS);
@@ -747,24 +713,14 @@ Result<void> Passes::collect(std::size_t members, const char* name, std::vector<
     return {};
 }
 
-void Passes::clearDepth(std::size_t pixels) {
-    const std::size_t bytes = pixels * 16;
-    // A buffer re-created here lost startChain's clear (reserve returns true then).
-    const bool recreated = depth_.reserveWithHeadroom(bytes);
-    if (recreated || depthPreCleared_ < bytes) {
-        // Front words start at "nothing nearer" (all ones), back words at "nothing farther" (0).
-        const GLuint clear[4] = {0xFFFFFFFFu, 0xFFFFFFFFu, 0u, 0u};
-        glClearNamedBufferSubData(depth_.id(), GL_RGBA32UI, 0, static_cast<GLsizeiptr>(bytes), GL_RGBA_INTEGER,
-                                  GL_UNSIGNED_INT, clear);
-    }
-    depthPreCleared_ = 0;  // the next view's words are dirty
-    lastDepthBytes_ = bytes;
-    depth_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_DEPTH);
-}
-
 void Passes::runComputeView(const Level& level, const View& view, bool last) {
     const std::size_t pixels = std::size_t(view.width) * view.height;
-    clearDepth(pixels);
+    depth_.reserveWithHeadroom(pixels * 16);
+    // Front words start at "nothing nearer" (all ones), back words at "nothing farther" (0).
+    const GLuint clear[4] = {0xFFFFFFFFu, 0xFFFFFFFFu, 0u, 0u};
+    glClearNamedBufferSubData(depth_.id(), GL_RGBA32UI, 0, static_cast<GLsizeiptr>(pixels * 16), GL_RGBA_INTEGER,
+                              GL_UNSIGNED_INT, clear);
+    depth_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_DEPTH);
     gl::Program& splat = level.byBoxes ? splatBoxes_ : splat_;
     setView(splat, view, level.epsilon);
     splat.setUniform("uItemCount", static_cast<unsigned>(level.items.size()));
@@ -798,7 +754,11 @@ void Passes::runComputeViews(const Level& level) {
         base[v] = static_cast<std::uint32_t>(pixels);
         pixels += std::size_t(level.views[v].width) * level.views[v].height;
     }
-    clearDepth(pixels);
+    depth_.reserveWithHeadroom(pixels * 16);
+    const GLuint clear[4] = {0xFFFFFFFFu, 0xFFFFFFFFu, 0u, 0u};
+    glClearNamedBufferSubData(depth_.id(), GL_RGBA32UI, 0, static_cast<GLsizeiptr>(pixels * 16), GL_RGBA_INTEGER,
+                              GL_UNSIGNED_INT, clear);
+    depth_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_DEPTH);
     gl::Program& splat = level.byBoxes ? splatBoxesMulti_ : splatMulti_;
     for (std::size_t v = 0; v < nv; ++v) {
         const View& view = level.views[v];

@@ -189,7 +189,6 @@ struct ChainStart {
     std::span<const std::uint32_t> itemBoxes;   // as Chain::itemBoxes
     std::span<const glm::vec4> objectBoxes;     // as Chain::objectBoxes
     std::span<const std::uint32_t> partners;    // as Chain::partners
-    std::size_t pairCount = 0;                  // Chain::pairs.size() of the runChain() that follows
 };
 
 class Passes {
@@ -243,13 +242,6 @@ public:
     /// GL clock reads around the chain (ChainResult::timeline; test hook ISC_CULLIDE_TIMELINE=1:
     /// each read is a round trip to the driver, so off by default).
     void setTimeline(bool on) { timeline_ = on; }
-    /// cullide-14b (hook ISC_CULLIDE_EARLY_CLEARS, on): startChain() also queues the clears of
-    /// the chain's pair-pass buffers (wanted clusters, kept pairs, chain counters) and of the
-    /// cluster level's depth words (as many as its last call's views cleared), after the pose
-    /// pass and before its flush, so that the GPU does them in the idle time while the CPU makes
-    /// the views and the pair list; runChain() then skips the clears those cover. Off: they are
-    /// queued where each is first needed, as before. The same words, so the same answer.
-    void setEarlyClears(bool on) { earlyClears_ = on; }
 
 private:
     /// Queues the passes of `level` with its items in `itemsBuffer` and its members' flags in
@@ -287,9 +279,6 @@ private:
     void setView(gl::Program& program, const View& view, float epsilon) const;
     void runComputeView(const Level& level, const View& view, bool last);
     void runComputeViews(const Level& level);
-    /// The depth words of a view's `pixels` reset (front all ones, back 0), unless startChain()
-    /// cleared at least that many for this level (depthPreCleared_, consumed here).
-    void clearDepth(std::size_t pixels);
     void runSelfView(const Level& level, const View& view, bool last);
     void runQueryView(const Level& level, const View& view, bool last, LevelResult& result);
 
@@ -329,14 +318,6 @@ private:
     std::span<const gl::CullideItem> levelItems_;  // what the level uploads: splitItems_ or its own items
     bool wideFilter_ = true;
     bool slotCornersOn_ = true;
-    // Early clears (setEarlyClears): what startChain cleared (bytes; 0: nothing), consumed by the
-    // runChain() of a started chain; the depth's bytes handed to the cluster level's first view.
-    bool earlyClears_ = true;
-    std::size_t wantedCleared_ = 0, keepCleared_ = 0, depthCleared_ = 0;
-    bool chainCountersCleared_ = false;
-    std::size_t depthPreCleared_ = 0;   // runComputeView(s): depth bytes already clear (then 0)
-    std::size_t lastDepthBytes_ = 0;    // the last view's (or views') depth bytes cleared
-    std::size_t chainDepthBytes_ = 0;   // the chain's cluster level's, last call (sizes startChain's clear)
     std::uint64_t itemBoxesVersion_ = 0;           // Level::itemsVersion of what itemBoxes_ holds (0: none)
     bool poseGroupPerItem_ = false;                // the pose pass: one workgroup per item (some item deformed)
     bool itemPerGroup_ = false;                    // the splat passes: one workgroup per item (Level::maxSlotCount)

@@ -844,62 +844,6 @@ TEST_F(CullideDetectorTest, EarlyStartKeepsTheSeedsAndTheAnswer) {
     }
 }
 
-// cullide-14b: a hook's path (the default) against the code before (`hook`=0) over calls whose
-// pairs and views change: one bunny moved out of every pair (fewer pairs, smaller views, the items
-// laid out again) and back, then deformed bunnies. The reference's answer, the same clusters seeded
-// and left, pairs kept, cluster pairs, box pairs and listed triangle pairs (count and checksum),
-// and bit for bit the same pairs, triangle pairs and segments.
-void expectHookKeepsTheAnswer(const char* hook, const char* onValue = nullptr) {
-    Scene scene = bunnyHeap(12);
-    DetectorSettings common{.wantSegments = true};
-    // (`onValue`: the hook's value for the new path where that path is not the default.)
-    std::unique_ptr<CullideDetector> next =
-        onValue != nullptr ? cullideWithHooks(common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {hook, onValue}})
-                           : cullideWithHooks(common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}});
-    std::unique_ptr<CullideDetector> old = cullideWithHooks(common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {hook, "0"}});
-    ASSERT_NE(next, nullptr);
-    ASSERT_NE(old, nullptr);
-    const Pose away{Vec3(30.0f, 0.0f, 0.0f), glm::quat(1.0f, 0.0f, 0.0f, 0.0f)};
-    const Pose home = scene.pose(4);
-    for (int call = 0; call < 7; ++call) {
-        if (call == 2) {
-            scene.setPose(4, away);  // out of every pair: fewer pairs, the items laid out again
-        } else if (call == 3) {
-            scene.setPose(4, home);  // back: more pairs than last call's
-        } else if (call == 5) {
-            squash(scene, 2, 1.08f);
-            squash(scene, 5, 0.92f);
-        }  // calls 1, 4, 6: the same poses as the call before
-        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
-        DetectionOutput a, b;
-        const std::size_t colliding = detectBoth(scene, candidates, *next, *old, a, b);
-        EXPECT_GE(colliding, 5u);
-        std::printf("[ cullide ] %s, call %d: %zu colliding, clusters left %g (old %g), cluster pairs %g "
-                    "(old %g), box pairs %g (old %g), listed %g (old %g)\n",
-                    hook, call, colliding, a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters"),
-                    a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs"),
-                    a.stats.counter("filter_box_pairs"), b.stats.counter("filter_box_pairs"),
-                    a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
-        EXPECT_GT(a.stats.counter("pcs_clusters_in"), 0.0);
-        EXPECT_EQ(a.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters_in")) << "call " << call;
-        EXPECT_EQ(a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters")) << "the same clusters left, call " << call;
-        EXPECT_EQ(a.stats.counter("pairs_after_clusters"), b.stats.counter("pairs_after_clusters")) << "call " << call;
-        EXPECT_EQ(a.stats.counter("pcs_triangles_in"), b.stats.counter("pcs_triangles_in")) << "call " << call;
-        EXPECT_EQ(a.stats.counter("filter_overflows"), 0.0);
-        EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0) << "the filter ran";
-        EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs")) << "call " << call;
-        EXPECT_EQ(a.stats.counter("filter_list_checksum"), b.stats.counter("filter_list_checksum"))
-            << "the same triangle pairs listed, call " << call;
-        EXPECT_EQ(a.stats.counter("filter_box_pairs"), b.stats.counter("filter_box_pairs")) << "call " << call;
-        EXPECT_EQ(a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs")) << "call " << call;
-        expectSameAnswer(a, b);
-    }
-}
-
-// The chain's clears (wanted clusters, kept pairs, chain counters, the cluster level's depth
-// words) queued with the early pose pass (the default) or where each is first needed (=0).
-TEST_F(CullideDetectorTest, EarlyClearsKeepTheAnswer) { expectHookKeepsTheAnswer("ISC_CULLIDE_EARLY_CLEARS"); }
-
 // A detector handed another scene with the same meshes but the objects' meshes swapped: the GPU
 // mirror must be remade (GpuScene keeps each object's mesh range while the counts stay: before
 // the fix the second scene's pair was missed with either item path) and the pose pass's item
