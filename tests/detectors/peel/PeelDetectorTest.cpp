@@ -1039,6 +1039,21 @@ TEST_F(PeelDetectorTest, FourWideBoxesAndStreamingStoresKeepTheAnswer) {
     }
 }
 
+// Call `call` of a sequence where every bunny but object 0 moves, turns a little about `axis` and
+// wobbles (its rest vertices `rest` scaled by a wave of phase `phase` a call): new poses and new
+// vertices every call, so that the CPU's boxes, the walk and the exact stage all start afresh.
+void moveAndWobble(Scene& scene, std::span<const Vec3> rest, int call, Vec3 axis, float phase) {
+    for (ObjectId o = 1; o < scene.objectCount(); ++o) {
+        Pose p = scene.pose(o);
+        p.position += Vec3(0.004f * float(o % 3) - 0.004f, -0.006f, 0.002f);
+        p.rotation = glm::normalize(glm::angleAxis(0.01f * float(o), glm::normalize(axis)) * p.rotation);
+        scene.setPose(o, p);
+        std::vector<Vec3> v(rest.begin(), rest.end());
+        for (Vec3& x : v) x *= 1.0f + 0.015f * std::sin(5.0f * x.y + phase * float(call + 2 * int(o)));
+        scene.setVertices(o, v);
+    }
+}
+
 // The cluster walk on the CPU (the default where the CPU makes the boxes, no rays; each pair
 // walked once both its parts are boxed): over calls
 // where bunnies move and deform, the cluster pairs are the GPU walk's (ISC_PEEL_CPU_WALK=0) as a
@@ -1067,15 +1082,7 @@ TEST_F(PeelDetectorTest, CpuWalkGivesTheGpuWalksClusterPairs) {
     const auto bunnyVertices = scene.mesh(0).vertices();  // mesh 0: the bunny
     const std::vector<Vec3> rest(bunnyVertices.begin(), bunnyVertices.end());
     for (int call = 0; call < 4; ++call) {
-        for (ObjectId o = 1; o < scene.objectCount(); ++o) {
-            Pose p = scene.pose(o);
-            p.position += Vec3(0.004f * float(o % 3) - 0.004f, -0.006f, 0.002f);
-            p.rotation = glm::normalize(glm::angleAxis(0.01f * float(o), glm::normalize(Vec3(1, 1, 0))) * p.rotation);
-            scene.setPose(o, p);
-            std::vector<Vec3> v = rest;
-            for (Vec3& x : v) x *= 1.0f + 0.015f * std::sin(5.0f * x.y + 0.9f * float(call + 2 * int(o)));
-            scene.setVertices(o, v);
-        }
+        moveAndWobble(scene, rest, call, Vec3(1, 1, 0), 0.9f);
         const std::vector<ObjectPair> candidates = scene.overlappingPairs();
         DetectionOutput a, b, c, d;
         ASSERT_TRUE(cpuWalk->detect(scene, candidates, a));
@@ -1193,15 +1200,7 @@ TEST_F(PeelDetectorTest, TriPairsRecordsFormsKeepTheAnswer) {
     const auto bunnyVertices = scene.mesh(0).vertices();  // mesh 0: the bunny
     const std::vector<Vec3> rest(bunnyVertices.begin(), bunnyVertices.end());
     for (int call = 0; call < 4; ++call) {
-        for (ObjectId o = 1; o < scene.objectCount(); ++o) {
-            Pose p = scene.pose(o);
-            p.position += Vec3(0.004f * float(o % 3) - 0.004f, -0.006f, 0.002f);
-            p.rotation = glm::normalize(glm::angleAxis(0.01f * float(o), glm::normalize(Vec3(1, 0, 1))) * p.rotation);
-            scene.setPose(o, p);
-            std::vector<Vec3> v = rest;
-            for (Vec3& x : v) x *= 1.0f + 0.015f * std::sin(5.0f * x.y + 0.8f * float(call + 2 * int(o)));
-            scene.setVertices(o, v);
-        }
+        moveAndWobble(scene, rest, call, Vec3(1, 0, 1), 0.8f);
         const std::vector<ObjectPair> candidates = scene.overlappingPairs();
         std::vector<DetectionOutput> outs(forms.size());
         for (std::size_t f = 0; f < forms.size(); ++f) ASSERT_TRUE(forms[f].peel->detect(scene, candidates, outs[f]));
