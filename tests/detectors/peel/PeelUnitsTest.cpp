@@ -14,8 +14,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
-#include <cstdio>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -267,38 +265,6 @@ TEST(PeelClusters, BranchlessWalkIsTheWalkRecordForRecord) {
     EXPECT_GT(records, 10000u);
     EXPECT_GT(tests, 100000u);
     EXPECT_GT(grown, 0u) << "the stack's growth was not exercised";
-}
-
-// Not a test: the two walks' time per box test on this machine, one thread (run with
-// --gtest_also_run_disabled_tests; branch peel-region-14b).
-TEST(PeelClusters, DISABLED_WalkTimePerTest) {
-    Scene scene;
-    const MeshId bunny = scene.addMesh(std::make_shared<Mesh>(bunnyMesh()));
-    PeelClusters clusters;
-    clusters.update(scene);
-    const WalkPile pile = walkPile(clusters, scene, bunny, 24, 1);
-    std::vector<glm::uvec4> found;
-    std::vector<glm::uvec2> stack;
-    for (int form = 0; form < 2; ++form)
-        for (int rep = 0; rep < 3; ++rep) {
-            std::size_t tests = 0;
-            const auto t0 = std::chrono::steady_clock::now();
-            for (int it = 0; it < 20; ++it)
-                for (std::size_t a = 0; a < pile.parts.size(); ++a)
-                    for (std::size_t b = a + 1; b < pile.parts.size(); ++b) {
-                        const gl::PeelPair pair{0u, std::uint32_t(a), std::uint32_t(b), 0.0005f};
-                        found.clear();
-                        tests += form == 0 ? clusters.walkPair(pile.parts[a], pile.parts[b], pair, pile.boxes.data(),
-                                                               found, stack, true)
-                                           : clusters.walkPairBranchless(pile.parts[a], pile.parts[b], pair,
-                                                                         pile.boxes.data(), found, stack, true);
-                    }
-            const double ns = double(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                         std::chrono::steady_clock::now() - t0)
-                                         .count());
-            std::printf("%s: %zu tests, %.2f ns a test\n", form == 0 ? "walkPair" : "walkPairBranchless", tests,
-                        ns / double(tests));
-        }
 }
 
 // The slot table the triangle pairs read (records of the walk without rays): per slot, the
