@@ -266,6 +266,25 @@ inline bool meet(const gl::PeelBox& a, const gl::PeelBox& b, float margin) {
 #endif
 }
 
+// The records of one meeting leaf pair (leaf x of part pa against leaf y of part pb, node
+// indices ab): the pair's head, the two slot ranges and node indices, and with `withBoxes` the
+// two leaves' boxes (three uvec4 more).
+void pushLeafRecords(std::vector<glm::uvec4>& records, const glm::uvec4& head, const gl::PeelPart& pa,
+                     const gl::PeelPart& pb, const gl::PeelClusterNode& x, const gl::PeelClusterNode& y,
+                     glm::uvec2 ab, const gl::PeelBox* ba, const gl::PeelBox* bb, bool withBoxes) {
+    records.push_back(head);
+    records.emplace_back((pa.firstSlot + x.firstSlot) | ((x.slotCount - 1u) << 27),
+                         (pb.firstSlot + y.firstSlot) | ((y.slotCount - 1u) << 27), pa.nodeBase + ab.x,
+                         pb.nodeBase + ab.y);
+    if (!withBoxes) return;
+    const gl::PeelBox& p = ba[ab.x];
+    const gl::PeelBox& q = bb[ab.y];
+    auto bits = [](float f) { return std::bit_cast<std::uint32_t>(f); };
+    records.emplace_back(bits(p.lo.x), bits(p.lo.y), bits(p.lo.z), bits(p.hi.x));
+    records.emplace_back(bits(p.hi.y), bits(p.hi.z), bits(q.lo.x), bits(q.lo.y));
+    records.emplace_back(bits(q.lo.z), bits(q.hi.x), bits(q.hi.y), bits(q.hi.z));
+}
+
 }  // namespace
 
 std::size_t PeelClusters::walkPair(const gl::PeelPart& pa, const gl::PeelPart& pb, const gl::PeelPair& pair,
@@ -292,18 +311,7 @@ std::size_t PeelClusters::walkPair(const gl::PeelPart& pa, const gl::PeelPart& p
         const gl::PeelClusterNode& y = nb[ab.y];
         const bool leafA = x.left == PEEL_NO_NODE, leafB = y.left == PEEL_NO_NODE;
         if (leafA && leafB) {
-            records.push_back(head);
-            records.emplace_back((pa.firstSlot + x.firstSlot) | ((x.slotCount - 1u) << 27),
-                                 (pb.firstSlot + y.firstSlot) | ((y.slotCount - 1u) << 27), pa.nodeBase + ab.x,
-                                 pb.nodeBase + ab.y);
-            if (withBoxes) {
-                const gl::PeelBox& p = ba[ab.x];
-                const gl::PeelBox& q = bb[ab.y];
-                auto bits = [](float f) { return std::bit_cast<std::uint32_t>(f); };
-                records.emplace_back(bits(p.lo.x), bits(p.lo.y), bits(p.lo.z), bits(p.hi.x));
-                records.emplace_back(bits(p.hi.y), bits(p.hi.z), bits(q.lo.x), bits(q.lo.y));
-                records.emplace_back(bits(q.lo.z), bits(q.hi.x), bits(q.hi.y), bits(q.hi.z));
-            }
+            pushLeafRecords(records, head, pa, pb, x, y, ab, ba, bb, withBoxes);
         } else if (!leafA && !leafB) {
             visit(x.left, y.left);
             visit(x.left, y.right);
@@ -354,18 +362,7 @@ std::size_t PeelClusters::walkPairBranchless(const gl::PeelPart& pa, const gl::P
         const gl::PeelClusterNode& y = nb[ab.y];
         const bool leafA = x.left == PEEL_NO_NODE, leafB = y.left == PEEL_NO_NODE;
         if (leafA && leafB) {
-            records.push_back(head);
-            records.emplace_back((pa.firstSlot + x.firstSlot) | ((x.slotCount - 1u) << 27),
-                                 (pb.firstSlot + y.firstSlot) | ((y.slotCount - 1u) << 27), pa.nodeBase + ab.x,
-                                 pb.nodeBase + ab.y);
-            if (withBoxes) {
-                const gl::PeelBox& p = ba[ab.x];
-                const gl::PeelBox& q = bb[ab.y];
-                auto bits = [](float f) { return std::bit_cast<std::uint32_t>(f); };
-                records.emplace_back(bits(p.lo.x), bits(p.lo.y), bits(p.lo.z), bits(p.hi.x));
-                records.emplace_back(bits(p.hi.y), bits(p.hi.z), bits(q.lo.x), bits(q.lo.y));
-                records.emplace_back(bits(q.lo.z), bits(q.hi.x), bits(q.hi.y), bits(q.hi.z));
-            }
+            pushLeafRecords(records, head, pa, pb, x, y, ab, ba, bb, withBoxes);
             continue;
         }
         if (top + 4 > room) {

@@ -81,7 +81,7 @@ public:
     /// walk's ~22 ns a test on the H200's host; each meeting node pair stored on the stack and
     /// the top advanced by the test's outcome, the children's boxes loaded and their margins
     /// added once per expansion): the same tests, in the same order, the same records in the
-    /// same order and the same return value as walkPair() (test hook ISC_PEEL_WALK_BRANCHLESS=0
+    /// same order and the same return value as walkPair() (test hook ISC_PEEL_WALK_FORM=branch
     /// in PeelScenePass: walkPair()). Without SSE2: walkPair().
     std::size_t walkPairBranchless(const gl::PeelPart& a, const gl::PeelPart& b, const gl::PeelPair& pair,
                                    const gl::PeelBox* boxes, std::vector<glm::uvec4>& records,
