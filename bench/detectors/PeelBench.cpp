@@ -53,10 +53,9 @@
 //                    peel_tpcopy (ISC_PEEL_TRI_PAIRS=copy: every clear and upload before the
 //                    triangle pairs, as before peel-tripairs-14) and peel_tptrim (the default)
 //                    on deform_b2b; the branch's other forms are in the history (0cc56f0);
-//                    peel_walkbranch / peel_walkbranchless / peel_walkpadded
-//                    (ISC_PEEL_WALK_FORM=branch: the CPU walk as before peel-region-14b;
-//                    branchless: no branch on the box tests; padded, the default: that and the
-//                    walk's flags on their own cache lines) on deform_b2b;
+//                    peel_walkbranch / peel_walkpadded (ISC_PEEL_WALK_FORM=branch: the CPU
+//                    walk as before peel-region-14b; padded, the default: no branch on the box
+//                    tests, the walk's flags on their own cache lines) on deform_b2b;
 //                    peel_fifth0 (ISC_PEEL_TRI_PAIRS=copy and ISC_PEEL_WALK_FORM=branch: the code
 //                    before 2026-11-28's fifth session) on deform_b2b.
 // Detectors per scene:
@@ -433,7 +432,6 @@ void registerAll() {
                                                                       {tp("copy"), "peel_tpcopy"},
                                                                       {tp("trim"), "peel_tptrim"},
                                                                       {wf("branch"), "peel_walkbranch"},
-                                                                      {wf("branchless"), "peel_walkbranchless"},
                                                                       {wf("padded"), "peel_walkpadded"},
                                                                       {fifth0, "peel_fifth0"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);

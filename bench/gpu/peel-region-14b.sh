@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# ISC_PEEL_WALK_FORM=branchless (the branchless walk with one-byte flags) was taken out of main in the
+# lead's review: its rows exist only in the branch's binaries (03db853); main has branch and padded.
 # DISABLED_WalkTimePerTest (the per-test timing) was taken out of main in the lead's review (a test
 # that asserts nothing); it exists only in the branch's binaries (merged history, 03db853).
 # Issue 8's deforming-pile bar, back to back (deform_b2b/100), 2026-11-28 fifth session (branch

@@ -351,10 +351,18 @@ std::size_t PeelClusters::walkPairBranchless(const gl::PeelPart& pa, const gl::P
     s[top++] = glm::uvec2(0u, 0u);
     const glm::uvec4 head(pair.candidate, std::bit_cast<std::uint32_t>(margin), pa.object, pb.object);
     const __m128 m = _mm_set1_ps(margin);
-    // meet(): lo <= the other's hi + margin, both ways, on x, y, z; `hm` is hi + margin, the
-    // same float sums as meet()'s (the addition commutes exactly).
-    const auto meets = [](__m128 lo1, __m128 hm1, __m128 lo2, __m128 hm2) -> std::size_t {
-        return std::size_t((_mm_movemask_ps(_mm_and_ps(_mm_cmple_ps(lo1, hm2), _mm_cmple_ps(lo2, hm1))) & 7) == 7);
+    // A box as meet() compares it: its lo, and its hi + margin (the same float sums as meet()'s:
+    // the addition commutes exactly).
+    struct Loaded {
+        __m128 lo, hm;
+    };
+    const auto load = [m](const gl::PeelBox& b) {
+        return Loaded{_mm_loadu_ps(&b.lo.x), _mm_add_ps(_mm_loadu_ps(&b.hi.x), m)};
+    };
+    // Stores node pair (a, b) on the stack's top and keeps it there exactly when the boxes meet.
+    const auto push = [&s, &top](std::uint32_t a, std::uint32_t b, const Loaded& p, const Loaded& q) {
+        s[top] = glm::uvec2(a, b);
+        top += std::size_t((_mm_movemask_ps(_mm_and_ps(_mm_cmple_ps(p.lo, q.hm), _mm_cmple_ps(q.lo, p.hm))) & 7) == 7);
     };
     while (top > 0) {
         const glm::uvec2 ab = s[--top];
@@ -370,38 +378,23 @@ std::size_t PeelClusters::walkPairBranchless(const gl::PeelPart& pa, const gl::P
             s = stack.data();
             room = stack.size();
         }
+        // walkPair()'s order: (L, L), (L, R), (R, L), (R, R); a leaf stands for both its children.
+        const std::uint32_t aL = leafA ? ab.x : x.left, bL = leafB ? ab.y : y.left;
+        const Loaded al = load(ba[aL]), bl = load(bb[bL]);
         if (!leafA && !leafB) {
-            const __m128 al = _mm_loadu_ps(&ba[x.left].lo.x), ah = _mm_add_ps(_mm_loadu_ps(&ba[x.left].hi.x), m);
-            const __m128 ar = _mm_loadu_ps(&ba[x.right].lo.x), arh = _mm_add_ps(_mm_loadu_ps(&ba[x.right].hi.x), m);
-            const __m128 bl = _mm_loadu_ps(&bb[y.left].lo.x), bh = _mm_add_ps(_mm_loadu_ps(&bb[y.left].hi.x), m);
-            const __m128 br = _mm_loadu_ps(&bb[y.right].lo.x), brh = _mm_add_ps(_mm_loadu_ps(&bb[y.right].hi.x), m);
-            // walkPair()'s order: (L, L), (L, R), (R, L), (R, R).
-            s[top] = glm::uvec2(x.left, y.left);
-            top += meets(al, ah, bl, bh);
-            s[top] = glm::uvec2(x.left, y.right);
-            top += meets(al, ah, br, brh);
-            s[top] = glm::uvec2(x.right, y.left);
-            top += meets(ar, arh, bl, bh);
-            s[top] = glm::uvec2(x.right, y.right);
-            top += meets(ar, arh, br, brh);
+            const Loaded ar = load(ba[x.right]), br = load(bb[y.right]);
+            push(x.left, y.left, al, bl);
+            push(x.left, y.right, al, br);
+            push(x.right, y.left, ar, bl);
+            push(x.right, y.right, ar, br);
             tests += 4;
         } else if (leafA) {
-            const __m128 al = _mm_loadu_ps(&ba[ab.x].lo.x), ah = _mm_add_ps(_mm_loadu_ps(&ba[ab.x].hi.x), m);
-            const __m128 bl = _mm_loadu_ps(&bb[y.left].lo.x), bh = _mm_add_ps(_mm_loadu_ps(&bb[y.left].hi.x), m);
-            const __m128 br = _mm_loadu_ps(&bb[y.right].lo.x), brh = _mm_add_ps(_mm_loadu_ps(&bb[y.right].hi.x), m);
-            s[top] = glm::uvec2(ab.x, y.left);
-            top += meets(al, ah, bl, bh);
-            s[top] = glm::uvec2(ab.x, y.right);
-            top += meets(al, ah, br, brh);
+            push(ab.x, y.left, al, bl);
+            push(ab.x, y.right, al, load(bb[y.right]));
             tests += 2;
         } else {
-            const __m128 al = _mm_loadu_ps(&ba[x.left].lo.x), ah = _mm_add_ps(_mm_loadu_ps(&ba[x.left].hi.x), m);
-            const __m128 ar = _mm_loadu_ps(&ba[x.right].lo.x), arh = _mm_add_ps(_mm_loadu_ps(&ba[x.right].hi.x), m);
-            const __m128 bl = _mm_loadu_ps(&bb[ab.y].lo.x), bh = _mm_add_ps(_mm_loadu_ps(&bb[ab.y].hi.x), m);
-            s[top] = glm::uvec2(x.left, ab.y);
-            top += meets(al, ah, bl, bh);
-            s[top] = glm::uvec2(x.right, ab.y);
-            top += meets(ar, arh, bl, bh);
+            push(x.left, ab.y, al, bl);
+            push(x.right, ab.y, load(ba[x.right]), bl);
             tests += 2;
         }
     }

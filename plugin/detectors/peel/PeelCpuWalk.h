@@ -36,14 +36,14 @@ public:
     /// `parts` and `pairs` must stay alive and unchanged until finish().
     void begin(std::span<const gl::PeelPart> parts, std::span<const gl::PeelPair> pairs, std::uint32_t nodeTotal,
                std::size_t capacity, std::uint32_t recordUvec4, bool atBoxes);
-    /// Which walk: PeelClusters::walkPairBranchless() (the default, padded) or walkPair() (before
-    /// branch peel-region-14b). The same records either way. `padded`: each part's and each
-    /// pair's flag (partBoxed()) on its own 64 bytes, and a pair's claim read before it is
-    /// exchanged, so that the threads' flags share no cache line (before: one byte each).
-    /// Test hook ISC_PEEL_WALK_FORM in PeelScenePass. Before begin().
-    void setForm(bool branchless, bool padded) {
+    /// Which walk (the same records either way): `branchless` (the default)
+    /// PeelClusters::walkPairBranchless() with each part's and each pair's flag (partBoxed()) on
+    /// its own 64 bytes and a pair's claim read before it is exchanged, so that the threads'
+    /// flags share no cache line; else walkPair() with one byte a flag (before branch
+    /// peel-region-14b). Test hook ISC_PEEL_WALK_FORM in PeelScenePass. Before begin().
+    void setForm(bool branchless) {
         branchless_ = branchless;
-        stride_ = padded ? 64u : 1u;
+        stride_ = branchless ? 64u : 1u;
     }
     /// The call's node boxes in host memory (part p's node n at [p.nodeBase + n]): the CPU's
     /// boxes are written here (PeelClusters::refit's `copy`) and the walk reads them.

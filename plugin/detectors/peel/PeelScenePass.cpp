@@ -155,20 +155,15 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     if (const char* v = std::getenv("ISC_PEEL_WALK_FLUSH"); v != nullptr && *v == '0') walkFlush_ = false;
     recordUvec4_ = cpuWalkOn_ && recordBoxes_ ? 5u : 2u;
     // Test hook: ISC_PEEL_WALK_FORM, the CPU walk's form (branch peel-region-14b; the same
-    // records either way): "branch" (PeelClusters::walkPair, a branch on each box test, and the
-    // parts' and pairs' flags one byte each: the code before), "branchless"
-    // (walkPairBranchless, the flags as before), "padded" (the default: walkPairBranchless, each
-    // flag on its own 64 bytes and a claim read before its exchange: PeelCpuWalk::setForm).
-    // Measured on an H200 (docs/detectors/peel.md, "Round 2026-11-28 (branch peel-region-14b)"):
-    // the walk's thread time 0.79-0.82 ms against branch's 0.91-0.94, the call within the noise
-    // (median calls 0.002-0.012 ms faster than branch in 4 of 4 processes).
-    if (const char* v = std::getenv("ISC_PEEL_WALK_FORM"); v != nullptr && *v != '\0') {
-        const std::string form(v);
-        if (form == "branch") walkForm_ = 0;
-        else if (form == "branchless") walkForm_ = 1;
-        else if (form == "padded") walkForm_ = 2;
-    }
-    cpuWalk_.setForm(walkForm_ != 0, walkForm_ == 2);
+    // records either way): "padded" (the default: PeelClusters::walkPairBranchless, each flag on
+    // its own 64 bytes and a claim read before its exchange: PeelCpuWalk::setForm) or "branch"
+    // (walkPair, a branch on each box test, the parts' and pairs' flags one byte each: the code
+    // before). Measured on an H200 (docs/detectors/peel.md, "Round 2026-11-28 (branch
+    // peel-region-14b)"): the walk's thread time 0.79-0.82 ms against branch's 0.91-0.94, the
+    // call within the noise (median calls 0.002-0.012 ms faster than branch in 4 of 4 processes).
+    if (const char* v = std::getenv("ISC_PEEL_WALK_FORM"); v != nullptr && std::string(v) == "branch")
+        walkBranchless_ = false;
+    cpuWalk_.setForm(walkBranchless_);
     // Test hook: ISC_PEEL_CLUSTER_PAIRS_HASH=1, the cluster pairs (records form) read back after
     // the call, sorted and hashed into the stats (cluster_pairs_hash_lo/_hi): the CPU walk's
     // list against the GPU walk's.
@@ -190,10 +185,8 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // ~0.04 ms shorter on an H200). "copy" (any other value): the code before the round. The
     // slower forms it measured (the records read in the mapped staging buffer, the float test's
     // axes spread over the invocations) and its timing diagnostics are in the history (0cc56f0).
-    if (const char* v = std::getenv("ISC_PEEL_TRI_PAIRS"); v != nullptr && std::string(v) != "trim") {
-        skipUnread_ = false;
-        countersOneCopy_ = false;
-    }
+    if (const char* v = std::getenv("ISC_PEEL_TRI_PAIRS"); v != nullptr && std::string(v) != "trim")
+        trimCpuWalkCalls_ = false;
     const std::string layers = "#define MAX_LAYERS " + std::to_string(settings.maxLayers) + "\n";
     struct Entry {
         gl::Program* program;
@@ -665,7 +658,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
             const std::size_t total = cpuWalk_.records();
             stats.count("cpu_walk_ms", msSince(tb) - walkStartMs);  // after the last box (and its copy's recording)
             stats.count("cpu_walk_mode", double(cpuWalkMode_));
-            stats.count("cpu_walk_form", double(walkForm_));
+            stats.count("cpu_walk_form", walkBranchless_ ? 1.0 : 0.0);
             stats.count("walk_tests", double(cpuWalk_.tests()));
             stats.count("cpu_walk_thread_ms", cpuWalk_.threadMs());
             if (!cpuWalk_.fitted()) {
@@ -704,7 +697,7 @@ Result<void> PeelScenePass::run(const Scene& scene, gl::GpuScene& gpu, std::span
         return r;
     // The triangle pairs on the CPU walk's records read none of these three ("trim"; a call that
     // falls back to the GPU walk has cpuWalkCall_ false here, and every call uploads them anew).
-    if (!(skipUnread_ && cpuWalkCall_)) {
+    if (!(trimCpuWalkCalls_ && cpuWalkCall_)) {
         pairTableBuffer_.upload<glm::uvec4>(0, table);
         partsBuffer_.upload<gl::PeelPart>(0, parts_);
         if (!pairs_.empty()) pairListBuffer_.upload<gl::PeelPair>(0, pairs_);
@@ -815,12 +808,13 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
         if (auto r = outputB_.reserve(cap_.output * 3 * sizeof(std::uint32_t)); !r) return r;
     // Cleared every attempt ("trim" on the CPU walk's calls: zeros and the walk's two counts in
     // one copy from a mapped buffer instead of a clear and two copies).
-    if (countersOneCopy_ && cpuWalkCall_) {
+    const bool trim = trimCpuWalkCalls_ && cpuWalkCall_;
+    if (trim) {
         cpuWalk_.copyCountersBlock(counters_.buffer(), PEEL_COUNTER_CLUSTER_PAIRS, PEEL_COUNTER_PAIRS_WITH_CLUSTERS);
     } else {
         counters_.buffer().clearZero();
     }
-    if (cpuWalkCall_ && !countersOneCopy_) {
+    if (cpuWalkCall_ && !trim) {
         // The CPU's walk: its counts, as the GPU walk would have counted, copied in from a mapped
         // buffer (a GPU copy, ordered after the clear; glNamedBufferSubData here lost the count
         // from the second call on with the NVIDIA driver, which moves the counters to host
@@ -829,7 +823,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     }
     // Read by the GPU walk, the levels walk and the image passes only ("trim": left out when
     // the triangle pairs run alone on the CPU walk's records).
-    if (!(skipUnread_ && cpuWalkCall_)) {
+    if (!trim) {
         argsBuffer_.clearZero();
         visitsBuffer_.clearZero(0, std::size_t(nodeTotal_) * 4);
         pairFlagsBuffer_.clearZero(0, std::max<std::size_t>(pairs_.size(), 1) * 4);

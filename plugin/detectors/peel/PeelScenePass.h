@@ -117,12 +117,12 @@ private:
     // PEEL_RECORD_BOXES): no node boxes to the GPU. Test hook ISC_PEEL_RECORD_BOXES=0: two uvec4.
     bool recordBoxes_ = true;
     std::uint32_t recordUvec4_ = 5;        // uvec4 per cluster pair in clusterPairsBuffer_'s capacity
-    int walkForm_ = 2;                     // the CPU walk: 0 branch, 1 branchless, 2 padded (test hook ISC_PEEL_WALK_FORM)
+    bool walkBranchless_ = true;           // the CPU walk's form (test hook ISC_PEEL_WALK_FORM=branch: false)
     bool walkFlush_ = true;                // the records' copy flushed as soon as it is recorded (test hook)
-    // What precedes the triangle pairs on the CPU walk's records (round 2026-11-28, branch
-    // peel-tripairs-14; test hook ISC_PEEL_TRI_PAIRS=copy gives the code before, both false).
-    bool skipUnread_ = true;       // no clears or uploads that only the GPU walk and the image passes read
-    bool countersOneCopy_ = true;  // the counters' zeros and the walk's counts in one copy
+    // On the CPU walk's calls (round 2026-11-28, branch peel-tripairs-14; test hook
+    // ISC_PEEL_TRI_PAIRS=copy: false, the code before): no clears or uploads that only the GPU
+    // walk and the image passes read, and the counters' zeros and the walk's counts in one copy.
+    bool trimCpuWalkCalls_ = true;
     bool clusterPairsHash_ = false;        // test hook ISC_PEEL_CLUSTER_PAIRS_HASH=1: the sorted list's hash in the stats
     PeelCpuWalk cpuWalk_;                  // its host boxes, staging buffers and per-call state
     // refit "cpu" (no rays; "auto" on mostly deformed calls): the cluster boxes made on the CPU into a persistently mapped
