@@ -80,7 +80,8 @@
 //
 // Tuning rows (tune/...): peel at explicit resolutions (32..256, 3 axes), auto at 1 axis, and
 // with the cull off, on the 100-bunny pile, the deforming pile and the 3.76M-triangle scene;
-// (threads/...): peel with exactThreads = 4, 8, 12, 15 on the pile and the deforming pile;
+// (threads/...): peel with exactThreads = 4, 8, 12, 15 on the pile and the deforming pile; 14 and
+// 15 on deform_b2b (variants/deform_b2b/100/peel_team<N>);
 // (speculate/...): peel with speculate off (the default is on) on the pile and the deforming pile;
 // (chain/...): the fused walk with the call split in two halves (peel_overlap), with a
 // timestamp per dispatch (peel_passes) and with no timers (peel_notimers), and the levels walk
@@ -501,6 +502,15 @@ void registerAll() {
     addRows("speculate/deform/100", speculation, [] { return densePile(100, 0); }, wobbling);
     addRows("threads/pile/100", threads, [] { return densePile(100, 0); }, nullptr);
     addRows("threads/deform/100", threads, [] { return densePile(100, 0); }, wobbling);
+    // The deforming pile back to back with a team one to four threads short of the cores (the
+    // GL driver's own thread keeps a core: 2026-11-28, sixth session).
+    std::vector<std::pair<Kind, std::string>> fewerThreads;
+    for (int t : {14, 15}) {  // (12: peel_exact12 above, slower in 2026-11-27's patterns rounds)
+        PeelSettings s;
+        s.exactThreads = t;
+        fewerThreads.push_back({Kind{false, s}, "peel_team" + std::to_string(t)});
+    }
+    addRows("variants/deform_b2b/100", fewerThreads, [] { return densePile(100, 0); }, precomputed);
 }
 
 }  // namespace
