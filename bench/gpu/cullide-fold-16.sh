@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The lead's round of 2026-11-28 (sixth session): cullide's one-view levels with the update folded
+# into the query pass (the query's last workgroup updates every member: one dispatch less per
+# view; Passes::setFoldUpdate, hook ISC_CULLIDE_FOLD_UPDATE=0 for the code before).
+#   0. isc_test_cullide, isc_test_cullide_broadphase, isc_test_pile_cullide on the NVIDIA driver;
+#      `isc accuracy --detector cullide` (200 poses) at the defaults, clusterAxes=3 and axes=1;
+#   1. FOLD_PROCS processes (default 6) of isc_bench_cullide on pile/100 and deforming/100, rows
+#      cullide (folded), cullide_nofold (the code before), cpu and peel, in an order that changes
+#      with the process (issue 9's "within 1.5x of peel").
+# On the lent machine from the repository root, binaries packed by bench/gpu/pack.sh.
+# Writes $OUT/cullide-fold-16.tgz: tests-cullide.txt, accuracy-cullide.txt, cullide-p<N>.txt/.json,
+# machine.txt, clocks.csv.
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/packed.sh"
+final=${OUT:-}
+OUT=$(mktemp -d) setup_out /tmp/cullide-fold-16-out
+cat "$out/machine.txt"
+TEST_LIMIT=150 run_tests "$dev/tests/isc_test_cullide" "$dev/tests/isc_test_cullide_broadphase" \
+  "$dev/tests/isc_test_pile_cullide" > "$out/tests-cullide.txt" 2>&1
+grep -E "^(=== |rc=|\[  PASSED|\[  FAILED|\[  SKIPPED)" "$out/tests-cullide.txt"
+cullide_accuracy 200 | tee "$out/accuracy-cullide.txt" | grep -v "^$"
+orders=("cullide,cullide_nofold,cpu,peel" "peel,cpu,cullide_nofold,cullide" "cullide_nofold,peel,cullide,cpu"
+        "cpu,cullide,peel,cullide_nofold" "cullide,peel,cullide_nofold,cpu" "cullide_nofold,cpu,cullide,peel")
+start_clocks "$out"
+for ((p = 1; p <= ${FOLD_PROCS:-6}; p++)); do
+  order=${orders[$(((p - 1) % ${#orders[@]}))]}
+  echo "=== cullide process $p ($order)"
+  ISC_BENCH_CULLIDE_SIZES=100 ISC_BENCH_CULLIDE_DEFORM_CALLS=80 ISC_BENCH_CULLIDE_PATTERNS="" \
+  ISC_BENCH_CULLIDE_VARIANTS="cullide_nofold:ISC_CULLIDE_FOLD_UPDATE=0" \
+  ISC_BENCH_CULLIDE_ORDER="$order" cullide_process "$out" "$p" 90 "^(pile|deforming)/100/"
+done
+stop_clocks
+: > "$out/marks.txt"
+[ -n "$final" ] && tar -czf "$final/cullide-fold-16.tgz" -C "$out" .
