@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# The fold was measured slower and taken out after this round (code at b788a95; cullide.md, "The lead's round of 2026-11-28, sixth session"): on later trees ISC_CULLIDE_FOLD_UPDATE is ignored and both rows run main's path.
 # The lead's round of 2026-11-28 (sixth session): cullide's one-view levels with the update folded
 # into the query pass (the query's last workgroup updates every member: one dispatch less per
 # view; Passes::setFoldUpdate, hook ISC_CULLIDE_FOLD_UPDATE=0 for the code before).

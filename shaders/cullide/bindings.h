@@ -48,11 +48,6 @@ namespace isc::gl {
 // triangle's corner indices (into its mesh's vertices) and the triangle, uploaded once per set of
 // meshes, so that the filter loads a slot's corners' indices in one load instead of two dependent ones.
 #define CULLIDE_BINDING_SLOT_CORNERS 26    // uvec4 slotCorners[slots]: (corner 0, 1, 2, triangle)
-#define CULLIDE_BINDING_FOLD_DONE 27       // uint foldDone: workgroups of the query pass finished (the folded
-                                           // update, splat.glsl; the last one resets it to 0)
-// The folded update (one workgroup updates every member) only for levels of at most this many
-// members (the cluster level of a pile: ~8K clusters); larger ones keep update.glsl's own pass.
-#define CULLIDE_FOLD_MAX_MEMBERS 16384u
 #define CULLIDE_CHAIN_CLUSTER_PAIRS 0      // cluster pairs appended (the pair pass)
 #define CULLIDE_CHAIN_OUTPUT 1             // triangle pairs appended (the filter)
 #define CULLIDE_CHAIN_BOX_PAIRS 2          // triangle pairs whose boxes met (before the separating-axis test)

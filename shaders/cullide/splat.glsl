@@ -35,19 +35,8 @@
 
 layout(local_size_x = 64) in;
 
-#ifdef CULLIDE_FOLD_UPDATE
-// The query pass with the update folded in (Passes::runComputeView): the last workgroup to finish
-// updates every member, so it reads the marks the others set (coherent: past the caches).
-layout(std430, binding = CULLIDE_BINDING_ALIVE) coherent buffer CullideAlive { uint alive[]; };
-layout(std430, binding = CULLIDE_BINDING_MARKS) coherent buffer CullideMarks { uint marks[]; };
-layout(std430, binding = CULLIDE_BINDING_FOLD_DONE) coherent buffer CullideFoldDone { uint foldDone; };
-uniform uint uUnitCount;  // members of the PCS
-uniform uint uLast;       // 1 on the level's last view: count the survivors
-uniform uint uFullMask;   // marks of a member hidden from both sides
-#else
 layout(std430, binding = CULLIDE_BINDING_ALIVE) readonly buffer CullideAlive { uint alive[]; };
 layout(std430, binding = CULLIDE_BINDING_MARKS) buffer CullideMarks { uint marks[]; };
-#endif
 layout(std430, binding = CULLIDE_BINDING_DEPTH) buffer CullideDepth { uint depth[]; };
 layout(std430, binding = CULLIDE_BINDING_COUNTERS) buffer CullideCounters { uint counters[]; };
 #ifdef CULLIDE_BOXES
@@ -196,45 +185,9 @@ uint cullideSplat() {
 
 shared uint sFragments;
 
-#ifdef CULLIDE_FOLD_UPDATE
-#include "cullide/member.glsl"
-
-shared uint sLastGroup;
-shared uint sKept;
-
-// After this workgroup's queries: the workgroup that finishes last (a counter of finished
-// workgroups; each one's marks made visible first) does update.glsl's work for every member,
-// then resets the counter for the next pass. One dispatch (and its wait) less per view.
-void cullideFoldUpdate() {
-    memoryBarrierBuffer();
-    barrier();
-    uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z;
-    if (gl_LocalInvocationIndex == 0u) {
-        sLastGroup = atomicAdd(foldDone, 1u) == groups - 1u ? 1u : 0u;
-        sKept = 0u;
-    }
-    barrier();
-    if (sLastGroup == 0u) return;  // uniform in the workgroup
-    memoryBarrierBuffer();
-    uint kept = 0u;
-    // At most CULLIDE_FOLD_MAX_MEMBERS / 64 iterations (bounded loops, bindings.h).
-    for (uint i = gl_LocalInvocationIndex; i < min(uUnitCount, uint(CULLIDE_FOLD_MAX_MEMBERS)); i += 64u)
-        kept += cullideKeepMember(i, uFullMask);
-    if (uLast != 0u && kept != 0u) atomicAdd(sKept, kept);
-    barrier();
-    if (gl_LocalInvocationIndex == 0u) {
-        if (sKept != 0u) atomicAdd(counters[CULLIDE_COUNTER_ALIVE], sKept);
-        foldDone = 0u;
-    }
-}
-#endif
-
 void main() {
     if (uMode != 0u) {
         cullideSplat();
-#ifdef CULLIDE_FOLD_UPDATE
-        cullideFoldUpdate();
-#endif
         return;
     }
     // Mode 0 counts fragments: summed in the workgroup first, one global atomic per workgroup

@@ -16,10 +16,6 @@ uniform uint uUnitCount;  // members of the PCS: items, or work indices (triangl
 uniform uint uLast;  // 1 on the level's last axis: count the survivors
 uniform uint uFullMask;  // marks of a member hidden from both sides in every view of the pass (3, or 3 per view)
 
-#ifndef CULLIDE_QUERIES
-#include "cullide/member.glsl"
-#endif
-
 // One member; returns 1 when it stays in the PCS.
 uint cullideUpdate() {
     uint i = gl_GlobalInvocationID.x;
@@ -29,16 +25,21 @@ uint cullideUpdate() {
     // back in order, back reversed (a non-zero result: some fragment was hidden).
     uint m = ((queryResults[4u * i] | queryResults[4u * i + 1u]) != 0u ? CULLIDE_MARK_FRONT : 0u) |
              ((queryResults[4u * i + 2u] | queryResults[4u * i + 3u]) != 0u ? CULLIDE_MARK_BACK : 0u);
+#else
+    uint m = marks[i];
+    marks[i] = 0u;
+#endif
     if (alive[i] == 0u) return 0u;
+#ifdef CULLIDE_QUERIES
     const uint full = CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK;
+#else
+    uint full = uFullMask;
+#endif
     if ((m & full) != full) {
         alive[i] = 0u;
         return 0u;
     }
     return 1u;
-#else
-    return cullideKeepMember(i, uFullMask);
-#endif
 }
 
 shared uint sAlive;

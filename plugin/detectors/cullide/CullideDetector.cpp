@@ -1563,9 +1563,6 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     impl->filterChecksum = envOn("ISC_CULLIDE_FILTER_CHECKSUM", false);
     impl->earlyStart = envOn("ISC_CULLIDE_EARLY_START", true);
     impl->passes.setTimeline(envOn("ISC_CULLIDE_TIMELINE", false));
-    // ISC_CULLIDE_FOLD_UPDATE=0 (2026-11-28, sixth session): the one-view levels' update as a pass
-    // of its own after the query, as before (Passes::setFoldUpdate).
-    impl->passes.setFoldUpdate(envOn("ISC_CULLIDE_FOLD_UPDATE", true));
     if (const char* v = std::getenv("ISC_CULLIDE_PAIR_SPLIT"); v != nullptr && *v != '\0')
         impl->pairSplit = std::uint32_t(std::clamp(std::atoi(v), 1, 64));
     const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));

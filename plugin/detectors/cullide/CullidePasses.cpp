@@ -52,8 +52,7 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
                              Variant{&splatBoxes_, "#define CULLIDE_BOXES 1\n" + lanes, "cullide splat (boxes)"},
                              Variant{&splatMulti_, "#define CULLIDE_MULTIVIEW 1\n", "cullide splat (views at once)"},
                              Variant{&splatBoxesMulti_, "#define CULLIDE_MULTIVIEW 1\n#define CULLIDE_BOXES 1\n" + lanes,
-                                     "cullide splat (boxes, views at once)"},
-                             Variant{&splatFold_, "#define CULLIDE_FOLD_UPDATE 1\n", "cullide splat (query and update)"}}) {
+                                     "cullide splat (boxes, views at once)"}}) {
         auto p = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/splat.glsl"}}, v.defines, v.label);
         if (!p) return fail(p.error().message);
         *v.program = std::move(*p);
@@ -96,8 +95,6 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     maxGroupsX_ = static_cast<std::uint32_t>(std::max(maxGroups, 65535));
     vao_ = gl::VertexArray("cullide vao (vertex pulling)");
     counters_.allocate(CULLIDE_COUNTER_COUNT * sizeof(std::uint32_t));
-    foldDone_.allocate(sizeof(std::uint32_t));
-    foldDone_.clearZero();  // (each folded pass's last workgroup sets it back to 0)
     begin_ = gl::Query("cullide level begin", GL_TIMESTAMP);
     mid_ = gl::Query("cullide chain middle", GL_TIMESTAMP);
     posed_ = gl::Query("cullide chain pose pass", GL_TIMESTAMP);
@@ -318,12 +315,12 @@ void Passes::queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer&
         if (clip) clip_.upload(0, level.clip.size_bytes(), level.clip.data());
     }
     clip_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLIP);  // bound even when unused
-    for (gl::Program* p : {&splat_, &splatBoxes_, &splatMulti_, &splatBoxesMulti_, &splatFold_}) {
+    for (gl::Program* p : {&splat_, &splatBoxes_, &splatMulti_, &splatBoxesMulti_}) {
         p->setUniform("uClip", clip);
         p->setUniform("uClipPerGroup", level.clipPerGroup ? 1u : 0u);
     }
     threads_ = splitItems(level);
-    for (gl::Program* p : {&splat_, &splatBoxes_, &splatMulti_, &splatBoxesMulti_, &splatFold_})
+    for (gl::Program* p : {&splat_, &splatBoxes_, &splatMulti_, &splatBoxesMulti_})
         p->setUniform("uItemPerGroup", itemPerGroup_ ? 1u : 0u);
     ISC_ASSERT(level.groupCount < (1u << 24), "cullide::Passes::issue(): too many groups");
     ISC_ASSERT(!level.queries || queries_, "cullide::Passes::issue(): the query programs were not compiled");
@@ -725,35 +722,16 @@ void Passes::runComputeView(const Level& level, const View& view, bool last) {
                               GL_UNSIGNED_INT, clear);
     depth_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_DEPTH);
     gl::Program& splat = level.byBoxes ? splatBoxes_ : splat_;
+    setView(splat, view, level.epsilon);
+    splat.setUniform("uItemCount", static_cast<unsigned>(level.items.size()));
+    splat.setUniform("uWorkCount", threads_);
+    splat.setUniform("uIdBits", idBitsFor(level.groupCount));
+    splat.setUniform("uPerSlot", level.perSlot ? 1u : 0u);
     const GLuint lanes = level.byBoxes ? kBoxLanes : 1;
-    const GLuint groups =
-        itemPerGroup_ ? static_cast<GLuint>(level.items.size()) : groupsFor(std::size_t(threads_) * lanes);
-    // The query's last workgroup updates the members (one dispatch less): triangles, a level
-    // small enough for one workgroup's loop, and some workgroup to be last.
-    const bool fold =
-        foldUpdate_ && !level.byBoxes && level.members() <= CULLIDE_FOLD_MAX_MEMBERS && groups > 0;
-    for (gl::Program* p : {&splat, fold ? &splatFold_ : &splat}) {
-        setView(*p, view, level.epsilon);
-        p->setUniform("uItemCount", static_cast<unsigned>(level.items.size()));
-        p->setUniform("uWorkCount", threads_);
-        p->setUniform("uIdBits", idBitsFor(level.groupCount));
-        p->setUniform("uPerSlot", level.perSlot ? 1u : 0u);
-    }
     splat.use();
     for (unsigned mode = 0; mode < 3; ++mode) {
-        if (mode == 2 && fold) {
-            foldDone_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_FOLD_DONE);
-            splatFold_.setUniform("uMode", mode);
-            splatFold_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));
-            splatFold_.setUniform("uLast", last ? 1u : 0u);
-            splatFold_.setUniform("uFullMask", CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK);
-            splatFold_.use();
-            splatFold_.dispatch(groups);
-            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-            return;
-        }
         splat.setUniform("uMode", mode);
-        splat.dispatch(groups);
+        splat.dispatch(itemPerGroup_ ? static_cast<GLuint>(level.items.size()) : groupsFor(std::size_t(threads_) * lanes));
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     }
     update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));

@@ -242,11 +242,6 @@ public:
     /// GL clock reads around the chain (ChainResult::timeline; test hook ISC_CULLIDE_TIMELINE=1:
     /// each read is a round trip to the driver, so off by default).
     void setTimeline(bool on) { timeline_ = on; }
-    /// The one-view compute levels' update folded into the query pass (its last workgroup updates
-    /// every member: splat.glsl, CULLIDE_FOLD_UPDATE) for levels of at most
-    /// CULLIDE_FOLD_MAX_MEMBERS members; off: update.glsl's own pass after the query, as before
-    /// (hook ISC_CULLIDE_FOLD_UPDATE=0, 2026-11-28 sixth session).
-    void setFoldUpdate(bool on) { foldUpdate_ = on; }
 
 private:
     /// Queues the passes of `level` with its items in `itemsBuffer` and its members' flags in
@@ -290,8 +285,8 @@ private:
     bool queries_ = false;
     int selfLayers_ = 16;
     int queryPool_ = 1024;
-    gl::Program splat_, splatBoxes_, splatMulti_, splatBoxesMulti_, splatFold_, update_, self_, queryDraw_, queryUpdate_,
-        chain_, filter_, filterWide_, pose_;
+    gl::Program splat_, splatBoxes_, splatMulti_, splatBoxesMulti_, update_, self_, queryDraw_, queryUpdate_, chain_,
+        filter_, filterWide_, pose_;
     gl::GpuScene scene_{"cullide scene"};
     gl::Buffer items_{"cullide items"}, slots_{"cullide slot triangles"}, alive_{"cullide alive"},
         marks_{"cullide marks"}, depth_{"cullide depth words"}, counters_{"cullide counters"},
@@ -317,8 +312,6 @@ private:
     std::size_t poolNext_ = 0;
     gl::Query begin_, posed_, clustered_, mid_, end_, filterEnd_, done_;
     bool timeline_ = false;
-    bool foldUpdate_ = true;
-    gl::Buffer foldDone_{"cullide folded update's finished workgroups"};
     std::chrono::steady_clock::time_point flushedAt_{};  // the chain's first flush
     GLint64 gpuAtFlush_ = 0;                             // the GL clock then (timeline_)
     std::vector<gl::CullideItem> splitItems_;  // the level's items with their split (when any needs one)

@@ -844,62 +844,6 @@ TEST_F(CullideDetectorTest, EarlyStartKeepsTheSeedsAndTheAnswer) {
     }
 }
 
-// The one-view levels' update folded into the query pass (its last workgroup updates every member;
-// hook ISC_CULLIDE_FOLD_UPDATE=0: update.glsl's own pass, as before): the same clusters left, the
-// same listed triangle pairs and the same answer (the reference's), on the default cluster level
-// (one view) and with three cluster views one after the other (the update's survivor count on the
-// last view only). With the fold broken (no workgroup taken as the last, or the marks not cleared
-// between views) the clusters left differ and this fails.
-TEST_F(CullideDetectorTest, FoldedUpdateKeepsTheClustersAndTheAnswer) {
-    Scene scene = bunnyHeap(12);
-    DetectorSettings common{.wantSegments = true};
-    CullideSettings threeViews;
-    threeViews.clusterAxes = 3;
-    threeViews.viewsAtOnce = false;
-    for (const CullideSettings& settings : {CullideSettings{}, threeViews}) {
-        std::unique_ptr<CullideDetector> next, old;
-        {
-            ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}});
-            auto d = createCullideDetector(common, settings);
-            ASSERT_TRUE(d) << d.error().message;
-            next = std::move(*d);
-        }
-        {
-            ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_FOLD_UPDATE", "0"}});
-            auto d = createCullideDetector(common, settings);
-            ASSERT_TRUE(d) << d.error().message;
-            old = std::move(*d);
-        }
-        for (int call = 0; call < 4; ++call) {
-            if (call == 1) {
-                squash(scene, 2, 1.08f);
-                squash(scene, 5, 0.92f);
-            } else if (call == 3) {
-                squash(scene, 7, 1.05f);
-            }  // call 2: the same poses again
-            const std::vector<ObjectPair> candidates = scene.overlappingPairs();
-            DetectionOutput a, b;
-            const std::size_t colliding = detectBoth(scene, candidates, *next, *old, a, b);
-            EXPECT_GE(colliding, 5u);
-            std::printf("[ cullide ] folded update (%d cluster axes), call %d: %zu colliding, clusters %g -> %g "
-                        "(unfolded %g -> %g), listed %g\n",
-                        settings.clusterAxes, call, colliding, a.stats.counter("pcs_clusters_in"),
-                        a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters_in"),
-                        b.stats.counter("pcs_clusters"), a.stats.counter("filtered_pairs"));
-            EXPECT_GT(a.stats.counter("pcs_clusters_in"), a.stats.counter("pcs_clusters"))
-                << "the cluster level pruned some clusters";
-            EXPECT_EQ(a.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters_in"));
-            EXPECT_EQ(a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters")) << "the same clusters left";
-            EXPECT_EQ(a.stats.counter("pairs_after_clusters"), b.stats.counter("pairs_after_clusters"));
-            EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0);
-            EXPECT_EQ(a.stats.counter("filter_list_checksum"), b.stats.counter("filter_list_checksum"))
-                << "the same triangle pairs listed";
-            EXPECT_EQ(a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs"));
-            expectSameAnswer(a, b);
-        }
-    }
-}
-
 // A detector handed another scene with the same meshes but the objects' meshes swapped: the GPU
 // mirror must be remade (GpuScene keeps each object's mesh range while the counts stay: before
 // the fix the second scene's pair was missed with either item path) and the pose pass's item
