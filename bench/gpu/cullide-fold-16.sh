@@ -22,14 +22,6 @@ grep -E "^(=== |rc=|\[  PASSED|\[  FAILED|\[  SKIPPED)" "$out/tests-cullide.txt"
 cullide_accuracy 200 | tee "$out/accuracy-cullide.txt" | grep -v "^$"
 orders=("cullide,cullide_nofold,cpu,peel" "peel,cpu,cullide_nofold,cullide" "cullide_nofold,peel,cullide,cpu"
         "cpu,cullide,peel,cullide_nofold" "cullide,peel,cullide_nofold,cpu" "cullide_nofold,cpu,cullide,peel")
-start_clocks "$out"
-for ((p = 1; p <= ${FOLD_PROCS:-6}; p++)); do
-  order=${orders[$(((p - 1) % ${#orders[@]}))]}
-  echo "=== cullide process $p ($order)"
-  ISC_BENCH_CULLIDE_SIZES=100 ISC_BENCH_CULLIDE_DEFORM_CALLS=80 ISC_BENCH_CULLIDE_PATTERNS="" \
-  ISC_BENCH_CULLIDE_VARIANTS="cullide_nofold:ISC_CULLIDE_FOLD_UPDATE=0" \
-  ISC_BENCH_CULLIDE_ORDER="$order" cullide_process "$out" "$p" 90 "^(pile|deforming)/100/"
-done
-stop_clocks
+cullide_processes "$out" "${FOLD_PROCS:-6}" 100 80 "cullide_nofold:ISC_CULLIDE_FOLD_UPDATE=0"
 : > "$out/marks.txt"
 [ -n "$final" ] && tar -czf "$final/cullide-fold-16.tgz" -C "$out" .
