@@ -16,10 +16,7 @@ set -uo pipefail
 final=${OUT:-}
 OUT=$(mktemp -d) setup_out /tmp/cullide-fold-16-out
 cat "$out/machine.txt"
-TEST_LIMIT=150 run_tests "$dev/tests/isc_test_cullide" "$dev/tests/isc_test_cullide_broadphase" \
-  "$dev/tests/isc_test_pile_cullide" > "$out/tests-cullide.txt" 2>&1
-grep -E "^(=== |rc=|\[  PASSED|\[  FAILED|\[  SKIPPED)" "$out/tests-cullide.txt"
-cullide_accuracy 200 | tee "$out/accuracy-cullide.txt" | grep -v "^$"
+cullide_tests_and_accuracy "$out"
 orders=("cullide,cullide_nofold,cpu,peel" "peel,cpu,cullide_nofold,cullide" "cullide_nofold,peel,cullide,cpu"
         "cpu,cullide,peel,cullide_nofold" "cullide,peel,cullide_nofold,cpu" "cullide_nofold,cpu,cullide,peel")
 cullide_processes "$out" "${FOLD_PROCS:-6}" 100 80 "cullide_nofold:ISC_CULLIDE_FOLD_UPDATE=0"

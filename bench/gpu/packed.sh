@@ -50,6 +50,14 @@ cullide_accuracy() {
     timeout 40 "$bin/isc" accuracy --detector cullide --poses $poses $set --quiet 2>&1
   done
 }
+# cullide's test executables on the driver into $1/tests-cullide.txt (their summaries printed),
+# then cullide_accuracy 200 into $1/accuracy-cullide.txt.
+cullide_tests_and_accuracy() {
+  TEST_LIMIT=150 run_tests "$dev/tests/isc_test_cullide" "$dev/tests/isc_test_cullide_broadphase" \
+    "$dev/tests/isc_test_pile_cullide" > "$1/tests-cullide.txt" 2>&1
+  grep -E "^(=== |rc=|\[  PASSED|\[  FAILED|\[  SKIPPED)" "$1/tests-cullide.txt"
+  cullide_accuracy 200 | tee "$1/accuracy-cullide.txt" | grep -v "^$"
+}
 # The GPU's clocks sampled every 20 ms into $1/clocks.csv (nvidia-smi, read only) until stop_clocks.
 start_clocks() {
   smi=""

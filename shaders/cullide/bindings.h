@@ -33,7 +33,7 @@ namespace isc::gl {
 // The chain's GPU filter (cullide/filter.glsl): the triangle pairs of the surviving triangles
 // of overlapping cluster pairs that the float separating-axis test cannot prove apart.
 #define CULLIDE_BINDING_CLUSTER_PAIRS 20   // uvec4 clusterPairs[]: (chain pair, cluster item of its a, of its b, 0)
-#define CULLIDE_BINDING_CHAIN_COUNTERS 21  // uint chainCounters[8]: CULLIDE_CHAIN_* counters, then the indirect args
+#define CULLIDE_BINDING_CHAIN_COUNTERS 21  // uint chainCounters[12]: CULLIDE_CHAIN_* counters, the indirect args at 4..6
 #define CULLIDE_BINDING_OUTPUT 22          // uint outputPairs[3 * capacity]: (chain pair, triangle of its a, of its b)
 // The chain's pose pass (cullide/pose.glsl, CullideSettings::gpuItems): every cluster of
 // the pairs' objects is an item; its world box is computed on the GPU and it starts in the
@@ -51,8 +51,12 @@ namespace isc::gl {
 #define CULLIDE_CHAIN_CLUSTER_PAIRS 0      // cluster pairs appended (the pair pass)
 #define CULLIDE_CHAIN_OUTPUT 1             // triangle pairs appended (the filter)
 #define CULLIDE_CHAIN_BOX_PAIRS 2          // triangle pairs whose boxes met (before the separating-axis test)
+#define CULLIDE_CHAIN_EMPTY_PAIRS 3        // CULLIDE_FILTER_SUBCOUNT: cluster pairs in which no triangle boxes met
+#define CULLIDE_CHAIN_NO_SUBBOX_PAIRS 7    // CULLIDE_FILTER_SUBCOUNT: cluster pairs in which no 16-slot sub-boxes met
 #define CULLIDE_CHAIN_ARGS 4               // uint offset of the filter's indirect dispatch arguments (x, y, z)
-#define CULLIDE_CHAIN_COUNTER_COUNT 8
+#define CULLIDE_CHAIN_NO_TIGHT_PAIRS 8     // CULLIDE_FILTER_SUBCOUNT: cluster pairs whose clusters' tight world boxes
+                                           // (over their posed triangles) do not meet
+#define CULLIDE_CHAIN_COUNTER_COUNT 12
 // The filter holds both clusters of a pair in shared memory: clusters of at most this many triangles.
 #define CULLIDE_FILTER_MAX_CLUSTER 64u
 // The chain's pair pass walks one object's cluster items per thread: objects with more are not

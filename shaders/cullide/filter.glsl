@@ -75,6 +75,22 @@ shared uint sTri[2u * CULLIDE_FILTER_MAX_CLUSTER];
 shared uint sCount[2];
 shared uint sBoxPairs;
 
+#ifdef CULLIDE_FILTER_SUBCOUNT
+// Diagnostic (hook ISC_CULLIDE_FILTER_SUBCOUNT=1, wide filter only): how many cluster pairs a cut
+// by sub-cluster boxes would leave out before any triangle is loaded. Each side's slots in groups
+// of 16 (the hierarchy's leaf order: neighbours in space), each group's box over its triangles
+// (floats as order-keeping uints for shared atomicMin / atomicMax); counted: cluster pairs whose
+// sub-boxes meet nowhere (within the tolerance), and those whose triangle boxes meet nowhere.
+#define CULLIDE_SUB 16u
+#define CULLIDE_SUBS (CULLIDE_FILTER_MAX_CLUSTER / CULLIDE_SUB)
+shared uint sSubLo[2u * CULLIDE_SUBS * 3u], sSubHi[2u * CULLIDE_SUBS * 3u];
+uint cullideOrderedBits(float f) {
+    uint k = floatBitsToUint(f);
+    return (k & 0x80000000u) != 0u ? ~k : (k | 0x80000000u);
+}
+float cullideOrderedFloat(uint k) { return uintBitsToFloat((k & 0x80000000u) != 0u ? (k & 0x7FFFFFFFu) : ~k); }
+#endif
+
 void main() {
     if (uMode == 0u) {
         if (gl_GlobalInvocationID.x != 0u) return;
@@ -91,6 +107,12 @@ void main() {
     uint lid = gl_LocalInvocationIndex;
     if (lid < 2u) sCount[lid] = 0u;
     if (lid == 0u) sBoxPairs = 0u;
+#ifdef CULLIDE_FILTER_SUBCOUNT
+    if (lid < 2u * CULLIDE_SUBS * 3u) {
+        sSubLo[lid] = 0xFFFFFFFFu;
+        sSubHi[lid] = 0u;
+    }
+#endif
     barrier();
 #ifdef CULLIDE_FILTER_WIDE
     {
@@ -105,6 +127,13 @@ void main() {
             vec3 a, b, c;
             cullideSlotTriangle(it, lane, t, a, b, c);
             vec3 lo = min(a, min(b, c)), hi = max(a, max(b, c));
+#ifdef CULLIDE_FILTER_SUBCOUNT
+            uint sub = 3u * (side * CULLIDE_SUBS + lane / CULLIDE_SUB);
+            for (uint k = 0u; k < 3u; ++k) {
+                atomicMin(sSubLo[sub + k], cullideOrderedBits(lo[k]));
+                atomicMax(sSubHi[sub + k], cullideOrderedBits(hi[k]));
+            }
+#endif
             // Only triangles whose box comes within the tolerance of the other cluster's box
             // (chainBoxes: the pose pass's, grown by the round-off bound, holding every triangle
             // of that cluster): any other one fails the pair box test below with every triangle
@@ -123,6 +152,36 @@ void main() {
         }
     }
     barrier();
+#ifdef CULLIDE_FILTER_SUBCOUNT
+    if (lid == 0u) {
+        uint met = 0u;
+        for (uint i = 0u; i < CULLIDE_SUBS; ++i)
+            for (uint j = 0u; j < CULLIDE_SUBS; ++j) {
+                uint x = 3u * i, y = 3u * (CULLIDE_SUBS + j);
+                if (sSubLo[x] == 0xFFFFFFFFu || sSubLo[y] == 0xFFFFFFFFu) continue;  // an empty group
+                vec3 loA = vec3(cullideOrderedFloat(sSubLo[x]), cullideOrderedFloat(sSubLo[x + 1u]), cullideOrderedFloat(sSubLo[x + 2u]));
+                vec3 hiA = vec3(cullideOrderedFloat(sSubHi[x]), cullideOrderedFloat(sSubHi[x + 1u]), cullideOrderedFloat(sSubHi[x + 2u]));
+                vec3 loB = vec3(cullideOrderedFloat(sSubLo[y]), cullideOrderedFloat(sSubLo[y + 1u]), cullideOrderedFloat(sSubLo[y + 2u]));
+                vec3 hiB = vec3(cullideOrderedFloat(sSubHi[y]), cullideOrderedFloat(sSubHi[y + 1u]), cullideOrderedFloat(sSubHi[y + 2u]));
+                if (all(lessThanEqual(loA, hiB + uTolerance)) && all(lessThanEqual(loB, hiA + uTolerance))) ++met;
+            }
+        if (met == 0u) atomicAdd(chainCounters[CULLIDE_CHAIN_NO_SUBBOX_PAIRS], 1u);
+        // Each cluster's tight world box: the union of its groups.
+        vec3 tLo[2], tHi[2];
+        for (uint side = 0u; side < 2u; ++side) {
+            tLo[side] = vec3(3.4e38);
+            tHi[side] = vec3(-3.4e38);
+            for (uint g = 0u; g < CULLIDE_SUBS; ++g) {
+                uint x = 3u * (side * CULLIDE_SUBS + g);
+                if (sSubLo[x] == 0xFFFFFFFFu) continue;
+                tLo[side] = min(tLo[side], vec3(cullideOrderedFloat(sSubLo[x]), cullideOrderedFloat(sSubLo[x + 1u]), cullideOrderedFloat(sSubLo[x + 2u])));
+                tHi[side] = max(tHi[side], vec3(cullideOrderedFloat(sSubHi[x]), cullideOrderedFloat(sSubHi[x + 1u]), cullideOrderedFloat(sSubHi[x + 2u])));
+            }
+        }
+        if (!(all(lessThanEqual(tLo[0], tHi[1] + uTolerance)) && all(lessThanEqual(tLo[1], tHi[0] + uTolerance))))
+            atomicAdd(chainCounters[CULLIDE_CHAIN_NO_TIGHT_PAIRS], 1u);
+    }
+#endif
     uint nA = sCount[0], nB = sCount[1];
     uint total = nA * nB, boxPairs = 0u;
     for (uint idx = lid; idx < total; idx += CULLIDE_FILTER_LANES) {
@@ -140,4 +199,7 @@ void main() {
     if (boxPairs != 0u) atomicAdd(sBoxPairs, boxPairs);
     barrier();
     if (lid == 0u && sBoxPairs != 0u) atomicAdd(chainCounters[CULLIDE_CHAIN_BOX_PAIRS], sBoxPairs);
+#ifdef CULLIDE_FILTER_SUBCOUNT
+    if (lid == 0u && sBoxPairs == 0u) atomicAdd(chainCounters[CULLIDE_CHAIN_EMPTY_PAIRS], 1u);
+#endif
 }

@@ -117,6 +117,10 @@ struct CullideDetector::Impl {
     // order-free checksum of the filter's listed triangle pairs (pair, triangle of a, of b), so
     // that tests compare the list of two filter paths as a set.
     bool filterChecksum = false;
+    // Diagnostic hook ISC_CULLIDE_FILTER_SUBCOUNT=1 (2026-11-28, sixth session): the counters
+    // filter_empty_cluster_pairs and filter_no_subbox_cluster_pairs (Passes::setFilterSubCount):
+    // how many of the filter's workgroups a cut by sub-cluster boxes would save.
+    bool filterSubCount = false;
     // cullide-13: ISC_CULLIDE_EARLY_START (the chain's pose pass queued and flushed as soon as
     // the object boxes and partners are made, Passes::startChain: the GPU starts while the CPU
     // makes the views, clip boxes and pair list; 0: with the cluster level's splats, as before);
@@ -859,6 +863,11 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 addCount(stats, "gpu_ms", cr.filterGpuMs);
                 addCount(stats, "filter_cluster_pairs", cr.clusterPairs);
                 addCount(stats, "filter_box_pairs", cr.boxPairs);
+                if (filterSubCount) {
+                    addCount(stats, "filter_empty_cluster_pairs", cr.emptyPairs);
+                    addCount(stats, "filter_no_subbox_cluster_pairs", cr.noSubBoxPairs);
+                    addCount(stats, "filter_no_tight_cluster_pairs", cr.noTightPairs);
+                }
                 if (!cr.listed) addCount(stats, "filter_overflows", 1);
             }
             if (cr.listed) {
@@ -1561,6 +1570,12 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // indices (before cullide-12).
     impl->passes.setSlotCorners(envOn("ISC_CULLIDE_SLOT_CORNERS", true));
     impl->filterChecksum = envOn("ISC_CULLIDE_FILTER_CHECKSUM", false);
+    // ISC_CULLIDE_OBB_PAIRS=0 (2026-11-28, sixth session): the pair pass on the clusters' world
+    // boxes alone, without the oriented-box test (Passes::setObbPairs).
+    impl->passes.setObbPairs(envOn("ISC_CULLIDE_OBB_PAIRS", true));
+    impl->filterSubCount = envOn("ISC_CULLIDE_FILTER_SUBCOUNT", false);
+    if (impl->filterSubCount)
+        if (auto r = impl->passes.setFilterSubCount(true); !r) return fail(r.error().message);
     impl->earlyStart = envOn("ISC_CULLIDE_EARLY_START", true);
     impl->passes.setTimeline(envOn("ISC_CULLIDE_TIMELINE", false));
     if (const char* v = std::getenv("ISC_CULLIDE_PAIR_SPLIT"); v != nullptr && *v != '\0')

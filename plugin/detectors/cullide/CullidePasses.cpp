@@ -263,6 +263,17 @@ void Passes::setView(gl::Program& program, const View& view, float epsilon) cons
     program.setUniform("uEpsilon", epsilon);
 }
 
+Result<void> Passes::setFilterSubCount(bool on) {
+    filterSubCount_ = on;
+    if (!on || filterWideCount_.id() != 0) return {};
+    auto p = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/filter.glsl"}},
+                                 "#define CULLIDE_FILTER_WIDE 1\n#define CULLIDE_FILTER_SUBCOUNT 1\n",
+                                 "cullide filter (wide, sub-box counts)");
+    if (!p) return fail(p.error().message);
+    filterWideCount_ = std::move(*p);
+    return {};
+}
+
 void Passes::setStaticBoxes(std::span<const glm::vec4> boxes) {
     staticBoxes_.assign(boxes.begin(), boxes.end());
     staticBoxesUploaded_ = false;
@@ -480,6 +491,8 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             ? std::max<std::uint32_t>(1u, chain.pairSplit)
             : 1u;
     chain_.setUniform("uPairSplit", split);
+    chain_.setUniform("uObbPairs", obbPairs_ && chain.poseItems ? 1u : 0u);  // (the item boxes are bound)
+    chain_.setUniform("uEpsilon", cl.epsilon);
     dispatchChain(0u, chain.pairThreads * split);
     glQueryCounter(mid_.id(), GL_TIMESTAMP);
     // The cluster level's counters before the triangle level clears them.
@@ -533,7 +546,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     if (triangles && filter) {
         output_.reserve(std::size_t(outputCapacity_) * 12);
         output_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_OUTPUT);
-        gl::Program& filterProgram = wideFilter_ ? filterWide_ : filter_;
+        gl::Program& filterProgram = wideFilter_ ? (filterSubCount_ ? filterWideCount_ : filterWide_) : filter_;
         filterProgram.setUniform("uClusterPairCapacity", clusterPairCapacity_);
         filterProgram.setUniform("uOutputCapacity", outputCapacity_);
         filterProgram.setUniform("uMaxGroups", std::min<std::uint32_t>(maxGroupsX_, 65535u));
@@ -644,6 +657,9 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         std::memcpy(cc, map + chainAt, sizeof(cc));
         out.clusterPairs = cc[CULLIDE_CHAIN_CLUSTER_PAIRS];
         out.boxPairs = cc[CULLIDE_CHAIN_BOX_PAIRS];
+        out.emptyPairs = cc[CULLIDE_CHAIN_EMPTY_PAIRS];
+        out.noSubBoxPairs = cc[CULLIDE_CHAIN_NO_SUBBOX_PAIRS];
+        out.noTightPairs = cc[CULLIDE_CHAIN_NO_TIGHT_PAIRS];
         out.filterGpuMs = (double(filterEnd_.result()) - double(end_.result())) * 1e-6;
         const std::uint32_t listed = cc[CULLIDE_CHAIN_OUTPUT];
         if (cc[CULLIDE_CHAIN_CLUSTER_PAIRS] > clusterPairCapacity_ || listed > outputCapacity_ ||

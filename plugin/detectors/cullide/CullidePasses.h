@@ -157,6 +157,10 @@ struct ChainResult {
     std::span<const std::uint32_t> tests;
     double clusterPairs = 0.0;  // cluster pairs the filter walked
     double boxPairs = 0.0;      // triangle pairs whose boxes met (before the separating-axis test)
+    /// With setFilterSubCount(true): cluster pairs in which no triangle boxes met, and those in
+    /// which no two 16-slot sub-boxes met (what a cut by sub-cluster boxes would leave out).
+    /// And those whose clusters' tight world boxes (over their posed triangles) do not meet.
+    double emptyPairs = 0.0, noSubBoxPairs = 0.0, noTightPairs = 0.0;
     double filterGpuMs = 0.0;   // GPU time of the filter (after the triangle level)
     double poseGpuMs = 0.0;     // poseItems: GPU time of the pose pass (part of cluster.gpuMs)
     double pairGpuMs = 0.0;     // GPU time of the pair pass (part of cluster.gpuMs)
@@ -204,6 +208,14 @@ public:
     /// The filter with 128 invocations per cluster pair (both clusters loaded at once; cullide-10,
     /// the default) or 64 (one cluster after the other, as before).
     void setWideFilter(bool on) { wideFilter_ = on; }
+    /// The pair pass also tests two rigid clusters whose world boxes meet as oriented boxes (their
+    /// local boxes posed, chain.glsl) and keeps them only when those meet too (2026-11-28, sixth
+    /// session; off, hook ISC_CULLIDE_OBB_PAIRS=0: the world boxes alone). Needs Chain::poseItems.
+    void setObbPairs(bool on) { obbPairs_ = on; }
+    /// Diagnostic (hook ISC_CULLIDE_FILTER_SUBCOUNT=1): the wide filter counts the cluster pairs
+    /// whose triangle boxes, and whose 16-slot sub-boxes, meet nowhere (ChainResult::emptyPairs,
+    /// noSubBoxPairs); the same listed pairs. Compiles its program variant; an Error when it fails.
+    [[nodiscard]] Result<void> setFilterSubCount(bool on);
     /// The filter reads each slot's corner indices and triangle in one load (Slots::corners;
     /// cullide-12, the default; hook ISC_CULLIDE_SLOT_CORNERS=0: the slot's triangle, then its
     /// indices, as sceneWorldTriangle does). The same floats, so the same pairs.
@@ -317,6 +329,9 @@ private:
     std::vector<gl::CullideItem> splitItems_;  // the level's items with their split (when any needs one)
     std::span<const gl::CullideItem> levelItems_;  // what the level uploads: splitItems_ or its own items
     bool wideFilter_ = true;
+    bool filterSubCount_ = false;
+    bool obbPairs_ = true;
+    gl::Program filterWideCount_;  // setFilterSubCount(true): the wide filter with the counts
     bool slotCornersOn_ = true;
     std::uint64_t itemBoxesVersion_ = 0;           // Level::itemsVersion of what itemBoxes_ holds (0: none)
     bool poseGroupPerItem_ = false;                // the pose pass: one workgroup per item (some item deformed)

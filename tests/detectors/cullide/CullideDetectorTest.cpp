@@ -442,7 +442,13 @@ TEST_F(CullideDetectorTest, ChainedLevelsMatchTheLevelsReadBackOneByOne) {
         CullideSettings s = settings("compute", 64);
         s.clusterBoxes = boxes;
         s.chain = true;
-        auto chained = makeCullide(s);
+        // (The pair pass's oriented-box cut off: it keeps fewer pairs than the CPU's per-pair
+        // overlap; OrientedBoxPairsKeepTheListedPairsAndTheAnswer tests it.)
+        std::unique_ptr<CullideDetector> chained;
+        {
+            ScopedEnv env({{"ISC_CULLIDE_OBB_PAIRS", "0"}});
+            chained = makeCullide(s);
+        }
         s.chain = false;
         auto oneByOne = makeCullide(s);
         DetectionOutput a, b;
@@ -485,7 +491,11 @@ TEST_F(CullideDetectorTest, GpuItemsMatchTheItemsBuiltOnTheCpu) {
     deform(5, 0.9f);
     deform(7, 1.12f);
     CullideSettings s = settings("compute", 64);
-    auto onGpu = makeCullide(s);
+    std::unique_ptr<CullideDetector> onGpu;
+    {
+        ScopedEnv env({{"ISC_CULLIDE_OBB_PAIRS", "0"}});  // (as the CPU items' pair cut: the same pairs on)
+        onGpu = makeCullide(s);
+    }
     s.gpuItems = false;
     auto onCpu = makeCullide(s);
     for (int call = 0; call < 3; ++call) {
@@ -840,6 +850,84 @@ TEST_F(CullideDetectorTest, EarlyStartKeepsTheSeedsAndTheAnswer) {
         EXPECT_TRUE(std::none_of(b.stats.counters.begin(), b.stats.counters.end(),
                                  [](const auto& c) { return c.first == "gpu_span_ms"; }))
             << "no timeline without its hook";
+        expectSameAnswer(a, b);
+    }
+}
+
+// The pair pass's oriented-box test (two rigid clusters whose world boxes meet are kept only when
+// their posed local boxes meet too; hook ISC_CULLIDE_OBB_PAIRS=0: the world boxes alone): fewer
+// cluster pairs reach the filter, the same triangle pairs are listed and the answer is the same
+// (and the reference's), over rigid moves and deformed objects (which keep the world-box test).
+// With the boxes shrunk by a tenth in the test it lost pairs (the answer differed from the
+// reference and from the world boxes alone) and failed.
+TEST_F(CullideDetectorTest, OrientedBoxPairsKeepTheListedPairsAndTheAnswer) {
+    Scene scene = bunnyHeap(12);
+    DetectorSettings common{.wantSegments = true};
+    std::unique_ptr<CullideDetector> next = cullideWithHooks(common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}});
+    std::unique_ptr<CullideDetector> old =
+        cullideWithHooks(common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_OBB_PAIRS", "0"}});
+    ASSERT_NE(next, nullptr);
+    ASSERT_NE(old, nullptr);
+    for (int call = 0; call < 4; ++call) {
+        if (call == 1) {
+            squash(scene, 2, 1.08f);  // deformed: world boxes only
+            squash(scene, 5, 0.92f);
+        } else if (call == 3) {
+            Pose p = scene.pose(7);
+            p.rotation = glm::normalize(p.rotation * glm::angleAxis(0.3f, glm::normalize(Vec3(1.0f, 2.0f, 0.5f))));
+            scene.setPose(7, p);
+        }
+        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+        DetectionOutput a, b;
+        const std::size_t colliding = detectBoth(scene, candidates, *next, *old, a, b);
+        EXPECT_GE(colliding, 5u);
+        std::printf("[ cullide ] oriented-box pairs, call %d: %zu colliding, cluster pairs %g (world boxes alone %g), "
+                    "listed %g\n",
+                    call, colliding, a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs"),
+                    a.stats.counter("filtered_pairs"));
+        EXPECT_LT(a.stats.counter("filter_cluster_pairs"), 0.8 * b.stats.counter("filter_cluster_pairs"))
+            << "the oriented boxes cut cluster pairs";
+        EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
+        EXPECT_EQ(a.stats.counter("filter_list_checksum"), b.stats.counter("filter_list_checksum"))
+            << "the same triangle pairs listed";
+        expectSameAnswer(a, b);
+    }
+}
+
+// The diagnostic hook ISC_CULLIDE_FILTER_SUBCOUNT=1 (the filter counts the cluster pairs in which
+// no triangle boxes met, and those in which no 16-slot sub-boxes met): the same listed pairs and
+// answer as without it, and the counts consistent: a sub-box holds its triangles' boxes, so a
+// pair whose sub-boxes meet nowhere has no triangle boxes meeting either (no_subbox <= empty <=
+// cluster pairs; sub-boxes made too small would break it), and likewise a cluster's tight world box
+// holds its sub-boxes (no_tight <= no_subbox).
+TEST_F(CullideDetectorTest, FilterSubCountKeepsTheAnswer) {
+    Scene scene = bunnyHeap(12);
+    DetectorSettings common{.wantSegments = true};
+    std::unique_ptr<CullideDetector> counting =
+        cullideWithHooks(common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_FILTER_SUBCOUNT", "1"}});
+    std::unique_ptr<CullideDetector> plain = cullideWithHooks(common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}});
+    ASSERT_NE(counting, nullptr);
+    ASSERT_NE(plain, nullptr);
+    for (int call = 0; call < 3; ++call) {
+        if (call == 1) squash(scene, 2, 1.08f);
+        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+        DetectionOutput a, b;
+        EXPECT_GE(detectBoth(scene, candidates, *counting, *plain, a, b), 5u);
+        const double clusterPairs = a.stats.counter("filter_cluster_pairs");
+        const double empty = a.stats.counter("filter_empty_cluster_pairs");
+        const double noSub = a.stats.counter("filter_no_subbox_cluster_pairs");
+        const double noTight = a.stats.counter("filter_no_tight_cluster_pairs");
+        std::printf("[ cullide ] filter sub-box counts, call %d: %g cluster pairs, %g with no triangle boxes met, "
+                    "%g with no sub-boxes met, %g whose tight boxes do not meet\n",
+                    call, clusterPairs, empty, noSub, noTight);
+        EXPECT_GT(clusterPairs, 0.0);
+        EXPECT_LE(noTight, noSub) << "a cluster's tight box holds its sub-boxes";
+        EXPECT_LE(noSub, empty);
+        EXPECT_LE(empty, clusterPairs);
+        EXPECT_EQ(a.stats.counter("filter_list_checksum"), b.stats.counter("filter_list_checksum"));
+        EXPECT_TRUE(std::none_of(b.stats.counters.begin(), b.stats.counters.end(),
+                                 [](const auto& c) { return c.first == "filter_empty_cluster_pairs"; }))
+            << "no counts without the hook";
         expectSameAnswer(a, b);
     }
 }
