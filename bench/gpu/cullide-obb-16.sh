@@ -4,20 +4,11 @@
 # chain.glsl; hook ISC_CULLIDE_OBB_PAIRS=0 for the world boxes alone, the code before).
 #   0. isc_test_cullide, isc_test_cullide_broadphase, isc_test_pile_cullide on the NVIDIA driver;
 #      `isc accuracy --detector cullide` (200 poses) at the defaults, clusterAxes=3 and axes=1;
-#   1. OBB_PROCS processes (default 6) of isc_bench_cullide on pile/100 and deforming/100, rows
+#   1. AB_PROCS processes (default 6) of isc_bench_cullide on pile/100 and deforming/100, rows
 #      cullide (oriented boxes), cullide_noobb (the code before), cpu and peel, in an order that
 #      changes with the process (issue 9's "within 1.5x of peel").
 # On the lent machine from the repository root, binaries packed by bench/gpu/pack.sh.
 # Writes $OUT/cullide-obb-16.tgz: tests-cullide.txt, accuracy-cullide.txt, cullide-p<N>.txt/.json,
 # machine.txt, clocks.csv.
-set -uo pipefail
-. "$(dirname "${BASH_SOURCE[0]}")/packed.sh"
-final=${OUT:-}
-OUT=$(mktemp -d) setup_out /tmp/cullide-obb-16-out
-cat "$out/machine.txt"
-cullide_tests_and_accuracy "$out"
-orders=("cullide,cullide_noobb,cpu,peel" "peel,cpu,cullide_noobb,cullide" "cullide_noobb,peel,cullide,cpu"
-        "cpu,cullide,peel,cullide_noobb" "cullide,peel,cullide_noobb,cpu" "cullide_noobb,cpu,cullide,peel")
-cullide_processes "$out" "${OBB_PROCS:-6}" 100 80 "cullide_noobb:ISC_CULLIDE_OBB_PAIRS=0"
-: > "$out/marks.txt"
-[ -n "$final" ] && tar -czf "$final/cullide-obb-16.tgz" -C "$out" .
+# (Run through bench/gpu/cullide-ab.sh since the sixth session's review: the same parts and rows.)
+exec bash "$(dirname "${BASH_SOURCE[0]}")/cullide-ab.sh" cullide_noobb ISC_CULLIDE_OBB_PAIRS=0 cullide-obb-16
