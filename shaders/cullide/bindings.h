@@ -51,11 +51,13 @@ namespace isc::gl {
 #define CULLIDE_CHAIN_CLUSTER_PAIRS 0      // cluster pairs appended (the pair pass)
 #define CULLIDE_CHAIN_OUTPUT 1             // triangle pairs appended (the filter)
 #define CULLIDE_CHAIN_BOX_PAIRS 2          // triangle pairs whose boxes met (before the separating-axis test)
-#define CULLIDE_CHAIN_EMPTY_PAIRS 3        // CULLIDE_FILTER_SUBCOUNT: cluster pairs in which no triangle boxes met
-#define CULLIDE_CHAIN_NO_SUBBOX_PAIRS 7    // CULLIDE_FILTER_SUBCOUNT: cluster pairs in which no 16-slot sub-boxes met
 #define CULLIDE_CHAIN_ARGS 4               // uint offset of the filter's indirect dispatch arguments (x, y, z)
-#define CULLIDE_CHAIN_NO_TIGHT_PAIRS 8     // CULLIDE_FILTER_SUBCOUNT: cluster pairs whose clusters' tight world boxes
-                                           // (over their posed triangles) do not meet
+// The diagnostic counts of CULLIDE_FILTER_SUBCOUNT (after the arguments): cluster pairs in which
+// no triangle boxes met, no 16-slot sub-boxes met, and whose clusters' tight world boxes (over
+// their posed triangles) do not meet.
+#define CULLIDE_CHAIN_EMPTY_PAIRS 8
+#define CULLIDE_CHAIN_NO_SUBBOX_PAIRS 9
+#define CULLIDE_CHAIN_NO_TIGHT_PAIRS 10
 #define CULLIDE_CHAIN_COUNTER_COUNT 12
 // The filter holds both clusters of a pair in shared memory: clusters of at most this many triangles.
 #define CULLIDE_FILTER_MAX_CLUSTER 64u

@@ -89,6 +89,16 @@ uint cullideOrderedBits(float f) {
     return (k & 0x80000000u) != 0u ? ~k : (k | 0x80000000u);
 }
 float cullideOrderedFloat(uint k) { return uintBitsToFloat((k & 0x80000000u) != 0u ? (k & 0x7FFFFFFFu) : ~k); }
+// Group g's box (side * CULLIDE_SUBS + group); false when the group holds no triangle.
+bool cullideSubBox(uint g, out vec3 lo, out vec3 hi) {
+    uint x = 3u * g;
+    if (sSubLo[x] == 0xFFFFFFFFu) return false;
+    for (uint k = 0u; k < 3u; ++k) {
+        lo[k] = cullideOrderedFloat(sSubLo[x + k]);
+        hi[k] = cullideOrderedFloat(sSubHi[x + k]);
+    }
+    return true;
+}
 #endif
 
 void main() {
@@ -154,30 +164,24 @@ void main() {
     barrier();
 #ifdef CULLIDE_FILTER_SUBCOUNT
     if (lid == 0u) {
+        // The sub-box pairs that meet (within the tolerance), and each cluster's tight world box:
+        // the union of its groups.
         uint met = 0u;
-        for (uint i = 0u; i < CULLIDE_SUBS; ++i)
-            for (uint j = 0u; j < CULLIDE_SUBS; ++j) {
-                uint x = 3u * i, y = 3u * (CULLIDE_SUBS + j);
-                if (sSubLo[x] == 0xFFFFFFFFu || sSubLo[y] == 0xFFFFFFFFu) continue;  // an empty group
-                vec3 loA = vec3(cullideOrderedFloat(sSubLo[x]), cullideOrderedFloat(sSubLo[x + 1u]), cullideOrderedFloat(sSubLo[x + 2u]));
-                vec3 hiA = vec3(cullideOrderedFloat(sSubHi[x]), cullideOrderedFloat(sSubHi[x + 1u]), cullideOrderedFloat(sSubHi[x + 2u]));
-                vec3 loB = vec3(cullideOrderedFloat(sSubLo[y]), cullideOrderedFloat(sSubLo[y + 1u]), cullideOrderedFloat(sSubLo[y + 2u]));
-                vec3 hiB = vec3(cullideOrderedFloat(sSubHi[y]), cullideOrderedFloat(sSubHi[y + 1u]), cullideOrderedFloat(sSubHi[y + 2u]));
-                if (all(lessThanEqual(loA, hiB + uTolerance)) && all(lessThanEqual(loB, hiA + uTolerance))) ++met;
-            }
-        if (met == 0u) atomicAdd(chainCounters[CULLIDE_CHAIN_NO_SUBBOX_PAIRS], 1u);
-        // Each cluster's tight world box: the union of its groups.
-        vec3 tLo[2], tHi[2];
-        for (uint side = 0u; side < 2u; ++side) {
-            tLo[side] = vec3(3.4e38);
-            tHi[side] = vec3(-3.4e38);
-            for (uint g = 0u; g < CULLIDE_SUBS; ++g) {
-                uint x = 3u * (side * CULLIDE_SUBS + g);
-                if (sSubLo[x] == 0xFFFFFFFFu) continue;
-                tLo[side] = min(tLo[side], vec3(cullideOrderedFloat(sSubLo[x]), cullideOrderedFloat(sSubLo[x + 1u]), cullideOrderedFloat(sSubLo[x + 2u])));
-                tHi[side] = max(tHi[side], vec3(cullideOrderedFloat(sSubHi[x]), cullideOrderedFloat(sSubHi[x + 1u]), cullideOrderedFloat(sSubHi[x + 2u])));
+        vec3 tLo[2] = vec3[2](vec3(3.4e38), vec3(3.4e38)), tHi[2] = vec3[2](vec3(-3.4e38), vec3(-3.4e38));
+        for (uint g = 0u; g < 2u * CULLIDE_SUBS; ++g) {
+            vec3 lo, hi;
+            if (!cullideSubBox(g, lo, hi)) continue;
+            uint side = g / CULLIDE_SUBS;
+            tLo[side] = min(tLo[side], lo);
+            tHi[side] = max(tHi[side], hi);
+            for (uint j = CULLIDE_SUBS; j < 2u * CULLIDE_SUBS && side == 0u; ++j) {
+                vec3 loB, hiB;
+                if (cullideSubBox(j, loB, hiB) && all(lessThanEqual(lo, hiB + uTolerance)) &&
+                    all(lessThanEqual(loB, hi + uTolerance)))
+                    ++met;
             }
         }
+        if (met == 0u) atomicAdd(chainCounters[CULLIDE_CHAIN_NO_SUBBOX_PAIRS], 1u);
         if (!(all(lessThanEqual(tLo[0], tHi[1] + uTolerance)) && all(lessThanEqual(tLo[1], tHi[0] + uTolerance))))
             atomicAdd(chainCounters[CULLIDE_CHAIN_NO_TIGHT_PAIRS], 1u);
     }

@@ -118,8 +118,8 @@ struct CullideDetector::Impl {
     // that tests compare the list of two filter paths as a set.
     bool filterChecksum = false;
     // Diagnostic hook ISC_CULLIDE_FILTER_SUBCOUNT=1 (2026-11-28, sixth session): the counters
-    // filter_empty_cluster_pairs and filter_no_subbox_cluster_pairs (Passes::setFilterSubCount):
-    // how many of the filter's workgroups a cut by sub-cluster boxes would save.
+    // filter_empty_cluster_pairs, filter_no_subbox_cluster_pairs and filter_no_tight_cluster_pairs
+    // (Passes::setFilterSubCount): how many of the filter's workgroups a tighter cut would save.
     bool filterSubCount = false;
     // cullide-13: ISC_CULLIDE_EARLY_START (the chain's pose pass queued and flushed as soon as
     // the object boxes and partners are made, Passes::startChain: the GPU starts while the CPU

@@ -157,9 +157,9 @@ struct ChainResult {
     std::span<const std::uint32_t> tests;
     double clusterPairs = 0.0;  // cluster pairs the filter walked
     double boxPairs = 0.0;      // triangle pairs whose boxes met (before the separating-axis test)
-    /// With setFilterSubCount(true): cluster pairs in which no triangle boxes met, and those in
-    /// which no two 16-slot sub-boxes met (what a cut by sub-cluster boxes would leave out).
-    /// And those whose clusters' tight world boxes (over their posed triangles) do not meet.
+    /// With setFilterSubCount(true): cluster pairs in which no triangle boxes met, in which no two
+    /// 16-slot sub-boxes met, and whose clusters' tight world boxes (over their posed triangles)
+    /// do not meet: what a tighter cut would leave out.
     double emptyPairs = 0.0, noSubBoxPairs = 0.0, noTightPairs = 0.0;
     double filterGpuMs = 0.0;   // GPU time of the filter (after the triangle level)
     double poseGpuMs = 0.0;     // poseItems: GPU time of the pose pass (part of cluster.gpuMs)
@@ -213,8 +213,9 @@ public:
     /// session; off, hook ISC_CULLIDE_OBB_PAIRS=0: the world boxes alone). Needs Chain::poseItems.
     void setObbPairs(bool on) { obbPairs_ = on; }
     /// Diagnostic (hook ISC_CULLIDE_FILTER_SUBCOUNT=1): the wide filter counts the cluster pairs
-    /// whose triangle boxes, and whose 16-slot sub-boxes, meet nowhere (ChainResult::emptyPairs,
-    /// noSubBoxPairs); the same listed pairs. Compiles its program variant; an Error when it fails.
+    /// whose triangle boxes, whose 16-slot sub-boxes and whose tight world boxes meet nowhere
+    /// (ChainResult::emptyPairs, noSubBoxPairs, noTightPairs); the same listed pairs. Compiles
+    /// its program variant; an Error when it fails.
     [[nodiscard]] Result<void> setFilterSubCount(bool on);
     /// The filter reads each slot's corner indices and triangle in one load (Slots::corners;
     /// cullide-12, the default; hook ISC_CULLIDE_SLOT_CORNERS=0: the slot's triangle, then its
