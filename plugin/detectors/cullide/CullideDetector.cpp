@@ -892,6 +892,12 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             addCount(stats, "run_chain_ms", cr.runMs);
             if (chain.poseItems) addCount(stats, "gpu_pose_ms", cr.poseGpuMs);
             addCount(stats, "gpu_pair_ms", cr.pairGpuMs);
+            if (cr.updateFolded) stats.count("cluster_update_folded", 1.0);
+            if (cr.passTimes) {
+                static constexpr const char* kPass[5] = {"gpu_pass_clear_ms", "gpu_pass_splat0_ms", "gpu_pass_splat1_ms",
+                                                         "gpu_pass_splat2_ms", "gpu_pass_update_ms"};
+                for (int k = 0; k < 5; ++k) addCount(stats, kPass[k], cr.passMs[k]);
+            }
             addCount(stats, "run_chain_issue_ms", cr.issueMs);
             // (cullide-13) The CPU's part before the GPU was given work, the wait itself, and the
             // GPU's side on the GL clock (test hook).
@@ -1578,6 +1584,13 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
         if (auto r = impl->passes.setFilterSubCount(true); !r) return fail(r.error().message);
     impl->earlyStart = envOn("ISC_CULLIDE_EARLY_START", true);
     impl->passes.setTimeline(envOn("ISC_CULLIDE_TIMELINE", false));
+    // Diagnostic ISC_CULLIDE_PASS_TIMES=1 (2026-11-29): gpu_pass_{clear,splat0,splat1,splat2,update}_ms.
+    impl->passes.setPassTimes(envOn("ISC_CULLIDE_PASS_TIMES", false));
+    // ISC_CULLIDE_GROUP_UPDATE=1 (2026-11-29): the cluster level's update done by the query pass's
+    // workgroups (Passes::setGroupUpdate).
+    impl->passes.setGroupUpdate(envOn("ISC_CULLIDE_GROUP_UPDATE", false));
+    // ISC_CULLIDE_MERGED_SPLAT=1 (2026-11-29): the splat's modes 0 and 1 in one pass (Passes::setMergedSplat).
+    impl->passes.setMergedSplat(envOn("ISC_CULLIDE_MERGED_SPLAT", false));
     if (const char* v = std::getenv("ISC_CULLIDE_PAIR_SPLIT"); v != nullptr && *v != '\0')
         impl->pairSplit = std::uint32_t(std::clamp(std::atoi(v), 1, 64));
     const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));

@@ -102,6 +102,7 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     filterEnd_ = gl::Query("cullide filter end", GL_TIMESTAMP);
     end_ = gl::Query("cullide level end", GL_TIMESTAMP);
     done_ = gl::Query("cullide chain done", GL_TIMESTAMP);
+    for (gl::Query& q : passQ_) q = gl::Query("cullide cluster level pass", GL_TIMESTAMP);
     return {};
 }
 
@@ -454,7 +455,14 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             chainBoxes_.upload(0, chain.clusterBoxes.size_bytes(), chain.clusterBoxes.data());
         }
     }
+    foldLevel_ = true;
+    foldedMask_ = 0;
+    passQueued_ = false;
     queueLevel(cl, items_, alive_, chain.started ? Seed::PosedEarly : chain.poseItems ? Seed::Posed : Seed::All, true);
+    foldLevel_ = false;
+    out.updateFolded = foldedMask_ != 0;
+    out.passTimes = passTimes_ && passQueued_;
+    if (out.passTimes) glQueryCounter(passQ_[4].id(), GL_TIMESTAMP);
     glQueryCounter(clustered_.id(), GL_TIMESTAMP);
     out.cluster.threads = threads_;
     // The GPU starts on the cluster level while the rest is prepared and queued (with
@@ -619,6 +627,14 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         out.wakeLagMs = (double(gpuAtWake) - done) * 1e-6;
     }
     if (chain.poseItems) out.poseGpuMs = (double(posed_.result()) - begin) * 1e-6;
+    if (out.passTimes) {
+        double t = chain.poseItems ? double(posed_.result()) : begin;
+        for (int k = 0; k < 5; ++k) {
+            const double q = double(passQ_[k].result());
+            out.passMs[k] = (q - t) * 1e-6;
+            t = q;
+        }
+    }
     out.pairGpuMs = (mid - double(clustered_.result())) * 1e-6;
     out.cluster.readbackMs = readbackMs;
     out.cluster.fragments = counters[0][CULLIDE_COUNTER_FRAGMENTS];
@@ -744,15 +760,34 @@ void Passes::runComputeView(const Level& level, const View& view, bool last) {
     splat.setUniform("uIdBits", idBitsFor(level.groupCount));
     splat.setUniform("uPerSlot", level.perSlot ? 1u : 0u);
     const GLuint lanes = level.byBoxes ? kBoxLanes : 1;
+    // (The chain's cluster level of one view, one workgroup per item: the update in the query
+    // pass's workgroups, setGroupUpdate.)
+    const bool fold = foldLevel_ && groupUpdate_ && last && level.views.size() == 1 && itemPerGroup_ && !level.perSlot;
+    const std::uint32_t full = CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK;
+    splat.setUniform("uGroupUpdate", fold ? 1u : 0u);
+    splat.setUniform("uFullMask", full);
+    if (foldLevel_ && passTimes_) glQueryCounter(passQ_[0].id(), GL_TIMESTAMP), passQueued_ = true;
+    // (setMergedSplat: modes 0 and 1 in one pass, where each depth keeps at least 10 bits.)
+    const bool merged = mergedSplat_ && idBitsFor(level.groupCount) <= 12;
+    splat.setUniform("uMerged", merged ? 1u : 0u);
     splat.use();
     for (unsigned mode = 0; mode < 3; ++mode) {
+        if (merged && mode == 1) {
+            if (foldLevel_ && passTimes_) glQueryCounter(passQ_[2].id(), GL_TIMESTAMP);  // (splat1: 0)
+            continue;
+        }
         splat.setUniform("uMode", mode);
         splat.dispatch(itemPerGroup_ ? static_cast<GLuint>(level.items.size()) : groupsFor(std::size_t(threads_) * lanes));
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        if (foldLevel_ && passTimes_) glQueryCounter(passQ_[1 + mode].id(), GL_TIMESTAMP);
+    }
+    if (fold) {
+        foldedMask_ = full;
+        return;
     }
     update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));
     update_.setUniform("uLast", last ? 1u : 0u);
-    update_.setUniform("uFullMask", CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK);
+    update_.setUniform("uFullMask", full);
     update_.use();
     update_.dispatch(groupsFor(level.members()));
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
@@ -798,16 +833,28 @@ void Passes::runComputeViews(const Level& level) {
     splat.setUniform("uIdBits", idBitsFor(level.groupCount));
     splat.setUniform("uPerSlot", level.perSlot ? 1u : 0u);
     const GLuint lanes = level.byBoxes ? kBoxLanes : 1;
+    const std::uint32_t full = (1u << (2 * nv)) - 1u;
+    splat.setUniform("uGroupUpdate", 0u);  // (a view's workgroups see only their view's marks)
+    splat.setUniform("uFullMask", full);
+    if (foldLevel_ && passTimes_) glQueryCounter(passQ_[0].id(), GL_TIMESTAMP), passQueued_ = true;
+    // (setMergedSplat: modes 0 and 1 in one pass, where each depth keeps at least 10 bits.)
+    const bool merged = mergedSplat_ && idBitsFor(level.groupCount) <= 12;
+    splat.setUniform("uMerged", merged ? 1u : 0u);
     splat.use();
     for (unsigned mode = 0; mode < 3; ++mode) {
+        if (merged && mode == 1) {
+            if (foldLevel_ && passTimes_) glQueryCounter(passQ_[2].id(), GL_TIMESTAMP);  // (splat1: 0)
+            continue;
+        }
         splat.setUniform("uMode", mode);
         splat.dispatch(itemPerGroup_ ? static_cast<GLuint>(level.items.size()) : groupsFor(std::size_t(threads_) * lanes),
                        static_cast<GLuint>(nv));
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        if (foldLevel_ && passTimes_) glQueryCounter(passQ_[1 + mode].id(), GL_TIMESTAMP);
     }
     update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));
     update_.setUniform("uLast", 1u);
-    update_.setUniform("uFullMask", (1u << (2 * nv)) - 1u);
+    update_.setUniform("uFullMask", full);
     update_.use();
     update_.dispatch(groupsFor(level.members()));
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);

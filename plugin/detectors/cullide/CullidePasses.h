@@ -183,6 +183,12 @@ struct ChainResult {
     /// wakeLagMs: from that last command to the GL clock read right after the wait returned.
     bool timeline = false;
     double startLagMs = 0.0, spanMs = 0.0, wakeLagMs = 0.0;
+    /// Passes::setPassTimes: GPU ms of the cluster level's steps: from the pose pass's end to the
+    /// depth words' clear's end (the GPU's wait for runChain's flush included), splat modes 0, 1,
+    /// 2, the update (0 when done in the query pass, setGroupUpdate).
+    bool passTimes = false;
+    double passMs[5] = {};
+    bool updateFolded = false;  // setGroupUpdate applied to this call's cluster level
 };
 
 /// What Passes::startChain needs: the pose pass's inputs (Chain's, before its levels are made).
@@ -255,6 +261,19 @@ public:
     /// GL clock reads around the chain (ChainResult::timeline; test hook ISC_CULLIDE_TIMELINE=1:
     /// each read is a round trip to the driver, so off by default).
     void setTimeline(bool on) { timeline_ = on; }
+    /// Diagnostic (hook ISC_CULLIDE_PASS_TIMES=1): a GPU timestamp after each of the chain's
+    /// cluster-level passes (ChainResult::passMs).
+    void setPassTimes(bool on) { passTimes_ = on; }
+    /// The chain's cluster level without its update pass (hook ISC_CULLIDE_GROUP_UPDATE): with one
+    /// view and one workgroup per item, the query pass's workgroup ORs its item's marks in shared
+    /// memory and applies the update's rule itself (splat.glsl uGroupUpdate); one dependent
+    /// dispatch less, no marks written.
+    void setGroupUpdate(bool on) { groupUpdate_ = on; }
+    /// The compute splat's modes 0 and 1 in one pass (hook ISC_CULLIDE_MERGED_SPLAT): each
+    /// direction's key and second packed in one word, changed by compare-and-swap (splat.glsl
+    /// uMerged); one dependent dispatch less per level, depth in (32 - idBits) / 2 bits. Where
+    /// the groups need more than 12 id bits the three passes run.
+    void setMergedSplat(bool on) { mergedSplat_ = on; }
 
 private:
     /// Queues the passes of `level` with its items in `itemsBuffer` and its members' flags in
@@ -324,7 +343,14 @@ private:
     std::vector<gl::Query> pool_;
     std::size_t poolNext_ = 0;
     gl::Query begin_, posed_, clustered_, mid_, end_, filterEnd_, done_;
+    gl::Query passQ_[5];  // setPassTimes: after the clear, each splat mode, the update
     bool timeline_ = false;
+    bool passTimes_ = false;
+    bool groupUpdate_ = false;
+    bool mergedSplat_ = false;
+    bool passQueued_ = false;         // setPassTimes: the cluster level's timestamps were queued
+    bool foldLevel_ = false;          // runChain: the level being queued is the chain's cluster level
+    std::uint32_t foldedMask_ = 0;    // its update done in the query pass: the marks' full mask (0: an update ran)
     std::chrono::steady_clock::time_point flushedAt_{};  // the chain's first flush
     GLint64 gpuAtFlush_ = 0;                             // the GL clock then (timeline_)
     std::vector<gl::CullideItem> splitItems_;  // the level's items with their split (when any needs one)
