@@ -59,38 +59,6 @@ uniform uint uItemPerGroup;  // 1: one workgroup per item, an invocation per slo
 // out of the PCS; else counted in CULLIDE_COUNTER_ALIVE); no marks written, no update pass.
 uniform uint uGroupUpdate;
 uniform uint uFullMask;
-// uMerged (Passes::setMergedSplat): modes 0 and 1 in one pass (mode 0; the host runs no mode 1).
-// Each direction's key and second share one word, [key depth | key group | second depth] from
-// the top, b = (32 - idBits) / 2 bits per depth, changed by compare-and-swap: a fragment (q, g)
-// becomes the key when (q, g) is nearer than the key's (q, group) (its second is then the old
-// key's depth, or the old second when the old key was of its own group), else the second when
-// its group is not the key's and q is nearer. Whatever the order of the fragments, the word ends
-// as the nearest fragment with its group and the nearest depth of the other groups: what modes 0
-// and 1 compute one after the other. Coarser depth (b bits, not up to 24) only hides more.
-uniform uint uMerged;
-
-// The word after fragment (q, g) (front: nearer is smaller; back: nearer the far side, larger).
-uint cullideMergedWord(uint w, uint q, uint g, uint b, bool front) {
-    uint sMask = (1u << b) - 1u, idMask = (1u << uIdBits) - 1u;
-    uint K = w >> (b + uIdBits), G = (w >> b) & idMask, S = w & sMask;
-    bool key = front ? (q < K || (q == K && g < G)) : (q > K || (q == K && g > G));
-    if (key) return (q << (b + uIdBits)) | (g << b) | ((g == G ? S : K) & sMask);  // (K: one bit more when cleared)
-    if (g != G && (front ? q < S : q > S)) return (w & ~sMask) | q;
-    return w;
-}
-
-void cullideMerge(uint p, uint q, uint g, uint b, bool front) {
-    uint w = depth[p];
-    // (A word changes a bounded number of times: as many tries as fragments at the pixel at most.)
-    for (;;) {
-        uint n = cullideMergedWord(w, q, g, b, front);
-        if (n == w) return;
-        uint was = atomicCompSwap(depth[p], w, n);
-        if (was == w) return;
-        w = was;
-    }
-}
-
 // One work index (its slot in the views); returns its fragments (mode 0).
 uint cullideSplat() {
     uint work, lane, item;
@@ -172,8 +140,7 @@ uint cullideSplat() {
     }
 
     uint dBits = 32u - uIdBits;
-    uint mBits = dBits / 2u;  // uMerged: bits of each depth
-    float scale = float((1u << (uMerged != 0u ? mBits : min(dBits, 24u))) - 4u);
+    float scale = float((1u << min(dBits, 24u)) - 4u);
     uint idMask = (1u << uIdBits) - 1u;
     uint group = it.group;
     uint found = 0u, fragments = 0u;
@@ -195,11 +162,7 @@ uint cullideSplat() {
         uint qNear = uint(clamp(floor(zNear * scale) - 1.0, 0.0, scale)) + 1u;
         uint qFar = uint(clamp(ceil(zFar * scale) + 1.0, 0.0, scale)) + 1u;
         uint p = 4u * (uBase + uint(y) * uSize.x + uint(x));
-        if (uMode == 0u && uMerged != 0u) {
-            cullideMerge(p, qNear, group, mBits, true);
-            cullideMerge(p + 2u, qFar, group, mBits, false);
-            ++fragments;
-        } else if (uMode == 0u) {
+        if (uMode == 0u) {
             // Read first: a word only ever moves one way (min: down, max: up), so a value read at
             // or past ours, even a stale one, means the word already is: no atomic needed (in a
             // pile most fragments lose; their atomics on the same words were the pass's cost).
@@ -210,14 +173,6 @@ uint cullideSplat() {
         } else if (uMode == 1u) {
             if ((depth[p] & idMask) != group && depth[p + 1u] > qNear) atomicMin(depth[p + 1u], qNear);
             if ((depth[p + 2u] & idMask) != group && depth[p + 3u] < qFar) atomicMax(depth[p + 3u], qFar);
-        } else if (uMerged != 0u) {
-            uint w = depth[p];
-            uint other = ((w >> mBits) & idMask) == group ? (w & ((1u << mBits) - 1u)) : (w >> (mBits + uIdBits));
-            if (qFar >= other) found |= CULLIDE_MARK_FRONT;
-            w = depth[p + 2u];
-            other = ((w >> mBits) & idMask) == group ? (w & ((1u << mBits) - 1u)) : (w >> (mBits + uIdBits));
-            if (qNear <= other) found |= CULLIDE_MARK_BACK;
-            if (found == (CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK)) break;
         } else {
             uint key = depth[p];
             uint other = (key & idMask) == group ? depth[p + 1u] : (key >> uIdBits);

@@ -1586,11 +1586,9 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     impl->passes.setTimeline(envOn("ISC_CULLIDE_TIMELINE", false));
     // Diagnostic ISC_CULLIDE_PASS_TIMES=1 (2026-11-29): gpu_pass_{clear,splat0,splat1,splat2,update}_ms.
     impl->passes.setPassTimes(envOn("ISC_CULLIDE_PASS_TIMES", false));
-    // ISC_CULLIDE_GROUP_UPDATE=1 (2026-11-29): the cluster level's update done by the query pass's
-    // workgroups (Passes::setGroupUpdate).
-    impl->passes.setGroupUpdate(envOn("ISC_CULLIDE_GROUP_UPDATE", false));
-    // ISC_CULLIDE_MERGED_SPLAT=1 (2026-11-29): the splat's modes 0 and 1 in one pass (Passes::setMergedSplat).
-    impl->passes.setMergedSplat(envOn("ISC_CULLIDE_MERGED_SPLAT", false));
+    // ISC_CULLIDE_GROUP_UPDATE=0 (2026-11-29, seventh session): the cluster level's update pass
+    // instead of its rule applied by the query pass's workgroups (Passes::setGroupUpdate).
+    impl->passes.setGroupUpdate(envOn("ISC_CULLIDE_GROUP_UPDATE", true));
     if (const char* v = std::getenv("ISC_CULLIDE_PAIR_SPLIT"); v != nullptr && *v != '\0')
         impl->pairSplit = std::uint32_t(std::clamp(std::atoi(v), 1, 64));
     const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));

@@ -767,15 +767,8 @@ void Passes::runComputeView(const Level& level, const View& view, bool last) {
     splat.setUniform("uGroupUpdate", fold ? 1u : 0u);
     splat.setUniform("uFullMask", full);
     if (foldLevel_ && passTimes_) glQueryCounter(passQ_[0].id(), GL_TIMESTAMP), passQueued_ = true;
-    // (setMergedSplat: modes 0 and 1 in one pass, where each depth keeps at least 10 bits.)
-    const bool merged = mergedSplat_ && idBitsFor(level.groupCount) <= 12;
-    splat.setUniform("uMerged", merged ? 1u : 0u);
     splat.use();
     for (unsigned mode = 0; mode < 3; ++mode) {
-        if (merged && mode == 1) {
-            if (foldLevel_ && passTimes_) glQueryCounter(passQ_[2].id(), GL_TIMESTAMP);  // (splat1: 0)
-            continue;
-        }
         splat.setUniform("uMode", mode);
         splat.dispatch(itemPerGroup_ ? static_cast<GLuint>(level.items.size()) : groupsFor(std::size_t(threads_) * lanes));
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
@@ -837,15 +830,8 @@ void Passes::runComputeViews(const Level& level) {
     splat.setUniform("uGroupUpdate", 0u);  // (a view's workgroups see only their view's marks)
     splat.setUniform("uFullMask", full);
     if (foldLevel_ && passTimes_) glQueryCounter(passQ_[0].id(), GL_TIMESTAMP), passQueued_ = true;
-    // (setMergedSplat: modes 0 and 1 in one pass, where each depth keeps at least 10 bits.)
-    const bool merged = mergedSplat_ && idBitsFor(level.groupCount) <= 12;
-    splat.setUniform("uMerged", merged ? 1u : 0u);
     splat.use();
     for (unsigned mode = 0; mode < 3; ++mode) {
-        if (merged && mode == 1) {
-            if (foldLevel_ && passTimes_) glQueryCounter(passQ_[2].id(), GL_TIMESTAMP);  // (splat1: 0)
-            continue;
-        }
         splat.setUniform("uMode", mode);
         splat.dispatch(itemPerGroup_ ? static_cast<GLuint>(level.items.size()) : groupsFor(std::size_t(threads_) * lanes),
                        static_cast<GLuint>(nv));

@@ -264,16 +264,11 @@ public:
     /// Diagnostic (hook ISC_CULLIDE_PASS_TIMES=1): a GPU timestamp after each of the chain's
     /// cluster-level passes (ChainResult::passMs).
     void setPassTimes(bool on) { passTimes_ = on; }
-    /// The chain's cluster level without its update pass (hook ISC_CULLIDE_GROUP_UPDATE): with one
-    /// view and one workgroup per item, the query pass's workgroup ORs its item's marks in shared
-    /// memory and applies the update's rule itself (splat.glsl uGroupUpdate); one dependent
-    /// dispatch less, no marks written.
+    /// The chain's cluster level without its update pass (default since 2026-11-29; hook
+    /// ISC_CULLIDE_GROUP_UPDATE=0: the update pass): with one view and one workgroup per item,
+    /// the query pass's workgroup ORs its item's marks in shared memory and applies the update's
+    /// rule itself (splat.glsl uGroupUpdate); one dependent dispatch less, no marks written.
     void setGroupUpdate(bool on) { groupUpdate_ = on; }
-    /// The compute splat's modes 0 and 1 in one pass (hook ISC_CULLIDE_MERGED_SPLAT): each
-    /// direction's key and second packed in one word, changed by compare-and-swap (splat.glsl
-    /// uMerged); one dependent dispatch less per level, depth in (32 - idBits) / 2 bits. Where
-    /// the groups need more than 12 id bits the three passes run.
-    void setMergedSplat(bool on) { mergedSplat_ = on; }
 
 private:
     /// Queues the passes of `level` with its items in `itemsBuffer` and its members' flags in
@@ -346,8 +341,7 @@ private:
     gl::Query passQ_[5];  // setPassTimes: after the clear, each splat mode, the update
     bool timeline_ = false;
     bool passTimes_ = false;
-    bool groupUpdate_ = false;
-    bool mergedSplat_ = false;
+    bool groupUpdate_ = true;
     bool passQueued_ = false;         // setPassTimes: the cluster level's timestamps were queued
     bool foldLevel_ = false;          // runChain: the level being queued is the chain's cluster level
     std::uint32_t foldedMask_ = 0;    // its update done in the query pass: the marks' full mask (0: an update ran)

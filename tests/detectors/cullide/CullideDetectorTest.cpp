@@ -932,66 +932,9 @@ TEST_F(CullideDetectorTest, FilterSubCountKeepsTheAnswer) {
     }
 }
 
-// The splat's modes 0 and 1 in one compare-and-swap pass (hook ISC_CULLIDE_MERGED_SPLAT=1: each
-// direction's key and second in one word, (32 - idBits) / 2 bits of depth; 0: the two passes,
-// up to 24 bits): the reference's answer at the default cluster level, with three cluster views
-// at once and with the triangle level's own passes; the levels still prune, and the coarser depth
-// keeps at most a tenth more clusters than the two passes. With the merge broken (the new key's
-// second taken from the old second, so a group's nearest other is lost) the pruning goes wrong
-// and this fails.
-TEST_F(CullideDetectorTest, MergedSplatKeepsTheAnswer) {
-    Scene scene = bunnyHeap(20);  // (20 groups: 5 id bits, so each depth has 13 bits and the word one bit spare)
-    DetectorSettings common{.wantSegments = true};
-    CullideSettings threeViews;
-    threeViews.clusterAxes = 3;
-    CullideSettings triangles;
-    triangles.triangleLevel = true;  // the triangle level's passes on
-    for (const CullideSettings& st : {CullideSettings{}, threeViews, triangles}) {
-        std::unique_ptr<CullideDetector> merged, passes;
-        {
-            ScopedEnv env({{"ISC_CULLIDE_MERGED_SPLAT", "1"}});
-            auto d = createCullideDetector(common, st);
-            ASSERT_TRUE(d) << d.error().message;
-            merged = std::move(*d);
-        }
-        {
-            ScopedEnv env({{"ISC_CULLIDE_MERGED_SPLAT", "0"}});
-            auto d = createCullideDetector(common, st);
-            ASSERT_TRUE(d) << d.error().message;
-            passes = std::move(*d);
-        }
-        for (int call = 0; call < 3; ++call) {
-            if (call == 1) {
-                squash(scene, 2, 1.08f);
-                squash(scene, 5, 0.92f);
-            }  // call 2: the same poses again
-            const std::vector<ObjectPair> candidates = scene.overlappingPairs();
-            DetectionOutput a, b;
-            const std::size_t colliding = detectBoth(scene, candidates, *merged, *passes, a, b);
-            EXPECT_GE(colliding, 5u);
-            std::printf("[ cullide ] merged splat (%d cluster axes, triangle level %d), call %d: %zu colliding, "
-                        "clusters %g -> %g (two passes %g), triangles %g -> %g (two passes %g)\n",
-                        st.clusterAxes, int(st.triangleLevel), call, colliding, a.stats.counter("pcs_clusters_in"),
-                        a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters"),
-                        a.stats.counter("pcs_triangles_in"), a.stats.counter("pcs_triangles"),
-                        b.stats.counter("pcs_triangles"));
-            EXPECT_EQ(a.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters_in"));
-            EXPECT_GT(a.stats.counter("pcs_clusters_in"), a.stats.counter("pcs_clusters")) << "the clusters are pruned";
-            EXPECT_LE(a.stats.counter("pcs_clusters"), 1.01 * b.stats.counter("pcs_clusters"));
-            EXPECT_GE(a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters")) << "coarser depth hides more";
-            if (st.triangleLevel) {
-                EXPECT_GT(a.stats.counter("pcs_triangles_in"), a.stats.counter("pcs_triangles"));
-                EXPECT_LE(a.stats.counter("pcs_triangles"), 1.01 * b.stats.counter("pcs_triangles"));
-                EXPECT_GE(a.stats.counter("pcs_triangles"), b.stats.counter("pcs_triangles"));
-            }
-            expectSameAnswer(a, b);
-        }
-    }
-}
-
-// The cluster level's update done by the query pass's workgroups (hook ISC_CULLIDE_GROUP_UPDATE=1:
-// one workgroup per item ORs its item's marks in shared memory and applies the update's rule;
-// 0: update.glsl's own pass): the same clusters left, listed triangle pairs and answer (the
+// The cluster level's update done by the query pass's workgroups (the default since 2026-11-29;
+// hook ISC_CULLIDE_GROUP_UPDATE=1: one workgroup per item ORs its item's marks in shared memory
+// and applies the update's rule; 0: update.glsl's own pass): the same clusters left, listed triangle pairs and answer (the
 // reference's) on the default cluster level (one view: the path is taken, counter
 // cluster_update_folded), and with three cluster views one after the other (not taken: the
 // update runs). With the workgroup's rule broken (an item kept when hidden from one side only)
