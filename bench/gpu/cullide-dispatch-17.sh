@@ -13,6 +13,7 @@
 #      cullide (main), cullide_gu, cullide_ms, cullide_gums (both), cullide_pt and cullide_gumspt
 #      (pass times of main and of both), cpu and peel, in an order that changes with the process.
 # On the lent machine from the repository root, binaries packed by bench/gpu/pack.sh.
+# (After this round the merged splat was taken out, b9f0423: its rows now run main's splat; code at c497ddc.)
 # Writes $OUT/cullide-dispatch-17.tgz: tests-cullide.txt, accuracy-cullide.txt,
 # accuracy-cullide-hooks.txt, cullide-p<N>.txt/.json, machine.txt, clocks.csv.
 set -uo pipefail

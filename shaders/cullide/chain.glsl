@@ -6,7 +6,8 @@
 //            With uClusterPairCapacity > 0 each such cluster pair is also appended to
 //            clusterPairs[] for the filter (cullide/filter.glsl).
 //            When the cluster level kept everything (its cut counter: a thread had more pixels
-//            than one loop may visit) every cluster counts as surviving (conservative).
+//            than one loop may visit) every cluster counts as surviving (conservative); so does
+//            every seeded cluster with uEarly (below), the filter then checking the survivors.
 //   uMode 1 (seed): one thread per item of the triangle level (the same clusters, one member
 //            per triangle slot): its members start in the PCS when the cluster is wanted.
 //   uMode 2 (pack): one thread per 32 members: the triangle level's survivors as bits, for a
@@ -36,6 +37,11 @@ uniform uint uPairCount;  // mode 0: chain pairs
 uniform uint uMembers;    // mode 2: members of the triangle level
 uniform uint uClusterPairCapacity;  // mode 0: entries of clusterPairs[] (0: no list)
 uniform uint uPairSplit;  // mode 0: threads per (pair, cluster item of side A), each a share of side B's clusters
+// Mode 0 with uEarly (Passes::setEarlyPairs: the pair pass queued right after the pose pass,
+// before the cluster level's splats): every seeded cluster counts as surviving and neither
+// wanted[] nor keep[] is written; the filter then skips a listed cluster pair unless both its
+// clusters survived the cluster level and sets those flags itself (filter.glsl uCheckClusters).
+uniform uint uEarly;
 
 // Mode 0 with uObbPairs (2026-11-28, sixth session; hook ISC_CULLIDE_OBB_PAIRS=0 for the world
 // boxes alone): two rigid clusters whose world boxes meet are also tested as what those boxes
@@ -116,7 +122,7 @@ void main() {
         t /= uPairSplit;
         uint pi = cullideChainPairOf(t);
         CullideChainPair p = chainPairs[pi];
-        bool everything = counters[CULLIDE_COUNTER_CUT] != 0u;
+        bool everything = uEarly != 0u || counters[CULLIDE_COUNTER_CUT] != 0u;
         uint a = p.firstA + (t - p.threadStart);
         if (!everything && alive[a] == 0u) return;
         vec3 alo = chainBoxes[2u * a].xyz, ahi = chainBoxes[2u * a + 1u].xyz;
@@ -129,7 +135,7 @@ void main() {
             vec3 blo = chainBoxes[2u * b].xyz, bhi = chainBoxes[2u * b + 1u].xyz;
             if (all(lessThanEqual(alo, bhi)) && all(lessThanEqual(blo, ahi))) {
                 if (obbA && cullideObbOf(b, ob) && cullideObbApart(oa, ob)) continue;
-                wanted[b] = 1u;
+                if (uEarly == 0u) wanted[b] = 1u;
                 any = true;
                 if (uClusterPairCapacity != 0u) {
                     // Past the capacity the count still grows: the host sees the overflow and
@@ -140,7 +146,7 @@ void main() {
                 }
             }
         }
-        if (any) {
+        if (any && uEarly == 0u) {
             wanted[a] = 1u;
             keep[pi] = 1u;
         }

@@ -46,6 +46,15 @@ uniform uint uOutputCapacity;  // triangle pairs
 uniform uint uMaxGroups;       // workgroups per dimension
 uniform float uTolerance;      // world units
 uniform uint uAllAlive;        // 1: every triangle of a listed cluster is a survivor (no triangle-level passes)
+// uCheckClusters (Passes::setEarlyPairs, with uAllAlive): the pair pass ran before the cluster
+// level and listed the cluster pairs of every seeded cluster, so a workgroup first checks that both
+// clusters survived the cluster level (alive[] then holds the cluster items' flags; all survive
+// when the level kept everything, its cut counter) and leaves at once when not; else it sets
+// keep[] for the chain pair and wanted[] for both clusters, as the pair pass does without it.
+uniform uint uCheckClusters;
+layout(std430, binding = CULLIDE_BINDING_COUNTERS) readonly buffer CullideCounters { uint counters[]; };
+layout(std430, binding = CULLIDE_BINDING_WANTED) buffer CullideWanted { uint wanted[]; };
+layout(std430, binding = CULLIDE_BINDING_KEEP) buffer CullideKeep { uint keep[]; };
 
 layout(std430, binding = CULLIDE_BINDING_SLOT_CORNERS) readonly buffer CullideSlotCorners { uvec4 slotCorners[]; };
 uniform uint uSlotCorners;  // 1: the slot's corner indices and triangle from slotCorners[] (one load)
@@ -115,6 +124,14 @@ void main() {
     if (g >= min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity)) return;  // whole workgroup
     uvec4 cp = clusterPairs[g];
     uint lid = gl_LocalInvocationIndex;
+    if (uCheckClusters != 0u) {
+        if (counters[CULLIDE_COUNTER_CUT] == 0u && (alive[cp.y] == 0u || alive[cp.z] == 0u)) return;  // whole workgroup
+        if (lid == 0u) {
+            keep[cp.x] = 1u;
+            wanted[cp.y] = 1u;
+            wanted[cp.z] = 1u;
+        }
+    }
     if (lid < 2u) sCount[lid] = 0u;
     if (lid == 0u) sBoxPairs = 0u;
 #ifdef CULLIDE_FILTER_SUBCOUNT

@@ -669,6 +669,26 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             // pair list, after the cluster level's views and clip boxes, after the triangle level's,
             // at runChain (the counters cpu_between_*_ms).
             Clock::time_point tStarted{}, tPairs{}, tClusterLevel{}, tTriangleLevel{}, tRunChain{};
+            // The pair pass's list: per pair its sides' item ranges, the side with fewer clusters first.
+            std::vector<gl::CullideChainPair> chainPairs;
+            std::uint32_t pairThreads = 0;
+            bool pairsMade = false;
+            auto makeChainPairs = [&] {
+                chainPairs.clear();
+                chainPairs.reserve(pairs.size());
+                pairThreads = 0;
+                for (std::uint32_t c : pairs) {
+                    ObjectId a = candidates[c].a, b = candidates[c].b;
+                    const bool swapped = itemCount[a] > itemCount[b];  // fewer threads, longer loops
+                    if (swapped) std::swap(a, b);
+                    chainPairs.push_back({itemFirst[a], itemCount[a], itemFirst[b], itemCount[b], pairThreads, swapped ? 1u : 0u});
+                    pairThreads += itemCount[a];
+                }
+                pairsMade = true;
+            };
+            // The float filter's conditions (chain.filter below).
+            const bool filterEligible = gpuFilter && st.gpuFilter && limit == CullideLevel::Triangle && fatten.empty() &&
+                                        st.clusterSize <= int(CULLIDE_FILTER_MAX_CLUSTER);
             if (gpuItems) {
                 // Every cluster of the pairs' objects; the GPU poses its box and cuts it to the
                 // partners'. The split (threads per slot) is sized from a box holding the cluster
@@ -736,9 +756,15 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 clipObjects = objects;
                 if (earlyStart) {
                     // (cullide-13) The GPU starts on the pose pass now; the views, clip boxes and
-                    // pair list below are made meanwhile.
+                    // pair list below are made meanwhile. With Passes::setEarlyPairs the pair list
+                    // first, and the pair pass queued after the pose pass, where the chain will end
+                    // in the filter without the triangle level's passes (as runChain decides).
+                    const bool earlyPairs = passes.earlyPairs() && filterEligible && !st.triangleLevel;
+                    if (earlyPairs) makeChainPairs();
                     passes.startChain({itemCache.items, itemCache.version, eps, itemCache.boxIndex, objectBoxes,
-                                       partnerCsr});
+                                       partnerCsr, earlyPairs ? std::span<const gl::CullideChainPair>(chainPairs)
+                                                              : std::span<const gl::CullideChainPair>(),
+                                       pairThreads, pairSplit});
                     started = true;
                     tStarted = Clock::now();
                 }
@@ -768,16 +794,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 if (!gpuItems) triItems = items;
                 triWork = work;
             }
-            std::vector<gl::CullideChainPair> chainPairs;
-            chainPairs.reserve(pairs.size());
-            std::uint32_t pairThreads = 0;
-            for (std::uint32_t c : pairs) {
-                ObjectId a = candidates[c].a, b = candidates[c].b;
-                const bool swapped = itemCount[a] > itemCount[b];  // fewer threads, longer loops
-                if (swapped) std::swap(a, b);
-                chainPairs.push_back({itemFirst[a], itemCount[a], itemFirst[b], itemCount[b], pairThreads, swapped ? 1u : 0u});
-                pairThreads += itemCount[a];
-            }
+            if (!pairsMade) makeChainPairs();
             const std::uint32_t groups = static_cast<std::uint32_t>(objects.size());
             stats.count("cpu_chain_items_ms", msSince(t0));
             tPairs = Clock::now();
@@ -830,8 +847,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             // The float filter (exact test's input listed on the GPU): detect() only (no fattening),
             // clusters that fit its shared memory. Tolerance: 1e-5 of the scene's coordinate scale,
             // far above the float rounding of the world vertices (as peel).
-            chain.filter = gpuFilter && st.gpuFilter && limit == CullideLevel::Triangle && fatten.empty() &&
-                           st.clusterSize <= int(CULLIDE_FILTER_MAX_CLUSTER);
+            chain.filter = filterEligible;
             chain.tolerance = 1e-5f * scale;
             chain.triangleVisibility = st.triangleLevel;
             chain.pairSplit = pairSplit;
@@ -893,6 +909,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             if (chain.poseItems) addCount(stats, "gpu_pose_ms", cr.poseGpuMs);
             addCount(stats, "gpu_pair_ms", cr.pairGpuMs);
             if (cr.updateFolded) stats.count("cluster_update_folded", 1.0);
+            if (cr.earlyPairs) stats.count("pairs_early", 1.0);
             if (cr.passTimes) {
                 static constexpr const char* kPass[5] = {"gpu_pass_clear_ms", "gpu_pass_splat0_ms", "gpu_pass_splat1_ms",
                                                          "gpu_pass_splat2_ms", "gpu_pass_update_ms"};
@@ -1589,6 +1606,13 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // ISC_CULLIDE_GROUP_UPDATE=0 (2026-11-29, seventh session): the cluster level's update pass
     // instead of its rule applied by the query pass's workgroups (Passes::setGroupUpdate).
     impl->passes.setGroupUpdate(envOn("ISC_CULLIDE_GROUP_UPDATE", true));
+    // ISC_CULLIDE_EARLY_PAIRS=1 (2026-11-29, seventh session): the pair pass queued right after the
+    // pose pass, the filter checking the clusters' survival (Passes::setEarlyPairs).
+    impl->passes.setEarlyPairs(envOn("ISC_CULLIDE_EARLY_PAIRS", false));
+    // Test hook ISC_CULLIDE_CLUSTER_PAIR_LIST=n: the filter's cluster pair list starts with room
+    // for n pairs (an overflow on a pile's first call; Passes::setClusterPairList).
+    if (const char* v = std::getenv("ISC_CULLIDE_CLUSTER_PAIR_LIST"); v != nullptr && *v != '\0')
+        impl->passes.setClusterPairList(std::uint32_t(std::clamp(std::atoi(v), 1, 1 << 30)));
     if (const char* v = std::getenv("ISC_CULLIDE_PAIR_SPLIT"); v != nullptr && *v != '\0')
         impl->pairSplit = std::uint32_t(std::clamp(std::atoi(v), 1, 64));
     const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));

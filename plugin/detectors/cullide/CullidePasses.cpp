@@ -103,6 +103,7 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     end_ = gl::Query("cullide level end", GL_TIMESTAMP);
     done_ = gl::Query("cullide chain done", GL_TIMESTAMP);
     for (gl::Query& q : passQ_) q = gl::Query("cullide cluster level pass", GL_TIMESTAMP);
+    earlyPaired_ = gl::Query("cullide chain early pair pass", GL_TIMESTAMP);
     return {};
 }
 
@@ -413,7 +414,46 @@ void Passes::startChain(const ChainStart& start) {
     uploadItems(items_, start.items, itemsHeld_, start.itemsVersion);
     bindMembers(items_, alive_, nItems, /*fillAlive=*/false, /*clear=*/true);  // the pose pass seeds the flags
     dispatchPose(static_cast<std::uint32_t>(nItems), start.epsilon);
+    earlyPairsQueued_ = false;
+    if (earlyPairs_ && !start.pairs.empty()) {
+        // (The filter's list, checked for survivors later: setEarlyPairs.)
+        queuePairPass(start.pairs, start.pairThreads, start.pairSplit, nItems, true, obbPairs_, start.epsilon, true);
+        glQueryCounter(earlyPaired_.id(), GL_TIMESTAMP);
+        earlyPairsQueued_ = true;
+    }
     markFirstFlush();
+}
+
+void Passes::queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uint32_t pairThreads,
+                           std::uint32_t pairSplit, std::size_t nItems, bool filter, bool obb, float epsilon,
+                           bool early) {
+    const std::size_t nPairs = pairs.size();
+    chainPairs_.reserveWithHeadroom(std::max<std::size_t>(32, pairs.size_bytes()));
+    chainPairs_.upload(0, pairs.size_bytes(), pairs.data());
+    wanted_.reserveWithHeadroom(std::max<std::size_t>(4, nItems * 4));
+    wanted_.clearZero(0, nItems * 4);
+    keep_.reserveWithHeadroom(std::max<std::size_t>(4, nPairs * 4));
+    keep_.clearZero(0, nPairs * 4);
+    chainPairs_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_PAIRS);
+    chainBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_BOXES);
+    wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
+    keep_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_KEEP);
+    chainCounters_.reserve(CULLIDE_CHAIN_COUNTER_COUNT * 4);
+    chainCounters_.clearZero(0, CULLIDE_CHAIN_COUNTER_COUNT * 4);
+    chainCounters_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_COUNTERS);
+    clusterPairs_.reserve(std::size_t(filter ? clusterPairCapacity_ : 1u) * 16);
+    clusterPairs_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLUSTER_PAIRS);
+    chain_.setUniform("uClusterPairCapacity", filter ? clusterPairCapacity_ : 0u);
+    chain_.setUniform("uPairCount", static_cast<unsigned>(nPairs));
+    // (A split past 2^31 threads falls back to one thread per cluster of A.)
+    const std::uint32_t split = std::uint64_t(pairThreads) * std::max<std::uint32_t>(1u, pairSplit) < (1ull << 31)
+                                    ? std::max<std::uint32_t>(1u, pairSplit)
+                                    : 1u;
+    chain_.setUniform("uPairSplit", split);
+    chain_.setUniform("uObbPairs", obb ? 1u : 0u);  // (the item boxes are bound)
+    chain_.setUniform("uEpsilon", epsilon);
+    chain_.setUniform("uEarly", early ? 1u : 0u);
+    dispatchChain(0u, pairThreads * split);
 }
 
 void Passes::dispatchChain(unsigned mode, std::uint32_t threads) {
@@ -474,36 +514,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         markFirstFlush();
     }
     out.flushedAt = flushedAt_;
-    // The pair pass: reads the cluster level's alive flags (still bound) and its cut counter.
-    chainPairs_.reserveWithHeadroom(std::max<std::size_t>(32, chain.pairs.size_bytes()));
-    chainPairs_.upload(0, chain.pairs.size_bytes(), chain.pairs.data());
-    wanted_.reserveWithHeadroom(std::max<std::size_t>(4, nItems * 4));
-    wanted_.clearZero(0, nItems * 4);
-    keep_.reserveWithHeadroom(std::max<std::size_t>(4, nPairs * 4));
-    keep_.clearZero(0, nPairs * 4);
-    chainPairs_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_PAIRS);
-    chainBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_BOXES);
-    wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
-    keep_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_KEEP);
     const bool filter = chain.filter && chain.triangle != nullptr;
-    chainCounters_.reserve(CULLIDE_CHAIN_COUNTER_COUNT * 4);
-    chainCounters_.clearZero(0, CULLIDE_CHAIN_COUNTER_COUNT * 4);
-    chainCounters_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_COUNTERS);
-    clusterPairs_.reserve(std::size_t(filter ? clusterPairCapacity_ : 1u) * 16);
-    clusterPairs_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLUSTER_PAIRS);
-    chain_.setUniform("uClusterPairCapacity", filter ? clusterPairCapacity_ : 0u);
-    chain_.setUniform("uPairCount", static_cast<unsigned>(nPairs));
-    // (A split past 2^31 threads falls back to one thread per cluster of A.)
-    const std::uint32_t split =
-        std::uint64_t(chain.pairThreads) * std::max<std::uint32_t>(1u, chain.pairSplit) < (1ull << 31)
-            ? std::max<std::uint32_t>(1u, chain.pairSplit)
-            : 1u;
-    chain_.setUniform("uPairSplit", split);
-    chain_.setUniform("uObbPairs", obbPairs_ && chain.poseItems ? 1u : 0u);  // (the item boxes are bound)
-    chain_.setUniform("uEpsilon", cl.epsilon);
-    dispatchChain(0u, chain.pairThreads * split);
-    glQueryCounter(mid_.id(), GL_TIMESTAMP);
-    // The cluster level's counters before the triangle level clears them.
     const std::size_t members = chain.triangle != nullptr ? chain.triangle->members() : 0;
     const std::size_t words = (members + 31) / 32;
     const std::size_t chainAt = 2 * CULLIDE_COUNTER_COUNT, keepAt = chainAt + CULLIDE_CHAIN_COUNTER_COUNT,
@@ -514,6 +525,17 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     // the seed nor the pack pass runs (two dependent dispatches less); the wanted flags are read
     // back instead of the bits, and the survivors made from them on the CPU where needed.
     const bool fromWanted = triangles && !chain.triangleVisibility && filter;
+    // setEarlyPairs: startChain queued the pair pass already; it serves only a chain that ends in
+    // the filter with the wanted flags (else the pair pass runs again here, its lists cleared).
+    const bool early = chain.started && earlyPairsQueued_ && fromWanted;
+    earlyPairsQueued_ = false;
+    out.earlyPairs = early;
+    // The pair pass: reads the cluster level's alive flags (still bound) and its cut counter.
+    if (!early)
+        queuePairPass(chain.pairs, chain.pairThreads, chain.pairSplit, nItems, filter, obbPairs_ && chain.poseItems,
+                      cl.epsilon, false);
+    glQueryCounter(mid_.id(), GL_TIMESTAMP);
+    // The cluster level's counters before the triangle level clears them.
     const std::size_t bitsWords = fromWanted ? std::max(words, nItems) : words;
     const std::size_t outputAt = bitsAt + bitsWords;
     if (auto r = readback_.reserve((outputAt + (filter ? 3 * std::size_t(outputCapacity_) : 0)) * 4); !r) return r;
@@ -560,6 +582,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         filterProgram.setUniform("uMaxGroups", std::min<std::uint32_t>(maxGroupsX_, 65535u));
         filterProgram.setUniform("uTolerance", chain.tolerance);
         filterProgram.setUniform("uAllAlive", fromWanted ? 1u : 0u);
+        filterProgram.setUniform("uCheckClusters", early ? 1u : 0u);
         // (slotCorners_: uploaded with the slots, uploadSlots().)
         if (slotCornersOn_) slotCorners_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOT_CORNERS);
         filterProgram.setUniform("uSlotCorners", slotCornersOn_ ? 1u : 0u);
@@ -613,6 +636,11 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     std::memcpy(counters, map, sizeof(counters));
     if (fromWanted) std::fill(std::begin(counters[1]), std::end(counters[1]), 0u);  // (not copied: no triangle passes)
     std::memcpy(out.keep.data(), map + keepAt, nPairs * 4);
+    // setEarlyPairs with a cluster pair list past its capacity: the filter saw only part of it, so
+    // its keep and wanted flags are incomplete: every pair kept and every cluster wanted
+    // (conservative; this call's survivors are tested on the CPU, below).
+    const bool everyWanted = early && map[chainAt + CULLIDE_CHAIN_CLUSTER_PAIRS] > clusterPairCapacity_;
+    if (everyWanted) std::fill(out.keep.begin(), out.keep.end(), 1u);
     out.bits.assign(words, 0u);
     if (triangles && words > 0 && !fromWanted) std::memcpy(out.bits.data(), map + bitsAt, words * 4);
     const double readbackMs = msSince(tr);
@@ -635,7 +663,8 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             t = q;
         }
     }
-    out.pairGpuMs = (mid - double(clustered_.result())) * 1e-6;
+    out.pairGpuMs = early ? (double(earlyPaired_.result()) - double(posed_.result())) * 1e-6
+                          : (mid - double(clustered_.result())) * 1e-6;
     out.cluster.readbackMs = readbackMs;
     out.cluster.fragments = counters[0][CULLIDE_COUNTER_FRAGMENTS];
     out.cluster.alive = counters[0][CULLIDE_COUNTER_ALIVE];
@@ -656,7 +685,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             // branch per item cost 0.04-0.06 ms over a pile's 7.5K items on llvmpipe's host.
             const std::span<const gl::CullideItem> items = chain.triangle->items;
             for (std::size_t i = 0; i < nItems; ++i)
-                seeded += items[i].slotCount & (0u - static_cast<std::uint32_t>(wanted[i] != 0));
+                seeded += items[i].slotCount & (0u - static_cast<std::uint32_t>(wanted[i] != 0 || everyWanted));
             out.seeded = seeded;
         }
         if (!chain.triangleVisibility) out.triangle.alive = out.seeded;
@@ -702,7 +731,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         // The survivors for the CPU's pairing: every member of a wanted cluster (its slots in order).
         const std::uint32_t* wanted = map + bitsAt;
         for (std::size_t i = 0; i < nItems; ++i) {
-            if (wanted[i] == 0) continue;
+            if (wanted[i] == 0 && !everyWanted) continue;
             const gl::CullideItem& it = chain.triangle->items[i];
             for (std::uint32_t m = it.memberStart; m < it.memberStart + it.slotCount; ++m) out.bits[m / 32] |= 1u << (m % 32);
         }

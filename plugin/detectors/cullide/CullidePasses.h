@@ -189,6 +189,7 @@ struct ChainResult {
     bool passTimes = false;
     double passMs[5] = {};
     bool updateFolded = false;  // setGroupUpdate applied to this call's cluster level
+    bool earlyPairs = false;    // the pair pass ran before the cluster level (setEarlyPairs)
 };
 
 /// What Passes::startChain needs: the pose pass's inputs (Chain's, before its levels are made).
@@ -199,6 +200,11 @@ struct ChainStart {
     std::span<const std::uint32_t> itemBoxes;   // as Chain::itemBoxes
     std::span<const glm::vec4> objectBoxes;     // as Chain::objectBoxes
     std::span<const std::uint32_t> partners;    // as Chain::partners
+    /// setEarlyPairs: the pair pass queued after the pose pass (filter.glsl then checks the
+    /// clusters' survival), with Chain's pairs, pairThreads and pairSplit; empty: not queued.
+    std::span<const gl::CullideChainPair> pairs;
+    std::uint32_t pairThreads = 0;
+    std::uint32_t pairSplit = 1;
 };
 
 class Passes {
@@ -211,6 +217,9 @@ public:
     [[nodiscard]] Result<void> compile(bool queries, int selfLayers, int queryPool);
     /// The GPU filter's list holds `pairs` triangle pairs at first (grown after an overflow).
     void setFilterList(std::uint32_t pairs) { outputCapacity_ = pairs; }
+    /// The cluster pair list's first capacity (test hook ISC_CULLIDE_CLUSTER_PAIR_LIST; default
+    /// 32768, grown after an overflow).
+    void setClusterPairList(std::uint32_t pairs) { clusterPairCapacity_ = std::max<std::uint32_t>(1u, pairs); }
     /// The filter with 128 invocations per cluster pair (both clusters loaded at once; cullide-10,
     /// the default) or 64 (one cluster after the other, as before).
     void setWideFilter(bool on) { wideFilter_ = on; }
@@ -269,6 +278,14 @@ public:
     /// the query pass's workgroup ORs its item's marks in shared memory and applies the update's
     /// rule itself (splat.glsl uGroupUpdate); one dependent dispatch less, no marks written.
     void setGroupUpdate(bool on) { groupUpdate_ = on; }
+    /// The pair pass queued by startChain right after the pose pass (hook ISC_CULLIDE_EARLY_PAIRS):
+    /// it lists the cluster pairs of every seeded cluster while the GPU would otherwise wait for
+    /// the CPU's views, clip boxes and queueing, and the filter skips a pair unless both clusters
+    /// survived the cluster level (chain.glsl uEarly, filter.glsl uCheckClusters). Only where
+    /// the chain ends in the filter without the triangle level's passes; elsewhere runChain
+    /// queues the pair pass after the cluster level, as without it.
+    void setEarlyPairs(bool on) { earlyPairs_ = on; }
+    [[nodiscard]] bool earlyPairs() const { return earlyPairs_; }
 
 private:
     /// Queues the passes of `level` with its items in `itemsBuffer` and its members' flags in
@@ -291,6 +308,10 @@ private:
     /// the level's buffers bound.
     void bindMembers(gl::Buffer& itemsBuffer, gl::Buffer& aliveBuffer, std::size_t members, bool fillAlive, bool clear);
     void dispatchChain(unsigned mode, std::uint32_t threads);
+    /// The pair pass (chain.glsl mode 0) over `pairs` with its lists cleared and bound: the
+    /// cluster pairs for the filter when `filter`, `early` as setEarlyPairs queues it.
+    void queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uint32_t pairThreads,
+                       std::uint32_t pairSplit, std::size_t nItems, bool filter, bool obb, float epsilon, bool early);
     /// The pose pass's inputs uploaded and bound (items' boxes by version), chainBoxes_ bound.
     void putPoseInputs(std::uint64_t itemsVersion, std::span<const std::uint32_t> itemBoxes,
                        std::span<const glm::vec4> objectBoxes, std::span<const std::uint32_t> partners);
@@ -342,6 +363,9 @@ private:
     bool timeline_ = false;
     bool passTimes_ = false;
     bool groupUpdate_ = true;
+    bool earlyPairs_ = false;
+    bool earlyPairsQueued_ = false;   // startChain queued the pair pass (setEarlyPairs)
+    gl::Query earlyPaired_;           // after that pair pass
     bool passQueued_ = false;         // setPassTimes: the cluster level's timestamps were queued
     bool foldLevel_ = false;          // runChain: the level being queued is the chain's cluster level
     std::uint32_t foldedMask_ = 0;    // its update done in the query pass: the marks' full mask (0: an update ran)

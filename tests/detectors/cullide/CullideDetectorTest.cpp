@@ -932,6 +932,91 @@ TEST_F(CullideDetectorTest, FilterSubCountKeepsTheAnswer) {
     }
 }
 
+// The pair pass queued right after the pose pass (hook ISC_CULLIDE_EARLY_PAIRS=1: it lists the
+// cluster pairs of every seeded cluster while the GPU would wait for the CPU, and the filter skips
+// a pair unless both clusters survived the cluster level, setting the kept-pair and wanted flags
+// itself; 0: the pair pass after the cluster level): the same clusters left, pairs kept, listed
+// triangle pairs (checksum) and answer (the reference's) at one and at three cluster views, a few
+// more cluster pairs listed (the filter's skipped ones); not taken with the triangle level's
+// passes. With a cluster pair list of 16 the first call overflows: every pair is kept and every
+// cluster wanted, its survivors tested on the CPU (the reference's answer), and the next call
+// lists them. With the filter's survival check left out, or the overflow's flags left as the
+// filter set them, this fails.
+TEST_F(CullideDetectorTest, EarlyPairsKeepTheListedPairsAndTheAnswer) {
+    Scene scene = bunnyHeap(12);
+    DetectorSettings common{.wantSegments = true};
+    CullideSettings threeViews;
+    threeViews.clusterAxes = 3;
+    CullideSettings triangles;
+    triangles.triangleLevel = true;
+    for (const CullideSettings& st : {CullideSettings{}, threeViews, triangles}) {
+        std::unique_ptr<CullideDetector> early, late;
+        {
+            ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", "1"}});
+            auto d = createCullideDetector(common, st);
+            ASSERT_TRUE(d) << d.error().message;
+            early = std::move(*d);
+        }
+        {
+            ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", "0"}});
+            auto d = createCullideDetector(common, st);
+            ASSERT_TRUE(d) << d.error().message;
+            late = std::move(*d);
+        }
+        for (int call = 0; call < 3; ++call) {
+            if (call == 1) {
+                squash(scene, 2, 1.08f);
+                squash(scene, 5, 0.92f);
+            }  // call 2: the same poses again
+            const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+            DetectionOutput a, b;
+            const std::size_t colliding = detectBoth(scene, candidates, *early, *late, a, b);
+            EXPECT_GE(colliding, 5u);
+            std::printf("[ cullide ] early pairs (%d cluster axes, triangle level %d), call %d: %zu colliding, "
+                        "clusters %g -> %g, cluster pairs listed %g (late %g), triangle pairs %g\n",
+                        st.clusterAxes, int(st.triangleLevel), call, colliding, a.stats.counter("pcs_clusters_in"),
+                        a.stats.counter("pcs_clusters"), a.stats.counter("filter_cluster_pairs"),
+                        b.stats.counter("filter_cluster_pairs"), a.stats.counter("filtered_pairs"));
+            EXPECT_EQ(a.stats.counter("pairs_early"), st.triangleLevel ? 0.0 : 1.0);
+            EXPECT_EQ(b.stats.counter("pairs_early"), 0.0);
+            EXPECT_GT(a.stats.counter("pcs_clusters_in"), a.stats.counter("pcs_clusters")) << "the clusters are pruned";
+            EXPECT_EQ(a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters"));
+            EXPECT_EQ(a.stats.counter("pairs_after_clusters"), b.stats.counter("pairs_after_clusters"));
+            EXPECT_EQ(a.stats.counter("pcs_triangles_in"), b.stats.counter("pcs_triangles_in")) << "the same clusters wanted";
+            EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0);
+            EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
+            EXPECT_EQ(a.stats.counter("filter_list_checksum"), b.stats.counter("filter_list_checksum"))
+                << "the same triangle pairs listed";
+            EXPECT_GE(a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs"));
+            expectSameAnswer(a, b);
+        }
+    }
+    // The cluster pair list overflowed on the first call.
+    std::unique_ptr<CullideDetector> small;
+    {
+        ScopedEnv env({{"ISC_CULLIDE_EARLY_PAIRS", "1"}, {"ISC_CULLIDE_CLUSTER_PAIR_LIST", "16"}});
+        auto d = createCullideDetector(common, {});
+        ASSERT_TRUE(d) << d.error().message;
+        small = std::move(*d);
+    }
+    const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+    DetectionOutput first, second;
+    ASSERT_TRUE(small->detect(scene, candidates, first));
+    ASSERT_TRUE(small->detect(scene, candidates, second));
+    std::size_t colliding = 0;
+    expectExact(scene, candidates, first, &colliding);
+    expectExact(scene, candidates, second);
+    EXPECT_GE(colliding, 5u);
+    EXPECT_EQ(first.stats.counter("pairs_early"), 1.0);
+    EXPECT_EQ(first.stats.counter("filter_overflows"), 1.0) << "16 cluster pairs cannot hold the heap's list";
+    EXPECT_GT(first.stats.counter("filter_cluster_pairs"), 16.0);
+    EXPECT_EQ(second.stats.counter("filter_overflows"), 0.0) << "the list grew after the overflow";
+    EXPECT_GT(second.stats.counter("filtered_pairs"), 0.0);
+    EXPECT_GE(first.stats.counter("pairs_after_clusters"), second.stats.counter("pairs_after_clusters"))
+        << "every pair kept on the overflow";
+    expectSameAnswer(first, second);
+}
+
 // The cluster level's update done by the query pass's workgroups (the default since 2026-11-29;
 // hook ISC_CULLIDE_GROUP_UPDATE=1: one workgroup per item ORs its item's marks in shared memory
 // and applies the update's rule; 0: update.glsl's own pass): the same clusters left, listed triangle pairs and answer (the

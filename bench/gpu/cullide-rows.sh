@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# A cullide round of hook rows beside main (the lead's rounds of 2026-11-29, seventh session):
+#   bash bench/gpu/cullide-rows.sh <archive name> "<row>:<HOOK=v>[,<HOOK=v>];..." "<HOOK=v> ..."
+#   0. isc_test_cullide, isc_test_cullide_broadphase, isc_test_pile_cullide on the NVIDIA driver;
+#      `isc accuracy --detector cullide` (200 poses) at the defaults, clusterAxes=3 and axes=1,
+#      then again with the hooks of the third argument set (if any);
+#   1. PROCS processes (default 6) of isc_bench_cullide on pile/100 and deforming/100, rows
+#      cullide (main), the variants' rows, cpu and peel, each process starting at another row.
+# On the lent machine from the repository root, binaries packed by bench/gpu/pack.sh.
+# Writes $OUT/<archive name>.tgz: tests-cullide.txt, accuracy-cullide.txt,
+# accuracy-cullide-hooks.txt, cullide-p<N>.txt/.json, machine.txt, clocks.csv.
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/packed.sh"
+name=$1 variants=$2 hooks=${3:-}
+final=${OUT:-}
+OUT=$(mktemp -d) setup_out "/tmp/$name-out"
+cat "$out/machine.txt"
+cullide_tests_and_accuracy "$out"
+if [ -n "$hooks" ]; then
+  # shellcheck disable=SC2086
+  (export $hooks; cullide_accuracy 200) | tee "$out/accuracy-cullide-hooks.txt" | grep -v "^$"
+fi
+rows=(cullide)
+IFS=';' read -ra vs <<< "$variants"
+for v in "${vs[@]}"; do rows+=("${v%%:*}"); done
+rows+=(cpu peel)
+n=${#rows[@]} procs=${PROCS:-6}
+orders=()
+for ((p = 0; p < procs; p++)); do  # process p starts at row (p * 3) mod n, rotated
+  o=""; for ((k = 0; k < n; k++)); do o+="${o:+,}${rows[$(((p * 3 + k) % n))]}"; done
+  orders+=("$o")
+done
+cullide_processes "$out" "$procs" 100 80 "$variants"
+: > "$out/marks.txt"
+[ -n "$final" ] && tar -czf "$final/$name.tgz" -C "$out" .
