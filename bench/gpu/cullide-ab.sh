@@ -10,7 +10,8 @@
 # Writes $OUT/<archive name>.tgz: tests-cullide.txt, accuracy-cullide.txt, cullide-p<N>.txt/.json,
 # machine.txt, clocks.csv.
 set -uo pipefail
-. "$(dirname "${BASH_SOURCE[0]}")/packed.sh"
+# (packed.sh reads its folder from its first argument: the packed binaries in .devrun.)
+. "$(dirname "${BASH_SOURCE[0]}")/packed.sh" .devrun
 old=$1 hook=$2 name=$3
 final=${OUT:-}
 OUT=$(mktemp -d) setup_out "/tmp/$name-out"
