@@ -757,16 +757,17 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                 if (earlyStart) {
                     // (cullide-13) The GPU starts on the pose pass now; the views, clip boxes and
                     // pair list below are made meanwhile. With Passes::setEarlyPairs the pair list
-                    // first, and the pair pass queued after the pose pass, where the chain will end
-                    // in the filter without the triangle level's passes (as runChain decides).
-                    const bool earlyPairs = passes.earlyPairs() && filterEligible && !st.triangleLevel;
-                    if (earlyPairs) makeChainPairs();
+                    // first, and the pair pass queued and flushed after the pose pass, where the
+                    // chain will end in the filter without the triangle level's passes (as
+                    // runChain decides).
                     passes.startChain({itemCache.items, itemCache.version, eps, itemCache.boxIndex, objectBoxes,
-                                       partnerCsr, earlyPairs ? std::span<const gl::CullideChainPair>(chainPairs)
-                                                              : std::span<const gl::CullideChainPair>(),
-                                       pairThreads, pairSplit});
+                                       partnerCsr});
                     started = true;
                     tStarted = Clock::now();
+                    if (passes.earlyPairs() && filterEligible && !st.triangleLevel) {
+                        makeChainPairs();
+                        passes.queueEarlyPairs(chainPairs, pairThreads, pairSplit, eps);
+                    }
                 }
             }
             for (ObjectId o : gpuItems ? std::span<const ObjectId>() : std::span<const ObjectId>(objects)) {

@@ -415,13 +415,18 @@ void Passes::startChain(const ChainStart& start) {
     bindMembers(items_, alive_, nItems, /*fillAlive=*/false, /*clear=*/true);  // the pose pass seeds the flags
     dispatchPose(static_cast<std::uint32_t>(nItems), start.epsilon);
     earlyPairsQueued_ = false;
-    if (earlyPairs_ && !start.pairs.empty()) {
-        // (The filter's list, checked for survivors later: setEarlyPairs.)
-        queuePairPass(start.pairs, start.pairThreads, start.pairSplit, nItems, true, obbPairs_, start.epsilon, true);
-        glQueryCounter(earlyPaired_.id(), GL_TIMESTAMP);
-        earlyPairsQueued_ = true;
-    }
+    startedItems_ = nItems;
     markFirstFlush();
+}
+
+void Passes::queueEarlyPairs(std::span<const gl::CullideChainPair> pairs, std::uint32_t pairThreads,
+                             std::uint32_t pairSplit, float epsilon) {
+    if (!earlyPairs_ || pairs.empty()) return;
+    // (The filter's list, checked for survivors later.)
+    queuePairPass(pairs, pairThreads, pairSplit, startedItems_, true, obbPairs_, epsilon, true);
+    glQueryCounter(earlyPaired_.id(), GL_TIMESTAMP);
+    earlyPairsQueued_ = true;
+    glFlush();
 }
 
 void Passes::queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uint32_t pairThreads,

@@ -200,11 +200,6 @@ struct ChainStart {
     std::span<const std::uint32_t> itemBoxes;   // as Chain::itemBoxes
     std::span<const glm::vec4> objectBoxes;     // as Chain::objectBoxes
     std::span<const std::uint32_t> partners;    // as Chain::partners
-    /// setEarlyPairs: the pair pass queued after the pose pass (filter.glsl then checks the
-    /// clusters' survival), with Chain's pairs, pairThreads and pairSplit; empty: not queued.
-    std::span<const gl::CullideChainPair> pairs;
-    std::uint32_t pairThreads = 0;
-    std::uint32_t pairSplit = 1;
 };
 
 class Passes {
@@ -286,6 +281,11 @@ public:
     /// queues the pair pass after the cluster level, as without it.
     void setEarlyPairs(bool on) { earlyPairs_ = on; }
     [[nodiscard]] bool earlyPairs() const { return earlyPairs_; }
+    /// setEarlyPairs: after startChain (whose flush started the pose pass), the pair pass over
+    /// Chain's pairs, pairThreads and pairSplit queued and flushed; the runChain() that follows
+    /// takes its list (when the chain ends in the filter without the triangle level's passes).
+    void queueEarlyPairs(std::span<const gl::CullideChainPair> pairs, std::uint32_t pairThreads, std::uint32_t pairSplit,
+                         float epsilon);
 
 private:
     /// Queues the passes of `level` with its items in `itemsBuffer` and its members' flags in
@@ -364,7 +364,8 @@ private:
     bool passTimes_ = false;
     bool groupUpdate_ = true;
     bool earlyPairs_ = false;
-    bool earlyPairsQueued_ = false;   // startChain queued the pair pass (setEarlyPairs)
+    bool earlyPairsQueued_ = false;   // queueEarlyPairs queued the pair pass (setEarlyPairs)
+    std::size_t startedItems_ = 0;    // startChain's cluster items
     gl::Query earlyPaired_;           // after that pair pass
     bool passQueued_ = false;         // setPassTimes: the cluster level's timestamps were queued
     bool foldLevel_ = false;          // runChain: the level being queued is the chain's cluster level
