@@ -1607,9 +1607,10 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // ISC_CULLIDE_GROUP_UPDATE=0 (2026-11-29, seventh session): the cluster level's update pass
     // instead of its rule applied by the query pass's workgroups (Passes::setGroupUpdate).
     impl->passes.setGroupUpdate(envOn("ISC_CULLIDE_GROUP_UPDATE", true));
-    // ISC_CULLIDE_EARLY_PAIRS=1 (2026-11-29, seventh session): the pair pass queued right after the
-    // pose pass, the filter checking the clusters' survival (Passes::setEarlyPairs).
-    impl->passes.setEarlyPairs(envOn("ISC_CULLIDE_EARLY_PAIRS", false));
+    // ISC_CULLIDE_EARLY_PAIRS=0 (2026-11-29, seventh session): the pair pass after the cluster
+    // level instead of right after the pose pass with the filter checking the clusters' survival
+    // (Passes::setEarlyPairs).
+    impl->passes.setEarlyPairs(envOn("ISC_CULLIDE_EARLY_PAIRS", true));
     // Test hook ISC_CULLIDE_CLUSTER_PAIR_LIST=n: the filter's cluster pair list starts with room
     // for n pairs (an overflow on a pile's first call; Passes::setClusterPairList).
     if (const char* v = std::getenv("ISC_CULLIDE_CLUSTER_PAIR_LIST"); v != nullptr && *v != '\0')

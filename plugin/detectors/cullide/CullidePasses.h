@@ -273,7 +273,8 @@ public:
     /// the query pass's workgroup ORs its item's marks in shared memory and applies the update's
     /// rule itself (splat.glsl uGroupUpdate); one dependent dispatch less, no marks written.
     void setGroupUpdate(bool on) { groupUpdate_ = on; }
-    /// The pair pass queued by startChain right after the pose pass (hook ISC_CULLIDE_EARLY_PAIRS):
+    /// The pair pass queued right after the pose pass (queueEarlyPairs; the default since
+    /// 2026-11-29, hook ISC_CULLIDE_EARLY_PAIRS=0 for the pair pass after the cluster level):
     /// it lists the cluster pairs of every seeded cluster while the GPU would otherwise wait for
     /// the CPU's views, clip boxes and queueing, and the filter skips a pair unless both clusters
     /// survived the cluster level (chain.glsl uEarly, filter.glsl uCheckClusters). Only where
@@ -363,7 +364,7 @@ private:
     bool timeline_ = false;
     bool passTimes_ = false;
     bool groupUpdate_ = true;
-    bool earlyPairs_ = false;
+    bool earlyPairs_ = true;
     bool earlyPairsQueued_ = false;   // queueEarlyPairs queued the pair pass (setEarlyPairs)
     std::size_t startedItems_ = 0;    // startChain's cluster items
     gl::Query earlyPaired_;           // after that pair pass

@@ -799,10 +799,12 @@ TEST_F(CullideDetectorTest, SlotCornersKeepTheListedPairsAndTheAnswer) {
 TEST_F(CullideDetectorTest, EarlyStartKeepsTheSeedsAndTheAnswer) {
     Scene scene = bunnyHeap(12);
     DetectorSettings common{.wantSegments = true};
+    // (The pair pass after the cluster level in both: early pairs list more cluster pairs, and
+    // need the early start; EarlyPairsKeepTheListedPairsAndTheAnswer tests them.)
     std::unique_ptr<CullideDetector> next = cullideWithHooks(
-        common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_TIMELINE", "1"}});
-    std::unique_ptr<CullideDetector> old =
-        cullideWithHooks(common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_START", "0"}});
+        common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_TIMELINE", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", "0"}});
+    std::unique_ptr<CullideDetector> old = cullideWithHooks(
+        common, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_START", "0"}, {"ISC_CULLIDE_EARLY_PAIRS", "0"}});
     ASSERT_NE(next, nullptr);
     ASSERT_NE(old, nullptr);
     const Pose away{Vec3(30.0f, 0.0f, 0.0f), glm::quat(1.0f, 0.0f, 0.0f, 0.0f)};
@@ -932,7 +934,8 @@ TEST_F(CullideDetectorTest, FilterSubCountKeepsTheAnswer) {
     }
 }
 
-// The pair pass queued right after the pose pass (hook ISC_CULLIDE_EARLY_PAIRS=1: it lists the
+// The pair pass queued right after the pose pass (the default since 2026-11-29; hook
+// ISC_CULLIDE_EARLY_PAIRS=1: it lists the
 // cluster pairs of every seeded cluster while the GPU would wait for the CPU, and the filter skips
 // a pair unless both clusters survived the cluster level, setting the kept-pair and wanted flags
 // itself; 0: the pair pass after the cluster level): the same clusters left, pairs kept, listed
