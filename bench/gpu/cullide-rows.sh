@@ -21,16 +21,8 @@ if [ -n "$hooks" ]; then
   # shellcheck disable=SC2086
   (export $hooks; cullide_accuracy 200) | tee "$out/accuracy-cullide-hooks.txt" | grep -v "^$"
 fi
-rows=(cullide)
-IFS=';' read -ra vs <<< "$variants"
-for v in "${vs[@]}"; do rows+=("${v%%:*}"); done
-rows+=(cpu peel)
-n=${#rows[@]} procs=${PROCS:-6}
-orders=()
-for ((p = 0; p < procs; p++)); do  # process p starts at row (p * 3) mod n, rotated
-  o=""; for ((k = 0; k < n; k++)); do o+="${o:+,}${rows[$(((p * 3 + k) % n))]}"; done
-  orders+=("$o")
-done
+procs=${PROCS:-6}
+cullide_orders "$variants" "$procs"
 cullide_processes "$out" "$procs" 100 80 "$variants"
 : > "$out/marks.txt"
 [ -n "$final" ] && tar -czf "$final/$name.tgz" -C "$out" .

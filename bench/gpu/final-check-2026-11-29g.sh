@@ -6,14 +6,16 @@
 #   1. peel: CHECK_PEEL_PROCS processes (default 4) of the deforming pile back to back (cpu, peel),
 #      interleaved at random (issue 8's 3x);
 #   2. cullide beside cpu and peel on pile/100 and deforming/100 in CHECK_CULLIDE_PROCS processes
-#      (default 6; issue 9's "within 1.5x of peel"), with the row cullide_gu0
-#      (ISC_CULLIDE_GROUP_UPDATE=0: the update pass, the code before), orders rotated.
+#      (default 6; issue 9's "within 1.5x of peel"), with the rows of CHECK_CULLIDE_VARIANTS
+#      (default cullide_gu0 = ISC_CULLIDE_GROUP_UPDATE=0: the update pass, the code before; the
+#      session's last check: CHECK_CULLIDE_VARIANTS="cullide_ep0:ISC_CULLIDE_EARLY_PAIRS=0;
+#      cullide_old:ISC_CULLIDE_GROUP_UPDATE=0,ISC_CULLIDE_EARLY_PAIRS=0"), orders rotated.
 # On the lent machine from the repository root, binaries packed by bench/gpu/pack.sh.
 # Writes into $OUT/final-check-g.tgz: tests.txt, tests-cullide.txt, tests-gl.txt, accuracy*.txt, peel.txt,
 # summary.txt, marks.txt, clocks.csv (peel), cullide/cullide-p<N>.txt/.json and cullide/clocks.csv,
 # machine.txt.
 set -uo pipefail
-. "$(dirname "${BASH_SOURCE[0]}")/packed.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/packed.sh" .devrun
 final=${OUT:-}
 OUT=$(mktemp -d) setup_out /tmp/final-check-g-out
 cat "$out/machine.txt"
@@ -33,7 +35,10 @@ stop_clocks
 peel_summary "$out" cpu_refit_ms cpu_walk_ms gpu_wait_ms cpu_exact_ms exact_speculate_ms
 clock_summary "$out"
 mkdir -p "$out/cullide"
-orders=("cullide,cullide_gu0,cpu,peel" "peel,cpu,cullide_gu0,cullide" "cullide_gu0,peel,cullide,cpu"
-        "cpu,cullide,peel,cullide_gu0" "cullide,peel,cullide_gu0,cpu" "cullide_gu0,cpu,cullide,peel")
-cullide_processes "$out/cullide" "${CHECK_CULLIDE_PROCS:-6}" 100 80 "cullide_gu0:ISC_CULLIDE_GROUP_UPDATE=0"
+# The variant rows (CHECK_CULLIDE_VARIANTS, "<row>:<HOOK=v>[,...];..."), each process starting at
+# another row of cullide, the variants, cpu and peel.
+variants=${CHECK_CULLIDE_VARIANTS:-cullide_gu0:ISC_CULLIDE_GROUP_UPDATE=0}
+procs=${CHECK_CULLIDE_PROCS:-6}
+cullide_orders "$variants" "$procs"
+cullide_processes "$out/cullide" "$procs" 100 80 "$variants"
 [ -n "$final" ] && tar -czf "$final/final-check-g.tgz" -C "$out" .

@@ -133,6 +133,19 @@ cullide_process() {
   echo "rc=$?"
   sed -n '/# isc_bench_cullide summary/,/# cullide per level/p' "$out/cullide-p$p.txt"
 }
+# The array `orders` for cullide_processes: $2 processes over the rows cullide, those of the
+# variants $1 ("<row>:<HOOK=v>[,...];..."), cpu and peel, process p starting at row 3p (mod).
+cullide_orders() {
+  local v o p k rows=(cullide) vs
+  IFS=';' read -ra vs <<< "$1"
+  for v in "${vs[@]}"; do rows+=("${v%%:*}"); done
+  rows+=(cpu peel)
+  orders=()
+  for ((p = 0; p < $2; p++)); do
+    o=""; for ((k = 0; k < ${#rows[@]}; k++)); do o+="${o:+,}${rows[$(((p * 3 + k) % ${#rows[@]}))]}"; done
+    orders+=("$o")
+  done
+}
 # isc_bench_cullide in $2 processes over pile/$3 and deforming/$3 ($4 calls per deforming row),
 # with the rows of ISC_BENCH_CULLIDE_VARIANTS=$5; process p's rows in the order of the caller's
 # array `orders`, entry (p - 1) mod its length; the GPU clocks sampled meanwhile ($1/clocks.csv).
