@@ -383,14 +383,51 @@ std::size_t detectBoth(const Scene& scene, std::span<const ObjectPair> candidate
     return colliding;
 }
 
-// A cullide detector made with the environment hooks `hooks` set while it is made (they are read
-// then); null (and a failure) when it cannot be made.
+// A cullide detector with `settings`, made with the environment hooks `hooks` set while it is made
+// (they are read then); null (and a failure) when it cannot be made.
 std::unique_ptr<CullideDetector> cullideWithHooks(const DetectorSettings& common,
-                                                  std::initializer_list<std::pair<const char*, const char*>> hooks) {
+                                                  std::initializer_list<std::pair<const char*, const char*>> hooks,
+                                                  const CullideSettings& settings = {}) {
     ScopedEnv env(hooks);
-    auto d = createCullideDetector(common, {});
+    auto d = createCullideDetector(common, settings);
     EXPECT_TRUE(d) << d.error().message;
     return d ? std::move(*d) : nullptr;
+}
+
+// The hook tests' A/B pattern: for each of `settingsList`, two detectors made with the hooks `on`
+// and `off`, `calls` calls on `scene` (bunnies 2 and 5 squashed before call 1, bunny 7 before
+// call 3; call 2 repeats call 1's poses), both answers checked against the reference
+// (detectBoth); then check(settings, call, output with `on`, output with `off`, colliding pairs).
+template <class Check>
+void hookPairCalls(Scene& scene, std::initializer_list<CullideSettings> settingsList,
+                   std::initializer_list<std::pair<const char*, const char*>> on,
+                   std::initializer_list<std::pair<const char*, const char*>> off, int calls, Check check) {
+    const DetectorSettings common{.wantSegments = true};
+    for (const CullideSettings& settings : settingsList) {
+        auto a = cullideWithHooks(common, on, settings);
+        auto b = cullideWithHooks(common, off, settings);
+        ASSERT_NE(a, nullptr);
+        ASSERT_NE(b, nullptr);
+        for (int call = 0; call < calls; ++call) {
+            if (call == 1) {
+                squash(scene, 2, 1.08f);
+                squash(scene, 5, 0.92f);
+            } else if (call == 3) {
+                squash(scene, 7, 1.05f);
+            }
+            const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+            DetectionOutput outA, outB;
+            const std::size_t colliding = detectBoth(scene, candidates, *a, *b, outA, outB);
+            check(settings, call, outA, outB, colliding);
+        }
+    }
+}
+
+// The same cluster level in both outputs: the clusters seeded and left, and the pairs kept.
+void expectSameClusterLevel(const DetectionOutput& a, const DetectionOutput& b) {
+    EXPECT_EQ(a.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters_in")) << "the same clusters seeded";
+    EXPECT_EQ(a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters")) << "the same clusters left";
+    EXPECT_EQ(a.stats.counter("pairs_after_clusters"), b.stats.counter("pairs_after_clusters"));
 }
 
 // Bit for bit the same answer: the same pairs in the same order, their triangle pairs and segments.
@@ -832,9 +869,7 @@ TEST_F(CullideDetectorTest, EarlyStartKeepsTheSeedsAndTheAnswer) {
                     b.stats.counter("cpu_before_gpu_ms"), a.stats.counter("gpu_start_lag_ms"),
                     a.stats.counter("gpu_span_ms"), a.stats.counter("gpu_wake_lag_ms"));
         EXPECT_GT(a.stats.counter("pcs_clusters_in"), 0.0) << "the pose pass seeded clusters";
-        EXPECT_EQ(a.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters_in")) << "the same clusters seeded";
-        EXPECT_EQ(a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters")) << "the same clusters left";
-        EXPECT_EQ(a.stats.counter("pairs_after_clusters"), b.stats.counter("pairs_after_clusters"));
+        expectSameClusterLevel(a, b);
         EXPECT_GT(a.stats.counter("pcs_triangles_in"), 0.0);
         EXPECT_EQ(a.stats.counter("pcs_triangles_in"), b.stats.counter("pcs_triangles_in"))
             << "the wanted clusters' triangles, summed with and without a branch";
@@ -952,28 +987,11 @@ TEST_F(CullideDetectorTest, EarlyPairsKeepTheListedPairsAndTheAnswer) {
     threeViews.clusterAxes = 3;
     CullideSettings triangles;
     triangles.triangleLevel = true;
-    for (const CullideSettings& st : {CullideSettings{}, threeViews, triangles}) {
-        std::unique_ptr<CullideDetector> early, late;
-        {
-            ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", "1"}});
-            auto d = createCullideDetector(common, st);
-            ASSERT_TRUE(d) << d.error().message;
-            early = std::move(*d);
-        }
-        {
-            ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", "0"}});
-            auto d = createCullideDetector(common, st);
-            ASSERT_TRUE(d) << d.error().message;
-            late = std::move(*d);
-        }
-        for (int call = 0; call < 3; ++call) {
-            if (call == 1) {
-                squash(scene, 2, 1.08f);
-                squash(scene, 5, 0.92f);
-            }  // call 2: the same poses again
-            const std::vector<ObjectPair> candidates = scene.overlappingPairs();
-            DetectionOutput a, b;
-            const std::size_t colliding = detectBoth(scene, candidates, *early, *late, a, b);
+    hookPairCalls(
+        scene, {CullideSettings{}, threeViews, triangles},
+        {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", "1"}},
+        {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", "0"}}, 3,
+        [](const CullideSettings& st, int call, const DetectionOutput& a, const DetectionOutput& b, std::size_t colliding) {
             EXPECT_GE(colliding, 5u);
             std::printf("[ cullide ] early pairs (%d cluster axes, triangle level %d), call %d: %zu colliding, "
                         "clusters %g -> %g, cluster pairs listed %g (late %g), triangle pairs %g\n",
@@ -983,8 +1001,7 @@ TEST_F(CullideDetectorTest, EarlyPairsKeepTheListedPairsAndTheAnswer) {
             EXPECT_EQ(a.stats.counter("pairs_early"), st.triangleLevel ? 0.0 : 1.0);
             EXPECT_EQ(b.stats.counter("pairs_early"), 0.0);
             EXPECT_GT(a.stats.counter("pcs_clusters_in"), a.stats.counter("pcs_clusters")) << "the clusters are pruned";
-            EXPECT_EQ(a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters"));
-            EXPECT_EQ(a.stats.counter("pairs_after_clusters"), b.stats.counter("pairs_after_clusters"));
+            expectSameClusterLevel(a, b);
             EXPECT_EQ(a.stats.counter("pcs_triangles_in"), b.stats.counter("pcs_triangles_in")) << "the same clusters wanted";
             EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0);
             EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
@@ -992,16 +1009,10 @@ TEST_F(CullideDetectorTest, EarlyPairsKeepTheListedPairsAndTheAnswer) {
                 << "the same triangle pairs listed";
             EXPECT_GE(a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs"));
             expectSameAnswer(a, b);
-        }
-    }
+        });
     // The cluster pair list overflowed on the first call.
-    std::unique_ptr<CullideDetector> small;
-    {
-        ScopedEnv env({{"ISC_CULLIDE_EARLY_PAIRS", "1"}, {"ISC_CULLIDE_CLUSTER_PAIR_LIST", "16"}});
-        auto d = createCullideDetector(common, {});
-        ASSERT_TRUE(d) << d.error().message;
-        small = std::move(*d);
-    }
+    auto small = cullideWithHooks(common, {{"ISC_CULLIDE_EARLY_PAIRS", "1"}, {"ISC_CULLIDE_CLUSTER_PAIR_LIST", "16"}});
+    ASSERT_NE(small, nullptr);
     const std::vector<ObjectPair> candidates = scene.overlappingPairs();
     DetectionOutput first, second;
     ASSERT_TRUE(small->detect(scene, candidates, first));
@@ -1029,34 +1040,15 @@ TEST_F(CullideDetectorTest, EarlyPairsKeepTheListedPairsAndTheAnswer) {
 // the clusters left differ and this fails.
 TEST_F(CullideDetectorTest, GroupUpdateKeepsTheClustersAndTheAnswer) {
     Scene scene = bunnyHeap(12);
-    DetectorSettings common{.wantSegments = true};
     CullideSettings threeViews;
     threeViews.clusterAxes = 3;
     threeViews.viewsAtOnce = false;
-    for (const CullideSettings& settings : {CullideSettings{}, threeViews}) {
-        std::unique_ptr<CullideDetector> next, old;
-        {
-            ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_GROUP_UPDATE", "1"}});
-            auto d = createCullideDetector(common, settings);
-            ASSERT_TRUE(d) << d.error().message;
-            next = std::move(*d);
-        }
-        {
-            ScopedEnv env({{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_GROUP_UPDATE", "0"}});
-            auto d = createCullideDetector(common, settings);
-            ASSERT_TRUE(d) << d.error().message;
-            old = std::move(*d);
-        }
-        for (int call = 0; call < 4; ++call) {
-            if (call == 1) {
-                squash(scene, 2, 1.08f);
-                squash(scene, 5, 0.92f);
-            } else if (call == 3) {
-                squash(scene, 7, 1.05f);
-            }  // call 2: the same poses again
-            const std::vector<ObjectPair> candidates = scene.overlappingPairs();
-            DetectionOutput a, b;
-            const std::size_t colliding = detectBoth(scene, candidates, *next, *old, a, b);
+    hookPairCalls(
+        scene, {CullideSettings{}, threeViews},
+        {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_GROUP_UPDATE", "1"}},
+        {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_GROUP_UPDATE", "0"}}, 4,
+        [](const CullideSettings& settings, int call, const DetectionOutput& a, const DetectionOutput& b,
+           std::size_t colliding) {
             EXPECT_GE(colliding, 5u);
             std::printf("[ cullide ] group update (%d cluster axes), call %d: %zu colliding, clusters %g -> %g "
                         "(update pass %g -> %g), listed %g\n",
@@ -1067,16 +1059,13 @@ TEST_F(CullideDetectorTest, GroupUpdateKeepsTheClustersAndTheAnswer) {
             EXPECT_EQ(b.stats.counter("cluster_update_folded"), 0.0);
             EXPECT_GT(a.stats.counter("pcs_clusters_in"), a.stats.counter("pcs_clusters"))
                 << "the cluster level pruned some clusters";
-            EXPECT_EQ(a.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters_in"));
-            EXPECT_EQ(a.stats.counter("pcs_clusters"), b.stats.counter("pcs_clusters")) << "the same clusters left";
-            EXPECT_EQ(a.stats.counter("pairs_after_clusters"), b.stats.counter("pairs_after_clusters"));
+            expectSameClusterLevel(a, b);
             EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0);
             EXPECT_EQ(a.stats.counter("filter_list_checksum"), b.stats.counter("filter_list_checksum"))
                 << "the same triangle pairs listed";
             EXPECT_EQ(a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs"));
             expectSameAnswer(a, b);
-        }
-    }
+        });
 }
 
 // A detector handed another scene with the same meshes but the objects' meshes swapped: the GPU
