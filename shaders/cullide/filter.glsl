@@ -52,11 +52,6 @@ uniform uint uAllAlive;        // 1: every triangle of a listed cluster is a sur
 // when the level kept everything, its cut counter) and leaves at once when not; else it sets
 // keep[] for the chain pair and wanted[] for both clusters, as the pair pass does without it.
 uniform uint uCheckClusters;
-// uHalfItems != 0 (Passes::setHalfBoxes: the cluster level's item count): each cluster's two
-// halves' boxes (slots [0, 32), [32, 64): one warp's lanes each) are at chainBoxes[2 * uHalfItems
-// + 4 * item ...]; a half whose box does not come within the tolerance of the other cluster's box
-// loads nothing: each of its triangles' boxes lies in it, so none would be kept below.
-uniform uint uHalfItems;
 layout(std430, binding = CULLIDE_BINDING_COUNTERS) readonly buffer CullideCounters { uint counters[]; };
 layout(std430, binding = CULLIDE_BINDING_WANTED) buffer CullideWanted { uint wanted[]; };
 layout(std430, binding = CULLIDE_BINDING_KEEP) buffer CullideKeep { uint keep[]; };
@@ -154,14 +149,7 @@ void main() {
     for (uint side = 0u; side < 2u; ++side) {
 #endif
         CullideItem it = items[side == 0u ? cp.y : cp.z];
-        uint other = side == 0u ? cp.z : cp.y;
-        bool halfMeets = true;
-        if (uHalfItems != 0u && lane < it.slotCount) {
-            uint hb = 2u * uHalfItems + 4u * (side == 0u ? cp.y : cp.z) + 2u * (lane / 32u);
-            halfMeets = all(lessThanEqual(chainBoxes[hb].xyz, chainBoxes[2u * other + 1u].xyz + uTolerance)) &&
-                        all(lessThanEqual(chainBoxes[2u * other].xyz, chainBoxes[hb + 1u].xyz + uTolerance));
-        }
-        if (lane < it.slotCount && halfMeets && (uAllAlive != 0u || alive[it.memberStart + lane] != 0u)) {
+        if (lane < it.slotCount && (uAllAlive != 0u || alive[it.memberStart + lane] != 0u)) {
             uint t;
             vec3 a, b, c;
             cullideSlotTriangle(it, lane, t, a, b, c);
@@ -177,6 +165,7 @@ void main() {
             // (chainBoxes: the pose pass's, grown by the round-off bound, holding every triangle
             // of that cluster): any other one fails the pair box test below with every triangle
             // of the other side, so the same pairs are listed and counted.
+            uint other = side == 0u ? cp.z : cp.y;
             if (all(lessThanEqual(lo, chainBoxes[2u * other + 1u].xyz + uTolerance)) &&
                 all(lessThanEqual(chainBoxes[2u * other].xyz, hi + uTolerance))) {
                 uint at = side * CULLIDE_FILTER_MAX_CLUSTER + atomicAdd(sCount[side], 1u);

@@ -32,20 +32,6 @@ layout(std430, binding = CULLIDE_BINDING_PARTNERS) readonly buffer CullidePartne
 uniform uint uCount;     // items
 uniform float uEpsilon;  // world units: the round-off bound
 uniform uint uGroupPerItem;  // 1: one workgroup per item (gl_WorkGroupID), 0: one invocation per item
-// uHalfBase != 0 (Passes::setHalfBoxes): also each item's two halves' world boxes (its slots
-// [0, 32) and [32, ...)), written to chainBoxes[2 * uCount + 4 * t ...] as (lo, hi, lo, hi) for the
-// filter: rigid, the halves' local boxes (boxes[uHalfBase + 2 * bi + h]) posed as the cluster's
-// box is; deformed, the boxes of each half's posed triangles, grown as the cluster's box is.
-uniform uint uHalfBase;
-
-// A local box posed by model m (centre moved, half extents through |rotation|), grown by g.
-void cullidePoseBox(vec3 lo, vec3 hi, mat4 m, float g, out vec3 wlo, out vec3 whi) {
-    vec3 c = 0.5 * (lo + hi), e = 0.5 * (hi - lo);
-    vec3 wc = (m * vec4(c, 1.0)).xyz;
-    vec3 we = abs(m[0].xyz) * e.x + abs(m[1].xyz) * e.y + abs(m[2].xyz) * e.z;
-    wlo = wc - we - vec3(g);
-    whi = wc + we + vec3(g);
-}
 
 shared vec3 sLo[64], sHi[64];
 
@@ -62,74 +48,46 @@ void main() {
     CullideItem it = items[t];
     uint bi = itemBoxes[t];
     vec3 lo, hi;
-    vec3 hLo[2], hHi[2];  // uHalfBase: the halves' boxes
     if (bi != CULLIDE_ITEM_BOX_DEFORMED) {
         if (lane != 0u) return;
+        vec3 c = 0.5 * (boxes[2u * bi].xyz + boxes[2u * bi + 1u].xyz);
+        vec3 e = 0.5 * (boxes[2u * bi + 1u].xyz - boxes[2u * bi].xyz);
         mat4 m = sceneObjects[it.object].model;
-        float g = it.fatten + uEpsilon;
-        cullidePoseBox(boxes[2u * bi].xyz, boxes[2u * bi + 1u].xyz, m, g, lo, hi);
-        for (uint h = 0u; h < 2u && uHalfBase != 0u; ++h) {
-            uint hb = uHalfBase + 2u * bi + h;
-            cullidePoseBox(boxes[2u * hb].xyz, boxes[2u * hb + 1u].xyz, m, g, hLo[h], hHi[h]);
-        }
+        vec3 wc = (m * vec4(c, 1.0)).xyz;
+        vec3 we = abs(m[0].xyz) * e.x + abs(m[1].xyz) * e.y + abs(m[2].xyz) * e.z;
+        vec3 g = vec3(it.fatten + uEpsilon);
+        lo = wc - we - g;
+        hi = wc + we + g;
     } else {
-        // Each half's box (slots below 32 and from 32; the filter's halves), then their union.
-        hLo[0] = hLo[1] = vec3(1e30);
-        hHi[0] = hHi[1] = vec3(-1e30);
+        lo = vec3(1e30);
+        hi = vec3(-1e30);
         for (uint k = lane; k < it.slotCount; k += lanes) {
             vec3 a, b, c;
             sceneWorldTriangle(it.object, slotTriangles[it.firstSlot + k], a, b, c);
-            uint h = k < 32u ? 0u : 1u;
-            hLo[h] = min(hLo[h], min(a, min(b, c)));
-            hHi[h] = max(hHi[h], max(a, max(b, c)));
+            lo = min(lo, min(a, min(b, c)));
+            hi = max(hi, max(a, max(b, c)));
         }
         if (uGroupPerItem != 0u) {
-            // Every invocation of the workgroup is here (the branch is per item): reduce within
-            // each half of the workgroup (with at most 64 slots, lane l holds slot l's half only).
-            // (More than 64 slots: a lane also holds slots of the other half; each lane gives
-            // both, so that the union below is the cluster's box.)
-            uint h = lane < 32u ? 0u : 1u;
-            bool wide = it.slotCount > 64u;
-            sLo[lane] = wide ? min(hLo[0], hLo[1]) : hLo[h];
-            sHi[lane] = wide ? max(hHi[0], hHi[1]) : hHi[h];
+            // Every invocation of the workgroup is here (the branch is per item): reduce.
+            sLo[lane] = lo;
+            sHi[lane] = hi;
             barrier();
-            for (uint s = 16u; s > 0u; s >>= 1u) {
-                if ((lane & 31u) < s) {
+            for (uint s = 32u; s > 0u; s >>= 1u) {
+                if (lane < s) {
                     sLo[lane] = min(sLo[lane], sLo[lane + s]);
                     sHi[lane] = max(sHi[lane], sHi[lane + s]);
                 }
                 barrier();
             }
             if (lane != 0u) return;
-            hLo[0] = sLo[0];
-            hHi[0] = sHi[0];
-            hLo[1] = sLo[32];
-            hHi[1] = sHi[32];
-            if (wide) {  // (more slots than lanes: halves not used by the filter)
-                hLo[0] = min(hLo[0], hLo[1]);
-                hHi[0] = max(hHi[0], hHi[1]);
-                hLo[1] = hLo[0];
-                hHi[1] = hHi[0];
-            }
+            lo = sLo[0];
+            hi = sHi[0];
         }
-        lo = min(hLo[0], hLo[1]);
-        hi = max(hHi[0], hHi[1]);
         vec3 am = max(abs(lo), abs(hi));
         vec3 g = vec3(max(am.x, max(am.y, am.z)) * 2e-6 + it.fatten + uEpsilon);
         lo -= g;
         hi += g;
-        for (uint h = 0u; h < 2u; ++h) {
-            // (An empty half: its cluster's box; no filter lane loads from it.)
-            bool empty = hLo[h].x > hHi[h].x;
-            hLo[h] = empty ? lo : hLo[h] - g;
-            hHi[h] = empty ? hi : hHi[h] + g;
-        }
     }
-    if (uHalfBase != 0u)
-        for (uint h = 0u; h < 2u; ++h) {
-            chainBoxes[2u * uCount + 4u * t + 2u * h] = vec4(hLo[h], 0.0);
-            chainBoxes[2u * uCount + 4u * t + 2u * h + 1u] = vec4(hHi[h], 0.0);
-        }
     chainBoxes[2u * t] = vec4(lo, 0.0);
     chainBoxes[2u * t + 1u] = vec4(hi, 0.0);
     // (More partners than one loop may visit on llvmpipe: kept, conservative.)

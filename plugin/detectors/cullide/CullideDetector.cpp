@@ -127,7 +127,6 @@ struct CullideDetector::Impl {
     // test hook ISC_CULLIDE_TIMELINE=1 (the counters gpu_start_lag_ms, gpu_span_ms,
     // gpu_wake_lag_ms: the GL clock read around the chain, Passes::setTimeline).
     bool earlyStart = true;
-    bool halfBoxes = false;  // ISC_CULLIDE_HALF_BOXES (Passes::setHalfBoxes)
 
     // What the levels leave.
     struct Pcs {
@@ -1347,38 +1346,7 @@ void CullideDetector::Impl::ensureStaticBoxes(const Scene& scene) {
         else
             put(0u);
     }
-    // (cullide, 2026-11-29) Then each cluster's two halves' local boxes (its slots [0, 32) and
-    // [32, slotCount)), two boxes per cluster box above in the same order (Passes::setHalfBoxes:
-    // the pose pass poses them, the filter skips loading a half whose box misses the other
-    // cluster's); an empty half gets its cluster's box (no lane loads from it).
-    const auto halfBase = static_cast<std::uint32_t>(local.size() / 2);
-    if (settings.clusterSize > 0) {
-        for (MeshId m = 0; m < scene.meshCount(); ++m) {
-            const cullide::MeshHierarchy& h = hierarchies->get(m);
-            const Mesh& mesh = scene.mesh(m);
-            const auto slots = h.bvh.slotTriangles();
-            for (const cullide::Cluster& c : h.clusters) {
-                for (std::uint32_t half = 0; half < 2; ++half) {
-                    Vec3 lo(INFINITY), hi(-INFINITY);
-                    for (std::uint32_t k = 32 * half; k < std::min<std::uint32_t>(c.slotCount, 32 * (half + 1)); ++k)
-                        for (std::uint32_t v : {0, 1, 2}) {
-                            const Vec3 p = mesh.vertices()[mesh.triangles()[slots[c.firstSlot + k]][v]];
-                            lo = glm::min(lo, p);
-                            hi = glm::max(hi, p);
-                        }
-                    if (lo.x > hi.x) {
-                        const geometry::Bvh::Box& b = h.bvh.nodes()[c.node].box;
-                        lo = Vec3(b.min[0], b.min[1], b.min[2]);
-                        hi = Vec3(b.max[0], b.max[1], b.max[2]);
-                    }
-                    local.push_back(glm::vec4(lo, 0.0f));
-                    local.push_back(glm::vec4(hi, 0.0f));
-                }
-            }
-        }
-    }
     passes.setStaticBoxes(local);
-    passes.setHalfBoxes(settings.clusterSize > 0 && halfBoxes ? halfBase : 0u);
     staticBoxesStale = false;
 }
 
@@ -1643,9 +1611,6 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // level instead of right after the pose pass with the filter checking the clusters' survival
     // (Passes::setEarlyPairs).
     impl->passes.setEarlyPairs(envOn("ISC_CULLIDE_EARLY_PAIRS", true));
-    // ISC_CULLIDE_HALF_BOXES=1 (2026-11-29, seventh session): the filter skips loading a cluster half
-    // whose posed box misses the other cluster's box (Passes::setHalfBoxes).
-    impl->halfBoxes = envOn("ISC_CULLIDE_HALF_BOXES", false);
     // Test hook ISC_CULLIDE_CLUSTER_PAIR_LIST=n: the filter's cluster pair list starts with room
     // for n pairs (an overflow on a pile's first call; Passes::setClusterPairList).
     if (const char* v = std::getenv("ISC_CULLIDE_CLUSTER_PAIR_LIST"); v != nullptr && *v != '\0')

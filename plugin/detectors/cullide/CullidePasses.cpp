@@ -367,7 +367,6 @@ void Passes::dispatchPose(std::uint32_t n, float epsilon) {
     pose_.setUniform("uEpsilon", epsilon);
     pose_.setUniform("uCount", n);
     pose_.setUniform("uGroupPerItem", poseGroupPerItem_ ? 1u : 0u);
-    pose_.setUniform("uHalfBase", halfBase_);
     pose_.use();
     if (n > 0) pose_.dispatch(static_cast<GLuint>(x), static_cast<GLuint>((groups + x - 1) / x));
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
@@ -409,7 +408,7 @@ void Passes::startChain(const ChainStart& start) {
     // items, the pose pass's inputs, the members' flags and the counters (bindCommon's part).
     const std::size_t nItems = start.items.size();
     glQueryCounter(begin_.id(), GL_TIMESTAMP);
-    chainBoxes_.reserveWithHeadroom(std::max<std::size_t>(32, nItems * (halfBase_ != 0 ? 6 : 2) * sizeof(glm::vec4)));
+    chainBoxes_.reserveWithHeadroom(std::max<std::size_t>(32, nItems * 2 * sizeof(glm::vec4)));
     putPoseInputs(start.itemsVersion, start.itemBoxes, start.objectBoxes, start.partners);
     scene_.bind();
     uploadItems(items_, start.items, itemsHeld_, start.itemsVersion);
@@ -493,8 +492,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     ISC_ASSERT(!chain.started || chain.poseItems, "cullide::Passes::runChain(): only the pose pass starts early");
     if (!chain.started) {  // else startChain queued the pose pass and flushed; its buffers stay bound
         glQueryCounter(begin_.id(), GL_TIMESTAMP);
-        chainBoxes_.reserveWithHeadroom(
-            std::max<std::size_t>(32, nItems * (chain.poseItems && halfBase_ != 0 ? 6 : 2) * sizeof(glm::vec4)));
+        chainBoxes_.reserveWithHeadroom(std::max<std::size_t>(32, nItems * 2 * sizeof(glm::vec4)));
         if (chain.poseItems) {
             // The pose pass's inputs (it runs at the start of the cluster level, seeding its PCS).
             putPoseInputs(cl.itemsVersion, chain.itemBoxes, chain.objectBoxes, chain.partners);
@@ -590,8 +588,6 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         filterProgram.setUniform("uTolerance", chain.tolerance);
         filterProgram.setUniform("uAllAlive", fromWanted ? 1u : 0u);
         filterProgram.setUniform("uCheckClusters", early ? 1u : 0u);
-        // (The halves' boxes only where the pose pass made them: setHalfBoxes.)
-        filterProgram.setUniform("uHalfItems", chain.poseItems && halfBase_ != 0 ? static_cast<unsigned>(nItems) : 0u);
         // (slotCorners_: uploaded with the slots, uploadSlots().)
         if (slotCornersOn_) slotCorners_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOT_CORNERS);
         filterProgram.setUniform("uSlotCorners", slotCornersOn_ ? 1u : 0u);

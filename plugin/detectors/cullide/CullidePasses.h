@@ -281,12 +281,6 @@ public:
     /// the chain ends in the filter without the triangle level's passes; elsewhere runChain
     /// queues the pair pass after the cluster level, as without it.
     void setEarlyPairs(bool on) { earlyPairs_ = on; }
-    /// With halfBase != 0 (hook ISC_CULLIDE_HALF_BOXES=1): the static boxes hold, from box
-    /// halfBase on, each cluster box's two halves' local boxes (its slots [0, 32) and [32, ...));
-    /// the pose pass poses them (deformed: the halves' triangles' boxes) and the filter skips
-    /// loading a half whose box misses the other cluster's (pose.glsl uHalfBase, filter.glsl
-    /// uHalfItems): the same triangles kept, fewer loaded. 0: off.
-    void setHalfBoxes(std::uint32_t halfBase) { halfBase_ = halfBase; }
     [[nodiscard]] bool earlyPairs() const { return earlyPairs_; }
     /// setEarlyPairs: after startChain (whose flush started the pose pass), the pair pass over
     /// Chain's pairs, pairThreads and pairSplit queued and flushed; the runChain() that follows
@@ -371,7 +365,6 @@ private:
     bool passTimes_ = false;
     bool groupUpdate_ = true;
     bool earlyPairs_ = true;
-    std::uint32_t halfBase_ = 0;      // setHalfBoxes
     bool earlyPairsQueued_ = false;   // queueEarlyPairs queued the pair pass (setEarlyPairs)
     std::size_t startedItems_ = 0;    // startChain's cluster items
     gl::Query earlyPaired_;           // after that pair pass

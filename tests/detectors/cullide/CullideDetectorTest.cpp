@@ -1031,34 +1031,6 @@ TEST_F(CullideDetectorTest, EarlyPairsKeepTheListedPairsAndTheAnswer) {
     expectSameAnswer(first, second);
 }
 
-// The filter's cluster halves (hook ISC_CULLIDE_HALF_BOXES=1: the pose pass also poses each
-// cluster's two halves' boxes, slots [0, 32) and [32, 64), and the filter loads no triangle of a
-// half whose box misses the other cluster's box): the same triangle pairs met by the box test and
-// listed (count and checksum) and the same answer (the reference's) as without, over calls with
-// squashed (deformed) bunnies, so both the posed local halves and the deformed halves' boxes are
-// used. With a half's box made too small (a deformed half's box shrunk, or the rigid halves'
-// local boxes not posed) this fails.
-TEST_F(CullideDetectorTest, HalfBoxesKeepTheListedPairsAndTheAnswer) {
-    Scene scene = bunnyHeap(12);
-    hookPairCalls(
-        scene, {CullideSettings{}},
-        {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_HALF_BOXES", "1"}},
-        {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_HALF_BOXES", "0"}}, 4,
-        [](const CullideSettings&, int call, const DetectionOutput& a, const DetectionOutput& b, std::size_t colliding) {
-            EXPECT_GE(colliding, 5u);
-            std::printf("[ cullide ] half boxes, call %d: %zu colliding, box pairs %g (without %g), listed %g\n", call,
-                        colliding, a.stats.counter("filter_box_pairs"), b.stats.counter("filter_box_pairs"),
-                        a.stats.counter("filtered_pairs"));
-            expectSameClusterLevel(a, b);
-            EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0);
-            EXPECT_EQ(a.stats.counter("filter_box_pairs"), b.stats.counter("filter_box_pairs"));
-            EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
-            EXPECT_EQ(a.stats.counter("filter_list_checksum"), b.stats.counter("filter_list_checksum"))
-                << "the same triangle pairs listed";
-            expectSameAnswer(a, b);
-        });
-}
-
 // The cluster level's update done by the query pass's workgroups (the default since 2026-11-29;
 // hook ISC_CULLIDE_GROUP_UPDATE=1: one workgroup per item ORs its item's marks in shared memory
 // and applies the update's rule; 0: update.glsl's own pass): the same clusters left, listed triangle pairs and answer (the
