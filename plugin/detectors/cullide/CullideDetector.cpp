@@ -1611,9 +1611,6 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // level instead of right after the pose pass with the filter checking the clusters' survival
     // (Passes::setEarlyPairs).
     impl->passes.setEarlyPairs(envOn("ISC_CULLIDE_EARLY_PAIRS", true));
-    // ISC_CULLIDE_QUERY_STAMPS=0 (2026-11-29, seventh session): the chain's timestamps read with a
-    // glGetQueryObject each instead of from the buffer the GPU writes them into (Passes::setQueryStamps).
-    impl->passes.setQueryStamps(envOn("ISC_CULLIDE_QUERY_STAMPS", true));
     // Test hook ISC_CULLIDE_CLUSTER_PAIR_LIST=n: the filter's cluster pair list starts with room
     // for n pairs (an overflow on a pile's first call; Passes::setClusterPairList).
     if (const char* v = std::getenv("ISC_CULLIDE_CLUSTER_PAIR_LIST"); v != nullptr && *v != '\0')

@@ -104,7 +104,6 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     done_ = gl::Query("cullide chain done", GL_TIMESTAMP);
     for (gl::Query& q : passQ_) q = gl::Query("cullide cluster level pass", GL_TIMESTAMP);
     earlyPaired_ = gl::Query("cullide chain early pair pass", GL_TIMESTAMP);
-    stampsMapped_ = bool(stamps_.reserve(kStampCount * sizeof(std::uint64_t)));
     return {};
 }
 
@@ -361,17 +360,6 @@ void Passes::queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer&
     queriesIssued_ = static_cast<std::size_t>(queryCount.queries);
 }
 
-void Passes::stamp(const gl::Query& q, Stamp slot) {
-    glQueryCounter(q.id(), GL_TIMESTAMP);
-    if (stampsMapped_)
-        glGetQueryBufferObjectui64v(q.id(), stamps_.id(), GL_QUERY_RESULT,
-                                    static_cast<GLintptr>(std::size_t(slot) * sizeof(std::uint64_t)));
-}
-
-double Passes::stampAt(const gl::Query& q, Stamp slot) const {
-    return stampsMapped_ ? double(stamps_.at<std::uint64_t>(0)[slot]) : double(q.result());
-}
-
 void Passes::dispatchPose(std::uint32_t n, float epsilon) {
     // With a deformed item: one workgroup per item (its triangles refit in parallel).
     const std::uint64_t groups = poseGroupPerItem_ ? n : (std::uint64_t(n) + kGroup - 1) / kGroup;
@@ -382,7 +370,7 @@ void Passes::dispatchPose(std::uint32_t n, float epsilon) {
     pose_.use();
     if (n > 0) pose_.dispatch(static_cast<GLuint>(x), static_cast<GLuint>((groups + x - 1) / x));
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-    stamp(posed_, kStampPosed);
+    glQueryCounter(posed_.id(), GL_TIMESTAMP);
 }
 
 void Passes::putPoseInputs(std::uint64_t itemsVersion, std::span<const std::uint32_t> itemBoxes,
@@ -419,7 +407,7 @@ void Passes::startChain(const ChainStart& start) {
     // runChain's first steps up to its pose pass, for the cluster level's items as laid out: the
     // items, the pose pass's inputs, the members' flags and the counters (bindCommon's part).
     const std::size_t nItems = start.items.size();
-    stamp(begin_, kStampBegin);
+    glQueryCounter(begin_.id(), GL_TIMESTAMP);
     chainBoxes_.reserveWithHeadroom(std::max<std::size_t>(32, nItems * 2 * sizeof(glm::vec4)));
     putPoseInputs(start.itemsVersion, start.itemBoxes, start.objectBoxes, start.partners);
     scene_.bind();
@@ -436,7 +424,7 @@ void Passes::queueEarlyPairs(std::span<const gl::CullideChainPair> pairs, std::u
     if (!earlyPairs_ || pairs.empty()) return;
     // (The filter's list, checked for survivors later.)
     queuePairPass(pairs, pairThreads, pairSplit, startedItems_, true, obbPairs_, epsilon, true);
-    stamp(earlyPaired_, kStampEarlyPaired);
+    glQueryCounter(earlyPaired_.id(), GL_TIMESTAMP);
     earlyPairsQueued_ = true;
     glFlush();
 }
@@ -503,7 +491,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     const std::size_t nItems = cl.items.size();
     ISC_ASSERT(!chain.started || chain.poseItems, "cullide::Passes::runChain(): only the pose pass starts early");
     if (!chain.started) {  // else startChain queued the pose pass and flushed; its buffers stay bound
-        stamp(begin_, kStampBegin);
+        glQueryCounter(begin_.id(), GL_TIMESTAMP);
         chainBoxes_.reserveWithHeadroom(std::max<std::size_t>(32, nItems * 2 * sizeof(glm::vec4)));
         if (chain.poseItems) {
             // The pose pass's inputs (it runs at the start of the cluster level, seeding its PCS).
@@ -520,7 +508,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     out.updateFolded = foldedMask_ != 0;
     out.passTimes = passTimes_ && passQueued_;
     if (out.passTimes) glQueryCounter(passQ_[4].id(), GL_TIMESTAMP);
-    stamp(clustered_, kStampClustered);
+    glQueryCounter(clustered_.id(), GL_TIMESTAMP);
     out.cluster.threads = threads_;
     // The GPU starts on the cluster level while the rest is prepared and queued (with
     // chain.started it runs the pose pass already: this flush hands it the splats).
@@ -551,7 +539,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     if (!early)
         queuePairPass(chain.pairs, chain.pairThreads, chain.pairSplit, nItems, filter, obbPairs_ && chain.poseItems,
                       cl.epsilon, false);
-    stamp(mid_, kStampMid);
+    glQueryCounter(mid_.id(), GL_TIMESTAMP);
     // The cluster level's counters before the triangle level clears them.
     const std::size_t bitsWords = fromWanted ? std::max(words, nItems) : words;
     const std::size_t outputAt = bitsAt + bitsWords;
@@ -586,7 +574,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             dispatchChain(2u, static_cast<std::uint32_t>(words));
         }
     }
-    stamp(end_, kStampEnd);
+    glQueryCounter(end_.id(), GL_TIMESTAMP);
     // The filter: indirect arguments from the cluster pairs appended, then one workgroup each
     // (items, slots, the triangle level's alive flags and the scene are still bound).
     std::uint32_t copied = 0;  // triangle pairs copied with the first fence
@@ -612,7 +600,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         glDispatchComputeIndirect(static_cast<GLintptr>(CULLIDE_CHAIN_ARGS * 4));
         glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-        stamp(filterEnd_, kStampFilterEnd);
+        glQueryCounter(filterEnd_.id(), GL_TIMESTAMP);
         // The list's length is on the GPU: copy what the last call needed and some more; a
         // longer list gets a second copy below.
         copied = std::min(outputCapacity_, lastOutput_ + lastOutput_ / 4 + 4096u);
@@ -662,7 +650,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     if (triangles && words > 0 && !fromWanted) std::memcpy(out.bits.data(), map + bitsAt, words * 4);
     const double readbackMs = msSince(tr);
     out.copyMs = msSince(out.waitedAt);
-    const double begin = stampAt(begin_, kStampBegin), mid = stampAt(mid_, kStampMid);
+    const double begin = double(begin_.result()), mid = double(mid_.result());
     out.cluster.gpuMs = (mid - begin) * 1e-6;
     if (timeline_) {
         const double done = double(done_.result());
@@ -671,17 +659,17 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         out.spanMs = (done - begin) * 1e-6;
         out.wakeLagMs = (double(gpuAtWake) - done) * 1e-6;
     }
-    if (chain.poseItems) out.poseGpuMs = (stampAt(posed_, kStampPosed) - begin) * 1e-6;
+    if (chain.poseItems) out.poseGpuMs = (double(posed_.result()) - begin) * 1e-6;
     if (out.passTimes) {
-        double t = chain.poseItems ? stampAt(posed_, kStampPosed) : begin;
+        double t = chain.poseItems ? double(posed_.result()) : begin;
         for (int k = 0; k < 5; ++k) {
             const double q = double(passQ_[k].result());
             out.passMs[k] = (q - t) * 1e-6;
             t = q;
         }
     }
-    out.pairGpuMs = early ? (stampAt(earlyPaired_, kStampEarlyPaired) - stampAt(posed_, kStampPosed)) * 1e-6
-                          : (mid - stampAt(clustered_, kStampClustered)) * 1e-6;
+    out.pairGpuMs = early ? (double(earlyPaired_.result()) - double(posed_.result())) * 1e-6
+                          : (mid - double(clustered_.result())) * 1e-6;
     out.cluster.readbackMs = readbackMs;
     out.cluster.fragments = counters[0][CULLIDE_COUNTER_FRAGMENTS];
     out.cluster.alive = counters[0][CULLIDE_COUNTER_ALIVE];
@@ -689,7 +677,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     out.cluster.cut = counters[0][CULLIDE_COUNTER_CUT];
     if (out.cluster.cut != 0) out.cluster.alive = static_cast<std::uint32_t>(nItems);
     if (triangles) {
-        out.triangle.gpuMs = (stampAt(end_, kStampEnd) - mid) * 1e-6;
+        out.triangle.gpuMs = (double(end_.result()) - mid) * 1e-6;
         out.triangle.fragments = counters[1][CULLIDE_COUNTER_FRAGMENTS];
         out.triangle.alive = counters[1][CULLIDE_COUNTER_ALIVE];
         out.triangle.cut = counters[1][CULLIDE_COUNTER_CUT];
@@ -722,7 +710,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         out.emptyPairs = cc[CULLIDE_CHAIN_EMPTY_PAIRS];
         out.noSubBoxPairs = cc[CULLIDE_CHAIN_NO_SUBBOX_PAIRS];
         out.noTightPairs = cc[CULLIDE_CHAIN_NO_TIGHT_PAIRS];
-        out.filterGpuMs = (stampAt(filterEnd_, kStampFilterEnd) - stampAt(end_, kStampEnd)) * 1e-6;
+        out.filterGpuMs = (double(filterEnd_.result()) - double(end_.result())) * 1e-6;
         const std::uint32_t listed = cc[CULLIDE_CHAIN_OUTPUT];
         if (cc[CULLIDE_CHAIN_CLUSTER_PAIRS] > clusterPairCapacity_ || listed > outputCapacity_ ||
             out.triangle.cut != 0 || out.cluster.cut != 0) {

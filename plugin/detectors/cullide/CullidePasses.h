@@ -281,9 +281,6 @@ public:
     /// the chain ends in the filter without the triangle level's passes; elsewhere runChain
     /// queues the pair pass after the cluster level, as without it.
     void setEarlyPairs(bool on) { earlyPairs_ = on; }
-    /// The chain's timestamps read from a mapped buffer the GPU writes them into (default), or
-    /// with a glGetQueryObject round trip each (false; hook ISC_CULLIDE_QUERY_STAMPS=0).
-    void setQueryStamps(bool on) { stampsMapped_ = on && stamps_.size() > 0; }
     [[nodiscard]] bool earlyPairs() const { return earlyPairs_; }
     /// setEarlyPairs: after startChain (whose flush started the pose pass), the pair pass over
     /// Chain's pairs, pairThreads and pairSplit queued and flushed; the runChain() that follows
@@ -364,17 +361,6 @@ private:
     std::size_t poolNext_ = 0;
     gl::Query begin_, posed_, clustered_, mid_, end_, filterEnd_, done_;
     gl::Query passQ_[5];  // setPassTimes: after the clear, each splat mode, the update
-    // The chain's timestamps (begin_ .. earlyPaired_, kStamp*) also written by the GPU into this
-    // mapped buffer (stamp()), so that after the fence they are read from memory, not with a
-    // driver round trip each (2026-11-29: ~0.01 ms of the pile call after the wait).
-    enum Stamp { kStampBegin, kStampPosed, kStampClustered, kStampMid, kStampEnd, kStampFilterEnd, kStampEarlyPaired,
-                 kStampCount };
-    gl::MappedCopy stamps_{"cullide chain timestamps"};
-    bool stampsMapped_ = false;
-    /// glQueryCounter(q) and, when stamps_ is mapped, the result's write into its slot.
-    void stamp(const gl::Query& q, Stamp slot);
-    /// A stamped timestamp after the fence (ns, the GL clock): stamps_ or, unmapped, q.result().
-    double stampAt(const gl::Query& q, Stamp slot) const;
     bool timeline_ = false;
     bool passTimes_ = false;
     bool groupUpdate_ = true;

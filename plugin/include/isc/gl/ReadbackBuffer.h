@@ -38,9 +38,6 @@ public:
         return reinterpret_cast<const T*>(static_cast<const std::byte*>(data_) + offset);
     }
     std::size_t size() const { return data_ != nullptr ? staging_.size() : 0; }
-    /// The mapped buffer itself (e.g. for glGetQueryBufferObjectui64v, which writes a query's
-    /// result into it on the GPU's timeline: read after the fence, with no driver round trip).
-    GLuint id() const { return staging_.id(); }
 
 private:
     Buffer staging_;
