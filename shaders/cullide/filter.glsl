@@ -204,6 +204,9 @@ void main() {
     }
 #endif
     uint nA = sCount[0], nB = sCount[1];
+    // The output as the exact stage takes it (PeelExact's TrianglePairCandidate): the triangle
+    // of the object with the lower id first.
+    bool flip = items[cp.y].object > items[cp.z].object;
     uint total = nA * nB, boxPairs = 0u;
     for (uint idx = lid; idx < total; idx += CULLIDE_FILTER_LANES) {
         uint i = idx / nB, j = CULLIDE_FILTER_MAX_CLUSTER + idx % nB;
@@ -213,8 +216,8 @@ void main() {
         uint slot = atomicAdd(chainCounters[CULLIDE_CHAIN_OUTPUT], 1u);
         if (slot < uOutputCapacity) {
             outputPairs[3u * slot] = cp.x;
-            outputPairs[3u * slot + 1u] = sTri[i];
-            outputPairs[3u * slot + 2u] = sTri[j];
+            outputPairs[3u * slot + 1u] = flip ? sTri[j] : sTri[i];
+            outputPairs[3u * slot + 2u] = flip ? sTri[i] : sTri[j];
         }
     }
     if (boxPairs != 0u) atomicAdd(sBoxPairs, boxPairs);

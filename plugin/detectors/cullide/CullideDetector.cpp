@@ -127,6 +127,7 @@ struct CullideDetector::Impl {
     // test hook ISC_CULLIDE_TIMELINE=1 (the counters gpu_start_lag_ms, gpu_span_ms,
     // gpu_wake_lag_ms: the GL clock read around the chain, Passes::setTimeline).
     bool earlyStart = true;
+    bool testsInPlace = true;  // ISC_CULLIDE_TESTS_IN_PLACE (detect(): the filter's list read in the mapping)
 
     // What the levels leave.
     struct Pcs {
@@ -1205,16 +1206,19 @@ Result<void> CullideDetector::detect(const Scene& scene, std::span<const ObjectP
         const std::size_t selfResults = out.pairs.size();
         const std::span<const ObjectPair> listed = im.listedObjects;  // res.listedPairs' object pairs
         if (im.fusedExact) {
-            // (3 words a test: index into `listed`, triangle of its a, of its b; PeelExact takes
-            // the triangle of the lower object first.)
+            // (3 words a test: index into `listed`, triangle of the lower object id, of the higher:
+            // the filter writes PeelExact's TrianglePairCandidate, read where it lies in the
+            // read-back mapping. Test hook ISC_CULLIDE_TESTS_IN_PLACE=0: copied first, as before
+            // 2026-11-29, when the list was in candidate order and each entry was flipped here.)
+            static_assert(sizeof(peel::TrianglePairCandidate) == 3 * sizeof(std::uint32_t));
             const std::size_t n = res.tests.size() / 3;
-            im.found.resize(n);
-            for (std::size_t t = 0; t < n; ++t) {
-                const std::uint32_t i = res.tests[3 * t], ta = res.tests[3 * t + 1], tb = res.tests[3 * t + 2];
-                im.found[t] = listed[i].a <= listed[i].b ? peel::TrianglePairCandidate{i, ta, tb}
-                                                         : peel::TrianglePairCandidate{i, tb, ta};
+            std::span<const peel::TrianglePairCandidate> found(
+                reinterpret_cast<const peel::TrianglePairCandidate*>(res.tests.data()), n);
+            if (!im.testsInPlace) {
+                im.found.assign(found.begin(), found.end());
+                found = im.found;
             }
-            im.exact.run(scene, listed, im.found, im.common.wantSegments, out);
+            im.exact.run(scene, listed, found, im.common.wantSegments, out);
             // The call's listed pairs and their results, for the next call's speculation.
             if (speculate) im.exact.rememberCall(std::span<const PairResult>(out.pairs).subspan(selfResults));
         } else {
@@ -1601,6 +1605,7 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     if (impl->filterSubCount)
         if (auto r = impl->passes.setFilterSubCount(true); !r) return fail(r.error().message);
     impl->earlyStart = envOn("ISC_CULLIDE_EARLY_START", true);
+    impl->testsInPlace = envOn("ISC_CULLIDE_TESTS_IN_PLACE", true);
     impl->passes.setTimeline(envOn("ISC_CULLIDE_TIMELINE", false));
     // Diagnostic ISC_CULLIDE_PASS_TIMES=1 (2026-11-29): gpu_pass_{clear,splat0,splat1,splat2,update}_ms.
     impl->passes.setPassTimes(envOn("ISC_CULLIDE_PASS_TIMES", false));

@@ -244,11 +244,13 @@ void Narrowphase::runListed(const Scene& scene, std::span<const ObjectPair> pair
         [&](std::size_t k, DVec3 (&P)[3], DVec3 (&Q)[3]) {
             const std::size_t t = order[k];
             const ObjectPair p = pairs[tests[3 * t]];
+            // (A test lists the triangle of the lower object id first: filter.glsl.)
+            const std::size_t flip = p.a > p.b ? 1 : 0;
             for (int side = 0; side < 2; ++side) {
                 const ObjectId o = side == 0 ? p.a : p.b;
                 const Pose& pose = scene.pose(o);
                 const std::span<const Vec3> local = scene.localVertices(o);
-                const UVec3 tri = scene.objectMesh(o).triangles()[tests[3 * t + 1 + std::size_t(side)]];
+                const UVec3 tri = scene.objectMesh(o).triangles()[tests[3 * t + 1 + (std::size_t(side) ^ flip)]];
                 DVec3* W = side == 0 ? P : Q;
                 for (int v = 0; v < 3; ++v) W[v] = pose.applyDouble(local[tri[v]]);
             }
@@ -265,7 +267,9 @@ void Narrowphase::runListed(const Scene& scene, std::span<const ObjectPair> pair
         for (std::uint32_t k = first[pi]; k < first[pi + 1]; ++k) {
             if (!hit[k]) continue;
             const std::size_t t = order[k];
-            found.push_back({TrianglePair{tests[3 * t + 1], tests[3 * t + 2]}, wantSegments ? segment[k] : Segment{}});
+            const bool flip = r.pair.a > r.pair.b;  // (the lower object's triangle is listed first)
+            found.push_back({TrianglePair{tests[3 * t + (flip ? 2 : 1)], tests[3 * t + (flip ? 1 : 2)]},
+                             wantSegments ? segment[k] : Segment{}});
         }
         std::sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
         for (const auto& [tp, sg] : found) {

@@ -1031,6 +1031,37 @@ TEST_F(CullideDetectorTest, EarlyPairsKeepTheListedPairsAndTheAnswer) {
     expectSameAnswer(first, second);
 }
 
+// Candidate pairs given with the higher object id first, as a broadphase may hand them: the filter
+// lists each triangle pair with the lower object's triangle first (the exact stage's order, read
+// in place since 2026-11-29; hook ISC_CULLIDE_TESTS_IN_PLACE=0 copies the list first) and the
+// answer names each pair and its triangles in the candidate's own order: the reference's answer
+// for every candidate, with the list in place and copied, and with the flat exact loop
+// (ISC_CULLIDE_FUSED=0). With the filter's order not flipped for such pairs this fails.
+TEST_F(CullideDetectorTest, SwappedCandidatesKeepTheirOrderAndTheAnswer) {
+    Scene scene = bunnyHeap(8);
+    std::vector<ObjectPair> candidates = scene.overlappingPairs();
+    for (std::size_t i = 0; i < candidates.size(); i += 2) std::swap(candidates[i].a, candidates[i].b);
+    ASSERT_GE(candidates.size(), 4u);
+    const DetectorSettings common{.wantSegments = true};
+    for (const char* inPlace : {"1", "0"})
+        for (const char* fused : {"1", "0"}) {
+            SCOPED_TRACE(std::string("in place ") + inPlace + ", fused " + fused);
+            auto d = cullideWithHooks(common, {{"ISC_CULLIDE_TESTS_IN_PLACE", inPlace}, {"ISC_CULLIDE_FUSED", fused}});
+            ASSERT_NE(d, nullptr);
+            for (int call = 0; call < 2; ++call) {
+                DetectionOutput out;
+                ASSERT_TRUE(d->detect(scene, candidates, out));
+                std::size_t colliding = 0;
+                expectExact(scene, candidates, out, &colliding);
+                EXPECT_GE(colliding, 5u);
+                EXPECT_GT(out.stats.counter("filtered_pairs"), 0.0) << "the filter listed the tests";
+                std::size_t swapped = 0;
+                for (const PairResult& r : out.pairs) swapped += r.pair.a > r.pair.b ? 1 : 0;
+                EXPECT_GT(swapped, 0u) << "pairs with the higher id first were found, in that order";
+            }
+        }
+}
+
 // The cluster level's update done by the query pass's workgroups (the default since 2026-11-29;
 // hook ISC_CULLIDE_GROUP_UPDATE=1: one workgroup per item ORs its item's marks in shared memory
 // and applies the update's rule; 0: update.glsl's own pass): the same clusters left, listed triangle pairs and answer (the
