@@ -190,18 +190,19 @@ uint cullideSplat() {
 }
 
 shared uint sFragments;
+shared uint sFound;  // mode 2 with uGroupUpdate: the item's marks, ORed over the workgroup
 
 void main() {
     if (uMode == 2u && uGroupUpdate != 0u) {
         // uGroupUpdate is uniform: every invocation meets both barriers.
-        if (gl_LocalInvocationIndex == 0u) sFragments = 0u;
+        if (gl_LocalInvocationIndex == 0u) sFound = 0u;
         barrier();
         uint found = cullideSplat();
-        if (found != 0u) atomicOr(sFragments, found);
+        if (found != 0u) atomicOr(sFound, found);
         barrier();
         uint item = gl_WorkGroupID.x;
         if (gl_LocalInvocationIndex == 0u && item < uItemCount && alive[item] != 0u) {
-            if ((sFragments & uFullMask) != uFullMask) alive[item] = 0u;
+            if ((sFound & uFullMask) != uFullMask) alive[item] = 0u;
             else atomicAdd(counters[CULLIDE_COUNTER_ALIVE], 1u);
         }
         return;

@@ -767,7 +767,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                     tStarted = Clock::now();
                     if (passes.earlyPairs() && filterEligible && !st.triangleLevel) {
                         makeChainPairs();
-                        passes.queueEarlyPairs(chainPairs, pairThreads, pairSplit, eps);
+                        passes.queueEarlyPairs(chainPairs, pairThreads, pairSplit, itemCache.items.size(), eps);
                     }
                 }
             }
@@ -910,7 +910,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             addCount(stats, "run_chain_ms", cr.runMs);
             if (chain.poseItems) addCount(stats, "gpu_pose_ms", cr.poseGpuMs);
             addCount(stats, "gpu_pair_ms", cr.pairGpuMs);
-            if (cr.updateFolded) stats.count("cluster_update_folded", 1.0);
+            if (cr.groupUpdate) stats.count("cluster_update_folded", 1.0);
             if (cr.earlyPairs) stats.count("pairs_early", 1.0);
             if (cr.passTimes) {
                 static constexpr const char* kPass[5] = {"gpu_pass_clear_ms", "gpu_pass_splat0_ms", "gpu_pass_splat1_ms",

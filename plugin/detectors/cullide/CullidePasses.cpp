@@ -415,15 +415,14 @@ void Passes::startChain(const ChainStart& start) {
     bindMembers(items_, alive_, nItems, /*fillAlive=*/false, /*clear=*/true);  // the pose pass seeds the flags
     dispatchPose(static_cast<std::uint32_t>(nItems), start.epsilon);
     earlyPairsQueued_ = false;
-    startedItems_ = nItems;
     markFirstFlush();
 }
 
 void Passes::queueEarlyPairs(std::span<const gl::CullideChainPair> pairs, std::uint32_t pairThreads,
-                             std::uint32_t pairSplit, float epsilon) {
+                             std::uint32_t pairSplit, std::size_t nItems, float epsilon) {
     if (!earlyPairs_ || pairs.empty()) return;
     // (The filter's list, checked for survivors later.)
-    queuePairPass(pairs, pairThreads, pairSplit, startedItems_, true, obbPairs_, epsilon, true);
+    queuePairPass(pairs, pairThreads, pairSplit, nItems, true, obbPairs_, epsilon, true);
     glQueryCounter(earlyPaired_.id(), GL_TIMESTAMP);
     earlyPairsQueued_ = true;
     glFlush();
@@ -500,12 +499,12 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             chainBoxes_.upload(0, chain.clusterBoxes.size_bytes(), chain.clusterBoxes.data());
         }
     }
-    foldLevel_ = true;
-    foldedMask_ = 0;
+    chainClusterLevel_ = true;
+    groupUpdated_ = false;
     passQueued_ = false;
     queueLevel(cl, items_, alive_, chain.started ? Seed::PosedEarly : chain.poseItems ? Seed::Posed : Seed::All, true);
-    foldLevel_ = false;
-    out.updateFolded = foldedMask_ != 0;
+    chainClusterLevel_ = false;
+    out.groupUpdate = groupUpdated_;
     out.passTimes = passTimes_ && passQueued_;
     if (out.passTimes) glQueryCounter(passQ_[4].id(), GL_TIMESTAMP);
     glQueryCounter(clustered_.id(), GL_TIMESTAMP);
@@ -796,20 +795,20 @@ void Passes::runComputeView(const Level& level, const View& view, bool last) {
     const GLuint lanes = level.byBoxes ? kBoxLanes : 1;
     // (The chain's cluster level of one view, one workgroup per item: the update in the query
     // pass's workgroups, setGroupUpdate.)
-    const bool fold = foldLevel_ && groupUpdate_ && last && level.views.size() == 1 && itemPerGroup_ && !level.perSlot;
+    const bool fold = chainClusterLevel_ && groupUpdate_ && last && level.views.size() == 1 && itemPerGroup_ && !level.perSlot;
     const std::uint32_t full = CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK;
     splat.setUniform("uGroupUpdate", fold ? 1u : 0u);
     splat.setUniform("uFullMask", full);
-    if (foldLevel_ && passTimes_) glQueryCounter(passQ_[0].id(), GL_TIMESTAMP), passQueued_ = true;
+    if (chainClusterLevel_ && passTimes_) glQueryCounter(passQ_[0].id(), GL_TIMESTAMP), passQueued_ = true;
     splat.use();
     for (unsigned mode = 0; mode < 3; ++mode) {
         splat.setUniform("uMode", mode);
         splat.dispatch(itemPerGroup_ ? static_cast<GLuint>(level.items.size()) : groupsFor(std::size_t(threads_) * lanes));
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-        if (foldLevel_ && passTimes_) glQueryCounter(passQ_[1 + mode].id(), GL_TIMESTAMP);
+        if (chainClusterLevel_ && passTimes_) glQueryCounter(passQ_[1 + mode].id(), GL_TIMESTAMP);
     }
     if (fold) {
-        foldedMask_ = full;
+        groupUpdated_ = true;
         return;
     }
     update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));
@@ -863,14 +862,14 @@ void Passes::runComputeViews(const Level& level) {
     const std::uint32_t full = (1u << (2 * nv)) - 1u;
     splat.setUniform("uGroupUpdate", 0u);  // (a view's workgroups see only their view's marks)
     splat.setUniform("uFullMask", full);
-    if (foldLevel_ && passTimes_) glQueryCounter(passQ_[0].id(), GL_TIMESTAMP), passQueued_ = true;
+    if (chainClusterLevel_ && passTimes_) glQueryCounter(passQ_[0].id(), GL_TIMESTAMP), passQueued_ = true;
     splat.use();
     for (unsigned mode = 0; mode < 3; ++mode) {
         splat.setUniform("uMode", mode);
         splat.dispatch(itemPerGroup_ ? static_cast<GLuint>(level.items.size()) : groupsFor(std::size_t(threads_) * lanes),
                        static_cast<GLuint>(nv));
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-        if (foldLevel_ && passTimes_) glQueryCounter(passQ_[1 + mode].id(), GL_TIMESTAMP);
+        if (chainClusterLevel_ && passTimes_) glQueryCounter(passQ_[1 + mode].id(), GL_TIMESTAMP);
     }
     update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));
     update_.setUniform("uLast", 1u);

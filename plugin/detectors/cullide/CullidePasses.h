@@ -188,7 +188,7 @@ struct ChainResult {
     /// 2, the update (0 when done in the query pass, setGroupUpdate).
     bool passTimes = false;
     double passMs[5] = {};
-    bool updateFolded = false;  // setGroupUpdate applied to this call's cluster level
+    bool groupUpdate = false;   // setGroupUpdate applied to this call's cluster level
     bool earlyPairs = false;    // the pair pass ran before the cluster level (setEarlyPairs)
 };
 
@@ -282,11 +282,12 @@ public:
     /// queues the pair pass after the cluster level, as without it.
     void setEarlyPairs(bool on) { earlyPairs_ = on; }
     [[nodiscard]] bool earlyPairs() const { return earlyPairs_; }
-    /// setEarlyPairs: after startChain (whose flush started the pose pass), the pair pass over
-    /// Chain's pairs, pairThreads and pairSplit queued and flushed; the runChain() that follows
-    /// takes its list (when the chain ends in the filter without the triangle level's passes).
+    /// setEarlyPairs: after startChain (whose flush started the pose pass over its `nItems`
+    /// cluster items), the pair pass over Chain's pairs, pairThreads and pairSplit queued and
+    /// flushed; the runChain() that follows takes its list (when the chain ends in the filter
+    /// without the triangle level's passes).
     void queueEarlyPairs(std::span<const gl::CullideChainPair> pairs, std::uint32_t pairThreads, std::uint32_t pairSplit,
-                         float epsilon);
+                         std::size_t nItems, float epsilon);
 
 private:
     /// Queues the passes of `level` with its items in `itemsBuffer` and its members' flags in
@@ -366,11 +367,10 @@ private:
     bool groupUpdate_ = true;
     bool earlyPairs_ = true;
     bool earlyPairsQueued_ = false;   // queueEarlyPairs queued the pair pass (setEarlyPairs)
-    std::size_t startedItems_ = 0;    // startChain's cluster items
     gl::Query earlyPaired_;           // after that pair pass
     bool passQueued_ = false;         // setPassTimes: the cluster level's timestamps were queued
-    bool foldLevel_ = false;          // runChain: the level being queued is the chain's cluster level
-    std::uint32_t foldedMask_ = 0;    // its update done in the query pass: the marks' full mask (0: an update ran)
+    bool chainClusterLevel_ = false;  // runChain: the level being queued is the chain's cluster level
+    bool groupUpdated_ = false;       // its update was done in the query pass (setGroupUpdate)
     std::chrono::steady_clock::time_point flushedAt_{};  // the chain's first flush
     GLint64 gpuAtFlush_ = 0;                             // the GL clock then (timeline_)
     std::vector<gl::CullideItem> splitItems_;  // the level's items with their split (when any needs one)
