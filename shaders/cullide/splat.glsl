@@ -8,6 +8,10 @@
 //   uMode 0: key = (near << idBits | group) atomicMin'ed (front), (far << idBits | group)
 //            atomicMax'ed (back): the nearest (farthest) fragment and its group;
 //   uMode 1: second = nearest near (farthest far) over fragments of another group than the key's;
+//   uMode 0 with uPushSecond (the default since 2026-11-29, eighth session; Passes::setPushSecond):
+//            the second made in the same pass, so no mode 1 pass: whatever the key's atomic
+//            displaces, or a fragment the key rejects, goes to the second's word when its group
+//            is not the key's it met (below: the same second as mode 1's, in any order);
 //   uMode 2: the query: a fragment is hidden from the front when its far >= the nearest other
 //            near at its pixel (the key's unless the key is its own group, then the second);
 //            likewise from the back. Marks per item (CULLIDE_MARK_FRONT / _BACK).
@@ -49,6 +53,7 @@ uniform uint uClip;  // 1: the query (mode 2) only looks inside each item's clip
 uniform uint uClipPerGroup;  // 1: clip boxes are per group (object), not per item
 
 uniform uint uMode;
+uniform uint uPushSecond;  // 1: mode 0 makes the second too (above); mode 1 is not run
 uniform uint uIdBits;  // low bits of a key: the group; the rest: the quantised depth
 uniform uint uPerSlot; // 1: every triangle slot is a member of the PCS (alive, marks per work index)
 
@@ -162,7 +167,33 @@ uint cullideSplat() {
         uint qNear = uint(clamp(floor(zNear * scale) - 1.0, 0.0, scale)) + 1u;
         uint qFar = uint(clamp(ceil(zFar * scale) + 1.0, 0.0, scale)) + 1u;
         uint p = 4u * (uBase + uint(y) * uSize.x + uint(x));
-        if (uMode == 0u) {
+        if (uMode == 0u && uPushSecond != 0u) {
+            // The key and the second in one pass. w: the key word's value this fragment met (a
+            // read at or past ours, even a stale one, is a value the word held; else the
+            // atomic's old value). Past ours (w > kNear): ours displaced w, which leaves the key
+            // for good, so w goes to the second when of another group than ours; else the key
+            // rejected ours, which goes to the second when w's group is not ours. Why the second
+            // is then mode 1's exactly: every value pushed is a real fragment's, and one of the
+            // final key's group is pushed only when a nearer value of another group was in the
+            // key, which is pushed in turn when it leaves; and each other group's nearest
+            // fragment is either pushed or was in the key, out of which only a nearer value of
+            // another group can displace it (pushing it). The cleared word (no fragment) is
+            // never pushed. Likewise from the back with max.
+            uint kNear = (qNear << uIdBits) | group, kFar = (qFar << uIdBits) | group;
+            uint w = depth[p];
+            if (w > kNear) w = atomicMin(depth[p], kNear);
+            if (w != 0xFFFFFFFFu && (w & idMask) != group) {
+                uint q = max(w, kNear) >> uIdBits;
+                if (depth[p + 1u] > q) atomicMin(depth[p + 1u], q);
+            }
+            w = depth[p + 2u];
+            if (w < kFar) w = atomicMax(depth[p + 2u], kFar);
+            if (w != 0u && (w & idMask) != group) {
+                uint q = min(w, kFar) >> uIdBits;
+                if (depth[p + 3u] < q) atomicMax(depth[p + 3u], q);
+            }
+            ++fragments;
+        } else if (uMode == 0u) {
             // Read first: a word only ever moves one way (min: down, max: up), so a value read at
             // or past ours, even a stale one, means the word already is: no atomic needed (in a
             // pile most fragments lose; their atomics on the same words were the pass's cost).

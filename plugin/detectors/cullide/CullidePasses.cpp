@@ -422,15 +422,17 @@ void Passes::queueEarlyPairs(std::span<const gl::CullideChainPair> pairs, std::u
                              std::uint32_t pairSplit, std::size_t nItems, float epsilon) {
     if (!earlyPairs_ || pairs.empty()) return;
     // (The filter's list, checked for survivors later.)
-    queuePairPass(pairs, pairThreads, pairSplit, nItems, true, obbPairs_, epsilon, true);
-    glQueryCounter(earlyPaired_.id(), GL_TIMESTAMP);
+    queuePairPass(pairs, pairThreads, pairSplit, nItems, true, obbPairs_, epsilon, true, !pairOverlap_);
+    // (setPairOverlap: no timestamp either, it would wait for the pass.)
+    if (!pairOverlap_) glQueryCounter(earlyPaired_.id(), GL_TIMESTAMP);
     earlyPairsQueued_ = true;
+    earlyPairsTimed_ = !pairOverlap_;
     glFlush();
 }
 
 void Passes::queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uint32_t pairThreads,
                            std::uint32_t pairSplit, std::size_t nItems, bool filter, bool obb, float epsilon,
-                           bool early) {
+                           bool early, bool barrierAfter) {
     const std::size_t nPairs = pairs.size();
     chainPairs_.reserveWithHeadroom(std::max<std::size_t>(32, pairs.size_bytes()));
     chainPairs_.upload(0, pairs.size_bytes(), pairs.data());
@@ -457,10 +459,10 @@ void Passes::queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uin
     chain_.setUniform("uObbPairs", obb ? 1u : 0u);  // (the item boxes are bound)
     chain_.setUniform("uEpsilon", epsilon);
     chain_.setUniform("uEarly", early ? 1u : 0u);
-    dispatchChain(0u, pairThreads * split);
+    dispatchChain(0u, pairThreads * split, barrierAfter);
 }
 
-void Passes::dispatchChain(unsigned mode, std::uint32_t threads) {
+void Passes::dispatchChain(unsigned mode, std::uint32_t threads, bool barrierAfter) {
     if (threads == 0) return;
     const std::uint64_t groups = (std::uint64_t(threads) + kGroup - 1) / kGroup;
     const std::uint64_t x = std::min<std::uint64_t>(groups, maxGroupsX_);
@@ -469,7 +471,7 @@ void Passes::dispatchChain(unsigned mode, std::uint32_t threads) {
     chain_.setUniform("uCount", threads);
     chain_.use();
     chain_.dispatch(static_cast<GLuint>(x), static_cast<GLuint>(y));
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    if (barrierAfter) glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 }
 
 Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
@@ -667,7 +669,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             t = q;
         }
     }
-    out.pairGpuMs = early ? (double(earlyPaired_.result()) - double(posed_.result())) * 1e-6
+    out.pairGpuMs = early ? (earlyPairsTimed_ ? (double(earlyPaired_.result()) - double(posed_.result())) * 1e-6 : 0.0)
                           : (mid - double(clustered_.result())) * 1e-6;
     out.cluster.readbackMs = readbackMs;
     out.cluster.fragments = counters[0][CULLIDE_COUNTER_FRAGMENTS];
@@ -800,11 +802,16 @@ void Passes::runComputeView(const Level& level, const View& view, bool last) {
     splat.setUniform("uGroupUpdate", fold ? 1u : 0u);
     splat.setUniform("uFullMask", full);
     if (chainClusterLevel_ && passTimes_) glQueryCounter(passQ_[0].id(), GL_TIMESTAMP), passQueued_ = true;
+    splat.setUniform("uPushSecond", pushSecond_ ? 1u : 0u);
     splat.use();
     for (unsigned mode = 0; mode < 3; ++mode) {
-        splat.setUniform("uMode", mode);
-        splat.dispatch(itemPerGroup_ ? static_cast<GLuint>(level.items.size()) : groupsFor(std::size_t(threads_) * lanes));
-        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        // (With the second pushed in mode 0 there is no mode 1 pass; its timestamp reads 0.)
+        if (mode != 1 || !pushSecond_) {
+            splat.setUniform("uMode", mode);
+            splat.dispatch(itemPerGroup_ ? static_cast<GLuint>(level.items.size())
+                                         : groupsFor(std::size_t(threads_) * lanes));
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        }
         if (chainClusterLevel_ && passTimes_) glQueryCounter(passQ_[1 + mode].id(), GL_TIMESTAMP);
     }
     if (fold) {
@@ -863,12 +870,16 @@ void Passes::runComputeViews(const Level& level) {
     splat.setUniform("uGroupUpdate", 0u);  // (a view's workgroups see only their view's marks)
     splat.setUniform("uFullMask", full);
     if (chainClusterLevel_ && passTimes_) glQueryCounter(passQ_[0].id(), GL_TIMESTAMP), passQueued_ = true;
+    splat.setUniform("uPushSecond", pushSecond_ ? 1u : 0u);
     splat.use();
     for (unsigned mode = 0; mode < 3; ++mode) {
-        splat.setUniform("uMode", mode);
-        splat.dispatch(itemPerGroup_ ? static_cast<GLuint>(level.items.size()) : groupsFor(std::size_t(threads_) * lanes),
-                       static_cast<GLuint>(nv));
-        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        if (mode != 1 || !pushSecond_) {
+            splat.setUniform("uMode", mode);
+            splat.dispatch(itemPerGroup_ ? static_cast<GLuint>(level.items.size())
+                                         : groupsFor(std::size_t(threads_) * lanes),
+                           static_cast<GLuint>(nv));
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        }
         if (chainClusterLevel_ && passTimes_) glQueryCounter(passQ_[1 + mode].id(), GL_TIMESTAMP);
     }
     update_.setUniform("uUnitCount", static_cast<unsigned>(level.members()));

@@ -1099,6 +1099,50 @@ TEST_F(CullideDetectorTest, GroupUpdateKeepsTheClustersAndTheAnswer) {
         });
 }
 
+// The splat's second made in the key's pass (ISC_CULLIDE_PUSH_SECOND=1, the default: whatever the
+// key's atomic displaces or rejects goes to the second when of another group; 0: mode 1's own
+// pass) is the same second, so every level keeps the same members: the cluster level with one
+// view (group update) and with three views at once, the triangle level after it, and the
+// object level; the same triangle pairs listed and the same answer (the reference's). With the
+// displaced key not pushed (only rejected fragments), clusters that touch others are pruned
+// (769 left instead of 804 on the first call) and contacts are missed: this fails.
+TEST_F(CullideDetectorTest, PushedSecondKeepsEveryLevelAndTheAnswer) {
+    Scene scene = bunnyHeap(12);
+    CullideSettings threeViews;
+    threeViews.clusterAxes = 3;
+    CullideSettings triangles;
+    triangles.triangleLevel = true;
+    CullideSettings objects;
+    objects.objectLevel = true;
+    hookPairCalls(
+        scene, {CullideSettings{}, threeViews, triangles, objects},
+        {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_PUSH_SECOND", "1"}},
+        {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_PUSH_SECOND", "0"}}, 3,
+        [](const CullideSettings& settings, int call, const DetectionOutput& a, const DetectionOutput& b,
+           std::size_t colliding) {
+            EXPECT_GE(colliding, 5u);
+            std::printf("[ cullide ] pushed second (%d cluster axes, triangle level %d, object level %d), call %d: "
+                        "%zu colliding, objects %g -> %g, clusters %g -> %g, triangles %g -> %g\n",
+                        settings.clusterAxes, int(settings.triangleLevel), int(settings.objectLevel), call, colliding,
+                        a.stats.counter("pcs_objects_in"), a.stats.counter("pcs_objects"),
+                        a.stats.counter("pcs_clusters_in"), a.stats.counter("pcs_clusters"),
+                        a.stats.counter("pcs_triangles_in"), a.stats.counter("pcs_triangles"));
+            EXPECT_GT(a.stats.counter("pcs_clusters_in"), a.stats.counter("pcs_clusters"))
+                << "the cluster level pruned some clusters";
+            expectSameClusterLevel(a, b);
+            EXPECT_EQ(a.stats.counter("pcs_objects"), b.stats.counter("pcs_objects"));
+            EXPECT_EQ(a.stats.counter("pcs_triangles_in"), b.stats.counter("pcs_triangles_in"));
+            EXPECT_EQ(a.stats.counter("pcs_triangles"), b.stats.counter("pcs_triangles"));
+            if (settings.triangleLevel) {
+                EXPECT_GT(a.stats.counter("pcs_triangles_in"), a.stats.counter("pcs_triangles"))
+                    << "the triangle level pruned some triangles";
+            }
+            EXPECT_EQ(a.stats.counter("filter_list_checksum"), b.stats.counter("filter_list_checksum"))
+                << "the same triangle pairs listed";
+            expectSameAnswer(a, b);
+        });
+}
+
 // A detector handed another scene with the same meshes but the objects' meshes swapped: the GPU
 // mirror must be remade (GpuScene keeps each object's mesh range while the counts stay: before
 // the fix the second scene's pair was missed with either item path) and the pose pass's item
