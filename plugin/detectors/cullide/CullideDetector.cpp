@@ -1615,7 +1615,6 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // ISC_CULLIDE_PUSH_SECOND=0 (2026-11-29, eighth session): the splat's second in its own pass
     // (mode 1) instead of pushed by the key's pass (Passes::setPushSecond).
     impl->passes.setPushSecond(envOn("ISC_CULLIDE_PUSH_SECOND", true));
-    impl->passes.setPairOverlap(envOn("ISC_CULLIDE_PAIR_OVERLAP", false));
     // ISC_CULLIDE_EARLY_PAIRS=0 (2026-11-29, seventh session): the pair pass after the cluster
     // level instead of right after the pose pass with the filter checking the clusters' survival
     // (Passes::setEarlyPairs).

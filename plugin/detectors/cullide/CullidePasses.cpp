@@ -422,17 +422,15 @@ void Passes::queueEarlyPairs(std::span<const gl::CullideChainPair> pairs, std::u
                              std::uint32_t pairSplit, std::size_t nItems, float epsilon) {
     if (!earlyPairs_ || pairs.empty()) return;
     // (The filter's list, checked for survivors later.)
-    queuePairPass(pairs, pairThreads, pairSplit, nItems, true, obbPairs_, epsilon, true, !pairOverlap_);
-    // (setPairOverlap: no timestamp either, it would wait for the pass.)
-    if (!pairOverlap_) glQueryCounter(earlyPaired_.id(), GL_TIMESTAMP);
+    queuePairPass(pairs, pairThreads, pairSplit, nItems, true, obbPairs_, epsilon, true);
+    glQueryCounter(earlyPaired_.id(), GL_TIMESTAMP);
     earlyPairsQueued_ = true;
-    earlyPairsTimed_ = !pairOverlap_;
     glFlush();
 }
 
 void Passes::queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uint32_t pairThreads,
                            std::uint32_t pairSplit, std::size_t nItems, bool filter, bool obb, float epsilon,
-                           bool early, bool barrierAfter) {
+                           bool early) {
     const std::size_t nPairs = pairs.size();
     chainPairs_.reserveWithHeadroom(std::max<std::size_t>(32, pairs.size_bytes()));
     chainPairs_.upload(0, pairs.size_bytes(), pairs.data());
@@ -459,10 +457,10 @@ void Passes::queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uin
     chain_.setUniform("uObbPairs", obb ? 1u : 0u);  // (the item boxes are bound)
     chain_.setUniform("uEpsilon", epsilon);
     chain_.setUniform("uEarly", early ? 1u : 0u);
-    dispatchChain(0u, pairThreads * split, barrierAfter);
+    dispatchChain(0u, pairThreads * split);
 }
 
-void Passes::dispatchChain(unsigned mode, std::uint32_t threads, bool barrierAfter) {
+void Passes::dispatchChain(unsigned mode, std::uint32_t threads) {
     if (threads == 0) return;
     const std::uint64_t groups = (std::uint64_t(threads) + kGroup - 1) / kGroup;
     const std::uint64_t x = std::min<std::uint64_t>(groups, maxGroupsX_);
@@ -471,7 +469,7 @@ void Passes::dispatchChain(unsigned mode, std::uint32_t threads, bool barrierAft
     chain_.setUniform("uCount", threads);
     chain_.use();
     chain_.dispatch(static_cast<GLuint>(x), static_cast<GLuint>(y));
-    if (barrierAfter) glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 }
 
 Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
@@ -669,7 +667,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             t = q;
         }
     }
-    out.pairGpuMs = early ? (earlyPairsTimed_ ? (double(earlyPaired_.result()) - double(posed_.result())) * 1e-6 : 0.0)
+    out.pairGpuMs = early ? (double(earlyPaired_.result()) - double(posed_.result())) * 1e-6
                           : (mid - double(clustered_.result())) * 1e-6;
     out.cluster.readbackMs = readbackMs;
     out.cluster.fragments = counters[0][CULLIDE_COUNTER_FRAGMENTS];

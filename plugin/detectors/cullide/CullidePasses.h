@@ -279,12 +279,6 @@ public:
     /// to the second's word when of another group than the key it met (splat.glsl uPushSecond:
     /// why that is the same second). One dependent dispatch less per level.
     void setPushSecond(bool on) { pushSecond_ = on; }
-    /// Test hook ISC_CULLIDE_PAIR_OVERLAP=1 (2026-11-29, eighth session): the early pair pass
-    /// (setEarlyPairs) queued without the barrier and timestamp after it, so that the GPU may
-    /// run it beside the cluster level's clear and splats, which neither read nor write what it
-    /// touches (its writes are ordered before the filter by the barriers after the splats);
-    /// gpu_pair_ms then reads 0.
-    void setPairOverlap(bool on) { pairOverlap_ = on; }
     /// The pair pass queued right after the pose pass (queueEarlyPairs; the default since
     /// 2026-11-29, hook ISC_CULLIDE_EARLY_PAIRS=0 for the pair pass after the cluster level):
     /// it lists the cluster pairs of every seeded cluster while the GPU would otherwise wait for
@@ -321,14 +315,11 @@ private:
     /// marks, the flags set to 1 when `fillAlive`, the marks and counters zeroed when `clear`, and
     /// the level's buffers bound.
     void bindMembers(gl::Buffer& itemsBuffer, gl::Buffer& aliveBuffer, std::size_t members, bool fillAlive, bool clear);
-    /// A chain.glsl dispatch, then (unless !barrierAfter) a shader-storage barrier.
-    void dispatchChain(unsigned mode, std::uint32_t threads, bool barrierAfter = true);
+    void dispatchChain(unsigned mode, std::uint32_t threads);
     /// The pair pass (chain.glsl mode 0) over `pairs` with its lists cleared and bound: the
-    /// cluster pairs for the filter when `filter`, `early` as setEarlyPairs queues it (without
-    /// the barrier after it when !barrierAfter: setPairOverlap).
+    /// cluster pairs for the filter when `filter`, `early` as setEarlyPairs queues it.
     void queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uint32_t pairThreads,
-                       std::uint32_t pairSplit, std::size_t nItems, bool filter, bool obb, float epsilon, bool early,
-                       bool barrierAfter = true);
+                       std::uint32_t pairSplit, std::size_t nItems, bool filter, bool obb, float epsilon, bool early);
     /// The pose pass's inputs uploaded and bound (items' boxes by version), chainBoxes_ bound.
     void putPoseInputs(std::uint64_t itemsVersion, std::span<const std::uint32_t> itemBoxes,
                        std::span<const glm::vec4> objectBoxes, std::span<const std::uint32_t> partners);
@@ -383,8 +374,6 @@ private:
     bool pushSecond_ = true;
     bool earlyPairs_ = true;
     bool earlyPairsQueued_ = false;   // queueEarlyPairs queued the pair pass (setEarlyPairs)
-    bool earlyPairsTimed_ = false;    // ... with its timestamp (not with setPairOverlap)
-    bool pairOverlap_ = false;
     gl::Query earlyPaired_;           // after that pair pass
     bool passQueued_ = false;         // setPassTimes: the cluster level's timestamps were queued
     bool chainClusterLevel_ = false;  // runChain: the level being queued is the chain's cluster level
