@@ -1220,6 +1220,72 @@ TEST_F(PeelDetectorTest, TriPairsRecordsFormsKeepTheAnswer) {
     }
 }
 
+// The triangle pairs writing the host's mapped copies themselves (ISC_PEEL_HOST_OUTPUT=1: the
+// list stored straight into its mapped copy, the counters copied there by the pass's last
+// workgroup, no copy before the fence) against the copies (the default): over calls where
+// bunnies move and deform, the same cluster pairs, box-test survivors, listed pairs (the counters
+// the last workgroup copied) and answer, the reference's; also with a staging buffer of 16
+// records (the first call takes the GPU walk, its workgroups from the last call's estimate) and
+// with a list of 64 entries (the first call overflows, grows and is redone). With the counters
+// copied by the first workgroup to finish instead of the last, the counts differ and this fails.
+TEST_F(PeelDetectorTest, HostOutputKeepsTheCountersAndTheAnswer) {
+    Scene scene = sixBunniesOnABox();
+    struct Form {
+        const char* host;
+        const char* clusterCapacity;
+        const char* outputCapacity;
+        std::unique_ptr<Detector> peel;
+    };
+    std::vector<Form> forms;
+    ::setenv("ISC_PEEL_CLUSTER_PAIRS_HASH", "1", 1);
+    for (const auto& [host, clusters, output] :
+         {std::tuple<const char*, const char*, const char*>{"0", nullptr, nullptr}, {"1", nullptr, nullptr},
+          {"1", "16", nullptr}, {"1", nullptr, "64"}}) {
+        if (host != nullptr) ::setenv("ISC_PEEL_HOST_OUTPUT", host, 1);
+        if (clusters != nullptr) ::setenv("ISC_PEEL_CLUSTER_CAPACITY", clusters, 1);
+        if (output != nullptr) ::setenv("ISC_PEEL_OUTPUT_CAPACITY", output, 1);
+        forms.push_back({host, clusters, output, makePeel(PeelSettings{})});
+        ::unsetenv("ISC_PEEL_HOST_OUTPUT");
+        ::unsetenv("ISC_PEEL_CLUSTER_CAPACITY");
+        ::unsetenv("ISC_PEEL_OUTPUT_CAPACITY");
+    }
+    ::unsetenv("ISC_PEEL_CLUSTER_PAIRS_HASH");
+    const auto bunnyVertices = scene.mesh(0).vertices();  // mesh 0: the bunny
+    const std::vector<Vec3> rest(bunnyVertices.begin(), bunnyVertices.end());
+    for (int call = 0; call < 3; ++call) {
+        moveAndWobble(scene, rest, call, Vec3(1, 0, 1), 0.8f);
+        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+        std::vector<DetectionOutput> outs(forms.size());
+        for (std::size_t f = 0; f < forms.size(); ++f) ASSERT_TRUE(forms[f].peel->detect(scene, candidates, outs[f]));
+        const DetectionOutput& a = outs[0];  // the copies
+        const std::string what = "call " + std::to_string(call);
+        EXPECT_EQ(a.stats.counter("host_output"), 0.0) << what;
+        EXPECT_GT(a.stats.counter("cluster_pairs"), 100.0) << what;
+        EXPECT_GT(a.stats.counter("screen_pairs"), a.stats.counter("filtered_pairs")) << what;
+        EXPECT_GT(a.stats.counter("filtered_pairs"), 500.0) << what;
+        for (std::size_t f = 1; f < forms.size(); ++f) {
+            const std::string form = what + ", host output" +
+                                     (forms[f].clusterCapacity != nullptr ? ", a staging buffer of 16" : "") +
+                                     (forms[f].outputCapacity != nullptr ? ", a list of 64" : "");
+            EXPECT_EQ(outs[f].stats.counter("host_output"), 1.0) << form;
+            EXPECT_EQ(outs[f].stats.counter("cpu_walk_overflow"),
+                      forms[f].clusterCapacity != nullptr && call == 0 ? 1.0 : 0.0)
+                << form;
+            EXPECT_EQ(outs[f].stats.counter("capacity_retries") > 0.0,
+                      forms[f].outputCapacity != nullptr && call == 0)
+                << form;
+            EXPECT_EQ(outs[f].stats.counter("cluster_pairs"), a.stats.counter("cluster_pairs")) << form;
+            EXPECT_EQ(outs[f].stats.counter("cluster_pairs_hash_lo"), a.stats.counter("cluster_pairs_hash_lo")) << form;
+            EXPECT_EQ(outs[f].stats.counter("cluster_pairs_hash_hi"), a.stats.counter("cluster_pairs_hash_hi")) << form;
+            EXPECT_EQ(outs[f].stats.counter("screen_pairs"), a.stats.counter("screen_pairs")) << form;
+            EXPECT_EQ(outs[f].stats.counter("filtered_pairs"), a.stats.counter("filtered_pairs")) << form;
+            expectSameOutput(outs[f], a, call);
+            const std::size_t total = expectReferencePairs(scene, candidates, outs[f], form);
+            EXPECT_GT(total, 500u) << form;
+        }
+    }
+}
+
 TEST_F(PeelDetectorTest, NonFinitePoseIsSkippedWithAWarning) {
     Scene scene;
     const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
