@@ -404,9 +404,6 @@ void registerAll() {
     auto wf = [](const char* form) { return Kind{false, PeelSettings{}, {{"ISC_PEEL_WALK_FORM", form}}}; };
     // The code before 2026-11-28's fifth session: both of its rounds' hooks off.
     const Kind fifth0{false, PeelSettings{}, {{"ISC_PEEL_TRI_PAIRS", "copy"}, {"ISC_PEEL_WALK_FORM", "branch"}}};
-    // 2026-11-29, eighth session: the triangle pairs write the list and the counters into the
-    // mapped copies themselves (no copy before the fence).
-    const Kind hostOut{false, PeelSettings{}, {{"ISC_PEEL_HOST_OUTPUT", "1"}}};
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -437,8 +434,7 @@ void registerAll() {
                                                                       {tp("trim"), "peel_tptrim"},
                                                                       {wf("branch"), "peel_walkbranch"},
                                                                       {wf("padded"), "peel_walkpadded"},
-                                                                      {fifth0, "peel_fifth0"},
-                                                                      {hostOut, "peel_hostout"}};
+                                                                      {fifth0, "peel_fifth0"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};

@@ -9,6 +9,9 @@
 #   2. cullide beside cpu and peel on pile/100 and deforming/100 in CHECK_CULLIDE_PROCS processes
 #      (default 6; issue 9's "within 1.5x of peel"), with the rows of CHECK_CULLIDE_VARIANTS
 #      (default cullide_ps0 = ISC_CULLIDE_PUSH_SECOND=0: the second's own pass), orders rotated.
+# Ran once, at 2e6eff2 (results h200-2026-11-29-eighth-session-final*). The host output and its
+# row were taken out in the next commit: since then the peel_hostout row matches nothing and the
+# hook is ignored (its accuracy and test runs are then the default's again).
 # On the lent machine from the repository root, binaries packed by bench/gpu/pack.sh.
 # Writes into $OUT/final-check-h.tgz: tests.txt, tests-cullide.txt, tests-gl.txt, accuracy*.txt,
 # peel.txt, summary.txt, marks.txt, clocks.csv (peel), cullide/cullide-p<N>.txt/.json and

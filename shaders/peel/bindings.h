@@ -61,8 +61,6 @@ namespace isc::gl {
 #define PEEL_BINDING_PAIR_FLAGS 42     // uint pairFlags[]: per pair of parts, 1 once it has a cluster pair
 #define PEEL_BINDING_RECORD_BOXES 43   // PeelBox recordBoxes[]: per record, its triangle's world box (w of lo: grid level)
 #define PEEL_BINDING_SLOT_TRIANGLES 44 // uvec4 slotTriangles[]: per slot (as clusterSlots), (mesh triangle, its 3 vertex indices)
-#define PEEL_BINDING_HOST_COUNTERS 45 // uint hostCounters[PEEL_COUNTER_COUNT]: the counters' mapped copy, written by
-                                      // the triangle pairs' last workgroup (uHostCounters; "host output")
 
 #define PEEL_ATTRIB_DRAW_ID 0      // uint vertex attribute, divisor 1: = baseInstance = draw index
 
@@ -88,7 +86,6 @@ namespace isc::gl {
 #define PEEL_COUNTER_PAIRS_WITH_CLUSTERS 17  // pairs of parts the 3-D cull left something of
 #define PEEL_COUNTER_WALK_CUT 18          // fused walk (peel/cluster_walk.glsl): invocations that gave up (stack
                                           // full or iteration budget spent); the call is redone with the levels walk
-#define PEEL_COUNTER_GROUPS_DONE 19    // the triangle pairs' workgroups done (uHostCounters: the last copies the counters)
 #define PEEL_COUNTER_COUNT 20
 
 // The fused walk (peel/cluster_walk.glsl): node pairs a round's frontier holds in shared

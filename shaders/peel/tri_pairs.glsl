@@ -58,13 +58,6 @@ uniform uint uClusterCapacity;
 uniform uint uOutputCapacity;  // triangle pairs
 uniform uint uStartCounter;    // PEEL_COUNTER_COUNT: the list from 0; else counters[uStartCounter] (a split call's 2nd half)
 uniform uint uOutputCounter;   // PEEL_COUNTER_OUTPUT, or PEEL_COUNTER_OUTPUT_B (a split call's 2nd half, its own list)
-// 1 ("host output", PeelScenePass::hostOutput_): the list above is the host's mapped copy itself
-// (stores only: posted writes over PCIe; the output counter's atomics stay in device memory),
-// and the workgroup that finishes last copies the counters into hostCounters, the counters'
-// mapped copy, so that no copy command runs between this pass and the call's fence.
-uniform uint uHostCounters;
-layout(std430, binding = PEEL_BINDING_HOST_COUNTERS) writeonly buffer PeelHostCounters { uint hostCounters[]; };
-shared uint sLast;
 
 shared vec3 sV[64][3];  // corners: 0..31 the cluster of A, 32..63 that of B
 shared vec3 sLo[64];
@@ -202,17 +195,5 @@ void main() {
         }
         if (lid == 0u && survivors != 0u) atomicAdd(counters[PEEL_COUNTER_SCREEN_PAIRS], survivors);
         barrier();  // shared memory is rewritten by the next cluster pair
-    }
-    if (uHostCounters != 0u) {  // (uniform: every invocation meets the barriers)
-        // The workgroup's counter atomics and list stores before it counts itself done; the
-        // last one to count reads every counter with an atomic (at the device's coherence point,
-        // after every other workgroup's) and writes them to the host.
-        memoryBarrierBuffer();
-        barrier();
-        if (lid == 0u)
-            sLast = atomicAdd(counters[PEEL_COUNTER_GROUPS_DONE], 1u) == gl_NumWorkGroups.x * gl_NumWorkGroups.y - 1u ? 1u : 0u;
-        memoryBarrierShared();
-        barrier();
-        if (sLast != 0u && lid < uint(PEEL_COUNTER_COUNT)) hostCounters[lid] = atomicAdd(counters[lid], 0u);
     }
 }

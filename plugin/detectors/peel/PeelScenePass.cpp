@@ -172,10 +172,6 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // fallback to the GPU walk when its list does not fit, and the growth after it).
     if (const char* v = std::getenv("ISC_PEEL_CLUSTER_CAPACITY"); v != nullptr && *v != '\0')
         cap_.clusterPairs = std::max<std::size_t>(1, std::strtoull(v, nullptr, 10));
-    // Test hook: ISC_PEEL_OUTPUT_CAPACITY=n, the triangle pair list's first capacity (its overflow,
-    // growth and retry).
-    if (const char* v = std::getenv("ISC_PEEL_OUTPUT_CAPACITY"); v != nullptr && *v != '\0')
-        cap_.output = std::max<std::size_t>(1, std::strtoull(v, nullptr, 10));
     // The fused walk without rays runs 128 invocations per pair of parts (the largest pairs'
     // rounds are its critical path; 64 and 256 were slower on the H200, "Round 2026-11-27
     // night"). Test hook ISC_PEEL_WALK_WIDTH=64 or 256, to compare.
@@ -191,11 +187,6 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // axes spread over the invocations) and its timing diagnostics are in the history (0cc56f0).
     if (const char* v = std::getenv("ISC_PEEL_TRI_PAIRS"); v != nullptr && std::string(v) != "trim")
         trimCpuWalkCalls_ = false;
-    // Test hook ISC_PEEL_HOST_OUTPUT=1 (2026-11-29, eighth session): the triangle pairs store the
-    // list into its mapped copy and their last workgroup copies the counters there (no copy
-    // commands before the fence; fusedCull).
-    if (const char* v = std::getenv("ISC_PEEL_HOST_OUTPUT"); v != nullptr && (*v == '0' || *v == '1'))
-        hostOutput_ = *v == '1';
     const std::string layers = "#define MAX_LAYERS " + std::to_string(settings.maxLayers) + "\n";
     struct Entry {
         gl::Program* program;
@@ -897,23 +888,16 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     stats.count("split", splitCall_ ? 1.0 : 0.0);
     // The vertices go after the walk only on the fused walk without rays in one piece.
     if (!(fusedCall_ && direct_ && !splitCall_)) syncScene();
-    hostCopied_ = false;
     if (auto r = fusedCall_ ? fusedCull(clusterCap, 0) : levelsCull(clusterCap); !r) return r;
     syncScene();  // (no pairs: no walk)
     if (!direct_)
         if (auto r = imagePasses(candidates, buckets); !r) return r;
-    // The counters and (the expected part of) the list into their mapped copies; with the host
-    // output (hostCopied_) the triangle pairs wrote both there already, the whole list.
-    const std::size_t copied = hostCopied_ ? cap_.output : std::min(cap_.output, outputCopy_);
+    // The counters and (the expected part of) the list into their mapped copies.
+    const std::size_t copied = std::min(cap_.output, outputCopy_);
     if (!splitCall_ && timers_ != 0) clock_.stop();
-    if (hostCopied_) {
-        glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
-    } else {
-        barrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-        counters_.copyOut(PEEL_COUNTER_COUNT * sizeof(std::uint32_t));
-        output_.copyOut(copied * sizeof(TrianglePairCandidate));
-    }
-    stats.count("host_output", hostCopied_ ? 1.0 : 0.0);
+    barrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    counters_.copyOut(PEEL_COUNTER_COUNT * sizeof(std::uint32_t));
+    output_.copyOut(copied * sizeof(TrianglePairCandidate));
     const gl::Fence fenceA = gl::Fence::insert();
     gl::Fence fenceB;
     if (splitCall_) {
@@ -1162,25 +1146,7 @@ Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uin
         markPass(kPassTriangles);
         // The second half starts where the first half's cluster pairs end, and appends to its
         // own list (the first one is being read by the CPU meanwhile).
-        // As many workgroups as the last call's cluster pairs and a quarter more (each strides
-        // over the list, so any count is served; a good guess makes it one cluster pair each).
-        // With the CPU's walk the count is known: one workgroup per cluster pair.
-        const std::size_t expected = splitCall_ ? lastClusterPairs_ / 2 : lastClusterPairs_;
-        const std::size_t groups = cpuWalkCall_ ? cpuWalk_.records()
-                                                : std::clamp<std::size_t>(expected + expected / 4 + 256, 256,
-                                                                          std::max<std::size_t>(256, cap_.clusterPairs));
-        // "Host output" (hostOutput_): the list stored straight into its mapped copy and the
-        // counters copied there by the pass's last workgroup (tri_pairs.glsl uHostCounters), so
-        // nothing is copied between the pass and the fence. Not in a split call (each half has
-        // its own copies) nor without a dispatch (the copies then carry the counters).
-        const bool host = hostOutput_ && !splitCall_ && groups > 0;
-        if (host) {
-            output_.mappedBuffer().bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_OUTPUT);
-            counters_.mappedBuffer().bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_HOST_COUNTERS);
-        } else {
-            (half == 1 ? outputB_ : output_).buffer().bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_OUTPUT);
-        }
-        hostCopied_ = host;
+        (half == 1 ? outputB_ : output_).buffer().bindBase(GL_SHADER_STORAGE_BUFFER, PEEL_BINDING_OUTPUT);
         gl::Program& tri = cpuWalkCall_ && recordUvec4_ == 5u ? triPairsBoxRecords_
                            : records                              ? triPairsRecords_
                                                                   : triPairsLocal_;
@@ -1188,8 +1154,14 @@ Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uin
         tri.setUniform("uOutputCounter", std::uint32_t(half == 1 ? PEEL_COUNTER_OUTPUT_B : PEEL_COUNTER_OUTPUT));
         tri.setUniform("uClusterCapacity", clusterCap);
         tri.setUniform("uOutputCapacity", static_cast<std::uint32_t>(std::min<std::size_t>(cap_.output, 0xFFFFFFFFu)));
-        tri.setUniform("uHostCounters", host ? 1u : 0u);
         tri.use();
+        // As many workgroups as the last call's cluster pairs and a quarter more (each strides
+        // over the list, so any count is served; a good guess makes it one cluster pair each).
+        // With the CPU's walk the count is known: one workgroup per cluster pair.
+        const std::size_t expected = splitCall_ ? lastClusterPairs_ / 2 : lastClusterPairs_;
+        const std::size_t groups = cpuWalkCall_ ? cpuWalk_.records()
+                                                : std::clamp<std::size_t>(expected + expected / 4 + 256, 256,
+                                                                          std::max<std::size_t>(256, cap_.clusterPairs));
         if (groups > 0)
             if (auto r = dispatch1d(tri, groups, 1, limits_, "the triangle pairs"); !r) return r;
         barrier();

@@ -123,8 +123,6 @@ private:
     // ISC_PEEL_TRI_PAIRS=copy: false, the code before): no clears or uploads that only the GPU
     // walk and the image passes read, and the counters' zeros and the walk's counts in one copy.
     bool trimCpuWalkCalls_ = true;
-    bool hostOutput_ = false;  // ISC_PEEL_HOST_OUTPUT: the triangle pairs write the mapped copies (fusedCull)
-    bool hostCopied_ = false;  // this attempt's triangle pairs did (nothing to copy before the fence)
     bool clusterPairsHash_ = false;        // test hook ISC_PEEL_CLUSTER_PAIRS_HASH=1: the sorted list's hash in the stats
     PeelCpuWalk cpuWalk_;                  // its host boxes, staging buffers and per-call state
     // refit "cpu" (no rays; "auto" on mostly deformed calls): the cluster boxes made on the CPU into a persistently mapped

@@ -38,10 +38,6 @@ public:
         return reinterpret_cast<const T*>(static_cast<const std::byte*>(data_) + offset);
     }
     std::size_t size() const { return data_ != nullptr ? staging_.size() : 0; }
-    /// The mapped buffer itself, for shaders that store into host memory directly (stores only:
-    /// atomics there cross the bus each; put glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT)
-    /// between them and the fence).
-    const Buffer& buffer() const { return staging_; }
 
 private:
     Buffer staging_;
@@ -68,8 +64,6 @@ public:
     /// Records the copy of the first `bytes` of `source` (another buffer) into the mapped copy.
     void copyFrom(const Buffer& source, std::size_t bytes) const { copy_.copyFrom(source, 0, bytes, 0); }
     const void* data() const { return copy_.data(); }
-    /// The mapped copy's buffer (MappedCopy::buffer).
-    const Buffer& mappedBuffer() const { return copy_.buffer(); }
     std::size_t size() const { return buffer_.size(); }
 
 private:
