@@ -31,18 +31,6 @@ if [ "${CHECK_TESTS:-1}" = 1 ]; then
   TEST_LIMIT=150 run_tests "$dev/tests/isc_gl_tests" > "$out/tests-gl.txt" 2>&1
   grep -E "^(=== |rc=|\[  PASSED|\[  FAILED|\[  SKIPPED)" "$out/tests-gl.txt"
 fi
-start_clocks "$out"
-export ISC_PEEL_BENCH_MIN_TIME=${ISC_PEEL_BENCH_MIN_TIME:-0.1}
-for ((p = 1; p <= ${CHECK_PEEL_PROCS:-6}; p++)); do
-  echo "## process $p: b2b" >> "$out/peel.txt"
-  peel_interleaved "$out" '^(variants/)?deform_b2b/100/(cpu|peel|peel_hostout)/' 5 80 "$p b2b"
-done
-stop_clocks
-peel_summary "$out" cpu_refit_ms cpu_walk_ms gpu_wait_ms cpu_exact_ms exact_speculate_ms
-clock_summary "$out"
-mkdir -p "$out/cullide"
-variants=${CHECK_CULLIDE_VARIANTS:-cullide_ps0:ISC_CULLIDE_PUSH_SECOND=0}
-procs=${CHECK_CULLIDE_PROCS:-6}
-cullide_orders "$variants" "$procs"
-cullide_processes "$out/cullide" "$procs" 100 80 "$variants"
+peel_b2b_processes "$out" "${CHECK_PEEL_PROCS:-6}" "cpu|peel|peel_hostout" 80
+cullide_check "$out" "${CHECK_CULLIDE_VARIANTS:-cullide_ps0:ISC_CULLIDE_PUSH_SECOND=0}" "${CHECK_CULLIDE_PROCS:-6}"
 [ -n "$final" ] && tar -czf "$final/final-check-h.tgz" -C "$out" .

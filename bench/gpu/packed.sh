@@ -161,6 +161,29 @@ cullide_processes() {
   done
   stop_clocks
 }
+# The lead's checks (final-check-2026-11-29g/h.sh): the deforming pile back to back in $2
+# processes, the rows of deform_b2b/100 matching the alternation $3 ("cpu|peel|..."), each
+# process's five repetitions interleaved at random within $4 seconds, the SM clock recorded; then
+# the rows' summary and each process's clock. Into $1/peel.txt, summary.txt, marks.txt, clocks.csv.
+peel_b2b_processes() {
+  local out=$1 procs=$2 rows=$3 limit=$4 p
+  start_clocks "$out"
+  export ISC_PEEL_BENCH_MIN_TIME=${ISC_PEEL_BENCH_MIN_TIME:-0.1}
+  for ((p = 1; p <= procs; p++)); do
+    echo "## process $p: b2b" >> "$out/peel.txt"
+    peel_interleaved "$out" "^(variants/)?deform_b2b/100/($rows)/" 5 "$limit" "$p b2b"
+  done
+  stop_clocks
+  peel_summary "$out" cpu_refit_ms cpu_walk_ms gpu_wait_ms cpu_exact_ms exact_speculate_ms
+  clock_summary "$out"
+}
+# Then cullide beside cpu and peel on pile/100 and deforming/100 (80 calls) in $3 processes with
+# the variant rows $2 ("<row>:<HOOK=v>[,...];..."), orders rotated; into $1/cullide/.
+cullide_check() {
+  mkdir -p "$1/cullide"
+  cullide_orders "$2" "$3"
+  cullide_processes "$1/cullide" "$3" 100 80 "$2"
+}
 # isc_bench_peel_exact (peel's exact stage alone, no GL) run 4 times with the test hook $2 (an
 # environment variable) at 1, 0, 1, 0, $3 calls each, into $1/exact.txt; prints it.
 peel_exact_ab() {
