@@ -404,6 +404,9 @@ void registerAll() {
     auto wf = [](const char* form) { return Kind{false, PeelSettings{}, {{"ISC_PEEL_WALK_FORM", form}}}; };
     // The code before 2026-11-28's fifth session: both of its rounds' hooks off.
     const Kind fifth0{false, PeelSettings{}, {{"ISC_PEEL_TRI_PAIRS", "copy"}, {"ISC_PEEL_WALK_FORM", "branch"}}};
+    // 2026-11-29, eighth session: the triangle pairs' survivors n at a time (less shared memory;
+    // 256 the default since, 1024: all at once, the code before).
+    auto chunk = [](int n) { return Kind{false, PeelSettings{}, {{"ISC_PEEL_SURVIVOR_CHUNK", std::to_string(n)}}}; };
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -434,7 +437,10 @@ void registerAll() {
                                                                       {tp("trim"), "peel_tptrim"},
                                                                       {wf("branch"), "peel_walkbranch"},
                                                                       {wf("padded"), "peel_walkpadded"},
-                                                                      {fifth0, "peel_fifth0"}};
+                                                                      {fifth0, "peel_fifth0"},
+                                                                      {chunk(128), "peel_chunk128"},
+                                                                      {chunk(256), "peel_chunk256"},
+                                                                      {chunk(1024), "peel_chunk1024"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};

@@ -9,9 +9,11 @@
 #   2. cullide beside cpu and peel on pile/100 and deforming/100 in CHECK_CULLIDE_PROCS processes
 #      (default 6; issue 9's "within 1.5x of peel"), with the rows of CHECK_CULLIDE_VARIANTS
 #      (default cullide_ps0 = ISC_CULLIDE_PUSH_SECOND=0: the second's own pass), orders rotated.
-# Ran once, at 2e6eff2 (results h200-2026-11-29-eighth-session-final*). The host output and its
-# row were taken out in the next commit: since then the peel_hostout row matches nothing and the
-# hook is ignored (its accuracy and test runs are then the default's again).
+# Ran at 2e6eff2 (results h200-2026-11-29-eighth-session-final*). The host output and its row were
+# taken out in the next commit: since then the peel_hostout row matches nothing and the hook is
+# ignored (its accuracy and test runs are then the default's again). Ran again for the survivor
+# chunks with CHECK_PEEL_ROWS="cpu|peel|peel_chunk1024" (results
+# h200-2026-11-29-eighth-session-final-2*).
 # On the lent machine from the repository root, binaries packed by bench/gpu/pack.sh.
 # Writes into $OUT/final-check-h.tgz: tests.txt, tests-cullide.txt, tests-gl.txt, accuracy*.txt,
 # peel.txt, summary.txt, marks.txt, clocks.csv (peel), cullide/cullide-p<N>.txt/.json and
@@ -31,6 +33,6 @@ if [ "${CHECK_TESTS:-1}" = 1 ]; then
   TEST_LIMIT=150 run_tests "$dev/tests/isc_gl_tests" > "$out/tests-gl.txt" 2>&1
   grep -E "^(=== |rc=|\[  PASSED|\[  FAILED|\[  SKIPPED)" "$out/tests-gl.txt"
 fi
-peel_b2b_processes "$out" "${CHECK_PEEL_PROCS:-6}" "cpu|peel|peel_hostout" 80
+peel_b2b_processes "$out" "${CHECK_PEEL_PROCS:-6}" "${CHECK_PEEL_ROWS:-cpu|peel|peel_hostout}" 80
 cullide_check "$out" "${CHECK_CULLIDE_VARIANTS:-cullide_ps0:ISC_CULLIDE_PUSH_SECOND=0}" "${CHECK_CULLIDE_PROCS:-6}"
 [ -n "$final" ] && tar -czf "$final/final-check-h.tgz" -C "$out" .

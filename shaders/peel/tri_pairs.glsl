@@ -64,7 +64,34 @@ shared vec3 sLo[64];
 shared vec3 sHi[64];
 shared uint sTri[64];
 shared uint sBoxPairs;      // triangle pairs whose boxes meet (the box test's survivors)
-shared uint sSurvivors[1024];  // their indices (i x 32 + j - 32), for the float test
+// Room for the box test's survivors: all 32 x 32, or (PEEL_SURVIVOR_CHUNK < 1024, the records'
+// path; 256 by default, PeelScenePass) that many at a time, the kept pairs boxed and tested
+// chunk after chunk: less shared memory per workgroup, more workgroups resident (the pass ~20 %
+// faster at an H200's idle clock with 256; 128 gained less, more rounds for the same occupancy).
+#ifndef PEEL_SURVIVOR_CHUNK
+#define PEEL_SURVIVOR_CHUNK 1024u
+#endif
+#if !defined(PEEL_WALK_RECORDS) && PEEL_SURVIVOR_CHUNK < 1024
+#error "PEEL_SURVIVOR_CHUNK below 1024 needs PEEL_WALK_RECORDS"
+#endif
+shared uint sSurvivors[PEEL_SURVIVOR_CHUNK];  // their indices (i x 32 + j - 32), for the float test
+
+// The float test over the first `survivors` entries of sSurvivors, spread over the invocations;
+// the pairs it cannot prove apart appended to the list.
+void peelTestSurvivors(uint lid, uint survivors, uint candidate, float tolerance, bool aLow) {
+    for (uint q = lid; q < survivors; q += 64u) {
+        uint idx = sSurvivors[q];
+        uint i = idx >> 5, j = 32u + (idx & 31u);
+        if (!iscTrianglesMayIntersect(sV[i][0], sV[i][1], sV[i][2], sV[j][0], sV[j][1], sV[j][2], tolerance))
+            continue;
+        uint slot = atomicAdd(counters[uOutputCounter], 1u);
+        if (slot < uOutputCapacity) {
+            outputPairs[3u * slot] = candidate;
+            outputPairs[3u * slot + 1u] = aLow ? sTri[i] : sTri[j];
+            outputPairs[3u * slot + 2u] = aLow ? sTri[j] : sTri[i];
+        }
+    }
+}
 
 void main() {
     uint count = min(counters[PEEL_COUNTER_CLUSTER_PAIRS], uClusterCapacity);
@@ -158,7 +185,36 @@ void main() {
         // The box test on all (at most 32 x 32) pairs, its survivors listed in shared memory;
         // then the float test spread evenly over the invocations (a few dozen survivors of
         // 1024: one round of the costly test per invocation instead of up to 16 divergent ones).
-#ifdef PEEL_WALK_RECORDS
+#if PEEL_SURVIVOR_CHUNK < 1024
+        // Only the kept triangles of each side, paired, PEEL_SURVIVOR_CHUNK pairs at a time.
+        uint keptA = sKept[0], keptB = sKept[1];
+        uint total = keptA * keptB;
+        memoryBarrierShared();
+        barrier();  // (sKept read by every invocation before it is cleared)
+        if (lid < 2u) sKept[lid] = 0u;
+        uint screen = 0u;
+        for (uint base = 0u; base < total; base += PEEL_SURVIVOR_CHUNK) {  // uniform
+            uint end = min(total, base + PEEL_SURVIVOR_CHUNK);
+            for (uint q = base + lid; q < end; q += 64u) {
+                uint i = sKeep[0][q / keptB], j = 32u + sKeep[1][q % keptB];
+                if (any(greaterThan(sLo[i], sHi[j] + tolerance)) || any(greaterThan(sLo[j], sHi[i] + tolerance)))
+                    continue;
+                sSurvivors[atomicAdd(sBoxPairs, 1u)] = i * 32u + j - 32u;
+            }
+            memoryBarrierShared();
+            barrier();
+            uint chunkSurvivors = sBoxPairs;
+            peelTestSurvivors(lid, chunkSurvivors, candidate, tolerance, aLow);
+            screen += chunkSurvivors;
+            barrier();  // (sBoxPairs and sSurvivors read by every invocation)
+            if (lid == 0u) sBoxPairs = 0u;
+            memoryBarrierShared();
+            barrier();
+        }
+        if (lid == 0u && screen != 0u) atomicAdd(counters[PEEL_COUNTER_SCREEN_PAIRS], screen);
+        barrier();  // shared memory is rewritten by the next cluster pair
+        continue;
+#elif defined(PEEL_WALK_RECORDS)
         // Only the kept triangles of each side, paired.
         uint keptA = sKept[0], keptB = sKept[1];
         for (uint q = lid; q < keptA * keptB; q += 64u) {
@@ -181,18 +237,7 @@ void main() {
 #ifdef PEEL_WALK_RECORDS
         if (lid < 2u) sKept[lid] = 0u;  // read by no one until the next cluster pair's keep step
 #endif
-        for (uint q = lid; q < survivors; q += 64u) {
-            uint idx = sSurvivors[q];
-            uint i = idx >> 5, j = 32u + (idx & 31u);
-            if (!iscTrianglesMayIntersect(sV[i][0], sV[i][1], sV[i][2], sV[j][0], sV[j][1], sV[j][2], tolerance))
-                continue;
-            uint slot = atomicAdd(counters[uOutputCounter], 1u);
-            if (slot < uOutputCapacity) {
-                outputPairs[3u * slot] = candidate;
-                outputPairs[3u * slot + 1u] = aLow ? sTri[i] : sTri[j];
-                outputPairs[3u * slot + 2u] = aLow ? sTri[j] : sTri[i];
-            }
-        }
+        peelTestSurvivors(lid, survivors, candidate, tolerance, aLow);
         if (lid == 0u && survivors != 0u) atomicAdd(counters[PEEL_COUNTER_SCREEN_PAIRS], survivors);
         barrier();  // shared memory is rewritten by the next cluster pair
     }

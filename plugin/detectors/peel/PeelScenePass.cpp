@@ -188,6 +188,18 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     if (const char* v = std::getenv("ISC_PEEL_TRI_PAIRS"); v != nullptr && std::string(v) != "trim")
         trimCpuWalkCalls_ = false;
     const std::string layers = "#define MAX_LAYERS " + std::to_string(settings.maxLayers) + "\n";
+    // The triangle pairs on the walk's records box and test their kept pairs 256 at a time
+    // (tri_pairs.glsl PEEL_SURVIVOR_CHUNK; since 2026-11-29, eighth session): 3 KB less shared
+    // memory per workgroup than room for all 32 x 32, so that 32 workgroups fit an SM instead of
+    // ~23; the pass 0.139 ms against 0.173 on the deforming pile at an H200's idle clock
+    // (peel.md, "The lead's rounds of 2026-11-29, eighth session"). Test hook
+    // ISC_PEEL_SURVIVOR_CHUNK=n: n at a time (64..512), or 1024: all at once, as before.
+    unsigned long chunk = 256;
+    if (const char* v = std::getenv("ISC_PEEL_SURVIVOR_CHUNK"); v != nullptr && *v != '\0') {
+        const unsigned long n = std::strtoul(v, nullptr, 10);
+        if ((n >= 64 && n <= 512) || n == 1024) chunk = n;
+    }
+    const std::string survivorChunk = "#define PEEL_SURVIVOR_CHUNK " + std::to_string(chunk) + "u\n";
     struct Entry {
         gl::Program* program;
         const char* file;
@@ -217,10 +229,10 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
         {&triPairsLocal_, "peel/tri_pairs.glsl", "#define PEEL_LOCAL_VERTICES 1\n", "peel triangle pairs (local)"},
         {&walkRec_, "peel/cluster_walk.glsl", "#define PEEL_WALK_RECORDS 1\n#define PEEL_WALK_WIDTH " + walkWidth + "u\n",
          "peel cluster walk (records)"},
-        {&triPairsRecords_, "peel/tri_pairs.glsl", "#define PEEL_LOCAL_VERTICES 1\n#define PEEL_WALK_RECORDS 1\n",
-         "peel triangle pairs (records)"},
+        {&triPairsRecords_, "peel/tri_pairs.glsl",
+         "#define PEEL_LOCAL_VERTICES 1\n#define PEEL_WALK_RECORDS 1\n" + survivorChunk, "peel triangle pairs (records)"},
         {&triPairsBoxRecords_, "peel/tri_pairs.glsl",
-         "#define PEEL_LOCAL_VERTICES 1\n#define PEEL_WALK_RECORDS 1\n#define PEEL_RECORD_BOXES 1\n",
+         "#define PEEL_LOCAL_VERTICES 1\n#define PEEL_WALK_RECORDS 1\n#define PEEL_RECORD_BOXES 1\n" + survivorChunk,
          "peel triangle pairs (records with boxes)"},
     };
     for (const Entry& e : entries) {

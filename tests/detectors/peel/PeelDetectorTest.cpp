@@ -1220,6 +1220,55 @@ TEST_F(PeelDetectorTest, TriPairsRecordsFormsKeepTheAnswer) {
     }
 }
 
+// The triangle pairs' kept pairs boxed and tested a chunk at a time (tri_pairs.glsl
+// PEEL_SURVIVOR_CHUNK; ISC_PEEL_SURVIVOR_CHUNK, read when the detector is made): the default (256)
+// and chunks of 64 (a contact's kept pairs then take several rounds) against all 32 x 32 at once
+// (1024, the code before) over calls where bunnies move and deform, on the CPU walk's records
+// and (a staging buffer of 16 records on the first call) the GPU walk's: the same cluster pairs,
+// box-test survivors, pairs to the exact test and answer, the reference's. With the rounds after
+// the first skipped, chunks of 64 lose pairs and this fails.
+TEST_F(PeelDetectorTest, SurvivorChunksKeepTheAnswer) {
+    Scene scene = sixBunniesOnABox();
+    struct Form {
+        const char* chunk;  // nullptr: the default
+        const char* capacity;
+        std::unique_ptr<Detector> peel;
+    };
+    std::vector<Form> forms;
+    for (const auto& [chunk, capacity] : {std::pair<const char*, const char*>{"1024", nullptr}, {nullptr, nullptr},
+                                          {"64", nullptr}, {"64", "16"}}) {
+        if (chunk != nullptr) ::setenv("ISC_PEEL_SURVIVOR_CHUNK", chunk, 1);
+        if (capacity != nullptr) ::setenv("ISC_PEEL_CLUSTER_CAPACITY", capacity, 1);
+        forms.push_back({chunk, capacity, makePeel(PeelSettings{})});
+        ::unsetenv("ISC_PEEL_SURVIVOR_CHUNK");
+        ::unsetenv("ISC_PEEL_CLUSTER_CAPACITY");
+    }
+    const auto bunnyVertices = scene.mesh(0).vertices();  // mesh 0: the bunny
+    const std::vector<Vec3> rest(bunnyVertices.begin(), bunnyVertices.end());
+    for (int call = 0; call < 3; ++call) {
+        moveAndWobble(scene, rest, call, Vec3(1, 0, 1), 0.8f);
+        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+        std::vector<DetectionOutput> outs(forms.size());
+        for (std::size_t f = 0; f < forms.size(); ++f) ASSERT_TRUE(forms[f].peel->detect(scene, candidates, outs[f]));
+        const DetectionOutput& a = outs[0];  // all at once
+        const std::string what = "call " + std::to_string(call);
+        EXPECT_GT(a.stats.counter("screen_pairs"), a.stats.counter("filtered_pairs")) << what;
+        EXPECT_GT(a.stats.counter("filtered_pairs"), 500.0) << what;
+        for (std::size_t f = 1; f < forms.size(); ++f) {
+            const std::string form = what + ", chunk " + (forms[f].chunk != nullptr ? forms[f].chunk : "(default)") +
+                                     (forms[f].capacity != nullptr ? ", a staging buffer of 16" : "");
+            EXPECT_EQ(outs[f].stats.counter("cpu_walk_overflow"), forms[f].capacity != nullptr && call == 0 ? 1.0 : 0.0)
+                << form;
+            EXPECT_EQ(outs[f].stats.counter("cluster_pairs"), a.stats.counter("cluster_pairs")) << form;
+            EXPECT_EQ(outs[f].stats.counter("screen_pairs"), a.stats.counter("screen_pairs")) << form;
+            EXPECT_EQ(outs[f].stats.counter("filtered_pairs"), a.stats.counter("filtered_pairs")) << form;
+            expectSameOutput(outs[f], a, call);
+            const std::size_t total = expectReferencePairs(scene, candidates, outs[f], form);
+            EXPECT_GT(total, 500u) << form;
+        }
+    }
+}
+
 TEST_F(PeelDetectorTest, NonFinitePoseIsSkippedWithAWarning) {
     Scene scene;
     const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
