@@ -13,9 +13,7 @@ set -uo pipefail
 # (packed.sh reads its folder from its first argument: the packed binaries in .devrun.)
 . "$(dirname "${BASH_SOURCE[0]}")/packed.sh" .devrun
 name=$1 variants=$2 hooks=${3:-}
-final=${OUT:-}
-OUT=$(mktemp -d) setup_out "/tmp/$name-out"
-cat "$out/machine.txt"
+round_begin "$name"
 cullide_tests_and_accuracy "$out"
 if [ -n "$hooks" ]; then
   # shellcheck disable=SC2086
@@ -25,4 +23,4 @@ procs=${PROCS:-6}
 cullide_orders "$variants" "$procs"
 cullide_processes "$out" "$procs" 100 80 "$variants"
 : > "$out/marks.txt"
-[ -n "$final" ] && tar -czf "$final/$name.tgz" -C "$out" .
+round_end "$name"

@@ -123,6 +123,17 @@ setup_out() {
   mkdir -p "$out"
   machine_info > "$out/machine.txt" 2>&1
 }
+# A round's archive: round_begin NAME keeps $OUT (where the device returns files) in $final,
+# makes $out a fresh folder with the machine noted (printed too); round_end NAME packs $out into
+# $final/NAME.tgz.
+round_begin() {
+  final=${OUT:-}
+  OUT=$(mktemp -d) setup_out "/tmp/$1-out"
+  cat "$out/machine.txt"
+}
+round_end() {
+  if [ -n "$final" ]; then tar -czf "$final/$1.tgz" -C "$out" .; fi
+}
 # One isc_bench_cullide process, number $2, rows matching $4, at most $3 seconds, into
 # $1/cullide-p$2.txt and .json (environment before the call: the bench's ISC_BENCH_CULLIDE_*);
 # prints its exit status and its summary table.

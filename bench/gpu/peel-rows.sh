@@ -11,12 +11,10 @@
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/packed.sh" .devrun
 name=$1 rows=$2 hooks=${3:-}
-final=${OUT:-}
-OUT=$(mktemp -d) setup_out "/tmp/$name-out"
-cat "$out/machine.txt"
+round_begin "$name"
 # shellcheck disable=SC2086
 (export $hooks; TEST_LIMIT=150 run_tests "$dev/tests/isc_test_peel"; "$bin/isc" accuracy --detector peel --poses 200) \
   > "$out/tests.txt" 2>&1
 grep -E "^(=== |rc=|\[  PASSED|\[  FAILED)|accuracy:" "$out/tests.txt"
 peel_b2b_processes "$out" "${PROCS:-6}" "$rows" 80
-[ -n "$final" ] && tar -czf "$final/$name.tgz" -C "$out" .
+round_end "$name"
