@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.."
 build=${1:-build/release}
 dest=${2:-.devrun}
 rm -rf "$dest" && mkdir -p "$dest"/bin "$dest"/lib "$dest"/data
-for exe in "$build"/bin/isc "$build"/bench/*/isc_bench_*; do
+for exe in "$build"/bin/isc "$build"/bench/*/isc_bench_* "$build"/bench/*/isc_glsl_probe; do
   [ -x "$exe" ] && cp "$exe" "$dest"/bin/
 done
 if [ "${ISC_PACK_TESTS:-0}" = 1 ]; then
