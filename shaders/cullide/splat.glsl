@@ -52,7 +52,14 @@ layout(std430, binding = CULLIDE_BINDING_CLIP) readonly buffer CullideClip { vec
 uniform uint uClip;  // 1: the query (mode 2) only looks inside each item's clip box
 uniform uint uClipPerGroup;  // 1: clip boxes are per group (object), not per item
 
+// CULLIDE_SPLAT_MODE (the triangles' key and query passes, Passes' constructor): a program for
+// one mode, so that the driver allocates registers for that mode's path only (more workgroups
+// per SM); else the mode is a uniform.
+#ifdef CULLIDE_SPLAT_MODE
+#define uMode uint(CULLIDE_SPLAT_MODE)
+#else
 uniform uint uMode;
+#endif
 uniform uint uPushSecond;  // 1: mode 0 makes the second too (above); mode 1 is not run
 uniform uint uIdBits;  // low bits of a key: the group; the rest: the quantised depth
 uniform uint uPerSlot; // 1: every triangle slot is a member of the PCS (alive, marks per work index)

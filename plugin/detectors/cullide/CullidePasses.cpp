@@ -57,6 +57,23 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
         if (!p) return fail(p.error().message);
         *v.program = std::move(*p);
     }
+    // The triangles' splat of one view (the chain's cluster level) from a program per mode for
+    // the key (with the second pushed) and the query (splat.glsl CULLIDE_SPLAT_MODE): the driver
+    // then allocates registers for that mode's path only (the assembly's vec4 temporaries 14 and
+    // 21 against 28 for the program of every mode), and more workgroups fit an SM: the key's pass
+    // 0.041-0.043 ms against 0.049-0.051 on the pile at an H200's idle clock (cullide.md, "The
+    // lead's rounds of 2026-11-29, eighth session"). Mode 1 (ISC_CULLIDE_PUSH_SECOND=0) keeps the
+    // program of every mode. Test hook ISC_CULLIDE_SPLAT_PER_MODE=0: that program for every mode.
+    splatPerMode_ = true;
+    if (const char* v = std::getenv("ISC_CULLIDE_SPLAT_PER_MODE"); v != nullptr && *v == '0') splatPerMode_ = false;
+    for (unsigned m : {0u, 2u}) {
+        if (!splatPerMode_) break;
+        auto p = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/splat.glsl"}},
+                                     "#define CULLIDE_SPLAT_MODE " + std::to_string(m) + "u\n",
+                                     m == 0 ? "cullide splat (key and second)" : "cullide splat (query)");
+        if (!p) return fail(p.error().message);
+        splatMode_[m] = std::move(*p);
+    }
     auto u = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/update.glsl"}}, {}, "cullide update");
     if (!u) return fail(u.error().message);
     update_ = std::move(*u);
@@ -256,6 +273,12 @@ void Passes::uploadStaticBoxes(std::size_t worldBytes) {
     boxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_BOXES);
 }
 
+std::vector<gl::Program*> Passes::splatPrograms() {
+    std::vector<gl::Program*> all = {&splat_, &splatBoxes_, &splatMulti_, &splatBoxesMulti_};
+    if (splatPerMode_) all.insert(all.end(), {&splatMode_[0], &splatMode_[2]});
+    return all;
+}
+
 void Passes::setView(gl::Program& program, const View& view, float epsilon) const {
     program.setUniform("uAxis", static_cast<unsigned>(view.axis));
     program.setUniform("uOrigin", view.origin);
@@ -328,13 +351,12 @@ void Passes::queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer&
         if (clip) clip_.upload(0, level.clip.size_bytes(), level.clip.data());
     }
     clip_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLIP);  // bound even when unused
-    for (gl::Program* p : {&splat_, &splatBoxes_, &splatMulti_, &splatBoxesMulti_}) {
+    for (gl::Program* p : splatPrograms()) {
         p->setUniform("uClip", clip);
         p->setUniform("uClipPerGroup", level.clipPerGroup ? 1u : 0u);
     }
     threads_ = splitItems(level);
-    for (gl::Program* p : {&splat_, &splatBoxes_, &splatMulti_, &splatBoxesMulti_})
-        p->setUniform("uItemPerGroup", itemPerGroup_ ? 1u : 0u);
+    for (gl::Program* p : splatPrograms()) p->setUniform("uItemPerGroup", itemPerGroup_ ? 1u : 0u);
     ISC_ASSERT(level.groupCount < (1u << 24), "cullide::Passes::issue(): too many groups");
     ISC_ASSERT(!level.queries || queries_, "cullide::Passes::issue(): the query programs were not compiled");
     bindCommon(level, levelItems_, itemsBuffer, aliveBuffer, seed != Seed::All, seed != Seed::PosedEarly);
@@ -786,26 +808,34 @@ void Passes::runComputeView(const Level& level, const View& view, bool last) {
     glClearNamedBufferSubData(depth_.id(), GL_RGBA32UI, 0, static_cast<GLsizeiptr>(pixels * 16), GL_RGBA_INTEGER,
                               GL_UNSIGNED_INT, clear);
     depth_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_DEPTH);
-    gl::Program& splat = level.byBoxes ? splatBoxes_ : splat_;
-    setView(splat, view, level.epsilon);
-    splat.setUniform("uItemCount", static_cast<unsigned>(level.items.size()));
-    splat.setUniform("uWorkCount", threads_);
-    splat.setUniform("uIdBits", idBitsFor(level.groupCount));
-    splat.setUniform("uPerSlot", level.perSlot ? 1u : 0u);
     const GLuint lanes = level.byBoxes ? kBoxLanes : 1;
     // (The chain's cluster level of one view, one workgroup per item: the update in the query
     // pass's workgroups, setGroupUpdate.)
     const bool fold = chainClusterLevel_ && groupUpdate_ && last && level.views.size() == 1 && itemPerGroup_ && !level.perSlot;
     const std::uint32_t full = CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK;
-    splat.setUniform("uGroupUpdate", fold ? 1u : 0u);
-    splat.setUniform("uFullMask", full);
+    // One program for every mode, or (triangles: splatPerMode_) the key's and the query's own.
+    const bool perMode = splatPerMode_ && !level.byBoxes;
+    gl::Program& generic = level.byBoxes ? splatBoxes_ : splat_;
+    auto programFor = [&](unsigned mode) -> gl::Program& { return perMode && mode != 1 ? splatMode_[mode] : generic; };
+    for (gl::Program* program : {&generic, &splatMode_[0], &splatMode_[2]}) {
+        if (program != &generic && !perMode) continue;
+        gl::Program& splat = *program;
+        setView(splat, view, level.epsilon);
+        splat.setUniform("uItemCount", static_cast<unsigned>(level.items.size()));
+        splat.setUniform("uWorkCount", threads_);
+        splat.setUniform("uIdBits", idBitsFor(level.groupCount));
+        splat.setUniform("uPerSlot", level.perSlot ? 1u : 0u);
+        splat.setUniform("uGroupUpdate", fold ? 1u : 0u);
+        splat.setUniform("uFullMask", full);
+        splat.setUniform("uPushSecond", pushSecond_ ? 1u : 0u);
+    }
     if (chainClusterLevel_ && passTimes_) glQueryCounter(passQ_[0].id(), GL_TIMESTAMP), passQueued_ = true;
-    splat.setUniform("uPushSecond", pushSecond_ ? 1u : 0u);
-    splat.use();
     for (unsigned mode = 0; mode < 3; ++mode) {
         // (With the second pushed in mode 0 there is no mode 1 pass; its timestamp reads 0.)
         if (mode != 1 || !pushSecond_) {
-            splat.setUniform("uMode", mode);
+            gl::Program& splat = programFor(mode);
+            splat.use();
+            if (&splat == &generic) splat.setUniform("uMode", mode);
             splat.dispatch(itemPerGroup_ ? static_cast<GLuint>(level.items.size())
                                          : groupsFor(std::size_t(threads_) * lanes));
             glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);

@@ -1143,6 +1143,43 @@ TEST_F(CullideDetectorTest, PushedSecondKeepsEveryLevelAndTheAnswer) {
         });
 }
 
+// The triangles' key and query passes from programs of their own mode (splat.glsl
+// CULLIDE_SPLAT_MODE, the default; ISC_CULLIDE_SPLAT_PER_MODE=0: one program whose mode is a
+// uniform): the same members left at every level (the cluster level of one view, three views one
+// after the other, the triangle level), the same listed pairs and answer, the reference's; also
+// with the second's own pass (ISC_CULLIDE_PUSH_SECOND=0: mode 1 from the program of every mode).
+// With the query run by the key's program, clusters that touch others are pruned and this fails.
+TEST_F(CullideDetectorTest, PerModeSplatProgramsKeepEveryLevelAndTheAnswer) {
+    Scene scene = bunnyHeap(12);
+    CullideSettings threeViews;
+    threeViews.clusterAxes = 3;
+    threeViews.viewsAtOnce = false;
+    CullideSettings triangles;
+    triangles.triangleLevel = true;
+    for (const char* push : {"1", "0"}) {
+        hookPairCalls(
+            scene, {CullideSettings{}, threeViews, triangles},
+            {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_SPLAT_PER_MODE", "1"}, {"ISC_CULLIDE_PUSH_SECOND", push}},
+            {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_SPLAT_PER_MODE", "0"}, {"ISC_CULLIDE_PUSH_SECOND", push}},
+            2,
+            [&](const CullideSettings& settings, int call, const DetectionOutput& a, const DetectionOutput& b,
+                std::size_t colliding) {
+                EXPECT_GE(colliding, 5u);
+                std::printf("[ cullide ] per-mode splat (push %s, %d cluster axes, triangle level %d), call %d: "
+                            "clusters %g -> %g, triangles %g -> %g\n",
+                            push, settings.clusterAxes, int(settings.triangleLevel), call,
+                            a.stats.counter("pcs_clusters_in"), a.stats.counter("pcs_clusters"),
+                            a.stats.counter("pcs_triangles_in"), a.stats.counter("pcs_triangles"));
+                EXPECT_GT(a.stats.counter("pcs_clusters_in"), a.stats.counter("pcs_clusters"));
+                expectSameClusterLevel(a, b);
+                EXPECT_EQ(a.stats.counter("pcs_triangles_in"), b.stats.counter("pcs_triangles_in"));
+                EXPECT_EQ(a.stats.counter("pcs_triangles"), b.stats.counter("pcs_triangles"));
+                EXPECT_EQ(a.stats.counter("filter_list_checksum"), b.stats.counter("filter_list_checksum"));
+                expectSameAnswer(a, b);
+            });
+    }
+}
+
 // A detector handed another scene with the same meshes but the objects' meshes swapped: the GPU
 // mirror must be remade (GpuScene keeps each object's mesh range while the counts stay: before
 // the fix the second scene's pair was missed with either item path) and the pose pass's item
