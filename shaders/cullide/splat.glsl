@@ -181,8 +181,9 @@ uint cullideSplat() {
             // for good, so w goes to the second when of another group than ours; else the key
             // rejected ours, which goes to the second when w's group is not ours. Why the second
             // is then mode 1's exactly: every value pushed is a real fragment's, and one of the
-            // final key's group is pushed only when a nearer value of another group was in the
-            // key, which is pushed in turn when it leaves; and each other group's nearest
+            // final key's group is pushed only when a value of another group, at least as near,
+            // was in the key, which (or a nearer one of its group that displaced it) is pushed
+            // when it leaves; and each other group's nearest
             // fragment is either pushed or was in the key, out of which only a nearer value of
             // another group can displace it (pushing it). The cleared word (no fragment) is
             // never pushed. Likewise from the back with max.
