@@ -52,7 +52,7 @@ layout(std430, binding = CULLIDE_BINDING_CLIP) readonly buffer CullideClip { vec
 uniform uint uClip;  // 1: the query (mode 2) only looks inside each item's clip box
 uniform uint uClipPerGroup;  // 1: clip boxes are per group (object), not per item
 
-// CULLIDE_SPLAT_MODE (the triangles' key and query passes, Passes' constructor): a program for
+// CULLIDE_SPLAT_MODE (the triangles' key and query passes, Passes::compile): a program for
 // one mode, so that the driver allocates registers for that mode's path only (more workgroups
 // per SM); else the mode is a uniform.
 #ifdef CULLIDE_SPLAT_MODE
@@ -183,10 +183,9 @@ uint cullideSplat() {
             // is then mode 1's exactly: every value pushed is a real fragment's, and one of the
             // final key's group is pushed only when a value of another group, at least as near,
             // was in the key, which (or a nearer one of its group that displaced it) is pushed
-            // when it leaves; and each other group's nearest
-            // fragment is either pushed or was in the key, out of which only a nearer value of
-            // another group can displace it (pushing it). The cleared word (no fragment) is
-            // never pushed. Likewise from the back with max.
+            // when it leaves; and each other group's nearest fragment is either pushed or was in
+            // the key, out of which only a nearer value of another group can displace it (pushing
+            // it). The cleared word (no fragment) is never pushed. Likewise from the back with max.
             uint kNear = (qNear << uIdBits) | group, kFar = (qFar << uIdBits) | group;
             uint w = depth[p];
             if (w > kNear) w = atomicMin(depth[p], kNear);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <tuple>
 
 namespace isc::cullide {
 
@@ -64,15 +65,18 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
     // 0.041-0.043 ms against 0.049-0.051 on the pile at an H200's idle clock (cullide.md, "The
     // lead's rounds of 2026-11-29, eighth session"). Mode 1 (ISC_CULLIDE_PUSH_SECOND=0) keeps the
     // program of every mode. Test hook ISC_CULLIDE_SPLAT_PER_MODE=0: that program for every mode.
-    splatPerMode_ = true;
-    if (const char* v = std::getenv("ISC_CULLIDE_SPLAT_PER_MODE"); v != nullptr && *v == '0') splatPerMode_ = false;
-    for (unsigned m : {0u, 2u}) {
-        if (!splatPerMode_) break;
-        auto p = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/splat.glsl"}},
-                                     "#define CULLIDE_SPLAT_MODE " + std::to_string(m) + "u\n",
-                                     m == 0 ? "cullide splat (key and second)" : "cullide splat (query)");
-        if (!p) return fail(p.error().message);
-        splatMode_[m] = std::move(*p);
+    const char* perMode = std::getenv("ISC_CULLIDE_SPLAT_PER_MODE");
+    splatPerMode_ = perMode == nullptr || *perMode != '0';
+    splatPrograms_ = {&splat_, &splatBoxes_, &splatMulti_, &splatBoxesMulti_};
+    if (splatPerMode_) {
+        for (auto [program, mode, label] : {std::tuple{&splatKey_, 0u, "cullide splat (key and second)"},
+                                            std::tuple{&splatQuery_, 2u, "cullide splat (query)"}}) {
+            auto p = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/splat.glsl"}},
+                                         "#define CULLIDE_SPLAT_MODE " + std::to_string(mode) + "u\n", label);
+            if (!p) return fail(p.error().message);
+            *program = std::move(*p);
+            splatPrograms_.push_back(program);
+        }
     }
     auto u = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/update.glsl"}}, {}, "cullide update");
     if (!u) return fail(u.error().message);
@@ -273,12 +277,6 @@ void Passes::uploadStaticBoxes(std::size_t worldBytes) {
     boxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_BOXES);
 }
 
-std::vector<gl::Program*> Passes::splatPrograms() {
-    std::vector<gl::Program*> all = {&splat_, &splatBoxes_, &splatMulti_, &splatBoxesMulti_};
-    if (splatPerMode_) all.insert(all.end(), {&splatMode_[0], &splatMode_[2]});
-    return all;
-}
-
 void Passes::setView(gl::Program& program, const View& view, float epsilon) const {
     program.setUniform("uAxis", static_cast<unsigned>(view.axis));
     program.setUniform("uOrigin", view.origin);
@@ -351,12 +349,12 @@ void Passes::queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer&
         if (clip) clip_.upload(0, level.clip.size_bytes(), level.clip.data());
     }
     clip_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLIP);  // bound even when unused
-    for (gl::Program* p : splatPrograms()) {
+    for (gl::Program* p : splatPrograms_) {
         p->setUniform("uClip", clip);
         p->setUniform("uClipPerGroup", level.clipPerGroup ? 1u : 0u);
     }
     threads_ = splitItems(level);
-    for (gl::Program* p : splatPrograms()) p->setUniform("uItemPerGroup", itemPerGroup_ ? 1u : 0u);
+    for (gl::Program* p : splatPrograms_) p->setUniform("uItemPerGroup", itemPerGroup_ ? 1u : 0u);
     ISC_ASSERT(level.groupCount < (1u << 24), "cullide::Passes::issue(): too many groups");
     ISC_ASSERT(!level.queries || queries_, "cullide::Passes::issue(): the query programs were not compiled");
     bindCommon(level, levelItems_, itemsBuffer, aliveBuffer, seed != Seed::All, seed != Seed::PosedEarly);
@@ -813,13 +811,15 @@ void Passes::runComputeView(const Level& level, const View& view, bool last) {
     // pass's workgroups, setGroupUpdate.)
     const bool fold = chainClusterLevel_ && groupUpdate_ && last && level.views.size() == 1 && itemPerGroup_ && !level.perSlot;
     const std::uint32_t full = CULLIDE_MARK_FRONT | CULLIDE_MARK_BACK;
-    // One program for every mode, or (triangles: splatPerMode_) the key's and the query's own.
+    // The passes' programs: one for every mode (its mode a uniform), or (triangles,
+    // splatPerMode_) the key's and the query's own, mode 1 (without the pushed second) the former.
     const bool perMode = splatPerMode_ && !level.byBoxes;
     gl::Program& generic = level.byBoxes ? splatBoxes_ : splat_;
-    auto programFor = [&](unsigned mode) -> gl::Program& { return perMode && mode != 1 ? splatMode_[mode] : generic; };
-    for (gl::Program* program : {&generic, &splatMode_[0], &splatMode_[2]}) {
-        if (program != &generic && !perMode) continue;
-        gl::Program& splat = *program;
+    gl::Program* programs[3] = {perMode ? &splatKey_ : &generic, pushSecond_ ? nullptr : &generic,
+                                perMode ? &splatQuery_ : &generic};
+    for (int k = 0; k < 3; ++k) {
+        if (programs[k] == nullptr || std::find(programs, programs + k, programs[k]) != programs + k) continue;
+        gl::Program& splat = *programs[k];
         setView(splat, view, level.epsilon);
         splat.setUniform("uItemCount", static_cast<unsigned>(level.items.size()));
         splat.setUniform("uWorkCount", threads_);
@@ -832,8 +832,8 @@ void Passes::runComputeView(const Level& level, const View& view, bool last) {
     if (chainClusterLevel_ && passTimes_) glQueryCounter(passQ_[0].id(), GL_TIMESTAMP), passQueued_ = true;
     for (unsigned mode = 0; mode < 3; ++mode) {
         // (With the second pushed in mode 0 there is no mode 1 pass; its timestamp reads 0.)
-        if (mode != 1 || !pushSecond_) {
-            gl::Program& splat = programFor(mode);
+        if (programs[mode] != nullptr) {
+            gl::Program& splat = *programs[mode];
             splat.use();
             if (&splat == &generic) splat.setUniform("uMode", mode);
             splat.dispatch(itemPerGroup_ ? static_cast<GLuint>(level.items.size())

@@ -333,8 +333,6 @@ private:
     /// returns the thread count.
     std::uint32_t splitItems(const Level& level);
     void setView(gl::Program& program, const View& view, float epsilon) const;
-    /// Every splat program (the per-mode ones with setSplatPerMode), for the uniforms they share.
-    std::vector<gl::Program*> splatPrograms();
     void runComputeView(const Level& level, const View& view, bool last);
     void runComputeViews(const Level& level);
     void runSelfView(const Level& level, const View& view, bool last);
@@ -343,7 +341,10 @@ private:
     bool queries_ = false;
     int selfLayers_ = 16;
     int queryPool_ = 1024;
-    gl::Program splatMode_[3];  // splat_'s modes 0 and 2 in programs of their own (the constructor; [1] unused)
+    // splat_'s modes 0 (key and pushed second) and 2 (query) in programs of their own (compile(),
+    // splatPerMode_), and every splat program, for the uniforms they share.
+    gl::Program splatKey_, splatQuery_;
+    std::vector<gl::Program*> splatPrograms_;
     gl::Program splat_, splatBoxes_, splatMulti_, splatBoxesMulti_, update_, self_, queryDraw_, queryUpdate_, chain_,
         filter_, filterWide_, pose_;
     gl::GpuScene scene_{"cullide scene"};
@@ -375,7 +376,7 @@ private:
     bool passTimes_ = false;
     bool groupUpdate_ = true;
     bool pushSecond_ = true;
-    bool splatPerMode_ = true;  // test hook ISC_CULLIDE_SPLAT_PER_MODE=0: false (the constructor)
+    bool splatPerMode_ = true;  // test hook ISC_CULLIDE_SPLAT_PER_MODE=0: false (compile())
     bool earlyPairs_ = true;
     bool earlyPairsQueued_ = false;   // queueEarlyPairs queued the pair pass (setEarlyPairs)
     gl::Query earlyPaired_;           // after that pair pass
