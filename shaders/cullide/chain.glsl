@@ -42,6 +42,17 @@ uniform uint uPairSplit;  // mode 0: threads per (pair, cluster item of side A),
 // wanted[] nor keep[] is written; the filter then skips a listed cluster pair unless both its
 // clusters survived the cluster level and sets those flags itself (filter.glsl uCheckClusters).
 uniform uint uEarly;
+// Mode 0 with uObjectCut (2026-11-29, ninth session; hook ISC_CULLIDE_PAIR_OBJECT_CUT=0 for the walk
+// of every cluster of A): a cluster of A whose box does not reach B's object box (the pose pass's
+// partner boxes) walks none of B's clusters. Conservative by the pose pass's own argument for its
+// seed: a triangle of A that touches one of B has its contact point in both boxes (each holds its
+// triangles, grown past the round-off), so the boxes meet; a cluster pair it drops may have
+// boxes that meet, but no triangle pair of it touches. In a pile a cluster reaches one or two of
+// its object's partners, so most threads leave before the walk. The object boxes (per group, the
+// pose pass's objectBoxes[]) follow the cluster items' boxes in chainBoxes[], from uObjectBoxBase
+// (the program has no storage block left for a buffer of their own).
+uniform uint uObjectCut;
+uniform uint uObjectBoxBase;
 
 // Mode 0 with uObbPairs (2026-11-28, sixth session; hook ISC_CULLIDE_OBB_PAIRS=0 for the world
 // boxes alone): two rigid clusters whose world boxes meet are also tested as what those boxes
@@ -126,6 +137,11 @@ void main() {
         uint a = p.firstA + (t - p.threadStart);
         if (!everything && alive[a] == 0u) return;
         vec3 alo = chainBoxes[2u * a].xyz, ahi = chainBoxes[2u * a + 1u].xyz;
+        if (uObjectCut != 0u && p.countB > 0u) {
+            uint gb = items[p.firstB].group;
+            uint ob = 2u * (uObjectBoxBase + gb);
+            if (any(greaterThan(alo, chainBoxes[ob + 1u].xyz)) || any(lessThan(ahi, chainBoxes[ob].xyz))) return;
+        }
         CullideObb oa, ob;
         bool obbA = uObbPairs != 0u && cullideObbOf(a, oa);
         bool any = false;

@@ -1601,6 +1601,10 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // ISC_CULLIDE_OBB_PAIRS=0 (2026-11-28, sixth session): the pair pass on the clusters' world
     // boxes alone, without the oriented-box test (Passes::setObbPairs).
     impl->passes.setObbPairs(envOn("ISC_CULLIDE_OBB_PAIRS", true));
+    // ISC_CULLIDE_PAIR_OBJECT_CUT=0 (2026-11-29, ninth session): every cluster of side A walks side
+    // B's clusters in the pair pass, whether or not its box reaches B's object box
+    // (Passes::setPairObjectCut).
+    impl->passes.setPairObjectCut(envOn("ISC_CULLIDE_PAIR_OBJECT_CUT", true));
     impl->filterSubCount = envOn("ISC_CULLIDE_FILTER_SUBCOUNT", false);
     if (impl->filterSubCount)
         if (auto r = impl->passes.setFilterSubCount(true); !r) return fail(r.error().message);

@@ -412,6 +412,9 @@ void Passes::putPoseInputs(std::uint64_t itemsVersion, std::span<const std::uint
         itemBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ITEM_BOXES);
     }
     put(objectBoxes_, objectBoxes.data(), objectBoxes.size_bytes(), CULLIDE_BINDING_OBJECT_BOXES);
+    // (And after the items' boxes in chainBoxes_, for the pair pass's object cut: setPairObjectCut.)
+    if (!objectBoxes.empty())
+        chainBoxes_.upload(itemBoxes.size() * 2 * sizeof(glm::vec4), objectBoxes.size_bytes(), objectBoxes.data());
     put(partners_, partners.data(), partners.size_bytes(), CULLIDE_BINDING_PARTNERS);
     uploadStaticBoxes(0);
     chainBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_BOXES);
@@ -428,7 +431,8 @@ void Passes::startChain(const ChainStart& start) {
     // items, the pose pass's inputs, the members' flags and the counters (bindCommon's part).
     const std::size_t nItems = start.items.size();
     glQueryCounter(begin_.id(), GL_TIMESTAMP);
-    chainBoxes_.reserveWithHeadroom(std::max<std::size_t>(32, nItems * 2 * sizeof(glm::vec4)));
+    chainBoxes_.reserveWithHeadroom(
+        std::max<std::size_t>(32, (nItems * 2 + start.objectBoxes.size()) * sizeof(glm::vec4)));
     putPoseInputs(start.itemsVersion, start.itemBoxes, start.objectBoxes, start.partners);
     scene_.bind();
     uploadItems(items_, start.items, itemsHeld_, start.itemsVersion);
@@ -442,14 +446,14 @@ void Passes::queueEarlyPairs(std::span<const gl::CullideChainPair> pairs, std::u
                              std::uint32_t pairSplit, std::size_t nItems, float epsilon) {
     if (!earlyPairs_ || pairs.empty()) return;
     // (The filter's list, checked for survivors later.)
-    queuePairPass(pairs, pairThreads, pairSplit, nItems, true, obbPairs_, epsilon, true);
+    queuePairPass(pairs, pairThreads, pairSplit, nItems, true, true, epsilon, true);
     glQueryCounter(earlyPaired_.id(), GL_TIMESTAMP);
     earlyPairsQueued_ = true;
     glFlush();
 }
 
 void Passes::queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uint32_t pairThreads,
-                           std::uint32_t pairSplit, std::size_t nItems, bool filter, bool obb, float epsilon,
+                           std::uint32_t pairSplit, std::size_t nItems, bool filter, bool posed, float epsilon,
                            bool early) {
     const std::size_t nPairs = pairs.size();
     chainPairs_.reserveWithHeadroom(std::max<std::size_t>(32, pairs.size_bytes()));
@@ -474,7 +478,10 @@ void Passes::queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uin
                                     ? std::max<std::uint32_t>(1u, pairSplit)
                                     : 1u;
     chain_.setUniform("uPairSplit", split);
-    chain_.setUniform("uObbPairs", obb ? 1u : 0u);  // (the item boxes are bound)
+    chain_.setUniform("uObbPairs", obbPairs_ && posed ? 1u : 0u);  // (the item boxes are bound)
+    // (The object boxes are the pose pass's, bound by putPoseInputs: `posed` only.)
+    chain_.setUniform("uObjectCut", objectCut_ && posed ? 1u : 0u);
+    chain_.setUniform("uObjectBoxBase", static_cast<unsigned>(nItems));
     chain_.setUniform("uEpsilon", epsilon);
     chain_.setUniform("uEarly", early ? 1u : 0u);
     dispatchChain(0u, pairThreads * split);
@@ -511,7 +518,8 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     ISC_ASSERT(!chain.started || chain.poseItems, "cullide::Passes::runChain(): only the pose pass starts early");
     if (!chain.started) {  // else startChain queued the pose pass and flushed; its buffers stay bound
         glQueryCounter(begin_.id(), GL_TIMESTAMP);
-        chainBoxes_.reserveWithHeadroom(std::max<std::size_t>(32, nItems * 2 * sizeof(glm::vec4)));
+        chainBoxes_.reserveWithHeadroom(std::max<std::size_t>(
+            32, (nItems * 2 + (chain.poseItems ? chain.objectBoxes.size() : 0)) * sizeof(glm::vec4)));
         if (chain.poseItems) {
             // The pose pass's inputs (it runs at the start of the cluster level, seeding its PCS).
             putPoseInputs(cl.itemsVersion, chain.itemBoxes, chain.objectBoxes, chain.partners);
@@ -556,7 +564,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     out.earlyPairs = early;
     // The pair pass: reads the cluster level's alive flags (still bound) and its cut counter.
     if (!early)
-        queuePairPass(chain.pairs, chain.pairThreads, chain.pairSplit, nItems, filter, obbPairs_ && chain.poseItems,
+        queuePairPass(chain.pairs, chain.pairThreads, chain.pairSplit, nItems, filter, chain.poseItems,
                       cl.epsilon, false);
     glQueryCounter(mid_.id(), GL_TIMESTAMP);
     // The cluster level's counters before the triangle level clears them.

@@ -222,6 +222,10 @@ public:
     /// local boxes posed, chain.glsl) and keeps them only when those meet too (2026-11-28, sixth
     /// session; off, hook ISC_CULLIDE_OBB_PAIRS=0: the world boxes alone). Needs Chain::poseItems.
     void setObbPairs(bool on) { obbPairs_ = on; }
+    /// The pair pass skips a cluster of side A whose box does not reach side B's object box (the
+    /// default since 2026-11-29, ninth session; off, hook ISC_CULLIDE_PAIR_OBJECT_CUT=0: every
+    /// cluster of A walks B's clusters). Needs Chain::poseItems.
+    void setPairObjectCut(bool on) { objectCut_ = on; }
     /// Diagnostic (hook ISC_CULLIDE_FILTER_SUBCOUNT=1): the wide filter counts the cluster pairs
     /// whose triangle boxes, whose 16-slot sub-boxes and whose tight world boxes meet nowhere
     /// (ChainResult::emptyPairs, noSubBoxPairs, noTightPairs); the same listed pairs. Compiles
@@ -317,9 +321,10 @@ private:
     void bindMembers(gl::Buffer& itemsBuffer, gl::Buffer& aliveBuffer, std::size_t members, bool fillAlive, bool clear);
     void dispatchChain(unsigned mode, std::uint32_t threads);
     /// The pair pass (chain.glsl mode 0) over `pairs` with its lists cleared and bound: the
-    /// cluster pairs for the filter when `filter`, `early` as setEarlyPairs queues it.
+    /// cluster pairs for the filter when `filter`, `early` as setEarlyPairs queues it; `posed`:
+    /// the boxes are the pose pass's (its item and object boxes bound: setObbPairs, setPairObjectCut).
     void queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uint32_t pairThreads,
-                       std::uint32_t pairSplit, std::size_t nItems, bool filter, bool obb, float epsilon, bool early);
+                       std::uint32_t pairSplit, std::size_t nItems, bool filter, bool posed, float epsilon, bool early);
     /// The pose pass's inputs uploaded and bound (items' boxes by version), chainBoxes_ bound.
     void putPoseInputs(std::uint64_t itemsVersion, std::span<const std::uint32_t> itemBoxes,
                        std::span<const glm::vec4> objectBoxes, std::span<const std::uint32_t> partners);
@@ -390,6 +395,7 @@ private:
     bool wideFilter_ = true;
     bool filterSubCount_ = false;
     bool obbPairs_ = true;
+    bool objectCut_ = true;
     gl::Program filterWideCount_;  // setFilterSubCount(true): the wide filter with the counts
     bool slotCornersOn_ = true;
     std::uint64_t itemBoxesVersion_ = 0;           // Level::itemsVersion of what itemBoxes_ holds (0: none)

@@ -1031,6 +1031,42 @@ TEST_F(CullideDetectorTest, EarlyPairsKeepTheListedPairsAndTheAnswer) {
     expectSameAnswer(first, second);
 }
 
+// The pair pass's object cut (the default since 2026-11-29, ninth session; hook
+// ISC_CULLIDE_PAIR_OBJECT_CUT=0: every cluster of side A walks side B's clusters): a cluster whose
+// box does not reach the other object's box walks none of its clusters. It saves the walk, not
+// pairs: a cluster of B lies in B's box, so the clusters it skips meet none. The same cluster
+// level, cluster pairs, listed triangle pairs (checksum) and answer (the reference's) at one and
+// three cluster views, early and late pair passes, over rigid and deformed calls. With the object
+// boxes shrunk by a tenth in the shader it lost cluster pairs and failed.
+TEST_F(CullideDetectorTest, PairObjectCutKeepsTheListedPairsAndTheAnswer) {
+    Scene scene = bunnyHeap(12);
+    CullideSettings threeViews;
+    threeViews.clusterAxes = 3;
+    for (const char* early : {"1", "0"}) {
+        hookPairCalls(
+            scene, {CullideSettings{}, threeViews}, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", early}},
+            {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", early}, {"ISC_CULLIDE_PAIR_OBJECT_CUT", "0"}},
+            3,
+            [&](const CullideSettings& st, int call, const DetectionOutput& a, const DetectionOutput& b,
+                std::size_t colliding) {
+                EXPECT_GE(colliding, 5u);
+                std::printf("[ cullide ] pair object cut (early %s, %d cluster axes), call %d: %zu colliding, "
+                            "cluster pairs listed %g, triangle pairs %g\n",
+                            early, st.clusterAxes, call, colliding, a.stats.counter("filter_cluster_pairs"),
+                            a.stats.counter("filtered_pairs"));
+                EXPECT_EQ(a.stats.counter("pairs_early"), early[0] == '1' ? 1.0 : 0.0);
+                expectSameClusterLevel(a, b);
+                EXPECT_GT(a.stats.counter("filter_cluster_pairs"), 0.0);
+                EXPECT_EQ(a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs"));
+                EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0);
+                EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
+                EXPECT_EQ(a.stats.counter("filter_list_checksum"), b.stats.counter("filter_list_checksum"))
+                    << "the same triangle pairs listed";
+                expectSameAnswer(a, b);
+            });
+    }
+}
+
 // Candidate pairs given with the higher object id first, as a broadphase may hand them: the filter
 // lists each triangle pair with the lower object's triangle first (the exact stage's order, read
 // in place since 2026-11-29; hook ISC_CULLIDE_TESTS_IN_PLACE=0 copies the list first) and the
