@@ -53,6 +53,11 @@ uniform uint uEarly;
 // (the program has no storage block left for a buffer of their own).
 uniform uint uObjectCut;
 uniform uint uObjectBoxBase;
+// Mode 0 with uPairRows (2026-11-29, ninth session; hook ISC_CULLIDE_PAIR_ROWS=0 for the search):
+// workgroup row y is pair y, its x workgroups that pair's threads, so no thread searches
+// threadStart for its pair (ten dependent loads on the pile's 795 pairs); rows shorter than the
+// longest pair leave their last workgroups at once. The host takes it while that waste is small.
+uniform uint uPairRows;
 
 // Mode 0 with uObbPairs (2026-11-28, sixth session; hook ISC_CULLIDE_OBB_PAIRS=0 for the world
 // boxes alone): two rigid clusters whose world boxes meet are also tested as what those boxes
@@ -123,7 +128,16 @@ uint cullideChainPairOf(uint t) {
 
 void main() {
     uint t = iscFlatInvocation();
-    if (t >= uCount) return;
+    if (uMode == 0u && uPairRows != 0u) {
+        // (The row's pair: its threads from its threadStart; past its count, none.)
+        if (gl_WorkGroupID.y >= uPairCount) return;
+        CullideChainPair p = chainPairs[gl_WorkGroupID.y];
+        uint local = gl_WorkGroupID.x * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+        if (local >= p.countA * uPairSplit) return;
+        t = p.threadStart * uPairSplit + local;
+    } else if (t >= uCount) {
+        return;
+    }
     if (uMode == 0u) {
         // uPairSplit threads per (pair, cluster of A), each walking every uPairSplit-th cluster of
         // B (cullide-10: one thread walking all of B's ~75 left the GPU with too few threads to
@@ -131,7 +145,7 @@ void main() {
         // are only ever set to 1.
         uint share = t % uPairSplit;
         t /= uPairSplit;
-        uint pi = cullideChainPairOf(t);
+        uint pi = uPairRows != 0u ? gl_WorkGroupID.y : cullideChainPairOf(t);
         CullideChainPair p = chainPairs[pi];
         bool everything = uEarly != 0u || counters[CULLIDE_COUNTER_CUT] != 0u;
         uint a = p.firstA + (t - p.threadStart);

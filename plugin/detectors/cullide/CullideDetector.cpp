@@ -912,6 +912,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             addCount(stats, "gpu_pair_ms", cr.pairGpuMs);
             if (cr.groupUpdate) stats.count("cluster_update_folded", 1.0);
             if (cr.earlyPairs) stats.count("pairs_early", 1.0);
+            if (cr.pairRows) stats.count("pair_rows", 1.0);
             if (cr.passTimes) {
                 static constexpr const char* kPass[5] = {"gpu_pass_clear_ms", "gpu_pass_splat0_ms", "gpu_pass_splat1_ms",
                                                          "gpu_pass_splat2_ms", "gpu_pass_update_ms"};
@@ -1605,6 +1606,9 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // B's clusters in the pair pass, whether or not its box reaches B's object box
     // (Passes::setPairObjectCut).
     impl->passes.setPairObjectCut(envOn("ISC_CULLIDE_PAIR_OBJECT_CUT", true));
+    // ISC_CULLIDE_PAIR_ROWS=0 (2026-11-29, ninth session): the pair pass over one flat range of
+    // threads, each finding its pair by a search (Passes::setPairRows).
+    impl->passes.setPairRows(envOn("ISC_CULLIDE_PAIR_ROWS", true));
     impl->filterSubCount = envOn("ISC_CULLIDE_FILTER_SUBCOUNT", false);
     if (impl->filterSubCount)
         if (auto r = impl->passes.setFilterSubCount(true); !r) return fail(r.error().message);

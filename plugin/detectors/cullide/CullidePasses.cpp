@@ -484,7 +484,25 @@ void Passes::queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uin
     chain_.setUniform("uObjectBoxBase", static_cast<unsigned>(nItems));
     chain_.setUniform("uEpsilon", epsilon);
     chain_.setUniform("uEarly", early ? 1u : 0u);
-    dispatchChain(0u, pairThreads * split);
+    // Pair rows (setPairRows): a row of workgroups per pair, as long as the longest pair's threads,
+    // while the rows' threads are at most twice those needed (a pile's pairs are alike; one pair
+    // of many clusters among small ones would leave most rows idle: then the search).
+    std::uint64_t longest = 0;
+    for (const gl::CullideChainPair& p : pairs) longest = std::max<std::uint64_t>(longest, p.countA);
+    const std::uint64_t rowGroups = (longest * split + kGroup - 1) / kGroup;
+    const bool rows = pairRows_ && nPairs > 0 && nPairs <= 65535 && rowGroups <= maxGroupsX_ &&
+                      nPairs * rowGroups * kGroup <= 2 * (std::uint64_t(pairThreads) * split + kGroup);
+    chain_.setUniform("uPairRows", rows ? 1u : 0u);
+    pairRowsUsed_ = rows;
+    if (!rows) {
+        dispatchChain(0u, pairThreads * split);
+        return;
+    }
+    chain_.setUniform("uMode", 0u);
+    chain_.setUniform("uCount", pairThreads * split);
+    chain_.use();
+    if (rowGroups > 0) chain_.dispatch(static_cast<GLuint>(rowGroups), static_cast<GLuint>(nPairs));
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 }
 
 void Passes::dispatchChain(unsigned mode, std::uint32_t threads) {
@@ -566,6 +584,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     if (!early)
         queuePairPass(chain.pairs, chain.pairThreads, chain.pairSplit, nItems, filter, chain.poseItems,
                       cl.epsilon, false);
+    out.pairRows = pairRowsUsed_;  // (this call's pair pass: queued early, or just now)
     glQueryCounter(mid_.id(), GL_TIMESTAMP);
     // The cluster level's counters before the triangle level clears them.
     const std::size_t bitsWords = fromWanted ? std::max(words, nItems) : words;

@@ -190,6 +190,7 @@ struct ChainResult {
     double passMs[5] = {};
     bool groupUpdate = false;   // setGroupUpdate applied to this call's cluster level
     bool earlyPairs = false;    // the pair pass ran before the cluster level (setEarlyPairs)
+    bool pairRows = false;      // the pair pass ran as a row of workgroups per pair (setPairRows)
 };
 
 /// What Passes::startChain needs: the pose pass's inputs (Chain's, before its levels are made).
@@ -226,6 +227,10 @@ public:
     /// default since 2026-11-29, ninth session; off, hook ISC_CULLIDE_PAIR_OBJECT_CUT=0: every
     /// cluster of A walks B's clusters). Needs Chain::poseItems.
     void setPairObjectCut(bool on) { objectCut_ = on; }
+    /// The pair pass as a row of workgroups per pair (no thread searches for its pair; the
+    /// default since 2026-11-29, ninth session, where the rows waste at most half their threads;
+    /// off, hook ISC_CULLIDE_PAIR_ROWS=0: one flat range, each thread's pair found by a search).
+    void setPairRows(bool on) { pairRows_ = on; }
     /// Diagnostic (hook ISC_CULLIDE_FILTER_SUBCOUNT=1): the wide filter counts the cluster pairs
     /// whose triangle boxes, whose 16-slot sub-boxes and whose tight world boxes meet nowhere
     /// (ChainResult::emptyPairs, noSubBoxPairs, noTightPairs); the same listed pairs. Compiles
@@ -396,6 +401,8 @@ private:
     bool filterSubCount_ = false;
     bool obbPairs_ = true;
     bool objectCut_ = true;
+    bool pairRows_ = true;
+    bool pairRowsUsed_ = false;  // the last pair pass queued ran in rows
     gl::Program filterWideCount_;  // setFilterSubCount(true): the wide filter with the counts
     bool slotCornersOn_ = true;
     std::uint64_t itemBoxesVersion_ = 0;           // Level::itemsVersion of what itemBoxes_ holds (0: none)

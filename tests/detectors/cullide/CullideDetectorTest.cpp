@@ -1067,6 +1067,38 @@ TEST_F(CullideDetectorTest, PairObjectCutKeepsTheListedPairsAndTheAnswer) {
     }
 }
 
+// The pair pass as a row of workgroups per pair (the default since 2026-11-29, ninth session;
+// hook ISC_CULLIDE_PAIR_ROWS=0: one flat range, each thread searching for its pair): the same
+// cluster level, cluster pairs, listed triangle pairs (checksum) and answer (the reference's),
+// early and late, at one and three cluster views. With a row's threads started one pair too far
+// on (threadStart of the next pair) it lost cluster pairs and failed.
+TEST_F(CullideDetectorTest, PairRowsKeepTheListedPairsAndTheAnswer) {
+    Scene scene = bunnyHeap(12);
+    CullideSettings threeViews;
+    threeViews.clusterAxes = 3;
+    for (const char* early : {"1", "0"}) {
+        hookPairCalls(
+            scene, {CullideSettings{}, threeViews}, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", early}},
+            {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", early}, {"ISC_CULLIDE_PAIR_ROWS", "0"}}, 2,
+            [&](const CullideSettings& st, int call, const DetectionOutput& a, const DetectionOutput& b,
+                std::size_t colliding) {
+                EXPECT_GE(colliding, 5u);
+                std::printf("[ cullide ] pair rows (early %s, %d cluster axes), call %d: %zu colliding, cluster "
+                            "pairs listed %g\n",
+                            early, st.clusterAxes, call, colliding, a.stats.counter("filter_cluster_pairs"));
+                EXPECT_EQ(a.stats.counter("pair_rows"), 1.0) << "the heap's pairs are alike: rows";
+                EXPECT_EQ(b.stats.counter("pair_rows"), 0.0);
+                expectSameClusterLevel(a, b);
+                EXPECT_GT(a.stats.counter("filter_cluster_pairs"), 0.0);
+                EXPECT_EQ(a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs"));
+                EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
+                EXPECT_EQ(a.stats.counter("filter_list_checksum"), b.stats.counter("filter_list_checksum"))
+                    << "the same triangle pairs listed";
+                expectSameAnswer(a, b);
+            });
+    }
+}
+
 // Candidate pairs given with the higher object id first, as a broadphase may hand them: the filter
 // lists each triangle pair with the lower object's triangle first (the exact stage's order, read
 // in place since 2026-11-29; hook ISC_CULLIDE_TESTS_IN_PLACE=0 copies the list first) and the
