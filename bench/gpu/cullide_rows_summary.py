@@ -2,9 +2,11 @@
 """Per process and scene, the rows of a cullide-rows.sh archive (its cullide-p<N>.json files):
 median ms (÷ peel) / GPU ms / cpu_narrowphase_ms / cpu_after_wait_ms for every cullide row,
 then peel's and cpu's medians, and for each cullide row how many processes put it within 1.5×
-of peel.
+of peel; with --passes, each cullide row's pose and pair passes (gpu_pose_ms, gpu_pair_ms: the
+timestamps' spans) per process, and the processes in which each row's pair pass is shorter than
+the first row named after --passes (the code before).
 
-    python3 bench/gpu/cullide_rows_summary.py <folder with cullide-p*.json>
+    python3 bench/gpu/cullide_rows_summary.py <folder with cullide-p*.json> [--passes <row>]
 """
 import glob
 import json
@@ -22,7 +24,30 @@ def rows(path):
     return out
 
 
-def main(folder):
+def passes(files, base):
+    print()
+    print(f"## per process and scene: row = pose pass ms / pair pass ms (the GPU's timestamps; base {base})")
+    shorter = {}
+    for f in files:
+        proc = re.search(r"p(\d+)\.json$", f).group(1)
+        r = rows(f)
+        for scene in ("pile", "deforming"):
+            ref = r.get((scene, base))
+            parts = []
+            for (s, name), b in sorted(r.items()):
+                if s != scene or not name.startswith("cullide"):
+                    continue
+                parts.append(f"{name}={b.get('gpu_pose_ms', 0):.4f} / {b.get('gpu_pair_ms', 0):.4f}")
+                if ref is not None and name != base:
+                    shorter.setdefault((scene, name), []).append(b.get("gpu_pair_ms", 0) < ref.get("gpu_pair_ms", 0))
+            print(f"process {proc} {scene} " + " ".join(parts))
+    print()
+    print(f"## pair pass shorter than {base}'s: processes")
+    for (scene, name), flags in sorted(shorter.items()):
+        print(f"{scene} {name}: {sum(flags)} of {len(flags)}")
+
+
+def main(folder, base=None):
     files = sorted(glob.glob(os.path.join(folder, "cullide-p*.json")),
                    key=lambda f: int(re.search(r"p(\d+)\.json$", f).group(1)))
     within = {}
@@ -51,7 +76,15 @@ def main(folder):
     print("## within 1.5x of peel: processes")
     for (scene, name), flags in sorted(within.items()):
         print(f"{scene} {name}: {sum(flags)} of {len(flags)}")
+    if base:
+        passes(files, base)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".")
+    args = sys.argv[1:]
+    base = None
+    if "--passes" in args:
+        i = args.index("--passes")
+        base = args[i + 1]
+        del args[i:i + 2]
+    main(args[0] if args else ".", base)
