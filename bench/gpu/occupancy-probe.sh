@@ -3,8 +3,7 @@
 # (2026-11-29, eighth session: peel's triangle pairs got 20 % faster when more workgroups fit an
 # SM; are cullide's filter, splats and pair pass limited the same way?). isc_glsl_probe
 # --binary-info on: peel's triangle pairs on the CPU walk's records (survivors 256 at a time and
-# all at once), cullide's filter (wide and narrow), splat (triangles, one view; the key's program
-# alone and with the pair walk, 2026-11-29, ninth session) and chain passes.
+# all at once), cullide's filter (wide and narrow), splat (triangles, one view) and chain passes.
 # On the lent machine from the repository root, binaries packed by bench/gpu/pack.sh.
 # Writes $OUT/occupancy-probe.txt.
 set -uo pipefail
@@ -26,10 +25,6 @@ probe=$bin/isc_glsl_probe
   "$probe" --binary-info cullide/filter.glsl -
   echo "## cullide/splat.glsl, triangles, one view"
   "$probe" --binary-info cullide/splat.glsl -
-  echo "## cullide/splat.glsl, the key's program (one view, triangles)"
-  "$probe" --binary-info --define CULLIDE_SPLAT_MODE=0u cullide/splat.glsl -
-  echo "## cullide/splat.glsl, the key's program with the pair walk (CULLIDE_KEY_PAIRS, ninth session)"
-  "$probe" --binary-info --define CULLIDE_SPLAT_MODE=0u --define CULLIDE_KEY_PAIRS=1 cullide/splat.glsl -
   echo "## cullide/chain.glsl"
   "$probe" --binary-info cullide/chain.glsl -
   echo "## cullide/pose.glsl"

@@ -71,14 +71,6 @@ uniform uint uItemPerGroup;  // 1: one workgroup per item, an invocation per slo
 // out of the PCS; else counted in CULLIDE_COUNTER_ALIVE); no marks written, no update pass.
 uniform uint uGroupUpdate;
 uniform uint uFullMask;
-#ifdef CULLIDE_KEY_PAIRS
-// The key's pass also walks the cluster pairs (cullide/pairwalk.glsl): one workgroup per cluster
-// item of one view, triangles (Passes::setKeyPairs).
-#if !defined(CULLIDE_SPLAT_MODE) || defined(CULLIDE_BOXES) || defined(CULLIDE_MULTIVIEW)
-#error "CULLIDE_KEY_PAIRS is the key's program of triangles in one view"
-#endif
-#include "cullide/pairwalk.glsl"
-#endif
 // One work index (its slot in the views); returns its fragments (mode 0).
 uint cullideSplat() {
     uint work, lane, item;
@@ -265,7 +257,4 @@ void main() {
     if (fragments != 0u) atomicAdd(sFragments, fragments);
     barrier();
     if (gl_LocalInvocationIndex == 0u && sFragments != 0u) atomicAdd(counters[CULLIDE_COUNTER_FRAGMENTS], sFragments);
-#ifdef CULLIDE_KEY_PAIRS
-    cullidePairWalk(gl_WorkGroupID.x);
-#endif
 }

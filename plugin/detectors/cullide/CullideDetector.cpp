@@ -672,7 +672,6 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             Clock::time_point tStarted{}, tPairs{}, tClusterLevel{}, tTriangleLevel{}, tRunChain{};
             // The pair pass's list: per pair its sides' item ranges, the side with fewer clusters first.
             std::vector<gl::CullideChainPair> chainPairs;
-            std::vector<std::uint32_t> ledCsr;  // the pairs each group leads (queueEarlyPairs)
             std::uint32_t pairThreads = 0;
             bool pairsMade = false;
             auto makeChainPairs = [&] {
@@ -768,26 +767,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                     tStarted = Clock::now();
                     if (passes.earlyPairs() && filterEligible && !st.triangleLevel) {
                         makeChainPairs();
-                        // The pairs each group leads (its object is side A), for the key pass's
-                        // walk (Passes::setKeyPairs): per group the word index of its first one
-                        // in the pair buffer (after the pairs' 6 words each), then the indices.
-                        const std::size_t np = chainPairs.size();
-                        ledCsr.assign(ng + 1 + np, 0u);
-                        for (std::size_t i = 0; i < np; ++i) {
-                            const ObjectPair q = candidates[pairs[i]];
-                            ++ledCsr[groupOf[chainPairs[i].swapped != 0 ? q.b : q.a] + 1];
-                        }
-                        const auto base = static_cast<std::uint32_t>(6 * np + ng + 1);
-                        ledCsr[0] = base;
-                        for (std::size_t g = 0; g < ng; ++g) ledCsr[g + 1] += ledCsr[g];
-                        std::vector<std::uint32_t> next(ledCsr.begin(), ledCsr.begin() + std::ptrdiff_t(ng));
-                        for (std::size_t i = 0; i < np; ++i) {
-                            const ObjectPair q = candidates[pairs[i]];
-                            ledCsr[next[groupOf[chainPairs[i].swapped != 0 ? q.b : q.a]]++ - 6 * np] =
-                                static_cast<std::uint32_t>(i);
-                        }
-                        passes.queueEarlyPairs(chainPairs, pairThreads, pairSplit, itemCache.items.size(), eps,
-                                               ledCsr);
+                        passes.queueEarlyPairs(chainPairs, pairThreads, pairSplit, itemCache.items.size(), eps);
                     }
                 }
             }
@@ -933,7 +913,6 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             if (cr.groupUpdate) stats.count("cluster_update_folded", 1.0);
             if (cr.earlyPairs) stats.count("pairs_early", 1.0);
             if (cr.pairRows) stats.count("pair_rows", 1.0);
-            if (cr.keyPairs) stats.count("pairs_in_key", 1.0);
             if (cr.passTimes) {
                 static constexpr const char* kPass[5] = {"gpu_pass_clear_ms", "gpu_pass_splat0_ms", "gpu_pass_splat1_ms",
                                                          "gpu_pass_splat2_ms", "gpu_pass_update_ms"};
@@ -1630,9 +1609,6 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // ISC_CULLIDE_PAIR_ROWS=0 (2026-11-29, ninth session): the pair pass over one flat range of
     // threads, each finding its pair by a search (Passes::setPairRows).
     impl->passes.setPairRows(envOn("ISC_CULLIDE_PAIR_ROWS", true));
-    // ISC_CULLIDE_KEY_PAIRS=0 (2026-11-29, ninth session): the early pair pass of its own instead
-    // of its walk in the key pass's workgroups (Passes::setKeyPairs).
-    impl->passes.setKeyPairs(envOn("ISC_CULLIDE_KEY_PAIRS", true));
     impl->filterSubCount = envOn("ISC_CULLIDE_FILTER_SUBCOUNT", false);
     if (impl->filterSubCount)
         if (auto r = impl->passes.setFilterSubCount(true); !r) return fail(r.error().message);

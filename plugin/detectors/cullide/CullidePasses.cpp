@@ -77,13 +77,6 @@ Result<void> Passes::compile(bool queries, int selfLayers, int queryPool) {
             *program = std::move(*p);
             splatPrograms_.push_back(program);
         }
-        // The key's program with the early pair pass's walk (setKeyPairs, pairwalk.glsl).
-        auto kp = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/splat.glsl"}},
-                                      "#define CULLIDE_SPLAT_MODE 0u\n#define CULLIDE_KEY_PAIRS 1\n",
-                                      "cullide splat (key and second, pair walk)");
-        if (!kp) return fail(kp.error().message);
-        splatKeyPairs_ = std::move(*kp);
-        splatPrograms_.push_back(&splatKeyPairs_);
     }
     auto u = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/update.glsl"}}, {}, "cullide update");
     if (!u) return fail(u.error().message);
@@ -450,19 +443,8 @@ void Passes::startChain(const ChainStart& start) {
 }
 
 void Passes::queueEarlyPairs(std::span<const gl::CullideChainPair> pairs, std::uint32_t pairThreads,
-                             std::uint32_t pairSplit, std::size_t nItems, float epsilon,
-                             std::span<const std::uint32_t> led) {
-    keyPairsPending_ = false;
-    keyPairsRan_ = false;
+                             std::uint32_t pairSplit, std::size_t nItems, float epsilon) {
     if (!earlyPairs_ || pairs.empty()) return;
-    if (keyPairs_ && splatPerMode_ && !led.empty()) {
-        // The lists bound and cleared, no pair pass: the key pass walks (runComputeView), or
-        // runChain queues the pair pass after the cluster level.
-        keyPairsPending_ = true;
-        queuePairPass(pairs, pairThreads, pairSplit, nItems, true, true, epsilon, true, led);
-        earlyPairsQueued_ = true;
-        return;
-    }
     // (The filter's list, checked for survivors later.)
     queuePairPass(pairs, pairThreads, pairSplit, nItems, true, true, epsilon, true);
     glQueryCounter(earlyPaired_.id(), GL_TIMESTAMP);
@@ -472,11 +454,10 @@ void Passes::queueEarlyPairs(std::span<const gl::CullideChainPair> pairs, std::u
 
 void Passes::queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uint32_t pairThreads,
                            std::uint32_t pairSplit, std::size_t nItems, bool filter, bool posed, float epsilon,
-                           bool early, std::span<const std::uint32_t> led) {
+                           bool early) {
     const std::size_t nPairs = pairs.size();
-    chainPairs_.reserveWithHeadroom(std::max<std::size_t>(32, pairs.size_bytes() + led.size_bytes()));
+    chainPairs_.reserveWithHeadroom(std::max<std::size_t>(32, pairs.size_bytes()));
     chainPairs_.upload(0, pairs.size_bytes(), pairs.data());
-    if (!led.empty()) chainPairs_.upload(pairs.size_bytes(), led.size_bytes(), led.data());
     wanted_.reserveWithHeadroom(std::max<std::size_t>(4, nItems * 4));
     wanted_.clearZero(0, nItems * 4);
     keep_.reserveWithHeadroom(std::max<std::size_t>(4, nPairs * 4));
@@ -503,29 +484,12 @@ void Passes::queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uin
     chain_.setUniform("uObjectBoxBase", static_cast<unsigned>(nItems));
     chain_.setUniform("uEpsilon", epsilon);
     chain_.setUniform("uEarly", early ? 1u : 0u);
-    std::uint32_t longest = 0;  // (the pair rows' length: the most clusters of a pair's side A)
-    for (const gl::CullideChainPair& p : pairs) longest = std::max(longest, p.countA);
-    if (keyPairsPending_) {
-        // The key pass's walk (pairwalk.glsl): the same tests; the items' boxes are bound.
-        static_assert(sizeof(gl::CullideChainPair) == 6 * sizeof(std::uint32_t));
-        splatKeyPairs_.setUniform("uClusterPairCapacity", filter ? clusterPairCapacity_ : 0u);
-        splatKeyPairs_.setUniform("uObbPairs", obbPairs_ && posed ? 1u : 0u);
-        splatKeyPairs_.setUniform("uObjectCut", objectCut_ && posed ? 1u : 0u);
-        splatKeyPairs_.setUniform("uObjectBoxBase", static_cast<unsigned>(nItems));
-        splatKeyPairs_.setUniform("uLedBase", static_cast<unsigned>(6 * nPairs));
-        keyPairsFallback_ = {nPairs, pairThreads, split, longest};
-        pairRowsUsed_ = false;
-        return;
-    }
-    dispatchPairPass(nPairs, pairThreads, split, longest);
-}
-
-void Passes::dispatchPairPass(std::size_t nPairs, std::uint32_t pairThreads, std::uint32_t split,
-                              std::uint32_t longest) {
     // Pair rows (setPairRows): a row of workgroups per pair, as long as the longest pair's threads,
     // while the rows' threads are at most twice those needed (a pile's pairs are alike; one pair
     // of many clusters among small ones would leave most rows idle: then the search).
-    const std::uint64_t rowGroups = (std::uint64_t(longest) * split + kGroup - 1) / kGroup;
+    std::uint64_t longest = 0;
+    for (const gl::CullideChainPair& p : pairs) longest = std::max<std::uint64_t>(longest, p.countA);
+    const std::uint64_t rowGroups = (longest * split + kGroup - 1) / kGroup;
     const bool rows = pairRows_ && nPairs > 0 && nPairs <= 65535 && rowGroups <= maxGroupsX_ &&
                       nPairs * rowGroups * kGroup <= 2 * (std::uint64_t(pairThreads) * split + kGroup);
     chain_.setUniform("uPairRows", rows ? 1u : 0u);
@@ -590,16 +554,6 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     out.passTimes = passTimes_ && passQueued_;
     if (out.passTimes) glQueryCounter(passQ_[4].id(), GL_TIMESTAMP);
     glQueryCounter(clustered_.id(), GL_TIMESTAMP);
-    // setKeyPairs where the key pass could not walk (three cluster views, split items): the early
-    // pair pass now, after the cluster level (its lists bound and cleared by queueEarlyPairs).
-    const bool pairsAfterLevel = keyPairsPending_;
-    if (keyPairsPending_) {
-        keyPairsPending_ = false;
-        dispatchPairPass(keyPairsFallback_.nPairs, keyPairsFallback_.pairThreads, keyPairsFallback_.split,
-                         keyPairsFallback_.longest);
-        glQueryCounter(earlyPaired_.id(), GL_TIMESTAMP);
-    }
-    out.keyPairs = keyPairsRan_;
     out.cluster.threads = threads_;
     // The GPU starts on the cluster level while the rest is prepared and queued (with
     // chain.started it runs the pose pass already: this flush hands it the splats).
@@ -760,11 +714,8 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             t = q;
         }
     }
-    // (The key pass's walk is inside the cluster level's time: no pair pass of its own.)
-    out.pairGpuMs = out.keyPairs       ? 0.0
-                    : pairsAfterLevel ? (double(earlyPaired_.result()) - double(clustered_.result())) * 1e-6
-                    : early           ? (double(earlyPaired_.result()) - double(posed_.result())) * 1e-6
-                                      : (mid - double(clustered_.result())) * 1e-6;
+    out.pairGpuMs = early ? (double(earlyPaired_.result()) - double(posed_.result())) * 1e-6
+                          : (mid - double(clustered_.result())) * 1e-6;
     out.cluster.readbackMs = readbackMs;
     out.cluster.fragments = counters[0][CULLIDE_COUNTER_FRAGMENTS];
     out.cluster.alive = counters[0][CULLIDE_COUNTER_ALIVE];
@@ -891,14 +842,8 @@ void Passes::runComputeView(const Level& level, const View& view, bool last) {
     // splatPerMode_) the key's and the query's own, mode 1 (without the pushed second) the former.
     const bool perMode = splatPerMode_ && !level.byBoxes;
     gl::Program& generic = level.byBoxes ? splatBoxes_ : splat_;
-    // (setKeyPairs: the key's pass walks the cluster pairs, one workgroup per item of one view.)
-    const bool keyPairs = keyPairsPending_ && fold && perMode;
-    gl::Program* programs[3] = {keyPairs ? &splatKeyPairs_ : perMode ? &splatKey_ : &generic,
-                                pushSecond_ ? nullptr : &generic, perMode ? &splatQuery_ : &generic};
-    if (keyPairs) {
-        keyPairsPending_ = false;
-        keyPairsRan_ = true;
-    }
+    gl::Program* programs[3] = {perMode ? &splatKey_ : &generic, pushSecond_ ? nullptr : &generic,
+                                perMode ? &splatQuery_ : &generic};
     for (int k = 0; k < 3; ++k) {
         if (programs[k] == nullptr || std::find(programs, programs + k, programs[k]) != programs + k) continue;
         gl::Program& splat = *programs[k];

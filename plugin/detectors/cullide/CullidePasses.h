@@ -191,7 +191,6 @@ struct ChainResult {
     bool groupUpdate = false;   // setGroupUpdate applied to this call's cluster level
     bool earlyPairs = false;    // the pair pass ran before the cluster level (setEarlyPairs)
     bool pairRows = false;      // the pair pass ran as a row of workgroups per pair (setPairRows)
-    bool keyPairs = false;      // the key pass walked the cluster pairs (setKeyPairs)
 };
 
 /// What Passes::startChain needs: the pose pass's inputs (Chain's, before its levels are made).
@@ -302,18 +301,8 @@ public:
     /// cluster items), the pair pass over Chain's pairs, pairThreads and pairSplit queued and
     /// flushed; the runChain() that follows takes its list (when the chain ends in the filter
     /// without the triangle level's passes).
-    /// `led`: per group g of the cluster level, the word index (in the pair buffer, after the
-    /// pairs' 6 words each) of its first led pair (g + 1: one past its last), then the indices of
-    /// the pairs each group leads (is side A of); with setKeyPairs the key pass walks them instead
-    /// of a pair pass (none queued here; runChain queues one where the key pass could not).
     void queueEarlyPairs(std::span<const gl::CullideChainPair> pairs, std::uint32_t pairThreads, std::uint32_t pairSplit,
-                         std::size_t nItems, float epsilon, std::span<const std::uint32_t> led = {});
-    /// The early pair pass's walk done by the key pass's workgroups of the chain's cluster level
-    /// (splat.glsl CULLIDE_KEY_PAIRS, pairwalk.glsl; the default since 2026-11-29, ninth session;
-    /// off, hook ISC_CULLIDE_KEY_PAIRS=0: the pair pass of its own). Where the key pass is not one
-    /// workgroup per item of one view (three cluster views, items split), runChain queues the pair
-    /// pass after the cluster level instead. Needs setEarlyPairs and the splat's programs per mode.
-    void setKeyPairs(bool on) { keyPairs_ = on; }
+                         std::size_t nItems, float epsilon);
 
 private:
     /// Queues the passes of `level` with its items in `itemsBuffer` and its members' flags in
@@ -340,10 +329,7 @@ private:
     /// cluster pairs for the filter when `filter`, `early` as setEarlyPairs queues it; `posed`:
     /// the boxes are the pose pass's (its item and object boxes bound: setObbPairs, setPairObjectCut).
     void queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uint32_t pairThreads,
-                       std::uint32_t pairSplit, std::size_t nItems, bool filter, bool posed, float epsilon, bool early,
-                       std::span<const std::uint32_t> led = {});
-    /// queuePairPass's dispatch (its lists bound and cleared, its pairs uploaded).
-    void dispatchPairPass(std::size_t nPairs, std::uint32_t pairThreads, std::uint32_t split, std::uint32_t longest);
+                       std::uint32_t pairSplit, std::size_t nItems, bool filter, bool posed, float epsilon, bool early);
     /// The pose pass's inputs uploaded and bound (items' boxes by version), chainBoxes_ bound.
     void putPoseInputs(std::uint64_t itemsVersion, std::span<const std::uint32_t> itemBoxes,
                        std::span<const glm::vec4> objectBoxes, std::span<const std::uint32_t> partners);
@@ -368,7 +354,6 @@ private:
     // splat_'s modes 0 (key and pushed second) and 2 (query) in programs of their own (compile(),
     // splatPerMode_), and every splat program, for the uniforms they share.
     gl::Program splatKey_, splatQuery_;
-    gl::Program splatKeyPairs_;  // the key's program with the pair walk (setKeyPairs)
     std::vector<gl::Program*> splatPrograms_;
     gl::Program splat_, splatBoxes_, splatMulti_, splatBoxesMulti_, update_, self_, queryDraw_, queryUpdate_, chain_,
         filter_, filterWide_, pose_;
@@ -418,13 +403,6 @@ private:
     bool objectCut_ = true;
     bool pairRows_ = true;
     bool pairRowsUsed_ = false;  // the last pair pass queued ran in rows
-    bool keyPairs_ = true;
-    bool keyPairsPending_ = false;  // queueEarlyPairs left the walk to the key pass (setKeyPairs)
-    bool keyPairsRan_ = false;      // and this call's key pass walked
-    struct {
-        std::size_t nPairs = 0;
-        std::uint32_t pairThreads = 0, split = 1, longest = 0;
-    } keyPairsFallback_;  // the pair pass runChain queues when the key pass could not walk
     gl::Program filterWideCount_;  // setFilterSubCount(true): the wide filter with the counts
     bool slotCornersOn_ = true;
     std::uint64_t itemBoxesVersion_ = 0;           // Level::itemsVersion of what itemBoxes_ holds (0: none)

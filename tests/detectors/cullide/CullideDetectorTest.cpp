@@ -1068,8 +1068,7 @@ TEST_F(CullideDetectorTest, PairObjectCutKeepsTheListedPairsAndTheAnswer) {
 }
 
 // The pair pass as a row of workgroups per pair (the default since 2026-11-29, ninth session;
-// hook ISC_CULLIDE_PAIR_ROWS=0: one flat range, each thread searching for its pair; both with the
-// pair pass of its own, ISC_CULLIDE_KEY_PAIRS=0): the same
+// hook ISC_CULLIDE_PAIR_ROWS=0: one flat range, each thread searching for its pair): the same
 // cluster level, cluster pairs, listed triangle pairs (checksum) and answer (the reference's),
 // early and late, at one and three cluster views. With a row's threads started one pair too far
 // on (threadStart of the next pair) it lost cluster pairs and failed.
@@ -1079,13 +1078,8 @@ TEST_F(CullideDetectorTest, PairRowsKeepTheListedPairsAndTheAnswer) {
     threeViews.clusterAxes = 3;
     for (const char* early : {"1", "0"}) {
         hookPairCalls(
-            scene, {CullideSettings{}, threeViews},
-            {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", early}, {"ISC_CULLIDE_KEY_PAIRS", "0"}},
-            {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"},
-             {"ISC_CULLIDE_EARLY_PAIRS", early},
-             {"ISC_CULLIDE_KEY_PAIRS", "0"},
-             {"ISC_CULLIDE_PAIR_ROWS", "0"}},
-            2,
+            scene, {CullideSettings{}, threeViews}, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", early}},
+            {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", early}, {"ISC_CULLIDE_PAIR_ROWS", "0"}}, 2,
             [&](const CullideSettings& st, int call, const DetectionOutput& a, const DetectionOutput& b,
                 std::size_t colliding) {
                 EXPECT_GE(colliding, 5u);
@@ -1103,59 +1097,6 @@ TEST_F(CullideDetectorTest, PairRowsKeepTheListedPairsAndTheAnswer) {
                 expectSameAnswer(a, b);
             });
     }
-}
-
-// The early pair pass's walk in the key pass's workgroups (the default since 2026-11-29, ninth
-// session; hook ISC_CULLIDE_KEY_PAIRS=0: the pair pass of its own): at one cluster view the key
-// pass walks (counter pairs_in_key), at three the pair pass runs after the cluster level; either
-// way the same cluster level, cluster pairs, listed triangle pairs (checksum) and answer (the
-// reference's) over rigid and deformed calls. With a cluster pair list of 16 the first call
-// overflows and is answered from the survivors on the CPU (the reference's answer), the next one
-// from the list. With the walk's pairs read one entry off (6 * pi + 1 for side B's first
-// cluster) it failed.
-TEST_F(CullideDetectorTest, KeyPairsKeepTheListedPairsAndTheAnswer) {
-    Scene scene = bunnyHeap(12);
-    CullideSettings threeViews;
-    threeViews.clusterAxes = 3;
-    hookPairCalls(
-        scene, {CullideSettings{}, threeViews}, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}},
-        {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_KEY_PAIRS", "0"}}, 3,
-        [](const CullideSettings& st, int call, const DetectionOutput& a, const DetectionOutput& b,
-           std::size_t colliding) {
-            EXPECT_GE(colliding, 5u);
-            std::printf("[ cullide ] key pairs (%d cluster axes), call %d: %zu colliding, cluster pairs listed %g, "
-                        "triangle pairs %g\n",
-                        st.clusterAxes, call, colliding, a.stats.counter("filter_cluster_pairs"),
-                        a.stats.counter("filtered_pairs"));
-            EXPECT_EQ(a.stats.counter("pairs_in_key"), st.clusterAxes == 1 ? 1.0 : 0.0);
-            EXPECT_EQ(b.stats.counter("pairs_in_key"), 0.0);
-            EXPECT_EQ(a.stats.counter("pairs_early"), 1.0);
-            expectSameClusterLevel(a, b);
-            EXPECT_EQ(a.stats.counter("pcs_triangles_in"), b.stats.counter("pcs_triangles_in")) << "the same clusters wanted";
-            EXPECT_GT(a.stats.counter("filter_cluster_pairs"), 0.0);
-            EXPECT_EQ(a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs"));
-            EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0);
-            EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
-            EXPECT_EQ(a.stats.counter("filter_list_checksum"), b.stats.counter("filter_list_checksum"))
-                << "the same triangle pairs listed";
-            expectSameAnswer(a, b);
-        });
-    const DetectorSettings common{.wantSegments = true};
-    auto small = cullideWithHooks(common, {{"ISC_CULLIDE_CLUSTER_PAIR_LIST", "16"}});
-    ASSERT_NE(small, nullptr);
-    const std::vector<ObjectPair> candidates = scene.overlappingPairs();
-    DetectionOutput first, second;
-    ASSERT_TRUE(small->detect(scene, candidates, first));
-    ASSERT_TRUE(small->detect(scene, candidates, second));
-    std::size_t colliding = 0;
-    expectExact(scene, candidates, first, &colliding);
-    expectExact(scene, candidates, second);
-    EXPECT_GE(colliding, 5u);
-    EXPECT_EQ(first.stats.counter("pairs_in_key"), 1.0);
-    EXPECT_EQ(first.stats.counter("filter_overflows"), 1.0) << "16 cluster pairs cannot hold the heap's list";
-    EXPECT_EQ(second.stats.counter("filter_overflows"), 0.0) << "the list grew after the overflow";
-    EXPECT_GT(second.stats.counter("filtered_pairs"), 0.0);
-    expectSameAnswer(first, second);
 }
 
 // Candidate pairs given with the higher object id first, as a broadphase may hand them: the filter
