@@ -83,16 +83,6 @@ shared vec3 sHi[2u * CULLIDE_FILTER_MAX_CLUSTER];
 shared uint sTri[2u * CULLIDE_FILTER_MAX_CLUSTER];
 shared uint sCount[2];
 shared uint sBoxPairs;
-#ifdef CULLIDE_FILTER_SURVIVORS
-// (2026-11-29, ninth session; Passes::setFilterSurvivors, hook ISC_CULLIDE_FILTER_SURVIVORS) The box
-// test's survivors listed in shared memory, CULLIDE_FILTER_CHUNK pairs of the nA x nB at a time,
-// then the float test spread evenly over the invocations, as peel's triangle pairs do: without
-// the list an invocation whose box pairs met several times ran their float tests one after the
-// other while the rest of its warp waited.
-#define CULLIDE_FILTER_CHUNK 256u
-shared uint sSurvivors[CULLIDE_FILTER_CHUNK];  // (i << 8) | j: i < 64 side a, 64 <= j < 128 side b
-shared uint sSurvivorCount;
-#endif
 
 #ifdef CULLIDE_FILTER_SUBCOUNT
 // Diagnostic (hook ISC_CULLIDE_FILTER_SUBCOUNT=1, wide filter only): how many cluster pairs a cut
@@ -218,33 +208,6 @@ void main() {
     // of the object with the lower id first.
     bool flip = items[cp.y].object > items[cp.z].object;
     uint total = nA * nB, boxPairs = 0u;
-#ifdef CULLIDE_FILTER_SURVIVORS
-    for (uint base = 0u; base < total; base += CULLIDE_FILTER_CHUNK) {  // (total is uniform: barriers below)
-        if (lid == 0u) sSurvivorCount = 0u;
-        barrier();
-        uint end = min(total, base + CULLIDE_FILTER_CHUNK);
-        for (uint idx = base + lid; idx < end; idx += CULLIDE_FILTER_LANES) {
-            uint i = idx / nB, j = CULLIDE_FILTER_MAX_CLUSTER + idx % nB;
-            if (any(greaterThan(sLo[i], sHi[j] + uTolerance)) || any(greaterThan(sLo[j], sHi[i] + uTolerance))) continue;
-            ++boxPairs;
-            sSurvivors[atomicAdd(sSurvivorCount, 1u)] = (i << 8u) | j;
-        }
-        barrier();
-        uint n = sSurvivorCount;
-        for (uint k = lid; k < n; k += CULLIDE_FILTER_LANES) {
-            uint i = sSurvivors[k] >> 8u, j = sSurvivors[k] & 0xFFu;
-            if (!iscTrianglesMayIntersect(sV[i][0], sV[i][1], sV[i][2], sV[j][0], sV[j][1], sV[j][2], uTolerance))
-                continue;
-            uint slot = atomicAdd(chainCounters[CULLIDE_CHAIN_OUTPUT], 1u);
-            if (slot < uOutputCapacity) {
-                outputPairs[3u * slot] = cp.x;
-                outputPairs[3u * slot + 1u] = flip ? sTri[j] : sTri[i];
-                outputPairs[3u * slot + 2u] = flip ? sTri[i] : sTri[j];
-            }
-        }
-        barrier();  // (sSurvivorCount and sSurvivors are rewritten by the next round)
-    }
-#else
     for (uint idx = lid; idx < total; idx += CULLIDE_FILTER_LANES) {
         uint i = idx / nB, j = CULLIDE_FILTER_MAX_CLUSTER + idx % nB;
         if (any(greaterThan(sLo[i], sHi[j] + uTolerance)) || any(greaterThan(sLo[j], sHi[i] + uTolerance))) continue;
@@ -257,7 +220,6 @@ void main() {
             outputPairs[3u * slot + 2u] = flip ? sTri[i] : sTri[j];
         }
     }
-#endif
     if (boxPairs != 0u) atomicAdd(sBoxPairs, boxPairs);
     barrier();
     if (lid == 0u && sBoxPairs != 0u) atomicAdd(chainCounters[CULLIDE_CHAIN_BOX_PAIRS], sBoxPairs);

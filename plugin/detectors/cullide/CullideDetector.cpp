@@ -1609,10 +1609,6 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // ISC_CULLIDE_PAIR_ROWS=0 (2026-11-29, ninth session): the pair pass over one flat range of
     // threads, each finding its pair by a search (Passes::setPairRows).
     impl->passes.setPairRows(envOn("ISC_CULLIDE_PAIR_ROWS", true));
-    // ISC_CULLIDE_FILTER_SURVIVORS=1 (2026-11-29, ninth session): the wide filter lists the box
-    // test's survivors before their float tests (Passes::setFilterSurvivors).
-    if (envOn("ISC_CULLIDE_FILTER_SURVIVORS", false))
-        if (auto r = impl->passes.setFilterSurvivors(true); !r) return fail(r.error().message);
     impl->filterSubCount = envOn("ISC_CULLIDE_FILTER_SUBCOUNT", false);
     if (impl->filterSubCount)
         if (auto r = impl->passes.setFilterSubCount(true); !r) return fail(r.error().message);

@@ -286,17 +286,6 @@ void Passes::setView(gl::Program& program, const View& view, float epsilon) cons
     program.setUniform("uEpsilon", epsilon);
 }
 
-Result<void> Passes::setFilterSurvivors(bool on) {
-    filterSurvivors_ = on;
-    if (!on || filterWideSurvivors_.id() != 0) return {};
-    auto p = gl::Program::create({{GL_COMPUTE_SHADER, "cullide/filter.glsl"}},
-                                 "#define CULLIDE_FILTER_WIDE 1\n#define CULLIDE_FILTER_SURVIVORS 1\n",
-                                 "cullide filter (wide, survivors listed)");
-    if (!p) return fail(p.error().message);
-    filterWideSurvivors_ = std::move(*p);
-    return {};
-}
-
 Result<void> Passes::setFilterSubCount(bool on) {
     filterSubCount_ = on;
     if (!on || filterWideCount_.id() != 0) return {};
@@ -638,10 +627,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     if (triangles && filter) {
         output_.reserve(std::size_t(outputCapacity_) * 12);
         output_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_OUTPUT);
-        gl::Program& filterProgram = !wideFilter_      ? filter_
-                                     : filterSubCount_  ? filterWideCount_
-                                     : filterSurvivors_ ? filterWideSurvivors_
-                                                        : filterWide_;
+        gl::Program& filterProgram = wideFilter_ ? (filterSubCount_ ? filterWideCount_ : filterWide_) : filter_;
         filterProgram.setUniform("uClusterPairCapacity", clusterPairCapacity_);
         filterProgram.setUniform("uOutputCapacity", outputCapacity_);
         filterProgram.setUniform("uMaxGroups", std::min<std::uint32_t>(maxGroupsX_, 65535u));

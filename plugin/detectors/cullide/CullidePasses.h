@@ -236,10 +236,6 @@ public:
     /// (ChainResult::emptyPairs, noSubBoxPairs, noTightPairs); the same listed pairs. Compiles
     /// its program variant; an Error when it fails.
     [[nodiscard]] Result<void> setFilterSubCount(bool on);
-    /// The wide filter with the box test's survivors listed in shared memory, 256 pairs at a
-    /// time, and the float test spread evenly over the invocations (filter.glsl
-    /// CULLIDE_FILTER_SURVIVORS; 2026-11-29, ninth session, hook ISC_CULLIDE_FILTER_SURVIVORS=1).
-    [[nodiscard]] Result<void> setFilterSurvivors(bool on);
     /// The filter reads each slot's corner indices and triangle in one load (Slots::corners;
     /// cullide-12, the default; hook ISC_CULLIDE_SLOT_CORNERS=0: the slot's triangle, then its
     /// indices, as sceneWorldTriangle does). The same floats, so the same pairs.
@@ -408,8 +404,6 @@ private:
     bool pairRows_ = true;
     bool pairRowsUsed_ = false;  // the last pair pass queued ran in rows
     gl::Program filterWideCount_;  // setFilterSubCount(true): the wide filter with the counts
-    gl::Program filterWideSurvivors_;  // setFilterSurvivors(true)
-    bool filterSurvivors_ = false;
     bool slotCornersOn_ = true;
     std::uint64_t itemBoxesVersion_ = 0;           // Level::itemsVersion of what itemBoxes_ holds (0: none)
     bool poseGroupPerItem_ = false;                // the pose pass: one workgroup per item (some item deformed)
