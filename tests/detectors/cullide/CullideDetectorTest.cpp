@@ -1031,28 +1031,25 @@ TEST_F(CullideDetectorTest, EarlyPairsKeepTheListedPairsAndTheAnswer) {
     expectSameAnswer(first, second);
 }
 
-// The pair pass's object cut (the default since 2026-11-29, ninth session; hook
-// ISC_CULLIDE_PAIR_OBJECT_CUT=0: every cluster of side A walks side B's clusters): a cluster whose
-// box does not reach the other object's box walks none of its clusters. It saves the walk, not
-// pairs: a cluster of B lies in B's box, so the clusters it skips meet none. The same cluster
-// level, cluster pairs, listed triangle pairs (checksum) and answer (the reference's) at one and
-// three cluster views, early and late pair passes, over rigid and deformed calls. With the object
-// boxes shrunk by a tenth in the shader it lost cluster pairs and failed.
-TEST_F(CullideDetectorTest, PairObjectCutKeepsTheListedPairsAndTheAnswer) {
+// The A/B pattern of the pair pass's forms (2026-11-29, ninth session): hookPairCalls on the
+// 12-bunny heap with the early and the late pair pass, at one and three cluster views, the form
+// on (the default) against `hook` = 0; both give the same cluster level, cluster pairs, listed
+// triangle pairs (checksum) and answer (the reference's); then check(output on, off).
+template <class Check>
+void pairPassFormCalls(const char* hook, int calls, Check check) {
     Scene scene = bunnyHeap(12);
     CullideSettings threeViews;
     threeViews.clusterAxes = 3;
     for (const char* early : {"1", "0"}) {
         hookPairCalls(
             scene, {CullideSettings{}, threeViews}, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", early}},
-            {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", early}, {"ISC_CULLIDE_PAIR_OBJECT_CUT", "0"}},
-            3,
+            {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", early}, {hook, "0"}}, calls,
             [&](const CullideSettings& st, int call, const DetectionOutput& a, const DetectionOutput& b,
                 std::size_t colliding) {
                 EXPECT_GE(colliding, 5u);
-                std::printf("[ cullide ] pair object cut (early %s, %d cluster axes), call %d: %zu colliding, "
-                            "cluster pairs listed %g, triangle pairs %g\n",
-                            early, st.clusterAxes, call, colliding, a.stats.counter("filter_cluster_pairs"),
+                std::printf("[ cullide ] %s (early %s, %d cluster axes), call %d: %zu colliding, cluster pairs listed "
+                            "%g, triangle pairs %g\n",
+                            hook, early, st.clusterAxes, call, colliding, a.stats.counter("filter_cluster_pairs"),
                             a.stats.counter("filtered_pairs"));
                 EXPECT_EQ(a.stats.counter("pairs_early"), early[0] == '1' ? 1.0 : 0.0);
                 expectSameClusterLevel(a, b);
@@ -1063,40 +1060,30 @@ TEST_F(CullideDetectorTest, PairObjectCutKeepsTheListedPairsAndTheAnswer) {
                 EXPECT_EQ(a.stats.counter("filter_list_checksum"), b.stats.counter("filter_list_checksum"))
                     << "the same triangle pairs listed";
                 expectSameAnswer(a, b);
+                check(a, b);
             });
     }
 }
 
+// The pair pass's object cut (the default since 2026-11-29, ninth session; hook
+// ISC_CULLIDE_PAIR_OBJECT_CUT=0: every cluster of side A walks side B's clusters): a cluster whose
+// box does not reach the other object's box walks none of its clusters. It saves the walk, not
+// pairs: a cluster of B lies in B's box, so the clusters it skips meet none (pairPassFormCalls'
+// checks, over rigid and deformed calls). With the object boxes shrunk by a tenth in the shader
+// it lost cluster pairs and failed.
+TEST_F(CullideDetectorTest, PairObjectCutKeepsTheListedPairsAndTheAnswer) {
+    pairPassFormCalls("ISC_CULLIDE_PAIR_OBJECT_CUT", 3, [](const DetectionOutput&, const DetectionOutput&) {});
+}
+
 // The pair pass as a row of workgroups per pair (the default since 2026-11-29, ninth session;
-// hook ISC_CULLIDE_PAIR_ROWS=0: one flat range, each thread searching for its pair): the same
-// cluster level, cluster pairs, listed triangle pairs (checksum) and answer (the reference's),
-// early and late, at one and three cluster views. With a row's threads started one pair too far
-// on (threadStart of the next pair) it lost cluster pairs and failed.
+// hook ISC_CULLIDE_PAIR_ROWS=0: one flat range, each thread searching for its pair): taken on the
+// heap (its pairs are alike), with pairPassFormCalls' checks. With a row's threads started one pair
+// too far on (threadStart of the next pair) it lost cluster pairs and failed.
 TEST_F(CullideDetectorTest, PairRowsKeepTheListedPairsAndTheAnswer) {
-    Scene scene = bunnyHeap(12);
-    CullideSettings threeViews;
-    threeViews.clusterAxes = 3;
-    for (const char* early : {"1", "0"}) {
-        hookPairCalls(
-            scene, {CullideSettings{}, threeViews}, {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", early}},
-            {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", early}, {"ISC_CULLIDE_PAIR_ROWS", "0"}}, 2,
-            [&](const CullideSettings& st, int call, const DetectionOutput& a, const DetectionOutput& b,
-                std::size_t colliding) {
-                EXPECT_GE(colliding, 5u);
-                std::printf("[ cullide ] pair rows (early %s, %d cluster axes), call %d: %zu colliding, cluster "
-                            "pairs listed %g\n",
-                            early, st.clusterAxes, call, colliding, a.stats.counter("filter_cluster_pairs"));
-                EXPECT_EQ(a.stats.counter("pair_rows"), 1.0) << "the heap's pairs are alike: rows";
-                EXPECT_EQ(b.stats.counter("pair_rows"), 0.0);
-                expectSameClusterLevel(a, b);
-                EXPECT_GT(a.stats.counter("filter_cluster_pairs"), 0.0);
-                EXPECT_EQ(a.stats.counter("filter_cluster_pairs"), b.stats.counter("filter_cluster_pairs"));
-                EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
-                EXPECT_EQ(a.stats.counter("filter_list_checksum"), b.stats.counter("filter_list_checksum"))
-                    << "the same triangle pairs listed";
-                expectSameAnswer(a, b);
-            });
-    }
+    pairPassFormCalls("ISC_CULLIDE_PAIR_ROWS", 2, [](const DetectionOutput& a, const DetectionOutput& b) {
+        EXPECT_EQ(a.stats.counter("pair_rows"), 1.0) << "the heap's pairs are alike: rows";
+        EXPECT_EQ(b.stats.counter("pair_rows"), 0.0);
+    });
 }
 
 // Candidate pairs given with the higher object id first, as a broadphase may hand them: the filter
