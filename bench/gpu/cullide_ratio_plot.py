@@ -9,21 +9,18 @@ RESULT_PREFIX names a run's per-process files (RESULT_PREFIX-p<N>.json); ROW is 
 plotted from that run (the same code may carry another name in another run).
 """
 import glob
-import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cullide_rows_summary import rows  # noqa: E402  (the rows of one process's JSON)
+
 
 def medians(path):
-    out = {}
-    for b in json.load(open(path))["benchmarks"]:
-        m = re.match(r"(pile|deforming)/100/([a-z0-9_]+)/", b["name"])
-        if m:
-            out[(m.group(1), m.group(2))] = b["median_ms"]
-    return out
+    return {key: b["median_ms"] for key, b in rows(path).items()}
 
 
 def main(out_png, title, specs):

@@ -40,7 +40,8 @@ namespace isc::gl {
 // cluster level's PCS when that box reaches a partner object's box.
 #define CULLIDE_BINDING_ITEM_BOXES 23      // uint itemBoxes[items]: the item's local box in boxes[], or
                                            // CULLIDE_ITEM_BOX_DEFORMED (its box from its triangles' vertices)
-#define CULLIDE_BINDING_OBJECT_BOXES 24    // vec4 objectBoxes[2 * groups]: per group (object), its world box (grown)
+// (24, the groups' object boxes, is free: since 2026-11-29's ninth session they follow the items'
+// boxes in chainBoxes[], where the pose and pair passes read them.)
 #define CULLIDE_BINDING_PARTNERS 25        // uint partners[]: per group g, partners[g] .. partners[g + 1] index
                                            // the same array, whose entries there are the partner groups
 #define CULLIDE_ITEM_BOX_DEFORMED 0xFFFFFFFFu

@@ -49,9 +49,8 @@ uniform uint uEarly;
 // triangles, grown past the round-off), so the boxes meet; a cluster pair it drops may have
 // boxes that meet, but no triangle pair of it touches. It saves the walks of the clusters that
 // reach no part of B (with the rows below, the pass 5-27 % shorter on the 100-bunny piles,
-// cullide.md). The object boxes (per group, the pose pass's objectBoxes[]) follow the cluster
-// items' boxes in chainBoxes[], from uObjectBoxBase (the program has no storage block left for a
-// buffer of their own).
+// cullide.md). The object boxes (per group, the pose pass's partner boxes) follow the cluster
+// items' boxes in chainBoxes[], from uObjectBoxBase.
 uniform uint uObjectCut;
 uniform uint uObjectBoxBase;
 // Mode 0 with uPairRows (2026-11-29, ninth session; hook ISC_CULLIDE_PAIR_ROWS=0 for the search):

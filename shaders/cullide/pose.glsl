@@ -23,10 +23,11 @@ layout(local_size_x = 64) in;
 
 layout(std430, binding = CULLIDE_BINDING_ALIVE) buffer CullideAlive { uint alive[]; };
 layout(std430, binding = CULLIDE_BINDING_COUNTERS) buffer CullideCounters { uint counters[]; };
-layout(std430, binding = CULLIDE_BINDING_CHAIN_BOXES) writeonly buffer CullideChainBoxes { vec4 chainBoxes[]; };
+// chainBoxes[]: this pass writes the items' boxes [0, 2 * uCount); the groups' object boxes (the
+// CPU's, grown) follow them, read here and by the pair pass (chain.glsl uObjectCut).
+layout(std430, binding = CULLIDE_BINDING_CHAIN_BOXES) buffer CullideChainBoxes { vec4 chainBoxes[]; };
 layout(std430, binding = CULLIDE_BINDING_BOXES) readonly buffer CullideBoxes { vec4 boxes[]; };
 layout(std430, binding = CULLIDE_BINDING_ITEM_BOXES) readonly buffer CullideItemBoxes { uint itemBoxes[]; };
-layout(std430, binding = CULLIDE_BINDING_OBJECT_BOXES) readonly buffer CullideObjectBoxes { vec4 objectBoxes[]; };
 layout(std430, binding = CULLIDE_BINDING_PARTNERS) readonly buffer CullidePartners { uint partners[]; };
 
 uniform uint uCount;     // items
@@ -94,7 +95,8 @@ void main() {
     uint need = partners[it.group + 1u] - partners[it.group] > 60000u ? 1u : 0u;
     for (uint k = partners[it.group]; k < partners[it.group + 1u] && need == 0u; ++k) {
         uint q = partners[k];
-        if (all(lessThanEqual(lo, objectBoxes[2u * q + 1u].xyz)) && all(lessThanEqual(objectBoxes[2u * q].xyz, hi))) {
+        uint ob = 2u * (uCount + q);
+        if (all(lessThanEqual(lo, chainBoxes[ob + 1u].xyz)) && all(lessThanEqual(chainBoxes[ob].xyz, hi))) {
             need = 1u;
             break;
         }

@@ -411,8 +411,8 @@ void Passes::putPoseInputs(std::uint64_t itemsVersion, std::span<const std::uint
     } else {
         itemBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ITEM_BOXES);
     }
-    put(objectBoxes_, objectBoxes.data(), objectBoxes.size_bytes(), CULLIDE_BINDING_OBJECT_BOXES);
-    // (And after the items' boxes in chainBoxes_, for the pair pass's object cut: setPairObjectCut.)
+    // The groups' object boxes after the items' boxes in chainBoxes_ (reserved by the caller):
+    // the pose pass writes the items' part and reads these, the pair pass's object cut too.
     if (!objectBoxes.empty())
         chainBoxes_.upload(itemBoxes.size() * 2 * sizeof(glm::vec4), objectBoxes.size_bytes(), objectBoxes.data());
     put(partners_, partners.data(), partners.size_bytes(), CULLIDE_BINDING_PARTNERS);
@@ -494,22 +494,14 @@ void Passes::queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uin
                       nPairs * rowGroups * kGroup <= 2 * (std::uint64_t(pairThreads) * split + kGroup);
     chain_.setUniform("uPairRows", rows ? 1u : 0u);
     pairRowsUsed_ = rows;
-    if (!rows) {
-        dispatchChain(0u, pairThreads * split);
-        return;
-    }
-    chain_.setUniform("uMode", 0u);
-    chain_.setUniform("uCount", pairThreads * split);
-    chain_.use();
-    if (rowGroups > 0) chain_.dispatch(static_cast<GLuint>(rowGroups), static_cast<GLuint>(nPairs));
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    dispatchChain(0u, pairThreads * split, rows ? rowGroups : 0, nPairs);
 }
 
-void Passes::dispatchChain(unsigned mode, std::uint32_t threads) {
+void Passes::dispatchChain(unsigned mode, std::uint32_t threads, std::uint64_t rowGroups, std::uint64_t rowCount) {
     if (threads == 0) return;
     const std::uint64_t groups = (std::uint64_t(threads) + kGroup - 1) / kGroup;
-    const std::uint64_t x = std::min<std::uint64_t>(groups, maxGroupsX_);
-    const std::uint64_t y = (groups + x - 1) / x;
+    const std::uint64_t x = rowGroups > 0 ? rowGroups : std::min<std::uint64_t>(groups, maxGroupsX_);
+    const std::uint64_t y = rowGroups > 0 ? rowCount : (groups + x - 1) / x;
     chain_.setUniform("uMode", mode);
     chain_.setUniform("uCount", threads);
     chain_.use();

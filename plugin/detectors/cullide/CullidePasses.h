@@ -324,7 +324,9 @@ private:
     /// marks, the flags set to 1 when `fillAlive`, the marks and counters zeroed when `clear`, and
     /// the level's buffers bound.
     void bindMembers(gl::Buffer& itemsBuffer, gl::Buffer& aliveBuffer, std::size_t members, bool fillAlive, bool clear);
-    void dispatchChain(unsigned mode, std::uint32_t threads);
+    /// chain.glsl over `threads` invocations (uCount), spread over x and y; with `rowGroups` > 0,
+    /// `rowGroups` x `rowCount` workgroups instead (the pair pass's rows, setPairRows).
+    void dispatchChain(unsigned mode, std::uint32_t threads, std::uint64_t rowGroups = 0, std::uint64_t rowCount = 0);
     /// The pair pass (chain.glsl mode 0) over `pairs` with its lists cleared and bound: the
     /// cluster pairs for the filter when `filter`, `early` as setEarlyPairs queues it; `posed`:
     /// the boxes are the pose pass's (its item and object boxes bound: setObbPairs, setPairObjectCut).
@@ -368,7 +370,7 @@ private:
         keep_{"cullide chain kept pairs"}, bits_{"cullide chain survivor bits"},
         clusterPairs_{"cullide filter cluster pairs"}, chainCounters_{"cullide chain counters"},
         output_{"cullide filter triangle pairs"}, itemBoxes_{"cullide chain item boxes"},
-        objectBoxes_{"cullide chain object boxes"}, partners_{"cullide chain partners"},
+        partners_{"cullide chain partners"},
         slotCorners_{"cullide slot triangle corners"};
     std::vector<gl::CullideItem> itemsHeld_, chainItemsHeld_;  // what items_ / chainItems_ hold
     std::uint64_t itemsHeldVersion_ = 0, chainItemsHeldVersion_ = 0;  // and its Level::itemsVersion (0: none)
