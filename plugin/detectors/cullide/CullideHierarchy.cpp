@@ -62,6 +62,20 @@ bool Hierarchies::sync(const Scene& scene) {
                 }
             }
             collect(h->bvh, 0, static_cast<std::uint32_t>(std::max(clusterSize_, 1)), lo, hi, h->clusters);
+            // Each cluster's distinct corners (sorted: neighbours in memory).
+            const auto tris = mesh->triangles();
+            const auto slotTris = h->bvh.slotTriangles();
+            h->clusterVertexBegin.assign(1, 0u);
+            std::vector<std::uint32_t> corners;
+            for (const Cluster& c : h->clusters) {
+                corners.clear();
+                for (std::uint32_t s = c.firstSlot; s < c.firstSlot + c.slotCount; ++s)
+                    for (int k = 0; k < 3; ++k) corners.push_back(tris[slotTris[s]][k]);
+                std::sort(corners.begin(), corners.end());
+                corners.erase(std::unique(corners.begin(), corners.end()), corners.end());
+                h->clusterVertices.insert(h->clusterVertices.end(), corners.begin(), corners.end());
+                h->clusterVertexBegin.push_back(static_cast<std::uint32_t>(h->clusterVertices.size()));
+            }
             appendSlots(*h);
             it = cache_.emplace(mesh.get(), std::move(h)).first;
             changed = true;

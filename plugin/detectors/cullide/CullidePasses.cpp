@@ -358,6 +358,10 @@ void Passes::queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer&
     ISC_ASSERT(level.groupCount < (1u << 24), "cullide::Passes::issue(): too many groups");
     ISC_ASSERT(!level.queries || queries_, "cullide::Passes::issue(): the query programs were not compiled");
     bindCommon(level, levelItems_, itemsBuffer, aliveBuffer, seed != Seed::All, seed != Seed::PosedEarly);
+    if (seed == Seed::Uploaded) {
+        ISC_ASSERT(uploadSeeds_.size() == level.members(), "cullide::Passes::queueLevel(): one seed per member");
+        if (!uploadSeeds_.empty()) aliveBuffer.upload(0, uploadSeeds_.size_bytes(), uploadSeeds_.data());
+    }
     if (seed == Seed::Wanted) {
         // The chain's seed pass: the members of the wanted clusters start in the PCS.
         wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
@@ -497,6 +501,26 @@ void Passes::queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uin
     dispatchChain(0u, pairThreads * split, rows ? rowGroups : 0, nPairs);
 }
 
+void Passes::putClusterPairs(std::span<const glm::uvec4> list, std::size_t nItems, std::size_t nPairs) {
+    wanted_.reserveWithHeadroom(std::max<std::size_t>(4, nItems * 4));
+    wanted_.clearZero(0, nItems * 4);
+    keep_.reserveWithHeadroom(std::max<std::size_t>(4, nPairs * 4));
+    keep_.clearZero(0, nPairs * 4);
+    wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
+    keep_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_KEEP);
+    // The list's length is known: room for all of it (no overflow to test on the CPU).
+    clusterPairCapacity_ = std::max<std::uint32_t>(clusterPairCapacity_, static_cast<std::uint32_t>(list.size()));
+    clusterPairs_.reserve(std::size_t(clusterPairCapacity_) * 16);
+    if (!list.empty()) clusterPairs_.upload(0, list.size_bytes(), list.data());
+    clusterPairs_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLUSTER_PAIRS);
+    chainCounters_.reserve(CULLIDE_CHAIN_COUNTER_COUNT * 4);
+    chainCounters_.clearZero(0, CULLIDE_CHAIN_COUNTER_COUNT * 4);
+    const std::uint32_t count = static_cast<std::uint32_t>(list.size());
+    chainCounters_.upload(CULLIDE_CHAIN_CLUSTER_PAIRS * 4, 4, &count);
+    chainCounters_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_COUNTERS);
+    chainBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_BOXES);  // (the filter's other-cluster boxes)
+}
+
 void Passes::dispatchChain(unsigned mode, std::uint32_t threads, std::uint64_t rowGroups, std::uint64_t rowCount) {
     if (threads == 0) return;
     const std::uint64_t groups = (std::uint64_t(threads) + kGroup - 1) / kGroup;
@@ -526,6 +550,8 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     if (cl.items.empty() || cl.workCount == 0 || cl.views.empty() || nPairs == 0) return {};
     const std::size_t nItems = cl.items.size();
     ISC_ASSERT(!chain.started || chain.poseItems, "cullide::Passes::runChain(): only the pose pass starts early");
+    ISC_ASSERT(!chain.cpuFront || (!chain.poseItems && !chain.started && chain.seeds.size() == nItems),
+               "cullide::Passes::runChain(): the CPU front gives its boxes and one seed per cluster item");
     if (!chain.started) {  // else startChain queued the pose pass and flushed; its buffers stay bound
         glQueryCounter(begin_.id(), GL_TIMESTAMP);
         chainBoxes_.reserveWithHeadroom(std::max<std::size_t>(
@@ -540,7 +566,14 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     chainClusterLevel_ = true;
     groupUpdated_ = false;
     passQueued_ = false;
-    queueLevel(cl, items_, alive_, chain.started ? Seed::PosedEarly : chain.poseItems ? Seed::Posed : Seed::All, true);
+    uploadSeeds_ = chain.seeds;
+    queueLevel(cl, items_, alive_,
+               chain.started      ? Seed::PosedEarly
+               : chain.poseItems  ? Seed::Posed
+               : chain.cpuFront   ? Seed::Uploaded
+                                  : Seed::All,
+               true);
+    uploadSeeds_ = {};
     chainClusterLevel_ = false;
     out.groupUpdate = groupUpdated_;
     out.passTimes = passTimes_ && passQueued_;
@@ -571,9 +604,16 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     // the filter with the wanted flags (else the pair pass runs again here, its lists cleared).
     const bool early = chain.started && earlyPairsQueued_ && fromWanted;
     earlyPairsQueued_ = false;
-    out.earlyPairs = early;
+    // Chain::cpuFront: the CPU's list in place of the pair pass's (the filter checks survival as
+    // after the early pair pass).
+    const bool cpuPairs = chain.cpuFront && fromWanted;
+    const bool checkClusters = early || cpuPairs;
+    out.earlyPairs = checkClusters;
+    out.cpuFront = cpuPairs;
     // The pair pass: reads the cluster level's alive flags (still bound) and its cut counter.
-    if (!early)
+    if (cpuPairs)
+        putClusterPairs(chain.clusterPairList, nItems, nPairs);
+    else if (!early)
         queuePairPass(chain.pairs, chain.pairThreads, chain.pairSplit, nItems, filter, chain.poseItems,
                       cl.epsilon, false);
     out.pairRows = pairRowsUsed_;  // (this call's pair pass: queued early, or just now)
@@ -625,18 +665,28 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         filterProgram.setUniform("uMaxGroups", std::min<std::uint32_t>(maxGroupsX_, 65535u));
         filterProgram.setUniform("uTolerance", chain.tolerance);
         filterProgram.setUniform("uAllAlive", fromWanted ? 1u : 0u);
-        filterProgram.setUniform("uCheckClusters", early ? 1u : 0u);
+        filterProgram.setUniform("uCheckClusters", checkClusters ? 1u : 0u);
         // (slotCorners_: uploaded with the slots, uploadSlots().)
         if (slotCornersOn_) slotCorners_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOT_CORNERS);
         filterProgram.setUniform("uSlotCorners", slotCornersOn_ ? 1u : 0u);
-        filterProgram.setUniform("uMode", 0u);
-        filterProgram.use();
-        filterProgram.dispatch(1);
-        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
-        filterProgram.setUniform("uMode", 1u);
-        glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, chainCounters_.id());
-        glDispatchComputeIndirect(static_cast<GLintptr>(CULLIDE_CHAIN_ARGS * 4));
-        glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
+        if (cpuPairs) {
+            // The list's length is the CPU's: one workgroup per entry, spread over x and y as the
+            // arguments pass spreads them.
+            const std::uint32_t count = static_cast<std::uint32_t>(chain.clusterPairList.size());
+            const std::uint32_t x = std::min<std::uint32_t>(count, std::min<std::uint32_t>(maxGroupsX_, 65535u));
+            filterProgram.setUniform("uMode", 1u);
+            filterProgram.use();
+            if (count > 0) filterProgram.dispatch(x, (count + x - 1) / x);
+        } else {
+            filterProgram.setUniform("uMode", 0u);
+            filterProgram.use();
+            filterProgram.dispatch(1);
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
+            filterProgram.setUniform("uMode", 1u);
+            glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, chainCounters_.id());
+            glDispatchComputeIndirect(static_cast<GLintptr>(CULLIDE_CHAIN_ARGS * 4));
+            glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
+        }
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         glQueryCounter(filterEnd_.id(), GL_TIMESTAMP);
         // The list's length is on the GPU: copy what the last call needed and some more; a
@@ -706,12 +756,15 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             t = q;
         }
     }
-    out.pairGpuMs = early ? (double(earlyPaired_.result()) - double(posed_.result())) * 1e-6
-                          : (mid - double(clustered_.result())) * 1e-6;
+    out.pairGpuMs = cpuPairs ? 0.0
+                    : early  ? (double(earlyPaired_.result()) - double(posed_.result())) * 1e-6
+                             : (mid - double(clustered_.result())) * 1e-6;
     out.cluster.readbackMs = readbackMs;
     out.cluster.fragments = counters[0][CULLIDE_COUNTER_FRAGMENTS];
     out.cluster.alive = counters[0][CULLIDE_COUNTER_ALIVE];
-    out.clusterSeeded = chain.poseItems ? counters[0][CULLIDE_COUNTER_SEEDED] : static_cast<std::uint32_t>(nItems);
+    out.clusterSeeded = chain.poseItems  ? counters[0][CULLIDE_COUNTER_SEEDED]
+                        : chain.cpuFront ? chain.seeded
+                                         : static_cast<std::uint32_t>(nItems);
     out.cluster.cut = counters[0][CULLIDE_COUNTER_CUT];
     if (out.cluster.cut != 0) out.cluster.alive = static_cast<std::uint32_t>(nItems);
     if (triangles) {

@@ -136,6 +136,18 @@ struct Chain {
     /// The pose pass was queued and flushed already by Passes::startChain (cullide-13) with
     /// these cluster items, boxes and partners: runChain queues the rest.
     bool started = false;
+    /// The CPU front (2026-11-29, tenth session; CullideDetector's hook ISC_CULLIDE_CPU_FRONT): the
+    /// cluster items' world boxes (clusterBoxes, poseItems false), their seeds and the filter's
+    /// cluster pair list were made on the CPU, so neither the pose pass nor the pair pass runs: the
+    /// seeds and the list are uploaded, the cluster level runs on the seeded items, and the filter
+    /// checks both clusters' survival as after the early pair pass (filter.glsl uCheckClusters),
+    /// dispatched straight from the list's length (no arguments pass). Only where the chain ends
+    /// in the filter without the triangle level's passes; elsewhere the pair pass runs after the
+    /// cluster level on the uploaded seeds, as without it.
+    bool cpuFront = false;
+    std::span<const std::uint32_t> seeds;          // per cluster item: 1 when it starts in the PCS
+    std::uint32_t seeded = 0;                      // items seeded (ChainResult::clusterSeeded)
+    std::span<const glm::uvec4> clusterPairList;   // (chain pair, item of the candidate's a, of its b, 0)
     /// Run once on this thread after the chain is queued and flushed, before the wait
     /// (CullideDetector::prunePairs's `whileGpuRuns`: a caller's CPU work overlapping the GPU's).
     /// Its time counts in neither issueMs nor the read-back.
@@ -191,6 +203,7 @@ struct ChainResult {
     bool groupUpdate = false;   // setGroupUpdate applied to this call's cluster level
     bool earlyPairs = false;    // the pair pass ran before the cluster level (setEarlyPairs)
     bool pairRows = false;      // the pair pass ran as a row of workgroups per pair (setPairRows)
+    bool cpuFront = false;      // Chain::cpuFront's list replaced the pair pass
 };
 
 /// What Passes::startChain needs: the pose pass's inputs (Chain's, before its levels are made).
@@ -310,7 +323,8 @@ private:
     /// How a level's members start: all in the PCS, seeded from the wanted clusters (chain mode 1),
     /// or seeded by the pose pass (pose.glsl, its buffers bound).
     /// PosedEarly: the pose pass ran already (startChain): its seeds and counts are kept (nothing cleared).
-    enum class Seed { All, Wanted, Posed, PosedEarly };
+    /// Uploaded: the seeds given (Chain::cpuFront), the counters and marks cleared.
+    enum class Seed { All, Wanted, Posed, PosedEarly, Uploaded };
     void queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer& aliveBuffer, Seed seed, bool uploadClip);
     /// Uploads items unless the buffer already holds exactly these (`last`: what it holds).
     void uploadItems(gl::Buffer& buffer, std::span<const gl::CullideItem> items, std::vector<gl::CullideItem>& last,
@@ -332,6 +346,9 @@ private:
     /// the boxes are the pose pass's (its item and object boxes bound: setObbPairs, setPairObjectCut).
     void queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uint32_t pairThreads,
                        std::uint32_t pairSplit, std::size_t nItems, bool filter, bool posed, float epsilon, bool early);
+    /// Chain::cpuFront: the filter's cluster pair list and its length uploaded (the list's room
+    /// grown to hold it), the wanted and kept flags cleared, all bound as the pair pass binds them.
+    void putClusterPairs(std::span<const glm::uvec4> list, std::size_t nItems, std::size_t nPairs);
     /// The pose pass's inputs uploaded and bound (items' boxes by version), chainBoxes_ bound.
     void putPoseInputs(std::uint64_t itemsVersion, std::span<const std::uint32_t> itemBoxes,
                        std::span<const glm::vec4> objectBoxes, std::span<const std::uint32_t> partners);
@@ -405,6 +422,7 @@ private:
     bool objectCut_ = true;
     bool pairRows_ = true;
     bool pairRowsUsed_ = false;  // the last pair pass queued ran in rows
+    std::span<const std::uint32_t> uploadSeeds_;  // Seed::Uploaded: the flags queueLevel uploads
     gl::Program filterWideCount_;  // setFilterSubCount(true): the wide filter with the counts
     bool slotCornersOn_ = true;
     std::uint64_t itemBoxesVersion_ = 0;           // Level::itemsVersion of what itemBoxes_ holds (0: none)
