@@ -85,7 +85,7 @@ struct CullideObb {
 // Item t's oriented box; false for a deformed item (no local box).
 bool cullideObbOf(uint t, out CullideObb o) {
     uint bi = itemBoxes[t];
-    if (bi == CULLIDE_ITEM_BOX_DEFORMED) return false;
+    if ((bi & CULLIDE_ITEM_BOX_DEFORMED_BIT) != 0u) return false;
     vec3 lo = boxes[2u * bi].xyz, hi = boxes[2u * bi + 1u].xyz;
     CullideItem it = items[t];
     mat4 m = sceneObjects[it.object].model;

@@ -13,7 +13,7 @@
 // deformed cluster's triangles are then refit in parallel (an invocation per triangle, 64 apart)
 // and reduced in shared memory (min and max are exact, so the box is the one a single thread
 // finds); the rest (rigid boxes, the partner cut) runs on the first invocation.
-// Bounded loops: a deformed cluster's triangles (<= clusterSize <= 4096); an object's partners
+// Bounded loops: a deformed cluster's triangles (<= clusterSize <= 4096) or corners (<= 3 x that); an object's partners
 // (more than 60000: the item is kept, conservative).
 #include "common/dispatch.glsl"
 #include "common/scene.glsl"
@@ -29,10 +29,16 @@ layout(std430, binding = CULLIDE_BINDING_CHAIN_BOXES) buffer CullideChainBoxes {
 layout(std430, binding = CULLIDE_BINDING_BOXES) readonly buffer CullideBoxes { vec4 boxes[]; };
 layout(std430, binding = CULLIDE_BINDING_ITEM_BOXES) readonly buffer CullideItemBoxes { uint itemBoxes[]; };
 layout(std430, binding = CULLIDE_BINDING_PARTNERS) readonly buffer CullidePartners { uint partners[]; };
+layout(std430, binding = CULLIDE_BINDING_CLUSTER_VERTICES) readonly buffer CullideClusterVertices { uint clusterVertices[]; };
 
 uniform uint uCount;     // items
 uniform float uEpsilon;  // world units: the round-off bound
 uniform uint uGroupPerItem;  // 1: one workgroup per item (gl_WorkGroupID), 0: one invocation per item
+// uCorners (2026-11-29, tenth session; hook ISC_CULLIDE_POSE_CORNERS=0 for the triangles): a deformed
+// cluster's box over its distinct corners (clusterVertices[]), each vertex loaded and posed once
+// instead of once per triangle corner: the same vertices through the same expression, so the
+// same box, bit for bit.
+uniform uint uCorners;
 
 shared vec3 sLo[64], sHi[64];
 
@@ -49,7 +55,7 @@ void main() {
     CullideItem it = items[t];
     uint bi = itemBoxes[t];
     vec3 lo, hi;
-    if (bi != CULLIDE_ITEM_BOX_DEFORMED) {
+    if ((bi & CULLIDE_ITEM_BOX_DEFORMED_BIT) == 0u) {
         if (lane != 0u) return;
         vec3 c = 0.5 * (boxes[2u * bi].xyz + boxes[2u * bi + 1u].xyz);
         vec3 e = 0.5 * (boxes[2u * bi + 1u].xyz - boxes[2u * bi].xyz);
@@ -62,11 +68,22 @@ void main() {
     } else {
         lo = vec3(1e30);
         hi = vec3(-1e30);
-        for (uint k = lane; k < it.slotCount; k += lanes) {
-            vec3 a, b, c;
-            sceneWorldTriangle(it.object, slotTriangles[it.firstSlot + k], a, b, c);
-            lo = min(lo, min(a, min(b, c)));
-            hi = max(hi, max(a, max(b, c)));
+        if (uCorners != 0u) {
+            // (sceneWorldTriangle's expression on the same vertices: the same floats.)
+            uint c = bi & ~CULLIDE_ITEM_BOX_DEFORMED_BIT;
+            GpuObject o = sceneObjects[it.object];
+            for (uint k = clusterVertices[c] + lane; k < clusterVertices[c + 1u]; k += lanes) {
+                vec3 w = (o.model * vec4(sceneVertices[o.firstVertex + clusterVertices[k]].xyz, 1.0)).xyz;
+                lo = min(lo, w);
+                hi = max(hi, w);
+            }
+        } else {
+            for (uint k = lane; k < it.slotCount; k += lanes) {
+                vec3 a, b, c;
+                sceneWorldTriangle(it.object, slotTriangles[it.firstSlot + k], a, b, c);
+                lo = min(lo, min(a, min(b, c)));
+                hi = max(hi, max(a, max(b, c)));
+            }
         }
         if (uGroupPerItem != 0u) {
             // Every invocation of the workgroup is here (the branch is per item): reduce.

@@ -29,36 +29,6 @@ namespace isc {
 
 namespace {
 
-// A rigid cluster's oriented box as chain.glsl's cullideObbOf makes it (the CPU front): its local
-// box turned by its object's model matrix, grown by the fattening and the round-off bound.
-struct CpuObb {
-    Vec3 c{0.0f};
-    Vec3 e[3] = {Vec3(0.0f), Vec3(0.0f), Vec3(0.0f)};  // half edges (world)
-    float grow = 0.0f;
-    bool valid = false;  // false: deformed (no local box)
-};
-
-// chain.glsl's cullideObbAxisApart: true when axis L separates a and b beyond every round-off.
-bool obbAxisApart(const CpuObb& a, const CpuObb& b, const Vec3& L) {
-    const float d = std::fabs(glm::dot(b.c - a.c, L));
-    const float ra = std::fabs(glm::dot(a.e[0], L)) + std::fabs(glm::dot(a.e[1], L)) + std::fabs(glm::dot(a.e[2], L));
-    const float rb = std::fabs(glm::dot(b.e[0], L)) + std::fabs(glm::dot(b.e[1], L)) + std::fabs(glm::dot(b.e[2], L));
-    const float g = (a.grow + b.grow) * glm::length(L);
-    return d - (ra + rb + g) > 1e-5f * (d + ra + rb + g);
-}
-
-// chain.glsl's cullideObbApart: the separating axis test over the 15 axes.
-bool obbApart(const CpuObb& a, const CpuObb& b) {
-    for (int i = 0; i < 3; ++i) {
-        if (obbAxisApart(a, b, glm::cross(a.e[(i + 1) % 3], a.e[(i + 2) % 3]))) return true;
-        if (obbAxisApart(a, b, glm::cross(b.e[(i + 1) % 3], b.e[(i + 2) % 3]))) return true;
-    }
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-            if (obbAxisApart(a, b, glm::cross(a.e[i], b.e[j]))) return true;
-    return false;
-}
-
 using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
@@ -158,19 +128,6 @@ struct CullideDetector::Impl {
     // gpu_wake_lag_ms: the GL clock read around the chain, Passes::setTimeline).
     bool earlyStart = true;
     bool testsInPlace = true;  // ISC_CULLIDE_TESTS_IN_PLACE (detect(): the filter's list read in the mapping)
-    // The CPU front (2026-11-29, tenth session; ISC_CULLIDE_CPU_FRONT): with a deformed object in a
-    // detect() call, the cluster items' world boxes, seeds and the filter's cluster pair list are
-    // made on the CPU (the deformed clusters' boxes while their vertices are converted for the
-    // upload, as peel makes its cluster boxes), so the GPU chain starts at the cluster level's
-    // splats: no pose pass, no pair pass (cullide.md, "The CPU front").
-    // ISC_CULLIDE_CPU_FRONT=2: in rigid calls too (measured, cullide.md).
-    int cpuFront = 0;
-    std::vector<std::vector<Aabb>> frontDeformed;   // per object: its clusters' boxes (rotated, moved; not grown)
-    std::vector<glm::vec4> frontBoxes;              // per cluster item: its world box (min, max), grown
-    std::vector<std::uint32_t> frontSeeds;          // per cluster item: 1 when it reaches a partner's box
-    std::vector<CpuObb> frontObbs;                  // per cluster item: its oriented box (rigid)
-    std::vector<std::vector<glm::uvec4>> frontLists;  // per thread: its cluster pairs
-    std::vector<glm::uvec4> frontPairs;             // the filter's cluster pair list
 
     // What the levels leave.
     struct Pcs {
@@ -192,15 +149,6 @@ struct CullideDetector::Impl {
     };
     // prunePairs's `whileGpuRuns`: handed to the next chain (Chain::afterIssue), else run by prunePairs at its end.
     std::function<void()> afterIssue;
-    /// The CPU front (cpuFront): for the item cache's cluster items of `objects` (the groups),
-    /// their world boxes as the pose pass makes them (frontBoxes; deformed ones from
-    /// frontDeformed), their seeds (frontSeeds: the box reaches a partner group's box) and the
-    /// cluster pairs the pair pass would list for the filter (frontPairs: the pair pass's object
-    /// cut and oriented-box test included; only seeded clusters, whose survival the filter then
-    /// checks). No fattening (detect() only). Returns the items seeded.
-    std::uint32_t makeFront(const Scene& scene, std::span<const ObjectId> objects,
-                            std::span<const glm::vec4> objectBoxes, std::span<const std::uint32_t> partnerCsr,
-                            std::span<const gl::CullideChainPair> chainPairs, float eps);
     isc::Result<void> pipeline(const Scene& scene, std::span<const ObjectPair> candidates, CullideLevel limit,
                                bool objectLevel, bool withSelf, std::span<const float> fatten, bool gpuFilter, Pcs& out,
                                DetectorStats& stats);
@@ -318,13 +266,6 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
     // team costs more than the loop (cullide-9).
     bool anyDeformed = false;
     for (std::size_t o = 0; o < n && !anyDeformed; ++o) anyDeformed = state[o] == 1 && scene.isDeformed(ObjectId(o));
-    // The CPU front: only where the chain ends in the filter without the triangle level's passes
-    // (the filter's conditions, below) and a deformed object brings a parallel region anyway
-    // (cpuFront 2: every call, the rigid ones too).
-    const bool useFront = (cpuFront == 2 || (cpuFront == 1 && anyDeformed)) && gpuItems && gpuFilter && st.gpuFilter && !st.triangleLevel &&
-                          limit == CullideLevel::Triangle && fatten.empty() &&
-                          st.clusterSize <= int(CULLIDE_FILTER_MAX_CLUSTER);
-    if (useFront && frontDeformed.size() < n) frontDeformed.resize(n);
     // A deformed object's box (and without gpuItems its posed vertices).
     auto deformedBox = [&](std::size_t o) {
         const Pose& pose = scene.pose(ObjectId(o));
@@ -333,35 +274,10 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             // Only the box: the GPU poses the vertices itself.
             const glm::mat3 r = glm::mat3_cast(pose.rotation);
             Vec3 lo(INFINITY), hi(-INFINITY);
-            if (useFront) {
-                // And its clusters' boxes, each over its distinct corners, rotated once each while
-                // in cache (moved after the minimum: the same floats, rounding being monotonic).
-                thread_local std::vector<Vec3> rotated;
-                rotated.resize(local.size());
-                for (std::size_t i = 0; i < local.size(); ++i) {
-                    const Vec3 w = r * local[i];
-                    rotated[i] = w;
-                    lo = glm::min(lo, w);
-                    hi = glm::max(hi, w);
-                }
-                const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(ObjectId(o)));
-                std::vector<Aabb>& out = frontDeformed[o];
-                out.resize(h.clusters.size());
-                for (std::size_t k = 0; k < h.clusters.size(); ++k) {
-                    Vec3 cl(INFINITY), ch(-INFINITY);
-                    for (std::uint32_t i = h.clusterVertexBegin[k]; i < h.clusterVertexBegin[k + 1]; ++i) {
-                        const Vec3& w = rotated[h.clusterVertices[i]];
-                        cl = glm::min(cl, w);
-                        ch = glm::max(ch, w);
-                    }
-                    out[k] = Aabb{cl + pose.position, ch + pose.position};
-                }
-            } else {
-                for (const Vec3& v : local) {
-                    const Vec3 w = r * v;
-                    lo = glm::min(lo, w);
-                    hi = glm::max(hi, w);
-                }
+            for (const Vec3& v : local) {
+                const Vec3 w = r * v;
+                lo = glm::min(lo, w);
+                hi = glm::max(hi, w);
             }
             if (!local.empty()) {
                 box[o].grow(lo + pose.position);
@@ -757,7 +673,6 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             // The pair pass's list: per pair its sides' item ranges, the side with fewer clusters first.
             std::vector<gl::CullideChainPair> chainPairs;
             std::uint32_t pairThreads = 0;
-            std::uint32_t frontSeedsCount = 0;  // useFront: cluster items seeded
             bool pairsMade = false;
             auto makeChainPairs = [&] {
                 chainPairs.clear();
@@ -812,7 +727,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                             ic.boxes.push_back(Aabb{Vec3(-r), Vec3(r)});
                             ic.extent = std::max(ic.extent, 2.0f * r);
                             ic.maxSlots = std::max(ic.maxSlots, c.slotCount);
-                            ic.boxIndex.push_back(deformed ? CULLIDE_ITEM_BOX_DEFORMED : base + k);
+                            ic.boxIndex.push_back(deformed ? (CULLIDE_ITEM_BOX_DEFORMED_BIT | (base + k)) : base + k);
                         }
                         ic.count.push_back(static_cast<std::uint32_t>(ic.items.size()) - ic.first.back());
                     }
@@ -840,12 +755,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                     partnerCsr[fill[gb]++] = ga;
                 }
                 clipObjects = objects;
-                if (useFront) {
-                    makeChainPairs();  // (the sides the pair pass would take)
-                    const auto tFront = Clock::now();
-                    frontSeedsCount = makeFront(scene, objects, objectBoxes, partnerCsr, chainPairs, eps);
-                    stats.count("cpu_front_ms", msSince(tFront));
-                } else if (earlyStart) {
+                if (earlyStart) {
                     // (cullide-13) The GPU starts on the pose pass now; the views, clip boxes and
                     // pair list below are made meanwhile. With Passes::setEarlyPairs the pair list
                     // first, and the pair pass queued and flushed after the pose pass, where the
@@ -930,16 +840,9 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             chain.triangle = triangleLevel ? &*triangleLevel : nullptr;
             chain.pairs = chainPairs;
             chain.pairThreads = pairThreads;
-            chain.clusterBoxes = useFront ? std::span<const glm::vec4>(frontBoxes) : std::span<const glm::vec4>(chainBoxes);
-            chain.poseItems = gpuItems && !useFront;
-            chain.itemBoxes = chain.poseItems ? std::span<const std::uint32_t>(itemCache.boxIndex)
-                                              : std::span<const std::uint32_t>();
-            chain.cpuFront = useFront;
-            if (useFront) {
-                chain.seeds = frontSeeds;
-                chain.seeded = frontSeedsCount;
-                chain.clusterPairList = frontPairs;
-            }
+            chain.clusterBoxes = chainBoxes;
+            chain.poseItems = gpuItems;
+            chain.itemBoxes = gpuItems ? std::span<const std::uint32_t>(itemCache.boxIndex) : std::span<const std::uint32_t>();
             chain.objectBoxes = objectBoxes;
             chain.partners = partnerCsr;
             chain.started = started;
@@ -1010,7 +913,7 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
             if (cr.groupUpdate) stats.count("cluster_update_folded", 1.0);
             if (cr.earlyPairs) stats.count("pairs_early", 1.0);
             if (cr.pairRows) stats.count("pair_rows", 1.0);
-            if (cr.cpuFront) stats.count("cpu_front", 1.0);
+            if (cr.poseChecksum != 0.0) stats.count("pose_box_checksum", cr.poseChecksum);
             if (cr.passTimes) {
                 static constexpr const char* kPass[5] = {"gpu_pass_clear_ms", "gpu_pass_splat0_ms", "gpu_pass_splat1_ms",
                                                          "gpu_pass_splat2_ms", "gpu_pass_update_ms"};
@@ -1431,101 +1334,13 @@ Result<void> CullideDetector::prunePairs(const Scene& scene, std::span<const Obj
     return {};
 }
 
-std::uint32_t CullideDetector::Impl::makeFront(const Scene& scene, std::span<const ObjectId> objects,
-                                               std::span<const glm::vec4> objectBoxes,
-                                               std::span<const std::uint32_t> partnerCsr,
-                                               std::span<const gl::CullideChainPair> chainPairs, float eps) {
-    const ItemCache& ic = itemCache;
-    const std::size_t nItems = ic.items.size();
-    frontBoxes.resize(2 * nItems);
-    frontSeeds.resize(nItems);
-    frontObbs.resize(nItems);
-    const int threads = std::max(1, omp_get_max_threads());
-    if (frontLists.size() < std::size_t(threads)) frontLists.resize(std::size_t(threads));
-    for (auto& l : frontLists) l.clear();
-    std::uint32_t seeded = 0;
-    auto meets = [](const glm::vec4& lo, const glm::vec4& hi, const glm::vec4& lo2, const glm::vec4& hi2) {
-        return lo.x <= hi2.x && lo.y <= hi2.y && lo.z <= hi2.z && lo2.x <= hi.x && lo2.y <= hi.y && lo2.z <= hi.z;
-    };
-#pragma omp parallel num_threads(threads) reduction(+ : seeded)
-    {
-        // The items' boxes and seeds (pose.glsl's), per group.
-#pragma omp for schedule(dynamic, 4)
-        for (std::size_t g = 0; g < objects.size(); ++g) {
-            const ObjectId o = objects[g];
-            const cullide::MeshHierarchy& h = hierarchies->get(scene.meshOf(o));
-            const bool deformed = scene.isDeformed(o);
-            const Mat4 m = scene.pose(o).matrix();
-            const Vec3 col[3] = {Vec3(m[0]), Vec3(m[1]), Vec3(m[2])};
-            for (std::uint32_t k = 0; k < ic.count[g]; ++k) {
-                const std::uint32_t item = ic.first[g] + k;
-                Vec3 lo, hi;
-                CpuObb& obb = frontObbs[item];
-                obb.valid = !deformed;
-                if (deformed) {
-                    // The box of the posed corners, grown by 2e-6 of its largest coordinate (the
-                    // rotation's and sum's round-off) and the round-off bound.
-                    const Aabb& b = frontDeformed[o][k];
-                    const Vec3 am = glm::max(glm::abs(b.min), glm::abs(b.max));
-                    const float gr = std::max({am.x, am.y, am.z}) * 2e-6f + eps;
-                    lo = b.min - gr;
-                    hi = b.max + gr;
-                } else {
-                    // The local node box posed: centre moved, half extents through |rotation|.
-                    const geometry::Bvh::Box& lb = h.bvh.nodes()[h.clusters[k].node].box;
-                    const Vec3 bl(lb.min[0], lb.min[1], lb.min[2]), bh(lb.max[0], lb.max[1], lb.max[2]);
-                    const Vec3 c = 0.5f * (bl + bh), e = 0.5f * (bh - bl);
-                    const Vec3 wc = Vec3(m * Vec4(c, 1.0f));
-                    const Vec3 we = glm::abs(col[0]) * e.x + glm::abs(col[1]) * e.y + glm::abs(col[2]) * e.z;
-                    lo = wc - we - eps;
-                    hi = wc + we + eps;
-                    obb.c = wc;
-                    obb.e[0] = col[0] * e.x;
-                    obb.e[1] = col[1] * e.y;
-                    obb.e[2] = col[2] * e.z;
-                    obb.grow = eps;
-                }
-                const glm::vec4 l4(lo, 0.0f), h4(hi, 0.0f);
-                frontBoxes[2 * item] = l4;
-                frontBoxes[2 * item + 1] = h4;
-                std::uint32_t seed = 0;
-                for (std::uint32_t q = partnerCsr[g]; q < partnerCsr[g + 1] && seed == 0; ++q)
-                    if (meets(l4, h4, objectBoxes[2 * partnerCsr[q]], objectBoxes[2 * partnerCsr[q] + 1])) seed = 1;
-                frontSeeds[item] = seed;
-                seeded += seed;
-            }
-        }
-        // The cluster pairs (chain.glsl mode 0's tests), per pair; each thread its own list.
-        std::vector<glm::uvec4>& list = frontLists[std::size_t(omp_get_thread_num())];
-#pragma omp for schedule(dynamic, 8)
-        for (std::size_t pi = 0; pi < chainPairs.size(); ++pi) {
-            const gl::CullideChainPair& p = chainPairs[pi];
-            if (p.countA == 0 || p.countB == 0) continue;
-            const std::uint32_t gb = ic.items[p.firstB].group;
-            const glm::vec4 objLo = objectBoxes[2 * gb], objHi = objectBoxes[2 * gb + 1];
-            for (std::uint32_t a = p.firstA; a < p.firstA + p.countA; ++a) {
-                if (frontSeeds[a] == 0) continue;
-                const glm::vec4 alo = frontBoxes[2 * a], ahi = frontBoxes[2 * a + 1];
-                if (!meets(alo, ahi, objLo, objHi)) continue;  // the object cut
-                const CpuObb& oa = frontObbs[a];
-                for (std::uint32_t b = p.firstB; b < p.firstB + p.countB; ++b) {
-                    if (frontSeeds[b] == 0 || !meets(alo, ahi, frontBoxes[2 * b], frontBoxes[2 * b + 1])) continue;
-                    if (oa.valid && frontObbs[b].valid && obbApart(oa, frontObbs[b])) continue;
-                    const std::uint32_t i = static_cast<std::uint32_t>(pi);
-                    list.push_back(p.swapped != 0u ? glm::uvec4(i, b, a, 0u) : glm::uvec4(i, a, b, 0u));
-                }
-            }
-        }
-    }
-    frontPairs.clear();
-    for (const auto& l : frontLists) frontPairs.insert(frontPairs.end(), l.begin(), l.end());
-    return seeded;
-}
-
 void CullideDetector::Impl::ensureStaticBoxes(const Scene& scene) {
     // Each mesh's cluster boxes, local (clusterSize 0: the root box), once per set of meshes.
     if (!staticBoxesStale && staticBase.size() == scene.meshCount()) return;
     std::vector<glm::vec4> local;
+    // And each static cluster's distinct corners (pose.glsl's deformed boxes): heads, then corners.
+    std::vector<std::uint32_t> corners;
+    std::vector<std::uint32_t> heads;
     staticBase.assign(scene.meshCount(), 0u);
     for (MeshId m = 0; m < scene.meshCount(); ++m) {
         const cullide::MeshHierarchy& h = hierarchies->get(m);
@@ -1535,12 +1350,25 @@ void CullideDetector::Impl::ensureStaticBoxes(const Scene& scene) {
             local.push_back(glm::vec4(b.min[0], b.min[1], b.min[2], 0.0f));
             local.push_back(glm::vec4(b.max[0], b.max[1], b.max[2], 0.0f));
         };
-        if (settings.clusterSize > 0)
+        if (settings.clusterSize > 0) {
             for (const cullide::Cluster& c : h.clusters) put(c.node);
-        else
+            for (std::size_t k = 0; k < h.clusters.size(); ++k) {
+                heads.push_back(static_cast<std::uint32_t>(corners.size()));
+                corners.insert(corners.end(), h.clusterVertices.begin() + h.clusterVertexBegin[k],
+                               h.clusterVertices.begin() + h.clusterVertexBegin[k + 1]);
+            }
+        } else {
             put(0u);
+            heads.push_back(static_cast<std::uint32_t>(corners.size()));
+            for (std::uint32_t v = 0; v < h.mesh->vertexCount(); ++v) corners.push_back(v);
+        }
     }
     passes.setStaticBoxes(local);
+    // (Absolute: the heads first, with the end of the last cluster after them.)
+    heads.push_back(static_cast<std::uint32_t>(corners.size()));
+    for (std::uint32_t& x : heads) x += static_cast<std::uint32_t>(heads.size());
+    heads.insert(heads.end(), corners.begin(), corners.end());
+    passes.setStaticClusterVertices(heads);
     staticBoxesStale = false;
 }
 
@@ -1798,14 +1626,14 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // ISC_CULLIDE_PAIR_ROWS=0 (2026-11-29, ninth session): the pair pass over one flat range of
     // threads, each finding its pair by a search (Passes::setPairRows).
     impl->passes.setPairRows(envOn("ISC_CULLIDE_PAIR_ROWS", true));
+    // ISC_CULLIDE_POSE_CORNERS=0 (2026-11-29, tenth session): the pose pass boxes a deformed cluster
+    // over its triangles' corners instead of its distinct corners (Passes::setPoseCorners).
+    impl->passes.setPoseCorners(envOn("ISC_CULLIDE_POSE_CORNERS", true));
+    impl->passes.setPoseChecksum(envOn("ISC_CULLIDE_POSE_CHECKSUM", false));
     impl->filterSubCount = envOn("ISC_CULLIDE_FILTER_SUBCOUNT", false);
     if (impl->filterSubCount)
         if (auto r = impl->passes.setFilterSubCount(true); !r) return fail(r.error().message);
     impl->earlyStart = envOn("ISC_CULLIDE_EARLY_START", true);
-    // ISC_CULLIDE_CPU_FRONT (2026-11-29, tenth session): with a deformed object in the call, the
-    // cluster boxes, seeds and cluster pairs made on the CPU (no pose or pair pass on the GPU).
-    if (const char* v = std::getenv("ISC_CULLIDE_CPU_FRONT"); v != nullptr && *v != '\0')
-        impl->cpuFront = std::clamp(std::atoi(v), 0, 2);
     impl->testsInPlace = envOn("ISC_CULLIDE_TESTS_IN_PLACE", true);
     impl->passes.setTimeline(envOn("ISC_CULLIDE_TIMELINE", false));
     // Diagnostic ISC_CULLIDE_PASS_TIMES=1 (2026-11-29): gpu_pass_{clear,splat0,splat1,splat2,update}_ms.

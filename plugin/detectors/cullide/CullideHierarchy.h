@@ -32,8 +32,8 @@ struct MeshHierarchy {
     std::vector<Cluster> clusters;     // in slot order
     std::uint32_t slotBase = 0;        // where the mesh's slots start in Hierarchies::slotTriangles()
     /// Per cluster k, its triangles' distinct corners (mesh vertex indices), in
-    /// clusterVertices[clusterVertexBegin[k], clusterVertexBegin[k + 1]): a deformed cluster's box
-    /// on the CPU visits each vertex once, not once per corner (the CPU front, cullide.md).
+    /// clusterVertices[clusterVertexBegin[k], clusterVertexBegin[k + 1]): the pose pass boxes a
+    /// deformed cluster over each vertex once, not once per corner (cullide.md).
     std::vector<std::uint32_t> clusterVertices;
     std::vector<std::uint32_t> clusterVertexBegin;
 };

@@ -358,10 +358,6 @@ void Passes::queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer&
     ISC_ASSERT(level.groupCount < (1u << 24), "cullide::Passes::issue(): too many groups");
     ISC_ASSERT(!level.queries || queries_, "cullide::Passes::issue(): the query programs were not compiled");
     bindCommon(level, levelItems_, itemsBuffer, aliveBuffer, seed != Seed::All, seed != Seed::PosedEarly);
-    if (seed == Seed::Uploaded) {
-        ISC_ASSERT(uploadSeeds_.size() == level.members(), "cullide::Passes::queueLevel(): one seed per member");
-        if (!uploadSeeds_.empty()) aliveBuffer.upload(0, uploadSeeds_.size_bytes(), uploadSeeds_.data());
-    }
     if (seed == Seed::Wanted) {
         // The chain's seed pass: the members of the wanted clusters start in the PCS.
         wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
@@ -391,6 +387,7 @@ void Passes::dispatchPose(std::uint32_t n, float epsilon) {
     pose_.setUniform("uEpsilon", epsilon);
     pose_.setUniform("uCount", n);
     pose_.setUniform("uGroupPerItem", poseGroupPerItem_ ? 1u : 0u);
+    pose_.setUniform("uCorners", poseCorners_ && !staticClusterVertices_.empty() ? 1u : 0u);
     pose_.use();
     if (n > 0) pose_.dispatch(static_cast<GLuint>(x), static_cast<GLuint>((groups + x - 1) / x));
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
@@ -409,8 +406,8 @@ void Passes::putPoseInputs(std::uint64_t itemsVersion, std::span<const std::uint
     if (itemsVersion == 0 || itemsVersion != itemBoxesVersion_ || itemBoxes_.size() < itemBoxes.size_bytes()) {
         itemBoxesVersion_ = 0;
         put(itemBoxes_, itemBoxes.data(), itemBoxes.size_bytes(), CULLIDE_BINDING_ITEM_BOXES);
-        poseGroupPerItem_ = std::find(itemBoxes.begin(), itemBoxes.end(), std::uint32_t(CULLIDE_ITEM_BOX_DEFORMED)) !=
-                            itemBoxes.end();
+        poseGroupPerItem_ = std::any_of(itemBoxes.begin(), itemBoxes.end(),
+                                        [](std::uint32_t b) { return (b & CULLIDE_ITEM_BOX_DEFORMED_BIT) != 0; });
         itemBoxesVersion_ = itemsVersion;
     } else {
         itemBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_ITEM_BOXES);
@@ -421,6 +418,13 @@ void Passes::putPoseInputs(std::uint64_t itemsVersion, std::span<const std::uint
         chainBoxes_.upload(itemBoxes.size() * 2 * sizeof(glm::vec4), objectBoxes.size_bytes(), objectBoxes.data());
     put(partners_, partners.data(), partners.size_bytes(), CULLIDE_BINDING_PARTNERS);
     uploadStaticBoxes(0);
+    // The static clusters' corners (deformed boxes, setPoseCorners): once per set of meshes.
+    if (clusterVertices_.reserve(std::max<std::size_t>(32, staticClusterVertices_.size() * 4)))
+        staticClusterVerticesUploaded_ = false;
+    if (!staticClusterVerticesUploaded_ && !staticClusterVertices_.empty())
+        clusterVertices_.upload(0, staticClusterVertices_.size() * 4, staticClusterVertices_.data());
+    staticClusterVerticesUploaded_ = true;
+    clusterVertices_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLUSTER_VERTICES);
     chainBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_BOXES);
 }
 
@@ -501,26 +505,6 @@ void Passes::queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uin
     dispatchChain(0u, pairThreads * split, rows ? rowGroups : 0, nPairs);
 }
 
-void Passes::putClusterPairs(std::span<const glm::uvec4> list, std::size_t nItems, std::size_t nPairs) {
-    wanted_.reserveWithHeadroom(std::max<std::size_t>(4, nItems * 4));
-    wanted_.clearZero(0, nItems * 4);
-    keep_.reserveWithHeadroom(std::max<std::size_t>(4, nPairs * 4));
-    keep_.clearZero(0, nPairs * 4);
-    wanted_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_WANTED);
-    keep_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_KEEP);
-    // The list's length is known: room for all of it (no overflow to test on the CPU).
-    clusterPairCapacity_ = std::max<std::uint32_t>(clusterPairCapacity_, static_cast<std::uint32_t>(list.size()));
-    clusterPairs_.reserve(std::size_t(clusterPairCapacity_) * 16);
-    if (!list.empty()) clusterPairs_.upload(0, list.size_bytes(), list.data());
-    clusterPairs_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLUSTER_PAIRS);
-    chainCounters_.reserve(CULLIDE_CHAIN_COUNTER_COUNT * 4);
-    chainCounters_.clearZero(0, CULLIDE_CHAIN_COUNTER_COUNT * 4);
-    const std::uint32_t count = static_cast<std::uint32_t>(list.size());
-    chainCounters_.upload(CULLIDE_CHAIN_CLUSTER_PAIRS * 4, 4, &count);
-    chainCounters_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_COUNTERS);
-    chainBoxes_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_BOXES);  // (the filter's other-cluster boxes)
-}
-
 void Passes::dispatchChain(unsigned mode, std::uint32_t threads, std::uint64_t rowGroups, std::uint64_t rowCount) {
     if (threads == 0) return;
     const std::uint64_t groups = (std::uint64_t(threads) + kGroup - 1) / kGroup;
@@ -550,8 +534,6 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     if (cl.items.empty() || cl.workCount == 0 || cl.views.empty() || nPairs == 0) return {};
     const std::size_t nItems = cl.items.size();
     ISC_ASSERT(!chain.started || chain.poseItems, "cullide::Passes::runChain(): only the pose pass starts early");
-    ISC_ASSERT(!chain.cpuFront || (!chain.poseItems && !chain.started && chain.seeds.size() == nItems),
-               "cullide::Passes::runChain(): the CPU front gives its boxes and one seed per cluster item");
     if (!chain.started) {  // else startChain queued the pose pass and flushed; its buffers stay bound
         glQueryCounter(begin_.id(), GL_TIMESTAMP);
         chainBoxes_.reserveWithHeadroom(std::max<std::size_t>(
@@ -566,14 +548,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     chainClusterLevel_ = true;
     groupUpdated_ = false;
     passQueued_ = false;
-    uploadSeeds_ = chain.seeds;
-    queueLevel(cl, items_, alive_,
-               chain.started      ? Seed::PosedEarly
-               : chain.poseItems  ? Seed::Posed
-               : chain.cpuFront   ? Seed::Uploaded
-                                  : Seed::All,
-               true);
-    uploadSeeds_ = {};
+    queueLevel(cl, items_, alive_, chain.started ? Seed::PosedEarly : chain.poseItems ? Seed::Posed : Seed::All, true);
     chainClusterLevel_ = false;
     out.groupUpdate = groupUpdated_;
     out.passTimes = passTimes_ && passQueued_;
@@ -604,16 +579,9 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     // the filter with the wanted flags (else the pair pass runs again here, its lists cleared).
     const bool early = chain.started && earlyPairsQueued_ && fromWanted;
     earlyPairsQueued_ = false;
-    // Chain::cpuFront: the CPU's list in place of the pair pass's (the filter checks survival as
-    // after the early pair pass).
-    const bool cpuPairs = chain.cpuFront && fromWanted;
-    const bool checkClusters = early || cpuPairs;
-    out.earlyPairs = checkClusters;
-    out.cpuFront = cpuPairs;
+    out.earlyPairs = early;
     // The pair pass: reads the cluster level's alive flags (still bound) and its cut counter.
-    if (cpuPairs)
-        putClusterPairs(chain.clusterPairList, nItems, nPairs);
-    else if (!early)
+    if (!early)
         queuePairPass(chain.pairs, chain.pairThreads, chain.pairSplit, nItems, filter, chain.poseItems,
                       cl.epsilon, false);
     out.pairRows = pairRowsUsed_;  // (this call's pair pass: queued early, or just now)
@@ -665,28 +633,18 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         filterProgram.setUniform("uMaxGroups", std::min<std::uint32_t>(maxGroupsX_, 65535u));
         filterProgram.setUniform("uTolerance", chain.tolerance);
         filterProgram.setUniform("uAllAlive", fromWanted ? 1u : 0u);
-        filterProgram.setUniform("uCheckClusters", checkClusters ? 1u : 0u);
+        filterProgram.setUniform("uCheckClusters", early ? 1u : 0u);
         // (slotCorners_: uploaded with the slots, uploadSlots().)
         if (slotCornersOn_) slotCorners_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOT_CORNERS);
         filterProgram.setUniform("uSlotCorners", slotCornersOn_ ? 1u : 0u);
-        if (cpuPairs) {
-            // The list's length is the CPU's: one workgroup per entry, spread over x and y as the
-            // arguments pass spreads them.
-            const std::uint32_t count = static_cast<std::uint32_t>(chain.clusterPairList.size());
-            const std::uint32_t x = std::min<std::uint32_t>(count, std::min<std::uint32_t>(maxGroupsX_, 65535u));
-            filterProgram.setUniform("uMode", 1u);
-            filterProgram.use();
-            if (count > 0) filterProgram.dispatch(x, (count + x - 1) / x);
-        } else {
-            filterProgram.setUniform("uMode", 0u);
-            filterProgram.use();
-            filterProgram.dispatch(1);
-            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
-            filterProgram.setUniform("uMode", 1u);
-            glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, chainCounters_.id());
-            glDispatchComputeIndirect(static_cast<GLintptr>(CULLIDE_CHAIN_ARGS * 4));
-            glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
-        }
+        filterProgram.setUniform("uMode", 0u);
+        filterProgram.use();
+        filterProgram.dispatch(1);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
+        filterProgram.setUniform("uMode", 1u);
+        glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, chainCounters_.id());
+        glDispatchComputeIndirect(static_cast<GLintptr>(CULLIDE_CHAIN_ARGS * 4));
+        glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         glQueryCounter(filterEnd_.id(), GL_TIMESTAMP);
         // The list's length is on the GPU: copy what the last call needed and some more; a
@@ -748,6 +706,17 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         out.wakeLagMs = (double(gpuAtWake) - done) * 1e-6;
     }
     if (chain.poseItems) out.poseGpuMs = (double(posed_.result()) - begin) * 1e-6;
+    if (chain.poseItems && poseChecksum_) {
+        // (Test hook: the boxes bit for bit, as a sum of mixed words modulo 2^32.)
+        std::vector<std::uint32_t> boxWords(nItems * 8);
+        chainBoxes_.read(0, boxWords.size() * 4, boxWords.data());
+        std::uint32_t sum = 0;
+        for (std::size_t i = 0; i < boxWords.size(); ++i) {
+            std::uint64_t h = (std::uint64_t(boxWords[i]) + 0x9E3779B97F4A7C15ull * (i + 1)) * 0xBF58476D1CE4E5B9ull;
+            sum += std::uint32_t(h >> 32);
+        }
+        out.poseChecksum = double(sum);
+    }
     if (out.passTimes) {
         double t = chain.poseItems ? double(posed_.result()) : begin;
         for (int k = 0; k < 5; ++k) {
@@ -756,15 +725,12 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
             t = q;
         }
     }
-    out.pairGpuMs = cpuPairs ? 0.0
-                    : early  ? (double(earlyPaired_.result()) - double(posed_.result())) * 1e-6
-                             : (mid - double(clustered_.result())) * 1e-6;
+    out.pairGpuMs = early ? (double(earlyPaired_.result()) - double(posed_.result())) * 1e-6
+                          : (mid - double(clustered_.result())) * 1e-6;
     out.cluster.readbackMs = readbackMs;
     out.cluster.fragments = counters[0][CULLIDE_COUNTER_FRAGMENTS];
     out.cluster.alive = counters[0][CULLIDE_COUNTER_ALIVE];
-    out.clusterSeeded = chain.poseItems  ? counters[0][CULLIDE_COUNTER_SEEDED]
-                        : chain.cpuFront ? chain.seeded
-                                         : static_cast<std::uint32_t>(nItems);
+    out.clusterSeeded = chain.poseItems ? counters[0][CULLIDE_COUNTER_SEEDED] : static_cast<std::uint32_t>(nItems);
     out.cluster.cut = counters[0][CULLIDE_COUNTER_CUT];
     if (out.cluster.cut != 0) out.cluster.alive = static_cast<std::uint32_t>(nItems);
     if (triangles) {

@@ -112,7 +112,7 @@ struct Chain {
     /// from the static local boxes (setStaticBoxes) or the deformed vertices, and an item
     /// starts in the cluster level's PCS only when its box reaches a partner object's box.
     bool poseItems = false;
-    std::span<const std::uint32_t> itemBoxes;    // per cluster item: local box index or CULLIDE_ITEM_BOX_DEFORMED
+    std::span<const std::uint32_t> itemBoxes;    // per cluster item: its static cluster index, with CULLIDE_ITEM_BOX_DEFORMED_BIT when deformed
     std::span<const glm::vec4> objectBoxes;      // per group: its object's world box (min, max), grown
     std::span<const std::uint32_t> partners;     // CSR (bindings.h, CULLIDE_BINDING_PARTNERS)
     /// After the triangle level, the float filter (filter.glsl): the triangle pairs of the
@@ -136,18 +136,6 @@ struct Chain {
     /// The pose pass was queued and flushed already by Passes::startChain (cullide-13) with
     /// these cluster items, boxes and partners: runChain queues the rest.
     bool started = false;
-    /// The CPU front (2026-11-29, tenth session; CullideDetector's hook ISC_CULLIDE_CPU_FRONT): the
-    /// cluster items' world boxes (clusterBoxes, poseItems false), their seeds and the filter's
-    /// cluster pair list were made on the CPU, so neither the pose pass nor the pair pass runs: the
-    /// seeds and the list are uploaded, the cluster level runs on the seeded items, and the filter
-    /// checks both clusters' survival as after the early pair pass (filter.glsl uCheckClusters),
-    /// dispatched straight from the list's length (no arguments pass). Only where the chain ends
-    /// in the filter without the triangle level's passes; elsewhere the pair pass runs after the
-    /// cluster level on the uploaded seeds, as without it.
-    bool cpuFront = false;
-    std::span<const std::uint32_t> seeds;          // per cluster item: 1 when it starts in the PCS
-    std::uint32_t seeded = 0;                      // items seeded (ChainResult::clusterSeeded)
-    std::span<const glm::uvec4> clusterPairList;   // (chain pair, item of the candidate's a, of its b, 0)
     /// Run once on this thread after the chain is queued and flushed, before the wait
     /// (CullideDetector::prunePairs's `whileGpuRuns`: a caller's CPU work overlapping the GPU's).
     /// Its time counts in neither issueMs nor the read-back.
@@ -203,7 +191,7 @@ struct ChainResult {
     bool groupUpdate = false;   // setGroupUpdate applied to this call's cluster level
     bool earlyPairs = false;    // the pair pass ran before the cluster level (setEarlyPairs)
     bool pairRows = false;      // the pair pass ran as a row of workgroups per pair (setPairRows)
-    bool cpuFront = false;      // Chain::cpuFront's list replaced the pair pass
+    double poseChecksum = 0.0;  // setPoseChecksum: the pose pass's item boxes summed (their float bits mixed)
 };
 
 /// What Passes::startChain needs: the pose pass's inputs (Chain's, before its levels are made).
@@ -244,6 +232,20 @@ public:
     /// default since 2026-11-29, ninth session, where the rows waste at most half their threads;
     /// off, hook ISC_CULLIDE_PAIR_ROWS=0: one flat range, each thread's pair found by a search).
     void setPairRows(bool on) { pairRows_ = on; }
+    /// The pose pass boxes a deformed cluster over its distinct corners (setStaticClusterVertices;
+    /// the default since 2026-11-29, tenth session: each vertex loaded and posed once, the same
+    /// box) or, off (hook ISC_CULLIDE_POSE_CORNERS=0), over its triangles' corners.
+    void setPoseCorners(bool on) { poseCorners_ = on; }
+    /// Test hook ISC_CULLIDE_POSE_CHECKSUM=1: after the chain's wait, the pose pass's item boxes are
+    /// read back and summed bit for bit (ChainResult::poseChecksum; a read-back of its own).
+    void setPoseChecksum(bool on) { poseChecksum_ = on; }
+    /// Per static cluster (setStaticBoxes' numbering), its distinct corners: the heads (absolute,
+    /// one more than the clusters), then the corners (bindings.h, CULLIDE_BINDING_CLUSTER_VERTICES);
+    /// kept until replaced, uploaded with the pose pass's inputs when new.
+    void setStaticClusterVertices(std::span<const std::uint32_t> heads) {
+        staticClusterVertices_.assign(heads.begin(), heads.end());
+        staticClusterVerticesUploaded_ = false;
+    }
     /// Diagnostic (hook ISC_CULLIDE_FILTER_SUBCOUNT=1): the wide filter counts the cluster pairs
     /// whose triangle boxes, whose 16-slot sub-boxes and whose tight world boxes meet nowhere
     /// (ChainResult::emptyPairs, noSubBoxPairs, noTightPairs); the same listed pairs. Compiles
@@ -323,8 +325,7 @@ private:
     /// How a level's members start: all in the PCS, seeded from the wanted clusters (chain mode 1),
     /// or seeded by the pose pass (pose.glsl, its buffers bound).
     /// PosedEarly: the pose pass ran already (startChain): its seeds and counts are kept (nothing cleared).
-    /// Uploaded: the seeds given (Chain::cpuFront), the counters and marks cleared.
-    enum class Seed { All, Wanted, Posed, PosedEarly, Uploaded };
+    enum class Seed { All, Wanted, Posed, PosedEarly };
     void queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer& aliveBuffer, Seed seed, bool uploadClip);
     /// Uploads items unless the buffer already holds exactly these (`last`: what it holds).
     void uploadItems(gl::Buffer& buffer, std::span<const gl::CullideItem> items, std::vector<gl::CullideItem>& last,
@@ -346,9 +347,6 @@ private:
     /// the boxes are the pose pass's (its item and object boxes bound: setObbPairs, setPairObjectCut).
     void queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uint32_t pairThreads,
                        std::uint32_t pairSplit, std::size_t nItems, bool filter, bool posed, float epsilon, bool early);
-    /// Chain::cpuFront: the filter's cluster pair list and its length uploaded (the list's room
-    /// grown to hold it), the wanted and kept flags cleared, all bound as the pair pass binds them.
-    void putClusterPairs(std::span<const glm::uvec4> list, std::size_t nItems, std::size_t nPairs);
     /// The pose pass's inputs uploaded and bound (items' boxes by version), chainBoxes_ bound.
     void putPoseInputs(std::uint64_t itemsVersion, std::span<const std::uint32_t> itemBoxes,
                        std::span<const glm::vec4> objectBoxes, std::span<const std::uint32_t> partners);
@@ -387,7 +385,7 @@ private:
         keep_{"cullide chain kept pairs"}, bits_{"cullide chain survivor bits"},
         clusterPairs_{"cullide filter cluster pairs"}, chainCounters_{"cullide chain counters"},
         output_{"cullide filter triangle pairs"}, itemBoxes_{"cullide chain item boxes"},
-        partners_{"cullide chain partners"},
+        partners_{"cullide chain partners"}, clusterVertices_{"cullide static cluster corners"},
         slotCorners_{"cullide slot triangle corners"};
     std::vector<gl::CullideItem> itemsHeld_, chainItemsHeld_;  // what items_ / chainItems_ hold
     std::uint64_t itemsHeldVersion_ = 0, chainItemsHeldVersion_ = 0;  // and its Level::itemsVersion (0: none)
@@ -422,7 +420,10 @@ private:
     bool objectCut_ = true;
     bool pairRows_ = true;
     bool pairRowsUsed_ = false;  // the last pair pass queued ran in rows
-    std::span<const std::uint32_t> uploadSeeds_;  // Seed::Uploaded: the flags queueLevel uploads
+    bool poseCorners_ = true;
+    bool poseChecksum_ = false;
+    std::vector<std::uint32_t> staticClusterVertices_;
+    bool staticClusterVerticesUploaded_ = false;
     gl::Program filterWideCount_;  // setFilterSubCount(true): the wide filter with the counts
     bool slotCornersOn_ = true;
     std::uint64_t itemBoxesVersion_ = 0;           // Level::itemsVersion of what itemBoxes_ holds (0: none)
