@@ -44,6 +44,11 @@ uniform uint uMode;
 uniform uint uClusterPairCapacity;
 uniform uint uOutputCapacity;  // triangle pairs
 uniform uint uMaxGroups;       // workgroups per dimension
+// uGrid (2026-11-29, tenth session; hook ISC_CULLIDE_FILTER_GRID): at most this many workgroups
+// (one dimension), each taking cluster pairs g, g + workgroups, ... (as peel's triangle pairs
+// do): fewer workgroups launched where launching them is what a pass costs (the GPU's idle
+// clock). 0: one workgroup per cluster pair.
+uniform uint uGrid;
 uniform float uTolerance;      // world units
 uniform uint uAllAlive;        // 1: every triangle of a listed cluster is a survivor (no triangle-level passes)
 // uCheckClusters (Passes::setEarlyPairs, with uAllAlive): the pair pass ran before the cluster
@@ -110,20 +115,31 @@ bool cullideSubBox(uint g, out vec3 lo, out vec3 hi) {
 }
 #endif
 
+void cullideFilterPair(uint g, uint lid);
+
 void main() {
     if (uMode == 0u) {
         if (gl_GlobalInvocationID.x != 0u) return;
         uint count = min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity);
-        uint x = min(count, uMaxGroups);
+        // (With uGrid: no workgroup loops more than 65535 times, llvmpipe's bound.)
+        uint x = uGrid != 0u ? min(count, max(uGrid, (count + 65534u) / 65535u)) : min(count, uMaxGroups);
         chainCounters[CULLIDE_CHAIN_ARGS + 0u] = x;
-        chainCounters[CULLIDE_CHAIN_ARGS + 1u] = x == 0u ? 1u : (count + x - 1u) / x;
+        chainCounters[CULLIDE_CHAIN_ARGS + 1u] = uGrid != 0u ? 1u : (x == 0u ? 1u : (count + x - 1u) / x);
         chainCounters[CULLIDE_CHAIN_ARGS + 2u] = 1u;
         return;
     }
-    uint g = iscFlatWorkGroup();
-    if (g >= min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity)) return;  // whole workgroup
-    uvec4 cp = clusterPairs[g];
+    uint count = min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity);
+    uint stride = uGrid != 0u ? gl_NumWorkGroups.x * gl_NumWorkGroups.y : max(count, 1u);
     uint lid = gl_LocalInvocationIndex;
+    for (uint g = iscFlatWorkGroup(); g < count; g += stride) {  // uniform in the workgroup
+        cullideFilterPair(g, lid);
+        barrier();  // (the shared arrays are rewritten by the next cluster pair)
+    }
+}
+
+// One cluster pair (entry g of the list), by the whole workgroup.
+void cullideFilterPair(uint g, uint lid) {
+    uvec4 cp = clusterPairs[g];
     if (uCheckClusters != 0u) {
         if (counters[CULLIDE_COUNTER_CUT] == 0u && (alive[cp.y] == 0u || alive[cp.z] == 0u)) return;  // whole workgroup
         if (lid == 0u) {

@@ -42,16 +42,27 @@ uniform uint uCorners;
 
 shared vec3 sLo[64], sHi[64];
 
+// uGrid (2026-11-29, tenth session; hook ISC_CULLIDE_POSE_GRID, with uGroupPerItem): at most this many
+// workgroups, each taking items g, g + workgroups, ...; 0: one workgroup per item.
+uniform uint uGrid;
+
+void cullidePoseItem(uint t, uint lane, uint lanes);
+
 void main() {
-    uint lane = 0u, lanes = 1u, t;
     if (uGroupPerItem != 0u) {
-        t = iscFlatWorkGroup();
-        lane = gl_LocalInvocationID.x;
-        lanes = 64u;
+        uint stride = uGrid != 0u ? gl_NumWorkGroups.x * gl_NumWorkGroups.y : max(uCount, 1u);
+        for (uint t = iscFlatWorkGroup(); t < uCount; t += stride) {  // uniform in the workgroup
+            cullidePoseItem(t, gl_LocalInvocationID.x, 64u);
+            barrier();  // (sLo and sHi are rewritten by the next item)
+        }
     } else {
-        t = iscFlatInvocation();
+        uint t = iscFlatInvocation();
+        if (t < uCount) cullidePoseItem(t, 0u, 1u);
     }
-    if (t >= uCount) return;  // (per workgroup with uGroupPerItem: no barrier is skipped by part of one)
+}
+
+// Item t by `lanes` invocations (64: the whole workgroup, uGroupPerItem; 1: this one).
+void cullidePoseItem(uint t, uint lane, uint lanes) {
     CullideItem it = items[t];
     uint bi = itemBoxes[t];
     vec3 lo, hi;
@@ -85,7 +96,7 @@ void main() {
                 hi = max(hi, max(a, max(b, c)));
             }
         }
-        if (uGroupPerItem != 0u) {
+        if (lanes > 1u) {
             // Every invocation of the workgroup is here (the branch is per item): reduce.
             sLo[lane] = lo;
             sHi[lane] = hi;

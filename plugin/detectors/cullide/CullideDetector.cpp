@@ -1630,6 +1630,13 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // over its triangles' corners instead of its distinct corners (Passes::setPoseCorners).
     impl->passes.setPoseCorners(envOn("ISC_CULLIDE_POSE_CORNERS", true));
     impl->passes.setPoseChecksum(envOn("ISC_CULLIDE_POSE_CHECKSUM", false));
+    // ISC_CULLIDE_FILTER_GRID=n (2026-11-29, tenth session): the filter over at most n workgroups, each
+    // looping over cluster pairs (Passes::setFilterGrid; 0, the default: one per cluster pair).
+    if (const char* v = std::getenv("ISC_CULLIDE_FILTER_GRID"); v != nullptr && *v != '\0')
+        impl->passes.setFilterGrid(std::uint32_t(std::clamp(std::atoi(v), 0, 65535)));
+    // ISC_CULLIDE_POSE_GRID=n (2026-11-29, tenth session): the pose pass over at most n workgroups (Passes::setPoseGrid).
+    if (const char* v = std::getenv("ISC_CULLIDE_POSE_GRID"); v != nullptr && *v != '\0')
+        impl->passes.setPoseGrid(std::uint32_t(std::clamp(std::atoi(v), 0, 65535)));
     impl->filterSubCount = envOn("ISC_CULLIDE_FILTER_SUBCOUNT", false);
     if (impl->filterSubCount)
         if (auto r = impl->passes.setFilterSubCount(true); !r) return fail(r.error().message);

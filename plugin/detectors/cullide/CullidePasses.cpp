@@ -382,8 +382,15 @@ void Passes::queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer&
 
 void Passes::dispatchPose(std::uint32_t n, float epsilon) {
     // With a deformed item: one workgroup per item (its triangles refit in parallel).
-    const std::uint64_t groups = poseGroupPerItem_ ? n : (std::uint64_t(n) + kGroup - 1) / kGroup;
+    // (setPoseGrid: at most that many workgroups, looping over the items; none loops more than
+    // 65535 times, llvmpipe's bound.)
+    const bool grid = poseGroupPerItem_ && poseGrid_ != 0;
+    const std::uint64_t groups =
+        !poseGroupPerItem_ ? (std::uint64_t(n) + kGroup - 1) / kGroup
+        : grid             ? std::min<std::uint64_t>(n, std::max<std::uint64_t>(poseGrid_, (std::uint64_t(n) + 65534) / 65535))
+                           : n;
     const std::uint64_t x = std::min<std::uint64_t>(groups, maxGroupsX_);
+    pose_.setUniform("uGrid", grid ? 1u : 0u);
     pose_.setUniform("uEpsilon", epsilon);
     pose_.setUniform("uCount", n);
     pose_.setUniform("uGroupPerItem", poseGroupPerItem_ ? 1u : 0u);
@@ -631,6 +638,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         filterProgram.setUniform("uClusterPairCapacity", clusterPairCapacity_);
         filterProgram.setUniform("uOutputCapacity", outputCapacity_);
         filterProgram.setUniform("uMaxGroups", std::min<std::uint32_t>(maxGroupsX_, 65535u));
+        filterProgram.setUniform("uGrid", std::min(filterGrid_, std::min<std::uint32_t>(maxGroupsX_, 65535u)));
         filterProgram.setUniform("uTolerance", chain.tolerance);
         filterProgram.setUniform("uAllAlive", fromWanted ? 1u : 0u);
         filterProgram.setUniform("uCheckClusters", early ? 1u : 0u);

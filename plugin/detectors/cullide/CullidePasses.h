@@ -236,6 +236,13 @@ public:
     /// the default since 2026-11-29, tenth session: each vertex loaded and posed once, the same
     /// box) or, off (hook ISC_CULLIDE_POSE_CORNERS=0), over its triangles' corners.
     void setPoseCorners(bool on) { poseCorners_ = on; }
+    /// The filter over at most `workgroups` workgroups, each looping over cluster pairs (filter.glsl
+    /// uGrid; hook ISC_CULLIDE_FILTER_GRID); 0 (the default): one workgroup per cluster pair.
+    void setFilterGrid(std::uint32_t workgroups) { filterGrid_ = std::min<std::uint32_t>(workgroups, 65535u); }
+    /// The pose pass (one workgroup per item, with a deformed item) over at most `workgroups`
+    /// workgroups, each looping over items (pose.glsl uGrid; hook ISC_CULLIDE_POSE_GRID); 0 (the
+    /// default): one workgroup per item.
+    void setPoseGrid(std::uint32_t workgroups) { poseGrid_ = std::min<std::uint32_t>(workgroups, 65535u); }
     /// Test hook ISC_CULLIDE_POSE_CHECKSUM=1: after the chain's wait, the pose pass's item boxes are
     /// read back and summed bit for bit (ChainResult::poseChecksum; a read-back of its own).
     void setPoseChecksum(bool on) { poseChecksum_ = on; }
@@ -421,6 +428,8 @@ private:
     bool pairRows_ = true;
     bool pairRowsUsed_ = false;  // the last pair pass queued ran in rows
     bool poseCorners_ = true;
+    std::uint32_t filterGrid_ = 0;
+    std::uint32_t poseGrid_ = 0;
     bool poseChecksum_ = false;
     std::vector<std::uint32_t> staticClusterVertices_;
     bool staticClusterVerticesUploaded_ = false;

@@ -1131,6 +1131,36 @@ TEST_F(CullideDetectorTest, PoseCornersKeepTheBoxesAndTheAnswer) {
     }
 }
 
+// The filter and the pose pass over a grid of workgroups, each looping over its entries
+// (2026-11-29, tenth session; hooks ISC_CULLIDE_FILTER_GRID and ISC_CULLIDE_POSE_GRID, 0: one
+// workgroup per entry): grids of 7 and 5 workgroups (every workgroup loops hundreds of times) give
+// the same pose boxes bit for bit, clusters seeded and left, pairs kept, listed triangle pairs
+// (checksum) and answer (the reference's) as one workgroup per entry, on rigid and deformed calls.
+// With the loop's stride one workgroup short (entries skipped) this fails.
+TEST_F(CullideDetectorTest, GridsKeepTheBoxesAndTheAnswer) {
+    Scene scene = bunnyHeap(12);
+    hookPairCalls(
+        scene, {CullideSettings{}},
+        {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_POSE_CHECKSUM", "1"}, {"ISC_CULLIDE_FILTER_GRID", "7"},
+         {"ISC_CULLIDE_POSE_GRID", "5"}},
+        {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_POSE_CHECKSUM", "1"}, {"ISC_CULLIDE_FILTER_GRID", "0"},
+         {"ISC_CULLIDE_POSE_GRID", "0"}},
+        4, [](const CullideSettings&, int call, const DetectionOutput& a, const DetectionOutput& b, std::size_t colliding) {
+            EXPECT_GE(colliding, 5u);
+            std::printf("[ cullide ] grids, call %d: %zu colliding, box checksum %.0f (%.0f), cluster pairs %g, "
+                        "triangle pairs %g\n",
+                        call, colliding, a.stats.counter("pose_box_checksum"), b.stats.counter("pose_box_checksum"),
+                        a.stats.counter("filter_cluster_pairs"), a.stats.counter("filtered_pairs"));
+            EXPECT_NE(a.stats.counter("pose_box_checksum"), 0.0);
+            EXPECT_EQ(a.stats.counter("pose_box_checksum"), b.stats.counter("pose_box_checksum")) << "the same boxes";
+            expectSameClusterLevel(a, b);
+            EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0);
+            EXPECT_EQ(a.stats.counter("filter_list_checksum"), b.stats.counter("filter_list_checksum"))
+                << "the same triangle pairs listed";
+            expectSameAnswer(a, b);
+        });
+}
+
 // Candidate pairs given with the higher object id first, as a broadphase may hand them: the filter
 // lists each triangle pair with the lower object's triangle first (the exact stage's order, read
 // in place since 2026-11-29; hook ISC_CULLIDE_TESTS_IN_PLACE=0 copies the list first) and the
