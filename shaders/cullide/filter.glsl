@@ -44,11 +44,6 @@ uniform uint uMode;
 uniform uint uClusterPairCapacity;
 uniform uint uOutputCapacity;  // triangle pairs
 uniform uint uMaxGroups;       // workgroups per dimension
-// uGrid (2026-11-29, tenth session; hook ISC_CULLIDE_FILTER_GRID): at most this many workgroups
-// (one dimension), each taking cluster pairs g, g + workgroups, ... (as peel's triangle pairs
-// do): fewer workgroups launched where launching them is what a pass costs (the GPU's idle
-// clock). 0: one workgroup per cluster pair.
-uniform uint uGrid;
 uniform float uTolerance;      // world units
 uniform uint uAllAlive;        // 1: every triangle of a listed cluster is a survivor (no triangle-level passes)
 // uCheckClusters (Passes::setEarlyPairs, with uAllAlive): the pair pass ran before the cluster
@@ -88,6 +83,16 @@ shared vec3 sHi[2u * CULLIDE_FILTER_MAX_CLUSTER];
 shared uint sTri[2u * CULLIDE_FILTER_MAX_CLUSTER];
 shared uint sCount[2];
 shared uint sBoxPairs;
+// uStaged (2026-11-29, tenth session; hook ISC_CULLIDE_FILTER_STAGED): the workgroup's listed pairs
+// gathered in shared memory (up to CULLIDE_FILTER_STAGE; past it, each its own place as before), then
+// their places in the list taken with one atomicAdd for the workgroup instead of one per pair: the
+// list's counter is one address that every listed pair of the call otherwise meets in turn. 2 (a
+// measurement): the box pairs' count (a diagnostic, one more such atomicAdd per workgroup) not kept.
+uniform uint uStaged;
+uniform uint uStageRoom;  // entries of sOut used, at most CULLIDE_FILTER_STAGE (test hook ISC_CULLIDE_FILTER_STAGE_ROOM)
+#define CULLIDE_FILTER_STAGE 256u
+shared uvec2 sOut[CULLIDE_FILTER_STAGE];
+shared uint sOutCount, sOutBase;
 
 #ifdef CULLIDE_FILTER_SUBCOUNT
 // Diagnostic (hook ISC_CULLIDE_FILTER_SUBCOUNT=1, wide filter only): how many cluster pairs a cut
@@ -115,31 +120,20 @@ bool cullideSubBox(uint g, out vec3 lo, out vec3 hi) {
 }
 #endif
 
-void cullideFilterPair(uint g, uint lid);
-
 void main() {
     if (uMode == 0u) {
         if (gl_GlobalInvocationID.x != 0u) return;
         uint count = min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity);
-        // (With uGrid: no workgroup loops more than 65535 times, llvmpipe's bound.)
-        uint x = uGrid != 0u ? min(count, max(uGrid, (count + 65534u) / 65535u)) : min(count, uMaxGroups);
+        uint x = min(count, uMaxGroups);
         chainCounters[CULLIDE_CHAIN_ARGS + 0u] = x;
-        chainCounters[CULLIDE_CHAIN_ARGS + 1u] = uGrid != 0u ? 1u : (x == 0u ? 1u : (count + x - 1u) / x);
+        chainCounters[CULLIDE_CHAIN_ARGS + 1u] = x == 0u ? 1u : (count + x - 1u) / x;
         chainCounters[CULLIDE_CHAIN_ARGS + 2u] = 1u;
         return;
     }
-    uint count = min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity);
-    uint stride = uGrid != 0u ? gl_NumWorkGroups.x * gl_NumWorkGroups.y : max(count, 1u);
-    uint lid = gl_LocalInvocationIndex;
-    for (uint g = iscFlatWorkGroup(); g < count; g += stride) {  // uniform in the workgroup
-        cullideFilterPair(g, lid);
-        barrier();  // (the shared arrays are rewritten by the next cluster pair)
-    }
-}
-
-// One cluster pair (entry g of the list), by the whole workgroup.
-void cullideFilterPair(uint g, uint lid) {
+    uint g = iscFlatWorkGroup();
+    if (g >= min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity)) return;  // whole workgroup
     uvec4 cp = clusterPairs[g];
+    uint lid = gl_LocalInvocationIndex;
     if (uCheckClusters != 0u) {
         if (counters[CULLIDE_COUNTER_CUT] == 0u && (alive[cp.y] == 0u || alive[cp.z] == 0u)) return;  // whole workgroup
         if (lid == 0u) {
@@ -150,6 +144,7 @@ void cullideFilterPair(uint g, uint lid) {
     }
     if (lid < 2u) sCount[lid] = 0u;
     if (lid == 0u) sBoxPairs = 0u;
+    if (lid == 0u) sOutCount = 0u;
 #ifdef CULLIDE_FILTER_SUBCOUNT
     if (lid < 2u * CULLIDE_SUBS * 3u) {
         sSubLo[lid] = 0xFFFFFFFFu;
@@ -229,16 +224,40 @@ void cullideFilterPair(uint g, uint lid) {
         if (any(greaterThan(sLo[i], sHi[j] + uTolerance)) || any(greaterThan(sLo[j], sHi[i] + uTolerance))) continue;
         ++boxPairs;
         if (!iscTrianglesMayIntersect(sV[i][0], sV[i][1], sV[i][2], sV[j][0], sV[j][1], sV[j][2], uTolerance)) continue;
+        uint ta = flip ? sTri[j] : sTri[i], tb = flip ? sTri[i] : sTri[j];
+        if (uStaged != 0u) {
+            uint s = atomicAdd(sOutCount, 1u);
+            if (s < uStageRoom) {
+                sOut[s] = uvec2(ta, tb);
+                continue;
+            }
+        }
         uint slot = atomicAdd(chainCounters[CULLIDE_CHAIN_OUTPUT], 1u);
         if (slot < uOutputCapacity) {
             outputPairs[3u * slot] = cp.x;
-            outputPairs[3u * slot + 1u] = flip ? sTri[j] : sTri[i];
-            outputPairs[3u * slot + 2u] = flip ? sTri[i] : sTri[j];
+            outputPairs[3u * slot + 1u] = ta;
+            outputPairs[3u * slot + 2u] = tb;
         }
     }
-    if (boxPairs != 0u) atomicAdd(sBoxPairs, boxPairs);
+    if (boxPairs != 0u && uStaged != 2u) atomicAdd(sBoxPairs, boxPairs);
     barrier();
-    if (lid == 0u && sBoxPairs != 0u) atomicAdd(chainCounters[CULLIDE_CHAIN_BOX_PAIRS], sBoxPairs);
+    if (lid == 0u) {
+        if (sBoxPairs != 0u) atomicAdd(chainCounters[CULLIDE_CHAIN_BOX_PAIRS], sBoxPairs);
+        uint staged = min(sOutCount, uStageRoom);
+        if (staged != 0u) sOutBase = atomicAdd(chainCounters[CULLIDE_CHAIN_OUTPUT], staged);
+    }
+    if (uStaged != 0u) {
+        barrier();
+        uint staged = min(sOutCount, uStageRoom);
+        for (uint q = lid; q < staged; q += CULLIDE_FILTER_LANES) {
+            uint slot = sOutBase + q;
+            if (slot < uOutputCapacity) {
+                outputPairs[3u * slot] = cp.x;
+                outputPairs[3u * slot + 1u] = sOut[q].x;
+                outputPairs[3u * slot + 2u] = sOut[q].y;
+            }
+        }
+    }
 #ifdef CULLIDE_FILTER_SUBCOUNT
     if (lid == 0u && sBoxPairs == 0u) atomicAdd(chainCounters[CULLIDE_CHAIN_EMPTY_PAIRS], 1u);
 #endif

@@ -39,35 +39,33 @@ uniform uint uGroupPerItem;  // 1: one workgroup per item (gl_WorkGroupID), 0: o
 // instead of once per triangle corner: the same vertices through the same expression, so the
 // same box, bit for bit.
 uniform uint uCorners;
+// uLanePartners (2026-11-29, tenth session; hook ISC_CULLIDE_POSE_PARTNERS=0 for the first invocation's
+// loop): with uGroupPerItem every invocation holds the item's box and tests every 64th of its
+// object's partners (about 16 on a pile), the hits ORed in shared memory: one round of dependent
+// loads instead of one per partner tested, which at the GPU's idle clock is what the pass waits on.
+uniform uint uLanePartners;
 
 shared vec3 sLo[64], sHi[64];
-
-// uGrid (2026-11-29, tenth session; hook ISC_CULLIDE_POSE_GRID, with uGroupPerItem): at most this many
-// workgroups, each taking items g, g + workgroups, ...; 0: one workgroup per item.
-uniform uint uGrid;
-
-void cullidePoseItem(uint t, uint lane, uint lanes);
+shared uint sNeed;
 
 void main() {
+    uint lane = 0u, lanes = 1u, t;
     if (uGroupPerItem != 0u) {
-        uint stride = uGrid != 0u ? gl_NumWorkGroups.x * gl_NumWorkGroups.y : max(uCount, 1u);
-        for (uint t = iscFlatWorkGroup(); t < uCount; t += stride) {  // uniform in the workgroup
-            cullidePoseItem(t, gl_LocalInvocationID.x, 64u);
-            barrier();  // (sLo and sHi are rewritten by the next item)
-        }
+        t = iscFlatWorkGroup();
+        lane = gl_LocalInvocationID.x;
+        lanes = 64u;
     } else {
-        uint t = iscFlatInvocation();
-        if (t < uCount) cullidePoseItem(t, 0u, 1u);
+        t = iscFlatInvocation();
     }
-}
-
-// Item t by `lanes` invocations (64: the whole workgroup, uGroupPerItem; 1: this one).
-void cullidePoseItem(uint t, uint lane, uint lanes) {
+    if (t >= uCount) return;  // (per workgroup with uGroupPerItem: no barrier is skipped by part of one)
+    // The partners over the invocations (uLanePartners): each holds the box; sNeed gets the hits.
+    bool spread = lanes > 1u && uLanePartners != 0u;
+    if (spread && lane == 0u) sNeed = 0u;  // (written by the others only after a barrier below)
     CullideItem it = items[t];
     uint bi = itemBoxes[t];
     vec3 lo, hi;
     if ((bi & CULLIDE_ITEM_BOX_DEFORMED_BIT) == 0u) {
-        if (lane != 0u) return;
+        if (lane != 0u && !spread) return;
         vec3 c = 0.5 * (boxes[2u * bi].xyz + boxes[2u * bi + 1u].xyz);
         vec3 e = 0.5 * (boxes[2u * bi + 1u].xyz - boxes[2u * bi].xyz);
         mat4 m = sceneObjects[it.object].model;
@@ -96,7 +94,7 @@ void cullidePoseItem(uint t, uint lane, uint lanes) {
                 hi = max(hi, max(a, max(b, c)));
             }
         }
-        if (lanes > 1u) {
+        if (uGroupPerItem != 0u) {
             // Every invocation of the workgroup is here (the branch is per item): reduce.
             sLo[lane] = lo;
             sHi[lane] = hi;
@@ -108,7 +106,7 @@ void cullidePoseItem(uint t, uint lane, uint lanes) {
                 }
                 barrier();
             }
-            if (lane != 0u) return;
+            if (lane != 0u && !spread) return;
             lo = sLo[0];
             hi = sHi[0];
         }
@@ -117,17 +115,28 @@ void cullidePoseItem(uint t, uint lane, uint lanes) {
         lo -= g;
         hi += g;
     }
-    chainBoxes[2u * t] = vec4(lo, 0.0);
-    chainBoxes[2u * t + 1u] = vec4(hi, 0.0);
+    if (lane == 0u) {
+        chainBoxes[2u * t] = vec4(lo, 0.0);
+        chainBoxes[2u * t + 1u] = vec4(hi, 0.0);
+    }
     // (More partners than one loop may visit on llvmpipe: kept, conservative.)
-    uint need = partners[it.group + 1u] - partners[it.group] > 60000u ? 1u : 0u;
-    for (uint k = partners[it.group]; k < partners[it.group + 1u] && need == 0u; ++k) {
+    uint first = partners[it.group], last = partners[it.group + 1u];
+    uint need = last - first > 60000u ? 1u : 0u;
+    uint step = spread ? lanes : 1u;
+    for (uint k = first + (spread ? lane : 0u); k < last && need == 0u; k += step) {
         uint q = partners[k];
         uint ob = 2u * (uCount + q);
         if (all(lessThanEqual(lo, chainBoxes[ob + 1u].xyz)) && all(lessThanEqual(chainBoxes[ob].xyz, hi))) {
             need = 1u;
             break;
         }
+    }
+    if (spread) {
+        barrier();  // (every invocation past sNeed's reset)
+        if (need != 0u) sNeed = 1u;
+        barrier();
+        if (lane != 0u) return;
+        need = sNeed;
     }
     alive[t] = need;
     if (need != 0u) atomicAdd(counters[CULLIDE_COUNTER_SEEDED], 1u);

@@ -1630,13 +1630,15 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // over its triangles' corners instead of its distinct corners (Passes::setPoseCorners).
     impl->passes.setPoseCorners(envOn("ISC_CULLIDE_POSE_CORNERS", true));
     impl->passes.setPoseChecksum(envOn("ISC_CULLIDE_POSE_CHECKSUM", false));
-    // ISC_CULLIDE_FILTER_GRID=n (2026-11-29, tenth session): the filter over at most n workgroups, each
-    // looping over cluster pairs (Passes::setFilterGrid; 0, the default: one per cluster pair).
-    if (const char* v = std::getenv("ISC_CULLIDE_FILTER_GRID"); v != nullptr && *v != '\0')
-        impl->passes.setFilterGrid(std::uint32_t(std::clamp(std::atoi(v), 0, 65535)));
-    // ISC_CULLIDE_POSE_GRID=n (2026-11-29, tenth session): the pose pass over at most n workgroups (Passes::setPoseGrid).
-    if (const char* v = std::getenv("ISC_CULLIDE_POSE_GRID"); v != nullptr && *v != '\0')
-        impl->passes.setPoseGrid(std::uint32_t(std::clamp(std::atoi(v), 0, 65535)));
+    // ISC_CULLIDE_POSE_PARTNERS=0 (2026-11-29, tenth session): the pose pass's partner test on one
+    // invocation per item (Passes::setPosePartners).
+    impl->passes.setPosePartners(envOn("ISC_CULLIDE_POSE_PARTNERS", true));
+    // ISC_CULLIDE_FILTER_STAGED=1|2 (2026-11-29, tenth session): the filter's listed pairs placed with
+    // one atomic per workgroup (Passes::setFilterStaged).
+    if (const char* v = std::getenv("ISC_CULLIDE_FILTER_STAGED"); v != nullptr && *v != '\0')
+        impl->passes.setFilterStaged(unsigned(std::clamp(std::atoi(v), 0, 2)));
+    if (const char* v = std::getenv("ISC_CULLIDE_FILTER_STAGE_ROOM"); v != nullptr && *v != '\0')
+        impl->passes.setFilterStageRoom(std::uint32_t(std::clamp(std::atoi(v), 1, 256)));
     impl->filterSubCount = envOn("ISC_CULLIDE_FILTER_SUBCOUNT", false);
     if (impl->filterSubCount)
         if (auto r = impl->passes.setFilterSubCount(true); !r) return fail(r.error().message);

@@ -382,19 +382,13 @@ void Passes::queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer&
 
 void Passes::dispatchPose(std::uint32_t n, float epsilon) {
     // With a deformed item: one workgroup per item (its triangles refit in parallel).
-    // (setPoseGrid: at most that many workgroups, looping over the items; none loops more than
-    // 65535 times, llvmpipe's bound.)
-    const bool grid = poseGroupPerItem_ && poseGrid_ != 0;
-    const std::uint64_t groups =
-        !poseGroupPerItem_ ? (std::uint64_t(n) + kGroup - 1) / kGroup
-        : grid             ? std::min<std::uint64_t>(n, std::max<std::uint64_t>(poseGrid_, (std::uint64_t(n) + 65534) / 65535))
-                           : n;
+    const std::uint64_t groups = poseGroupPerItem_ ? n : (std::uint64_t(n) + kGroup - 1) / kGroup;
     const std::uint64_t x = std::min<std::uint64_t>(groups, maxGroupsX_);
-    pose_.setUniform("uGrid", grid ? 1u : 0u);
     pose_.setUniform("uEpsilon", epsilon);
     pose_.setUniform("uCount", n);
     pose_.setUniform("uGroupPerItem", poseGroupPerItem_ ? 1u : 0u);
     pose_.setUniform("uCorners", poseCorners_ && !staticClusterVertices_.empty() ? 1u : 0u);
+    pose_.setUniform("uLanePartners", posePartners_ ? 1u : 0u);
     pose_.use();
     if (n > 0) pose_.dispatch(static_cast<GLuint>(x), static_cast<GLuint>((groups + x - 1) / x));
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
@@ -638,10 +632,11 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         filterProgram.setUniform("uClusterPairCapacity", clusterPairCapacity_);
         filterProgram.setUniform("uOutputCapacity", outputCapacity_);
         filterProgram.setUniform("uMaxGroups", std::min<std::uint32_t>(maxGroupsX_, 65535u));
-        filterProgram.setUniform("uGrid", std::min(filterGrid_, std::min<std::uint32_t>(maxGroupsX_, 65535u)));
         filterProgram.setUniform("uTolerance", chain.tolerance);
         filterProgram.setUniform("uAllAlive", fromWanted ? 1u : 0u);
         filterProgram.setUniform("uCheckClusters", early ? 1u : 0u);
+        filterProgram.setUniform("uStaged", filterStaged_);
+        filterProgram.setUniform("uStageRoom", std::min<std::uint32_t>(filterStageRoom_, 256u));
         // (slotCorners_: uploaded with the slots, uploadSlots().)
         if (slotCornersOn_) slotCorners_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOT_CORNERS);
         filterProgram.setUniform("uSlotCorners", slotCornersOn_ ? 1u : 0u);

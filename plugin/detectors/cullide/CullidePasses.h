@@ -236,13 +236,17 @@ public:
     /// the default since 2026-11-29, tenth session: each vertex loaded and posed once, the same
     /// box) or, off (hook ISC_CULLIDE_POSE_CORNERS=0), over its triangles' corners.
     void setPoseCorners(bool on) { poseCorners_ = on; }
-    /// The filter over at most `workgroups` workgroups, each looping over cluster pairs (filter.glsl
-    /// uGrid; hook ISC_CULLIDE_FILTER_GRID); 0 (the default): one workgroup per cluster pair.
-    void setFilterGrid(std::uint32_t workgroups) { filterGrid_ = std::min<std::uint32_t>(workgroups, 65535u); }
-    /// The pose pass (one workgroup per item, with a deformed item) over at most `workgroups`
-    /// workgroups, each looping over items (pose.glsl uGrid; hook ISC_CULLIDE_POSE_GRID); 0 (the
-    /// default): one workgroup per item.
-    void setPoseGrid(std::uint32_t workgroups) { poseGrid_ = std::min<std::uint32_t>(workgroups, 65535u); }
+    /// With one workgroup per item (a deformed item in the call), the pose pass tests an item's
+    /// partners over the workgroup's invocations (the default since 2026-11-29, tenth session;
+    /// off, hook ISC_CULLIDE_POSE_PARTNERS=0: the first invocation tests them one after the other).
+    void setPosePartners(bool on) { posePartners_ = on; }
+    /// The filter's listed pairs gathered per workgroup, their places taken with one atomic
+    /// (filter.glsl uStaged; hook ISC_CULLIDE_FILTER_STAGED=1; 2 also leaves out the box pairs'
+    /// count, ChainResult::boxPairs then 0: a measurement); 0: one atomic per listed pair.
+    void setFilterStaged(unsigned mode) { filterStaged_ = std::min(mode, 2u); }
+    /// Test hook ISC_CULLIDE_FILTER_STAGE_ROOM: the staged entries a workgroup holds (1..256, the
+    /// default 256); the rest take their places one by one.
+    void setFilterStageRoom(std::uint32_t n) { filterStageRoom_ = std::clamp<std::uint32_t>(n, 1u, 256u); }
     /// Test hook ISC_CULLIDE_POSE_CHECKSUM=1: after the chain's wait, the pose pass's item boxes are
     /// read back and summed bit for bit (ChainResult::poseChecksum; a read-back of its own).
     void setPoseChecksum(bool on) { poseChecksum_ = on; }
@@ -428,8 +432,9 @@ private:
     bool pairRows_ = true;
     bool pairRowsUsed_ = false;  // the last pair pass queued ran in rows
     bool poseCorners_ = true;
-    std::uint32_t filterGrid_ = 0;
-    std::uint32_t poseGrid_ = 0;
+    bool posePartners_ = true;
+    unsigned filterStaged_ = 0;
+    std::uint32_t filterStageRoom_ = 256;
     bool poseChecksum_ = false;
     std::vector<std::uint32_t> staticClusterVertices_;
     bool staticClusterVerticesUploaded_ = false;

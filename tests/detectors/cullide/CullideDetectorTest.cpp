@@ -1086,24 +1086,23 @@ TEST_F(CullideDetectorTest, PairRowsKeepTheListedPairsAndTheAnswer) {
     });
 }
 
-// The pose pass boxing a deformed cluster over its distinct corners (the default since 2026-11-29,
-// tenth session; hook ISC_CULLIDE_POSE_CORNERS=0: over its triangles' corners, each vertex loaded
-// about 4.7 times on the bunny): the same vertices through the same expression, so the same boxes
-// bit for bit (test hook ISC_CULLIDE_POSE_CHECKSUM: the boxes read back and summed), clusters
-// seeded and left, pairs kept, listed triangle pairs (checksum) and answer (the reference's), on
-// the 12-bunny heap with two, then three bunnies squashed, and with every bunny squashed. With
-// each cluster's last corner left out it failed.
-TEST_F(CullideDetectorTest, PoseCornersKeepTheBoxesAndTheAnswer) {
+// The A/B pattern of the pose pass's forms (2026-11-29, tenth session): on the 12-bunny heap with
+// two, then three bunnies squashed (hookPairCalls, one and three cluster views), then with every
+// bunny squashed, the form on (the default) against `hook` = 0: the same pose boxes bit for bit
+// (test hook ISC_CULLIDE_POSE_CHECKSUM: the boxes read back and summed), clusters seeded and left,
+// pairs kept, listed triangle pairs (checksum) and answer (the reference's).
+void poseFormCalls(const char* hook) {
     Scene scene = bunnyHeap(12);
     CullideSettings threeViews;
     threeViews.clusterAxes = 3;
     auto check = [&](const CullideSettings& st, int call, const DetectionOutput& a, const DetectionOutput& b,
                      std::size_t colliding) {
         EXPECT_GE(colliding, 5u);
-        std::printf("[ cullide ] pose corners (%d cluster axes), call %d: %zu colliding, clusters %g -> %g, "
-                    "box checksum %.0f (triangles' corners %.0f)\n",
-                    st.clusterAxes, call, colliding, a.stats.counter("pcs_clusters_in"), a.stats.counter("pcs_clusters"),
-                    a.stats.counter("pose_box_checksum"), b.stats.counter("pose_box_checksum"));
+        std::printf("[ cullide ] %s (%d cluster axes), call %d: %zu colliding, clusters %g -> %g, box checksum %.0f "
+                    "(off %.0f)\n",
+                    hook, st.clusterAxes, call, colliding, a.stats.counter("pcs_clusters_in"),
+                    a.stats.counter("pcs_clusters"), a.stats.counter("pose_box_checksum"),
+                    b.stats.counter("pose_box_checksum"));
         EXPECT_NE(a.stats.counter("pose_box_checksum"), 0.0);
         EXPECT_EQ(a.stats.counter("pose_box_checksum"), b.stats.counter("pose_box_checksum")) << "the same boxes";
         expectSameClusterLevel(a, b);
@@ -1113,9 +1112,9 @@ TEST_F(CullideDetectorTest, PoseCornersKeepTheBoxesAndTheAnswer) {
         expectSameAnswer(a, b);
     };
     const std::initializer_list<std::pair<const char*, const char*>> on = {
-        {"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_POSE_CHECKSUM", "1"}, {"ISC_CULLIDE_POSE_CORNERS", "1"}};
+        {"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_POSE_CHECKSUM", "1"}, {hook, "1"}};
     const std::initializer_list<std::pair<const char*, const char*>> off = {
-        {"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_POSE_CHECKSUM", "1"}, {"ISC_CULLIDE_POSE_CORNERS", "0"}};
+        {"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_POSE_CHECKSUM", "1"}, {hook, "0"}};
     hookPairCalls(scene, {CullideSettings{}, threeViews}, on, off, 4, check);
     // Every bunny deformed (the deforming pile's case).
     auto a = cullideWithHooks(DetectorSettings{.wantSegments = true}, on);
@@ -1131,34 +1130,61 @@ TEST_F(CullideDetectorTest, PoseCornersKeepTheBoxesAndTheAnswer) {
     }
 }
 
-// The filter and the pose pass over a grid of workgroups, each looping over its entries
-// (2026-11-29, tenth session; hooks ISC_CULLIDE_FILTER_GRID and ISC_CULLIDE_POSE_GRID, 0: one
-// workgroup per entry): grids of 7 and 5 workgroups (every workgroup loops hundreds of times) give
-// the same pose boxes bit for bit, clusters seeded and left, pairs kept, listed triangle pairs
-// (checksum) and answer (the reference's) as one workgroup per entry, on rigid and deformed calls.
-// With the loop's stride one workgroup short (entries skipped) this fails.
-TEST_F(CullideDetectorTest, GridsKeepTheBoxesAndTheAnswer) {
+// The pose pass boxing a deformed cluster over its distinct corners (the default since 2026-11-29,
+// tenth session; hook ISC_CULLIDE_POSE_CORNERS=0: over its triangles' corners, each vertex loaded
+// about 4.7 times on the bunny): the same vertices through the same expression, so
+// poseFormCalls' checks hold. With each cluster's last corner left out it failed.
+TEST_F(CullideDetectorTest, PoseCornersKeepTheBoxesAndTheAnswer) { poseFormCalls("ISC_CULLIDE_POSE_CORNERS"); }
+
+// The pose pass testing an item's partners over its workgroup's invocations (the default since
+// 2026-11-29, tenth session; hook ISC_CULLIDE_POSE_PARTNERS=0: the first invocation tests them one
+// after the other), with poseFormCalls' checks. With each invocation starting one partner too far
+// on (the first partner of every group skipped) it failed.
+TEST_F(CullideDetectorTest, PosePartnersKeepTheSeedsAndTheAnswer) { poseFormCalls("ISC_CULLIDE_POSE_PARTNERS"); }
+
+// The filter's listed pairs placed with one atomic per workgroup (filter.glsl uStaged, 2026-11-29,
+// tenth session; hook ISC_CULLIDE_FILTER_STAGED=1), with room for all of them and for 2 (the rest
+// placed one by one), against one atomic per pair, on the 12-bunny heap's rigid and deformed calls
+// at one and three cluster views: the same box pairs, listed triangle pairs (checksum) and answer
+// (the reference's); then with a list of 16 triangle pairs (every call overflows: the survivors
+// tested on the CPU), the reference's answer too. With the staged pairs written from the next
+// workgroup's base it failed.
+TEST_F(CullideDetectorTest, FilterStagedKeepsTheListedPairsAndTheAnswer) {
     Scene scene = bunnyHeap(12);
-    hookPairCalls(
-        scene, {CullideSettings{}},
-        {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_POSE_CHECKSUM", "1"}, {"ISC_CULLIDE_FILTER_GRID", "7"},
-         {"ISC_CULLIDE_POSE_GRID", "5"}},
-        {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_POSE_CHECKSUM", "1"}, {"ISC_CULLIDE_FILTER_GRID", "0"},
-         {"ISC_CULLIDE_POSE_GRID", "0"}},
-        4, [](const CullideSettings&, int call, const DetectionOutput& a, const DetectionOutput& b, std::size_t colliding) {
-            EXPECT_GE(colliding, 5u);
-            std::printf("[ cullide ] grids, call %d: %zu colliding, box checksum %.0f (%.0f), cluster pairs %g, "
-                        "triangle pairs %g\n",
-                        call, colliding, a.stats.counter("pose_box_checksum"), b.stats.counter("pose_box_checksum"),
-                        a.stats.counter("filter_cluster_pairs"), a.stats.counter("filtered_pairs"));
-            EXPECT_NE(a.stats.counter("pose_box_checksum"), 0.0);
-            EXPECT_EQ(a.stats.counter("pose_box_checksum"), b.stats.counter("pose_box_checksum")) << "the same boxes";
-            expectSameClusterLevel(a, b);
-            EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0);
-            EXPECT_EQ(a.stats.counter("filter_list_checksum"), b.stats.counter("filter_list_checksum"))
-                << "the same triangle pairs listed";
-            expectSameAnswer(a, b);
-        });
+    CullideSettings threeViews;
+    threeViews.clusterAxes = 3;
+    for (const char* room : {"256", "2"}) {
+        hookPairCalls(
+            scene, {CullideSettings{}, threeViews},
+            {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_FILTER_STAGED", "1"}, {"ISC_CULLIDE_FILTER_STAGE_ROOM", room}},
+            {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_FILTER_STAGED", "0"}}, 4,
+            [&](const CullideSettings& st, int call, const DetectionOutput& a, const DetectionOutput& b, std::size_t colliding) {
+                EXPECT_GE(colliding, 5u);
+                std::printf("[ cullide ] staged filter (room %s, %d cluster axes), call %d: %zu colliding, box pairs %g, "
+                            "triangle pairs %g\n",
+                            room, st.clusterAxes, call, colliding, a.stats.counter("filter_box_pairs"),
+                            a.stats.counter("filtered_pairs"));
+                expectSameClusterLevel(a, b);
+                EXPECT_GT(a.stats.counter("filter_box_pairs"), 0.0);
+                EXPECT_EQ(a.stats.counter("filter_box_pairs"), b.stats.counter("filter_box_pairs"));
+                EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0);
+                EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
+                EXPECT_EQ(a.stats.counter("filter_list_checksum"), b.stats.counter("filter_list_checksum"))
+                    << "the same triangle pairs listed";
+                expectSameAnswer(a, b);
+            });
+    }
+    CullideSettings small;
+    small.filterList = 16;
+    auto staged = cullideWithHooks(DetectorSettings{.wantSegments = true}, {{"ISC_CULLIDE_FILTER_STAGED", "1"}}, small);
+    ASSERT_NE(staged, nullptr);
+    const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+    DetectionOutput out;
+    ASSERT_TRUE(staged->detect(scene, candidates, out));
+    std::size_t colliding = 0;
+    expectExact(scene, candidates, out, &colliding);
+    EXPECT_GE(colliding, 5u);
+    EXPECT_EQ(out.stats.counter("filter_overflows"), 1.0) << "16 triangle pairs cannot hold the heap's list";
 }
 
 // Candidate pairs given with the higher object id first, as a broadphase may hand them: the filter
