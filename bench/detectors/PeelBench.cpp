@@ -407,9 +407,6 @@ void registerAll() {
     // 2026-11-29, eighth session: the triangle pairs' survivors n at a time (less shared memory;
     // 256 the default since, 1024: all at once, the code before).
     auto chunk = [](int n) { return Kind{false, PeelSettings{}, {{"ISC_PEEL_SURVIVOR_CHUNK", std::to_string(n)}}}; };
-    // 2026-11-29, tenth session: a cluster pair's listed pairs placed with one atomic (2: and no
-    // screen pairs' count).
-    auto staged = [](const char* mode) { return Kind{false, PeelSettings{}, {{"ISC_PEEL_STAGED", mode}}}; };
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -443,9 +440,7 @@ void registerAll() {
                                                                       {fifth0, "peel_fifth0"},
                                                                       {chunk(128), "peel_chunk128"},
                                                                       {chunk(256), "peel_chunk256"},
-                                                                      {chunk(1024), "peel_chunk1024"},
-                                                                      {staged("1"), "peel_staged"},
-                                                                      {staged("2"), "peel_staged2"}};
+                                                                      {chunk(1024), "peel_chunk1024"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};

@@ -58,6 +58,11 @@ uniform uint uObjectBoxBase;
 // threadStart for its pair (ten dependent loads on the pile's 795 pairs); rows shorter than the
 // longest pair leave their last workgroups at once. The host takes it while that waste is small.
 uniform uint uPairRows;
+// Mode 0 with uPairLoads (2026-11-29, tenth session; hook ISC_CULLIDE_PAIR_LOADS=0 for one cluster of
+// B at a time): the thread's clusters of B are visited four at a time, their boxes loaded before
+// any of them is tested, so that the four loads wait together instead of one after the other (at
+// the GPU's idle clock a pass waits on its loads' latency). The same tests in the same order.
+uniform uint uPairLoads;
 
 // Mode 0 with uObbPairs (2026-11-28, sixth session; hook ISC_CULLIDE_OBB_PAIRS=0 for the world
 // boxes alone): two rigid clusters whose world boxes meet are also tested as what those boxes
@@ -159,10 +164,20 @@ void main() {
         CullideObb oa, ob;
         bool obbA = uObbPairs != 0u && cullideObbOf(a, oa);
         bool any = false;
-        for (uint k = share; k < p.countB; k += uPairSplit) {
+        uint step = uPairLoads != 0u ? 4u : 1u;
+        for (uint k0 = share; k0 < p.countB; k0 += step * uPairSplit) {
+          vec4 pl[4], ph[4];
+          for (uint u = 0u; u < step; ++u) {  // (the loads first; past the end, the last cluster's again)
+            uint b = p.firstB + min(k0 + u * uPairSplit, p.countB - 1u);
+            pl[u] = chainBoxes[2u * b];
+            ph[u] = chainBoxes[2u * b + 1u];
+          }
+          for (uint u = 0u; u < step; ++u) {
+            uint k = k0 + u * uPairSplit;
+            if (k >= p.countB) break;
             uint b = p.firstB + k;
             if (!everything && alive[b] == 0u) continue;
-            vec3 blo = chainBoxes[2u * b].xyz, bhi = chainBoxes[2u * b + 1u].xyz;
+            vec3 blo = pl[u].xyz, bhi = ph[u].xyz;
             if (all(lessThanEqual(alo, bhi)) && all(lessThanEqual(blo, ahi))) {
                 if (obbA && cullideObbOf(b, ob) && cullideObbApart(oa, ob)) continue;
                 if (uEarly == 0u) wanted[b] = 1u;
@@ -175,6 +190,7 @@ void main() {
                         clusterPairs[slot] = p.swapped != 0u ? uvec4(pi, b, a, 0u) : uvec4(pi, a, b, 0u);
                 }
             }
+          }
         }
         if (any && uEarly == 0u) {
             wanted[a] = 1u;

@@ -83,16 +83,6 @@ shared vec3 sHi[2u * CULLIDE_FILTER_MAX_CLUSTER];
 shared uint sTri[2u * CULLIDE_FILTER_MAX_CLUSTER];
 shared uint sCount[2];
 shared uint sBoxPairs;
-// uStaged (2026-11-29, tenth session; hook ISC_CULLIDE_FILTER_STAGED): the workgroup's listed pairs
-// gathered in shared memory (up to CULLIDE_FILTER_STAGE; past it, each its own place as before), then
-// their places in the list taken with one atomicAdd for the workgroup instead of one per pair: the
-// list's counter is one address that every listed pair of the call otherwise meets in turn. 2 (a
-// measurement): the box pairs' count (a diagnostic, one more such atomicAdd per workgroup) not kept.
-uniform uint uStaged;
-uniform uint uStageRoom;  // entries of sOut used, at most CULLIDE_FILTER_STAGE (test hook ISC_CULLIDE_FILTER_STAGE_ROOM)
-#define CULLIDE_FILTER_STAGE 256u
-shared uvec2 sOut[CULLIDE_FILTER_STAGE];
-shared uint sOutCount, sOutBase;
 
 #ifdef CULLIDE_FILTER_SUBCOUNT
 // Diagnostic (hook ISC_CULLIDE_FILTER_SUBCOUNT=1, wide filter only): how many cluster pairs a cut
@@ -144,7 +134,6 @@ void main() {
     }
     if (lid < 2u) sCount[lid] = 0u;
     if (lid == 0u) sBoxPairs = 0u;
-    if (lid == 0u) sOutCount = 0u;
 #ifdef CULLIDE_FILTER_SUBCOUNT
     if (lid < 2u * CULLIDE_SUBS * 3u) {
         sSubLo[lid] = 0xFFFFFFFFu;
@@ -224,40 +213,16 @@ void main() {
         if (any(greaterThan(sLo[i], sHi[j] + uTolerance)) || any(greaterThan(sLo[j], sHi[i] + uTolerance))) continue;
         ++boxPairs;
         if (!iscTrianglesMayIntersect(sV[i][0], sV[i][1], sV[i][2], sV[j][0], sV[j][1], sV[j][2], uTolerance)) continue;
-        uint ta = flip ? sTri[j] : sTri[i], tb = flip ? sTri[i] : sTri[j];
-        if (uStaged != 0u) {
-            uint s = atomicAdd(sOutCount, 1u);
-            if (s < uStageRoom) {
-                sOut[s] = uvec2(ta, tb);
-                continue;
-            }
-        }
         uint slot = atomicAdd(chainCounters[CULLIDE_CHAIN_OUTPUT], 1u);
         if (slot < uOutputCapacity) {
             outputPairs[3u * slot] = cp.x;
-            outputPairs[3u * slot + 1u] = ta;
-            outputPairs[3u * slot + 2u] = tb;
+            outputPairs[3u * slot + 1u] = flip ? sTri[j] : sTri[i];
+            outputPairs[3u * slot + 2u] = flip ? sTri[i] : sTri[j];
         }
     }
-    if (boxPairs != 0u && uStaged != 2u) atomicAdd(sBoxPairs, boxPairs);
+    if (boxPairs != 0u) atomicAdd(sBoxPairs, boxPairs);
     barrier();
-    if (lid == 0u) {
-        if (sBoxPairs != 0u) atomicAdd(chainCounters[CULLIDE_CHAIN_BOX_PAIRS], sBoxPairs);
-        uint staged = min(sOutCount, uStageRoom);
-        if (staged != 0u) sOutBase = atomicAdd(chainCounters[CULLIDE_CHAIN_OUTPUT], staged);
-    }
-    if (uStaged != 0u) {
-        barrier();
-        uint staged = min(sOutCount, uStageRoom);
-        for (uint q = lid; q < staged; q += CULLIDE_FILTER_LANES) {
-            uint slot = sOutBase + q;
-            if (slot < uOutputCapacity) {
-                outputPairs[3u * slot] = cp.x;
-                outputPairs[3u * slot + 1u] = sOut[q].x;
-                outputPairs[3u * slot + 2u] = sOut[q].y;
-            }
-        }
-    }
+    if (lid == 0u && sBoxPairs != 0u) atomicAdd(chainCounters[CULLIDE_CHAIN_BOX_PAIRS], sBoxPairs);
 #ifdef CULLIDE_FILTER_SUBCOUNT
     if (lid == 0u && sBoxPairs == 0u) atomicAdd(chainCounters[CULLIDE_CHAIN_EMPTY_PAIRS], 1u);
 #endif

@@ -75,39 +75,20 @@ shared uint sBoxPairs;      // triangle pairs whose boxes meet (the box test's s
 #error "PEEL_SURVIVOR_CHUNK below 1024 needs PEEL_WALK_RECORDS"
 #endif
 shared uint sSurvivors[PEEL_SURVIVOR_CHUNK];  // their indices (i x 32 + j - 32), for the float test
-// uStaged (2026-11-29, tenth session; hook ISC_PEEL_STAGED, on the records' chunked path): a cluster
-// pair's listed pairs gathered in shared memory (up to PEEL_STAGE; past it, each its own place as
-// before), then their places in the list taken with one atomicAdd instead of one per pair: the
-// list's counter is one address that every listed pair of the call otherwise meets in turn. 2 (a
-// measurement): the screen pairs' count (a diagnostic, one more such atomicAdd per cluster pair)
-// not kept either.
-uniform uint uStaged;
-uniform uint uStageRoom;  // entries of sOut used, at most PEEL_STAGE (test hook ISC_PEEL_STAGE_ROOM)
-#define PEEL_STAGE 32u
-shared uvec2 sOut[PEEL_STAGE];
-shared uint sOutCount, sOutBase;
 
 // The float test over the first `survivors` entries of sSurvivors, spread over the invocations;
-// the pairs it cannot prove apart appended to the list (to sOut first when `staged`).
-void peelTestSurvivors(uint lid, uint survivors, uint candidate, float tolerance, bool aLow, bool staged) {
+// the pairs it cannot prove apart appended to the list.
+void peelTestSurvivors(uint lid, uint survivors, uint candidate, float tolerance, bool aLow) {
     for (uint q = lid; q < survivors; q += 64u) {
         uint idx = sSurvivors[q];
         uint i = idx >> 5, j = 32u + (idx & 31u);
         if (!iscTrianglesMayIntersect(sV[i][0], sV[i][1], sV[i][2], sV[j][0], sV[j][1], sV[j][2], tolerance))
             continue;
-        uint ta = aLow ? sTri[i] : sTri[j], tb = aLow ? sTri[j] : sTri[i];
-        if (staged) {
-            uint s = atomicAdd(sOutCount, 1u);
-            if (s < uStageRoom) {
-                sOut[s] = uvec2(ta, tb);
-                continue;
-            }
-        }
         uint slot = atomicAdd(counters[uOutputCounter], 1u);
         if (slot < uOutputCapacity) {
             outputPairs[3u * slot] = candidate;
-            outputPairs[3u * slot + 1u] = ta;
-            outputPairs[3u * slot + 2u] = tb;
+            outputPairs[3u * slot + 1u] = aLow ? sTri[i] : sTri[j];
+            outputPairs[3u * slot + 2u] = aLow ? sTri[j] : sTri[i];
         }
     }
 }
@@ -123,7 +104,6 @@ void main() {
     // count is stale and dropped), so the two loads overlap. sKept is cleared here and after
     // each pair test (it is not read again until the next cluster pair's keep step).
     if (lid < 2u) sKept[lid] = 0u;
-    if (lid == 0u) sOutCount = 0u;
     memoryBarrierShared();
     barrier();
     for (uint g = first + iscFlatWorkGroup(); g < uClusterCapacity; g += groups) {  // uniform in the workgroup
@@ -224,31 +204,14 @@ void main() {
             memoryBarrierShared();
             barrier();
             uint chunkSurvivors = sBoxPairs;
-            peelTestSurvivors(lid, chunkSurvivors, candidate, tolerance, aLow, uStaged != 0u);
+            peelTestSurvivors(lid, chunkSurvivors, candidate, tolerance, aLow);
             screen += chunkSurvivors;
             barrier();  // (sBoxPairs and sSurvivors read by every invocation)
             if (lid == 0u) sBoxPairs = 0u;
             memoryBarrierShared();
             barrier();
         }
-        if (uStaged != 0u) {
-            // (Every invocation is past the last chunk's barriers: sOutCount is final.)
-            uint staged = min(sOutCount, uStageRoom);
-            if (lid == 0u && staged != 0u) sOutBase = atomicAdd(counters[uOutputCounter], staged);
-            memoryBarrierShared();
-            barrier();
-            for (uint q = lid; q < staged; q += 64u) {
-                uint slot = sOutBase + q;
-                if (slot < uOutputCapacity) {
-                    outputPairs[3u * slot] = candidate;
-                    outputPairs[3u * slot + 1u] = sOut[q].x;
-                    outputPairs[3u * slot + 2u] = sOut[q].y;
-                }
-            }
-            barrier();  // (sOutCount and sOut read by every invocation)
-            if (lid == 0u) sOutCount = 0u;
-        }
-        if (lid == 0u && screen != 0u && uStaged != 2u) atomicAdd(counters[PEEL_COUNTER_SCREEN_PAIRS], screen);
+        if (lid == 0u && screen != 0u) atomicAdd(counters[PEEL_COUNTER_SCREEN_PAIRS], screen);
         barrier();  // shared memory is rewritten by the next cluster pair
         continue;
 #elif defined(PEEL_WALK_RECORDS)
@@ -274,7 +237,7 @@ void main() {
 #ifdef PEEL_WALK_RECORDS
         if (lid < 2u) sKept[lid] = 0u;  // read by no one until the next cluster pair's keep step
 #endif
-        peelTestSurvivors(lid, survivors, candidate, tolerance, aLow, false);
+        peelTestSurvivors(lid, survivors, candidate, tolerance, aLow);
         if (lid == 0u && survivors != 0u) atomicAdd(counters[PEEL_COUNTER_SCREEN_PAIRS], survivors);
         barrier();  // shared memory is rewritten by the next cluster pair
     }

@@ -1633,12 +1633,9 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // ISC_CULLIDE_POSE_PARTNERS=0 (2026-11-29, tenth session): the pose pass's partner test on one
     // invocation per item (Passes::setPosePartners).
     impl->passes.setPosePartners(envOn("ISC_CULLIDE_POSE_PARTNERS", true));
-    // ISC_CULLIDE_FILTER_STAGED=1|2 (2026-11-29, tenth session): the filter's listed pairs placed with
-    // one atomic per workgroup (Passes::setFilterStaged).
-    if (const char* v = std::getenv("ISC_CULLIDE_FILTER_STAGED"); v != nullptr && *v != '\0')
-        impl->passes.setFilterStaged(unsigned(std::clamp(std::atoi(v), 0, 2)));
-    if (const char* v = std::getenv("ISC_CULLIDE_FILTER_STAGE_ROOM"); v != nullptr && *v != '\0')
-        impl->passes.setFilterStageRoom(std::uint32_t(std::clamp(std::atoi(v), 1, 256)));
+    // ISC_CULLIDE_PAIR_LOADS=0 (2026-11-29, tenth session): the pair pass loads one cluster of B's
+    // box at a time (Passes::setPairLoads).
+    impl->passes.setPairLoads(envOn("ISC_CULLIDE_PAIR_LOADS", true));
     impl->filterSubCount = envOn("ISC_CULLIDE_FILTER_SUBCOUNT", false);
     if (impl->filterSubCount)
         if (auto r = impl->passes.setFilterSubCount(true); !r) return fail(r.error().message);

@@ -502,6 +502,7 @@ void Passes::queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uin
     const bool rows = pairRows_ && nPairs > 0 && nPairs <= 65535 && rowGroups <= maxGroupsX_ &&
                       nPairs * rowGroups * kGroup <= 2 * (std::uint64_t(pairThreads) * split + kGroup);
     chain_.setUniform("uPairRows", rows ? 1u : 0u);
+    chain_.setUniform("uPairLoads", pairLoads_ ? 1u : 0u);
     pairRowsUsed_ = rows;
     dispatchChain(0u, pairThreads * split, rows ? rowGroups : 0, nPairs);
 }
@@ -635,8 +636,6 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         filterProgram.setUniform("uTolerance", chain.tolerance);
         filterProgram.setUniform("uAllAlive", fromWanted ? 1u : 0u);
         filterProgram.setUniform("uCheckClusters", early ? 1u : 0u);
-        filterProgram.setUniform("uStaged", filterStaged_);
-        filterProgram.setUniform("uStageRoom", std::min<std::uint32_t>(filterStageRoom_, 256u));
         // (slotCorners_: uploaded with the slots, uploadSlots().)
         if (slotCornersOn_) slotCorners_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOT_CORNERS);
         filterProgram.setUniform("uSlotCorners", slotCornersOn_ ? 1u : 0u);

@@ -240,13 +240,9 @@ public:
     /// partners over the workgroup's invocations (the default since 2026-11-29, tenth session;
     /// off, hook ISC_CULLIDE_POSE_PARTNERS=0: the first invocation tests them one after the other).
     void setPosePartners(bool on) { posePartners_ = on; }
-    /// The filter's listed pairs gathered per workgroup, their places taken with one atomic
-    /// (filter.glsl uStaged; hook ISC_CULLIDE_FILTER_STAGED=1; 2 also leaves out the box pairs'
-    /// count, ChainResult::boxPairs then 0: a measurement); 0: one atomic per listed pair.
-    void setFilterStaged(unsigned mode) { filterStaged_ = std::min(mode, 2u); }
-    /// Test hook ISC_CULLIDE_FILTER_STAGE_ROOM: the staged entries a workgroup holds (1..256, the
-    /// default 256); the rest take their places one by one.
-    void setFilterStageRoom(std::uint32_t n) { filterStageRoom_ = std::clamp<std::uint32_t>(n, 1u, 256u); }
+    /// The pair pass loads four clusters' boxes of side B before testing them (chain.glsl
+    /// uPairLoads; hook ISC_CULLIDE_PAIR_LOADS=0: one at a time).
+    void setPairLoads(bool on) { pairLoads_ = on; }
     /// Test hook ISC_CULLIDE_POSE_CHECKSUM=1: after the chain's wait, the pose pass's item boxes are
     /// read back and summed bit for bit (ChainResult::poseChecksum; a read-back of its own).
     void setPoseChecksum(bool on) { poseChecksum_ = on; }
@@ -433,8 +429,7 @@ private:
     bool pairRowsUsed_ = false;  // the last pair pass queued ran in rows
     bool poseCorners_ = true;
     bool posePartners_ = true;
-    unsigned filterStaged_ = 0;
-    std::uint32_t filterStageRoom_ = 256;
+    bool pairLoads_ = true;
     bool poseChecksum_ = false;
     std::vector<std::uint32_t> staticClusterVertices_;
     bool staticClusterVerticesUploaded_ = false;

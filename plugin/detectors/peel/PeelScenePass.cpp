@@ -144,13 +144,6 @@ Result<void> PeelScenePass::create(const PeelSettings& settings, const DetectorS
     // ISC_PEEL_CPU_WALK=1: every pair walked after a barrier behind the last box (the first form,
     // run 1 of peel-walk-12); 2 (default): each pair as soon as both its parts are boxed.
     if (const char* v = std::getenv("ISC_PEEL_CPU_WALK"); v != nullptr && *v == '0') cpuWalkOn_ = false;
-    // ISC_PEEL_STAGED=1|2 (2026-11-29, tenth session): the triangle pairs place a cluster pair's listed
-    // pairs with one atomic (tri_pairs.glsl uStaged; 2 also leaves out the screen pairs' count).
-    if (const char* v = std::getenv("ISC_PEEL_STAGED"); v != nullptr && *v != '\0')
-        staged_ = unsigned(std::clamp(std::atoi(v), 0, 2));
-    // Test hook ISC_PEEL_STAGE_ROOM=n: a cluster pair stages at most n (1..32) of its listed pairs.
-    if (const char* v = std::getenv("ISC_PEEL_STAGE_ROOM"); v != nullptr && *v != '\0')
-        stageRoom_ = std::uint32_t(std::clamp(std::atoi(v), 1, 32));
     if (const char* v = std::getenv("ISC_PEEL_CPU_WALK"); v != nullptr && *v == '1') cpuWalkMode_ = 1;
     // (A prefetch of a pair's boxes once its roots meet was slower on the H200, run 2 of
     // peel-walk-12, and was taken out again.)
@@ -1173,8 +1166,6 @@ Result<void> PeelScenePass::fusedWalkAndPairs(std::uint32_t clusterCap, std::uin
         tri.setUniform("uOutputCounter", std::uint32_t(half == 1 ? PEEL_COUNTER_OUTPUT_B : PEEL_COUNTER_OUTPUT));
         tri.setUniform("uClusterCapacity", clusterCap);
         tri.setUniform("uOutputCapacity", static_cast<std::uint32_t>(std::min<std::size_t>(cap_.output, 0xFFFFFFFFu)));
-        tri.setUniform("uStaged", staged_);
-        tri.setUniform("uStageRoom", stageRoom_);
         tri.use();
         // As many workgroups as the last call's cluster pairs and a quarter more (each strides
         // over the list, so any count is served; a good guess makes it one cluster pair each).

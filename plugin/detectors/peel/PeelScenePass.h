@@ -111,8 +111,6 @@ private:
     // written into walkStaging_ and copied to clusterPairsBuffer_, the count written into the
     // counters; the GPU runs only the triangle pairs. Test hook ISC_PEEL_CPU_WALK=0: the GPU walk.
     bool cpuWalkOn_ = true;
-    unsigned staged_ = 0;
-    std::uint32_t stageRoom_ = 32;  // ISC_PEEL_STAGE_ROOM (tri_pairs.glsl uStageRoom, at most PEEL_STAGE)  // ISC_PEEL_STAGED: the triangle pairs' listed pairs placed per cluster pair (tri_pairs.glsl uStaged)
     bool cpuWalkCall_ = false;             // this call's cluster pairs are the CPU's
     int cpuWalkMode_ = 2;                  // 2: each pair once both its parts are boxed; 1: all after a barrier
     // The CPU walk's records carry the two clusters' boxes (five uvec4 each; tri_pairs.glsl with

@@ -1142,49 +1142,12 @@ TEST_F(CullideDetectorTest, PoseCornersKeepTheBoxesAndTheAnswer) { poseFormCalls
 // on (the first partner of every group skipped) it failed.
 TEST_F(CullideDetectorTest, PosePartnersKeepTheSeedsAndTheAnswer) { poseFormCalls("ISC_CULLIDE_POSE_PARTNERS"); }
 
-// The filter's listed pairs placed with one atomic per workgroup (filter.glsl uStaged, 2026-11-29,
-// tenth session; hook ISC_CULLIDE_FILTER_STAGED=1), with room for all of them and for 2 (the rest
-// placed one by one), against one atomic per pair, on the 12-bunny heap's rigid and deformed calls
-// at one and three cluster views: the same box pairs, listed triangle pairs (checksum) and answer
-// (the reference's); then with a list of 16 triangle pairs (every call overflows: the survivors
-// tested on the CPU), the reference's answer too. With the staged pairs written from the next
-// workgroup's base it failed.
-TEST_F(CullideDetectorTest, FilterStagedKeepsTheListedPairsAndTheAnswer) {
-    Scene scene = bunnyHeap(12);
-    CullideSettings threeViews;
-    threeViews.clusterAxes = 3;
-    for (const char* room : {"256", "2"}) {
-        hookPairCalls(
-            scene, {CullideSettings{}, threeViews},
-            {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_FILTER_STAGED", "1"}, {"ISC_CULLIDE_FILTER_STAGE_ROOM", room}},
-            {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_FILTER_STAGED", "0"}}, 4,
-            [&](const CullideSettings& st, int call, const DetectionOutput& a, const DetectionOutput& b, std::size_t colliding) {
-                EXPECT_GE(colliding, 5u);
-                std::printf("[ cullide ] staged filter (room %s, %d cluster axes), call %d: %zu colliding, box pairs %g, "
-                            "triangle pairs %g\n",
-                            room, st.clusterAxes, call, colliding, a.stats.counter("filter_box_pairs"),
-                            a.stats.counter("filtered_pairs"));
-                expectSameClusterLevel(a, b);
-                EXPECT_GT(a.stats.counter("filter_box_pairs"), 0.0);
-                EXPECT_EQ(a.stats.counter("filter_box_pairs"), b.stats.counter("filter_box_pairs"));
-                EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0);
-                EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
-                EXPECT_EQ(a.stats.counter("filter_list_checksum"), b.stats.counter("filter_list_checksum"))
-                    << "the same triangle pairs listed";
-                expectSameAnswer(a, b);
-            });
-    }
-    CullideSettings small;
-    small.filterList = 16;
-    auto staged = cullideWithHooks(DetectorSettings{.wantSegments = true}, {{"ISC_CULLIDE_FILTER_STAGED", "1"}}, small);
-    ASSERT_NE(staged, nullptr);
-    const std::vector<ObjectPair> candidates = scene.overlappingPairs();
-    DetectionOutput out;
-    ASSERT_TRUE(staged->detect(scene, candidates, out));
-    std::size_t colliding = 0;
-    expectExact(scene, candidates, out, &colliding);
-    EXPECT_GE(colliding, 5u);
-    EXPECT_EQ(out.stats.counter("filter_overflows"), 1.0) << "16 triangle pairs cannot hold the heap's list";
+// The pair pass loading four clusters' boxes of side B before testing them (the default since
+// 2026-11-29, tenth session; hook ISC_CULLIDE_PAIR_LOADS=0: one at a time), with pairPassFormCalls'
+// checks (the same cluster level, cluster pairs, listed triangle pairs and answer). With each
+// cluster of B tested against the next loaded one's box it failed.
+TEST_F(CullideDetectorTest, PairLoadsKeepTheListedPairsAndTheAnswer) {
+    pairPassFormCalls("ISC_CULLIDE_PAIR_LOADS", 2, [](const DetectionOutput&, const DetectionOutput&) {});
 }
 
 // Candidate pairs given with the higher object id first, as a broadphase may hand them: the filter
