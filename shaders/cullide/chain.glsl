@@ -63,13 +63,6 @@ uniform uint uPairRows;
 // any of them is tested, so that the four loads wait together instead of one after the other (at
 // the GPU's idle clock a pass waits on its loads' latency). The same tests in the same order.
 uniform uint uPairLoads;
-// Mode 0 with uRecordItems (2026-11-29, tenth session; hook ISC_CULLIDE_RECORD_ITEMS=0 for one uvec4 per
-// cluster pair): each listed cluster pair is two uvec4, (chain pair, item of the candidate's a, of its
-// b, their slot counts in bits 0-7 and 8-15) and (their first slots, their objects), so that the
-// filter reads what it needs of both items with its record instead of loading each item after it:
-// one dependent load fewer in the filter's chain (at the GPU's idle clock a pass waits on those).
-// Only where the filter's items are the cluster level's.
-uniform uint uRecordItems;
 
 // Mode 0 with uObbPairs (2026-11-28, sixth session; hook ISC_CULLIDE_OBB_PAIRS=0 for the world
 // boxes alone): two rigid clusters whose world boxes meet are also tested as what those boxes
@@ -163,8 +156,6 @@ void main() {
         uint a = p.firstA + (t - p.threadStart);
         if (!everything && alive[a] == 0u) return;
         vec3 alo = chainBoxes[2u * a].xyz, ahi = chainBoxes[2u * a + 1u].xyz;
-        CullideItem ia;
-        if (uRecordItems != 0u) ia = items[a];
         if (uObjectCut != 0u && p.countB > 0u) {
             uint gb = items[p.firstB].group;
             uint ob = 2u * (uObjectBoxBase + gb);
@@ -195,18 +186,8 @@ void main() {
                     // Past the capacity the count still grows: the host sees the overflow and
                     // tests this call's survivors on the CPU instead.
                     uint slot = atomicAdd(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], 1u);
-                    if (slot < uClusterPairCapacity) {
-                        if (uRecordItems != 0u) {
-                            CullideItem ib = items[b];
-                            // (Side 0 the candidate's a: the swapped pair's B.)
-                            CullideItem i0 = p.swapped != 0u ? ib : ia, i1 = p.swapped != 0u ? ia : ib;
-                            clusterPairs[2u * slot] = uvec4(pi, p.swapped != 0u ? b : a, p.swapped != 0u ? a : b,
-                                                            i0.slotCount | (i1.slotCount << 8));
-                            clusterPairs[2u * slot + 1u] = uvec4(i0.firstSlot, i1.firstSlot, i0.object, i1.object);
-                        } else {
-                            clusterPairs[slot] = p.swapped != 0u ? uvec4(pi, b, a, 0u) : uvec4(pi, a, b, 0u);
-                        }
-                    }
+                    if (slot < uClusterPairCapacity)
+                        clusterPairs[slot] = p.swapped != 0u ? uvec4(pi, b, a, 0u) : uvec4(pi, a, b, 0u);
                 }
             }
           }

@@ -58,25 +58,22 @@ layout(std430, binding = CULLIDE_BINDING_KEEP) buffer CullideKeep { uint keep[];
 
 layout(std430, binding = CULLIDE_BINDING_SLOT_CORNERS) readonly buffer CullideSlotCorners { uvec4 slotCorners[]; };
 uniform uint uSlotCorners;  // 1: the slot's corner indices and triangle from slotCorners[] (one load)
-// uRecordItems (chain.glsl's): each listed cluster pair is two uvec4, the second with both items'
-// first slots and objects, their slot counts in the first's w: no item is loaded here.
-uniform uint uRecordItems;
 
 // Slot `lane` of `it`: its mesh triangle t and world corners, as sceneWorldTriangle poses them
 // (the same expression on the same floats). With uSlotCorners (cullide-12, the default) the
 // corner indices come with the slot (slotCorners[]: one load instead of the slot's triangle, then
 // its three indices: one dependent load less per triangle posed).
-void cullideSlotTriangle(uint object, uint firstSlot, uint lane, out uint t, out vec3 a, out vec3 b, out vec3 c) {
+void cullideSlotTriangle(CullideItem it, uint lane, out uint t, out vec3 a, out vec3 b, out vec3 c) {
     if (uSlotCorners != 0u) {
-        uvec4 q = slotCorners[firstSlot + lane];
+        uvec4 q = slotCorners[it.firstSlot + lane];
         t = q.w;
-        GpuObject o = sceneObjects[object];
+        GpuObject o = sceneObjects[it.object];
         a = (o.model * vec4(sceneVertices[o.firstVertex + q.x].xyz, 1.0)).xyz;
         b = (o.model * vec4(sceneVertices[o.firstVertex + q.y].xyz, 1.0)).xyz;
         c = (o.model * vec4(sceneVertices[o.firstVertex + q.z].xyz, 1.0)).xyz;
     } else {
-        t = slotTriangles[firstSlot + lane];
-        sceneWorldTriangle(object, t, a, b, c);
+        t = slotTriangles[it.firstSlot + lane];
+        sceneWorldTriangle(it.object, t, a, b, c);
     }
 }
 
@@ -125,8 +122,7 @@ void main() {
     }
     uint g = iscFlatWorkGroup();
     if (g >= min(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], uClusterPairCapacity)) return;  // whole workgroup
-    uvec4 cp = clusterPairs[uRecordItems != 0u ? 2u * g : g];
-    uvec4 r1 = uRecordItems != 0u ? clusterPairs[2u * g + 1u] : uvec4(0u);
+    uvec4 cp = clusterPairs[g];
     uint lid = gl_LocalInvocationIndex;
     if (uCheckClusters != 0u) {
         if (counters[CULLIDE_COUNTER_CUT] == 0u && (alive[cp.y] == 0u || alive[cp.z] == 0u)) return;  // whole workgroup
@@ -152,22 +148,11 @@ void main() {
     uint lane = lid;
     for (uint side = 0u; side < 2u; ++side) {
 #endif
-        uint object, firstSlot, slotCount, memberStart = 0u;
-        if (uRecordItems != 0u) {
-            object = side == 0u ? r1.z : r1.w;
-            firstSlot = side == 0u ? r1.x : r1.y;
-            slotCount = (cp.w >> (8u * side)) & 0xFFu;
-        } else {
-            CullideItem it = items[side == 0u ? cp.y : cp.z];
-            object = it.object;
-            firstSlot = it.firstSlot;
-            slotCount = it.slotCount;
-            memberStart = it.memberStart;
-        }
-        if (lane < slotCount && (uAllAlive != 0u || alive[memberStart + lane] != 0u)) {
+        CullideItem it = items[side == 0u ? cp.y : cp.z];
+        if (lane < it.slotCount && (uAllAlive != 0u || alive[it.memberStart + lane] != 0u)) {
             uint t;
             vec3 a, b, c;
-            cullideSlotTriangle(object, firstSlot, lane, t, a, b, c);
+            cullideSlotTriangle(it, lane, t, a, b, c);
             vec3 lo = min(a, min(b, c)), hi = max(a, max(b, c));
 #ifdef CULLIDE_FILTER_SUBCOUNT
             uint sub = 3u * (side * CULLIDE_SUBS + lane / CULLIDE_SUB);
@@ -221,7 +206,7 @@ void main() {
     uint nA = sCount[0], nB = sCount[1];
     // The output as the exact stage takes it (PeelExact's TrianglePairCandidate): the triangle
     // of the object with the lower id first.
-    bool flip = uRecordItems != 0u ? r1.z > r1.w : items[cp.y].object > items[cp.z].object;
+    bool flip = items[cp.y].object > items[cp.z].object;
     uint total = nA * nB, boxPairs = 0u;
     for (uint idx = lid; idx < total; idx += CULLIDE_FILTER_LANES) {
         uint i = idx / nB, j = CULLIDE_FILTER_MAX_CLUSTER + idx % nB;

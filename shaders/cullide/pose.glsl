@@ -10,11 +10,12 @@
 //   one of its object's partners (the CPU's former "need" cut: a cluster outside every
 //   partner's box cannot touch one), counted in CULLIDE_COUNTER_SEEDED.
 // uGroupPerItem (set when some item is deformed): one 64-wide workgroup per item instead; a
-// deformed cluster's triangles are then refit in parallel (an invocation per triangle, 64 apart)
-// and reduced in shared memory (min and max are exact, so the box is the one a single thread
-// finds); the rest (rigid boxes, the partner cut) runs on the first invocation.
-// Bounded loops: a deformed cluster's triangles (<= clusterSize <= 4096) or corners (<= 3 x that); an object's partners
-// (more than 60000: the item is kept, conservative).
+// deformed cluster's corners (uCorners) or triangles are then posed in parallel (64 apart) and
+// reduced in shared memory (min and max are exact, so the box is the one a single thread finds);
+// with uLanePartners every invocation tests a share of the partners (below), else the first one
+// tests them all.
+// Bounded loops: a deformed cluster's triangles (<= clusterSize <= 4096) or corners (<= 3 x
+// that); an object's partners (more than 60000: the item is kept, conservative).
 #include "common/dispatch.glsl"
 #include "common/scene.glsl"
 #include "cullide/items.glsl"

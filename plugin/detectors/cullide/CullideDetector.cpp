@@ -1636,9 +1636,6 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // ISC_CULLIDE_PAIR_LOADS=0 (2026-11-29, tenth session): the pair pass loads one cluster of B's
     // box at a time (Passes::setPairLoads).
     impl->passes.setPairLoads(envOn("ISC_CULLIDE_PAIR_LOADS", true));
-    // ISC_CULLIDE_RECORD_ITEMS=0 (2026-11-29, tenth session): one uvec4 per listed cluster pair, the
-    // filter loading both items (Passes::setRecordItems).
-    impl->passes.setRecordItems(envOn("ISC_CULLIDE_RECORD_ITEMS", true));
     impl->filterSubCount = envOn("ISC_CULLIDE_FILTER_SUBCOUNT", false);
     if (impl->filterSubCount)
         if (auto r = impl->passes.setFilterSubCount(true); !r) return fail(r.error().message);

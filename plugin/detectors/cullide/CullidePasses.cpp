@@ -455,8 +455,7 @@ void Passes::queueEarlyPairs(std::span<const gl::CullideChainPair> pairs, std::u
                              std::uint32_t pairSplit, std::size_t nItems, float epsilon) {
     if (!earlyPairs_ || pairs.empty()) return;
     // (The filter's list, checked for survivors later.)
-    // (The pose pass's items are the filter's: records with the items' fields, setRecordItems.)
-    queuePairPass(pairs, pairThreads, pairSplit, nItems, true, true, epsilon, true, recordItems_);
+    queuePairPass(pairs, pairThreads, pairSplit, nItems, true, true, epsilon, true);
     glQueryCounter(earlyPaired_.id(), GL_TIMESTAMP);
     earlyPairsQueued_ = true;
     glFlush();
@@ -464,8 +463,7 @@ void Passes::queueEarlyPairs(std::span<const gl::CullideChainPair> pairs, std::u
 
 void Passes::queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uint32_t pairThreads,
                            std::uint32_t pairSplit, std::size_t nItems, bool filter, bool posed, float epsilon,
-                           bool early, bool recordItems) {
-    pairRecorded_ = filter && recordItems;
+                           bool early) {
     const std::size_t nPairs = pairs.size();
     chainPairs_.reserveWithHeadroom(std::max<std::size_t>(32, pairs.size_bytes()));
     chainPairs_.upload(0, pairs.size_bytes(), pairs.data());
@@ -480,8 +478,7 @@ void Passes::queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uin
     chainCounters_.reserve(CULLIDE_CHAIN_COUNTER_COUNT * 4);
     chainCounters_.clearZero(0, CULLIDE_CHAIN_COUNTER_COUNT * 4);
     chainCounters_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CHAIN_COUNTERS);
-    clusterPairs_.reserve(std::size_t(filter ? clusterPairCapacity_ : 1u) * (pairRecorded_ ? 32 : 16));
-    chain_.setUniform("uRecordItems", pairRecorded_ ? 1u : 0u);
+    clusterPairs_.reserve(std::size_t(filter ? clusterPairCapacity_ : 1u) * 16);
     clusterPairs_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_CLUSTER_PAIRS);
     chain_.setUniform("uClusterPairCapacity", filter ? clusterPairCapacity_ : 0u);
     chain_.setUniform("uPairCount", static_cast<unsigned>(nPairs));
@@ -586,12 +583,9 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     earlyPairsQueued_ = false;
     out.earlyPairs = early;
     // The pair pass: reads the cluster level's alive flags (still bound) and its cut counter.
-    // (Records with the items' fields where the filter's items are the cluster level's, all alive.)
     if (!early)
         queuePairPass(chain.pairs, chain.pairThreads, chain.pairSplit, nItems, filter, chain.poseItems,
-                      cl.epsilon, false,
-                      recordItems_ && fromWanted && chain.triangle != nullptr &&
-                          chain.triangle->items.data() == cl.items.data());
+                      cl.epsilon, false);
     out.pairRows = pairRowsUsed_;  // (this call's pair pass: queued early, or just now)
     glQueryCounter(mid_.id(), GL_TIMESTAMP);
     // The cluster level's counters before the triangle level clears them.
@@ -642,7 +636,6 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
         filterProgram.setUniform("uTolerance", chain.tolerance);
         filterProgram.setUniform("uAllAlive", fromWanted ? 1u : 0u);
         filterProgram.setUniform("uCheckClusters", early ? 1u : 0u);
-        filterProgram.setUniform("uRecordItems", pairRecorded_ ? 1u : 0u);
         // (slotCorners_: uploaded with the slots, uploadSlots().)
         if (slotCornersOn_) slotCorners_.bindBase(GL_SHADER_STORAGE_BUFFER, CULLIDE_BINDING_SLOT_CORNERS);
         filterProgram.setUniform("uSlotCorners", slotCornersOn_ ? 1u : 0u);
@@ -716,7 +709,9 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     }
     if (chain.poseItems) out.poseGpuMs = (double(posed_.result()) - begin) * 1e-6;
     if (chain.poseItems && poseChecksum_) {
-        // (Test hook: the boxes bit for bit, as a sum of mixed words modulo 2^32.)
+        // (Test hook: the boxes bit for bit, as a sum of mixed words modulo 2^32. Reading a working
+        // buffer back can make the NVIDIA driver move it to host memory, "Without the chain" in
+        // cullide.md: off by default, never in a bench.)
         std::vector<std::uint32_t> boxWords(nItems * 8);
         chainBoxes_.read(0, boxWords.size() * 4, boxWords.data());
         std::uint32_t sum = 0;

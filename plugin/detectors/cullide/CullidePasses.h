@@ -243,11 +243,6 @@ public:
     /// The pair pass loads four clusters' boxes of side B before testing them (chain.glsl
     /// uPairLoads; hook ISC_CULLIDE_PAIR_LOADS=0: one at a time).
     void setPairLoads(bool on) { pairLoads_ = on; }
-    /// The pair pass lists each cluster pair with both items' first slots, slot counts and
-    /// objects (two uvec4), so that the filter loads no item (chain.glsl uRecordItems; hook
-    /// ISC_CULLIDE_RECORD_ITEMS=0: one uvec4, the filter loading the items). Where the filter's
-    /// items are the cluster level's and all their triangles are survivors.
-    void setRecordItems(bool on) { recordItems_ = on; }
     /// Test hook ISC_CULLIDE_POSE_CHECKSUM=1: after the chain's wait, the pose pass's item boxes are
     /// read back and summed bit for bit (ChainResult::poseChecksum; a read-back of its own).
     void setPoseChecksum(bool on) { poseChecksum_ = on; }
@@ -358,8 +353,7 @@ private:
     /// cluster pairs for the filter when `filter`, `early` as setEarlyPairs queues it; `posed`:
     /// the boxes are the pose pass's (its item and object boxes bound: setObbPairs, setPairObjectCut).
     void queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uint32_t pairThreads,
-                       std::uint32_t pairSplit, std::size_t nItems, bool filter, bool posed, float epsilon, bool early,
-                       bool recordItems);
+                       std::uint32_t pairSplit, std::size_t nItems, bool filter, bool posed, float epsilon, bool early);
     /// The pose pass's inputs uploaded and bound (items' boxes by version), chainBoxes_ bound.
     void putPoseInputs(std::uint64_t itemsVersion, std::span<const std::uint32_t> itemBoxes,
                        std::span<const glm::vec4> objectBoxes, std::span<const std::uint32_t> partners);
@@ -436,8 +430,6 @@ private:
     bool poseCorners_ = true;
     bool posePartners_ = true;
     bool pairLoads_ = true;
-    bool recordItems_ = true;
-    bool pairRecorded_ = false;  // the last pair pass queued listed two uvec4 per cluster pair
     bool poseChecksum_ = false;
     std::vector<std::uint32_t> staticClusterVertices_;
     bool staticClusterVerticesUploaded_ = false;

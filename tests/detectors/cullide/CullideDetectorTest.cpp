@@ -1150,15 +1150,6 @@ TEST_F(CullideDetectorTest, PairLoadsKeepTheListedPairsAndTheAnswer) {
     pairPassFormCalls("ISC_CULLIDE_PAIR_LOADS", 2, [](const DetectionOutput&, const DetectionOutput&) {});
 }
 
-// Each listed cluster pair carrying both items' first slots, slot counts and objects, so that the
-// filter loads no item (the default since 2026-11-29, tenth session; hook
-// ISC_CULLIDE_RECORD_ITEMS=0: one uvec4, the filter loading the items), with pairPassFormCalls'
-// checks, early and late pair passes (the late one records only where the filter's items are the
-// cluster level's). With the two items' slot counts swapped in the record it failed.
-TEST_F(CullideDetectorTest, RecordItemsKeepTheListedPairsAndTheAnswer) {
-    pairPassFormCalls("ISC_CULLIDE_RECORD_ITEMS", 2, [](const DetectionOutput&, const DetectionOutput&) {});
-}
-
 // Candidate pairs given with the higher object id first, as a broadphase may hand them: the filter
 // lists each triangle pair with the lower object's triangle first (the exact stage's order, read
 // in place since 2026-11-29; hook ISC_CULLIDE_TESTS_IN_PLACE=0 copies the list first) and the
