@@ -13,7 +13,11 @@
 # taken out in the next commit: since then the peel_hostout row matches nothing and the hook is
 # ignored (its accuracy and test runs are then the default's again). Ran again for the survivor
 # chunks with CHECK_PEEL_ROWS="cpu|peel|peel_chunk1024" (results
-# h200-2026-11-29-eighth-session-final-2*).
+# h200-2026-11-29-eighth-session-final-2*). The ninth session ran it at ccf303f with
+# CHECK_PEEL_ROWS="cpu|peel", 8 and 8 processes (h200-2026-11-29-ninth-session-final*); the tenth at
+# f4c8486 with CHECK_PEEL_ROWS="cpu|peel" CHECK_PEEL_PROCS=4 CHECK_CULLIDE_PROCS=4 and
+# CHECK_CULLIDE_VARIANTS="cullide_old:ISC_CULLIDE_PAIR_LOADS=0,ISC_CULLIDE_POSE_PARTNERS=0,ISC_CULLIDE_POSE_CORNERS=0"
+# (h200-2026-11-29-tenth-session-final*).
 # On the lent machine from the repository root, binaries packed by bench/gpu/pack.sh.
 # Writes into $OUT/final-check-h.tgz: tests.txt, tests-cullide.txt, tests-gl.txt, accuracy*.txt,
 # peel.txt, summary.txt, marks.txt, clocks.csv (peel), cullide/cullide-p<N>.txt/.json and
