@@ -166,31 +166,31 @@ void main() {
         bool any = false;
         uint step = uPairLoads != 0u ? 4u : 1u;
         for (uint k0 = share; k0 < p.countB; k0 += step * uPairSplit) {
-          vec4 pl[4], ph[4];
-          for (uint u = 0u; u < step; ++u) {  // (the loads first; past the end, the last cluster's again)
-            uint b = p.firstB + min(k0 + u * uPairSplit, p.countB - 1u);
-            pl[u] = chainBoxes[2u * b];
-            ph[u] = chainBoxes[2u * b + 1u];
-          }
-          for (uint u = 0u; u < step; ++u) {
-            uint k = k0 + u * uPairSplit;
-            if (k >= p.countB) break;
-            uint b = p.firstB + k;
-            if (!everything && alive[b] == 0u) continue;
-            vec3 blo = pl[u].xyz, bhi = ph[u].xyz;
-            if (all(lessThanEqual(alo, bhi)) && all(lessThanEqual(blo, ahi))) {
-                if (obbA && cullideObbOf(b, ob) && cullideObbApart(oa, ob)) continue;
-                if (uEarly == 0u) wanted[b] = 1u;
-                any = true;
-                if (uClusterPairCapacity != 0u) {
-                    // Past the capacity the count still grows: the host sees the overflow and
-                    // tests this call's survivors on the CPU instead.
-                    uint slot = atomicAdd(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], 1u);
-                    if (slot < uClusterPairCapacity)
-                        clusterPairs[slot] = p.swapped != 0u ? uvec4(pi, b, a, 0u) : uvec4(pi, a, b, 0u);
+            vec4 pl[4], ph[4];
+            for (uint u = 0u; u < step; ++u) {  // (the loads first; past the end, the last cluster's again)
+                uint b = p.firstB + min(k0 + u * uPairSplit, p.countB - 1u);
+                pl[u] = chainBoxes[2u * b];
+                ph[u] = chainBoxes[2u * b + 1u];
+            }
+            for (uint u = 0u; u < step; ++u) {
+                uint k = k0 + u * uPairSplit;
+                if (k >= p.countB) break;
+                uint b = p.firstB + k;
+                if (!everything && alive[b] == 0u) continue;
+                vec3 blo = pl[u].xyz, bhi = ph[u].xyz;
+                if (all(lessThanEqual(alo, bhi)) && all(lessThanEqual(blo, ahi))) {
+                    if (obbA && cullideObbOf(b, ob) && cullideObbApart(oa, ob)) continue;
+                    if (uEarly == 0u) wanted[b] = 1u;
+                    any = true;
+                    if (uClusterPairCapacity != 0u) {
+                        // Past the capacity the count still grows: the host sees the overflow and
+                        // tests this call's survivors on the CPU instead.
+                        uint slot = atomicAdd(chainCounters[CULLIDE_CHAIN_CLUSTER_PAIRS], 1u);
+                        if (slot < uClusterPairCapacity)
+                            clusterPairs[slot] = p.swapped != 0u ? uvec4(pi, b, a, 0u) : uvec4(pi, a, b, 0u);
+                    }
                 }
             }
-          }
         }
         if (any && uEarly == 0u) {
             wanted[a] = 1u;

@@ -1358,9 +1358,9 @@ void CullideDetector::Impl::ensureStaticBoxes(const Scene& scene) {
                                h.clusterVertices.begin() + h.clusterVertexBegin[k + 1]);
             }
         } else {
+            // (No pose pass without clusters, gpuItems: an empty corner list keeps the numbering.)
             put(0u);
             heads.push_back(static_cast<std::uint32_t>(corners.size()));
-            for (std::uint32_t v = 0; v < h.mesh->vertexCount(); ++v) corners.push_back(v);
         }
     }
     passes.setStaticBoxes(local);

@@ -249,8 +249,8 @@ public:
     /// Per static cluster (setStaticBoxes' numbering), its distinct corners: the heads (absolute,
     /// one more than the clusters), then the corners (bindings.h, CULLIDE_BINDING_CLUSTER_VERTICES);
     /// kept until replaced, uploaded with the pose pass's inputs when new.
-    void setStaticClusterVertices(std::span<const std::uint32_t> heads) {
-        staticClusterVertices_.assign(heads.begin(), heads.end());
+    void setStaticClusterVertices(std::span<const std::uint32_t> csr) {
+        staticClusterVertices_.assign(csr.begin(), csr.end());
         staticClusterVerticesUploaded_ = false;
     }
     /// Diagnostic (hook ISC_CULLIDE_FILTER_SUBCOUNT=1): the wide filter counts the cluster pairs
