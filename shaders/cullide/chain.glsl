@@ -80,6 +80,11 @@ layout(std430, binding = CULLIDE_BINDING_BOXES) readonly buffer CullideBoxes { v
 layout(std430, binding = CULLIDE_BINDING_ITEM_BOXES) readonly buffer CullideItemBoxes { uint itemBoxes[]; };
 uniform uint uObbPairs;
 uniform float uEpsilon;  // world units: the round-off bound (the pose pass's)
+// uObbBase (2026-11-29, eleventh session; 0 with hook ISC_CULLIDE_OBB_POSED=0): the pose pass wrote
+// each item's oriented box at chainBoxes[uObbBase + 4 t ..] (pose.glsl), loaded here by
+// cullideObbLoad in one round of four independent loads, instead of cullideObbOf's item box
+// index, local box, item and model matrix (two rounds, nine loads) and its posing per box pair.
+uniform uint uObbBase;
 
 struct CullideObb {
     vec3 c;      // centre (world)
@@ -99,6 +104,22 @@ bool cullideObbOf(uint t, out CullideObb o) {
     o.e = mat3(m[0].xyz * h.x, m[1].xyz * h.y, m[2].xyz * h.z);
     o.grow = it.fatten + uEpsilon;
     return true;
+}
+
+// Item t's oriented box as the pose pass wrote it (uObbBase); false for a deformed item. The
+// four loads are issued together; the first's w says whether the box is there.
+bool cullideObbLoad(uint t, out CullideObb o) {
+    uint q = uObbBase + 4u * t;
+    vec4 c = chainBoxes[q];
+    vec4 e0 = chainBoxes[q + 1u], e1 = chainBoxes[q + 2u], e2 = chainBoxes[q + 3u];
+    o.c = c.xyz;
+    o.e = mat3(e0.xyz, e1.xyz, e2.xyz);
+    o.grow = c.w;
+    return c.w >= 0.0;
+}
+
+bool cullideObbGet(uint t, out CullideObb o) {
+    return uObbBase != 0u ? cullideObbLoad(t, o) : cullideObbOf(t, o);
 }
 
 // True when axis L separates the two boxes beyond every round-off (L need not be unit).
@@ -162,7 +183,7 @@ void main() {
             if (any(greaterThan(alo, chainBoxes[ob + 1u].xyz)) || any(lessThan(ahi, chainBoxes[ob].xyz))) return;
         }
         CullideObb oa, ob;
-        bool obbA = uObbPairs != 0u && cullideObbOf(a, oa);
+        bool obbA = uObbPairs != 0u && cullideObbGet(a, oa);
         bool any = false;
         uint step = uPairLoads != 0u ? 4u : 1u;
         for (uint k0 = share; k0 < p.countB; k0 += step * uPairSplit) {
@@ -179,7 +200,7 @@ void main() {
                 if (!everything && alive[b] == 0u) continue;
                 vec3 blo = pl[u].xyz, bhi = ph[u].xyz;
                 if (all(lessThanEqual(alo, bhi)) && all(lessThanEqual(blo, ahi))) {
-                    if (obbA && cullideObbOf(b, ob) && cullideObbApart(oa, ob)) continue;
+                    if (obbA && cullideObbGet(b, ob) && cullideObbApart(oa, ob)) continue;
                     if (uEarly == 0u) wanted[b] = 1u;
                     any = true;
                     if (uClusterPairCapacity != 0u) {

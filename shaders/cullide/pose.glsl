@@ -45,6 +45,13 @@ uniform uint uCorners;
 // object's partners (about 16 on a pile), the hits ORed in shared memory: one round of dependent
 // loads instead of one per partner tested, which at the GPU's idle clock is what the pass waits on.
 uniform uint uLanePartners;
+// uObbBase (2026-11-29, eleventh session; 0 with hook ISC_CULLIDE_OBB_POSED=0 or without the pair
+// pass's oriented-box test): past the object boxes, four vec4s per item for the pair pass
+// (chain.glsl cullideObbLoad): a rigid item's oriented box, (centre, fattening + round-off bound)
+// and its three half edges, the model's columns times the local half extents: the expressions
+// the pair pass used on the same floats, so the same box; a deformed item's first vec4 has w = -1
+// (no local box).
+uniform uint uObbBase;
 
 shared vec3 sLo[64], sHi[64];
 shared uint sNeed;
@@ -75,7 +82,15 @@ void main() {
         vec3 g = vec3(it.fatten + uEpsilon);
         lo = wc - we - g;
         hi = wc + we + g;
+        if (uObbBase != 0u && lane == 0u) {
+            uint q = uObbBase + 4u * t;
+            chainBoxes[q] = vec4(wc, it.fatten + uEpsilon);
+            chainBoxes[q + 1u] = vec4(m[0].xyz * e.x, 0.0);
+            chainBoxes[q + 2u] = vec4(m[1].xyz * e.y, 0.0);
+            chainBoxes[q + 3u] = vec4(m[2].xyz * e.z, 0.0);
+        }
     } else {
+        if (uObbBase != 0u && lane == 0u) chainBoxes[uObbBase + 4u * t] = vec4(0.0, 0.0, 0.0, -1.0);
         lo = vec3(1e30);
         hi = vec3(-1e30);
         if (uCorners != 0u) {

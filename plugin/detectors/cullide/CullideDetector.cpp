@@ -1636,6 +1636,9 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // ISC_CULLIDE_PAIR_LOADS=0 (2026-11-29, tenth session): the pair pass loads one cluster of B's
     // box at a time (Passes::setPairLoads).
     impl->passes.setPairLoads(envOn("ISC_CULLIDE_PAIR_LOADS", true));
+    // ISC_CULLIDE_OBB_POSED=0 (2026-11-29, eleventh session): the pair pass poses the rigid clusters'
+    // local boxes into oriented boxes itself instead of loading the pose pass's (Passes::setObbPosed).
+    impl->passes.setObbPosed(envOn("ISC_CULLIDE_OBB_POSED", true));
     impl->filterSubCount = envOn("ISC_CULLIDE_FILTER_SUBCOUNT", false);
     if (impl->filterSubCount)
         if (auto r = impl->passes.setFilterSubCount(true); !r) return fail(r.error().message);

@@ -380,6 +380,12 @@ void Passes::queueLevel(const Level& level, gl::Buffer& itemsBuffer, gl::Buffer&
     queriesIssued_ = static_cast<std::size_t>(queryCount.queries);
 }
 
+std::size_t Passes::chainBoxVec4s(std::size_t items, std::size_t objectBoxes, bool posed) const {
+    // The items' boxes (min, max), the groups' object boxes, then (posed, setObbPosed) the items'
+    // oriented boxes, four vec4s each.
+    return items * 2 + objectBoxes + (posed && obbPosed_ && obbPairs_ ? items * 4 : 0);
+}
+
 void Passes::dispatchPose(std::uint32_t n, float epsilon) {
     // With a deformed item: one workgroup per item (its triangles refit in parallel).
     const std::uint64_t groups = poseGroupPerItem_ ? n : (std::uint64_t(n) + kGroup - 1) / kGroup;
@@ -389,6 +395,7 @@ void Passes::dispatchPose(std::uint32_t n, float epsilon) {
     pose_.setUniform("uGroupPerItem", poseGroupPerItem_ ? 1u : 0u);
     pose_.setUniform("uCorners", poseCorners_ && !staticClusterVertices_.empty() ? 1u : 0u);
     pose_.setUniform("uLanePartners", posePartners_ ? 1u : 0u);
+    pose_.setUniform("uObbBase", obbPosed_ && obbPairs_ ? obbBase_ : 0u);
     pose_.use();
     if (n > 0) pose_.dispatch(static_cast<GLuint>(x), static_cast<GLuint>((groups + x - 1) / x));
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
@@ -417,6 +424,8 @@ void Passes::putPoseInputs(std::uint64_t itemsVersion, std::span<const std::uint
     // the pose pass writes the items' part and reads these, the pair pass's object cut too.
     if (!objectBoxes.empty())
         chainBoxes_.upload(itemBoxes.size() * 2 * sizeof(glm::vec4), objectBoxes.size_bytes(), objectBoxes.data());
+    // The items' oriented boxes after them (setObbPosed: room reserved by the caller, chainBoxVec4s).
+    obbBase_ = static_cast<std::uint32_t>(itemBoxes.size() * 2 + objectBoxes.size());
     put(partners_, partners.data(), partners.size_bytes(), CULLIDE_BINDING_PARTNERS);
     uploadStaticBoxes(0);
     // The static clusters' corners (deformed boxes, setPoseCorners): once per set of meshes.
@@ -441,7 +450,7 @@ void Passes::startChain(const ChainStart& start) {
     const std::size_t nItems = start.items.size();
     glQueryCounter(begin_.id(), GL_TIMESTAMP);
     chainBoxes_.reserveWithHeadroom(
-        std::max<std::size_t>(32, (nItems * 2 + start.objectBoxes.size()) * sizeof(glm::vec4)));
+        std::max<std::size_t>(32, chainBoxVec4s(nItems, start.objectBoxes.size(), true) * sizeof(glm::vec4)));
     putPoseInputs(start.itemsVersion, start.itemBoxes, start.objectBoxes, start.partners);
     scene_.bind();
     uploadItems(items_, start.items, itemsHeld_, start.itemsVersion);
@@ -488,6 +497,7 @@ void Passes::queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uin
                                     : 1u;
     chain_.setUniform("uPairSplit", split);
     chain_.setUniform("uObbPairs", obbPairs_ && posed ? 1u : 0u);  // (the item boxes are bound)
+    chain_.setUniform("uObbBase", obbPairs_ && posed && obbPosed_ ? obbBase_ : 0u);  // (the pose pass wrote them)
     // (The object boxes are the pose pass's, bound by putPoseInputs: `posed` only.)
     chain_.setUniform("uObjectCut", objectCut_ && posed ? 1u : 0u);
     chain_.setUniform("uObjectBoxBase", static_cast<unsigned>(nItems));
@@ -539,7 +549,8 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     if (!chain.started) {  // else startChain queued the pose pass and flushed; its buffers stay bound
         glQueryCounter(begin_.id(), GL_TIMESTAMP);
         chainBoxes_.reserveWithHeadroom(std::max<std::size_t>(
-            32, (nItems * 2 + (chain.poseItems ? chain.objectBoxes.size() : 0)) * sizeof(glm::vec4)));
+            32, chainBoxVec4s(nItems, chain.poseItems ? chain.objectBoxes.size() : 0, chain.poseItems) *
+                    sizeof(glm::vec4)));
         if (chain.poseItems) {
             // The pose pass's inputs (it runs at the start of the cluster level, seeding its PCS).
             putPoseInputs(cl.itemsVersion, chain.itemBoxes, chain.objectBoxes, chain.partners);

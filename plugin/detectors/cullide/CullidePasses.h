@@ -243,6 +243,13 @@ public:
     /// The pair pass loads four clusters' boxes of side B before testing them (chain.glsl
     /// uPairLoads; hook ISC_CULLIDE_PAIR_LOADS=0: one at a time).
     void setPairLoads(bool on) { pairLoads_ = on; }
+    /// The pose pass writes each rigid item's oriented box (centre and fattening, three half
+    /// edges) after the object boxes in the chain's boxes, and the pair pass's oriented-box test
+    /// loads it there (the default since 2026-11-29, eleventh session: four independent loads
+    /// instead of the item's box index, its local box, the item and its object's model matrix, and
+    /// the posing per box pair; the same floats); off (hook ISC_CULLIDE_OBB_POSED=0), the pair pass
+    /// poses the local boxes itself.
+    void setObbPosed(bool on) { obbPosed_ = on; }
     /// Test hook ISC_CULLIDE_POSE_CHECKSUM=1: after the chain's wait, the pose pass's item boxes are
     /// read back and summed bit for bit (ChainResult::poseChecksum; a read-back of its own).
     void setPoseChecksum(bool on) { poseChecksum_ = on; }
@@ -359,6 +366,7 @@ private:
                        std::span<const glm::vec4> objectBoxes, std::span<const std::uint32_t> partners);
     /// The pose pass over `n` items (its buffers bound), then the posed_ timestamp.
     void dispatchPose(std::uint32_t n, float epsilon);
+    std::size_t chainBoxVec4s(std::size_t items, std::size_t objectBoxes, bool posed) const;
     /// The first flush of a chain: its time, and the GL clock then (timeline_).
     void markFirstFlush();
     /// sync()'s and endSync()'s last step: the slots when changed or not held.
@@ -430,6 +438,8 @@ private:
     bool poseCorners_ = true;
     bool posePartners_ = true;
     bool pairLoads_ = true;
+    bool obbPosed_ = true;
+    std::uint32_t obbBase_ = 0;  // putPoseInputs: where the items' oriented boxes start in chainBoxes_ (vec4s)
     bool poseChecksum_ = false;
     std::vector<std::uint32_t> staticClusterVertices_;
     bool staticClusterVerticesUploaded_ = false;

@@ -1150,6 +1150,15 @@ TEST_F(CullideDetectorTest, PairLoadsKeepTheListedPairsAndTheAnswer) {
     pairPassFormCalls("ISC_CULLIDE_PAIR_LOADS", 2, [](const DetectionOutput&, const DetectionOutput&) {});
 }
 
+// The pair pass's oriented boxes loaded as the pose pass wrote them (the default since 2026-11-29,
+// eleventh session; hook ISC_CULLIDE_OBB_POSED=0: posed from the local boxes and model matrices in
+// the pair pass), with pairPassFormCalls' checks over rigid and deformed calls: the same cluster
+// pairs and listed triangle pairs, so the same oriented-box test. It failed with the second half
+// edge written as the first's (a box that is too thin: cluster pairs lost).
+TEST_F(CullideDetectorTest, PosedObbsKeepTheListedPairsAndTheAnswer) {
+    pairPassFormCalls("ISC_CULLIDE_OBB_POSED", 2, [](const DetectionOutput&, const DetectionOutput&) {});
+}
+
 // Candidate pairs given with the higher object id first, as a broadphase may hand them: the filter
 // lists each triangle pair with the lower object's triangle first (the exact stage's order, read
 // in place since 2026-11-29; hook ISC_CULLIDE_TESTS_IN_PLACE=0 copies the list first) and the
