@@ -31,7 +31,13 @@
 // ISC_BENCH_CULLIDE_WARM_MS, untimed warm-up calls of GL rows for at least that long (default 0:
 // three calls; the GPU's clock ramp, cullide.md "cullide-12");
 // ISC_BENCH_CULLIDE_DEFORM_CALLS, timed calls of a deforming row (default 8: the eight frames
-// once; more go round the frames again, every row the same calls, and keep the GPU clocked up).
+// once; more go round the frames again, every row the same calls, and keep the GPU clocked up);
+// ISC_BENCH_CULLIDE_PILE_MIN_TIME, seconds of a pile row (default 0.5).
+// With --benchmark_repetitions=R --benchmark_enable_random_interleaving=true (2026-11-29, eleventh
+// session; bench/gpu/packed.sh CULLIDE_REPS) every row runs R times, the runs of all rows in a
+// random order, so that the rows meet the same GPU clocks (a row run whole at the idle clock
+// while the next ran clocked up made most of the misses of cullide.md's bar); the summary takes
+// the median of each row's runs' medians.
 // ISC_BENCH_CULLIDE_PATTERNS (e.g. "deforming_same,deforming_gap,pile_gap"), more scenes that
 // take the deforming pile apart (as many calls as the deforming rows):
 //   deforming_same/N: the deformed pile of frame 0, set once before the warm-up calls: no vertex
@@ -107,7 +113,9 @@ struct Measured {
     double medianMs = 0, gpuMs = 0, pairs = 0, triPairs = 0;
     std::map<std::string, double> counters;
 };
-std::map<std::string, std::map<std::string, Measured>> g_results;  // scene -> detector -> figures
+// scene -> detector -> figures, one per run of the row (one, or one per repetition with
+// --benchmark_repetitions; the summary takes the median of the runs' medians).
+std::map<std::string, std::map<std::string, std::vector<Measured>>> g_results;
 std::vector<std::string> g_sceneOrder, g_detectorOrder;
 
 OptionList cullideOptions(const char* method) {
@@ -197,21 +205,47 @@ Pattern patternOf(const std::string& sceneName) {
     return Pattern::Rigid;
 }
 
+// A row's scene, frames and detector, made by its first run and kept for its later ones (2026-11-29,
+// eleventh session): a row timed for a minimum time is run several times (more iterations each
+// time) and with --benchmark_repetitions once more per repetition; each run made its detector
+// anew, shaders and buffers included. Each run still starts at frame 0 with three untimed calls.
+struct RowState {
+    std::optional<Scene> scene, shadow;  // shadow: Gap, RigidGap take the vertex updates the detector does not see
+    std::vector<ObjectPair> candidates;
+    std::vector<std::vector<std::vector<Vec3>>> frames;  // [frame][object]
+    std::unique_ptr<Detector> detector;
+};
+
+std::map<std::string, RowState> g_rows;  // cleared in main() before the GL context goes
+
+RowState& rowState(const std::string& sceneName, int bodies, bool deforming, const std::string& name) {
+    RowState& r = g_rows[sceneName + "/" + name];
+    if (r.detector) return r;
+    const Pattern pattern = patternOf(sceneName);
+    r.scene.emplace(densePile(bodies));
+    r.shadow.emplace(densePile(bodies));
+    r.candidates = r.scene->overlappingPairs();
+    if (deforming || pattern != Pattern::Rigid) {
+        r.frames.resize(kFrames);
+        for (int f = 0; f < kFrames; ++f)
+            for (ObjectId o = 0; o < r.scene->objectCount(); ++o)
+                r.frames[std::size_t(f)].push_back(wobble(*bunny(), o, f));
+    }
+    if (pattern == Pattern::Same || pattern == Pattern::Gap)
+        for (ObjectId o = 0; o < r.scene->objectCount(); ++o) r.scene->setVertices(o, r.frames[0][o]);
+    r.detector = makeDetector(name);
+    return r;
+}
+
 void run(benchmark::State& state, const std::string& sceneName, int bodies, bool deforming, const std::string& name) {
     using Clock = std::chrono::steady_clock;
     const Pattern pattern = patternOf(sceneName);
-    Scene scene = densePile(bodies);
-    Scene shadow = densePile(bodies);  // Gap, RigidGap: takes the vertex updates the detector does not see
-    const std::vector<ObjectPair> candidates = scene.overlappingPairs();
-    std::vector<std::vector<std::vector<Vec3>>> frames;  // [frame][object]
-    if (deforming || pattern != Pattern::Rigid) {
-        frames.resize(kFrames);
-        for (int f = 0; f < kFrames; ++f)
-            for (ObjectId o = 0; o < scene.objectCount(); ++o) frames[std::size_t(f)].push_back(wobble(*bunny(), o, f));
-    }
-    if (pattern == Pattern::Same || pattern == Pattern::Gap)
-        for (ObjectId o = 0; o < scene.objectCount(); ++o) scene.setVertices(o, frames[0][o]);
-    auto detector = makeDetector(name);
+    RowState& row = rowState(sceneName, bodies, deforming, name);
+    Scene& scene = *row.scene;
+    Scene& shadow = *row.shadow;
+    const std::vector<ObjectPair>& candidates = row.candidates;
+    const auto& frames = row.frames;
+    Detector* detector = row.detector.get();
     const bool gl = detector->usesGl();
     if (gl && glGetError() != GL_NO_ERROR) state.SkipWithError("GL error before the loop");
     DetectionOutput out;
@@ -286,7 +320,17 @@ void run(benchmark::State& state, const std::string& sceneName, int bodies, bool
         state.counters[counter] = sum / n;
         m.counters[counter] = sum / n;
     }
-    g_results[sceneName][name] = m;
+    // A row timed for a minimum time is run with more and more iterations until one run lasts long
+    // enough, and only that run is reported: a run right after one of the same row with fewer
+    // iterations replaces it (another repetition starts again from one iteration).
+    static std::string lastKey;
+    static benchmark::IterationCount lastIterations = 0;
+    const std::string key = sceneName + "/" + name;
+    std::vector<Measured>& runs = g_results[sceneName][name];
+    if (key == lastKey && state.max_iterations > lastIterations && !runs.empty()) runs.back() = m;
+    else runs.push_back(m);
+    lastKey = key;
+    lastIterations = state.max_iterations;
 }
 
 void registerAll() {
@@ -314,6 +358,8 @@ void registerAll() {
                 order.push_back(item);
         if (!order.empty()) g_detectorOrder = order;
     }
+    double pileMinTime = 0.5;
+    if (const char* env = std::getenv("ISC_BENCH_CULLIDE_PILE_MIN_TIME")) pileMinTime = std::max(0.01, std::atof(env));
     int deformCalls = kFrames;
     if (const char* env = std::getenv("ISC_BENCH_CULLIDE_DEFORM_CALLS")) deformCalls = std::max(1, std::atoi(env));
     std::vector<std::pair<std::string, bool>> kinds = {{"pile/", false}, {"deforming/", true}};  // (prefix, timed by calls)
@@ -334,10 +380,29 @@ void registerAll() {
                               ->UseManualTime();
                 // Deforming: every detector sees the same frames (all eight, once each by default).
                 if (deforming) b->Iterations(deformCalls);
-                else b->MinTime(0.5);
+                else b->MinTime(pileMinTime);
             }
         }
     }
+}
+
+// A row's runs as one: the median of their medians (the middle run's with an odd count, as
+// isc_bench_peel's checks take the median over repetitions), the means of the rest.
+Measured combined(const std::vector<Measured>& runs) {
+    Measured out;
+    if (runs.empty()) return out;
+    std::vector<double> medians;
+    for (const Measured& m : runs) {
+        medians.push_back(m.medianMs);
+        out.gpuMs += m.gpuMs / double(runs.size());
+        out.pairs += m.pairs / double(runs.size());
+        out.triPairs += m.triPairs / double(runs.size());
+        for (const auto& [k, v] : m.counters) out.counters[k] += v / double(runs.size());
+    }
+    std::sort(medians.begin(), medians.end());
+    const std::size_t h = medians.size() / 2;
+    out.medianMs = medians.size() % 2 == 1 ? medians[h] : 0.5 * (medians[h - 1] + medians[h]);
+    return out;
 }
 
 void printSummary() {
@@ -347,7 +412,8 @@ void printSummary() {
     for (const std::string& scene : g_sceneOrder) {
         auto it = g_results.find(scene);
         if (it == g_results.end()) continue;
-        const auto& rows = it->second;
+        std::map<std::string, Measured> rows;
+        for (const auto& [d, runs] : it->second) rows[d] = combined(runs);
         auto median = [&](const char* d) {
             auto r = rows.find(d);
             return r == rows.end() ? 0.0 : r->second.medianMs;
@@ -379,9 +445,10 @@ void printSummary() {
             const char* d = name.c_str();
             auto r = it->second.find(d);
             if (r == it->second.end()) continue;
+            const Measured m = combined(r->second);
             auto c = [&](const char* k) {
-                auto x = r->second.counters.find(k);
-                return x == r->second.counters.end() ? 0.0 : x->second;
+                auto x = m.counters.find(k);
+                return x == m.counters.end() ? 0.0 : x->second;
             };
             std::printf("| %s | %s | %.0f -> %.0f | %.0f -> %.0f | %.0f -> %.0f | %.0f / %.0f / %.0f | %.2f / %.2f / %.2f | "
                         "%.2f / %.2f / %.2f / %.2f | %.0f | %.0f | %.0f |\n",
@@ -411,6 +478,7 @@ int main(int argc, char** argv) {
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     isc::printSummary();
+    isc::g_rows.clear();     // the detectors' GL objects, while the context is current
     isc::g_context.reset();  // before static destruction (see bench/detectors/PeelBench.cpp)
     return 0;
 }

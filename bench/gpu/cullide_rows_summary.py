@@ -16,11 +16,25 @@ import sys
 
 
 def rows(path):
-    out = {}
+    """Per (scene, row), its figures; a row run several times (CULLIDE_REPS: repetitions interleaved
+    at random) as one: the median of its runs' median_ms (the bench's summary takes the same), the
+    means of the other counters."""
+    runs = {}
     for b in json.load(open(path))["benchmarks"]:
+        if b.get("run_type", "iteration") != "iteration":
+            continue
         m = re.match(r"(pile|deforming)/100/([a-z0-9_]+)/", b["name"])
         if m:
-            out[(m.group(1), m.group(2))] = b
+            runs.setdefault((m.group(1), m.group(2)), []).append(b)
+    out = {}
+    for key, bs in runs.items():
+        medians = sorted(b["median_ms"] for b in bs)
+        h = len(medians) // 2
+        row = {k: sum(b.get(k, 0) for b in bs) / len(bs)
+               for k in bs[0] if isinstance(bs[0][k], (int, float))}
+        row["median_ms"] = medians[h] if len(medians) % 2 else 0.5 * (medians[h - 1] + medians[h])
+        row["runs"] = len(bs)
+        out[key] = row
     return out
 
 

@@ -137,9 +137,15 @@ round_end() {
 # One isc_bench_cullide process, number $2, rows matching $4, at most $3 seconds, into
 # $1/cullide-p$2.txt and .json (environment before the call: the bench's ISC_BENCH_CULLIDE_*);
 # prints its exit status and its summary table.
+# With CULLIDE_REPS=R (2026-11-29, eleventh session) each row runs R times, the runs of all rows
+# interleaved at random (isc_bench_cullide: the median of a row's runs' medians), so that the rows
+# meet the same GPU clocks.
 cullide_process() {
-  local out=$1 p=$2 limit=$3 filter=$4
-  timeout "$limit" "$bin/isc_bench_cullide" --benchmark_filter="$filter" \
+  local out=$1 p=$2 limit=$3 filter=$4 reps=()
+  if [ -n "${CULLIDE_REPS:-}" ]; then
+    reps=(--benchmark_repetitions="$CULLIDE_REPS" --benchmark_enable_random_interleaving=true)
+  fi
+  timeout "$limit" "$bin/isc_bench_cullide" --benchmark_filter="$filter" "${reps[@]}" \
     --benchmark_out="$out/cullide-p$p.json" --benchmark_out_format=json > "$out/cullide-p$p.txt" 2>&1
   echo "rc=$?"
   sed -n '/# isc_bench_cullide summary/,/# cullide per level/p' "$out/cullide-p$p.txt"
@@ -160,12 +166,18 @@ cullide_orders() {
 # isc_bench_cullide in $2 processes over pile/$3 and deforming/$3 ($4 calls per deforming row),
 # with the rows of ISC_BENCH_CULLIDE_VARIANTS=$5; process p's rows in the order of the caller's
 # array `orders`, entry (p - 1) mod its length; the GPU clocks sampled meanwhile ($1/clocks.csv).
+# With CULLIDE_REPS=R the calls and the pile's 0.5 s are split over the R interleaved runs.
 cullide_processes() {
-  local out=$1 procs=$2 size=$3 calls=$4 variants=$5 p order
+  local out=$1 procs=$2 size=$3 calls=$4 variants=$5 p order pile=0.5
+  if [ -n "${CULLIDE_REPS:-}" ]; then
+    calls=$(((calls + CULLIDE_REPS - 1) / CULLIDE_REPS))
+    pile=$(python3 -c "print(0.5 / $CULLIDE_REPS)")
+  fi
   start_clocks "$out"
   for ((p = 1; p <= procs; p++)); do
     order=${orders[$(((p - 1) % ${#orders[@]}))]}
     echo "=== cullide process $p ($order)"
+    ISC_BENCH_CULLIDE_PILE_MIN_TIME=$pile \
     ISC_BENCH_CULLIDE_SIZES=$size ISC_BENCH_CULLIDE_DEFORM_CALLS=$calls ISC_BENCH_CULLIDE_PATTERNS="" \
     ISC_BENCH_CULLIDE_VARIANTS="$variants" ISC_BENCH_CULLIDE_ORDER="$order" \
       cullide_process "$out" "$p" 90 "^(pile|deforming)/$size/"
