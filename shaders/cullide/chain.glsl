@@ -42,6 +42,11 @@ uniform uint uPairSplit;  // mode 0: threads per (pair, cluster item of side A),
 // wanted[] nor keep[] is written; the filter then skips a listed cluster pair unless both its
 // clusters survived the cluster level and sets those flags itself (filter.glsl uCheckClusters).
 uniform uint uEarly;
+// Mode 0 with uEarly and uPairSeeds (2026-11-29, eleventh session; Passes::setPairSeeds): the pose
+// pass cleared the cluster level's flags (alive[]) and this pass sets them for both clusters of
+// every pair it lists, each counted once in CULLIDE_COUNTER_SEEDED: the clusters paired with a
+// cluster of a partner are the cluster level's PCS.
+uniform uint uPairSeeds;
 // Mode 0 with uObjectCut (2026-11-29, ninth session; hook ISC_CULLIDE_PAIR_OBJECT_CUT=0 for the walk
 // of every cluster of A): a cluster of A whose box does not reach B's object box (the pose pass's
 // partner boxes) walks none of B's clusters. Conservative by the pose pass's own argument for its
@@ -202,6 +207,8 @@ void main() {
                 if (all(lessThanEqual(alo, bhi)) && all(lessThanEqual(blo, ahi))) {
                     if (obbA && cullideObbGet(b, ob) && cullideObbApart(oa, ob)) continue;
                     if (uEarly == 0u) wanted[b] = 1u;
+                    if (uPairSeeds != 0u && atomicExchange(alive[b], 1u) == 0u)
+                        atomicAdd(counters[CULLIDE_COUNTER_SEEDED], 1u);
                     any = true;
                     if (uClusterPairCapacity != 0u) {
                         // Past the capacity the count still grows: the host sees the overflow and
@@ -217,6 +224,7 @@ void main() {
             wanted[a] = 1u;
             keep[pi] = 1u;
         }
+        if (any && uPairSeeds != 0u && atomicExchange(alive[a], 1u) == 0u) atomicAdd(counters[CULLIDE_COUNTER_SEEDED], 1u);
     } else if (uMode == 1u) {
         CullideItem it = items[t];
         uint w = wanted[t];

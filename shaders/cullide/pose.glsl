@@ -52,6 +52,9 @@ uniform uint uLanePartners;
 // the pair pass used on the same floats, so the same box; a deformed item's first vec4 has w = -1
 // (no local box).
 uniform uint uObbBase;
+// uPairSeeds (2026-11-29, eleventh session; 0 with hook ISC_CULLIDE_PAIR_SEEDS=0): the early pair pass
+// that follows seeds the PCS (chain.glsl): this pass writes the boxes and clears the item's flag.
+uniform uint uPairSeeds;
 
 shared vec3 sLo[64], sHi[64];
 shared uint sNeed;
@@ -134,6 +137,10 @@ void main() {
     if (lane == 0u) {
         chainBoxes[2u * t] = vec4(lo, 0.0);
         chainBoxes[2u * t + 1u] = vec4(hi, 0.0);
+    }
+    if (uPairSeeds != 0u) {  // (uniform: the whole workgroup leaves, past every barrier above)
+        if (lane == 0u) alive[t] = 0u;
+        return;
     }
     // (More partners than one loop may visit on llvmpipe: kept, conservative.)
     uint first = partners[it.group], last = partners[it.group + 1u];

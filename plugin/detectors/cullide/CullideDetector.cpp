@@ -761,11 +761,12 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                     // first, and the pair pass queued and flushed after the pose pass, where the
                     // chain will end in the filter without the triangle level's passes (as
                     // runChain decides).
+                    const bool earlyPairsNext = passes.earlyPairs() && filterEligible && !st.triangleLevel;
                     passes.startChain({itemCache.items, itemCache.version, eps, itemCache.boxIndex, objectBoxes,
-                                       partnerCsr});
+                                       partnerCsr, earlyPairsNext});
                     started = true;
                     tStarted = Clock::now();
-                    if (passes.earlyPairs() && filterEligible && !st.triangleLevel) {
+                    if (earlyPairsNext) {
                         makeChainPairs();
                         passes.queueEarlyPairs(chainPairs, pairThreads, pairSplit, itemCache.items.size(), eps);
                     }
@@ -1639,6 +1640,9 @@ Result<std::unique_ptr<CullideDetector>> createCullideDetector(const DetectorSet
     // ISC_CULLIDE_OBB_POSED=0 (2026-11-29, eleventh session): the pair pass poses the rigid clusters'
     // local boxes into oriented boxes itself instead of loading the pose pass's (Passes::setObbPosed).
     impl->passes.setObbPosed(envOn("ISC_CULLIDE_OBB_POSED", true));
+    // ISC_CULLIDE_PAIR_SEEDS=0 (2026-11-29, eleventh session): the pose pass's partner cut seeds the
+    // cluster level's PCS also when the early pair pass follows (Passes::setPairSeeds).
+    impl->passes.setPairSeeds(envOn("ISC_CULLIDE_PAIR_SEEDS", true));
     impl->filterSubCount = envOn("ISC_CULLIDE_FILTER_SUBCOUNT", false);
     if (impl->filterSubCount)
         if (auto r = impl->passes.setFilterSubCount(true); !r) return fail(r.error().message);

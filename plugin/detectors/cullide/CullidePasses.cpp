@@ -396,6 +396,7 @@ void Passes::dispatchPose(std::uint32_t n, float epsilon) {
     pose_.setUniform("uCorners", poseCorners_ && !staticClusterVertices_.empty() ? 1u : 0u);
     pose_.setUniform("uLanePartners", posePartners_ ? 1u : 0u);
     pose_.setUniform("uObbBase", obbPosed_ && obbPairs_ ? obbBase_ : 0u);
+    pose_.setUniform("uPairSeeds", pairSeedsCall_ ? 1u : 0u);
     pose_.use();
     if (n > 0) pose_.dispatch(static_cast<GLuint>(x), static_cast<GLuint>((groups + x - 1) / x));
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
@@ -448,6 +449,7 @@ void Passes::startChain(const ChainStart& start) {
     // runChain's first steps up to its pose pass, for the cluster level's items as laid out: the
     // items, the pose pass's inputs, the members' flags and the counters (bindCommon's part).
     const std::size_t nItems = start.items.size();
+    pairSeedsCall_ = pairSeeds_ && earlyPairs_ && start.earlyPairsNext;
     glQueryCounter(begin_.id(), GL_TIMESTAMP);
     chainBoxes_.reserveWithHeadroom(
         std::max<std::size_t>(32, chainBoxVec4s(nItems, start.objectBoxes.size(), true) * sizeof(glm::vec4)));
@@ -503,6 +505,7 @@ void Passes::queuePairPass(std::span<const gl::CullideChainPair> pairs, std::uin
     chain_.setUniform("uObjectBoxBase", static_cast<unsigned>(nItems));
     chain_.setUniform("uEpsilon", epsilon);
     chain_.setUniform("uEarly", early ? 1u : 0u);
+    chain_.setUniform("uPairSeeds", early && pairSeedsCall_ ? 1u : 0u);
     // Pair rows (setPairRows): a row of workgroups per pair, as long as the longest pair's threads,
     // while the rows' threads are at most twice those needed (a pile's pairs are alike; one pair
     // of many clusters among small ones would leave most rows idle: then the search).
@@ -547,6 +550,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     const std::size_t nItems = cl.items.size();
     ISC_ASSERT(!chain.started || chain.poseItems, "cullide::Passes::runChain(): only the pose pass starts early");
     if (!chain.started) {  // else startChain queued the pose pass and flushed; its buffers stay bound
+        pairSeedsCall_ = false;  // (the pose pass below seeds the PCS)
         glQueryCounter(begin_.id(), GL_TIMESTAMP);
         chainBoxes_.reserveWithHeadroom(std::max<std::size_t>(
             32, chainBoxVec4s(nItems, chain.poseItems ? chain.objectBoxes.size() : 0, chain.poseItems) *

@@ -202,6 +202,9 @@ struct ChainStart {
     std::span<const std::uint32_t> itemBoxes;   // as Chain::itemBoxes
     std::span<const glm::vec4> objectBoxes;     // as Chain::objectBoxes
     std::span<const std::uint32_t> partners;    // as Chain::partners
+    /// The caller queues the early pair pass next (queueEarlyPairs): with setPairSeeds the pair
+    /// pass seeds the cluster level's PCS instead of the pose pass's partner cut.
+    bool earlyPairsNext = false;
 };
 
 class Passes {
@@ -250,6 +253,15 @@ public:
     /// the posing per box pair; the same floats); off (hook ISC_CULLIDE_OBB_POSED=0), the pair pass
     /// poses the local boxes itself.
     void setObbPosed(bool on) { obbPosed_ = on; }
+    /// With the early pair pass (ChainStart::earlyPairsNext), the clusters it pairs are the cluster
+    /// level's PCS: the pose pass writes the boxes and clears the flags, the pair pass sets them for
+    /// both clusters of every pair it lists (the default since 2026-11-29, eleventh session; off,
+    /// hook ISC_CULLIDE_PAIR_SEEDS=0: the pose pass seeds every cluster whose box reaches one of its
+    /// object's partners' boxes, a superset). Conservative as the paper's visibility test is: a
+    /// cluster that touches a cluster of another object is paired with it (the pair pass's tests
+    /// are conservative), so both are in the PCS, each rendered as the other's occluder; a cluster
+    /// left out pairs with none, and as an occluder it could only keep others in.
+    void setPairSeeds(bool on) { pairSeeds_ = on; }
     /// Test hook ISC_CULLIDE_POSE_CHECKSUM=1: after the chain's wait, the pose pass's item boxes are
     /// read back and summed bit for bit (ChainResult::poseChecksum; a read-back of its own).
     void setPoseChecksum(bool on) { poseChecksum_ = on; }
@@ -439,6 +451,8 @@ private:
     bool posePartners_ = true;
     bool pairLoads_ = true;
     bool obbPosed_ = true;
+    bool pairSeeds_ = true;
+    bool pairSeedsCall_ = false;  // startChain: this call's early pair pass seeds the PCS (setPairSeeds)
     std::uint32_t obbBase_ = 0;  // putPoseInputs: where the items' oriented boxes start in chainBoxes_ (vec4s)
     bool poseChecksum_ = false;
     std::vector<std::uint32_t> staticClusterVertices_;

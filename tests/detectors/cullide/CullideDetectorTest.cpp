@@ -989,8 +989,10 @@ TEST_F(CullideDetectorTest, EarlyPairsKeepTheListedPairsAndTheAnswer) {
     triangles.triangleLevel = true;
     hookPairCalls(
         scene, {CullideSettings{}, threeViews, triangles},
-        {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", "1"}},
-        {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", "0"}}, 3,
+        // (Both with the pose pass's seeds: the early pair pass's own seeds give another cluster
+        // level, PairSeedsKeepTheAnswerWithFewerClusters.)
+        {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", "1"}, {"ISC_CULLIDE_PAIR_SEEDS", "0"}},
+        {{"ISC_CULLIDE_FILTER_CHECKSUM", "1"}, {"ISC_CULLIDE_EARLY_PAIRS", "0"}, {"ISC_CULLIDE_PAIR_SEEDS", "0"}}, 3,
         [](const CullideSettings& st, int call, const DetectionOutput& a, const DetectionOutput& b, std::size_t colliding) {
             EXPECT_GE(colliding, 5u);
             std::printf("[ cullide ] early pairs (%d cluster axes, triangle level %d), call %d: %zu colliding, "
@@ -1157,6 +1159,37 @@ TEST_F(CullideDetectorTest, PairLoadsKeepTheListedPairsAndTheAnswer) {
 // edge written as the first's (a box that is too thin: cluster pairs lost).
 TEST_F(CullideDetectorTest, PosedObbsKeepTheListedPairsAndTheAnswer) {
     pairPassFormCalls("ISC_CULLIDE_OBB_POSED", 2, [](const DetectionOutput&, const DetectionOutput&) {});
+}
+
+// The early pair pass seeding the cluster level's PCS (the default since 2026-11-29, eleventh
+// session; hook ISC_CULLIDE_PAIR_SEEDS=0: the pose pass's partner cut seeds it): on the 12-bunny
+// heap, rigid, then with bunnies squashed (deformed), at one and three cluster views: the clusters
+// seeded are those paired, fewer than the partner cut's and at least those left after the
+// cluster level, the triangle pairs listed no more, and the answer the same bit for bit (the
+// reference's: detectBoth). It failed with only side B's clusters seeded (side A's flag not set).
+TEST_F(CullideDetectorTest, PairSeedsKeepTheAnswerWithFewerClusters) {
+    Scene scene = bunnyHeap(12);
+    CullideSettings threeViews;
+    threeViews.clusterAxes = 3;
+    hookPairCalls(scene, {CullideSettings{}, threeViews}, {}, {{"ISC_CULLIDE_PAIR_SEEDS", "0"}}, 3,
+                  [&](const CullideSettings& st, int call, const DetectionOutput& a, const DetectionOutput& b,
+                      std::size_t colliding) {
+                      EXPECT_GE(colliding, 5u);
+                      std::printf("[ cullide ] pair seeds (%d cluster axes), call %d: %zu colliding, clusters seeded %g "
+                                  "(partner cut %g), left %g (%g), triangle pairs listed %g (%g)\n",
+                                  st.clusterAxes, call, colliding, a.stats.counter("pcs_clusters_in"),
+                                  b.stats.counter("pcs_clusters_in"), a.stats.counter("pcs_clusters"),
+                                  b.stats.counter("pcs_clusters"), a.stats.counter("filtered_pairs"),
+                                  b.stats.counter("filtered_pairs"));
+                      EXPECT_EQ(a.stats.counter("pairs_early"), 1.0);
+                      EXPECT_GT(a.stats.counter("pcs_clusters_in"), 0.0);
+                      EXPECT_LT(a.stats.counter("pcs_clusters_in"), b.stats.counter("pcs_clusters_in"))
+                          << "the paired clusters are fewer than those reaching a partner's box";
+                      EXPECT_LE(a.stats.counter("pcs_clusters"), a.stats.counter("pcs_clusters_in"));
+                      EXPECT_GT(a.stats.counter("filtered_pairs"), 0.0);
+                      EXPECT_LE(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs"));
+                      expectSameAnswer(a, b);
+                  });
 }
 
 // Candidate pairs given with the higher object id first, as a broadphase may hand them: the filter
