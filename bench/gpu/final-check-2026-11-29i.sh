@@ -9,7 +9,12 @@
 #      (default 8; issue 9's "within 1.5x of peel"), with the rows of CHECK_CULLIDE_VARIANTS
 #      (default cullide_op0 = ISC_CULLIDE_OBB_POSED=0), orders rotated, each row's calls split over
 #      CULLIDE_REPS (default 5) runs interleaved at random with the other rows' (packed.sh), so that
-#      the rows meet the same GPU clocks.
+#      the rows meet the same GPU clocks;
+#   3. with CHECK_CULLIDE_SINGLE_PROCS=N, N more cullide processes with each row run once.
+# Ran at 883758e with CHECK_PEEL_PROCS=4 CHECK_CULLIDE_PROCS=8 CHECK_CULLIDE_SINGLE_PROCS=4
+# (h200-2026-11-29-eleventh-session-check*) and at 79500d3 with CHECK_PEEL_PROCS=6
+# CHECK_CULLIDE_PROCS=8 CHECK_CULLIDE_VARIANTS="cullide_old:ISC_CULLIDE_OBB_POSED=0,ISC_CULLIDE_PAIR_SEEDS=0"
+# (h200-2026-11-29-eleventh-session-final*).
 # On the lent machine from the repository root, binaries packed by bench/gpu/pack.sh.
 # Writes into $OUT/final-check-i.tgz: tests.txt, tests-cullide.txt, tests-gl.txt, accuracy*.txt,
 # peel.txt, summary.txt, marks.txt, clocks.csv (peel), cullide/cullide-p<N>.txt/.json and
@@ -28,4 +33,11 @@ fi
 peel_b2b_processes "$out" "${CHECK_PEEL_PROCS:-4}" "${CHECK_PEEL_ROWS:-cpu|peel}" 80
 export CULLIDE_REPS=${CULLIDE_REPS:-5}
 cullide_check "$out" "${CHECK_CULLIDE_VARIANTS:-cullide_op0:ISC_CULLIDE_OBB_POSED=0}" "${CHECK_CULLIDE_PROCS:-8}"
+# 3. CHECK_CULLIDE_SINGLE_PROCS (default 0) more processes with each row run once (the protocol before
+#    CULLIDE_REPS), into single/cullide/.
+if [ "${CHECK_CULLIDE_SINGLE_PROCS:-0}" -gt 0 ]; then
+  unset CULLIDE_REPS
+  mkdir -p "$out/single"
+  cullide_check "$out/single" "${CHECK_CULLIDE_VARIANTS:-cullide_op0:ISC_CULLIDE_OBB_POSED=0}" "$CHECK_CULLIDE_SINGLE_PROCS"
+fi
 [ -n "$final" ] && tar -czf "$final/final-check-i.tgz" -C "$out" .
