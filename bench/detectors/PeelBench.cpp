@@ -407,6 +407,9 @@ void registerAll() {
     // 2026-11-29, eighth session: the triangle pairs' survivors n at a time (less shared memory;
     // 256 the default since, 1024: all at once, the code before).
     auto chunk = [](int n) { return Kind{false, PeelSettings{}, {{"ISC_PEEL_SURVIVOR_CHUNK", std::to_string(n)}}}; };
+    // 2026-11-29, eleventh session: the output cleared at the call's start and the objects classed
+    // pair by pair, as before.
+    const Kind pre0{false, PeelSettings{}, {{"ISC_PEEL_PRE", "0"}}};
     const std::vector<std::pair<Kind, std::string>> deformVariants = {{Kind{false, gpuRefit}, "peel_gpurefit"},
                                                                       {Kind{false, noSpec}, "peel_nospeculate"},
                                                                       {Kind{false, exact12}, "peel_exact12"},
@@ -440,7 +443,8 @@ void registerAll() {
                                                                       {fifth0, "peel_fifth0"},
                                                                       {chunk(128), "peel_chunk128"},
                                                                       {chunk(256), "peel_chunk256"},
-                                                                      {chunk(1024), "peel_chunk1024"}};
+                                                                      {chunk(1024), "peel_chunk1024"},
+                                                                      {pre0, "peel_pre0"}};
     addRows("variants/deform_b2b/100", deformVariants, [] { return densePile(100, 0); }, precomputed);
     const std::vector<std::pair<Kind, std::string>> gpuRefitRows = {{Kind{false, gpuRefit}, "peel_gpurefit"}};
     const std::vector<std::pair<Kind, std::string>> refitRows = {{Kind{false, cpuRefit}, "peel_cpurefit"}};

@@ -158,6 +158,45 @@ TEST_P(DetectorLifetime, AnswerDoesNotDependOnTheStateAnotherDetectorLeft) {
     EXPECT_FALSE(clean.pairs.empty());
 }
 
+// An output reused from call to call, handed in holding another call's pairs, counters and
+// warnings, comes back holding this call's answer alone, the one a fresh output gets (peel,
+// cullide and cpu hand the old pairs over and free them while they work,
+// DetectionOutput::clearInto; 2026-11-29, eleventh session). Three calls, the pile's bodies
+// moved between them.
+void reusedOutputAnswersAsAFreshOne(const std::string& name) {
+    Scene scene = smallPile();
+    auto reusedBy = createDetector(name);
+    auto freshBy = createDetector(name);
+    ASSERT_TRUE(reusedBy.has_value()) << reusedBy.error().message;
+    ASSERT_TRUE(freshBy.has_value()) << freshBy.error().message;
+    DetectionOutput reused;
+    reused.pairs.push_back(PairResult{{1, 2}, {{5, 5}}, {}, {}});
+    reused.stats.count("stale_counter", 1.0);
+    reused.stats.warnings.push_back("a stale warning");
+    for (int call = 0; call < 3; ++call) {
+        SCOPED_TRACE("call " + std::to_string(call));
+        for (ObjectId o = 1; o < scene.objectCount(); ++o) {
+            Pose p = scene.pose(o);
+            p.position += Vec3(0.01f * float(o % 3), -0.02f, 0.015f * float(o % 2));
+            scene.setPose(o, p);
+        }
+        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+        DetectionOutput fresh;
+        ASSERT_TRUE((*freshBy)->detect(scene, candidates, fresh).has_value());
+        ASSERT_TRUE((*reusedBy)->detect(scene, candidates, reused).has_value());
+        expectSameAnswer(fresh, reused);
+        EXPECT_FALSE(reused.pairs.empty());
+        EXPECT_TRUE(std::none_of(reused.stats.counters.begin(), reused.stats.counters.end(),
+                                 [](const auto& c) { return c.first == "stale_counter"; }));
+        EXPECT_EQ(reused.stats.warnings, fresh.stats.warnings);
+    }
+}
+
+TEST_P(DetectorLifetime, AnOutputReusedFromCallToCallAnswersAsAFreshOne) { reusedOutputAnswersAsAFreshOne(GetParam()); }
+
+class CpuOutputReuse : public isc::test::GlTest {};
+TEST_F(CpuOutputReuse, AnOutputReusedFromCallToCallAnswersAsAFreshOne) { reusedOutputAnswersAsAFreshOne("cpu"); }
+
 INSTANTIATE_TEST_SUITE_P(GlDetectors, DetectorLifetime, ::testing::ValuesIn(glDetectorNames()),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 

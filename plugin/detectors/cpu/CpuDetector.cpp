@@ -21,7 +21,9 @@ Result<void> CpuDetector::detect(const Scene& scene, std::span<const ObjectPair>
                                  DetectionOutput& out) {
     using Clock = std::chrono::steady_clock;
     const auto t0 = Clock::now();
-    out.clear();
+    // The last call's pairs are freed by one thread of the team below while the others pose
+    // (DetectionOutput::clearInto; 2026-11-29, eleventh session, as peel frees them during its GPU wait).
+    out.clearInto(spent_);
     // runAlongside()'s work: exactly once, in the team below or, on any other way out, at return.
     std::function<void()> alongside = std::exchange(alongside_, {});
     struct RunLeft {
@@ -115,6 +117,7 @@ Result<void> CpuDetector::detect(const Scene& scene, std::span<const ObjectPair>
                 work();
                 workMs = std::chrono::duration<double, std::milli>(Clock::now() - tw).count();
             }
+            if (omp_get_thread_num() == omp_get_num_threads() - 1) spent_.clear();
             for (std::size_t i; (i = nextObject.fetch_add(1, std::memory_order_relaxed)) < objects.size();) {
                 pose(i);
                 posed.fetch_add(1, std::memory_order_release);
@@ -124,8 +127,13 @@ Result<void> CpuDetector::detect(const Scene& scene, std::span<const ObjectPair>
         }
         out.stats.count("alongside_ms", workMs);  // (in cpuMs and totalMs too)
     } else {
-#pragma omp parallel for schedule(dynamic, 4)
-        for (std::size_t i = 0; i < objects.size(); ++i) pose(i);
+#pragma omp parallel
+        {
+#pragma omp single nowait
+            spent_.clear();
+#pragma omp for schedule(dynamic, 4)
+            for (std::size_t i = 0; i < objects.size(); ++i) pose(i);
+        }
 #pragma omp parallel for schedule(dynamic, 1)
         for (std::size_t i = 0; i < candidates.size(); ++i) test(i);
     }

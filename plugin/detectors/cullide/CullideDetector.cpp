@@ -78,6 +78,7 @@ std::vector<cullide::View> makeViews(const Aabb& lateral, const Aabb& depthBox, 
 }  // namespace
 
 struct CullideDetector::Impl {
+    std::vector<PairResult> spentPairs;  // the last call's pairs (detect(): clearInto), freed while the GPU runs
     DetectorSettings common;
     CullideSettings settings;
     cullide::Passes passes;
@@ -1180,8 +1181,15 @@ CullideDetector::~CullideDetector() = default;
 Result<void> CullideDetector::detect(const Scene& scene, std::span<const ObjectPair> candidates,
                                      DetectionOutput& out) {
     const auto t0 = Clock::now();
-    out.clear();
     Impl& im = *impl_;
+    // The last call's pairs are freed once the chain's GPU work is issued, while the GPU runs
+    // (DetectionOutput::clearInto, Passes::setSpent; 2026-11-29, eleventh session, as peel does).
+    out.clearInto(im.spentPairs);
+    im.passes.setSpent(&im.spentPairs);
+    struct FreeLeft {  // (freed here when no chain ran, or on an error)
+        std::vector<PairResult>& spent;
+        ~FreeLeft() { spent.clear(); }
+    } freeLeft{im.spentPairs};
     Impl::Pcs res;
     const bool speculate = im.speculate && im.fusedExact;
     if (speculate) im.exact.beginCall(im.common.wantSegments);  // new vertices and poses

@@ -684,6 +684,7 @@ Result<void> Passes::runChain(const Chain& chain, ChainResult& out) {
     if (timeline_) glQueryCounter(done_.id(), GL_TIMESTAMP);
     fence_ = gl::Fence::insert();  // flushes
     out.issueMs = msSince(t0);
+    if (spent_ != nullptr) spent_->clear();  // the caller's last pairs, freed while the GPU runs (setSpent)
     if (chain.afterIssue) {
         const auto ta = Clock::now();
         chain.afterIssue();  // the caller's CPU work while the GPU runs

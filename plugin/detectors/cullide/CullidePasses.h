@@ -262,6 +262,9 @@ public:
     /// are conservative), so both are in the PCS, each rendered as the other's occluder; a cluster
     /// left out pairs with none, and as an occluder it could only keep others in.
     void setPairSeeds(bool on) { pairSeeds_ = on; }
+    /// The caller's last pairs (DetectionOutput::clearInto): freed by runChain once the chain's GPU
+    /// work is issued, while the GPU runs.
+    void setSpent(std::vector<PairResult>* spent) { spent_ = spent; }
     /// Test hook ISC_CULLIDE_POSE_CHECKSUM=1: after the chain's wait, the pose pass's item boxes are
     /// read back and summed bit for bit (ChainResult::poseChecksum; a read-back of its own).
     void setPoseChecksum(bool on) { poseChecksum_ = on; }
@@ -452,6 +455,7 @@ private:
     bool pairLoads_ = true;
     bool obbPosed_ = true;
     bool pairSeeds_ = true;
+    std::vector<PairResult>* spent_ = nullptr;  // setSpent
     bool pairSeedsCall_ = false;  // startChain: this call's early pair pass seeds the PCS (setPairSeeds)
     std::uint32_t obbBase_ = 0;  // putPoseInputs: where the items' oriented boxes start in chainBoxes_ (vec4s)
     bool poseChecksum_ = false;

@@ -15,6 +15,7 @@
 #include "isc/gl/GpuScene.h"
 
 #include <bit>
+#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -37,6 +38,13 @@ struct PeelDetector::Impl {
     std::optional<peel::PeelScenePass> scenePass;
     std::optional<peel::PeelPairTilePass> pairPass;
     peel::CallObjects objects;
+    // Before the call's work (2026-11-29, eleventh session): the last call's pairs freed while this
+    // call's GPU part runs (DetectionOutput::clearInto, PeelScenePass::setSpent) and the objects
+    // classed by object (classifyObjects' byObject). Test hook ISC_PEEL_PRE=0: the output cleared at
+    // the call's start and the objects classed pair by pair, as before (0.024 against 0.015 ms of
+    // the deforming pile's call before the scene pass on the development machine).
+    std::vector<PairResult> spentPairs;
+    bool deferSpent = true;
     // The scene the pass's per-mesh trees (by MeshId) were made for: another scene handed to
     // the same detector starts them afresh (test
     // DetectorLifetime.ReusedOnAnotherSceneAnswersAsAFreshOne; the GpuScene follows by itself).
@@ -74,15 +82,17 @@ std::vector<DetectorDebugView> PeelDetector::debugViews() const {
 
 Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair> candidates, DetectionOutput& out) {
     const auto t0 = peel::Clock::now();
-    out.clear();
     Impl& im = *impl_;
+    if (im.deferSpent) out.clearInto(im.spentPairs);
+    else out.clear();
     for (const ObjectPair& p : candidates)
         if (p.a >= scene.objectCount() || p.b >= scene.objectCount())
             return fail("PeelDetector::detect(): candidate pair (" + std::to_string(p.a) + ", " +
                         std::to_string(p.b) + ") names an object the scene does not have");
     if (auto f = im.follow(scene); !f) return f;
     const auto tc = peel::Clock::now();
-    peel::classifyObjects(scene, candidates, im.common.selfCollision, im.settings.openMeshes, im.objects, out);
+    peel::classifyObjects(scene, candidates, im.common.selfCollision, im.settings.openMeshes, im.objects, out,
+                          im.deferSpent);
     out.stats.cpuMs += peel::msSince(tc);
     out.stats.count("conservative_raster", im.conservativeRaster ? 1.0 : 0.0);
     if (im.settings.conservativeRaster && !im.conservativeRaster)
@@ -91,8 +101,10 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
     // (Diagnostic, since 2026-11-29's eleventh session: the last call's output cleared, the checks and
     // the objects' classes; 0.031-0.051 ms on the deforming pile, H200.)
     out.stats.count("cpu_before_pass_ms", peel::msSince(t0));
+    if (im.sceneSampling) im.scenePass->setSpent(&im.spentPairs);
     const Result<void> r = im.sceneSampling ? im.scenePass->run(scene, im.gpu, candidates, im.objects, out)
                                             : im.pairPass->run(scene, im.gpu, candidates, im.objects, out);
+    im.spentPairs.clear();  // (freed already where the scene pass issued its GPU part)
     if (!r) return r;
     out.stats.totalMs = peel::msSince(t0);
     return {};
@@ -148,6 +160,7 @@ Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& com
     impl->common = common;
     impl->settings = settings;
     impl->sceneSampling = sceneSampling;
+    if (const char* v = std::getenv("ISC_PEEL_PRE"); v != nullptr && *v == '0') impl->deferSpent = false;
     impl->conservativeRaster = settings.conservativeRaster && peel::hasGlExtension("GL_NV_conservative_raster");
     if (auto c = impl->createPass(); !c) return fail(c.error().message);
     return std::unique_ptr<Detector>(new PeelDetector(std::move(impl)));

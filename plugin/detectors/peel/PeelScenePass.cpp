@@ -911,6 +911,7 @@ Result<void> PeelScenePass::attempt(const Scene& scene, gl::GpuScene& gpu, std::
     counters_.copyOut(PEEL_COUNTER_COUNT * sizeof(std::uint32_t));
     output_.copyOut(copied * sizeof(TrianglePairCandidate));
     const gl::Fence fenceA = gl::Fence::insert();
+    if (spent_ != nullptr) spent_->clear();  // the last call's pairs freed while the GPU works (setSpent)
     gl::Fence fenceB;
     if (splitCall_) {
         if (auto r = fusedCull(clusterCap, 1); !r) return r;

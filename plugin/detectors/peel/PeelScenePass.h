@@ -49,6 +49,9 @@ public:
     /// One detect() call's scene sampling: appends the colliding pairs to out.pairs and its
     /// counters and timings to out.stats (gpuMs, readbackMs: the wait for the GPU and the
     /// read; cpuMs).
+    /// The caller's last pairs (DetectionOutput::clearInto): freed once this call's GPU part is
+    /// issued, while the GPU works, instead of at the call's start.
+    void setSpent(std::vector<PairResult>* spent) { spent_ = spent; }
     [[nodiscard]] Result<void> run(const Scene& scene, gl::GpuScene& gpu, std::span<const ObjectPair> candidates,
                                    const CallObjects& objects, DetectionOutput& out);
     /// The last batch's pixel counts and collision-ray bits (Detector::debugViews()).
@@ -123,6 +126,7 @@ private:
     // ISC_PEEL_TRI_PAIRS=copy: false, the code before): no clears or uploads that only the GPU
     // walk and the image passes read, and the counters' zeros and the walk's counts in one copy.
     bool trimCpuWalkCalls_ = true;
+    std::vector<PairResult>* spent_ = nullptr;  // setSpent
     bool clusterPairsHash_ = false;        // test hook ISC_PEEL_CLUSTER_PAIRS_HASH=1: the sorted list's hash in the stats
     PeelCpuWalk cpuWalk_;                  // its host boxes, staging buffers and per-call state
     // refit "cpu" (no rays; "auto" on mostly deformed calls): the cluster boxes made on the CPU into a persistently mapped

@@ -32,9 +32,13 @@ struct CallObjects {
 };
 
 /// States and boxes of the objects in `candidates`; warnings for skipped objects and pairs
-/// with an open mesh appended to out.unserved (with a warning naming the mesh).
+/// with an open mesh appended to out.unserved (with a warning naming the mesh). `byObject` (the
+/// default since 2026-11-29, eleventh session): the pairs' objects marked in one pass without
+/// branches, then each object classed, its warnings in object order, and the pairs walked again
+/// only when an object is unserved; false: each pair's objects classed as the pairs come (the
+/// form before, warnings in the order of the pairs; the same states, boxes and unserved pairs).
 void classifyObjects(const Scene& scene, std::span<const ObjectPair> candidates, bool selfCollision,
-                     bool openMeshes, CallObjects& objects, DetectionOutput& out);
+                     bool openMeshes, CallObjects& objects, DetectionOutput& out, bool byObject = true);
 
 /// True when candidate pair `p` takes part in the call (both objects used; self pairs only
 /// with selfCollision).

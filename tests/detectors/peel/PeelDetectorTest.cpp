@@ -1269,6 +1269,46 @@ TEST_F(PeelDetectorTest, SurvivorChunksKeepTheAnswer) {
     }
 }
 
+// What runs before the call's work (the default since 2026-11-29, eleventh session; test hook
+// ISC_PEEL_PRE=0: the output cleared at the call's start and the objects classed pair by pair): the
+// last call's pairs handed to the detector and freed while the GPU works (DetectionOutput::clearInto),
+// the objects classed by object. Over calls where bunnies move and deform, each form writing into
+// the same output every call, given first filled with a stale pair, counter and warning: the same
+// answer as the form before and the reference's, nothing stale left. With clearInto's pairs left
+// as they were (no swap) the stale pair stayed and this failed.
+TEST_F(PeelDetectorTest, OutputReusedAcrossCallsKeepsTheAnswer) {
+    Scene scene = sixBunniesOnABox();
+    ::setenv("ISC_PEEL_PRE", "0", 1);
+    auto before = makePeel(PeelSettings{});
+    ::unsetenv("ISC_PEEL_PRE");
+    auto now = makePeel(PeelSettings{});
+    const auto bunnyVertices = scene.mesh(0).vertices();  // mesh 0: the bunny
+    const std::vector<Vec3> rest(bunnyVertices.begin(), bunnyVertices.end());
+    DetectionOutput a, b;
+    for (DetectionOutput* o : {&a, &b}) {
+        o->pairs.push_back(PairResult{{0, 1}, {{7, 7}}, {}, {}});
+        o->stats.count("stale_counter", 1.0);
+        o->stats.warnings.push_back("a stale warning");
+    }
+    for (int call = 0; call < 4; ++call) {
+        moveAndWobble(scene, rest, call, Vec3(1, 0, 1), 0.8f);
+        const std::vector<ObjectPair> candidates = scene.overlappingPairs();
+        ASSERT_TRUE(before->detect(scene, candidates, b));
+        ASSERT_TRUE(now->detect(scene, candidates, a));
+        const std::string what = "call " + std::to_string(call);
+        EXPECT_EQ(a.stats.counter("stale_counter"), 0.0) << what;
+        EXPECT_TRUE(std::none_of(a.stats.counters.begin(), a.stats.counters.end(),
+                                 [](const auto& c) { return c.first == "stale_counter"; }))
+            << what;
+        EXPECT_TRUE(a.stats.warnings.empty()) << what;
+        EXPECT_GT(a.stats.counter("filtered_pairs"), 500.0) << what;
+        EXPECT_EQ(a.stats.counter("filtered_pairs"), b.stats.counter("filtered_pairs")) << what;
+        expectSameOutput(a, b, call);
+        const std::size_t total = expectReferencePairs(scene, candidates, a, what);
+        EXPECT_GT(total, 500u) << what;
+    }
+}
+
 TEST_F(PeelDetectorTest, NonFinitePoseIsSkippedWithAWarning) {
     Scene scene;
     const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));

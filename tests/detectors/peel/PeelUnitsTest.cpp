@@ -960,5 +960,58 @@ TEST(PeelExact, OwnedCandidatesAreTheSharedAnswer) {
     }
 }
 
+// classifyObjects by object (the default since 2026-11-29, eleventh session: the pairs' objects
+// marked without branches, then classed in object order) against the pair-by-pair form, on a scene
+// with an unused, an inactive, a non-finite, an open-mesh object and self pairs, with and without
+// selfCollision and openMeshes: the same states, boxes, unserved pairs (in candidate order) and
+// warnings (as a set: by object their order is the objects'). With a self pair's object marked
+// when selfCollision is off the by-object form classed it and failed.
+TEST(PeelUnits, ClassifyByObjectIsThePairByPairClassification) {
+    std::vector<Vec3> v = {{0, 0, 0}, {1, 0, 0}, {0, 0, 1}, {1, 0, 1}};
+    std::vector<UVec3> t = {{0, 2, 1}, {1, 2, 3}};
+    auto sheet = Mesh::create("sheet", v, t);
+    ASSERT_TRUE(sheet.has_value());
+    ASSERT_FALSE(sheet->isClosed());
+    Scene scene;
+    const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
+    const MeshId open = scene.addMesh(std::make_shared<Mesh>(std::move(*sheet)));
+    for (int i = 0; i < 9; ++i) scene.addObject(box, Pose{Vec3(0.7f * float(i), 0.0f, 0.0f)});
+    scene.addObject(open, Pose{Vec3(0.2f, 0.4f, 0.0f)});  // 9: open
+    scene.setActive(3, false);                            // 3: inactive
+    Pose bad = scene.pose(5);
+    bad.position.x = std::nanf("");
+    scene.setPose(5, bad);  // 5: non-finite
+    // 7 takes part only in a self pair; 8 in none.
+    const std::vector<ObjectPair> candidates = {{0, 1}, {1, 2}, {2, 3}, {4, 5}, {5, 6}, {7, 7}, {0, 9}, {1, 9}, {6, 6}};
+    for (bool self : {false, true})
+        for (bool openMeshes : {false, true}) {
+            peel::CallObjects a, b;
+            DetectionOutput outA, outB;
+            peel::classifyObjects(scene, candidates, self, openMeshes, a, outA, true);
+            peel::classifyObjects(scene, candidates, self, openMeshes, b, outB, false);
+            const std::string what = std::string("selfCollision ") + (self ? "on" : "off") + ", openMeshes " +
+                                     (openMeshes ? "on" : "off");
+            EXPECT_EQ(a.state, b.state) << what;
+            ASSERT_EQ(a.bounds.size(), b.bounds.size());
+            for (std::size_t o = 0; o < a.bounds.size(); ++o) {
+                EXPECT_EQ(a.bounds[o].min, b.bounds[o].min) << what << ", object " << o;
+                EXPECT_EQ(a.bounds[o].max, b.bounds[o].max) << what << ", object " << o;
+            }
+            EXPECT_EQ(outA.unserved, outB.unserved) << what;
+            EXPECT_EQ(std::multiset<std::string>(outA.stats.warnings.begin(), outA.stats.warnings.end()),
+                      std::multiset<std::string>(outB.stats.warnings.begin(), outB.stats.warnings.end()))
+                << what;
+            EXPECT_EQ(outA.stats.counter("unserved_pairs"), outB.stats.counter("unserved_pairs")) << what;
+            // What the scene says, worked out by hand.
+            EXPECT_EQ(a.state[8], peel::kUnused) << what;
+            EXPECT_EQ(a.state[3], peel::kSkipped) << what;
+            EXPECT_EQ(a.state[5], peel::kSkipped) << what;
+            EXPECT_EQ(a.state[7], self ? peel::kUsed : peel::kUnused) << what;
+            EXPECT_EQ(a.state[9], openMeshes ? peel::kUsed : peel::kUnserved) << what;
+            EXPECT_EQ(outA.unserved.size(), openMeshes ? 0u : 2u) << what;
+            EXPECT_EQ(outA.stats.warnings.size(), openMeshes ? 1u : 2u) << what;  // the NaN pose; the open mesh
+        }
+}
+
 }  // namespace
 }  // namespace isc

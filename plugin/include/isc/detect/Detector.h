@@ -54,6 +54,17 @@ struct DetectionOutput {
     std::vector<ObjectPair> unserved;
     DetectorStats stats;
     void clear() { *this = {}; }
+    /// As clear(), but the pairs go to `spent` (whose own pairs, if any, are freed here) for the
+    /// caller to free later, off its critical path (peel frees them while the GPU works), and the
+    /// lists keep their room: `pairs` takes `spent`'s.
+    void clearInto(std::vector<PairResult>& spent) {
+        spent.swap(pairs);
+        pairs.clear();
+        unserved.clear();
+        stats.gpuMs = stats.readbackMs = stats.cpuMs = stats.totalMs = 0.0;
+        stats.counters.clear();
+        stats.warnings.clear();
+    }
 };
 
 /// Settings every detector shares. A detector's own settings (resolution, axes, ...) are

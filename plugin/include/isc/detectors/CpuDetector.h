@@ -55,6 +55,7 @@ private:
     DetectorSettings settings_;
     std::vector<Cached> cache_;
     std::function<void()> alongside_;  // runAlongside(), for the next detect()
+    std::vector<PairResult> spent_;    // the last call's pairs (DetectionOutput::clearInto), freed in the team
 };
 
 }  // namespace isc
