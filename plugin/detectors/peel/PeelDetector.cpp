@@ -44,7 +44,7 @@ struct PeelDetector::Impl {
     // the call's start and the objects classed pair by pair, as before (0.024 against 0.015 ms of
     // the deforming pile's call before the scene pass on the development machine).
     std::vector<PairResult> spentPairs;
-    bool deferSpent = true;
+    bool leanStart = true;  // ISC_PEEL_PRE=0: false
     // The scene the pass's per-mesh trees (by MeshId) were made for: another scene handed to
     // the same detector starts them afresh (test
     // DetectorLifetime.ReusedOnAnotherSceneAnswersAsAFreshOne; the GpuScene follows by itself).
@@ -83,7 +83,7 @@ std::vector<DetectorDebugView> PeelDetector::debugViews() const {
 Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair> candidates, DetectionOutput& out) {
     const auto t0 = peel::Clock::now();
     Impl& im = *impl_;
-    if (im.deferSpent) out.clearInto(im.spentPairs);
+    if (im.leanStart) out.clearInto(im.spentPairs);
     else out.clear();
     for (const ObjectPair& p : candidates)
         if (p.a >= scene.objectCount() || p.b >= scene.objectCount())
@@ -92,7 +92,7 @@ Result<void> PeelDetector::detect(const Scene& scene, std::span<const ObjectPair
     if (auto f = im.follow(scene); !f) return f;
     const auto tc = peel::Clock::now();
     peel::classifyObjects(scene, candidates, im.common.selfCollision, im.settings.openMeshes, im.objects, out,
-                          im.deferSpent);
+                          im.leanStart);
     out.stats.cpuMs += peel::msSince(tc);
     out.stats.count("conservative_raster", im.conservativeRaster ? 1.0 : 0.0);
     if (im.settings.conservativeRaster && !im.conservativeRaster)
@@ -160,7 +160,7 @@ Result<std::unique_ptr<Detector>> createPeelDetector(const DetectorSettings& com
     impl->common = common;
     impl->settings = settings;
     impl->sceneSampling = sceneSampling;
-    if (const char* v = std::getenv("ISC_PEEL_PRE"); v != nullptr && *v == '0') impl->deferSpent = false;
+    if (const char* v = std::getenv("ISC_PEEL_PRE"); v != nullptr && *v == '0') impl->leanStart = false;
     impl->conservativeRaster = settings.conservativeRaster && peel::hasGlExtension("GL_NV_conservative_raster");
     if (auto c = impl->createPass(); !c) return fail(c.error().message);
     return std::unique_ptr<Detector>(new PeelDetector(std::move(impl)));

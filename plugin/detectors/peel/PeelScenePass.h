@@ -46,12 +46,12 @@ public:
     /// Compiles the passes' programs. Needs a current GL 4.5 context.
     [[nodiscard]] Result<void> create(const PeelSettings& settings, const DetectorSettings& common,
                                       bool conservativeRaster);
-    /// One detect() call's scene sampling: appends the colliding pairs to out.pairs and its
-    /// counters and timings to out.stats (gpuMs, readbackMs: the wait for the GPU and the
-    /// read; cpuMs).
     /// The caller's last pairs (DetectionOutput::clearInto): freed once this call's GPU part is
     /// issued, while the GPU works, instead of at the call's start.
     void setSpent(std::vector<PairResult>* spent) { spent_ = spent; }
+    /// One detect() call's scene sampling: appends the colliding pairs to out.pairs and its
+    /// counters and timings to out.stats (gpuMs, readbackMs: the wait for the GPU and the
+    /// read; cpuMs).
     [[nodiscard]] Result<void> run(const Scene& scene, gl::GpuScene& gpu, std::span<const ObjectPair> candidates,
                                    const CallObjects& objects, DetectionOutput& out);
     /// The last batch's pixel counts and collision-ray bits (Detector::debugViews()).

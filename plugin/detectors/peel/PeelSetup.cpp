@@ -93,27 +93,8 @@ void classifyObjects(const Scene& scene, std::span<const ObjectPair> candidates,
     }
     for (const ObjectPair& p : candidates) {
         if (p.a == p.b && !selfCollision) continue;
-        for (ObjectId o : {p.a, p.b}) {
-            if (objects.state[o] != kUnused) continue;
-            objects.state[o] = kUsed;
-            if (!scene.isActive(o)) {
-                objects.state[o] = kSkipped;
-            } else if (!scene.pose(o).isFinite()) {
-                objects.state[o] = kSkipped;
-                stats.warnings.push_back("object " + std::to_string(o) +
-                                         " has a non-finite pose (NaN or Inf): skipped this step");
-            } else if (!openMeshes && !scene.objectMesh(o).isClosed()) {
-                objects.state[o] = kUnserved;
-                stats.warnings.push_back("object " + std::to_string(o) + " has an open mesh (" +
-                                         scene.objectMesh(o).report().describe() +
-                                         "): peel needs closed meshes unless openMeshes is set; its pairs are "
-                                         "returned unserved (the dispatcher sends them to the exact path)");
-            } else if (scene.objectMesh(o).triangleCount() == 0) {
-                objects.state[o] = kSkipped;
-            } else {
-                objects.bounds[o] = scene.worldBounds(o);
-            }
-        }
+        for (ObjectId o : {p.a, p.b})
+            if (objects.state[o] == kUnused) classify(o);
     }
     for (const ObjectPair& p : candidates)
         if ((p.a != p.b || selfCollision) && (objects.state[p.a] == kUnserved || objects.state[p.b] == kUnserved))
