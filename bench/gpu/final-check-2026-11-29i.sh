@@ -25,12 +25,7 @@ set -uo pipefail
 final=${OUT:-}
 OUT=$(mktemp -d) setup_out /tmp/final-check-i-out
 cat "$out/machine.txt"
-if [ "${CHECK_TESTS:-1}" = 1 ]; then
-  peel_tests_and_accuracy "$out"
-  cullide_tests_and_accuracy "$out"
-  TEST_LIMIT=150 run_tests "$dev/tests/isc_gl_tests" > "$out/tests-gl.txt" 2>&1
-  grep -E "^(=== |rc=|\[  PASSED|\[  FAILED|\[  SKIPPED)" "$out/tests-gl.txt"
-fi
+[ "${CHECK_TESTS:-1}" = 1 ] && final_tests_and_accuracy "$out"
 peel_b2b_processes "$out" "${CHECK_PEEL_PROCS:-4}" "${CHECK_PEEL_ROWS:-cpu|peel}" 80
 export CULLIDE_REPS=${CULLIDE_REPS:-5}
 cullide_check "$out" "${CHECK_CULLIDE_VARIANTS:-cullide_op0:ISC_CULLIDE_OBB_POSED=0}" "${CHECK_CULLIDE_PROCS:-8}"

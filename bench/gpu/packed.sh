@@ -58,6 +58,14 @@ cullide_tests_and_accuracy() {
   grep -E "^(=== |rc=|\[  PASSED|\[  FAILED|\[  SKIPPED)" "$1/tests-cullide.txt"
   cullide_accuracy 200 | tee "$1/accuracy-cullide.txt" | grep -v "^$"
 }
+# The final checks' step 0 (final-check-2026-11-29i.sh): peel's and cullide's tests and accuracy,
+# then isc_gl_tests on the driver, into $1/tests*.txt and accuracy*.txt.
+final_tests_and_accuracy() {
+  peel_tests_and_accuracy "$1"
+  cullide_tests_and_accuracy "$1"
+  TEST_LIMIT=150 run_tests "$dev/tests/isc_gl_tests" > "$1/tests-gl.txt" 2>&1
+  grep -E "^(=== |rc=|\[  PASSED|\[  FAILED|\[  SKIPPED)" "$1/tests-gl.txt"
+}
 # The GPU's clocks sampled every 20 ms into $1/clocks.csv (nvidia-smi, read only) until stop_clocks.
 start_clocks() {
   smi=""
