@@ -743,17 +743,22 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                     objectBoxes.push_back(glm::vec4(box[o].min, 0.0f));
                     objectBoxes.push_back(glm::vec4(box[o].max, 0.0f));
                 }
-                // Partner groups per group (CSR over the pairs left).
-                const std::size_t ng = objects.size();
-                partnerCsr.assign(ng + 1 + 2 * pairs.size(), 0u);
-                for (std::uint32_t c : pairs) ++partnerCsr[groupOf[candidates[c].a] + 1], ++partnerCsr[groupOf[candidates[c].b] + 1];
-                partnerCsr[0] = static_cast<std::uint32_t>(ng + 1);
-                for (std::size_t g = 0; g < ng; ++g) partnerCsr[g + 1] += partnerCsr[g];
-                std::vector<std::uint32_t> fill(partnerCsr.begin(), partnerCsr.begin() + std::ptrdiff_t(ng));
-                for (std::uint32_t c : pairs) {
-                    const std::uint32_t ga = groupOf[candidates[c].a], gb = groupOf[candidates[c].b];
-                    partnerCsr[fill[ga]++] = gb;
-                    partnerCsr[fill[gb]++] = ga;
+                // Partner groups per group (CSR over the pairs left), for the pose pass's partner cut:
+                // not made when the early pair pass seeds the PCS instead (Passes::setPairSeeds).
+                const bool earlyPairsNext = passes.earlyPairs() && filterEligible && !st.triangleLevel;
+                if (!(earlyStart && earlyPairsNext && passes.pairSeeds())) {
+                    const std::size_t ng = objects.size();
+                    partnerCsr.assign(ng + 1 + 2 * pairs.size(), 0u);
+                    for (std::uint32_t c : pairs)
+                        ++partnerCsr[groupOf[candidates[c].a] + 1], ++partnerCsr[groupOf[candidates[c].b] + 1];
+                    partnerCsr[0] = static_cast<std::uint32_t>(ng + 1);
+                    for (std::size_t g = 0; g < ng; ++g) partnerCsr[g + 1] += partnerCsr[g];
+                    std::vector<std::uint32_t> fill(partnerCsr.begin(), partnerCsr.begin() + std::ptrdiff_t(ng));
+                    for (std::uint32_t c : pairs) {
+                        const std::uint32_t ga = groupOf[candidates[c].a], gb = groupOf[candidates[c].b];
+                        partnerCsr[fill[ga]++] = gb;
+                        partnerCsr[fill[gb]++] = ga;
+                    }
                 }
                 clipObjects = objects;
                 if (earlyStart) {
@@ -762,7 +767,6 @@ isc::Result<void> CullideDetector::Impl::pipeline(const Scene& scene, std::span<
                     // first, and the pair pass queued and flushed after the pose pass, where the
                     // chain will end in the filter without the triangle level's passes (as
                     // runChain decides).
-                    const bool earlyPairsNext = passes.earlyPairs() && filterEligible && !st.triangleLevel;
                     passes.startChain({itemCache.items, itemCache.version, eps, itemCache.boxIndex, objectBoxes,
                                        partnerCsr, earlyPairsNext});
                     started = true;

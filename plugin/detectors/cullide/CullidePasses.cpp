@@ -450,6 +450,8 @@ void Passes::startChain(const ChainStart& start) {
     // items, the pose pass's inputs, the members' flags and the counters (bindCommon's part).
     const std::size_t nItems = start.items.size();
     pairSeedsCall_ = pairSeeds_ && earlyPairs_ && start.earlyPairsNext;
+    ISC_ASSERT(pairSeedsCall_ || !start.partners.empty(),
+               "cullide::Passes::startChain(): the partner cut needs the partner lists");
     glQueryCounter(begin_.id(), GL_TIMESTAMP);
     chainBoxes_.reserveWithHeadroom(
         std::max<std::size_t>(32, chainBoxVec4s(nItems, start.objectBoxes.size(), true) * sizeof(glm::vec4)));

@@ -262,6 +262,7 @@ public:
     /// are conservative), so both are in the PCS, each rendered as the other's occluder; a cluster
     /// left out pairs with none, and as an occluder it could only keep others in.
     void setPairSeeds(bool on) { pairSeeds_ = on; }
+    [[nodiscard]] bool pairSeeds() const { return pairSeeds_; }
     /// The caller's last pairs (DetectionOutput::clearInto): freed by runChain once the chain's GPU
     /// work is issued, while the GPU runs.
     void setSpent(std::vector<PairResult>* spent) { spent_ = spent; }
