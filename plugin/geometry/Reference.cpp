@@ -152,6 +152,15 @@ PosedMesh::PosedMesh(const Mesh& mesh) : mesh_(&mesh), world_(mesh.vertexCount()
     update(Pose{});
 }
 
+PosedMesh PosedMesh::copyOf(const PosedMesh& shape) { return PosedMesh(shape, CopyTag{}); }
+
+PosedMesh::PosedMesh(const PosedMesh& shape, CopyTag)
+    : mesh_(shape.mesh_), localBvh_(shape.localBvh_), localRadius_(shape.localRadius_),
+      world_(shape.mesh_->vertexCount()) {
+    bvh_ = localBvh_;  // as the constructor: the world tree starts as the local one
+    update(Pose{});
+}
+
 void PosedMesh::update(const Pose& pose, std::span<const Vec3> localVertices) {
     pose_ = pose;
     if (localVertices.empty()) {

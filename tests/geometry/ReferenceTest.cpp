@@ -152,6 +152,49 @@ TEST(Reference, RigidAndDeformedPathsGiveTheSameBits) {
     EXPECT_GT(colliding, 10);
 }
 
+TEST(Reference, CopyOfAnswersAsAFreshBuild) {
+    // PosedMesh::copyOf (the cpu detector's copies of a mesh's shape, 2026-11-29): the same
+    // trees, vertices and pairs as a PosedMesh built from the mesh, bit for bit, rigid and
+    // deformed, whatever the shape it was copied from had been posed at (its lazy world state
+    // is not copied: a copy starts at the identity, as a new one does).
+    const Mesh t = shapes::torus(1.0f, 0.35f, 24, 12);
+    PosedMesh shape(t);
+    shape.update(Pose{Vec3(3.0f, -1.0f, 2.0f), glm::angleAxis(0.7f, Vec3(0, 1, 0))});
+    (void)shape.bvh();  // its world state made, at another pose
+    PosedMesh builtA(t), builtB(t);
+    PosedMesh copyA = PosedMesh::copyOf(shape), copyB = PosedMesh::copyOf(shape);
+    EXPECT_EQ(&copyA.mesh(), &t);
+    EXPECT_EQ(copyA.localRadius(), builtA.localRadius());
+    std::vector<TrianglePair> built, copied, slow;
+    std::vector<Vec3> bent(t.vertices().begin(), t.vertices().end());
+    int colliding = 0, pose = 0;
+    for (const auto& [poseA, poseB] : sampleClosePoses(t, t, 40, 57)) {
+        // Every other pose deformed on side A (a bend that moves every vertex).
+        const bool deform = (pose++ % 2) == 1;
+        for (std::size_t i = 0; i < bent.size(); ++i)
+            bent[i] = t.vertices()[i] + Vec3(0.0f, 0.05f * t.vertices()[i].x * t.vertices()[i].x, 0.0f);
+        for (PosedMesh* m : {&builtA, &copyA}) {
+            if (deform) m->update(poseA, bent);
+            else m->update(poseA);
+        }
+        builtB.update(poseB);
+        copyB.update(poseB);
+        intersect(builtA, builtB, built);
+        intersect(copyA, copyB, copied);
+        intersectBruteForce(builtA, builtB, slow);
+        EXPECT_EQ(copied, built) << "pose " << pose;
+        EXPECT_EQ(built, slow) << "pose " << pose;
+        const auto wb = builtA.worldVertices(), wc = copyA.worldVertices();
+        ASSERT_EQ(wb.size(), wc.size());
+        EXPECT_TRUE(std::equal(wb.begin(), wb.end(), wc.begin())) << "bitwise, pose " << pose;
+        const Aabb rb = builtA.bvh().bounds(), rc = copyA.bvh().bounds();
+        EXPECT_EQ(rb.min, rc.min);
+        EXPECT_EQ(rb.max, rc.max);
+        colliding += !built.empty();
+    }
+    EXPECT_GT(colliding, 10);
+}
+
 TEST(Reference, TouchingEverywhereFarFromTheOrigin) {
     // A small torus against itself in the same pose, 1000 units out: every triangle touches
     // itself and its neighbours, and the world vertices carry rounding of 1000 * 2^-53

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <omp.h>
 #include <string>
@@ -14,7 +15,9 @@
 
 namespace isc {
 
-CpuDetector::CpuDetector(const DetectorSettings& settings) : settings_(settings) {}
+CpuDetector::CpuDetector(const DetectorSettings& settings) : settings_(settings) {
+    if (const char* v = std::getenv("ISC_CPU_COPY_SHAPES")) copyShapes_ = std::string(v) != "0";
+}
 CpuDetector::~CpuDetector() = default;
 
 Result<void> CpuDetector::detect(const Scene& scene, std::span<const ObjectPair> candidates,
@@ -56,17 +59,50 @@ Result<void> CpuDetector::detect(const Scene& scene, std::span<const ObjectPair>
 
     // Pose every object taking part once (refit is O(n)), in parallel.
     if (cache_.size() < scene.objectCount()) cache_.resize(scene.objectCount());
+    std::size_t built = 0;
     // Inactive objects (a removed body; a retired mesh's objects) give back their posed copy.
     for (ObjectId o = 0; o < scene.objectCount(); ++o)
         if (cache_[o].posed && !scene.isActive(o)) cache_[o] = {};
-    for (ObjectId o : objects) {
+    // An object without a posed copy of its mesh (new, back after a call inactive: a body that
+    // left every pair and met one again, or its mesh replaced) gets one copied from the mesh's
+    // shape (PosedMesh::copyOf: the built topology copied, ~20x cheaper than a build), in the
+    // team below; the shapes a copy needs are built first, in parallel. Before 2026-11-29
+    // (twelfth session) each copy was built here on one thread: 1.8 s on a 1000-bunny pile's
+    // first call, and again for every body that came back into the pairs (with
+    // isc::bullet::CullideBroadphase, bodies that lose all their pairs come back often).
+    // Test hook ISC_CPU_COPY_SHAPES=0: each copy built, on one thread, as before.
+    if (shapes_.size() < scene.meshCount()) shapes_.resize(scene.meshCount());
+    for (MeshId m = 0; m < shapes_.size(); ++m)  // a retired mesh's shape goes
+        if (shapes_[m].posed && shapes_[m].mesh != &scene.mesh(m)) shapes_[m] = {};
+    std::vector<char> fresh(objects.size(), 0);
+    std::vector<MeshId> newShapes;
+    for (std::size_t i = 0; i < objects.size(); ++i) {
+        const ObjectId o = objects[i];
         const Mesh& mesh = scene.objectMesh(o);
-        if (!cache_[o].posed || cache_[o].mesh != &mesh) {
+        if (cache_[o].posed && cache_[o].mesh == &mesh) continue;
+        if (!copyShapes_) {
             cache_[o].posed = std::make_unique<geometry::PosedMesh>(mesh);
             cache_[o].mesh = &mesh;
             cache_[o].rigid = false;
+            ++built;
+            continue;
         }
+        fresh[i] = 1;
+        const MeshId m = scene.meshOf(o);
+        if (!shapes_[m].posed && std::find(newShapes.begin(), newShapes.end(), m) == newShapes.end())
+            newShapes.push_back(m);
     }
+    if (!newShapes.empty()) {
+        const auto count = static_cast<std::int64_t>(newShapes.size());
+#pragma omp parallel for schedule(dynamic, 1) if (count > 1)
+        for (std::int64_t k = 0; k < count; ++k) {
+            const MeshId m = newShapes[std::size_t(k)];
+            shapes_[m].posed = std::make_unique<geometry::PosedMesh>(scene.mesh(m));
+            shapes_[m].mesh = &scene.mesh(m);
+        }
+        built += newShapes.size();
+    }
+    std::atomic<std::size_t> copied{0};
     // A rigid object at the pose of the last call is not posed again (a body at rest, the
     // ground, a second call in one step: the dispatcher's pairs the broadphase added late).
     auto samePose = [](const Pose& a, const Pose& b) {  // bit for bit (-0 is not 0, as posing sees it)
@@ -77,6 +113,12 @@ Result<void> CpuDetector::detect(const Scene& scene, std::span<const ObjectPair>
     auto pose = [&](std::size_t i) {
         const ObjectId o = objects[i];
         Cached& c = cache_[o];
+        if (fresh[i]) {
+            c.posed = std::make_unique<geometry::PosedMesh>(geometry::PosedMesh::copyOf(*shapes_[scene.meshOf(o)].posed));
+            c.mesh = &scene.objectMesh(o);
+            c.rigid = false;
+            copied.fetch_add(1, std::memory_order_relaxed);
+        }
         const bool deformed = scene.isDeformed(o);
         if (!deformed && c.rigid && samePose(c.pose, scene.pose(o))) return;
         c.posed->update(scene.pose(o), deformed ? scene.localVertices(o) : std::span<const Vec3>{});
@@ -150,6 +192,8 @@ Result<void> CpuDetector::detect(const Scene& scene, std::span<const ObjectPair>
     out.stats.count("candidate_pairs", double(candidates.size()));
     out.stats.count("colliding_pairs", double(out.pairs.size()));
     out.stats.count("triangle_pairs", double(triPairs));
+    out.stats.count("posed_built", double(built));    // BVH topologies built this call (shapes, or copies with the hook)
+    out.stats.count("posed_copied", double(copied));  // posed copies made from a shape this call
     return {};
 }
 

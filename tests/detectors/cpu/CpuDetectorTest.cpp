@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cmath>
 #include <limits>
 #include <omp.h>
@@ -185,6 +186,80 @@ TEST_F(CpuDetectorTest, DeformedVerticesAreUsed) {
     scene.setVertices(1, v);
     ASSERT_TRUE(detector.detect(scene, {&pair, 1}, out));
     EXPECT_TRUE(out.pairs.empty());   // deformed: x from 0.895 to 0.905
+}
+
+// 2026-11-29 (twelfth session): an object without a posed copy gets one copied from its mesh's
+// shape (PosedMesh::copyOf), made in the team; before, each was built on one thread (1.8 s on a
+// 1000-bunny pile's first call, and again for every body back in the pairs after a call without
+// any). Over five calls with objects moving, one deformed, one inactive for a call and back, and
+// a mesh retired: the answer (pairs, triangles, segments, bit for bit) equals a fresh detector's
+// each call and the build hook's (ISC_CPU_COPY_SHAPES=0), and the counters say what was made.
+TEST_F(CpuDetectorTest, CopiesOfTheMeshShapeAnswerAsFreshBuilds) {
+    const MeshId torus = 1;
+    const ObjectId extra = scene.addObject(torus, Pose{Vec3(5.3f, 0.5f, 0.2f), glm::angleAxis(0.9f, Vec3(0, 0, 1))});  // 4: links 2, 3
+    const std::vector<ObjectPair> candidates = {{0, 1}, {2, 3}, {2, extra}, {3, extra}};
+    CpuDetector copying;
+    setenv("ISC_CPU_COPY_SHAPES", "0", 1);
+    CpuDetector building;
+    unsetenv("ISC_CPU_COPY_SHAPES");
+    auto same = [](const DetectionOutput& x, const DetectionOutput& y, int call) {
+        ASSERT_EQ(x.pairs.size(), y.pairs.size()) << "call " << call;
+        for (std::size_t i = 0; i < x.pairs.size(); ++i) {
+            EXPECT_EQ(x.pairs[i].pair, y.pairs[i].pair) << "call " << call;
+            EXPECT_EQ(x.pairs[i].triangles, y.pairs[i].triangles) << "call " << call;
+            ASSERT_EQ(x.pairs[i].segments.size(), y.pairs[i].segments.size()) << "call " << call;
+            for (std::size_t k = 0; k < x.pairs[i].segments.size(); ++k) {
+                EXPECT_EQ(x.pairs[i].segments[k].p0, y.pairs[i].segments[k].p0) << "call " << call;
+                EXPECT_EQ(x.pairs[i].segments[k].p1, y.pairs[i].segments[k].p1) << "call " << call;
+            }
+        }
+    };
+    const std::vector<Vec3> torusVertices(scene.objectMesh(2).vertices().begin(), scene.objectMesh(2).vertices().end());
+    std::size_t found = 0;
+    for (int call = 0; call < 5; ++call) {
+        if (call > 0) {  // everything moves a little; object 3 deformed from call 2 on
+            for (ObjectId o = 0; o < scene.objectCount(); ++o) {
+                Pose p = scene.pose(o);
+                p.position += Vec3(0.01f * float(call), -0.005f * float(o), 0.0f);
+                p.rotation = glm::normalize(glm::angleAxis(0.03f * float(call + o), Vec3(0, 1, 0)) * p.rotation);
+                scene.setPose(o, p);
+            }
+        }
+        if (call >= 2) {
+            std::vector<Vec3> v = torusVertices;
+            for (Vec3& x : v) x.y += 0.04f * float(call) * x.x;
+            scene.setVertices(3, v);
+        }
+        scene.setActive(extra, call != 3);  // inactive on call 3 (its posed copy given back), back on 4
+        std::vector<ObjectPair> live = call == 3 ? std::vector<ObjectPair>{{0, 1}, {2, 3}} : candidates;
+        if (call == 4) {  // the boxes' bodies gone and their mesh retired; a new box mesh, two objects
+            scene.setActive(0, false);
+            scene.setActive(1, false);
+            scene.retireMesh(0, std::make_shared<Mesh>(shapes::box(Vec3(1e-3f))));
+            const MeshId box = scene.addMesh(std::make_shared<Mesh>(shapes::box(Vec3(0.5f))));
+            const ObjectId a = scene.addObject(box, scene.pose(0)), b = scene.addObject(box, scene.pose(1));
+            live[0] = {a, b};
+        }
+        CpuDetector fresh;
+        DetectionOutput a, b, c;
+        ASSERT_TRUE(copying.detect(scene, live, a));
+        ASSERT_TRUE(building.detect(scene, live, b));
+        ASSERT_TRUE(fresh.detect(scene, live, c));
+        same(a, c, call);
+        same(b, c, call);
+        for (const PairResult& r : a.pairs) found += r.triangles.size();
+        // What was made: call 0 builds the two shapes and copies all five objects; call 3 none
+        // (object 4 inactive: its copy given back); call 4 copies object 4 again (no build) and
+        // builds the new box mesh's shape and copies its two objects.
+        const double builtNow = a.stats.counter("posed_built"), copiedNow = a.stats.counter("posed_copied");
+        const double expectBuilt[] = {2, 0, 0, 0, 1}, expectCopied[] = {5, 0, 0, 0, 3};
+        EXPECT_EQ(builtNow, expectBuilt[call]) << "call " << call;
+        EXPECT_EQ(copiedNow, expectCopied[call]) << "call " << call;
+        const double buildHook[] = {5, 0, 0, 0, 3};
+        EXPECT_EQ(b.stats.counter("posed_built"), buildHook[call]) << "call " << call;
+        EXPECT_EQ(b.stats.counter("posed_copied"), 0.0) << "call " << call;
+    }
+    EXPECT_GT(found, 100u);  // the pairs touch throughout
 }
 
 TEST_F(CpuDetectorTest, SelfCollisionOnlyWhenAsked) {

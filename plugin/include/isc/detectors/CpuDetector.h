@@ -52,8 +52,17 @@ private:
         bool rigid = false;
         Pose pose{};
     };
+    /// Per mesh (MeshId): one posed copy built from it (its BVH topology), which the objects'
+    /// copies are copied from (PosedMesh::copyOf); made when an object first needs it, gone
+    /// when the scene's mesh of that id is another (retired).
+    struct Shape {
+        std::unique_ptr<geometry::PosedMesh> posed;
+        const Mesh* mesh = nullptr;
+    };
     DetectorSettings settings_;
     std::vector<Cached> cache_;
+    std::vector<Shape> shapes_;
+    bool copyShapes_ = true;  // test hook ISC_CPU_COPY_SHAPES=0: every copy built, on one thread
     std::function<void()> alongside_;  // runAlongside(), for the next detect()
     std::vector<PairResult> spent_;    // the last call's pairs (DetectionOutput::clearInto), freed in the team
 };
