@@ -35,6 +35,11 @@
 // "clusterSize=32,clusterResolution=128"), ISC_BENCH_BROADPHASE_DETECTOR (cpu, peel, peel_128_1axis, or bullet-gimpact: stock
 // Bullet in the dispatcher, btGImpactMeshShape and btGImpactCollisionAlgorithm, the broadphase growing
 // each mesh by its shape margin).
+// Replay rows (BM_Replay*, BM_ReplayStep*; see runReplay): the recorded states of one dbvt pile, the
+// same for every row; ISC_BENCH_BROADPHASE_WARM=0 leaves out their untimed first pass (on by default
+// since 2026-11-29), ISC_BENCH_BROADPHASE_TRACE=1 prints one line a step of the whole-step rows on
+// stderr. The pile rows' averages hold the cpu detector's first posing of the objects (their first
+// steps; docs/detectors/cullide.md, "The lead's round of 2026-11-29, twelfth session").
 // CullideBroadphase needs a headless GL context, made in main().
 #include "BunnyPile.h"
 
@@ -58,6 +63,14 @@
 namespace {
 
 std::optional<isc::gl::Context> g_context;
+const bool g_warm = [] {
+    const char* w = std::getenv("ISC_BENCH_BROADPHASE_WARM");
+    return w == nullptr || std::string(w) != "0";
+}();
+const bool g_trace = [] {
+    const char* t = std::getenv("ISC_BENCH_BROADPHASE_TRACE");
+    return t != nullptr && std::string(t) == "1";
+}();
 
 int stepsFor(int bodies) {
     const std::string own = "ISC_BENCH_BROADPHASE_STEPS_" + std::to_string(bodies);
@@ -245,12 +258,25 @@ void runPile(benchmark::State& state, const std::string& mode) {
 // its collision detection timed (performDiscreteCollisionDetection: Bullet's box update, the
 // broadphase with the cluster level alone, the dispatcher): every row sees the same poses, so the pile's chaos (the cache's
 // order changes Bullet's solver order, and with it the pile) leaves the comparison.
-// Counters: detection_ms (per step, wall), collision_ms, detect_ms (the dispatcher's detector call,
+// Counters: detection_ms (per step, wall), dispatch_ms (the part of it in
+// dispatchAllCollisionPairs: the narrowphase, for any dispatcher; the pruning is in it only with our
+// dispatcher and the overlap, otherwise it ran in the broadphase before), collision_ms, detect_ms (the dispatcher's detector call,
 // the pruning inside it in_team), cullide_ms, passed_pairs, and the pruning's split (bp_*_ms,
 // alongside_ms: see above).
-std::map<int, std::vector<std::vector<btTransform>>> g_replay;  // bodies -> per step, per body
+// What a body's collision detection depends on in one step: its world transform and the
+// velocities Bullet predicts its interpolation transform from (predictUnconstraintMotion: the
+// box Bullet gives the broadphase spans both transforms, btCollisionWorld::updateSingleAabb with
+// m_useContinuous, Bullet's default). Before 2026-11-29 (twelfth session) the replay set the world
+// transforms alone, so each body's box also spanned its spawn pose (the interpolation transform
+// it was made with): 818 box pairs a step at 100 bodies where the dropped pile has 608.
+struct ReplayBody {
+    btTransform world;
+    btVector3 linear, angular;
+};
+std::map<int, std::vector<std::vector<ReplayBody>>> g_replay;  // bodies -> per step, per body
+constexpr float kReplayDt = 1.0f / 60.0f;                          // RigidWorld::step()'s default
 
-const std::vector<std::vector<btTransform>>* replayPoses(int bodies, const isc::scenes::BunnyPile& pile) {
+const std::vector<std::vector<ReplayBody>>* replayPoses(int bodies, const isc::scenes::BunnyPile& pile) {
     auto it = g_replay.find(bodies);
     if (it != g_replay.end()) return &it->second;
     isc::bullet::WorldSettings ws;
@@ -260,18 +286,37 @@ const std::vector<std::vector<btTransform>>* replayPoses(int bodies, const isc::
     if (!world) return nullptr;
     (*world)->addGround(pile.groundHalfExtents);
     for (const isc::Pose& p : pile.poses) (*world)->addMeshBody(pile.bunny, p);
-    std::vector<std::vector<btTransform>> steps;
-    btCollisionObjectArray& objects = (*world)->world().getCollisionObjectArray();
-    for (int s = 0; s < stepsFor(bodies); ++s) {
-        std::vector<btTransform> poses;
-        for (int i = 0; i < objects.size(); ++i) poses.push_back(objects[i]->getWorldTransform());
-        steps.push_back(std::move(poses));
-        (*world)->step();
-    }
+    // Recorded where Bullet predicts the motion (the pre-tick callback runs just before
+    // predictUnconstraintMotion, in the step's only substep).
+    struct Recorder {
+        std::vector<std::vector<ReplayBody>> steps;
+    } recorder;
+    btDiscreteDynamicsWorld& dw = (*world)->world();
+    dw.setInternalTickCallback(
+        [](btDynamicsWorld* w, btScalar) {
+            auto* r = static_cast<Recorder*>(w->getWorldUserInfo());
+            std::vector<ReplayBody> poses;
+            btCollisionObjectArray& objects = w->getCollisionObjectArray();
+            for (int i = 0; i < objects.size(); ++i) {
+                const btRigidBody* b = btRigidBody::upcast(objects[i]);
+                poses.push_back({objects[i]->getWorldTransform(), b ? b->getLinearVelocity() : btVector3(0, 0, 0),
+                                 b ? b->getAngularVelocity() : btVector3(0, 0, 0)});
+            }
+            r->steps.push_back(std::move(poses));
+        },
+        &recorder, true);
+    for (int s = 0; s < stepsFor(bodies); ++s) (*world)->step(kReplayDt);
+    dw.setInternalTickCallback(nullptr, nullptr, true);
+    std::vector<std::vector<ReplayBody>> steps = std::move(recorder.steps);
     return &(g_replay[bodies] = std::move(steps));
 }
 
-void runReplay(benchmark::State& state, const std::string& mode) {
+// `wholeStep` (rows BM_ReplayStep*): each recorded state (transforms and velocities) set, then
+// the world's whole step timed (RigidWorld::step: Bullet's prediction, collision detection,
+// islands, solver, integration), so that every row steps from the same states (the pile rows drop
+// a pile of their own each, whose chaos scatters their steps by +-10 %). Counters as the pile
+// rows': step_ms, collision_ms, passed_pairs.
+void runReplay(benchmark::State& state, const std::string& mode, bool wholeStep = false) {
     const int bodies = int(state.range(0));
     const bool cullide = mode != "dbvt";
     auto pile = rowPile(state, bodies, cullide);
@@ -310,25 +355,98 @@ void runReplay(benchmark::State& state, const std::string& mode) {
         for (const isc::Pose& p : pile->poses) (*world)->addMeshBody(pile->bunny, p);
         const auto* dispatcher = dynamic_cast<const isc::bullet::CollisionDispatcher*>(dw.getDispatcher());
         btCollisionObjectArray& objects = dw.getCollisionObjectArray();
-        state.ResumeTiming();
-        for (const std::vector<btTransform>& poses : *steps) {
-            for (int i = 0; i < objects.size() && std::size_t(i) < poses.size(); ++i)
-                objects[i]->setWorldTransform(poses[std::size_t(i)]);
-            const auto t0 = std::chrono::steady_clock::now();
-            dw.performDiscreteCollisionDetection();
-            sum["detection_ms"] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-            if (dispatcher) {
-                sum["collision_ms"] += dispatcher->lastStats().totalMs;
-                sum["detect_ms"] += dispatcher->lastStats().detectMs;
-                sum["alongside_ms"] += dispatcher->lastDetectorStats().counter("alongside_ms");
+        // One untimed pass over the recorded states first (ISC_BENCH_BROADPHASE_WARM=0: none), so
+        // that the timed pass meets a detector that has posed (built the BVHs of) every object it
+        // will meet, as an app's steps do after its first: without it, dbvt's rows paid the cpu
+        // detector's first posing of every object in their first step (1.8 s at 1000 bodies on an
+        // H200, 0.2 s at 100) and the cullide rows only for the objects of kept pairs, when they
+        // first met them (2026-11-29, twelfth session: the 1000-body rows' 0.55x was mostly that).
+        auto pass = [&](std::map<std::string, double>& into, bool trace) {
+            for (const std::vector<ReplayBody>& poses : *steps) {
+                if (wholeStep) {
+                    for (int i = 0; i < objects.size() && std::size_t(i) < poses.size(); ++i) {
+                        const ReplayBody& r = poses[std::size_t(i)];
+                        objects[i]->setWorldTransform(r.world);
+                        objects[i]->setInterpolationWorldTransform(r.world);
+                        if (btRigidBody* b = btRigidBody::upcast(objects[i]); b && !b->isStaticOrKinematicObject()) {
+                            b->setLinearVelocity(r.linear);
+                            b->setAngularVelocity(r.angular);
+                            b->setInterpolationLinearVelocity(r.linear);
+                            b->setInterpolationAngularVelocity(r.angular);
+                        }
+                    }
+                    const isc::bullet::StepTimes t = (*world)->step(kReplayDt);
+                    const double passed = double(dw.getBroadphase()->getOverlappingPairCache()->getNumOverlappingPairs());
+                    into["step_ms"] += t.stepMs;
+                    into["collision_ms"] += t.collisionMs;
+                    into["passed_pairs"] += passed;
+                    double detectMs = 0.0;
+                    if (dispatcher) {
+                        detectMs = dispatcher->lastStats().detectMs;
+                        into["detect_ms"] += detectMs;
+                        into["contacts_ms"] += dispatcher->lastStats().contactsMs;
+                    }
+                    isc::bullet::BroadphaseStats b;
+                    if (ours) {
+                        b = ours->lastStats();
+                        into["cullide_ms"] += b.cullideMs;
+                        into["added_late"] += double(b.addedLate);
+                        into["dropped_late"] += double(b.droppedLate);
+                        addPruningSplit(into, b);
+                    }
+                    // ISC_BENCH_BROADPHASE_TRACE=1: one line a step on stderr (row, run, step, ms).
+                    if (trace)
+                        std::fprintf(stderr, "trace %s/%d run %d step %d step_ms %.3f collision_ms %.3f detect_ms %.3f "
+                                             "passed %.0f added_late %zu dropped_late %zu prune_ms %.3f\n",
+                                     mode.c_str(), bodies, runs, int(&poses - steps->data()), t.stepMs, t.collisionMs,
+                                     detectMs, passed, b.addedLate, b.droppedLate, b.pruneMs);
+                    continue;
+                }
+                for (int i = 0; i < objects.size() && std::size_t(i) < poses.size(); ++i) {
+                    const ReplayBody& r = poses[std::size_t(i)];
+                    objects[i]->setWorldTransform(r.world);
+                    objects[i]->setInterpolationWorldTransform(r.world);
+                    // Bullet's predictUnconstraintMotion on the recorded velocities (untimed: the
+                    // world's own step does it before its collision detection).
+                    btRigidBody* b = btRigidBody::upcast(objects[i]);
+                    if (b && !b->isStaticOrKinematicObject()) {
+                        b->setLinearVelocity(r.linear);
+                        b->setAngularVelocity(r.angular);
+                        b->applyDamping(kReplayDt);
+                        b->predictIntegratedTransform(kReplayDt, b->getInterpolationWorldTransform());
+                    }
+                }
+                // performDiscreteCollisionDetection() in its three steps (as Bullet 3.24 runs them),
+                // so that the dispatch (the narrowphase; with our dispatcher and the overlap, the
+                // pruning inside it too) is timed apart from the box update and the broadphase.
+                const auto t0 = std::chrono::steady_clock::now();
+                dw.updateAabbs();
+                dw.computeOverlappingPairs();
+                const auto t1 = std::chrono::steady_clock::now();
+                if (btDispatcher* d = dw.getDispatcher())
+                    d->dispatchAllCollisionPairs(dw.getBroadphase()->getOverlappingPairCache(), dw.getDispatchInfo(), d);
+                const auto t2 = std::chrono::steady_clock::now();
+                into["detection_ms"] += std::chrono::duration<double, std::milli>(t2 - t0).count();
+                into["dispatch_ms"] += std::chrono::duration<double, std::milli>(t2 - t1).count();
+                if (dispatcher) {
+                    into["collision_ms"] += dispatcher->lastStats().totalMs;
+                    into["detect_ms"] += dispatcher->lastStats().detectMs;
+                    into["alongside_ms"] += dispatcher->lastDetectorStats().counter("alongside_ms");
+                }
+                into["passed_pairs"] += double(dw.getBroadphase()->getOverlappingPairCache()->getNumOverlappingPairs());
+                if (ours) {
+                    const isc::bullet::BroadphaseStats& b = ours->lastStats();
+                    into["cullide_ms"] += b.cullideMs;
+                    addPruningSplit(into, b);
+                }
             }
-            sum["passed_pairs"] += double(dw.getBroadphase()->getOverlappingPairCache()->getNumOverlappingPairs());
-            if (ours) {
-                const isc::bullet::BroadphaseStats& b = ours->lastStats();
-                sum["cullide_ms"] += b.cullideMs;
-                addPruningSplit(sum, b);
-            }
+        };
+        if (g_warm) {
+            std::map<std::string, double> warm;
+            pass(warm, false);
         }
+        state.ResumeTiming();
+        pass(sum, g_trace);
         state.PauseTiming();
         ++runs;
         if (ours) {
@@ -345,6 +463,8 @@ void BM_ReplayDbvt(benchmark::State& state) { runReplay(state, "dbvt"); }
 void BM_ReplayCullideClusters(benchmark::State& state) { runReplay(state, "cullide_clusters"); }
 void BM_ReplayCullideClustersBefore(benchmark::State& state) { runReplay(state, "cullide_clusters_before"); }
 void BM_ReplayCullideClustersAfterIssue(benchmark::State& state) { runReplay(state, "cullide_clusters_after_issue"); }
+void BM_ReplayStepDbvt(benchmark::State& state) { runReplay(state, "dbvt", true); }
+void BM_ReplayStepCullideClusters(benchmark::State& state) { runReplay(state, "cullide_clusters", true); }
 
 void BM_Dbvt(benchmark::State& state) { runPile(state, "dbvt"); }
 void BM_Cullide(benchmark::State& state) { runPile(state, "cullide"); }
@@ -364,6 +484,8 @@ BENCHMARK(BM_ReplayDbvt)->Arg(100)->Arg(1000)->Iterations(1)->Unit(benchmark::kM
 BENCHMARK(BM_ReplayCullideClusters)->Arg(100)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ReplayCullideClustersBefore)->Arg(100)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ReplayCullideClustersAfterIssue)->Arg(100)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReplayStepDbvt)->Arg(100)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReplayStepCullideClusters)->Arg(100)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Dbvt)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Cullide)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CullideClusters)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);

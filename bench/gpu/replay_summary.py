@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""isc_bench_broadphase's rows, per file: the replay rows (BM_Replay*: detection_ms, dispatch_ms,
+detect_ms, passed_pairs per step), the whole-step replay rows (BM_ReplayStep*) and the pile rows
+(BM_*: step_ms, collision_ms, passed_pairs, lost_pairs), each row's repetitions, the median of each counter over them, and the medians' ratios
+to the Dbvt row of the same kind, size and file (bench/gpu/broadphase-replay-12.sh).
+Usage: replay_summary.py FILE..."""
+import re
+import statistics
+import sys
+
+KEYS = ("step_ms", "collision_ms", "detection_ms", "dispatch_ms", "detect_ms", "passed_pairs", "lost_pairs")
+
+
+def value(text):
+    """Google benchmark's counter text: a number with an SI suffix (k, m, u, n) or none."""
+    scale = {"k": 1e3, "m": 1e-3, "u": 1e-6, "n": 1e-9}.get(text[-1])
+    return float(text[:-1]) * scale if scale else float(text)
+
+
+def rows_of(path):
+    rows = {}
+    for line in open(path, errors="replace"):
+        m = re.match(r"BM_(ReplayStep|Replay)?(\w+)/(\d+)/iterations:1(\S*)\s", line)
+        if not m or m.group(4):  # aggregates (_mean, _median, ...) left out
+            continue
+        kind = m.group(1) or ""
+        counters = {k: value(v) for k, v in re.findall(r"(\w+)=([-\d.e+]+[kmun]?)(?=\s|$)", line)}
+        rows.setdefault((kind, m.group(2), m.group(3)), []).append({k: counters[k] for k in KEYS if k in counters})
+    return rows
+
+
+for path in sys.argv[1:]:
+    print(f"## {path.rsplit('/', 1)[-1]}")
+    rows = rows_of(path)
+    med = {}
+    for (kind, name, bodies), reps in sorted(rows.items(), key=lambda kv: (kv[0][0], int(kv[0][2]), kv[0][1] != "Dbvt", kv[0][1])):
+        key = (kind, name, bodies)
+        med[key] = {k: statistics.median(r[k] for r in reps if k in r) for k in KEYS if any(k in r for r in reps)}
+        base = med.get((kind, "Dbvt", bodies))
+        parts = []
+        for k in KEYS:
+            if k not in med[key]:
+                continue
+            v = med[key][k]
+            ratio = f" ({v / base[k]:.3f})" if base and k in base and base[k] and name != "Dbvt" else ""
+            parts.append(f"{k} {v:.3f}{ratio}")
+        timed = "dispatch_ms" if kind == "Replay" else "step_ms"
+        each = " ".join(f"{r.get(timed, float('nan')):.2f}" for r in reps)
+        print(f"  {kind}{name}/{bodies} x{len(reps)}: " + ", ".join(parts) + f"; {timed} each: {each}")
