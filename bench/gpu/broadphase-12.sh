@@ -48,8 +48,10 @@
 # BP12_STEP_PROCS=4 BP12_TRACE_REPS=2 (-broadphase-warm.txt). The runs before the warm-up: their
 # averages hold the cpu detector's first posing of every object it met (BroadphaseBench.cpp).
 # On the lent machine from the repository root, binaries packed by bench/gpu/pack.sh with
-# ISC_PACK_TESTS=1. Writes $OUT/broadphase-12.tgz: machine.txt, tests*.txt, accuracy*.txt,
-# replay-cpu-p<N>.txt, replay-gimpact.txt, pile-p<N>.txt, large.txt, validate.txt, summary.txt.
+# ISC_PACK_TESTS=1. Writes $OUT/broadphase-12.tgz: machine.txt, tests*.txt, accuracy*.txt, one file
+# per part and process (replay-cpu-p<N>.txt, pile-p<N>.txt, large-<steps>.txt, replaystep-p<N>.txt,
+# replaystep-1000*.txt, trace-<bodies>.txt, replay-cpu-1000.txt, validate.txt, replay-gimpact.txt; a
+# part run in one process has no -p<N>) and summary.txt (replay_summary.py).
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/packed.sh" .devrun
 final=${OUT:-}
@@ -59,81 +61,46 @@ parts=${BP12_PARTS:-tests replay gimpact}
 has() { case " $parts " in *" $1 "*) return 0;; esac; return 1; }
 has tests && final_tests_and_accuracy "$out"
 export ISC_BENCH_BROADPHASE_STEPS=${BP12_STEPS:-180} ISC_BENCH_BROADPHASE_STEPS_1000=${BP12_STEPS_1000:-60} ISC_BENCH_BROADPHASE_OBJECT_PASS=0
-interleaved=(--benchmark_enable_random_interleaving=true)
-if has replay; then
-  for ((p = 1; p <= ${BP12_PROCS:-4}; p++)); do
-    echo "=== replay, cpu, process $p"
-    timeout 150 "$bin/isc_bench_broadphase" --benchmark_filter="^BM_Replay(Dbvt|CullideClusters|CullideClustersBefore)/100/" \
-      --benchmark_repetitions=5 "${interleaved[@]}" > "$out/replay-cpu-p$p.txt" 2>&1
+# $1 processes of isc_bench_broadphase, rows matching $2, $3 repetitions interleaved at random, at
+# most $4 seconds each, into $out/$5-p<N>.txt ($out/$5.txt for one process).
+bench_procs() {
+  local procs=$1 filter=$2 reps=$3 limit=$4 name=$5 p file
+  for ((p = 1; p <= procs; p++)); do
+    file=$out/$name-p$p.txt
+    [ "$procs" = 1 ] && file=$out/$name.txt
+    echo "=== $name, process $p of $procs"
+    timeout "$limit" "$bin/isc_bench_broadphase" --benchmark_filter="$filter" --benchmark_repetitions="$reps" \
+      --benchmark_enable_random_interleaving=true > "$file" 2>&1
     echo "rc=$?"
   done
-fi
-if has pile; then
-  for ((p = 1; p <= ${BP12_PILE_PROCS:-6}; p++)); do
-    echo "=== pile, cpu, process $p"
-    timeout 150 "$bin/isc_bench_broadphase" --benchmark_filter="^BM_(Dbvt|CullideClusters)/100/" \
-      --benchmark_repetitions=5 "${interleaved[@]}" > "$out/pile-p$p.txt" 2>&1
-    echo "rc=$?"
-  done
-fi
+}
+has replay && bench_procs "${BP12_PROCS:-4}" "^BM_Replay(Dbvt|CullideClusters|CullideClustersBefore)/100/" 5 150 replay-cpu
+has pile && bench_procs "${BP12_PILE_PROCS:-6}" "^BM_(Dbvt|CullideClusters)/100/" 5 150 pile
 if has large; then
   for steps in ${BP12_LARGE_STEPS:-60}; do
-    echo "=== 1000 bodies, cpu, $steps steps"
-    ISC_BENCH_BROADPHASE_STEPS_1000=$steps timeout 200 "$bin/isc_bench_broadphase" \
-      --benchmark_filter="^BM_(Dbvt|CullideClusters)/1000/" --benchmark_repetitions="${BP12_LARGE_REPS:-2}" \
-      "${interleaved[@]}" > "$out/large-$steps.txt" 2>&1
-    echo "rc=$?"
+    ISC_BENCH_BROADPHASE_STEPS_1000=$steps bench_procs 1 "^BM_(Dbvt|CullideClusters)/1000/" "${BP12_LARGE_REPS:-2}" 200 "large-$steps"
   done
 fi
 if has replaystep; then
-  for ((p = 1; p <= ${BP12_STEP_PROCS:-6}; p++)); do
-    echo "=== whole steps from the recorded states, cpu, process $p"
-    timeout 150 "$bin/isc_bench_broadphase" --benchmark_filter="^BM_ReplayStep(Dbvt|CullideClusters)/100/" \
-      --benchmark_repetitions=5 "${interleaved[@]}" > "$out/replaystep-p$p.txt" 2>&1
-    echo "rc=$?"
-  done
-  echo "=== whole steps from the recorded states, cpu, 1000 bodies"
-  timeout 200 "$bin/isc_bench_broadphase" --benchmark_filter="^BM_ReplayStep(Dbvt|CullideClusters)/1000/" \
-    --benchmark_repetitions=3 "${interleaved[@]}" > "$out/replaystep-1000.txt" 2>&1
-  echo "rc=$?"
+  bench_procs "${BP12_STEP_PROCS:-6}" "^BM_ReplayStep(Dbvt|CullideClusters)/100/" 5 150 replaystep
+  bench_procs 1 "^BM_ReplayStep(Dbvt|CullideClusters)/1000/" 3 200 replaystep-1000
 fi
 if has replaystep1000; then
   for steps in ${BP12_STEP1000_STEPS:-60}; do
-    for ((p = 1; p <= ${BP12_STEP1000_PROCS:-3}; p++)); do
-      echo "=== whole steps from the recorded states, cpu, 1000 bodies, $steps steps, process $p"
-      ISC_BENCH_BROADPHASE_STEPS_1000=$steps timeout 200 "$bin/isc_bench_broadphase" \
-        --benchmark_filter="^BM_ReplayStep(Dbvt|CullideClusters)/1000/" --benchmark_repetitions=3 "${interleaved[@]}" \
-        > "$out/replaystep-1000-$steps-p$p.txt" 2>&1
-      echo "rc=$?"
-    done
+    ISC_BENCH_BROADPHASE_STEPS_1000=$steps bench_procs "${BP12_STEP1000_PROCS:-3}" \
+      "^BM_ReplayStep(Dbvt|CullideClusters)/1000/" 3 200 "replaystep-1000-$steps"
   done
 fi
 if has trace; then
   for size in 1000 100; do
-    echo "=== whole steps from the recorded states, traced step by step, $size bodies"
-    ISC_BENCH_BROADPHASE_TRACE=1 timeout 200 "$bin/isc_bench_broadphase" \
-      --benchmark_filter="^BM_ReplayStep(Dbvt|CullideClusters)/$size/" --benchmark_repetitions="${BP12_TRACE_REPS:-3}" \
-      "${interleaved[@]}" > "$out/trace-$size.txt" 2>&1
-    echo "rc=$?"
+    ISC_BENCH_BROADPHASE_TRACE=1 bench_procs 1 "^BM_ReplayStep(Dbvt|CullideClusters)/$size/" "${BP12_TRACE_REPS:-3}" 200 "trace-$size"
   done
 fi
-if has replay1000; then
-  echo "=== replay, cpu, 1000 bodies"
-  timeout 200 "$bin/isc_bench_broadphase" --benchmark_filter="^BM_Replay(Dbvt|CullideClusters)/1000/" \
-    --benchmark_repetitions=3 "${interleaved[@]}" > "$out/replay-cpu-1000.txt" 2>&1
-  echo "rc=$?"
-fi
-if has validate; then
-  echo "=== validate, 100 and 1000 bodies"
-  timeout 200 "$bin/isc_bench_broadphase" --benchmark_filter="^BM_CullideClustersValidate/(100|1000)/" > "$out/validate.txt" 2>&1
-  echo "rc=$?"
-fi
+has replay1000 && bench_procs 1 "^BM_Replay(Dbvt|CullideClusters)/1000/" 3 200 replay-cpu-1000
+has validate && bench_procs 1 "^BM_CullideClustersValidate/(100|1000)/" 1 200 validate
 if has gimpact; then
-  echo "=== replay, bullet-gimpact"
-  ISC_BENCH_BROADPHASE_STEPS=${BP12_GIMPACT_STEPS:-180} ISC_BENCH_BROADPHASE_DETECTOR=bullet-gimpact timeout 400 \
-    "$bin/isc_bench_broadphase" --benchmark_filter="^BM_Replay(Dbvt|CullideClusters)/100/" \
-    --benchmark_repetitions="${BP12_GIMPACT_REPS:-1}" "${interleaved[@]}" > "$out/replay-gimpact.txt" 2>&1
-  echo "rc=$?"
+  ISC_BENCH_BROADPHASE_STEPS=${BP12_GIMPACT_STEPS:-180} ISC_BENCH_BROADPHASE_DETECTOR=bullet-gimpact \
+    bench_procs 1 "^BM_Replay(Dbvt|CullideClusters)/100/" "${BP12_GIMPACT_REPS:-1}" 400 replay-gimpact
 fi
 python3 "$(dirname "${BASH_SOURCE[0]}")/replay_summary.py" $(ls "$out"/{replay,pile,large,validate,trace}*.txt 2>/dev/null) | tee "$out/summary.txt"
 [ -n "$final" ] && tar -czf "$final/broadphase-12.tgz" -C "$out" .
