@@ -65,11 +65,12 @@ Result<void> CpuDetector::detect(const Scene& scene, std::span<const ObjectPair>
         if (cache_[o].posed && !scene.isActive(o)) cache_[o] = {};
     // An object without a posed copy of its mesh (new, back after a call inactive: a body that
     // left every pair and met one again, or its mesh replaced) gets one copied from the mesh's
-    // shape (PosedMesh::copyOf: the built topology copied, ~20x cheaper than a build), in the
-    // team below; the shapes a copy needs are built first, in parallel. Before 2026-11-29
-    // (twelfth session) each copy was built here on one thread: 1.8 s on a 1000-bunny pile's
-    // first call, and again for every body that came back into the pairs (with
-    // isc::bullet::CullideBroadphase, bodies that lose all their pairs come back often).
+    // shape (PosedMesh::copyOf: the built topology copied), in the team below; the shapes a copy
+    // needs are built first, in parallel. Before 2026-11-29 (twelfth session) each copy was built
+    // here on one thread: 1.8 s on a 1000-bunny pile's first call on the H200 host, and again for
+    // every body that came back into the pairs (with isc::bullet::CullideBroadphase, bodies that
+    // lose all their pairs come back often); on the development machine that first call now
+    // takes 32 ms instead of 1,272 (bench/results/llvmpipe-2026-11-29-cpu-shape-copies.txt).
     // Test hook ISC_CPU_COPY_SHAPES=0: each copy built, on one thread, as before.
     if (shapes_.size() < scene.meshCount()) shapes_.resize(scene.meshCount());
     for (MeshId m = 0; m < shapes_.size(); ++m)  // a retired mesh's shape goes

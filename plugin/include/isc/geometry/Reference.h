@@ -31,8 +31,8 @@ public:
     /// Builds the BVH topology over `mesh` (kept by reference: it must outlive this).
     explicit PosedMesh(const Mesh& mesh);
     /// Another posed copy of `shape`'s mesh: its built topology and local boxes copied (O(n)
-    /// copies instead of the build, ~20x cheaper on the bunny), posed at the identity as a new
-    /// one is; then the same as PosedMesh(shape.mesh()) in every answer, bit for bit.
+    /// copies instead of the build's partitioning), posed at the identity as a new one is; then
+    /// the same as PosedMesh(shape.mesh()) in every answer, bit for bit.
     static PosedMesh copyOf(const PosedMesh& shape);
     /// Poses the mesh. Without `localVertices` (rigid): stores the pose, O(1). With them
     /// (deformed; the count must match the mesh's): transforms them to world space in
