@@ -72,8 +72,10 @@ Result<void> CpuDetector::detect(const Scene& scene, std::span<const ObjectPair>
     // lose all their pairs come back often); on the development machine that first call now
     // takes 32 ms instead of 1,272 (bench/results/llvmpipe-2026-11-29-cpu-shape-copies.txt).
     // Test hook ISC_CPU_COPY_SHAPES=0: each copy built, on one thread, as before.
-    if (shapes_.size() < scene.meshCount()) shapes_.resize(scene.meshCount());
-    for (MeshId m = 0; m < shapes_.size(); ++m)  // a retired mesh's shape goes
+    // One per mesh of this scene: a retired mesh's shape goes, and so do those of another scene
+    // (a detector handed a scene with fewer meshes than the last one's, or other meshes).
+    shapes_.resize(scene.meshCount());
+    for (MeshId m = 0; m < shapes_.size(); ++m)
         if (shapes_[m].posed && shapes_[m].mesh != &scene.mesh(m)) shapes_[m] = {};
     std::vector<char> fresh(objects.size(), 0);
     std::vector<MeshId> newShapes;

@@ -260,6 +260,21 @@ TEST_F(CpuDetectorTest, CopiesOfTheMeshShapeAnswerAsFreshBuilds) {
         EXPECT_EQ(b.stats.counter("posed_copied"), 0.0) << "call " << call;
     }
     EXPECT_GT(found, 100u);  // the pairs touch throughout
+    // Then a scene with fewer meshes (one) than this one's three: the answer of a fresh detector
+    // (the shapes of meshes the scene does not have are not read; the sanitizer build caught that).
+    Scene other;
+    const MeshId torusOnly = other.addMesh(std::make_shared<Mesh>(shapes::torus(0.5f, 0.2f)));
+    other.addObject(torusOnly, Pose{Vec3(0.0f)});
+    other.addObject(torusOnly, Pose{Vec3(0.6f, 0.1f, 0.0f), glm::angleAxis(1.5708f, Vec3(1, 0, 0))});
+    const std::vector<ObjectPair> otherPairs = {{0, 1}};
+    CpuDetector fresh;
+    DetectionOutput a, c;
+    ASSERT_TRUE(copying.detect(other, otherPairs, a));
+    ASSERT_TRUE(fresh.detect(other, otherPairs, c));
+    same(a, c, 5);
+    ASSERT_EQ(a.pairs.size(), 1u);
+    EXPECT_EQ(a.stats.counter("posed_built"), 1.0);
+    EXPECT_EQ(a.stats.counter("posed_copied"), 2.0);
 }
 
 TEST_F(CpuDetectorTest, SelfCollisionOnlyWhenAsked) {
