@@ -33,6 +33,15 @@
 #   trace    the whole-step replay rows at 1000 (60 steps) and 100 bodies (180 steps), one process
 #            each, BP12_TRACE_REPS repetitions (default 3), one line a step on stderr
 #            (ISC_BENCH_BROADPHASE_TRACE=1) into trace-<bodies>.txt;
+#   piletrace  the pile rows at 100 bodies (180 steps), one process, BP12_TRACE_REPS repetitions,
+#            one line a step on stderr into trace-pile-100.txt (each run makes its world and its
+#            broadphase: the first steps hold their first use);
+#   pileseeds  the pile rows, a different pile layout each repetition (ISC_BENCH_BROADPHASE_VARY_SEED=1,
+#            both rows the same seeds): at 100 bodies BP12_SEED_PROCS processes (default 6) of five
+#            repetitions, process p seeds b+5(p-1)..b+5p-1 (b: BP12_SEED_BASE, default 1), into
+#            pileseeds-p<N>.txt; at 1000 bodies one process of BP12_SEED_1000_REPS repetitions (default
+#            3; 0: none) from seed BP12_SEED_1000_BASE (default 1) into pileseeds-1000.txt; the
+#            summary pairs the rows by seed;
 #   replay1000  the replay rows Dbvt and CullideClusters at 1000 bodies (60 steps), three
 #            repetitions interleaved;
 #   validate CullideClustersValidate at 100 and 1000 bodies (every pruned pair tested exactly:
@@ -47,6 +56,13 @@
 # with the replays warmed first (ISC_BENCH_BROADPHASE_WARM, the default since), BP12_PARTS="replaystep trace"
 # BP12_STEP_PROCS=4 BP12_TRACE_REPS=2 (-broadphase-warm.txt). The runs before the warm-up: their
 # averages hold the cpu detector's first posing of every object it met (BroadphaseBench.cpp).
+# Thirteenth session (cpu's shape copies, fc808ce): BP12_PARTS="replaystep trace" BP12_STEP_PROCS=4
+# BP12_TRACE_REPS=2 (-thirteenth-session-broadphase-replaystep.txt); BP12_PARTS="pile large validate"
+# BP12_PILE_PROCS=6 BP12_LARGE_STEPS="60 120" BP12_LARGE_REPS=3 (-broadphase-pile.txt);
+# BP12_PARTS=piletrace BP12_TRACE_REPS=5, then BP12_PARTS=pile BP12_PILE_PROCS=3 BP12_STEPS=360
+# (-broadphase-piletrace.txt); BP12_PARTS=pileseeds, then BP12_PARTS=pileseeds BP12_STEPS=360
+# BP12_SEED_PROCS=3 BP12_SEED_1000_REPS=0, then BP12_PARTS=pileseeds BP12_SEED_BASE=31
+# BP12_SEED_1000_BASE=4 (-broadphase-seeds.txt).
 # On the lent machine from the repository root, binaries packed by bench/gpu/pack.sh with
 # ISC_PACK_TESTS=1. Writes $OUT/broadphase-12.tgz: machine.txt, tests*.txt, accuracy*.txt, one file
 # per part and process (replay-cpu-p<N>.txt, pile-p<N>.txt, large-<steps>.txt, replaystep-p<N>.txt,
@@ -95,6 +111,15 @@ if has trace; then
   for size in 1000 100; do
     ISC_BENCH_BROADPHASE_TRACE=1 bench_procs 1 "^BM_ReplayStep(Dbvt|CullideClusters)/$size/" "${BP12_TRACE_REPS:-3}" 200 "trace-$size"
   done
+fi
+has piletrace && ISC_BENCH_BROADPHASE_TRACE=1 bench_procs 1 "^BM_(Dbvt|CullideClusters)/100/" "${BP12_TRACE_REPS:-3}" 200 trace-pile-100
+if has pileseeds; then
+  for ((p = 1; p <= ${BP12_SEED_PROCS:-6}; p++)); do
+    ISC_BENCH_BROADPHASE_VARY_SEED=1 ISC_BENCH_BROADPHASE_SEED=$((5 * (p - 1) + ${BP12_SEED_BASE:-1})) \
+      bench_procs 1 "^BM_(Dbvt|CullideClusters)/100/" 5 150 "pileseeds-p$p"
+  done
+  [ "${BP12_SEED_1000_REPS:-3}" != 0 ] &&
+    ISC_BENCH_BROADPHASE_VARY_SEED=1 ISC_BENCH_BROADPHASE_SEED=${BP12_SEED_1000_BASE:-1} bench_procs 1 "^BM_(Dbvt|CullideClusters)/1000/" "${BP12_SEED_1000_REPS:-3}" 250 pileseeds-1000
 fi
 has replay1000 && bench_procs 1 "^BM_Replay(Dbvt|CullideClusters)/1000/" 3 200 replay-cpu-1000
 has validate && bench_procs 1 "^BM_CullideClustersValidate/(100|1000)/" 1 200 validate

@@ -2,13 +2,16 @@
 """isc_bench_broadphase's rows, per file: the replay rows (BM_Replay*: detection_ms, dispatch_ms,
 detect_ms, passed_pairs per step), the whole-step replay rows (BM_ReplayStep*) and the pile rows
 (BM_*: step_ms, collision_ms, passed_pairs, lost_pairs), each row's repetitions, the median of each counter over them, and the medians' ratios
-to the Dbvt row of the same kind, size and file (bench/gpu/broadphase-replay-12.sh).
+to the Dbvt row of the same kind, size and file (bench/gpu/broadphase-replay-12.sh). Pile rows with
+a `seed` counter (ISC_BENCH_BROADPHASE_VARY_SEED=1: one pile layout a repetition) are also paired by
+seed: each seed's step_ms ratio to Dbvt's on the same seed, per file and pooled over all the files
+given (their median, how many below 1, and the ratio of the sums).
 Usage: replay_summary.py FILE..."""
 import re
 import statistics
 import sys
 
-KEYS = ("step_ms", "collision_ms", "detection_ms", "dispatch_ms", "detect_ms", "passed_pairs", "lost_pairs")
+KEYS = ("step_ms", "collision_ms", "detection_ms", "dispatch_ms", "detect_ms", "passed_pairs", "lost_pairs", "seed")
 
 
 def value(text):
@@ -29,9 +32,27 @@ def rows_of(path):
     return rows
 
 
+def paired(pairs):
+    """(row step_ms, Dbvt step_ms) per seed -> one line."""
+    ratios = [a / b for a, b in pairs]
+    return (f"{len(pairs)} seeds: median ratio {statistics.median(ratios):.3f}, below 1 in "
+            f"{sum(r < 1 for r in ratios)} of {len(ratios)}, ratio of sums {sum(a for a, _ in pairs) / sum(b for _, b in pairs):.3f} "
+            f"({sum(a for a, _ in pairs) / len(pairs):.3f} / {sum(b for _, b in pairs) / len(pairs):.3f} ms)")
+
+
+pooled = {}
 for path in sys.argv[1:]:
     print(f"## {path.rsplit('/', 1)[-1]}")
     rows = rows_of(path)
+    for (kind, name, bodies), reps in sorted(rows.items()):
+        base = rows.get((kind, "Dbvt", bodies))
+        if kind or name == "Dbvt" or not base or any("seed" not in r for r in reps + base):
+            continue
+        dbvt = {r["seed"]: r["step_ms"] for r in base}
+        pairs = [(r["step_ms"], dbvt[r["seed"]]) for r in reps if r["seed"] in dbvt]
+        if len({r["seed"] for r in reps}) > 1 and pairs:
+            print(f"  {name}/{bodies} paired with Dbvt by seed, {paired(pairs)}")
+            pooled.setdefault((name, bodies), []).extend(pairs)
     med = {}
     for (kind, name, bodies), reps in sorted(rows.items(), key=lambda kv: (kv[0][0], int(kv[0][2]), kv[0][1] != "Dbvt", kv[0][1])):
         key = (kind, name, bodies)
@@ -39,7 +60,7 @@ for path in sys.argv[1:]:
         base = med.get((kind, "Dbvt", bodies))
         parts = []
         for k in KEYS:
-            if k not in med[key]:
+            if k not in med[key] or k == "seed":
                 continue
             v = med[key][k]
             ratio = f" ({v / base[k]:.3f})" if base and k in base and base[k] and name != "Dbvt" else ""
@@ -47,3 +68,5 @@ for path in sys.argv[1:]:
         timed = "dispatch_ms" if kind == "Replay" else "step_ms"
         each = " ".join(f"{r.get(timed, float('nan')):.2f}" for r in reps)
         print(f"  {kind}{name}/{bodies} x{len(reps)}: " + ", ".join(parts) + f"; {timed} each: {each}")
+for (name, bodies), pairs in sorted(pooled.items()):
+    print(f"## pooled: {name}/{bodies} paired with Dbvt by seed over the files, {paired(pairs)}")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The per-step trace of isc_bench_broadphase's whole-step replay rows (ISC_BENCH_BROADPHASE_TRACE=1:
+"""The per-step trace of isc_bench_broadphase's whole-step replay rows or pile rows (ISC_BENCH_BROADPHASE_TRACE=1:
 lines "trace <row>/<bodies> run <r> step <s> step_ms ... prune_ms ..."), per file and size: each row's
 first step, the ratio of the rows' step sums after step 0 (per step the median over the runs, then
 summed), the mean step in five windows, and the broadphase row's slowest steps with their late pairs
@@ -35,6 +35,8 @@ for path in sys.argv[1:]:
         after = [sum(med[r][s] for s in steps[1:]) for r in ("dbvt", other)]
         print(f"    after step 0, {other} / dbvt: {after[1] / after[0]:.3f} ({after[1]:.1f} / {after[0]:.1f} ms)")
         for a, b in ((0, 1), (1, 10), (10, n // 3), (n // 3, 2 * n // 3), (2 * n // 3, n)):
+            if b <= a:
+                continue
             w = [sum(med[r][s] for s in steps[a:b]) / (b - a) for r in ("dbvt", other)]
             print(f"    steps {a}-{b - 1}: dbvt {w[0]:.2f}, {other} {w[1]:.2f} ms a step ({w[1] / w[0]:.3f})")
         worst = sorted(steps[1:], key=lambda s: -med[other][s])[:5]

@@ -29,6 +29,7 @@
 // the dispatcher's swollen meshes), lost_pairs is the total over all steps found touching
 // (must be 0); its times include the check and are not the figure to quote.
 //
+// Pile rows' layouts: ISC_BENCH_BROADPHASE_SEED, ISC_BENCH_BROADPHASE_VARY_SEED=1 (see pileSeed).
 // Environment: ISC_BENCH_BROADPHASE_LEVEL (the "cullide" rows' level: object (default),
 // cluster or triangle), ISC_BENCH_BROADPHASE_OBJECT_PASS=0 (the object level per pair instead
 // of over all bodies at once), ISC_CULLIDE_SET (options of the PCS passes,
@@ -37,9 +38,10 @@
 // each mesh by its shape margin).
 // Replay rows (BM_Replay*, BM_ReplayStep*; see runReplay): the recorded states of one dbvt pile, the
 // same for every row; ISC_BENCH_BROADPHASE_WARM=0 leaves out their untimed first pass (on by default
-// since 2026-11-29), ISC_BENCH_BROADPHASE_TRACE=1 prints one line a step of the whole-step rows on
-// stderr. The pile rows' averages hold the cpu detector's first posing of the objects (their first
-// steps; docs/detectors/cullide.md, "The lead's round of 2026-11-29, twelfth session").
+// since 2026-11-29), ISC_BENCH_BROADPHASE_TRACE=1 prints one line a step of the whole-step rows and
+// of the pile rows on stderr. The pile rows' averages hold the cpu detector's first posing of the objects (their first
+// steps: since cpu's shape copies, one BVH build per mesh and a copy per object; docs/detectors/cullide.md, "The
+// lead's round of 2026-11-29, twelfth session").
 // CullideBroadphase needs a headless GL context, made in main().
 #include "BunnyPile.h"
 
@@ -53,6 +55,7 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -134,12 +137,13 @@ std::map<std::pair<std::string, int>, Measured> g_measured;
 
 // The row's pile, or none with the row skipped: a cullide row without a GL context, or a pile
 // that could not be made.
-std::optional<isc::scenes::BunnyPile> rowPile(benchmark::State& state, int bodies, bool cullide) {
+std::optional<isc::scenes::BunnyPile> rowPile(benchmark::State& state, int bodies, bool cullide,
+                                              std::uint32_t seed = 1) {
     if (cullide && !g_context) {
         state.SkipWithError("no GL context");
         return std::nullopt;
     }
-    auto pile = isc::scenes::makeBunnyPile(bodies, 1);
+    auto pile = isc::scenes::makeBunnyPile(bodies, seed);
     if (!pile) {
         state.SkipWithError(pile.error().message.c_str());
         return std::nullopt;
@@ -147,11 +151,27 @@ std::optional<isc::scenes::BunnyPile> rowPile(benchmark::State& state, int bodie
     return std::move(*pile);
 }
 
+// The pile rows' layout seed (makeBunnyPile): ISC_BENCH_BROADPHASE_SEED (default 1); with
+// ISC_BENCH_BROADPHASE_VARY_SEED=1, the k-th call of a row in the process (its k-th repetition,
+// k from 0) drops the pile of seed + k, so that every row meets the same piles, one a repetition.
+// A pile is deterministic: without it every repetition of a row repeats one trajectory, and two
+// rows compare two piles (the cache's order changes Bullet's solver order, so each row's pile is its
+// own), whatever the repetitions.
+std::uint32_t pileSeed(const std::string& mode, int bodies) {
+    static std::map<std::pair<std::string, int>, std::uint32_t> calls;
+    const char* base = std::getenv("ISC_BENCH_BROADPHASE_SEED");
+    const char* vary = std::getenv("ISC_BENCH_BROADPHASE_VARY_SEED");
+    const std::uint32_t seed = base ? std::uint32_t(std::strtoul(base, nullptr, 10)) : 1u;
+    const std::uint32_t k = calls[{mode, bodies}]++;
+    return vary && std::string(vary) == "1" ? seed + k : seed;
+}
+
 void runPile(benchmark::State& state, const std::string& mode) {
     const int bodies = int(state.range(0));
     const int steps = stepsFor(bodies);
     const bool cullide = mode != "dbvt";
-    auto pile = rowPile(state, bodies, cullide);
+    const std::uint32_t seed = pileSeed(mode, bodies);
+    auto pile = rowPile(state, bodies, cullide, seed);
     if (!pile) return;
     std::map<std::string, double> sum;
     double lost = 0;
@@ -193,6 +213,17 @@ void runPile(benchmark::State& state, const std::string& mode) {
             sum["step_ms"] += t.stepMs;
             sum["collision_ms"] += t.collisionMs;
             sum["passed_pairs"] += double(dw.getBroadphase()->getOverlappingPairCache()->getNumOverlappingPairs());
+            // ISC_BENCH_BROADPHASE_TRACE=1: one line a step on stderr, as the replay rows' (the
+            // first steps hold the world's and the broadphase's first use: each run makes both).
+            if (g_trace) {
+                const auto* d = dynamic_cast<const isc::bullet::CollisionDispatcher*>(dw.getDispatcher());
+                const isc::bullet::BroadphaseStats b = ours ? ours->lastStats() : isc::bullet::BroadphaseStats{};
+                std::fprintf(stderr, "trace %s/%d run %d step %d step_ms %.3f collision_ms %.3f detect_ms %.3f "
+                                     "passed %d added_late %zu dropped_late %zu prune_ms %.3f\n",
+                             mode.c_str(), bodies, runs, s, t.stepMs, t.collisionMs, d ? d->lastStats().detectMs : 0.0,
+                             dw.getBroadphase()->getOverlappingPairCache()->getNumOverlappingPairs(), b.addedLate,
+                             b.droppedLate, b.pruneMs);
+            }
             if (ours) {
                 const isc::bullet::BroadphaseStats& b = ours->lastStats();
                 sum["box_pairs"] += double(b.boxPairs);
@@ -245,6 +276,7 @@ void runPile(benchmark::State& state, const std::string& mode) {
     for (const auto& [name, value] : sum)
         state.counters[name] = name.rfind("final_", 0) == 0 ? value / (name == "final_contacts" ? runs : 1) : value / n;
     if (cullide) state.counters["lost_pairs"] = lost;
+    state.counters["seed"] = double(seed);
     Measured& m = g_measured[{mode, bodies}];
     m.stepMs = sum["step_ms"] / n;
     m.collisionMs = sum["collision_ms"] / n;
