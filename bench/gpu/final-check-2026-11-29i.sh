@@ -15,7 +15,8 @@
 # (h200-2026-11-29-eleventh-session-check*) and at 79500d3 with CHECK_PEEL_PROCS=6
 # CHECK_CULLIDE_PROCS=8 CHECK_CULLIDE_VARIANTS="cullide_old:ISC_CULLIDE_OBB_POSED=0,ISC_CULLIDE_PAIR_SEEDS=0"
 # (h200-2026-11-29-eleventh-session-final*), and at 2820d75 with CHECK_PEEL_PROCS=8 and the same
-# cullide settings (h200-2026-11-29-eleventh-session-final-2*).
+# cullide settings (h200-2026-11-29-eleventh-session-final-2*), and at fc808ce (thirteenth session)
+# with CHECK_PEEL_PROCS=2 CHECK_CULLIDE_PROCS=6 (h200-2026-11-29-thirteenth-session-final-check.txt).
 # On the lent machine from the repository root, binaries packed by bench/gpu/pack.sh.
 # Writes into $OUT/final-check-i.tgz: tests.txt, tests-cullide.txt, tests-gl.txt, accuracy*.txt,
 # peel.txt, summary.txt, marks.txt, clocks.csv (peel), cullide/cullide-p<N>.txt/.json and
