@@ -464,6 +464,16 @@ void CollisionDispatcher::meshVerticesChanged(const btCollisionShape* shape) {
     ISC_ASSERT(shape != nullptr, "CollisionDispatcher::meshVerticesChanged(): no shape");
     if (std::find(changedShapes_.begin(), changedShapes_.end(), shape) == changedShapes_.end())
         changedShapes_.push_back(shape);
+    ++changeCounts_[shape];
+    if (shape->getShapeType() == COMPOUND_SHAPE_PROXYTYPE) {
+        const auto* c = static_cast<const btCompoundShape*>(shape);
+        for (int i = 0; i < c->getNumChildShapes(); ++i) ++changeCounts_[c->getChildShape(i)];
+    }
+}
+
+std::uint64_t CollisionDispatcher::meshVerticesChangedCount(const btCollisionShape* shape) const {
+    auto it = changeCounts_.find(shape);
+    return it == changeCounts_.end() ? 0 : it->second;
 }
 
 void CollisionDispatcher::applyVertexChanges() {

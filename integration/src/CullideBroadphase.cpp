@@ -1,6 +1,7 @@
 #include "isc/bullet/CullideBroadphase.h"
 
 #include "isc/bullet/CollisionDispatcher.h"
+#include "isc/core/Assert.h"
 #include "isc/detectors/CpuDetector.h"
 #include "isc/scene/Scene.h"
 
@@ -29,8 +30,17 @@ double msSince(Clock::time_point t) { return std::chrono::duration<double, std::
 
 // One mesh shape as tested: swollen by `swell` (the dispatcher's half margin) or as it is.
 struct CullideBroadphase::MeshEntry {
+    const btCollisionShape* shape = nullptr;
+    float swell = 0.0f;
     MeshId mesh = 0;
     bool usable = false;
+    bool offset = false;        // scene_'s mesh is the shape swollen by `swell` (else the shape as read)
+    ShapeMesh real;             // the shape as read (deforming: read again, its topology kept)
+    std::uint64_t readAt = 0;   // the shape's change count (meshVerticesChanged) when last read
+    std::uint64_t changes = 0;  // queued: its change count this step
+    std::uint64_t generation = 0;  // reads after the first that gave vertices
+    std::vector<Vec3> vertices;    // generation > 0: its objects' local vertices (swollen if offset)
+    bool queued = false;           // in rereads_ this step
 };
 
 // One body's object in scene_.
@@ -40,6 +50,8 @@ struct CullideBroadphase::Body {
     float fatten = -1.0f;
     ObjectId object = 0;
     bool usable = false;
+    MeshEntry* entry = nullptr;
+    std::uint64_t generation = 0;  // the entry's generation its object's vertices are from
 };
 
 // settings.validate with a dispatcher other than ours: the pruned pairs tested on their meshes
@@ -49,12 +61,14 @@ struct CullideBroadphase::GrownScene {
     std::map<std::pair<MeshId, float>, MeshId> meshes;  // (scene_ mesh, fatten) -> grown mesh
     std::vector<std::int64_t> objects;                  // per scene_ object: its object here, -1 none
     std::vector<std::pair<MeshId, float>> made;         // per scene_ object: what it was made from
+    std::vector<std::uint64_t> vertexVersion;           // per scene_ object: its deformed vertices' version mirrored
 
     // The pairs, renumbered into this scene (objects made on demand, poses mirrored).
     std::vector<ObjectPair> mirror(const Scene& from, const std::vector<float>& fatten, std::span<const ObjectPair> pairs) {
         auto object = [&](ObjectId o) {
             const std::pair<MeshId, float> key{from.meshOf(o), fatten[o]};
-            if (o >= objects.size()) objects.resize(o + 1, -1), made.resize(o + 1, {0, -1.0f});
+            if (o >= objects.size())
+                objects.resize(o + 1, -1), made.resize(o + 1, {0, -1.0f}), vertexVersion.resize(o + 1, 0);
             if (objects[o] < 0 || made[o] != key) {
                 if (objects[o] >= 0) scene.setActive(ObjectId(objects[o]), false);
                 auto [it, added] = meshes.try_emplace(key, 0);
@@ -69,6 +83,19 @@ struct CullideBroadphase::GrownScene {
                 }
                 objects[o] = scene.addObject(it->second);
                 made[o] = key;
+                vertexVersion[o] = 0;
+            }
+            // A deforming object: its vertices grown as its mesh was (the same rule).
+            if (from.isDeformed(o) && vertexVersion[o] != from.vertexVersion(o)) {
+                std::span<const Vec3> v = from.localVertices(o);
+                Result<Mesh> deformed = from.mesh(key.first).withVertices(std::vector<Vec3>(v.begin(), v.end()));
+                if (deformed) {
+                    // (Grown unless growing it failed when the mesh was made: then it is shared.)
+                    const bool grown = scene.meshPtr(scene.meshOf(ObjectId(objects[o]))) != from.meshPtr(key.first);
+                    scene.setVertices(ObjectId(objects[o]), grown ? swollenVertices(*deformed, key.second)
+                                                                  : std::vector<Vec3>(v.begin(), v.end()));
+                }
+                vertexVersion[o] = from.vertexVersion(o);
             }
             scene.setPose(ObjectId(objects[o]), from.pose(o));
             return ObjectId(objects[o]);
@@ -148,6 +175,9 @@ std::int64_t CullideBroadphase::objectOf(const btCollisionObject& body, btDispat
         std::unique_ptr<MeshEntry>& entry = meshes_[{shape, swell}];
         if (!entry) {
             entry = std::make_unique<MeshEntry>();
+            entry->shape = shape;
+            entry->swell = swell;
+            entry->readAt = entry->changes = changesOf(shape, ours);
             std::ostringstream who;
             who << "mesh shape " << shape->getName() << " at " << static_cast<const void*>(shape);
             Result<ShapeMesh> real = readShapeMesh(*shape);
@@ -159,10 +189,13 @@ std::int64_t CullideBroadphase::objectOf(const btCollisionObject& body, btDispat
                 if (swell > 0.0f) {
                     // Exactly the dispatcher's offset (SceneMirror), so that both see one surface.
                     Mesh offset = swollen(*real->mesh, swell);
-                    if (offset.triangleCount() == real->mesh->triangleCount())
+                    if (offset.triangleCount() == real->mesh->triangleCount()) {
                         mesh = std::make_shared<const Mesh>(std::move(offset));
+                        entry->offset = true;
+                    }
                 }
                 entry->mesh = scene_->addMesh(std::move(mesh));
+                entry->real = std::move(*real);
                 entry->usable = true;
             }
         }
@@ -171,11 +204,75 @@ std::int64_t CullideBroadphase::objectOf(const btCollisionObject& body, btDispat
             fatten_.resize(scene_->objectCount(), 0.0f);
             fatten_[b.object] = fatten;
             b.usable = true;
+            b.entry = entry.get();
         }
     }
     if (!b.usable) return -1;
     scene_->setPose(b.object, toPose(body.getWorldTransform()));
+    // A deforming mesh: read again once this step when its change count moved (own calls and
+    // our dispatcher's); its bodies' objects take the vertices read (applyVertexChanges).
+    MeshEntry& e = *b.entry;
+    if (const std::uint64_t changes = changesOf(shape, ours); changes != e.readAt && !e.queued) {
+        e.changes = changes;
+        e.queued = true;
+        rereads_.push_back(&e);
+    }
+    if (e.queued || b.generation != e.generation) deforming_.push_back({&b, &e});
     return b.object;
+}
+
+std::uint64_t CullideBroadphase::changesOf(const btCollisionShape* shape, const CollisionDispatcher* ours) const {
+    auto it = changes_.find(shape);
+    return (it == changes_.end() ? 0 : it->second) + (ours ? ours->meshVerticesChangedCount(shape) : 0);
+}
+
+void CullideBroadphase::meshVerticesChanged(const btCollisionShape* shape) {
+    ISC_ASSERT(shape != nullptr, "CullideBroadphase::meshVerticesChanged(): no shape");
+    ++changes_[shape];
+}
+
+void CullideBroadphase::applyVertexChanges() {
+    // Only the meshes of objects in this step's mesh pairs: the others' objects are not tested
+    // this step, and stay queued (read when they are).
+    std::vector<char> need(scene_->objectCount(), 0);
+    for (const ObjectPair& p : candidates_) need[p.a] = need[p.b] = 1;
+    for (MeshEntry* e : rereads_) e->queued = false;  // marked again below where needed
+    for (auto [b, e] : deforming_)
+        if (need[b->object] && e->changes != e->readAt) e->queued = true;
+    std::vector<MeshEntry*> jobs;
+    for (MeshEntry* e : rereads_)
+        if (e->queued) jobs.push_back(e);
+    // Each mesh read on its own (a deforming pile changes every body's shape every step).
+    std::vector<std::string> errors(jobs.size());
+    const auto count = static_cast<std::int64_t>(jobs.size());
+#pragma omp parallel for schedule(dynamic, 1) if (count > 1)
+    for (std::int64_t k = 0; k < count; ++k) {
+        MeshEntry& e = *jobs[std::size_t(k)];
+        if (Result<void> r = rereadVertices(e.real, *e.shape); !r) {
+            errors[std::size_t(k)] = r.error().message;
+            continue;
+        }
+        if (e.offset) e.vertices = swollenVertices(*e.real.mesh, e.swell);
+        else e.vertices.assign(e.real.mesh->vertices().begin(), e.real.mesh->vertices().end());
+        ++e.generation;
+    }
+    for (std::size_t k = 0; k < jobs.size(); ++k) {
+        jobs[k]->queued = false;
+        jobs[k]->readAt = jobs[k]->changes;  // (a change that cannot be used is not tried again)
+        if (errors[k].empty()) continue;
+        std::ostringstream who;
+        who << "mesh shape " << jobs[k]->shape->getName() << " at " << static_cast<const void*>(jobs[k]->shape);
+        warnOnce("reread:" + who.str(), "CullideBroadphase: " + who.str() +
+                                            ": its changed vertices cannot be used, it keeps the previous ones: " +
+                                            errors[k]);
+    }
+    for (auto [b, e] : deforming_)
+        if (need[b->object] && b->generation != e->generation) {
+            scene_->setVertices(b->object, e->vertices);
+            b->generation = e->generation;
+        }
+    rereads_.clear();
+    deforming_.clear();
 }
 
 btBroadphaseProxy* CullideBroadphase::createProxy(const btVector3& aabbMin, const btVector3& aabbMax, int shapeType,
@@ -279,6 +376,13 @@ void CullideBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
     }
     stats_.meshPairs = candidates_.size();
     stats_.pairsMs = msSince(t2);
+    // Deforming meshes: the objects of this step's mesh pairs take their changed vertices
+    // (counted in the mirroring's time).
+    if (!rereads_.empty() || !deforming_.empty()) {
+        const auto tv = Clock::now();
+        applyVertexChanges();
+        stats_.mirrorMs += msSince(tv);
+    }
 
     // settings.overlap: the pruning finishes inside our dispatcher's dispatch (prune()), whose
     // detector then runs while the GPU pass does. Its detector must not use GL (it would run in

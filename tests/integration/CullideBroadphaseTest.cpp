@@ -4,7 +4,8 @@
 // untouched; in a falling pile of 10 bunnies, with validate on, no pruned pair is ever
 // touching (the exact `cpu` test on the dispatcher's swollen meshes; with stock Bullet's
 // dispatcher and GImpact, on the meshes grown by their margins) over 50 steps while pairs are
-// pruned; RigidWorld's "cullide" setting builds it, an unknown name is an error.
+// pruned; a deforming mesh is tested as deformed once the change is told; RigidWorld's
+// "cullide" setting builds it, an unknown name is an error.
 #include "BunnyPile.h"
 #include "GlTest.h"
 #include "TestWorld.h"
@@ -104,6 +105,119 @@ TEST_F(CullideBroadphaseTest, BoxPairsApartArePrunedTouchingOnesAndOtherShapesPa
     world.removeCollisionObject(&a);
     EXPECT_EQ(broadphase->getOverlappingPairCache()->getNumOverlappingPairs(), 0);
 }
+
+// A deforming mesh (its vertices written in place, as a Bullet app deforms a GImpact mesh):
+// the broadphase tests the surface as deformed, not the one it first read. A ball in a torus's
+// hole (the hole's edge at 0.35 from its centre) first read at r 0.4, 5 cm into the tube: kept,
+// with contacts. Shrunk in place to r 0.2, not told: kept still (both the dispatcher and the
+// broadphase keep the surface they read); told (our dispatcher's meshVerticesChanged, which the
+// broadphase reads; with another dispatcher the broadphase's own): pruned, and validate, testing
+// the pruned pair on the deformed surfaces, finds it apart (on the surface first read it would
+// count it lost). Grown back and told: kept, with contacts; shrunk again: pruned. Grown and told
+// while far from the torus (no box pair, so not read yet), then back in the hole: kept.
+struct DeformCase {
+    const char* name;
+    bool stockDispatcher;
+};
+class CullideBroadphaseDeformTest : public CullideBroadphaseTest, public ::testing::WithParamInterface<DeformCase> {};
+
+TEST_P(CullideBroadphaseDeformTest, DeformedMeshesArePrunedAsDeformed) {
+    const DeformCase& c = GetParam();
+    btDefaultCollisionConfiguration config{bullet::collisionConstructionInfo()};
+    auto ours = bullet::CollisionDispatcher::create(&config, {.detector = "cpu"});
+    ASSERT_TRUE(ours.has_value()) << ours.error().message;
+    btCollisionDispatcher stock(&config);
+    btGImpactCollisionAlgorithm::registerAlgorithm(&stock);
+    btCollisionDispatcher* dispatcher = c.stockDispatcher ? &stock : static_cast<btCollisionDispatcher*>(ours->get());
+    auto broadphase = makeBroadphase(true, CullideLevel::Cluster);
+    btCollisionWorld world(dispatcher, broadphase.get(), &config);
+    test::MeshShape torus = test::makeGImpact(std::make_shared<Mesh>(shapes::torus(0.5f, 0.15f, 32, 16)));
+    // The ball over its own writable vertex array.
+    auto sphere = std::make_shared<const Mesh>(shapes::uvSphere(0.2f));
+    std::vector<Vec3> vertices(sphere->vertices().begin(), sphere->vertices().end());
+    btTriangleIndexVertexArray array(int(sphere->triangleCount()),
+                                     const_cast<int*>(reinterpret_cast<const int*>(sphere->triangles().data())),
+                                     int(sizeof(UVec3)), int(vertices.size()),
+                                     reinterpret_cast<btScalar*>(vertices.data()), int(sizeof(Vec3)));
+    btGImpactMeshShape ball(&array);
+    auto scaleBall = [&](float s) {
+        for (std::size_t v = 0; v < vertices.size(); ++v) vertices[v] = sphere->vertices()[v] * s;
+        ball.postUpdate();
+        ball.updateBound();
+    };
+    auto tell = [&] {
+        if (c.stockDispatcher) broadphase->meshVerticesChanged(&ball);
+        else (*ours)->meshVerticesChanged(&ball);
+    };
+    scaleBall(2.0f);  // r 0.4, as first read
+    // (Margins of 1 cm: with another dispatcher the broadphase grows each mesh by its margin,
+    // and validate tests the pruned pairs on meshes grown so, in a scene of their own whose
+    // deformed vertices it must mirror too.)
+    ball.setMargin(0.01f);
+    torus.shape->setMargin(0.01f);
+    btCollisionObject a, b;
+    a.setCollisionShape(torus.shape.get());
+    a.setWorldTransform(test::at(0, 0, 0));
+    b.setCollisionShape(&ball);
+    b.setWorldTransform(test::at(0, 0, 0));
+    world.addCollisionObject(&a);
+    world.addCollisionObject(&b);
+    auto kept = [&] {
+        return broadphase->getOverlappingPairCache()->findPair(a.getBroadphaseHandle(), b.getBroadphaseHandle()) !=
+               nullptr;
+    };
+    auto contacts = [&] {
+        int n = 0;
+        for (int i = 0; i < dispatcher->getNumManifolds(); ++i) {
+            const btPersistentManifold* m = dispatcher->getManifoldByIndexInternal(i);
+            if ((m->getBody0() == &a && m->getBody1() == &b) || (m->getBody0() == &b && m->getBody1() == &a))
+                n += m->getNumContacts();
+        }
+        return n;
+    };
+    auto step = [&](float scale, bool told) {
+        scaleBall(scale);
+        if (told) tell();
+        world.updateAabbs();
+        world.performDiscreteCollisionDetection();
+        EXPECT_EQ(broadphase->lastStats().meshPairs, 1u);
+        EXPECT_EQ(broadphase->lastStats().lostPairs, 0u) << "scale " << scale;
+    };
+
+    world.performDiscreteCollisionDetection();
+    EXPECT_EQ(broadphase->lastStats().meshPairs, 1u);
+    EXPECT_TRUE(kept()) << "5 cm into the tube";
+    EXPECT_GT(contacts(), 0);
+
+    step(1.0f, false);  // shrunk, not told: the surface read first stays
+    EXPECT_TRUE(kept());
+    step(1.0f, true);  // told: apart
+    EXPECT_FALSE(kept()) << "the shrunk ball is 0.15 from the tube";
+    step(2.0f, true);  // grown into the tube
+    EXPECT_TRUE(kept()) << "the grown ball reaches 0.05 into the tube";
+    EXPECT_GT(contacts(), 0);
+    step(1.0f, true);  // and back: every change is read, not the first alone
+    EXPECT_FALSE(kept());
+    // Grown and told while far from the torus (no box pair: its mesh is read when it has one),
+    // then back in the hole: tested as grown.
+    b.setWorldTransform(test::at(5, 0, 0));
+    scaleBall(2.0f);
+    tell();
+    world.updateAabbs();
+    world.performDiscreteCollisionDetection();
+    EXPECT_EQ(broadphase->lastStats().boxPairs, 0u);
+    b.setWorldTransform(test::at(0, 0, 0));
+    world.updateAabbs();
+    world.performDiscreteCollisionDetection();
+    EXPECT_TRUE(kept()) << "the change told while it had no pair";
+    EXPECT_GT(contacts(), 0);
+    world.removeCollisionObject(&b);
+    world.removeCollisionObject(&a);
+}
+
+INSTANTIATE_TEST_SUITE_P(Dispatchers, CullideBroadphaseDeformTest,
+                         ::testing::Values(DeformCase{"ours", false}, DeformCase{"stock_gimpact", true}),
+                         [](const auto& p) { return std::string(p.param.name); });
 
 // A falling pile: 10 bunnies, 50 steps (0.83 s: falling, the upper layer landing on the lower),
 // the cpu detector in the dispatcher, or stock Bullet's (btCollisionDispatcher with

@@ -29,6 +29,7 @@
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
 #include <BulletCollision/CollisionDispatch/btDefaultCollisionConfiguration.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -123,6 +124,10 @@ public:
     /// A change that cannot be used (a triangle gone degenerate, a NaN) keeps the previous
     /// vertices, with a warning. docs/integration.md, "Deforming meshes".
     void meshVerticesChanged(const btCollisionShape* shape);
+    /// How many times meshVerticesChanged() named `shape` (or a compound shape holding it as a
+    /// child) in this dispatcher's life: a broadphase that keeps its own copy of the meshes
+    /// (CullideBroadphase) reads its vertices again when the count moves.
+    std::uint64_t meshVerticesChangedCount(const btCollisionShape* shape) const;
 
     /// The detector in use; null when it could not be created.
     Detector* detector() { return detector_.get(); }
@@ -228,6 +233,7 @@ private:
     DeferredPruning* deferred_ = nullptr;  // deferPruning(), for the next dispatch
     std::unordered_map<const btCollisionObject*, float> margins_;
     std::vector<const btCollisionShape*> changedShapes_;  // meshVerticesChanged since the last batch
+    std::unordered_map<const btCollisionShape*, std::uint64_t> changeCounts_;  // meshVerticesChangedCount
     std::unordered_map<const btCollisionObject*, int> pairsOf_;  // live MeshPairAlgorithms per body
 };
 

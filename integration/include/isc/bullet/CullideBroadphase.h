@@ -149,6 +149,16 @@ public:
     /// True when `shape` takes part in the pruning (see the class comment).
     static bool isMeshShape(const btCollisionShape* shape);
 
+    /// A deforming mesh: the vertices of `shape` (a mesh shape of a body in the world) were
+    /// changed in place (docs/integration.md, "Deforming meshes"). With
+    /// isc::bullet::CollisionDispatcher there is no need: the broadphase reads its
+    /// meshVerticesChanged() calls. With another dispatcher call this after each change,
+    /// between steps. The next step reads the shape's vertices again and tests the deformed
+    /// surface (swollen or grown as before); until told, the broadphase tests the surface it
+    /// read, which may prune a pair the deformed surfaces make touch. A change that cannot be
+    /// used (a triangle gone degenerate, a NaN) keeps the previous vertices, with a warning.
+    void meshVerticesChanged(const btCollisionShape* shape);
+
 private:
     CullideBroadphase() = default;
     struct Body;
@@ -166,7 +176,13 @@ private:
     bool pruneInTeam() const override { return settings_.inTeam; }
     void finishNow(btDispatcher* dispatcher);  // a pending pruning, with nothing to overlap
     // The body's object in scene_ (made or remade on demand), or -1 when it cannot take part.
+    // A mesh whose vertices changed since it was read goes to rereads_.
     std::int64_t objectOf(const btCollisionObject& body, btDispatcher* dispatcher);
+    // The meshes in rereads_ read again (in parallel), then every deforming body's object given
+    // its mesh's vertices.
+    void applyVertexChanges();
+    // The change count of `shape`: meshVerticesChanged() calls here and in `ours` (may be null).
+    std::uint64_t changesOf(const btCollisionShape* shape, const CollisionDispatcher* ours) const;
 
     CullideBroadphaseSettings settings_;
     std::unique_ptr<btDbvtBroadphase> dbvt_;
@@ -179,6 +195,9 @@ private:
     std::unique_ptr<Scene> scene_;
     std::map<std::pair<const btCollisionShape*, float>, std::unique_ptr<MeshEntry>> meshes_;
     std::unordered_map<const btCollisionObject*, std::unique_ptr<Body>> bodies_;
+    std::unordered_map<const btCollisionShape*, std::uint64_t> changes_;  // meshVerticesChanged calls per shape
+    std::vector<MeshEntry*> rereads_;                                     // this step: meshes to read again
+    std::vector<std::pair<Body*, MeshEntry*>> deforming_;                 // this step: bodies of changed meshes
     std::vector<float> fatten_;  // per scene object
     std::vector<const btCollisionObject*> proxied_;  // every body with a proxy
     std::vector<std::int64_t> objectByProxy_;        // this step: object per proxy m_uniqueId (-1: none)
