@@ -42,6 +42,11 @@
 #            pileseeds-p<N>.txt; at 1000 bodies one process of BP12_SEED_1000_REPS repetitions (default
 #            3; 0: none) from seed BP12_SEED_1000_BASE (default 1) into pileseeds-1000.txt; the
 #            summary pairs the rows by seed;
+#   deform   the deforming pile (every bunny's vertices wobbling each step, told to the dispatcher,
+#            whose count CullideBroadphase reads): rows BM_DeformDbvt and BM_DeformCullideClusters at
+#            100 bodies (180 steps), five repetitions interleaved, BP12_DEFORM_PROCS processes
+#            (default 3) into deform-p<N>.txt; then BM_DeformCullideClustersValidate once
+#            (deform-validate.txt: lost_pairs must be 0);
 #   replay1000  the replay rows Dbvt and CullideClusters at 1000 bodies (60 steps), three
 #            repetitions interleaved;
 #   validate CullideClustersValidate at 100 and 1000 bodies (every pruned pair tested exactly:
@@ -121,11 +126,15 @@ if has pileseeds; then
   [ "${BP12_SEED_1000_REPS:-3}" != 0 ] &&
     ISC_BENCH_BROADPHASE_VARY_SEED=1 ISC_BENCH_BROADPHASE_SEED=${BP12_SEED_1000_BASE:-1} bench_procs 1 "^BM_(Dbvt|CullideClusters)/1000/" "${BP12_SEED_1000_REPS:-3}" 250 pileseeds-1000
 fi
+if has deform; then
+  bench_procs "${BP12_DEFORM_PROCS:-3}" "^BM_Deform(Dbvt|CullideClusters)/100/" 5 200 deform
+  bench_procs 1 "^BM_DeformCullideClustersValidate/100/" 1 200 deform-validate
+fi
 has replay1000 && bench_procs 1 "^BM_Replay(Dbvt|CullideClusters)/1000/" 3 200 replay-cpu-1000
 has validate && bench_procs 1 "^BM_CullideClustersValidate/(100|1000)/" 1 200 validate
 if has gimpact; then
   ISC_BENCH_BROADPHASE_STEPS=${BP12_GIMPACT_STEPS:-180} ISC_BENCH_BROADPHASE_DETECTOR=bullet-gimpact \
     bench_procs 1 "^BM_Replay(Dbvt|CullideClusters)/100/" "${BP12_GIMPACT_REPS:-1}" 400 replay-gimpact
 fi
-python3 "$(dirname "${BASH_SOURCE[0]}")/replay_summary.py" $(ls "$out"/{replay,pile,large,validate,trace}*.txt 2>/dev/null) | tee "$out/summary.txt"
+python3 "$(dirname "${BASH_SOURCE[0]}")/replay_summary.py" $(ls "$out"/{replay,pile,large,validate,trace,deform}*.txt 2>/dev/null) | tee "$out/summary.txt"
 [ -n "$final" ] && tar -czf "$final/broadphase-12.tgz" -C "$out" .

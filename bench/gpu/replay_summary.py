@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """isc_bench_broadphase's rows, per file: the replay rows (BM_Replay*: detection_ms, dispatch_ms,
-detect_ms, passed_pairs per step), the whole-step replay rows (BM_ReplayStep*) and the pile rows
-(BM_*: step_ms, collision_ms, passed_pairs, lost_pairs), each row's repetitions, the median of each counter over them, and the medians' ratios
+detect_ms, passed_pairs per step), the whole-step replay rows (BM_ReplayStep*), the deforming pile's
+rows (BM_Deform*) and the pile rows (BM_*: step_ms, collision_ms, passed_pairs, lost_pairs), each row's repetitions, the median of each counter over them, and the medians' ratios
 to the Dbvt row of the same kind, size and file (bench/gpu/broadphase-replay-12.sh). Pile rows with
 a `seed` counter (ISC_BENCH_BROADPHASE_VARY_SEED=1: one pile layout a repetition) are also paired by
 seed: each seed's step_ms ratio to Dbvt's on the same seed, per file and pooled over all the files
@@ -23,7 +23,7 @@ def value(text):
 def rows_of(path):
     rows = {}
     for line in open(path, errors="replace"):
-        m = re.match(r"BM_(ReplayStep|Replay)?(\w+)/(\d+)/iterations:1(\S*)\s", line)
+        m = re.match(r"BM_(ReplayStep|Replay|Deform)?(\w+)/(\d+)/iterations:1(\S*)\s", line)
         if not m or m.group(4):  # aggregates (_mean, _median, ...) left out
             continue
         kind = m.group(1) or ""

@@ -30,6 +30,8 @@
 // (must be 0); its times include the check and are not the figure to quote.
 //
 // Pile rows' layouts: ISC_BENCH_BROADPHASE_SEED, ISC_BENCH_BROADPHASE_VARY_SEED=1 (see pileSeed).
+// Deforming pile rows (BM_Deform*, 100 bodies): the pile with every bunny's vertices wobbling each
+// step (see runPile's `deform`), dbvt, cullide_clusters and its validate row.
 // Environment: ISC_BENCH_BROADPHASE_LEVEL (the "cullide" rows' level: object (default),
 // cluster or triangle), ISC_BENCH_BROADPHASE_OBJECT_PASS=0 (the object level per pair instead
 // of over all bodies at once), ISC_CULLIDE_SET (options of the PCS passes,
@@ -44,6 +46,7 @@
 // lead's round of 2026-11-29, twelfth session").
 // CullideBroadphase needs a headless GL context, made in main().
 #include "BunnyPile.h"
+#include "BunnyWobble.h"
 
 #include "isc/bullet/CollisionDispatcher.h"
 #include "isc/bullet/CullideBroadphase.h"
@@ -166,7 +169,12 @@ std::uint32_t pileSeed(const std::string& mode, int bodies) {
     return vary && std::string(vary) == "1" ? seed + k : seed;
 }
 
-void runPile(benchmark::State& state, const std::string& mode) {
+// `deform` (rows BM_Deform*): every body a deforming mesh (RigidWorld::addDeformingMeshBody),
+// its vertices wobbling each step (scenes::BunnyWobble, as isc_bench_peel's deform/100 and the
+// demo's --deform), set before each step, untimed (RigidWorld::setBodyVertices: the shape's
+// vertex array, GImpact's refit, the dispatcher told; CullideBroadphase reads the dispatcher's
+// count and reads the changed shapes again in its step).
+void runPile(benchmark::State& state, const std::string& mode, bool deform = false) {
     const int bodies = int(state.range(0));
     const int steps = stepsFor(bodies);
     const bool cullide = mode != "dbvt";
@@ -206,9 +214,23 @@ void runPile(benchmark::State& state, const std::string& mode) {
             dw.setBroadphase(ours.get());
         }
         (*world)->addGround(pile->groundHalfExtents);
-        for (const isc::Pose& p : pile->poses) (*world)->addMeshBody(pile->bunny, p);
+        for (const isc::Pose& p : pile->poses) {
+            if (deform) (*world)->addDeformingMeshBody(pile->bunny, p);
+            else (*world)->addMeshBody(pile->bunny, p);
+        }
+        std::optional<isc::scenes::BunnyWobble> wobble;
+        std::vector<isc::Vec3> vertices;
+        if (deform) wobble.emplace(pile->bunny);
         state.ResumeTiming();
         for (int s = 0; s < steps; ++s) {
+            if (wobble) {
+                state.PauseTiming();
+                for (int i = 0; i < (*world)->bodyCount(); ++i) {
+                    wobble->vertices(std::uint32_t(i), float(s + 1) / 60.0f, vertices);
+                    (*world)->setBodyVertices(i, vertices);
+                }
+                state.ResumeTiming();
+            }
             const isc::bullet::StepTimes t = (*world)->step();
             sum["step_ms"] += t.stepMs;
             sum["collision_ms"] += t.collisionMs;
@@ -277,7 +299,7 @@ void runPile(benchmark::State& state, const std::string& mode) {
         state.counters[name] = name.rfind("final_", 0) == 0 ? value / (name == "final_contacts" ? runs : 1) : value / n;
     if (cullide) state.counters["lost_pairs"] = lost;
     state.counters["seed"] = double(seed);
-    Measured& m = g_measured[{mode, bodies}];
+    Measured& m = g_measured[{deform ? "deform_" + mode : mode, bodies}];
     m.stepMs = sum["step_ms"] / n;
     m.collisionMs = sum["collision_ms"] / n;
     m.passed = sum["passed_pairs"] / n;
@@ -499,6 +521,9 @@ void BM_ReplayStepDbvt(benchmark::State& state) { runReplay(state, "dbvt", true)
 void BM_ReplayStepCullideClusters(benchmark::State& state) { runReplay(state, "cullide_clusters", true); }
 
 void BM_Dbvt(benchmark::State& state) { runPile(state, "dbvt"); }
+void BM_DeformDbvt(benchmark::State& state) { runPile(state, "dbvt", true); }
+void BM_DeformCullideClusters(benchmark::State& state) { runPile(state, "cullide_clusters", true); }
+void BM_DeformCullideClustersValidate(benchmark::State& state) { runPile(state, "cullide_clusters_validate", true); }
 void BM_Cullide(benchmark::State& state) { runPile(state, "cullide"); }
 void BM_CullideClusters(benchmark::State& state) { runPile(state, "cullide_clusters"); }
 void BM_CullideClusterBoxes(benchmark::State& state) { runPile(state, "cullide_clusterboxes"); }
@@ -519,6 +544,9 @@ BENCHMARK(BM_ReplayCullideClustersAfterIssue)->Arg(100)->Arg(1000)->Iterations(1
 BENCHMARK(BM_ReplayStepDbvt)->Arg(100)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ReplayStepCullideClusters)->Arg(100)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Dbvt)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DeformDbvt)->Arg(100)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DeformCullideClusters)->Arg(100)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DeformCullideClustersValidate)->Arg(100)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Cullide)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CullideClusters)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CullideClusterBoxes)->Arg(100)->Arg(300)->Arg(1000)->Iterations(1)->Unit(benchmark::kMillisecond);
@@ -545,23 +573,26 @@ int main(int argc, char** argv) {
                 detectorName().c_str());
     std::printf("| bodies | broadphase | pairs passed | / dbvt | step ms | / dbvt | collision ms | cullide ms | "
                 "lost pairs (validate) |\n|---|---|---|---|---|---|---|---|---|\n");
-    for (int bodies : {100, 300, 1000}) {
-        auto d = g_measured.find({"dbvt", bodies});
-        if (d == g_measured.end()) continue;
-        for (const char* mode : {"dbvt", "cullide", "cullide_before", "cullide_clusterboxes", "cullide_clusters",
-                                 "cullide_clusters_before", "cullide_clusters_after_issue"}) {
-            auto c = g_measured.find({mode, bodies});
-            if (c == g_measured.end()) continue;
-            auto v = g_measured.find({std::string(mode) + "_validate", bodies});
-            std::printf("| %d | %s | %.1f | %.3f | %.2f | %.3f | %.2f | %.2f | %s |\n", bodies, mode, c->second.passed,
-                        c->second.passed / std::max(d->second.passed, 1e-9), c->second.stepMs,
-                        c->second.stepMs / std::max(d->second.stepMs, 1e-9), c->second.collisionMs,
-                        c->second.cullideMs,
-                        std::string(mode) == "dbvt" ? "-"
-                        : v == g_measured.end()     ? "not run"
-                                                    : std::to_string(int(v->second.lost)).c_str());
+    // The rigid pile's rows, then the deforming pile's ("deform_"), each against its dbvt row.
+    for (const std::string prefix : {"", "deform_"})
+        for (int bodies : {100, 300, 1000}) {
+            auto d = g_measured.find({prefix + "dbvt", bodies});
+            if (d == g_measured.end()) continue;
+            for (const char* base : {"dbvt", "cullide", "cullide_before", "cullide_clusterboxes", "cullide_clusters",
+                                     "cullide_clusters_before", "cullide_clusters_after_issue"}) {
+                const std::string mode = prefix + base;
+                auto c = g_measured.find({mode, bodies});
+                if (c == g_measured.end()) continue;
+                auto v = g_measured.find({mode + "_validate", bodies});
+                std::printf("| %d | %s | %.1f | %.3f | %.2f | %.3f | %.2f | %.2f | %s |\n", bodies, mode.c_str(),
+                            c->second.passed, c->second.passed / std::max(d->second.passed, 1e-9), c->second.stepMs,
+                            c->second.stepMs / std::max(d->second.stepMs, 1e-9), c->second.collisionMs,
+                            c->second.cullideMs,
+                            std::string(base) == "dbvt" ? "-"
+                            : v == g_measured.end()     ? "not run"
+                                                        : std::to_string(int(v->second.lost)).c_str());
+            }
         }
-    }
     g_context.reset();  // before static destruction (see bench/detectors/PeelBench.cpp)
     return 0;
 }
