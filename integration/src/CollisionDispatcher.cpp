@@ -472,6 +472,7 @@ void CollisionDispatcher::meshVerticesChanged(const btCollisionShape* shape) {
 }
 
 std::uint64_t CollisionDispatcher::meshVerticesChangedCount(const btCollisionShape* shape) const {
+    if (changeCounts_.empty()) return 0;  // (asked per body and step: a rigid world pays no lookup)
     auto it = changeCounts_.find(shape);
     return it == changeCounts_.end() ? 0 : it->second;
 }

@@ -222,7 +222,7 @@ std::int64_t CullideBroadphase::objectOf(const btCollisionObject& body, btDispat
 }
 
 std::uint64_t CullideBroadphase::changesOf(const btCollisionShape* shape, const CollisionDispatcher* ours) const {
-    auto it = changes_.find(shape);
+    auto it = changes_.empty() ? changes_.end() : changes_.find(shape);
     return (it == changes_.end() ? 0 : it->second) + (ours ? ours->meshVerticesChangedCount(shape) : 0);
 }
 
