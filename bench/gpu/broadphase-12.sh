@@ -67,7 +67,7 @@
 # BP12_PARTS=piletrace BP12_TRACE_REPS=5, then BP12_PARTS=pile BP12_PILE_PROCS=3 BP12_STEPS=360
 # (-broadphase-piletrace.txt); BP12_PARTS=pileseeds, then BP12_PARTS=pileseeds BP12_STEPS=360
 # BP12_SEED_PROCS=3 BP12_SEED_1000_REPS=0, then BP12_PARTS=pileseeds BP12_SEED_BASE=31
-# BP12_SEED_1000_BASE=4 (-broadphase-seeds.txt).
+# BP12_SEED_1000_BASE=4 (-broadphase-seeds.txt); BP12_PARTS="tests deform" (-broadphase-deform.txt).
 # On the lent machine from the repository root, binaries packed by bench/gpu/pack.sh with
 # ISC_PACK_TESTS=1. Writes $OUT/broadphase-12.tgz: machine.txt, tests*.txt, accuracy*.txt, one file
 # per part and process (replay-cpu-p<N>.txt, pile-p<N>.txt, large-<steps>.txt, replaystep-p<N>.txt,
