@@ -45,6 +45,20 @@ std::unique_ptr<bullet::CullideBroadphase> makeBroadphase(bool validate, Cullide
     return b ? std::move(*b) : nullptr;
 }
 
+// Our dispatcher (`cpu`) and stock Bullet's with GImpact's algorithm, over one configuration.
+struct TwoDispatchers {
+    btDefaultCollisionConfiguration config{bullet::collisionConstructionInfo()};
+    std::unique_ptr<bullet::CollisionDispatcher> ours;
+    btCollisionDispatcher stock{&config};
+    TwoDispatchers() {
+        auto made = bullet::CollisionDispatcher::create(&config, {.detector = "cpu"});
+        EXPECT_TRUE(made.has_value()) << (made ? "" : made.error().message);
+        if (made) ours = std::move(*made);
+        btGImpactCollisionAlgorithm::registerAlgorithm(&stock);
+    }
+    btCollisionDispatcher* pick(bool useStock) { return useStock ? &stock : ours.get(); }
+};
+
 TEST_F(CullideBroadphaseTest, BoxPairsApartArePrunedTouchingOnesAndOtherShapesPass) {
     btDefaultCollisionConfiguration config{bullet::collisionConstructionInfo()};
     auto dispatcher = bullet::CollisionDispatcher::create(&config, {.detector = "cpu"});
@@ -123,14 +137,11 @@ class CullideBroadphaseDeformTest : public CullideBroadphaseTest, public ::testi
 
 TEST_P(CullideBroadphaseDeformTest, DeformedMeshesArePrunedAsDeformed) {
     const DeformCase& c = GetParam();
-    btDefaultCollisionConfiguration config{bullet::collisionConstructionInfo()};
-    auto ours = bullet::CollisionDispatcher::create(&config, {.detector = "cpu"});
-    ASSERT_TRUE(ours.has_value()) << ours.error().message;
-    btCollisionDispatcher stock(&config);
-    btGImpactCollisionAlgorithm::registerAlgorithm(&stock);
-    btCollisionDispatcher* dispatcher = c.stockDispatcher ? &stock : static_cast<btCollisionDispatcher*>(ours->get());
+    TwoDispatchers two;
+    ASSERT_NE(two.ours, nullptr);
+    btCollisionDispatcher* dispatcher = two.pick(c.stockDispatcher);
     auto broadphase = makeBroadphase(true, CullideLevel::Cluster);
-    btCollisionWorld world(dispatcher, broadphase.get(), &config);
+    btCollisionWorld world(dispatcher, broadphase.get(), &two.config);
     test::MeshShape torus = test::makeGImpact(std::make_shared<Mesh>(shapes::torus(0.5f, 0.15f, 32, 16)));
     // The ball over its own writable vertex array.
     auto sphere = std::make_shared<const Mesh>(shapes::uvSphere(0.2f));
@@ -147,7 +158,7 @@ TEST_P(CullideBroadphaseDeformTest, DeformedMeshesArePrunedAsDeformed) {
     };
     auto tell = [&] {
         if (c.stockDispatcher) broadphase->meshVerticesChanged(&ball);
-        else (*ours)->meshVerticesChanged(&ball);
+        else two.ours->meshVerticesChanged(&ball);
     };
     scaleBall(2.0f);  // r 0.4, as first read
     // (Margins of 1 cm: with another dispatcher the broadphase grows each mesh by its margin,
@@ -239,15 +250,12 @@ TEST_P(CullideBroadphasePileTest, PileLosesNoTouchingPair) {
     const PileCase& c = GetParam();
     auto pile = scenes::makeBunnyPile(10, 1);
     ASSERT_TRUE(pile.has_value()) << pile.error().message;
-    btDefaultCollisionConfiguration config{bullet::collisionConstructionInfo()};
-    auto ours = bullet::CollisionDispatcher::create(&config, {.detector = "cpu"});
-    ASSERT_TRUE(ours.has_value()) << ours.error().message;
-    btCollisionDispatcher stock(&config);
-    btGImpactCollisionAlgorithm::registerAlgorithm(&stock);
-    btCollisionDispatcher* dispatcher = c.stockDispatcher ? &stock : static_cast<btCollisionDispatcher*>(ours->get());
+    TwoDispatchers two;
+    ASSERT_NE(two.ours, nullptr);
+    btCollisionDispatcher* dispatcher = two.pick(c.stockDispatcher);
     auto broadphase = makeBroadphase(true, c.level, c.objectPass, c.clusterBoxes, c.overlap);
     btSequentialImpulseConstraintSolver solver;
-    btDiscreteDynamicsWorld world(dispatcher, broadphase.get(), &solver, &config);
+    btDiscreteDynamicsWorld world(dispatcher, broadphase.get(), &solver, &two.config);
     world.setGravity(btVector3(0, -9.81f, 0));
     test::MeshShape bunny = test::makeGImpact(pile->bunny);
     bunny.shape->setMargin(0.04f);
