@@ -18,7 +18,8 @@
 // the GPU pass ran), added_late / dropped_late; in_team (steps whose pruning ran inside the cpu
 // detector's OpenMP team, CullideBroadphaseSettings::inTeam, the default since broadphase-10:
 // alongside_ms is then the pruning's time on the stepping thread inside the detector's call), the
-// pruning's split (broadphase-10): bp_mirror_ms (poses mirrored), bp_pairs_ms (dbvt's pairs sorted),
+// pruning's split (broadphase-10): bp_mirror_ms (poses mirrored; deforming meshes: the changed shapes
+// read, bp_meshes_read of them by the broadphase, bp_meshes_shared taken from the dispatcher's read), bp_pairs_ms (dbvt's pairs sorted),
 // bp_cache_ms (the cache updated before the passes), bp_prune_ms (the passes: CPU set-up, GL issue,
 // wait, read-back), bp_late_ms (the cache updated after them). Rows "*_before" turn the overlap off (the pruning
 // finished before the dispatch, as before cullide-9); rows "*_after_issue" keep cullide-9's
@@ -131,6 +132,8 @@ void addPruningSplit(std::map<std::string, double>& sum, const isc::bullet::Broa
     sum["bp_cache_ms"] += b.cacheMs;
     sum["bp_prune_ms"] += b.pruneMs;
     sum["bp_late_ms"] += b.lateMs;
+    sum["bp_meshes_read"] += double(b.meshesRead);
+    sum["bp_meshes_shared"] += double(b.meshesShared);
 }
 
 struct Measured {

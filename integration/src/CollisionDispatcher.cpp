@@ -477,6 +477,13 @@ std::uint64_t CollisionDispatcher::meshVerticesChangedCount(const btCollisionSha
     return it == changeCounts_.end() ? 0 : it->second;
 }
 
+CollisionDispatcher::ChangedVertices CollisionDispatcher::changedDetectVertices(const btCollisionShape* shape,
+                                                                              float margin) const {
+    const MirroredMesh* m = mirror_ ? mirror_->inUse(shape, margin) : nullptr;
+    if (!m || m->version == 0) return {};
+    return {m->detectVertices, m->offset};
+}
+
 void CollisionDispatcher::applyVertexChanges() {
     if (changedShapes_.empty() || !mirror_) return;
     // Compound shapes: their children are the mirrored meshes.

@@ -32,6 +32,7 @@ double msSince(Clock::time_point t) { return std::chrono::duration<double, std::
 struct CullideBroadphase::MeshEntry {
     const btCollisionShape* shape = nullptr;
     float swell = 0.0f;
+    float margin = 0.0f;        // with our dispatcher: the body's margin (its mirror's key)
     MeshId mesh = 0;
     bool usable = false;
     bool offset = false;        // scene_'s mesh is the shape swollen by `swell` (else the shape as read)
@@ -119,6 +120,9 @@ Result<std::unique_ptr<CullideBroadphase>> CullideBroadphase::create(CullideBroa
     if (const char* inTeam = std::getenv("ISC_CULLIDE_BROADPHASE_IN_TEAM"); inTeam && *inTeam)
         settings.inTeam = std::string(inTeam) != "0";
     std::unique_ptr<CullideBroadphase> b(new CullideBroadphase());
+    // Test hook: deforming meshes read by the broadphase itself even where our dispatcher read them.
+    if (const char* share = std::getenv("ISC_CULLIDE_BROADPHASE_SHARE_READS"); share && *share)
+        b->shareReads_ = std::string(share) != "0";
     b->settings_ = std::move(settings);
     b->cullide_ = std::move(*detector);
     b->dbvt_ = std::make_unique<btDbvtBroadphase>();
@@ -177,6 +181,7 @@ std::int64_t CullideBroadphase::objectOf(const btCollisionObject& body, btDispat
             entry = std::make_unique<MeshEntry>();
             entry->shape = shape;
             entry->swell = swell;
+            entry->margin = ours ? ours->margin(&body) : 0.0f;
             entry->readAt = entry->changes = changesOf(shape, ours);
             std::ostringstream who;
             who << "mesh shape " << shape->getName() << " at " << static_cast<const void*>(shape);
@@ -231,7 +236,7 @@ void CullideBroadphase::meshVerticesChanged(const btCollisionShape* shape) {
     ++changes_[shape];
 }
 
-void CullideBroadphase::applyVertexChanges() {
+void CullideBroadphase::applyVertexChanges(CollisionDispatcher* ours) {
     // Only the meshes of objects in this step's mesh pairs: the others' objects are not tested
     // this step, and stay queued (read when they are).
     std::vector<char> need(scene_->objectCount(), 0);
@@ -242,12 +247,27 @@ void CullideBroadphase::applyVertexChanges() {
     std::vector<MeshEntry*> jobs;
     for (MeshEntry* e : rereads_)
         if (e->queued) jobs.push_back(e);
+    // Our dispatcher reads the changed shapes of the bodies it mirrors in any case (before its
+    // batch): it does that now, and those reads are shared (the same vertices, swollen alike).
+    if (!shareReads_) ours = nullptr;
+    if (ours && !jobs.empty()) ours->applyVertexChangesNow();
     // Each mesh read on its own (a deforming pile changes every body's shape every step).
     std::vector<std::string> errors(jobs.size());
+    std::vector<char> shared(jobs.size(), 0);
     const auto count = static_cast<std::int64_t>(jobs.size());
 #pragma omp parallel for schedule(dynamic, 1) if (count > 1)
     for (std::int64_t k = 0; k < count; ++k) {
         MeshEntry& e = *jobs[std::size_t(k)];
+        // (A shape also told to this broadphase may have changed after our dispatcher's read.)
+        if (ours && !changes_.contains(e.shape)) {
+            const CollisionDispatcher::ChangedVertices v = ours->changedDetectVertices(e.shape, e.margin);
+            if (v.offset == e.offset && v.vertices.size() == scene_->mesh(e.mesh).vertexCount()) {
+                e.vertices.assign(v.vertices.begin(), v.vertices.end());
+                ++e.generation;
+                shared[std::size_t(k)] = 1;
+                continue;
+            }
+        }
         if (Result<void> r = rereadVertices(e.real, *e.shape); !r) {
             errors[std::size_t(k)] = r.error().message;
             continue;
@@ -257,6 +277,7 @@ void CullideBroadphase::applyVertexChanges() {
         ++e.generation;
     }
     for (std::size_t k = 0; k < jobs.size(); ++k) {
+        ++(shared[k] ? stats_.meshesShared : stats_.meshesRead);
         jobs[k]->queued = false;
         jobs[k]->readAt = jobs[k]->changes;  // (a change that cannot be used is not tried again)
         if (errors[k].empty()) continue;
@@ -380,7 +401,7 @@ void CullideBroadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
     // (counted in the mirroring's time).
     if (!rereads_.empty() || !deforming_.empty()) {
         const auto tv = Clock::now();
-        applyVertexChanges();
+        applyVertexChanges(dynamic_cast<CollisionDispatcher*>(dispatcher));
         stats_.mirrorMs += msSince(tv);
     }
 

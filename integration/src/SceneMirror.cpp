@@ -31,6 +31,11 @@ bool isFinite(const btTransform& t) {
 
 const MirroredMesh* SceneMirror::mesh(const btCollisionShape& shape, float margin) { return entry(shape, margin); }
 
+const MirroredMesh* SceneMirror::inUse(const btCollisionShape* shape, float margin) const {
+    auto it = meshes_.find({shape, margin});
+    return it != meshes_.end() && it->second->users > 0 ? it->second.get() : nullptr;
+}
+
 MirroredMesh* SceneMirror::entry(const btCollisionShape& shape, float margin) {
     const auto key = std::make_pair(&shape, margin);
     if (auto it = meshes_.find(key); it != meshes_.end()) {

@@ -94,6 +94,9 @@ public:
     const MirroredBody& body(const btCollisionObject& body, float margin);
     /// A mesh shape at a margin (cached); null when it cannot be used (warned once).
     const MirroredMesh* mesh(const btCollisionShape& shape, float margin);
+    /// The mirrored mesh of `shape` at `margin` that a mirrored body uses, or null (none, or
+    /// only an idle one). Reads nothing; safe from several threads while nothing changes the mirror.
+    const MirroredMesh* inUse(const btCollisionShape* shape, float margin) const;
     /// The shapes' vertices changed (same triangles): every mirrored copy of one (one per margin)
     /// reads them again (rereadVertices), with its triangle grid and swollen detection
     /// vertices; the scene objects of it get them when their bodies are next mirrored. A

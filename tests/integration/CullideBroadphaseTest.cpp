@@ -127,8 +127,9 @@ TEST_F(CullideBroadphaseTest, BoxPairsApartArePrunedTouchingOnesAndOtherShapesPa
 // broadphase keep the surface they read); told (our dispatcher's meshVerticesChanged, which the
 // broadphase reads; with another dispatcher the broadphase's own): pruned, and validate, testing
 // the pruned pair on the deformed surfaces, finds it apart (on the surface first read it would
-// count it lost). Grown back and told: kept, with contacts; shrunk again: pruned. Grown and told
-// while far from the torus (no box pair, so not read yet), then back in the hole: kept.
+// count it lost). Grown back and told: kept, with contacts; shrunk again: pruned, the vertices
+// taken from our dispatcher's read (it mirrors the ball). Grown and told while far from the
+// torus (no box pair, so not read yet), then back in the hole: kept.
 struct DeformCase {
     const char* name;
     bool stockDispatcher;
@@ -207,8 +208,14 @@ TEST_P(CullideBroadphaseDeformTest, DeformedMeshesArePrunedAsDeformed) {
     step(2.0f, true);  // grown into the tube
     EXPECT_TRUE(kept()) << "the grown ball reaches 0.05 into the tube";
     EXPECT_GT(contacts(), 0);
+    step(2.1f, true);  // grown a little more: kept (our dispatcher, mirroring the ball, reads it)
+    EXPECT_TRUE(kept());
     step(1.0f, true);  // and back: every change is read, not the first alone
     EXPECT_FALSE(kept());
+    // The pair was kept, so our dispatcher mirrors the ball: the broadphase takes the vertices of
+    // its read instead of reading the shape a second time.
+    EXPECT_EQ(broadphase->lastStats().meshesShared, c.stockDispatcher ? 0u : 1u);
+    EXPECT_EQ(broadphase->lastStats().meshesRead, c.stockDispatcher ? 1u : 0u);
     // Grown and told while far from the torus (no box pair: its mesh is read when it has one),
     // then back in the hole: tested as grown.
     b.setWorldTransform(test::at(5, 0, 0));

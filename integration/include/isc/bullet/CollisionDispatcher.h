@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -128,6 +129,20 @@ public:
     /// child) in this dispatcher's life: a broadphase that keeps its own copy of the meshes
     /// (CullideBroadphase) reads its vertices again when the count moves.
     std::uint64_t meshVerticesChangedCount(const btCollisionShape* shape) const;
+    /// For a broadphase that keeps its own copy of the meshes (CullideBroadphase), so that a
+    /// changed shape is read once a step, not twice: applies the vertex changes told so far now
+    /// (what the next dispatch does first), then changedDetectVertices() answers without
+    /// reading any shape.
+    void applyVertexChangesNow() { applyVertexChanges(); }
+    /// The detection vertices of `shape` at `margin` (swollen by half the margin when
+    /// `offset`) as the dispatcher read them after its last change, for a body of it the
+    /// dispatcher mirrors now; empty when there is none or the dispatcher has not read it
+    /// changed. Reads nothing: safe from several threads while nothing else calls the dispatcher.
+    struct ChangedVertices {
+        std::span<const Vec3> vertices;
+        bool offset = false;
+    };
+    ChangedVertices changedDetectVertices(const btCollisionShape* shape, float margin) const;
 
     /// The detector in use; null when it could not be created.
     Detector* detector() { return detector_.get(); }

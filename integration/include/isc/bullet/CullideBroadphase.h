@@ -108,6 +108,10 @@ struct BroadphaseStats {
     double cacheMs = 0.0;            ///< the cache updated in calculateOverlappingPairs (passed pairs, stale ones out)
     double pruneMs = 0.0;            ///< the PCS passes: their CPU set-up, GL issue, wait and read-back (work left out)
     double lateMs = 0.0;             ///< overlapped: the cache updated after the passes (added, dropped, finish())
+    /// Deforming meshes: changed shapes read again for this step's pass (meshesRead), and
+    /// changed shapes whose vertices were taken from our dispatcher's read instead (meshesShared).
+    std::size_t meshesRead = 0;
+    std::size_t meshesShared = 0;
 };
 
 class CullideBroadphase : public btBroadphaseInterface, private DeferredPruning {
@@ -178,9 +182,9 @@ private:
     // The body's object in scene_ (made or remade on demand), or -1 when it cannot take part.
     // A mesh whose vertices changed since it was read goes to rereads_.
     std::int64_t objectOf(const btCollisionObject& body, btDispatcher* dispatcher);
-    // The meshes in rereads_ read again (in parallel), then every deforming body's object given
-    // its mesh's vertices.
-    void applyVertexChanges();
+    // The meshes in rereads_ of this step's mesh pairs read again (in parallel; taken from
+    // `ours`'s read where it has one), then their bodies' objects given the vertices.
+    void applyVertexChanges(CollisionDispatcher* ours);
     // The change count of `shape`: meshVerticesChanged() calls here and in `ours` (may be null).
     std::uint64_t changesOf(const btCollisionShape* shape, const CollisionDispatcher* ours) const;
 
@@ -198,6 +202,7 @@ private:
     std::unordered_map<const btCollisionShape*, std::uint64_t> changes_;  // meshVerticesChanged calls per shape
     std::vector<MeshEntry*> rereads_;                                     // this step: meshes to read again
     std::vector<std::pair<Body*, MeshEntry*>> deforming_;                 // this step: bodies of changed meshes
+    bool shareReads_ = true;  // our dispatcher's reads of changed shapes taken (hook ISC_CULLIDE_BROADPHASE_SHARE_READS=0: not)
     std::vector<float> fatten_;  // per scene object
     std::vector<const btCollisionObject*> proxied_;  // every body with a proxy
     std::vector<std::int64_t> objectByProxy_;        // this step: object per proxy m_uniqueId (-1: none)
