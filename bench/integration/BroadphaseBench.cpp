@@ -141,6 +141,17 @@ struct Measured {
 };
 std::map<std::pair<std::string, int>, Measured> g_measured;
 
+// ISC_BENCH_BROADPHASE_TRACE=1: one line a step on stderr (row, run, step, times, pairs; the pile
+// rows and the whole-step replay rows alike: bench/gpu/trace_summary.py reads it).
+void traceStep(const std::string& mode, int bodies, int run, int step, const isc::bullet::StepTimes& t,
+               double detectMs, double passed, const isc::bullet::BroadphaseStats& b) {
+    std::fprintf(stderr,
+                 "trace %s/%d run %d step %d step_ms %.3f collision_ms %.3f detect_ms %.3f passed %.0f added_late %zu "
+                 "dropped_late %zu prune_ms %.3f\n",
+                 mode.c_str(), bodies, run, step, t.stepMs, t.collisionMs, detectMs, passed, b.addedLate, b.droppedLate,
+                 b.pruneMs);
+}
+
 // The row's pile, or none with the row skipped: a cullide row without a GL context, or a pile
 // that could not be made.
 std::optional<isc::scenes::BunnyPile> rowPile(benchmark::State& state, int bodies, bool cullide,
@@ -238,16 +249,12 @@ void runPile(benchmark::State& state, const std::string& mode, bool deform = fal
             sum["step_ms"] += t.stepMs;
             sum["collision_ms"] += t.collisionMs;
             sum["passed_pairs"] += double(dw.getBroadphase()->getOverlappingPairCache()->getNumOverlappingPairs());
-            // ISC_BENCH_BROADPHASE_TRACE=1: one line a step on stderr, as the replay rows' (the
-            // first steps hold the world's and the broadphase's first use: each run makes both).
+            // (The first steps hold the world's and the broadphase's first use: each run makes both.)
             if (g_trace) {
                 const auto* d = dynamic_cast<const isc::bullet::CollisionDispatcher*>(dw.getDispatcher());
-                const isc::bullet::BroadphaseStats b = ours ? ours->lastStats() : isc::bullet::BroadphaseStats{};
-                std::fprintf(stderr, "trace %s/%d run %d step %d step_ms %.3f collision_ms %.3f detect_ms %.3f "
-                                     "passed %d added_late %zu dropped_late %zu prune_ms %.3f\n",
-                             mode.c_str(), bodies, runs, s, t.stepMs, t.collisionMs, d ? d->lastStats().detectMs : 0.0,
-                             dw.getBroadphase()->getOverlappingPairCache()->getNumOverlappingPairs(), b.addedLate,
-                             b.droppedLate, b.pruneMs);
+                traceStep(mode, bodies, runs, s, t, d ? d->lastStats().detectMs : 0.0,
+                          double(dw.getBroadphase()->getOverlappingPairCache()->getNumOverlappingPairs()),
+                          ours ? ours->lastStats() : isc::bullet::BroadphaseStats{});
             }
             if (ours) {
                 const isc::bullet::BroadphaseStats& b = ours->lastStats();
@@ -451,12 +458,7 @@ void runReplay(benchmark::State& state, const std::string& mode, bool wholeStep 
                         into["dropped_late"] += double(b.droppedLate);
                         addPruningSplit(into, b);
                     }
-                    // ISC_BENCH_BROADPHASE_TRACE=1: one line a step on stderr (row, run, step, ms).
-                    if (trace)
-                        std::fprintf(stderr, "trace %s/%d run %d step %d step_ms %.3f collision_ms %.3f detect_ms %.3f "
-                                             "passed %.0f added_late %zu dropped_late %zu prune_ms %.3f\n",
-                                     mode.c_str(), bodies, runs, int(&poses - steps->data()), t.stepMs, t.collisionMs,
-                                     detectMs, passed, b.addedLate, b.droppedLate, b.pruneMs);
+                    if (trace) traceStep(mode, bodies, runs, int(&poses - steps->data()), t, detectMs, passed, b);
                     continue;
                 }
                 for (int i = 0; i < objects.size() && std::size_t(i) < poses.size(); ++i) {

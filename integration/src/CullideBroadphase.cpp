@@ -16,7 +16,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <span>
-#include <sstream>
 #include <utility>
 
 namespace isc::bullet {
@@ -183,11 +182,10 @@ std::int64_t CullideBroadphase::objectOf(const btCollisionObject& body, btDispat
             entry->swell = swell;
             entry->margin = ours ? ours->margin(&body) : 0.0f;
             entry->readAt = entry->changes = changesOf(shape, ours);
-            std::ostringstream who;
-            who << "mesh shape " << shape->getName() << " at " << static_cast<const void*>(shape);
+            const std::string who = describeShape(*shape);
             Result<ShapeMesh> real = readShapeMesh(*shape);
             if (!real) {
-                warnOnce("shape:" + who.str(), "CullideBroadphase: " + who.str() +
+                warnOnce("shape:" + who, "CullideBroadphase: " + who +
                                                    " cannot be read; its pairs pass unpruned: " + real.error().message);
             } else {
                 std::shared_ptr<const Mesh> mesh = real->mesh;
@@ -250,7 +248,7 @@ void CullideBroadphase::applyVertexChanges(CollisionDispatcher* ours) {
     // Our dispatcher reads the changed shapes of the bodies it mirrors in any case (before its
     // batch): it does that now, and those reads are shared (the same vertices, swollen alike).
     if (!shareReads_) ours = nullptr;
-    if (ours && !jobs.empty()) ours->applyVertexChangesNow();
+    if (ours && !jobs.empty()) ours->applyVertexChanges();
     // Each mesh read on its own (a deforming pile changes every body's shape every step).
     std::vector<std::string> errors(jobs.size());
     std::vector<char> shared(jobs.size(), 0);
@@ -268,12 +266,12 @@ void CullideBroadphase::applyVertexChanges(CollisionDispatcher* ours) {
                 continue;
             }
         }
-        if (Result<void> r = rereadVertices(e.real, *e.shape); !r) {
-            errors[std::size_t(k)] = r.error().message;
+        Result<std::vector<Vec3>> v = rereadDetectVertices(e.real, *e.shape, e.swell, e.offset);
+        if (!v) {
+            errors[std::size_t(k)] = v.error().message;
             continue;
         }
-        if (e.offset) e.vertices = swollenVertices(*e.real.mesh, e.swell);
-        else e.vertices.assign(e.real.mesh->vertices().begin(), e.real.mesh->vertices().end());
+        e.vertices = std::move(*v);
         ++e.generation;
     }
     for (std::size_t k = 0; k < jobs.size(); ++k) {
@@ -281,11 +279,9 @@ void CullideBroadphase::applyVertexChanges(CollisionDispatcher* ours) {
         jobs[k]->queued = false;
         jobs[k]->readAt = jobs[k]->changes;  // (a change that cannot be used is not tried again)
         if (errors[k].empty()) continue;
-        std::ostringstream who;
-        who << "mesh shape " << jobs[k]->shape->getName() << " at " << static_cast<const void*>(jobs[k]->shape);
-        warnOnce("reread:" + who.str(), "CullideBroadphase: " + who.str() +
-                                            ": its changed vertices cannot be used, it keeps the previous ones: " +
-                                            errors[k]);
+        const std::string who = describeShape(*jobs[k]->shape);
+        warnOnce("reread:" + who, "CullideBroadphase: " + who +
+                                      ": its changed vertices cannot be used, it keeps the previous ones: " + errors[k]);
     }
     for (auto [b, e] : deforming_)
         if (need[b->object] && b->generation != e->generation) {

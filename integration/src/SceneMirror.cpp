@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 namespace isc::bullet {
 
@@ -47,12 +46,11 @@ MirroredMesh* SceneMirror::entry(const btCollisionShape& shape, float margin) {
     }
     if (refused_.contains(key)) return nullptr;
 
-    std::ostringstream who;
-    who << "mesh shape " << shape.getName() << " at " << static_cast<const void*>(&shape);
+    const std::string who = describeShape(shape);
     Result<ShapeMesh> real = readShapeMesh(shape);
     if (!real) {
         refused_[key] = true;
-        warn_("shape:" + who.str(), who.str() + " cannot be used, its body gets no mesh contacts: " +
+        warn_("shape:" + who, who + " cannot be used, its body gets no mesh contacts: " +
                                         real.error().message);
         return nullptr;
     }
@@ -61,7 +59,7 @@ MirroredMesh* SceneMirror::entry(const btCollisionShape& shape, float margin) {
     if (needsClosed_ && !m->real.mesh->isClosed()) {
         // Mirrored all the same: its pairs are served by the exact path, never dropped.
         m->exactOnly = true;
-        warn_("open:" + who.str(), who.str() + " is not closed (" + m->real.mesh->report().describe() +
+        warn_("open:" + who, who + " is not closed (" + m->real.mesh->report().describe() +
                                        ") and the detector needs closed meshes: its pairs go to the exact "
                                        "'cpu' detector (counted in DispatchStats::fallbackPairs)");
     }
@@ -75,7 +73,7 @@ MirroredMesh* SceneMirror::entry(const btCollisionShape& shape, float margin) {
             detectMesh = std::make_shared<const Mesh>(std::move(offset));
             m->offset = true;
         } else
-            warn_("offset:" + who.str(), who.str() + ": its offset surface lost triangles; detecting "
+            warn_("offset:" + who, who + ": its offset surface lost triangles; detecting "
                                                      "on the real surface (contacts only on penetration)");
     }
     m->detectMesh = scene_.addMesh(std::move(detectMesh));
@@ -105,21 +103,19 @@ void SceneMirror::verticesChanged(std::span<const btCollisionShape* const> shape
     for (std::int64_t k = 0; k < count; ++k) {
         Job& job = jobs[std::size_t(k)];
         MirroredMesh& m = *job.mesh;
-        if (Result<void> r = rereadVertices(m.real, *job.shape); !r) {
-            job.error = r.error().message;
+        Result<std::vector<Vec3>> v = rereadDetectVertices(m.real, *job.shape, 0.5f * job.margin, m.offset);
+        if (!v) {
+            job.error = v.error().message;
             continue;
         }
         m.grid = TriangleGrid(*m.real.mesh, std::max(job.margin, gridReach_));
-        if (m.offset) m.detectVertices = swollenVertices(*m.real.mesh, 0.5f * job.margin);
-        else m.detectVertices.assign(m.real.mesh->vertices().begin(), m.real.mesh->vertices().end());
+        m.detectVertices = std::move(*v);
         ++m.version;
     }
     for (const Job& job : jobs) {
         if (job.error.empty()) continue;
-        std::ostringstream who;
-        who << "mesh shape " << job.shape->getName() << " at " << static_cast<const void*>(job.shape);
-        warn_("reread:" + who.str(),
-              who.str() + ": its changed vertices cannot be used, it keeps the previous ones: " + job.error);
+        const std::string who = describeShape(*job.shape);
+        warn_("reread:" + who, who + ": its changed vertices cannot be used, it keeps the previous ones: " + job.error);
     }
 }
 

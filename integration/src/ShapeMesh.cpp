@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <sstream>
 #include <unordered_map>
 #include <string>
 
@@ -288,6 +289,19 @@ Result<ShapeMesh> readShapeMesh(const btCollisionShape& shape) {
     out.rawVertex = std::move(rawOf);
     addContactData(out);
     return out;
+}
+
+Result<std::vector<Vec3>> rereadDetectVertices(ShapeMesh& mesh, const btCollisionShape& shape, float swell,
+                                               bool offset) {
+    if (Result<void> r = rereadVertices(mesh, shape); !r) return std::unexpected(r.error());
+    if (offset) return swollenVertices(*mesh.mesh, swell);
+    return std::vector<Vec3>(mesh.mesh->vertices().begin(), mesh.mesh->vertices().end());
+}
+
+std::string describeShape(const btCollisionShape& shape) {
+    std::ostringstream who;
+    who << "mesh shape " << shape.getName() << " at " << static_cast<const void*>(&shape);
+    return who.str();
 }
 
 Result<void> rereadVertices(ShapeMesh& mesh, const btCollisionShape& shape) {

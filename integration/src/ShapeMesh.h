@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 class btCollisionShape;
@@ -60,5 +61,14 @@ std::uint64_t shapeSignature(const btCollisionShape& shape);
 /// subpart ids, adjacency) is kept. O(vertices + triangles). Errors: a box shape, a vertex
 /// count that changed, a NaN vertex, a triangle that became degenerate (`mesh` unchanged).
 [[nodiscard]] Result<void> rereadVertices(ShapeMesh& mesh, const btCollisionShape& shape);
+/// A deforming shape's detection vertices: rereadVertices(), then swollenVertices(mesh, swell)
+/// when `offset` (the detection mesh was the shape swollen by `swell`), else the vertices as
+/// read. The dispatcher's mirror and CullideBroadphase both take them from here, so that both
+/// test one surface. Errors: rereadVertices's (`mesh` unchanged).
+[[nodiscard]] Result<std::vector<Vec3>> rereadDetectVertices(ShapeMesh& mesh, const btCollisionShape& shape,
+                                                             float swell, bool offset);
+
+/// How warnings name a shape: "mesh shape <Bullet's name> at <address>".
+std::string describeShape(const btCollisionShape& shape);
 
 }  // namespace isc::bullet

@@ -129,11 +129,11 @@ public:
     /// child) in this dispatcher's life: a broadphase that keeps its own copy of the meshes
     /// (CullideBroadphase) reads its vertices again when the count moves.
     std::uint64_t meshVerticesChangedCount(const btCollisionShape* shape) const;
-    /// For a broadphase that keeps its own copy of the meshes (CullideBroadphase), so that a
-    /// changed shape is read once a step, not twice: applies the vertex changes told so far now
-    /// (what the next dispatch does first), then changedDetectVertices() answers without
-    /// reading any shape.
-    void applyVertexChangesNow() { applyVertexChanges(); }
+    /// Applies the vertex changes told so far (meshVerticesChanged), as the next dispatch does
+    /// first. For a broadphase that keeps its own copy of the meshes (CullideBroadphase): called
+    /// before its pass, so that a changed shape is read once a step, not twice, and
+    /// changedDetectVertices() then answers without reading any shape.
+    void applyVertexChanges();
     /// The detection vertices of `shape` at `margin` (swollen by half the margin when
     /// `offset`) as the dispatcher read them after its last change, for a body of it the
     /// dispatcher mirrors now; empty when there is none or the dispatcher has not read it
@@ -218,7 +218,6 @@ private:
     // The detector (from candidate `first` on) into `out`; unserved and failed pairs to batch.exact.
     void detectBatch(Batch& batch, std::size_t first, DetectionOutput& out);
     void runBatch(Batch& batch);
-    void applyVertexChanges();
 
     DispatcherSettings settings_;
     std::unique_ptr<Detector> detector_;
