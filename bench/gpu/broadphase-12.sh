@@ -46,7 +46,10 @@
 #            whose count CullideBroadphase reads): rows BM_DeformDbvt and BM_DeformCullideClusters at
 #            100 bodies (180 steps), five repetitions interleaved, BP12_DEFORM_PROCS processes
 #            (default 3) into deform-p<N>.txt; then BM_DeformCullideClustersValidate once
-#            (deform-validate.txt: lost_pairs must be 0);
+#            (deform-validate.txt: lost_pairs must be 0); with BP12_DEFORM_SEEDS=1 a different layout
+#            each repetition (process p seeds 5(p-1)+1.., both rows the same seeds; paired by seed);
+#            BP12_DEFORM_NOSHARE=1: one more process, seeds 1-5, the broadphase reading every changed
+#            shape itself (ISC_CULLIDE_BROADPHASE_SHARE_READS=0) into deform-noshare.txt;
 #   replay1000  the replay rows Dbvt and CullideClusters at 1000 bodies (60 steps), three
 #            repetitions interleaved;
 #   validate CullideClustersValidate at 100 and 1000 bodies (every pruned pair tested exactly:
@@ -127,7 +130,16 @@ if has pileseeds; then
     ISC_BENCH_BROADPHASE_VARY_SEED=1 ISC_BENCH_BROADPHASE_SEED=${BP12_SEED_1000_BASE:-1} bench_procs 1 "^BM_(Dbvt|CullideClusters)/1000/" "${BP12_SEED_1000_REPS:-3}" 250 pileseeds-1000
 fi
 if has deform; then
-  bench_procs "${BP12_DEFORM_PROCS:-3}" "^BM_Deform(Dbvt|CullideClusters)/100/" 5 200 deform
+  if [ "${BP12_DEFORM_SEEDS:-0}" = 1 ]; then
+    for ((p = 1; p <= ${BP12_DEFORM_PROCS:-3}; p++)); do
+      ISC_BENCH_BROADPHASE_VARY_SEED=1 ISC_BENCH_BROADPHASE_SEED=$((5 * (p - 1) + 1)) \
+        bench_procs 1 "^BM_Deform(Dbvt|CullideClusters)/100/" 5 200 "deform-p$p"
+    done
+  else
+    bench_procs "${BP12_DEFORM_PROCS:-3}" "^BM_Deform(Dbvt|CullideClusters)/100/" 5 200 deform
+  fi
+  [ "${BP12_DEFORM_NOSHARE:-0}" = 1 ] && ISC_CULLIDE_BROADPHASE_SHARE_READS=0 ISC_BENCH_BROADPHASE_VARY_SEED=1 \
+    bench_procs 1 "^BM_Deform(Dbvt|CullideClusters)/100/" 5 200 deform-noshare
   bench_procs 1 "^BM_DeformCullideClustersValidate/100/" 1 200 deform-validate
 fi
 has replay1000 && bench_procs 1 "^BM_Replay(Dbvt|CullideClusters)/1000/" 3 200 replay-cpu-1000

@@ -46,13 +46,13 @@ for path in sys.argv[1:]:
     rows = rows_of(path)
     for (kind, name, bodies), reps in sorted(rows.items()):
         base = rows.get((kind, "Dbvt", bodies))
-        if kind or name == "Dbvt" or not base or any("seed" not in r for r in reps + base):
+        if kind not in ("", "Deform") or name == "Dbvt" or not base or any("seed" not in r for r in reps + base):
             continue
         dbvt = {r["seed"]: r["step_ms"] for r in base}
         pairs = [(r["step_ms"], dbvt[r["seed"]]) for r in reps if r["seed"] in dbvt]
         if len({r["seed"] for r in reps}) > 1 and pairs:
-            print(f"  {name}/{bodies} paired with Dbvt by seed, {paired(pairs)}")
-            pooled.setdefault((name, bodies), []).extend(pairs)
+            print(f"  {kind}{name}/{bodies} paired with {kind}Dbvt by seed, {paired(pairs)}")
+            pooled.setdefault((kind + name, bodies), []).extend(pairs)
     med = {}
     for (kind, name, bodies), reps in sorted(rows.items(), key=lambda kv: (kv[0][0], int(kv[0][2]), kv[0][1] != "Dbvt", kv[0][1])):
         key = (kind, name, bodies)
