@@ -86,8 +86,7 @@ public:
     /// MirroredMesh::exactOnly, with one warning per shape).
     /// `gridReach`: the least reach of each mesh's triangle grid, metres (the margin is used
     /// when larger).
-    SceneMirror(bool needsClosed, float gridReach, Warn warn)
-        : needsClosed_(needsClosed), gridReach_(gridReach), warn_(std::move(warn)) {}
+    SceneMirror(bool needsClosed, float gridReach, Warn warn);
 
     /// The body's mirror, made (or remade, when its shape or margin changed) on demand.
     /// Its objects are posed from `body`'s world transform.
@@ -114,6 +113,9 @@ public:
 
     /// Meshes that no body uses kept for re-use, at most (the longest idle is retired first).
     static constexpr std::size_t kIdleMeshes = 16;
+    /// A deforming mesh's triangle grid is built with this fraction of its reach as slack
+    /// (TriangleGrid::covers) and kept until a vertex has moved further than that.
+    static constexpr float kDeformingGridSlack = 0.5f;
 
     Scene& scene() { return scene_; }
     const Scene& scene() const { return scene_; }
@@ -125,6 +127,7 @@ private:
 
     bool needsClosed_;
     float gridReach_;
+    float gridSlack_ = kDeformingGridSlack;  ///< test hook ISC_DEFORM_GRID_SLACK=0: rebuilt every change
     Warn warn_;
     Scene scene_;
     std::map<std::pair<const btCollisionShape*, float>, std::unique_ptr<MirroredMesh>> meshes_;

@@ -154,6 +154,22 @@ Mesh swollen(const Mesh& mesh, float distance) {
     return std::move(*m);
 }
 
+namespace {
+
+// acos within 2e-8 rad of std::acos (Abramowitz & Stegun 4.4.46), several times faster: a
+// deforming mesh is swollen again every step, three corner angles a triangle. The angles only
+// weigh the faces' normals in a vertex's normal; the distance each face moves does not depend
+// on them (swollenVertices' `least`).
+double acosNear(double x) {
+    const double a = std::min(std::abs(x), 1.0);
+    const double p = ((((((-0.0012624911 * a + 0.0066700901) * a - 0.0170881256) * a + 0.0308918810) * a -
+                         0.0501743046) * a + 0.0889789874) * a - 0.2145988016) * a + 1.5707963050;
+    const double r = std::sqrt(1.0 - a) * p;
+    return x < 0.0 ? 3.14159265358979323846 - r : r;
+}
+
+}  // namespace
+
 std::vector<Vec3> swollenVertices(const Mesh& mesh, float distance) {
     const auto verts = mesh.vertices();
     const auto tris = mesh.triangles();
@@ -165,11 +181,14 @@ std::vector<Vec3> swollenVertices(const Mesh& mesh, float distance) {
         const glm::dvec3 c = glm::cross(p[1] - p[0], p[2] - p[0]);
         const double len = glm::length(c);
         faces[t] = len > 0.0 ? c / len : glm::dvec3(0.0);
+        // Edge k runs from corner k to corner k + 1; corner k's angle is between edge k and
+        // the reversed edge k + 2.
+        const glm::dvec3 e[3] = {p[1] - p[0], p[2] - p[1], p[0] - p[2]};
+        const double l[3] = {glm::length(e[0]), glm::length(e[1]), glm::length(e[2])};
         for (int k = 0; k < 3; ++k) {
-            const glm::dvec3 e1 = p[(k + 1) % 3] - p[k], e2 = p[(k + 2) % 3] - p[k];
-            const double l1 = glm::length(e1), l2 = glm::length(e2);
-            if (l1 > 0.0 && l2 > 0.0)
-                normal[i[k]] += faces[t] * std::acos(std::clamp(glm::dot(e1, e2) / (l1 * l2), -1.0, 1.0));
+            const int back = (k + 2) % 3;
+            if (l[k] > 0.0 && l[back] > 0.0)
+                normal[i[k]] += faces[t] * acosNear(std::clamp(-glm::dot(e[k], e[back]) / (l[k] * l[back]), -1.0, 1.0));
         }
     }
     std::vector<double> least(verts.size(), 1.0);

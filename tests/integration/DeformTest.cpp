@@ -158,6 +158,71 @@ TEST(DeformTest, ContactsFollowTheChangedVerticesExactly) {
     world2.removeCollisionObject(&groundObject2);
 }
 
+// The contacts of a rigid box's vertices on a deforming one go through the deforming mesh's
+// triangle grid, which the dispatcher keeps while the vertices stay within its slack
+// (SceneMirror::kDeformingGridSlack) and builds again past it: at every change, the contacts
+// are exactly those of a shape made at the new vertices from the start. The deforming box is
+// moved within its own frame: up by 3 cm (contacts within the margin), 1.5 cm more (within the
+// slack of the grid built at the first change), then 30 cm sideways (past it: a grid kept
+// there would list the triangles where they were).
+TEST(DeformTest, ContactsOnADeformingMeshFollowItWithinAndPastTheGridsSlack) {
+    auto rest = std::make_shared<const Mesh>(shapes::subdivided(shapes::box(Vec3(0.5f)), 2));
+    auto top = test::makeGImpact(std::make_shared<const Mesh>(shapes::subdivided(shapes::box(Vec3(0.5f)), 2)));
+    const std::vector<Vec3> restVertices(rest->vertices().begin(), rest->vertices().end());
+    auto moved = [&](Vec3 by) {
+        std::vector<Vec3> v = restVertices;
+        for (Vec3& p : v) p += by;
+        return v;
+    };
+    // A world of the deforming box (at the origin, its top at y = 0.5 at rest) and the rigid
+    // box above it (bottom at y = 0.56), with the deforming one's shape made at `vertices`.
+    struct World {
+        btDefaultCollisionConfiguration config{bullet::collisionConstructionInfo()};
+        std::unique_ptr<btCollisionDispatcher> dispatcher = cpuDispatcher(config);
+        btDbvtBroadphase broadphase;
+        btCollisionWorld world{dispatcher.get(), &broadphase, &config};
+        OwnShape shape;
+        btCollisionObject deforming, rigid;
+        World(std::shared_ptr<const Mesh> mesh, std::vector<Vec3> vertices, btCollisionShape* topShape)
+            : shape(std::move(mesh), std::move(vertices)) {
+            deforming.setCollisionShape(shape.shape.get());
+            deforming.setWorldTransform(test::at(0.0f, 0.0f, 0.0f));
+            rigid.setCollisionShape(topShape);
+            rigid.setWorldTransform(test::at(0.0f, 1.06f, 0.0f));
+            world.addCollisionObject(&deforming);
+            world.addCollisionObject(&rigid);
+        }
+        ~World() {
+            world.removeCollisionObject(&rigid);
+            world.removeCollisionObject(&deforming);
+        }
+    };
+    World changing(rest, restVertices, top.shape.get());
+    auto* iscDispatcher = static_cast<bullet::CollisionDispatcher*>(changing.dispatcher.get());
+    changing.world.performDiscreteCollisionDetection();
+    EXPECT_TRUE(contacts(changing.world).empty());  // 6 cm apart, margin 4 cm
+
+    for (const Vec3 by : {Vec3(0.0f, 0.03f, 0.0f), Vec3(0.0f, 0.045f, 0.0f), Vec3(0.3f, 0.045f, 0.0f)}) {
+        changing.shape.set(moved(by));
+        iscDispatcher->meshVerticesChanged(changing.shape.shape.get());
+        // The last change's points forgotten: the fresh world's manifold starts empty.
+        for (int i = 0; i < iscDispatcher->getNumManifolds(); ++i) iscDispatcher->getManifoldByIndexInternal(i)->clearManifold();
+        changing.world.performDiscreteCollisionDetection();
+        const std::vector<Point> got = contacts(changing.world);
+        World fresh(rest, moved(by), top.shape.get());
+        fresh.world.performDiscreteCollisionDetection();
+        const std::vector<Point> reference = contacts(fresh.world);
+        EXPECT_TRUE(iscDispatcher->warnings().empty());
+        ASSERT_FALSE(reference.empty()) << "moved by " << by.x << ", " << by.y;
+        ASSERT_EQ(got.size(), reference.size()) << "moved by " << by.x << ", " << by.y;
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            EXPECT_EQ(got[i].a, reference[i].a) << i;
+            EXPECT_EQ(got[i].b, reference[i].b) << i;
+            EXPECT_EQ(got[i].distance, reference[i].distance) << i;
+        }
+    }
+}
+
 // RigidWorld's deforming bodies: the dispatcher is told on every setBodyVertices; a body
 // stretched into the ground gets contacts at once (no gravity, nothing moves by itself).
 TEST(DeformTest, RigidWorldBodiesDeformThroughTheDispatcher) {

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -77,4 +78,119 @@ TEST(TriangleGrid, InsideOfTheBunnyMatchesBruteForce) {
     EXPECT_EQ(agree, compared);
     EXPECT_GT(in, compared / 10);  // the test sees both sides
     EXPECT_LT(in, compared * 9 / 10);
+}
+
+namespace {
+
+// The point of triangle abc nearest p (Ericson, Real-Time Collision Detection, 5.1.5).
+Vec3 closestOnTriangle(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c) {
+    const Vec3 ab = b - a, ac = c - a, ap = p - a;
+    const float d1 = glm::dot(ab, ap), d2 = glm::dot(ac, ap);
+    if (d1 <= 0.0f && d2 <= 0.0f) return a;
+    const Vec3 bp = p - b;
+    const float d3 = glm::dot(ab, bp), d4 = glm::dot(ac, bp);
+    if (d3 >= 0.0f && d4 <= d3) return b;
+    const float vc = d1 * d4 - d3 * d2;
+    if (vc <= 0.0f && d1 >= 0.0f && d3 <= 0.0f) return a + ab * (d1 / (d1 - d3));
+    const Vec3 cp = p - c;
+    const float d5 = glm::dot(ab, cp), d6 = glm::dot(ac, cp);
+    if (d6 >= 0.0f && d5 <= d6) return c;
+    const float vb = d5 * d2 - d1 * d6;
+    if (vb <= 0.0f && d2 >= 0.0f && d6 <= 0.0f) return a + ac * (d2 / (d2 - d6));
+    const float va = d3 * d6 - d5 * d4;
+    if (va <= 0.0f && d4 - d3 >= 0.0f && d5 - d6 >= 0.0f) return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
+    const float denom = 1.0f / (va + vb + vc);
+    return a + ab * (vb * denom) + ac * (vc * denom);
+}
+
+// The bunny with every vertex moved by a smooth wobble of `amplitude` per axis (at most
+// amplitude * sqrt(3) each).
+Mesh wobbled(const Mesh& m, float amplitude, float phase) {
+    std::vector<Vec3> v(m.vertices().begin(), m.vertices().end());
+    for (Vec3& p : v)
+        p += amplitude * Vec3(std::sin(phase + 7.0f * p.y), std::sin(1.3f * phase + 7.0f * p.z), std::sin(0.7f * phase + 7.0f * p.x));
+    Result<Mesh> out = m.withVertices(std::move(v));
+    EXPECT_TRUE(out.has_value()) << out.error().message;
+    return std::move(*out);
+}
+
+}  // namespace
+
+// A deforming mesh's grid is built with slack and kept while every vertex stays within it
+// (SceneMirror): on the moved bunny it must still list every triangle within reach of a point
+// (against the distance to every triangle) and answer inside() as the winding number does.
+TEST(TriangleGrid, KeptWithinItsSlackAnswersForTheMovedMesh) {
+    Result<Mesh> bunny = loadBunny(0.1f);
+    ASSERT_TRUE(bunny.has_value()) << bunny.error().message;
+    const float reach = 0.04f, slack = 0.02f;
+    bullet::TriangleGrid grid(*bunny, reach, slack);
+    EXPECT_TRUE(grid.covers(*bunny));
+    // 0.0112 per axis: each vertex within 0.0194 of where it was.
+    const Mesh moved = wobbled(*bunny, 0.0112f, 0.9f);
+    ASSERT_TRUE(grid.covers(moved));
+    const auto v = moved.vertices();
+    const auto tris = moved.triangles();
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> offset(-0.06f, 0.06f);
+    std::uniform_int_distribution<std::size_t> vertex(0, v.size() - 1);
+    std::size_t listed = 0, within = 0;
+    for (int i = 0; i < 400; ++i) {
+        const Vec3 p = v[vertex(rng)] + Vec3(offset(rng), offset(rng), offset(rng));
+        const auto near = grid.near(p);
+        for (std::uint32_t t = 0; t < tris.size(); ++t) {
+            const UVec3 k = tris[t];
+            if (glm::length(p - closestOnTriangle(p, v[k.x], v[k.y], v[k.z])) > reach) continue;
+            ++within;
+            const bool found = std::find(near.begin(), near.end(), t) != near.end();
+            listed += found;
+            ASSERT_TRUE(found) << "triangle " << t << " within reach of point " << i << " is not listed";
+        }
+    }
+    EXPECT_GT(within, 4000u);  // the test sees many triangles near the surface
+    EXPECT_EQ(listed, within);
+
+    const Aabb b = moved.localBounds();
+    std::uniform_real_distribution<float> x(b.min.x, b.max.x), y(b.min.y, b.max.y), z(b.min.z, b.max.z);
+    int in = 0, agree = 0, compared = 0;
+    for (int i = 0; i < 600; ++i) {
+        const Vec3 p(x(rng), y(rng), z(rng));
+        const bool brute = insideBrute(moved, p);
+        bool clear = true;  // as in InsideOfTheBunnyMatchesBruteForce
+        for (int a = 0; a < 3 && clear; ++a)
+            for (const float s : {-0.001f, 0.001f}) {
+                Vec3 q = p;
+                q[a] += s;
+                clear = clear && insideBrute(moved, q) == brute;
+            }
+        if (!clear) continue;
+        ++compared;
+        in += brute;
+        agree += grid.inside(moved, p) == brute;
+    }
+    EXPECT_GT(compared, 500);
+    EXPECT_EQ(agree, compared);
+    EXPECT_GT(in, compared / 10);
+    EXPECT_LT(in, compared * 9 / 10);
+}
+
+// covers(): false once a vertex moved past the slack, for a grid built without slack, and for
+// another mesh; a rebuilt grid covers the mesh it was rebuilt over.
+TEST(TriangleGrid, CoversOnlyWithinItsSlack) {
+    Result<Mesh> bunny = loadBunny(0.1f);
+    ASSERT_TRUE(bunny.has_value()) << bunny.error().message;
+    bullet::TriangleGrid grid(*bunny, 0.04f, 0.02f);
+    std::vector<Vec3> v(bunny->vertices().begin(), bunny->vertices().end());
+    v[17].x += 0.0199f;
+    Result<Mesh> inside = bunny->withVertices(v);
+    ASSERT_TRUE(inside.has_value());
+    EXPECT_TRUE(grid.covers(*inside));
+    v[17].x += 0.0002f;  // 0.0201 from where it was
+    Result<Mesh> past = bunny->withVertices(v);
+    ASSERT_TRUE(past.has_value());
+    EXPECT_FALSE(grid.covers(*past));
+    grid.rebuild(*past, 0.04f, 0.02f);
+    EXPECT_TRUE(grid.covers(*past));
+    EXPECT_FALSE(grid.covers(*bunny));  // vertex 17 is 0.0201 from where the grid was built
+    EXPECT_FALSE(bullet::TriangleGrid(*bunny, 0.04f).covers(*bunny));  // no slack
+    EXPECT_FALSE(grid.covers(shapes::box(Vec3(0.5f))));              // another mesh
 }

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The lead's round of 2026-11-29 (fourteenth session): what a deforming mesh's read costs the
+# dispatcher's step (SceneMirror::verticesChanged: the shape's vertices read again, swollen, and its
+# triangle grid for the contacts), with the grid kept while the vertices stay within its slack (the
+# default since) against the grid built again at every change (test hook ISC_DEFORM_GRID_SLACK=0).
+# isc_bench_broadphase's deforming pile rows (100 bunnies wobbling each step, 180 steps) BM_DeformDbvt
+# and BM_DeformCullideClusters (the cluster level alone), a different layout each repetition
+# (ISC_BENCH_BROADPHASE_VARY_SEED=1; process p seeds 5(p-1)+1..5p, the same for both forms), five
+# repetitions interleaved at random; per process the two forms one after the other, which first
+# alternating. DM_PROCS processes (default 3), DM_DETECTORS the dispatcher's detectors (default
+# "cpu"; also peel). On the lent machine from the repository root, binaries packed by
+# bench/gpu/pack.sh. Writes $OUT/deform-mirror.tgz: machine.txt, <detector>-<form>-p<N>.txt
+# (form slack or rebuild) and summary.txt (replay_summary.py: each row paired with Dbvt by seed; the
+# two forms compared by the summary's per-file lines).
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/packed.sh" .devrun
+round_begin deform-mirror
+export ISC_BENCH_BROADPHASE_STEPS=${DM_STEPS:-180} ISC_BENCH_BROADPHASE_OBJECT_PASS=0 ISC_BENCH_BROADPHASE_VARY_SEED=1
+run_form() {  # detector form process
+  local slack=0.5
+  [ "$2" = rebuild ] && slack=0
+  echo "=== $1 $2 process $3"
+  ISC_BENCH_BROADPHASE_DETECTOR=$1 ISC_DEFORM_GRID_SLACK=$slack ISC_BENCH_BROADPHASE_SEED=$((5 * ($3 - 1) + 1)) \
+    timeout 200 "$bin/isc_bench_broadphase" --benchmark_filter="^BM_Deform(Dbvt|CullideClusters)/100/" \
+    --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true > "$out/$1-$2-p$3.txt" 2>&1
+  echo "rc=$?"
+}
+for detector in ${DM_DETECTORS:-cpu}; do
+  for ((p = 1; p <= ${DM_PROCS:-3}; p++)); do
+    if ((p % 2)); then run_form "$detector" slack "$p"; run_form "$detector" rebuild "$p"
+    else run_form "$detector" rebuild "$p"; run_form "$detector" slack "$p"; fi
+  done
+done
+{
+  for form in slack rebuild; do
+    echo "# form $form"
+    python3 "$(dirname "${BASH_SOURCE[0]}")/replay_summary.py" "$out"/*-$form-p*.txt
+  done
+  # The two forms paired by row and seed over the processes: slack's step_ms / rebuild's.
+  python3 - "$out" <<'PY'
+import glob, re, statistics, sys
+rows = {}
+for path in glob.glob(sys.argv[1] + "/*-p*.txt"):
+    detector, form = re.match(r".*/(\w+)-(slack|rebuild)-p\d+\.txt", path).groups()
+    for line in open(path, errors="replace"):
+        m = re.match(r"BM_Deform(\w+)/100/iterations:1\s", line)
+        if not m:
+            continue
+        c = dict(re.findall(r"(\w+)=([-\d.e+]+)(?=\s|$)", line))
+        rows.setdefault((detector, m.group(1)), {}).setdefault(form, {})[c["seed"]] = {k: float(v) for k, v in c.items()}
+for (detector, row), forms in sorted(rows.items()):
+    seeds = sorted(set(forms.get("slack", {})) & set(forms.get("rebuild", {})), key=float)
+    if not seeds:
+        continue
+    for key in ("step_ms", "mirror_ms", "bp_mirror_ms", "contacts_ms"):
+        if any(key not in forms[f][s] for f in ("slack", "rebuild") for s in seeds):
+            continue
+        a = [forms["slack"][s][key] for s in seeds]
+        b = [forms["rebuild"][s][key] for s in seeds]
+        r = [x / y for x, y in zip(a, b) if y]
+        print(f"{detector} {row} {key}: slack {statistics.median(a):.3f} ms, rebuild {statistics.median(b):.3f} ms, "
+              f"median ratio {statistics.median(r):.3f} over {len(r)} seeds, below 1 in {sum(x < 1 for x in r)}")
+PY
+} | tee "$out/summary.txt"
+round_end deform-mirror
