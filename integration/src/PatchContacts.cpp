@@ -7,8 +7,11 @@ namespace isc::bullet {
 
 namespace {
 
-// Closest point of triangle (a, b, c) to p (Ericson, Real-Time Collision Detection 5.1.5).
-// `inside`: the point is in the face's interior region (p projects into the triangle).
+Vec3 toVec(const btVector3& v) { return Vec3(float(v.x()), float(v.y()), float(v.z())); }
+btVector3 toBt(const Vec3& v) { return btVector3(v.x, v.y, v.z); }
+
+}  // namespace
+
 Vec3 closestOnTriangle(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c, bool& inside) {
     inside = false;
     const Vec3 ab = b - a, ac = c - a, ap = p - a;
@@ -30,11 +33,6 @@ Vec3 closestOnTriangle(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& 
     inside = true;
     return a + ab * (vb * denom) + ac * (vc * denom);
 }
-
-Vec3 toVec(const btVector3& v) { return Vec3(float(v.x()), float(v.y()), float(v.z())); }
-btVector3 toBt(const Vec3& v) { return btVector3(v.x, v.y, v.z); }
-
-}  // namespace
 
 void PatchContacts::begin(float margin, float maxDepth) {
     margin_ = margin;

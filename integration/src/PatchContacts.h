@@ -46,6 +46,10 @@
 
 namespace isc::bullet {
 
+/// Closest point of triangle (a, b, c) to p (Ericson, Real-Time Collision Detection 5.1.5).
+/// `inside`: the point is in the face's interior region (p projects into the triangle).
+Vec3 closestOnTriangle(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c, bool& inside);
+
 /// One contact as btManifoldResult::addContactPoint wants it, with its id fields.
 struct MeshContact {
     btVector3 pointOnB;

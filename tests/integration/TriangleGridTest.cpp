@@ -1,5 +1,6 @@
 // TriangleGrid::inside (the parity test that keeps concave pockets from reading as deep
 // contacts) against the winding number over every triangle.
+#include "../../integration/src/PatchContacts.h"
 #include "../../integration/src/TriangleGrid.h"
 
 #include "isc/mesh/MeshIo.h"
@@ -82,27 +83,6 @@ TEST(TriangleGrid, InsideOfTheBunnyMatchesBruteForce) {
 
 namespace {
 
-// The point of triangle abc nearest p (Ericson, Real-Time Collision Detection, 5.1.5).
-Vec3 closestOnTriangle(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c) {
-    const Vec3 ab = b - a, ac = c - a, ap = p - a;
-    const float d1 = glm::dot(ab, ap), d2 = glm::dot(ac, ap);
-    if (d1 <= 0.0f && d2 <= 0.0f) return a;
-    const Vec3 bp = p - b;
-    const float d3 = glm::dot(ab, bp), d4 = glm::dot(ac, bp);
-    if (d3 >= 0.0f && d4 <= d3) return b;
-    const float vc = d1 * d4 - d3 * d2;
-    if (vc <= 0.0f && d1 >= 0.0f && d3 <= 0.0f) return a + ab * (d1 / (d1 - d3));
-    const Vec3 cp = p - c;
-    const float d5 = glm::dot(ab, cp), d6 = glm::dot(ac, cp);
-    if (d6 >= 0.0f && d5 <= d6) return c;
-    const float vb = d5 * d2 - d1 * d6;
-    if (vb <= 0.0f && d2 >= 0.0f && d6 <= 0.0f) return a + ac * (d2 / (d2 - d6));
-    const float va = d3 * d6 - d5 * d4;
-    if (va <= 0.0f && d4 - d3 >= 0.0f && d5 - d6 >= 0.0f) return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
-    const float denom = 1.0f / (va + vb + vc);
-    return a + ab * (vb * denom) + ac * (vc * denom);
-}
-
 // The bunny with every vertex moved by a smooth wobble of `amplitude` per axis (at most
 // amplitude * sqrt(3) each).
 Mesh wobbled(const Mesh& m, float amplitude, float phase) {
@@ -139,7 +119,8 @@ TEST(TriangleGrid, KeptWithinItsSlackAnswersForTheMovedMesh) {
         const auto near = grid.near(p);
         for (std::uint32_t t = 0; t < tris.size(); ++t) {
             const UVec3 k = tris[t];
-            if (glm::length(p - closestOnTriangle(p, v[k.x], v[k.y], v[k.z])) > reach) continue;
+            bool face = false;
+            if (glm::length(p - bullet::closestOnTriangle(p, v[k.x], v[k.y], v[k.z], face)) > reach) continue;
             ++within;
             const bool found = std::find(near.begin(), near.end(), t) != near.end();
             listed += found;
