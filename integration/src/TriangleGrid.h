@@ -58,7 +58,7 @@ private:
     std::vector<std::uint32_t> items_;
     std::vector<std::uint16_t> firstX_;  ///< per triangle: the first x cell that lists it
     std::vector<Vec3> built_;            ///< with slack: the vertices the grid was built over
-    std::vector<glm::ivec3> ranges_;     ///< the build's scratch (kept: a deforming mesh rebuilds)
+    std::vector<glm::ivec3> ranges_;     ///< the build's scratch (kept with slack: a deforming mesh rebuilds)
     std::vector<std::uint32_t> fill_;
 };
 
