@@ -16,11 +16,11 @@ set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/packed.sh" .devrun
 round_begin deform-mirror
 export ISC_BENCH_BROADPHASE_STEPS=${DM_STEPS:-180} ISC_BENCH_BROADPHASE_OBJECT_PASS=0 ISC_BENCH_BROADPHASE_VARY_SEED=1
-run_form() {  # detector form process
-  local slack=0.5
-  [ "$2" = rebuild ] && slack=0
+run_form() {  # detector form process ("slack": the default, SceneMirror::kDeformingGridSlack)
+  local hook=""
+  [ "$2" = rebuild ] && hook=0
   echo "=== $1 $2 process $3"
-  ISC_BENCH_BROADPHASE_DETECTOR=$1 ISC_DEFORM_GRID_SLACK=$slack ISC_BENCH_BROADPHASE_SEED=$((5 * ($3 - 1) + 1)) \
+  ISC_BENCH_BROADPHASE_DETECTOR=$1 ISC_DEFORM_GRID_SLACK=$hook ISC_BENCH_BROADPHASE_SEED=$((5 * ($3 - 1) + 1)) \
     timeout 200 "$bin/isc_bench_broadphase" --benchmark_filter="^BM_Deform(Dbvt|CullideClusters)/100/" \
     --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true > "$out/$1-$2-p$3.txt" 2>&1
   echo "rc=$?"
@@ -37,19 +37,18 @@ done
     python3 "$(dirname "${BASH_SOURCE[0]}")/replay_summary.py" "$out"/*-$form-p*.txt
   done
   # The two forms paired by row and seed over the processes: slack's step_ms / rebuild's.
-  python3 - "$out" <<'PY'
+  python3 - "$out" "$(dirname "${BASH_SOURCE[0]}")" <<'PY'
 import glob, re, statistics, sys
+sys.path.insert(0, sys.argv[2])
+from replay_summary import rows_of
 rows = {}
 for path in glob.glob(sys.argv[1] + "/*-p*.txt"):
     detector, form = re.match(r".*/(\w+)-(slack|rebuild)-p\d+\.txt", path).groups()
-    for line in open(path, errors="replace"):
-        m = re.match(r"BM_Deform(\w+)/100/iterations:1\s", line)
-        if not m:
-            continue
-        c = dict(re.findall(r"(\w+)=([-\d.e+]+)(?=\s|$)", line))
-        rows.setdefault((detector, m.group(1)), {}).setdefault(form, {})[c["seed"]] = {k: float(v) for k, v in c.items()}
+    for (kind, name, bodies), reps in rows_of(path).items():
+        for r in reps:
+            rows.setdefault((detector, kind + name), {}).setdefault(form, {})[r["seed"]] = r
 for (detector, row), forms in sorted(rows.items()):
-    seeds = sorted(set(forms.get("slack", {})) & set(forms.get("rebuild", {})), key=float)
+    seeds = sorted(set(forms.get("slack", {})) & set(forms.get("rebuild", {})))
     if not seeds:
         continue
     for key in ("step_ms", "mirror_ms", "bp_mirror_ms", "contacts_ms"):

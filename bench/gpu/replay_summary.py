@@ -6,12 +6,13 @@ to the Dbvt row of the same kind, size and file (bench/gpu/broadphase-replay-12.
 a `seed` counter (ISC_BENCH_BROADPHASE_VARY_SEED=1: one pile layout a repetition) are also paired by
 seed: each seed's step_ms ratio to Dbvt's on the same seed, per file and pooled over all the files
 given (their median, how many below 1, and the ratio of the sums).
-Usage: replay_summary.py FILE..."""
+Usage: replay_summary.py FILE...  (rows_of() is also imported by deform-mirror.sh)"""
 import re
 import statistics
 import sys
 
-KEYS = ("step_ms", "collision_ms", "detection_ms", "dispatch_ms", "detect_ms", "passed_pairs", "lost_pairs", "seed")
+KEYS = ("step_ms", "collision_ms", "detection_ms", "dispatch_ms", "detect_ms", "mirror_ms", "bp_mirror_ms", "contacts_ms",
+        "passed_pairs", "lost_pairs", "seed")
 
 
 def value(text):
@@ -40,33 +41,38 @@ def paired(pairs):
             f"({sum(a for a, _ in pairs) / len(pairs):.3f} / {sum(b for _, b in pairs) / len(pairs):.3f} ms)")
 
 
-pooled = {}
-for path in sys.argv[1:]:
-    print(f"## {path.rsplit('/', 1)[-1]}")
-    rows = rows_of(path)
-    for (kind, name, bodies), reps in sorted(rows.items()):
-        base = rows.get((kind, "Dbvt", bodies))
-        if kind not in ("", "Deform") or name == "Dbvt" or not base or any("seed" not in r for r in reps + base):
-            continue
-        dbvt = {r["seed"]: r["step_ms"] for r in base}
-        pairs = [(r["step_ms"], dbvt[r["seed"]]) for r in reps if r["seed"] in dbvt]
-        if len({r["seed"] for r in reps}) > 1 and pairs:
-            print(f"  {kind}{name}/{bodies} paired with {kind}Dbvt by seed, {paired(pairs)}")
-            pooled.setdefault((kind + name, bodies), []).extend(pairs)
-    med = {}
-    for (kind, name, bodies), reps in sorted(rows.items(), key=lambda kv: (kv[0][0], int(kv[0][2]), kv[0][1] != "Dbvt", kv[0][1])):
-        key = (kind, name, bodies)
-        med[key] = {k: statistics.median(r[k] for r in reps if k in r) for k in KEYS if any(k in r for r in reps)}
-        base = med.get((kind, "Dbvt", bodies))
-        parts = []
-        for k in KEYS:
-            if k not in med[key] or k == "seed":
+def main(paths):
+    pooled = {}
+    for path in paths:
+        print(f"## {path.rsplit('/', 1)[-1]}")
+        rows = rows_of(path)
+        for (kind, name, bodies), reps in sorted(rows.items()):
+            base = rows.get((kind, "Dbvt", bodies))
+            if kind not in ("", "Deform") or name == "Dbvt" or not base or any("seed" not in r for r in reps + base):
                 continue
-            v = med[key][k]
-            ratio = f" ({v / base[k]:.3f})" if base and k in base and base[k] and name != "Dbvt" else ""
-            parts.append(f"{k} {v:.3f}{ratio}")
-        timed = "dispatch_ms" if kind == "Replay" else "step_ms"
-        each = " ".join(f"{r.get(timed, float('nan')):.2f}" for r in reps)
-        print(f"  {kind}{name}/{bodies} x{len(reps)}: " + ", ".join(parts) + f"; {timed} each: {each}")
-for (name, bodies), pairs in sorted(pooled.items()):
-    print(f"## pooled: {name}/{bodies} paired with Dbvt by seed over the files, {paired(pairs)}")
+            dbvt = {r["seed"]: r["step_ms"] for r in base}
+            pairs = [(r["step_ms"], dbvt[r["seed"]]) for r in reps if r["seed"] in dbvt]
+            if len({r["seed"] for r in reps}) > 1 and pairs:
+                print(f"  {kind}{name}/{bodies} paired with {kind}Dbvt by seed, {paired(pairs)}")
+                pooled.setdefault((kind + name, bodies), []).extend(pairs)
+        med = {}
+        for (kind, name, bodies), reps in sorted(rows.items(), key=lambda kv: (kv[0][0], int(kv[0][2]), kv[0][1] != "Dbvt", kv[0][1])):
+            key = (kind, name, bodies)
+            med[key] = {k: statistics.median(r[k] for r in reps if k in r) for k in KEYS if any(k in r for r in reps)}
+            base = med.get((kind, "Dbvt", bodies))
+            parts = []
+            for k in KEYS:
+                if k not in med[key] or k == "seed":
+                    continue
+                v = med[key][k]
+                ratio = f" ({v / base[k]:.3f})" if base and k in base and base[k] and name != "Dbvt" else ""
+                parts.append(f"{k} {v:.3f}{ratio}")
+            timed = "dispatch_ms" if kind == "Replay" else "step_ms"
+            each = " ".join(f"{r.get(timed, float('nan')):.2f}" for r in reps)
+            print(f"  {kind}{name}/{bodies} x{len(reps)}: " + ", ".join(parts) + f"; {timed} each: {each}")
+    for (name, bodies), pairs in sorted(pooled.items()):
+        print(f"## pooled: {name}/{bodies} paired with Dbvt by seed over the files, {paired(pairs)}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

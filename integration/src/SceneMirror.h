@@ -97,8 +97,9 @@ public:
     /// only an idle one). Reads nothing; safe from several threads while nothing changes the mirror.
     const MirroredMesh* inUse(const btCollisionShape* shape, float margin) const;
     /// The shapes' vertices changed (same triangles): every mirrored copy of one (one per margin)
-    /// reads them again (rereadVertices), with its triangle grid and swollen detection
-    /// vertices; the scene objects of it get them when their bodies are next mirrored. A
+    /// reads them again (rereadDetectVertices: the contacts' surface and the swollen detection
+    /// vertices) and builds its triangle grid again once a vertex has left the grid's slack
+    /// (kDeformingGridSlack); the scene objects of it get them when their bodies are next mirrored. A
     /// shape not mirrored yet is read whole when first used. A read that fails (a
     /// degenerate triangle, a NaN) keeps the previous vertices, warned once per shape.
     /// Every shape of the list at once (in parallel over the mirrored copies).
