@@ -92,21 +92,34 @@ int orient3dExact(const DVec3& a, const DVec3& b, const DVec3& c, const DVec3& d
 }  // namespace
 
 int orient3d(const DVec3& a, const DVec3& b, const DVec3& c, const DVec3& d) {
-    const double ux = b.x - a.x, uy = b.y - a.y, uz = b.z - a.z;
-    const double vx = c.x - a.x, vy = c.y - a.y, vz = c.z - a.z;
-    const double wx = d.x - a.x, wy = d.y - a.y, wz = d.z - a.z;
+    const DVec3 t[3] = {a, b, c};
+    int s;
+    orient3dOfPoints(t, &d, 1, &s);
+    return s;
+}
+
+void orient3dOfPoints(const DVec3 t[3], const DVec3* d, int count, int* signs) {
+    // The plane's products once (the same operations, in the same order, as one orient3d call
+    // per point: the same signs, bit for bit; a triangle-triangle test asks three points).
+    const DVec3& a = t[0];
+    const double ux = t[1].x - a.x, uy = t[1].y - a.y, uz = t[1].z - a.z;
+    const double vx = t[2].x - a.x, vy = t[2].y - a.y, vz = t[2].z - a.z;
     const double uyvz = uy * vz, uzvy = uz * vy;
     const double uzvx = uz * vx, uxvz = ux * vz;
     const double uxvy = ux * vy, uyvx = uy * vx;
-    const double det = (uyvz - uzvy) * wx + (uzvx - uxvz) * wy + (uxvy - uyvx) * wz;
-    const double permanent = (std::fabs(uyvz) + std::fabs(uzvy)) * std::fabs(wx) +
-                             (std::fabs(uzvx) + std::fabs(uxvz)) * std::fabs(wy) +
-                             (std::fabs(uxvy) + std::fabs(uyvx)) * std::fabs(wz);
-    const double bound = kOrient3dBound * permanent;
-    if (det > bound) return 1;
-    if (det < -bound) return -1;
-    if (permanent == 0.0) return 0;
-    return orient3dExact(a, b, c, d);
+    const double nx = uyvz - uzvy, ny = uzvx - uxvz, nz = uxvy - uyvx;
+    const double mx = std::fabs(uyvz) + std::fabs(uzvy), my = std::fabs(uzvx) + std::fabs(uxvz),
+                 mz = std::fabs(uxvy) + std::fabs(uyvx);
+    for (int i = 0; i < count; ++i) {
+        const double wx = d[i].x - a.x, wy = d[i].y - a.y, wz = d[i].z - a.z;
+        const double det = nx * wx + ny * wy + nz * wz;
+        const double permanent = mx * std::fabs(wx) + my * std::fabs(wy) + mz * std::fabs(wz);
+        const double bound = kOrient3dBound * permanent;
+        // Without branches on the sign (a pile's signs are not predictable); the filter fails
+        // seldom (points within rounding of the plane).
+        const int sign = int(det > bound) - int(det < -bound);
+        signs[i] = sign != 0 || permanent == 0.0 ? sign : orient3dExact(t[0], t[1], t[2], d[i]);
+    }
 }
 
 int orient2d(double ax, double ay, double bx, double by, double cx, double cy) {

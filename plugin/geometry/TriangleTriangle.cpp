@@ -100,9 +100,9 @@ enum class Overlap { None, Crossing, Coplanar };
 // triangle's vertices' exact sides of the other's plane (for crossingSegment; s2 is set only
 // when s1 does not already separate).
 Overlap classify(const DVec3 pIn[3], const DVec3 qIn[3], int s1[3], int s2[3]) {
-    for (int i = 0; i < 3; ++i) s1[i] = orient3d(qIn[0], qIn[1], qIn[2], pIn[i]);
+    orient3dOfPoints(qIn, pIn, 3, s1);
     if (allSameStrictSign(s1)) return Overlap::None;
-    for (int i = 0; i < 3; ++i) s2[i] = orient3d(pIn[0], pIn[1], pIn[2], qIn[i]);
+    orient3dOfPoints(pIn, qIn, 3, s2);
     if (allSameStrictSign(s2)) return Overlap::None;
     if (s1[0] == 0 && s1[1] == 0 && s1[2] == 0) {
         const DVec3 n = glm::cross(qIn[1] - qIn[0], qIn[2] - qIn[0]);

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <random>
 #include <string>
 #include <utility>
@@ -237,6 +238,60 @@ TEST(Predicates, ExactWhereTheFilterCannotDecide) {
     EXPECT_NE(orient3d(a, b, c, d + DVec3(0, 0, 0x1.0p-45)), 0);
     EXPECT_EQ(orient2d(0.0, 0.0, 1.0 + e, 1.0 + e, 3.0 + 3 * e, 3.0 + 3 * e), 0);
     EXPECT_EQ(orient2d(0.0, 0.0, 1.0, 0.0, 0.5, 0x1.0p-60), 1);
+}
+
+// orient3dOfPoints (three points against one plane, as the triangle test asks) against the sign
+// of the determinant computed exactly in 128-bit integers. Coordinates are integers below 2^36
+// scaled by 2^-20 (exact doubles); the points are anywhere, on the plane, or one unit off it, and
+// half the triangles are slivers (the second edge the first plus a few units), where a point one
+// unit off the plane is far inside the filter's error bound: the exact fallback decides those.
+TEST(Predicates, SignsOfPointsAgainstAPlaneAreTheExactDeterminantsSigns) {
+    __extension__ typedef __int128 I;
+    std::mt19937_64 rng(29);
+    const std::int64_t range = std::int64_t(1) << 36;
+    std::uniform_int_distribution<std::int64_t> coord(-range, range), small(-3, 3);
+    const double scale = 0x1.0p-20;
+    auto toD = [&](const std::int64_t v[3]) {
+        return DVec3(double(v[0]) * scale, double(v[1]) * scale, double(v[2]) * scale);
+    };
+    int signs[3] = {0, 0, 0}, counted[3] = {0, 0, 0}, slivers = 0;
+    for (int round = 0; round < 30000; ++round) {
+        std::int64_t t[3][3], d[3][3];
+        for (auto& p : t)
+            for (auto& x : p) x = coord(rng);
+        const bool sliver = round % 2 == 1;
+        if (sliver)
+            for (int k = 0; k < 3; ++k) t[2][k] = t[0][k] + 2 * (t[1][k] - t[0][k]) / 3 + small(rng);
+        const I u[3] = {t[1][0] - t[0][0], t[1][1] - t[0][1], t[1][2] - t[0][2]};
+        const I v[3] = {t[2][0] - t[0][0], t[2][1] - t[0][1], t[2][2] - t[0][2]};
+        const int kind = (round / 2) % 3;  // anywhere, on the plane, one unit off it
+        for (int i = 0; i < 3; ++i) {
+            if (kind == 0) {
+                for (auto& x : d[i]) x = coord(rng);
+            } else {  // t[0] plus integer multiples of u and v, then nudged
+                const std::int64_t a = small(rng), b = small(rng);
+                for (int k = 0; k < 3; ++k) d[i][k] = t[0][k] + a * std::int64_t(u[k]) + b * std::int64_t(v[k]);
+                if (kind == 2) d[i][i] += (rng() & 1) ? 1 : -1;
+            }
+        }
+        const DVec3 td[3] = {toD(t[0]), toD(t[1]), toD(t[2])};
+        const DVec3 dd[3] = {toD(d[0]), toD(d[1]), toD(d[2])};
+        orient3dOfPoints(td, dd, 3, signs);
+        for (int i = 0; i < 3; ++i) {
+            const I w[3] = {d[i][0] - t[0][0], d[i][1] - t[0][1], d[i][2] - t[0][2]};
+            const I det = (u[1] * v[2] - u[2] * v[1]) * w[0] + (u[2] * v[0] - u[0] * v[2]) * w[1] +
+                          (u[0] * v[1] - u[1] * v[0]) * w[2];
+            const int exact = det > 0 ? 1 : (det < 0 ? -1 : 0);
+            ASSERT_EQ(signs[i], exact) << "round " << round << " point " << i;
+            ASSERT_EQ(orient3d(td[0], td[1], td[2], dd[i]), exact) << "round " << round << " point " << i;
+            ++counted[exact + 1];
+            if (sliver && kind == 2 && exact != 0) ++slivers;
+        }
+    }
+    EXPECT_GT(counted[0], 10000);
+    EXPECT_GT(counted[1], 10000);  // on the plane
+    EXPECT_GT(counted[2], 10000);
+    EXPECT_GT(slivers, 10000);  // one unit off a sliver's plane, not zero
 }
 
 }  // namespace

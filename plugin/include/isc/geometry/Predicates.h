@@ -12,6 +12,10 @@ namespace isc::geometry {
 /// points to, 0 when the four points are coplanar.
 int orient3d(const DVec3& a, const DVec3& b, const DVec3& c, const DVec3& d);
 
+/// orient3d(t[0], t[1], t[2], d[i]) for `count` points into signs[i]: the same signs, the
+/// plane's products made once.
+void orient3dOfPoints(const DVec3 t[3], const DVec3* d, int count, int* signs);
+
 /// Sign (-1, 0, +1) of (b - a) x (c - a) in 2D: +1 when a, b, c turn counter-clockwise.
 int orient2d(double ax, double ay, double bx, double by, double cx, double cy);
 
