@@ -10,8 +10,13 @@
 #include <BulletCollision/Gimpact/btGImpactShape.h>
 
 #include <algorithm>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <span>
 #include <sstream>
 #include <unordered_map>
 #include <string>
@@ -26,6 +31,75 @@ struct RawTriangle {
     std::int32_t index;
 };
 
+// One subpart's vertices, scaled, appended to `vertices`.
+void appendVertices(const unsigned char* vbase, int numVerts, PHY_ScalarType vtype, int vstride, const btVector3& scale,
+                    std::vector<Vec3>& vertices) {
+    const Vec3 s(float(scale.x()), float(scale.y()), float(scale.z()));
+    const std::size_t first = vertices.size();
+    vertices.resize(first + std::size_t(std::max(numVerts, 0)));
+    Vec3* out = vertices.data() + first;
+    for (int i = 0; i < numVerts; ++i) {
+        const unsigned char* p = vbase + std::size_t(i) * std::size_t(vstride);
+        Vec3 v;
+        if (vtype == PHY_DOUBLE) {
+            const auto* d = reinterpret_cast<const double*>(p);
+            v = Vec3(float(d[0]), float(d[1]), float(d[2]));
+        } else {
+            const auto* f = reinterpret_cast<const float*>(p);
+            v = Vec3(f[0], f[1], f[2]);
+        }
+        out[i] = v * s;
+    }
+}
+
+// A deforming shape's reread: out[v] = Bullet vertex rawVertex[v] (subparts' vertices numbered one
+// after the other), scaled, read where Bullet keeps it (no copy of the whole array, no triangles).
+// False when a raw index is past the shape's vertices now (`count` says how many it has).
+bool gatherVertices(const btStridingMeshInterface& mi, const btVector3& scale, std::span<const std::uint32_t> rawVertex,
+                    std::vector<Vec3>& out, std::size_t& count) {
+    struct Part {
+        const unsigned char* base;
+        PHY_ScalarType type;
+        int stride;
+        std::size_t first;
+    };
+    const Vec3 s(float(scale.x()), float(scale.y()), float(scale.z()));
+    std::vector<Part> parts;
+    count = 0;
+    for (int part = 0; part < mi.getNumSubParts(); ++part) {
+        const unsigned char* vbase = nullptr;
+        const unsigned char* ibase = nullptr;
+        int numVerts = 0, vstride = 0, istride = 0, numFaces = 0;
+        PHY_ScalarType vtype = PHY_FLOAT, itype = PHY_INTEGER;
+        mi.getLockedReadOnlyVertexIndexBase(&vbase, numVerts, vtype, vstride, &ibase, istride, numFaces, itype, part);
+        parts.push_back({vbase, vtype, vstride, count});
+        count += std::size_t(std::max(numVerts, 0));
+    }
+    bool ok = true;
+    out.resize(rawVertex.size());
+    for (std::size_t v = 0; v < rawVertex.size() && ok; ++v) {
+        const std::size_t r = rawVertex[v];
+        if (r >= count) {
+            ok = false;
+            break;
+        }
+        std::size_t k = parts.size() - 1;
+        while (parts[k].first > r) --k;  // the subpart holding r (one, mostly)
+        const unsigned char* p = parts[k].base + (r - parts[k].first) * std::size_t(parts[k].stride);
+        Vec3 x;
+        if (parts[k].type == PHY_DOUBLE) {
+            const auto* d = reinterpret_cast<const double*>(p);
+            x = Vec3(float(d[0]), float(d[1]), float(d[2]));
+        } else {
+            const auto* f = reinterpret_cast<const float*>(p);
+            x = Vec3(f[0], f[1], f[2]);
+        }
+        out[v] = x * s + Vec3(0.0f);  // as read, then welded (-0 + 0 = +0)
+    }
+    for (int part = 0; part < mi.getNumSubParts(); ++part) mi.unLockReadOnlyVertexBase(part);
+    return ok;
+}
+
 Result<void> readInterface(const btStridingMeshInterface& mi, const btVector3& scale,
                            std::vector<Vec3>& vertices, std::vector<RawTriangle>& triangles) {
     for (int part = 0; part < mi.getNumSubParts(); ++part) {
@@ -37,18 +111,7 @@ Result<void> readInterface(const btStridingMeshInterface& mi, const btVector3& s
                                             numFaces, itype, part);
         const auto first = std::uint32_t(vertices.size());
         Result<void> status;
-        for (int i = 0; i < numVerts; ++i) {
-            const unsigned char* p = vbase + std::size_t(i) * std::size_t(vstride);
-            Vec3 v;
-            if (vtype == PHY_DOUBLE) {
-                const auto* d = reinterpret_cast<const double*>(p);
-                v = Vec3(float(d[0]), float(d[1]), float(d[2]));
-            } else {
-                const auto* f = reinterpret_cast<const float*>(p);
-                v = Vec3(f[0], f[1], f[2]);
-            }
-            vertices.push_back(v * Vec3(float(scale.x()), float(scale.y()), float(scale.z())));
-        }
+        appendVertices(vbase, numVerts, vtype, vstride, scale, vertices);
         for (int f = 0; f < numFaces && status; ++f) {
             const unsigned char* p = ibase + std::size_t(f) * std::size_t(istride);
             UVec3 t;
@@ -154,12 +217,9 @@ Mesh swollen(const Mesh& mesh, float distance) {
     return std::move(*m);
 }
 
-namespace {
-
-// acos within 2e-8 rad of std::acos (Abramowitz & Stegun 4.4.46), several times faster: a
-// deforming mesh is swollen again every step, three corner angles a triangle. The angles only
-// weigh the faces' normals in a vertex's normal; the distance each face moves does not depend
-// on them (swollenVertices' `least`).
+// Several times faster than std::acos: a deforming mesh is swollen again every step, three
+// corner angles a triangle. The angles only weigh the faces' normals in a vertex's normal; the
+// distance each face moves does not depend on them (swollenVertices' `least`).
 double acosNear(double x) {
     const double a = std::min(std::abs(x), 1.0);
     const double p = ((((((-0.0012624911 * a + 0.0066700901) * a - 0.0170881256) * a + 0.0308918810) * a -
@@ -168,27 +228,132 @@ double acosNear(double x) {
     return x < 0.0 ? 3.14159265358979323846 - r : r;
 }
 
+// Two at a time with SSE2: the same operations in the same order on each lane, the polynomial's
+// chain of dependent products run for two corners at once.
+void acosNearAll(double* x, std::size_t n) {
+    std::size_t j = 0;
+#if defined(__SSE2__)
+    const __m128d one = _mm_set1_pd(1.0), zero = _mm_setzero_pd(), pi = _mm_set1_pd(3.14159265358979323846);
+    const __m128d signBit = _mm_set1_pd(-0.0);
+    for (; j + 2 <= n; j += 2) {
+        const __m128d v = _mm_loadu_pd(x + j);
+        const __m128d a = _mm_min_pd(one, _mm_andnot_pd(signBit, v));  // std::min(|x|, 1.0)
+        __m128d p = _mm_add_pd(_mm_mul_pd(_mm_set1_pd(-0.0012624911), a), _mm_set1_pd(0.0066700901));
+        p = _mm_sub_pd(_mm_mul_pd(p, a), _mm_set1_pd(0.0170881256));
+        p = _mm_add_pd(_mm_mul_pd(p, a), _mm_set1_pd(0.0308918810));
+        p = _mm_sub_pd(_mm_mul_pd(p, a), _mm_set1_pd(0.0501743046));
+        p = _mm_add_pd(_mm_mul_pd(p, a), _mm_set1_pd(0.0889789874));
+        p = _mm_sub_pd(_mm_mul_pd(p, a), _mm_set1_pd(0.2145988016));
+        p = _mm_add_pd(_mm_mul_pd(p, a), _mm_set1_pd(1.5707963050));
+        const __m128d r = _mm_mul_pd(_mm_sqrt_pd(_mm_sub_pd(one, a)), p);
+        const __m128d negative = _mm_cmplt_pd(v, zero);
+        _mm_storeu_pd(x + j, _mm_or_pd(_mm_and_pd(negative, _mm_sub_pd(pi, r)), _mm_andnot_pd(negative, r)));
+    }
+#endif
+    for (; j < n; ++j) x[j] = acosNear(x[j]);
+}
+
+#if defined(__SSE2__)
+namespace {
+
+struct D2x3 {
+    __m128d x, y, z;
+};
+
+inline D2x3 sub(const D2x3& a, const D2x3& b) { return {_mm_sub_pd(a.x, b.x), _mm_sub_pd(a.y, b.y), _mm_sub_pd(a.z, b.z)}; }
+// glm::dot's order: (x + y) + z.
+inline __m128d dot(const D2x3& a, const D2x3& b) {
+    return _mm_add_pd(_mm_add_pd(_mm_mul_pd(a.x, b.x), _mm_mul_pd(a.y, b.y)), _mm_mul_pd(a.z, b.z));
+}
+
+// swollenVertices' first loop for triangles 2m and 2m + 1 in the two lanes (glm's cross, length,
+// dot and division written out in glm's order: the same doubles). Returns how many triangles it did.
+std::size_t cornerCosinesTwoAtATime(std::span<const Vec3> verts, std::span<const UVec3> tris, glm::dvec3* faces,
+                                    double* angle) {
+    const std::size_t pairs = tris.size() / 2;
+    const __m128d zero = _mm_setzero_pd(), one = _mm_set1_pd(1.0), minusOne = _mm_set1_pd(-1.0);
+    const __m128d nan = _mm_set1_pd(std::numeric_limits<double>::quiet_NaN());
+    const __m128d signBit = _mm_set1_pd(-0.0);
+    for (std::size_t m = 0; m < pairs; ++m) {
+        const UVec3 a = tris[2 * m], b = tris[2 * m + 1];
+        D2x3 p[3];
+        for (int k = 0; k < 3; ++k) {
+            const Vec3 va = verts[a[k]], vb = verts[b[k]];
+            p[k] = {_mm_set_pd(double(vb.x), double(va.x)), _mm_set_pd(double(vb.y), double(va.y)),
+                    _mm_set_pd(double(vb.z), double(va.z))};
+        }
+        const D2x3 x = sub(p[1], p[0]), y = sub(p[2], p[0]);
+        const D2x3 c = {_mm_sub_pd(_mm_mul_pd(x.y, y.z), _mm_mul_pd(y.y, x.z)),
+                        _mm_sub_pd(_mm_mul_pd(x.z, y.x), _mm_mul_pd(y.z, x.x)),
+                        _mm_sub_pd(_mm_mul_pd(x.x, y.y), _mm_mul_pd(y.x, x.y))};
+        const __m128d len = _mm_sqrt_pd(dot(c, c));
+        const __m128d some = _mm_cmpgt_pd(len, zero);
+        const __m128d fx = _mm_and_pd(some, _mm_div_pd(c.x, len)), fy = _mm_and_pd(some, _mm_div_pd(c.y, len)),
+                      fz = _mm_and_pd(some, _mm_div_pd(c.z, len));
+        double lo[2], hi[2], mid[2];
+        _mm_storeu_pd(lo, fx);
+        _mm_storeu_pd(mid, fy);
+        _mm_storeu_pd(hi, fz);
+        faces[2 * m] = glm::dvec3(lo[0], mid[0], hi[0]);
+        faces[2 * m + 1] = glm::dvec3(lo[1], mid[1], hi[1]);
+        const D2x3 e[3] = {x, sub(p[2], p[1]), sub(p[0], p[2])};
+        const __m128d l[3] = {_mm_sqrt_pd(dot(e[0], e[0])), _mm_sqrt_pd(dot(e[1], e[1])), _mm_sqrt_pd(dot(e[2], e[2]))};
+        for (int k = 0; k < 3; ++k) {
+            const int back = (k + 2) % 3;
+            const __m128d minusDot = _mm_xor_pd(dot(e[k], e[back]), signBit);
+            __m128d v = _mm_div_pd(minusDot, _mm_mul_pd(l[k], l[back]));
+            v = _mm_min_pd(one, _mm_max_pd(minusOne, v));  // std::clamp(v, -1, 1)
+            const __m128d valid = _mm_and_pd(_mm_cmpgt_pd(l[k], zero), _mm_cmpgt_pd(l[back], zero));
+            v = _mm_or_pd(_mm_and_pd(valid, v), _mm_andnot_pd(valid, nan));
+            double out[2];
+            _mm_storeu_pd(out, v);
+            angle[6 * m + std::size_t(k)] = out[0];
+            angle[6 * m + 3 + std::size_t(k)] = out[1];
+        }
+    }
+    return 2 * pairs;
+}
+
 }  // namespace
+#endif
 
 std::vector<Vec3> swollenVertices(const Mesh& mesh, float distance) {
     const auto verts = mesh.vertices();
     const auto tris = mesh.triangles();
     std::vector<glm::dvec3> normal(verts.size(), glm::dvec3(0.0));
     std::vector<glm::dvec3> faces(tris.size());
-    for (std::size_t t = 0; t < tris.size(); ++t) {
+    // Each corner's cosine first, then every angle (acosNearAll), then the normals summed in the
+    // triangles' order: the same sums as one corner at a time.
+    std::vector<double> angle(3 * tris.size());
+    std::size_t first = 0;
+#if defined(__SSE2__)
+    first = cornerCosinesTwoAtATime(verts, tris, faces.data(), angle.data());
+#endif
+    for (std::size_t t = first; t < tris.size(); ++t) {
         const UVec3 i = tris[t];
         const glm::dvec3 p[3] = {glm::dvec3(verts[i.x]), glm::dvec3(verts[i.y]), glm::dvec3(verts[i.z])};
         const glm::dvec3 c = glm::cross(p[1] - p[0], p[2] - p[0]);
         const double len = glm::length(c);
         faces[t] = len > 0.0 ? c / len : glm::dvec3(0.0);
         // Edge k runs from corner k to corner k + 1; corner k's angle is between edge k and
-        // the reversed edge k + 2.
+        // the reversed edge k + 2. A corner with an edge of no length has no angle (NaN: not
+        // summed below).
         const glm::dvec3 e[3] = {p[1] - p[0], p[2] - p[1], p[0] - p[2]};
         const double l[3] = {glm::length(e[0]), glm::length(e[1]), glm::length(e[2])};
         for (int k = 0; k < 3; ++k) {
             const int back = (k + 2) % 3;
-            if (l[k] > 0.0 && l[back] > 0.0)
-                normal[i[k]] += faces[t] * acosNear(std::clamp(-glm::dot(e[k], e[back]) / (l[k] * l[back]), -1.0, 1.0));
+            angle[3 * t + std::size_t(k)] =
+                l[k] > 0.0 && l[back] > 0.0
+                    ? std::clamp(-glm::dot(e[k], e[back]) / (l[k] * l[back]), -1.0, 1.0)
+                    : std::numeric_limits<double>::quiet_NaN();
+        }
+    }
+    acosNearAll(angle.data(), angle.size());
+    for (std::size_t t = 0; t < tris.size(); ++t) {
+        const UVec3 i = tris[t];
+        for (int k = 0; k < 3; ++k) {
+            const double w = angle[3 * t + std::size_t(k)];
+            if (w == w) normal[i[k]] += faces[t] * w;
         }
     }
     std::vector<double> least(verts.size(), 1.0);
@@ -326,31 +491,29 @@ std::string describeShape(const btCollisionShape& shape) {
 Result<void> rereadVertices(ShapeMesh& mesh, const btCollisionShape& shape) {
     if (mesh.rawVertex.size() != mesh.mesh->vertexCount())
         return fail("its vertices cannot be read again (a box shape, or not read from a mesh shape)");
-    std::vector<Vec3> raw;
-    std::vector<RawTriangle> rawTriangles;
-    Result<void> status;
+    // The positions alone, each read where Bullet keeps it (the triangles are the first read's):
+    // a deforming pile reads every body's shape every step.
+    const btStridingMeshInterface* mi = nullptr;
+    btVector3 scale(1, 1, 1);
     const int type = shape.getShapeType();
     if (type == GIMPACT_SHAPE_PROXYTYPE &&
         static_cast<const btGImpactShapeInterface&>(shape).getGImpactShapeType() == CONST_GIMPACT_TRIMESH_SHAPE) {
         const auto& m = static_cast<const btGImpactMeshShape&>(shape);
-        const btVector3 scale = m.getMeshPartCount() > 0 ? m.getMeshPart(0)->getLocalScaling() : btVector3(1, 1, 1);
-        status = readInterface(*m.getMeshInterface(), scale, raw, rawTriangles);
+        mi = m.getMeshInterface();
+        if (m.getMeshPartCount() > 0) scale = m.getMeshPart(0)->getLocalScaling();
     } else if (type == TRIANGLE_MESH_SHAPE_PROXYTYPE) {
-        const auto& m = static_cast<const btTriangleMeshShape&>(shape);
-        status = readInterface(*m.getMeshInterface(), m.getMeshInterface()->getScaling(), raw, rawTriangles);
+        mi = static_cast<const btTriangleMeshShape&>(shape).getMeshInterface();
+        scale = mi->getScaling();
     } else if (type == CONVEX_TRIANGLEMESH_SHAPE_PROXYTYPE) {
-        const auto& m = static_cast<const btConvexTriangleMeshShape&>(shape);
-        status = readInterface(*m.getMeshInterface(), m.getMeshInterface()->getScaling(), raw, rawTriangles);
+        mi = static_cast<const btConvexTriangleMeshShape&>(shape).getMeshInterface();
+        scale = mi->getScaling();
     } else {
         return fail(std::string("shape type ") + shape.getName() + " is not a triangle mesh");
     }
-    if (!status) return std::unexpected(status.error());
-    std::vector<Vec3> vertices(mesh.rawVertex.size());
-    for (std::size_t v = 0; v < vertices.size(); ++v) {
-        if (mesh.rawVertex[v] >= raw.size())
-            return fail("it has " + std::to_string(raw.size()) + " vertices now, fewer than when it was first read");
-        vertices[v] = raw[mesh.rawVertex[v]] + Vec3(0.0f);
-    }
+    std::vector<Vec3> vertices;
+    std::size_t count = 0;
+    if (!gatherVertices(*mi, scale, mesh.rawVertex, vertices, count))
+        return fail("it has " + std::to_string(count) + " vertices now, fewer than when it was first read");
     Result<Mesh> m = mesh.mesh->withVertices(std::move(vertices));  // same triangles, no re-validation
     if (!m) return std::unexpected(m.error());
     mesh.mesh = std::make_shared<const Mesh>(std::move(*m));

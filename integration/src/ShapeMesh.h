@@ -5,6 +5,7 @@
 #include "isc/core/Result.h"
 #include "isc/mesh/Mesh.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -43,6 +44,11 @@ struct ShapeMesh {
 Mesh swollen(const Mesh& mesh, float distance);
 /// The vertices of swollen(mesh, distance) alone (no Mesh made: a deforming mesh's per-step copy).
 std::vector<Vec3> swollenVertices(const Mesh& mesh, float distance);
+/// acos within 2.2e-8 rad of std::acos (Abramowitz & Stegun 4.4.46), for swollenVertices'
+/// corner angles; x in [-1, 1].
+double acosNear(double x);
+/// acosNear of each of x[0 .. n), in place: the same doubles, two at a time where SSE2 is.
+void acosNearAll(double* x, std::size_t n);
 
 /// Reads btGImpactMeshShape, btBvhTriangleMeshShape (any btTriangleMeshShape),
 /// btConvexTriangleMeshShape, or a btBoxShape (12 triangles, half extents with margin). Errors: another shape type, a mesh with no usable triangle,
