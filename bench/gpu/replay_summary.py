@@ -6,7 +6,7 @@ to the Dbvt row of the same kind, size and file (bench/gpu/broadphase-replay-12.
 a `seed` counter (ISC_BENCH_BROADPHASE_VARY_SEED=1: one pile layout a repetition) are also paired by
 seed: each seed's step_ms ratio to Dbvt's on the same seed, per file and pooled over all the files
 given (their median, how many below 1, and the ratio of the sums).
-Usage: replay_summary.py FILE...  (rows_of() is also imported by deform-mirror.sh)"""
+Usage: replay_summary.py FILE...  (rows_of() is also imported by deform-mirror.sh and deform-read.sh)"""
 import re
 import statistics
 import sys
@@ -21,7 +21,7 @@ def value(text):
     return float(text[:-1]) * scale if scale else float(text)
 
 
-def rows_of(path):
+def rows_of(path, keys=KEYS):
     rows = {}
     for line in open(path, errors="replace"):
         m = re.match(r"BM_(ReplayStep|Replay|Deform)?(\w+)/(\d+)/iterations:1(\S*)\s", line)
@@ -29,7 +29,7 @@ def rows_of(path):
             continue
         kind = m.group(1) or ""
         counters = {k: value(v) for k, v in re.findall(r"(\w+)=([-\d.e+]+[kmun]?)(?=\s|$)", line)}
-        rows.setdefault((kind, m.group(2), m.group(3)), []).append({k: counters[k] for k in KEYS if k in counters})
+        rows.setdefault((kind, m.group(2), m.group(3)), []).append({k: counters[k] for k in keys if k in counters})
     return rows
 
 
