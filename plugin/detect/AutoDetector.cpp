@@ -98,6 +98,7 @@ struct AutoDetector::Impl {
     double decidedMs = 0.0;         // the choice's median wall time in that round
     std::vector<double> recentMs;   // the choice's last calls with pairs since (at most 3)
     std::vector<AutoDetector::Timing> decidedTimings;  // every candidate's of the deciding round
+    std::vector<AutoDetector::Timing> roundDropped;    // this round's, for candidates dropped during it
     int rounds = 0;                 // measuring rounds after the first
     std::string incumbent;          // during a later round: the choice it may replace
     std::string history;            // ", first cpu at 12 pairs, ..." for the reason
@@ -134,6 +135,8 @@ struct AutoDetector::Impl {
         for (const Candidate& c : candidates)
             if (!c.timedMs.empty())
                 decidedTimings.push_back({c.name, median(c.timedMs), static_cast<int>(c.timedMs.size())});
+        decidedTimings.insert(decidedTimings.end(), roundDropped.begin(), roundDropped.end());
+        roundDropped.clear();
         char work[64];
         std::snprintf(work, sizeof work, "%.0f", decidedWork);
         reason = glNote + notes + ", fastest by median wall time over " + std::to_string(tuning.warmupCalls) +
@@ -173,6 +176,7 @@ struct AutoDetector::Impl {
         decided = false;
         roundWork.clear();
         recentMs.clear();
+        roundDropped.clear();
         for (std::size_t i = candidates.size(); i-- > 0;) {
             Candidate& c = candidates[i];
             c.timedMs.clear();
@@ -194,7 +198,25 @@ struct AutoDetector::Impl {
 
     void drop(std::size_t i, const std::string& why) {
         notes += ", " + candidates[i].name + " left out (" + why + ")";
+        if (!decided && !candidates[i].timedMs.empty())  // during a round: its timing stays in the record
+            roundDropped.push_back({candidates[i].name, median(candidates[i].timedMs),
+                                    static_cast<int>(candidates[i].timedMs.size())});
         candidates.erase(candidates.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+
+    // decide()'s rule for a hopeless candidate, on one measuring call: timed more than 10 times
+    // and 5 ms slower than the fastest candidate timed on the same input. It leaves at once
+    // instead of after the round's last timed call: cinder took 214-300 ms a call on the H200's
+    // touching 100-bunny pile, where the others took under 2 ms (docs/integration.md).
+    std::string hopeless(const std::vector<std::pair<std::size_t, double>>& timedNow, double ms,
+                         std::size_t pairs) const {
+        std::size_t fastest = timedNow.front().first;
+        double fastestMs = timedNow.front().second;
+        for (const auto& [k, t] : timedNow)
+            if (t < fastestMs) fastest = k, fastestMs = t;
+        if (!(ms > 10.0 * fastestMs && ms > fastestMs + 5.0)) return {};
+        return "more than 10x slower than " + candidates[fastest].name + " on the same call, " + formatMs(ms) +
+               " against " + formatMs(fastestMs) + " at " + std::to_string(pairs) + " pairs";
     }
 };
 
@@ -257,6 +279,7 @@ Result<void> AutoDetector::detect(const Scene& scene, std::span<const ObjectPair
     std::vector<std::size_t> unservedBy;
     std::vector<std::pair<std::size_t, std::string>> failed;
     bool timed = false;
+    std::vector<std::pair<std::size_t, double>> timedNow;  // (candidate, ms) timed on this call
     for (std::size_t k = 0; k < n; ++k) {
         const std::size_t i = (k + rotation) % n;
         Impl::Candidate& c = m.candidates[i];
@@ -270,7 +293,7 @@ Result<void> AutoDetector::detect(const Scene& scene, std::span<const ObjectPair
         }
         const double ms = m.now() - tc;
         if (!target.unserved.empty() && i != 0) unservedBy.push_back(i);
-        if (c.warm) c.timedMs.push_back(ms), timed = true;
+        if (c.warm) c.timedMs.push_back(ms), timed = true, timedNow.emplace_back(i, ms);
         c.warm = true;
     }
     if (timed) m.roundWork.push_back(double(candidates.size()));
@@ -279,6 +302,11 @@ Result<void> AutoDetector::detect(const Scene& scene, std::span<const ObjectPair
     const bool firstFailed = std::any_of(failed.begin(), failed.end(), [](const auto& f) { return f.first == 0; });
     std::vector<std::pair<std::size_t, std::string>> dropped = failed;
     for (std::size_t i : unservedBy) dropped.push_back({i, "left pairs unserved in the warm-up"});
+    if (timedNow.size() >= 2)
+        for (const auto& [i, ms] : timedNow)
+            if (std::string why = m.hopeless(timedNow, ms, candidates.size()); !why.empty() &&
+                std::none_of(dropped.begin(), dropped.end(), [i = i](const auto& d) { return d.first == i; }))
+                dropped.push_back({i, why});
     std::sort(dropped.begin(), dropped.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     for (const auto& [i, why] : dropped) m.drop(i, why);
     if (m.candidates.empty())

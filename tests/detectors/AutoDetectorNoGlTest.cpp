@@ -225,6 +225,37 @@ TEST(AutoDetectorNoGl, AHopelesslySlowCandidateIsNotMeasuredAgain) {
     EXPECT_EQ(a->timings().size(), 2u);  // the deciding round's: cpu and gpu
 }
 
+// The same rule on each measuring call: a candidate timed more than 10 times and 5 ms slower
+// than the fastest on the same call leaves at once (one cold call and one timed, not four calls),
+// its timing kept in the record; one 11 times slower but by less than 5 ms (gpu on few pairs)
+// stays. Worked out on the fake clock: 4 calls of 10 pairs cost cpu 4 x 0.09, gpu 4 x 1.02 and
+// slow 2 x 20 ms = 44.44 ms (all four of slow's: 84.44).
+TEST(AutoDetectorNoGl, AHopelesslySlowCandidateLeavesAtItsFirstTimedCall) {
+    FakePair fakes;
+    auto made = fakes.make({}, true);
+    ASSERT_TRUE(made);
+    auto* a = dynamic_cast<AutoDetector*>(made->get());
+    Scene scene;
+    DetectionOutput out;
+    ASSERT_TRUE(a->detect(scene, pairsOf(10), out));  // cold: nobody timed, nobody dropped
+    EXPECT_NE(a->describe().find("measuring cpu, gpu, slow"), std::string::npos) << a->describe();
+    ASSERT_TRUE(a->detect(scene, pairsOf(10), out));  // first timed call: slow leaves
+    EXPECT_NE(a->describe().find("measuring cpu, gpu ("), std::string::npos) << a->describe();
+    for (int k = 0; k < 2; ++k) ASSERT_TRUE(a->detect(scene, pairsOf(10), out));
+    ASSERT_TRUE(a->decided());
+    EXPECT_EQ(a->current(), "cpu");
+    EXPECT_NEAR(fakes.clock->ms, 44.44, 1e-9);
+    EXPECT_NE(a->describe().find("slow left out (more than 10x slower than cpu on the same call, 20.0 ms against 0.09 ms "
+                                 "at 10 pairs)"),
+              std::string::npos)
+        << a->describe();
+    ASSERT_EQ(a->timings().size(), 3u);  // cpu and gpu (3 calls each), slow (its 1)
+    EXPECT_EQ(a->timings()[2].name, "slow");
+    EXPECT_EQ(a->timings()[2].calls, 1);
+    EXPECT_EQ(a->timings()[1].name, "gpu");
+    EXPECT_EQ(a->timings()[1].calls, 3);
+}
+
 TEST(AutoDetectorNoGl, RemeasureOptionsAreChecked) {
     EXPECT_TRUE(createDetector("auto", {.options = {{"remeasureAt", "3"}, {"remeasureMax", "1"}}}));
     EXPECT_TRUE(createDetector("auto", {.options = {{"remeasureAt", "0"}}}));
