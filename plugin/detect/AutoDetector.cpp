@@ -83,6 +83,7 @@ struct AutoDetector::Impl {
         std::function<Result<std::unique_ptr<Detector>>()> make;  // for a later round
         std::vector<double> timedMs;  // wall time of the timed calls of this round
         bool warm = false;            // its first call with pairs of this round has run (not timed)
+        int hopelessRun = 0;          // its last timed calls of this round that were hopeless, in a row
     };
     std::vector<Candidate> candidates;  // registry order; [0] answers during a round
     AutoTuning tuning;
@@ -181,6 +182,7 @@ struct AutoDetector::Impl {
             Candidate& c = candidates[i];
             c.timedMs.clear();
             c.warm = false;
+            c.hopelessRun = 0;
             if (c.detector) continue;
             auto made = c.make ? c.make() : fail("no way to make it again");
             if (made) {
@@ -205,9 +207,11 @@ struct AutoDetector::Impl {
     }
 
     // decide()'s rule for a hopeless candidate, on one measuring call: timed more than 10 times
-    // and 5 ms slower than the fastest candidate timed on the same input. It leaves at once
-    // instead of after the round's last timed call: cinder took 214-300 ms a call on the H200's
-    // touching 100-bunny pile, where the others took under 2 ms (docs/integration.md).
+    // and 5 ms slower than the fastest candidate timed on the same input. Twice in a row, it
+    // leaves the round at once instead of after its last timed call (cinder took 200-360 ms a
+    // call on the H200's touching 100-bunny pile, where the others took under 3 ms); once is not
+    // enough: a GPU detector's first timed call on a deforming pile can still be cold (peel 18.5
+    // ms against cpu's 1.02, then under 1 ms; docs/demos.md).
     std::string hopeless(const std::vector<std::pair<std::size_t, double>>& timedNow, double ms,
                          std::size_t pairs) const {
         std::size_t fastest = timedNow.front().first;
@@ -303,10 +307,13 @@ Result<void> AutoDetector::detect(const Scene& scene, std::span<const ObjectPair
     std::vector<std::pair<std::size_t, std::string>> dropped = failed;
     for (std::size_t i : unservedBy) dropped.push_back({i, "left pairs unserved in the warm-up"});
     if (timedNow.size() >= 2)
-        for (const auto& [i, ms] : timedNow)
-            if (std::string why = m.hopeless(timedNow, ms, candidates.size()); !why.empty() &&
-                std::none_of(dropped.begin(), dropped.end(), [i = i](const auto& d) { return d.first == i; }))
-                dropped.push_back({i, why});
+        for (const auto& [i, ms] : timedNow) {
+            std::string why = m.hopeless(timedNow, ms, candidates.size());
+            int& run = m.candidates[i].hopelessRun;
+            run = why.empty() ? 0 : run + 1;
+            if (run >= 2 && std::none_of(dropped.begin(), dropped.end(), [i = i](const auto& d) { return d.first == i; }))
+                dropped.push_back({i, why + ", the second call in a row"});
+        }
     std::sort(dropped.begin(), dropped.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     for (const auto& [i, why] : dropped) m.drop(i, why);
     if (m.candidates.empty())

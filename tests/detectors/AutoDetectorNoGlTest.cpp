@@ -226,34 +226,75 @@ TEST(AutoDetectorNoGl, AHopelesslySlowCandidateIsNotMeasuredAgain) {
 }
 
 // The same rule on each measuring call: a candidate timed more than 10 times and 5 ms slower
-// than the fastest on the same call leaves at once (one cold call and one timed, not four calls),
-// its timing kept in the record; one 11 times slower but by less than 5 ms (gpu on few pairs)
-// stays. Worked out on the fake clock: 4 calls of 10 pairs cost cpu 4 x 0.09, gpu 4 x 1.02 and
-// slow 2 x 20 ms = 44.44 ms (all four of slow's: 84.44).
-TEST(AutoDetectorNoGl, AHopelesslySlowCandidateLeavesAtItsFirstTimedCall) {
+// than the fastest on the same call twice in a row leaves at once (one cold call and two timed, not
+// four calls), its timing kept in the record; one 11 times slower but by less than 5 ms (gpu on few
+// pairs) stays. Worked out on the fake clock: 4 calls of 10 pairs cost cpu 4 x 0.09, gpu 4 x 1.02
+// and slow 3 x 20 ms = 64.44 ms (all four of slow's: 84.44).
+TEST(AutoDetectorNoGl, AHopelesslySlowCandidateLeavesAfterTwoTimedCalls) {
     FakePair fakes;
     auto made = fakes.make({}, true);
     ASSERT_TRUE(made);
     auto* a = dynamic_cast<AutoDetector*>(made->get());
     Scene scene;
     DetectionOutput out;
-    ASSERT_TRUE(a->detect(scene, pairsOf(10), out));  // cold: nobody timed, nobody dropped
+    ASSERT_TRUE(a->detect(scene, pairsOf(10), out));  // cold: nobody timed
+    ASSERT_TRUE(a->detect(scene, pairsOf(10), out));  // first timed call: slow stays
     EXPECT_NE(a->describe().find("measuring cpu, gpu, slow"), std::string::npos) << a->describe();
-    ASSERT_TRUE(a->detect(scene, pairsOf(10), out));  // first timed call: slow leaves
+    ASSERT_TRUE(a->detect(scene, pairsOf(10), out));  // the second: slow leaves
     EXPECT_NE(a->describe().find("measuring cpu, gpu ("), std::string::npos) << a->describe();
-    for (int k = 0; k < 2; ++k) ASSERT_TRUE(a->detect(scene, pairsOf(10), out));
+    ASSERT_TRUE(a->detect(scene, pairsOf(10), out));
     ASSERT_TRUE(a->decided());
     EXPECT_EQ(a->current(), "cpu");
-    EXPECT_NEAR(fakes.clock->ms, 44.44, 1e-9);
+    EXPECT_NEAR(fakes.clock->ms, 64.44, 1e-9);
     EXPECT_NE(a->describe().find("slow left out (more than 10x slower than cpu on the same call, 20.0 ms against 0.09 ms "
-                                 "at 10 pairs)"),
+                                 "at 10 pairs, the second call in a row)"),
               std::string::npos)
         << a->describe();
-    ASSERT_EQ(a->timings().size(), 3u);  // cpu and gpu (3 calls each), slow (its 1)
+    ASSERT_EQ(a->timings().size(), 3u);  // cpu and gpu (3 calls each), slow (its 2)
     EXPECT_EQ(a->timings()[2].name, "slow");
-    EXPECT_EQ(a->timings()[2].calls, 1);
+    EXPECT_EQ(a->timings()[2].calls, 2);
     EXPECT_EQ(a->timings()[1].name, "gpu");
     EXPECT_EQ(a->timings()[1].calls, 3);
+}
+
+// A candidate whose first timed call is still cold (hopeless once: 25 ms against cpu's 0.09),
+// then the fastest (0.05 ms), stays in the round and wins it.
+TEST(AutoDetectorNoGl, OneColdTimedCallDoesNotDropACandidate) {
+    auto clock = std::make_shared<FakeClock>();
+    class Sequence final : public Detector {
+    public:
+        Sequence(std::shared_ptr<FakeClock> clock, std::vector<double> costs) : clock_(std::move(clock)), costs_(std::move(costs)) {}
+        std::string_view name() const override { return "late"; }
+        bool usesGl() const override { return false; }
+        bool reportsTrianglePairs() const override { return true; }
+        bool needsClosedMeshes() const override { return false; }
+        Result<void> detect(const Scene&, std::span<const ObjectPair>, DetectionOutput& out) override {
+            out = DetectionOutput{};
+            clock_->ms += costs_[std::min(calls_++, costs_.size() - 1)];
+            return {};
+        }
+
+    private:
+        std::shared_ptr<FakeClock> clock_;
+        std::vector<double> costs_;
+        std::size_t calls_ = 0;
+    };
+    int cpuMade = 0;
+    std::vector<AutoCandidate> list;
+    list.push_back({"cpu", false, [&]() -> Result<std::unique_ptr<Detector>> {
+                        return std::unique_ptr<Detector>(new FakeDetector("cpu", clock, 0.01, 0.008, &cpuMade));
+                    }});
+    list.push_back({"late", false, [&]() -> Result<std::unique_ptr<Detector>> {
+                        return std::unique_ptr<Detector>(new Sequence(clock, {30.0, 25.0, 0.05}));
+                    }});
+    auto made = createAutoDetector(std::move(list), AutoTuning{.clockMs = [clock] { return clock->ms; }}, "fake GL");
+    ASSERT_TRUE(made) << made.error().message;
+    auto* a = dynamic_cast<AutoDetector*>(made->get());
+    Scene scene;
+    DetectionOutput out;
+    for (int k = 0; k < 4; ++k) ASSERT_TRUE(a->detect(scene, pairsOf(10), out));
+    ASSERT_TRUE(a->decided());
+    EXPECT_EQ(a->current(), "late") << a->describe();
 }
 
 TEST(AutoDetectorNoGl, RemeasureOptionsAreChecked) {
