@@ -27,25 +27,15 @@ for ((p = 1; p <= ${DD_PROCS:-2}; p++)); do
 done
 [ "${DD_GIMPACT:-1}" = 1 ] && run_row bullet-gimpact 1 1
 python3 - "$out" "$(dirname "${BASH_SOURCE[0]}")" <<'PY' | tee "$out/summary.txt"
-import glob, re, statistics, sys
+import statistics, sys
 sys.path.insert(0, sys.argv[2])
-from replay_summary import KEYS, rows_of
-rows = {}
-for path in glob.glob(sys.argv[1] + "/*-p*.txt"):
-    detector = re.match(r".*/([\w-]+)-p\d+\.txt", path).group(1)
-    for key, reps in rows_of(path, KEYS + ("final_contacts", "final_penetration")).items():
-        for r in reps:
-            rows.setdefault(detector, {})[r["seed"]] = r
+from replay_summary import by_form, by_seed
+rows = by_form(sys.argv[1])
 print("deforming 100-bunny pile, btDbvtBroadphase, each detector in our dispatcher (stock GImpact: Bullet's own)")
+keys = ("step_ms", "collision_ms", "mirror_ms", "detect_ms", "contacts_ms", "final_contacts", "final_penetration")
 for detector in sorted(rows, key=lambda d: (d != "cpu", d)):
-    seeds = sorted(set(rows[detector]) & set(rows.get("cpu", {})))
-    for key in ("step_ms", "collision_ms", "mirror_ms", "detect_ms", "contacts_ms", "final_contacts", "final_penetration"):
-        mine = [rows[detector][s][key] for s in seeds if key in rows[detector][s]]
-        if len(mine) != len(seeds) or not seeds:
-            continue
-        cpu = [rows["cpu"][s][key] for s in seeds]
-        r = [a / b for a, b in zip(mine, cpu) if b]
-        print(f"{detector} {key}: median {statistics.median(mine):.4g} over {len(seeds)} layouts (cpu {statistics.median(cpu):.4g}),"
-              f" ratio to cpu's on the same layout: median {statistics.median(r):.3f}, below 1 in {sum(x < 1 for x in r)} of {len(r)}")
+    for key, a, b, r, _ in by_seed(rows, detector, "cpu", keys):
+        print(f"{detector} {key}: median {a:.4g} over {len(r)} layouts (cpu {b:.4g}), ratio to cpu's on the same layout: "
+              f"median {statistics.median(r):.3f}, below 1 in {sum(x < 1 for x in r)} of {len(r)}")
 PY
 round_end deform-detectors

@@ -40,7 +40,7 @@ done
   python3 - "$out" "$(dirname "${BASH_SOURCE[0]}")" <<'PY'
 import glob, re, statistics, sys
 sys.path.insert(0, sys.argv[2])
-from replay_summary import rows_of
+from replay_summary import by_seed, rows_of
 rows = {}
 for path in glob.glob(sys.argv[1] + "/*-p*.txt"):
     detector, form = re.match(r".*/(\w+)-(slack|rebuild)-p\d+\.txt", path).groups()
@@ -48,16 +48,8 @@ for path in glob.glob(sys.argv[1] + "/*-p*.txt"):
         for r in reps:
             rows.setdefault((detector, kind + name), {}).setdefault(form, {})[r["seed"]] = r
 for (detector, row), forms in sorted(rows.items()):
-    seeds = sorted(set(forms.get("slack", {})) & set(forms.get("rebuild", {})))
-    if not seeds:
-        continue
-    for key in ("step_ms", "mirror_ms", "bp_mirror_ms", "contacts_ms"):
-        if any(key not in forms[f][s] for f in ("slack", "rebuild") for s in seeds):
-            continue
-        a = [forms["slack"][s][key] for s in seeds]
-        b = [forms["rebuild"][s][key] for s in seeds]
-        r = [x / y for x, y in zip(a, b) if y]
-        print(f"{detector} {row} {key}: slack {statistics.median(a):.3f} ms, rebuild {statistics.median(b):.3f} ms, "
+    for key, a, b, r, _ in by_seed(forms, "slack", "rebuild", ("step_ms", "mirror_ms", "bp_mirror_ms", "contacts_ms")):
+        print(f"{detector} {row} {key}: slack {a:.3f} ms, rebuild {b:.3f} ms, "
               f"median ratio {statistics.median(r):.3f} over {len(r)} seeds, below 1 in {sum(x < 1 for x in r)}")
 PY
 } | tee "$out/summary.txt"

@@ -30,24 +30,14 @@ for ((p = 1; p <= ${DR_PROCS:-2}; p++)); do
   if ((p % 2)); then run_form after "$p"; run_form before "$p"; else run_form before "$p"; run_form after "$p"; fi
 done
 python3 - "$out" "$(dirname "${BASH_SOURCE[0]}")" <<'PY' | tee "$out/summary.txt"
-import glob, re, statistics, sys
+import statistics, sys
 sys.path.insert(0, sys.argv[2])
-from replay_summary import KEYS, rows_of
-forms = {}
-for path in glob.glob(sys.argv[1] + "/*-p*.txt"):
-    form = re.match(r".*/(after|before)-p\d+\.txt", path).group(1)
-    for key, reps in rows_of(path, KEYS + ("final_contacts", "final_penetration")).items():
-        for r in reps:
-            forms.setdefault(form, {})[r["seed"]] = r
-seeds = sorted(set(forms.get("after", {})) & set(forms.get("before", {})))
-print(f"deforming 100-bunny pile, cpu, btDbvtBroadphase: {len(seeds)} layouts paired by seed (after / before)")
-for key in ("step_ms", "mirror_ms", "contacts_ms", "detect_ms", "final_contacts", "final_penetration"):
-    if any(key not in forms[f][s] for f in ("after", "before") for s in seeds):
-        continue
-    a = [forms["after"][s][key] for s in seeds]
-    b = [forms["before"][s][key] for s in seeds]
-    r = [x / y for x, y in zip(a, b) if y]
-    print(f"{key}: after {statistics.median(a):.4g}, before {statistics.median(b):.4g}, median ratio "
-          f"{statistics.median(r):.3f}, below 1 in {sum(x < 1 for x in r)} of {len(r)}, equal in {sum(x == y for x, y in zip(a, b))}")
+from replay_summary import by_form, by_seed
+forms = by_form(sys.argv[1])
+print("deforming 100-bunny pile, cpu, btDbvtBroadphase: layouts paired by seed (after / before)")
+keys = ("step_ms", "mirror_ms", "contacts_ms", "detect_ms", "final_contacts", "final_penetration")
+for key, a, b, r, equal in by_seed(forms, "after", "before", keys):
+    print(f"{key}: after {a:.4g}, before {b:.4g}, median ratio {statistics.median(r):.3f}, "
+          f"below 1 in {sum(x < 1 for x in r)} of {len(r)}, equal in {equal}")
 PY
 round_end deform-read

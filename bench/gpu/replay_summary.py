@@ -6,7 +6,7 @@ to the Dbvt row of the same kind, size and file (bench/gpu/broadphase-replay-12.
 a `seed` counter (ISC_BENCH_BROADPHASE_VARY_SEED=1: one pile layout a repetition) are also paired by
 seed: each seed's step_ms ratio to Dbvt's on the same seed, per file and pooled over all the files
 given (their median, how many below 1, and the ratio of the sums).
-Usage: replay_summary.py FILE...  (rows_of() is also imported by deform-mirror.sh and deform-read.sh)"""
+Usage: replay_summary.py FILE...  (rows_of(), by_form() and by_seed() are also imported by the deform-*.sh scripts)"""
 import re
 import statistics
 import sys
@@ -31,6 +31,35 @@ def rows_of(path, keys=KEYS):
         counters = {k: value(v) for k, v in re.findall(r"(\w+)=([-\d.e+]+[kmun]?)(?=\s|$)", line)}
         rows.setdefault((kind, m.group(2), m.group(3)), []).append({k: counters[k] for k in keys if k in counters})
     return rows
+
+
+def by_form(folder):
+    """The repetitions of the files <form>-p<N>.txt in `folder` (one row each, a layout a
+    repetition), as {form: {seed: counters}}, the final contacts and penetration among them."""
+    import glob
+    forms = {}
+    for path in glob.glob(folder + "/*-p*.txt"):
+        form = re.match(r".*/([\w-]+)-p\d+\.txt", path).group(1)
+        for reps in rows_of(path, KEYS + ("final_contacts", "final_penetration")).values():
+            for r in reps:
+                forms.setdefault(form, {})[r["seed"]] = r
+    return forms
+
+
+def by_seed(reps_of_form, a, b, keys):
+    """Two forms' repetitions ({form: {seed: counters}}) paired by seed: for each key every seed of
+    both has, (key, median of a, median of b, the per-seed ratios a / b, how many seeds equal).
+    Used by deform-mirror.sh, deform-read.sh and deform-detectors.sh."""
+    seeds = sorted(set(reps_of_form.get(a, {})) & set(reps_of_form.get(b, {})))
+    out = []
+    for key in keys:
+        if not seeds or any(key not in reps_of_form[f][s] for f in (a, b) for s in seeds):
+            continue
+        x = [reps_of_form[a][s][key] for s in seeds]
+        y = [reps_of_form[b][s][key] for s in seeds]
+        out.append((key, statistics.median(x), statistics.median(y), [u / v for u, v in zip(x, y) if v],
+                    sum(u == v for u, v in zip(x, y))))
+    return out
 
 
 def paired(pairs):

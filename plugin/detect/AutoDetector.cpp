@@ -140,14 +140,9 @@ struct AutoDetector::Impl {
         roundDropped.clear();
         char work[64];
         std::snprintf(work, sizeof work, "%.0f", decidedWork);
-        reason = glNote + notes + ", fastest by median wall time over " + std::to_string(tuning.warmupCalls) +
-                 " calls with pairs (" + medians + "; " + work + " candidate pairs a call)" + kept;
-        if (rounds > 0) reason += ", measuring round " + std::to_string(rounds + 1) + history;
-        history += std::string(history.empty() ? ", after " : ", ") + candidates[chosen].name + " at " + work +
-                   " pairs " + formatMs(decidedMs);
-        incumbent.clear();
         // Free the others (GL buffers, caches); a later round makes them again, except those
-        // more than 10 times and 5 ms slower than the choice: never worth a round's calls again.
+        // more than 10 times and 5 ms slower than the choice: never worth a round's calls again
+        // (said in this decision's line).
         const std::string chosenName = candidates[chosen].name;
         for (std::size_t i = candidates.size(); i-- > 0;) {
             if (i == chosen) continue;
@@ -158,6 +153,12 @@ struct AutoDetector::Impl {
         }
         for (std::size_t i = 0; i < candidates.size(); ++i)
             if (candidates[i].name == chosenName) chosen = i;
+        reason = glNote + notes + ", fastest by median wall time over " + std::to_string(tuning.warmupCalls) +
+                 " calls with pairs (" + medians + "; " + work + " candidate pairs a call)" + kept;
+        if (rounds > 0) reason += ", measuring round " + std::to_string(rounds + 1) + history;
+        history += std::string(history.empty() ? ", after " : ", ") + chosenName + " at " + work + " pairs " +
+                   formatMs(decidedMs);
+        incumbent.clear();
     }
 
     // A new measuring round when the choice's own calls got dearer or cheaper: the median of
