@@ -118,6 +118,8 @@ struct AutoDetector::Impl {
             medians += (medians.empty() ? "" : ", ") + candidates[i].name + " " + formatMs(m);
             if (i == 0 || m < bestMs) best = i, bestMs = m;
         }
+        for (const AutoDetector::Timing& t : roundDropped)  // left this round, its medians said too
+            medians += ", " + t.name + " " + formatMs(t.medianMs) + " (left out)";
         // Hysteresis: a later round replaces the choice only when another is clearly faster.
         std::string kept;
         for (std::size_t i = 0; i < candidates.size(); ++i)
@@ -326,7 +328,9 @@ Result<void> AutoDetector::detect(const Scene& scene, std::span<const ObjectPair
     }
     out.stats.count("auto_warmup", 1.0);
     out.stats.totalMs = m.now() - t0;  // the whole call, every candidate included
-    if (m.candidates.size() == 1) {
+    if (m.candidates.size() == 1 && !m.roundDropped.empty() && !m.candidates[0].timedMs.empty()) {
+        m.decide();  // the others left this round as hopeless: a decision on what was timed
+    } else if (m.candidates.size() == 1) {
         m.decided = true;
         m.chosen = 0;
         m.reason = m.glNote + m.notes + ", " + m.candidates[0].name + " is the only exact detector left";

@@ -277,6 +277,30 @@ Result<std::unique_ptr<Detector>> cpuAndSequence(std::shared_ptr<FakeClock> cloc
 
 // A candidate whose first timed call is still cold (hopeless once: 25 ms against cpu's 0.09),
 // then the fastest (0.05 ms), stays in the round and wins it.
+// With two candidates, the hopeless one leaving the round ends it: a decision on what was timed,
+// both medians in its line and both timings kept.
+TEST(AutoDetectorNoGl, TheLastCandidateLeftByAHopelessOneIsADecision) {
+    auto clock = std::make_shared<FakeClock>();
+    int cpuMade = 0;
+    auto made = cpuAndSequence(clock, {30.0, 20.0, 20.0}, &cpuMade);
+    ASSERT_TRUE(made) << made.error().message;
+    auto* a = dynamic_cast<AutoDetector*>(made->get());
+    Scene scene;
+    DetectionOutput out;
+    for (int k = 0; k < 2; ++k) ASSERT_TRUE(a->detect(scene, pairsOf(10), out));
+    EXPECT_FALSE(a->decided());
+    ASSERT_TRUE(a->detect(scene, pairsOf(10), out));  // late's second hopeless call
+    ASSERT_TRUE(a->decided());
+    EXPECT_EQ(a->current(), "cpu");
+    EXPECT_NE(a->reason().find("fastest by median wall time over 3 calls with pairs (cpu 0.09 ms, late 20.0 ms (left out)"),
+              std::string::npos)
+        << a->reason();
+    ASSERT_EQ(a->timings().size(), 2u);
+    EXPECT_EQ(a->timings()[0].calls, 2);
+    EXPECT_EQ(a->timings()[1].name, "late");
+    EXPECT_EQ(a->timings()[1].calls, 2);
+}
+
 TEST(AutoDetectorNoGl, OneColdTimedCallDoesNotDropACandidate) {
     auto clock = std::make_shared<FakeClock>();
     int cpuMade = 0;
