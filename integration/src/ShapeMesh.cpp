@@ -31,25 +31,24 @@ struct RawTriangle {
     std::int32_t index;
 };
 
+// One vertex as Bullet keeps it (float or double), scaled.
+Vec3 readVertex(const unsigned char* p, PHY_ScalarType type, const Vec3& scale) {
+    if (type == PHY_DOUBLE) {
+        const auto* d = reinterpret_cast<const double*>(p);
+        return Vec3(float(d[0]), float(d[1]), float(d[2])) * scale;
+    }
+    const auto* f = reinterpret_cast<const float*>(p);
+    return Vec3(f[0], f[1], f[2]) * scale;
+}
+
+Vec3 toScale(const btVector3& s) { return Vec3(float(s.x()), float(s.y()), float(s.z())); }
+
 // One subpart's vertices, scaled, appended to `vertices`.
 void appendVertices(const unsigned char* vbase, int numVerts, PHY_ScalarType vtype, int vstride, const btVector3& scale,
                     std::vector<Vec3>& vertices) {
-    const Vec3 s(float(scale.x()), float(scale.y()), float(scale.z()));
-    const std::size_t first = vertices.size();
-    vertices.resize(first + std::size_t(std::max(numVerts, 0)));
-    Vec3* out = vertices.data() + first;
-    for (int i = 0; i < numVerts; ++i) {
-        const unsigned char* p = vbase + std::size_t(i) * std::size_t(vstride);
-        Vec3 v;
-        if (vtype == PHY_DOUBLE) {
-            const auto* d = reinterpret_cast<const double*>(p);
-            v = Vec3(float(d[0]), float(d[1]), float(d[2]));
-        } else {
-            const auto* f = reinterpret_cast<const float*>(p);
-            v = Vec3(f[0], f[1], f[2]);
-        }
-        out[i] = v * s;
-    }
+    const Vec3 s = toScale(scale);
+    for (int i = 0; i < numVerts; ++i)
+        vertices.push_back(readVertex(vbase + std::size_t(i) * std::size_t(vstride), vtype, s));
 }
 
 // A deforming shape's reread: out[v] = Bullet vertex rawVertex[v] (subparts' vertices numbered one
@@ -63,7 +62,7 @@ bool gatherVertices(const btStridingMeshInterface& mi, const btVector3& scale, s
         int stride;
         std::size_t first;
     };
-    const Vec3 s(float(scale.x()), float(scale.y()), float(scale.z()));
+    const Vec3 s = toScale(scale);
     std::vector<Part> parts;
     count = 0;
     for (int part = 0; part < mi.getNumSubParts(); ++part) {
@@ -86,15 +85,7 @@ bool gatherVertices(const btStridingMeshInterface& mi, const btVector3& scale, s
         std::size_t k = parts.size() - 1;
         while (parts[k].first > r) --k;  // the subpart holding r (one, mostly)
         const unsigned char* p = parts[k].base + (r - parts[k].first) * std::size_t(parts[k].stride);
-        Vec3 x;
-        if (parts[k].type == PHY_DOUBLE) {
-            const auto* d = reinterpret_cast<const double*>(p);
-            x = Vec3(float(d[0]), float(d[1]), float(d[2]));
-        } else {
-            const auto* f = reinterpret_cast<const float*>(p);
-            x = Vec3(f[0], f[1], f[2]);
-        }
-        out[v] = x * s + Vec3(0.0f);  // as read, then welded (-0 + 0 = +0)
+        out[v] = readVertex(p, parts[k].type, s) + Vec3(0.0f);  // as read, then welded (-0 + 0 = +0)
     }
     for (int part = 0; part < mi.getNumSubParts(); ++part) mi.unLockReadOnlyVertexBase(part);
     return ok;

@@ -59,6 +59,9 @@ std::string formatMs(double ms) {
     return buf;
 }
 
+// The rule for a candidate not worth a round's calls: more than 10 times and 5 ms slower.
+bool hopelessAgainst(double ms, double fastestMs) { return ms > 10.0 * fastestMs && ms > fastestMs + 5.0; }
+
 double median(std::vector<double> v) {
     if (v.empty()) return 0.0;
     std::sort(v.begin(), v.end());
@@ -150,7 +153,7 @@ struct AutoDetector::Impl {
             if (i == chosen) continue;
             candidates[i].detector.reset();
             const double m = median(candidates[i].timedMs);
-            if (m > 10.0 * decidedMs && m > decidedMs + 5.0)
+            if (hopelessAgainst(m, decidedMs))
                 drop(i, "more than 10x slower than " + chosenName + " at " + work + " pairs, " + formatMs(m));
         }
         for (std::size_t i = 0; i < candidates.size(); ++i)
@@ -221,7 +224,7 @@ struct AutoDetector::Impl {
         double fastestMs = timedNow.front().second;
         for (const auto& [k, t] : timedNow)
             if (t < fastestMs) fastest = k, fastestMs = t;
-        if (!(ms > 10.0 * fastestMs && ms > fastestMs + 5.0)) return {};
+        if (!hopelessAgainst(ms, fastestMs)) return {};
         return "more than 10x slower than " + candidates[fastest].name + " on the same call, " + formatMs(ms) +
                " against " + formatMs(fastestMs) + " at " + std::to_string(pairs) + " pairs";
     }
@@ -328,8 +331,8 @@ Result<void> AutoDetector::detect(const Scene& scene, std::span<const ObjectPair
     }
     out.stats.count("auto_warmup", 1.0);
     out.stats.totalMs = m.now() - t0;  // the whole call, every candidate included
-    if (m.candidates.size() == 1 && !m.roundDropped.empty() && !m.candidates[0].timedMs.empty()) {
-        m.decide();  // the others left this round as hopeless: a decision on what was timed
+    if (m.candidates.size() == 1 && !m.candidates[0].timedMs.empty()) {
+        m.decide();  // the others left this round after timed calls: a decision on what was timed
     } else if (m.candidates.size() == 1) {
         m.decided = true;
         m.chosen = 0;
